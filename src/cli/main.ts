@@ -1,0 +1,140 @@
+/**
+ * The `llmkb` command: a thin layer over the library API. Each command parses its options,
+ * calls the library, and prints. User errors end with one message, a hint and a non-zero exit
+ * code; only a bug in llmkb prints a stack trace (and only with LLMKB_DEBUG=1).
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { isLlmkbError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { Workspace } from '../workspace.js';
+
+interface GlobalOptions {
+  config?: string;
+  store?: string;
+  cache: boolean;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0');
+  return n;
+}
+
+function workspace(command: Command): Workspace {
+  const opts = command.optsWithGlobals<GlobalOptions>();
+  return new Workspace({
+    ...(opts.config === undefined ? {} : { configPath: opts.config }),
+    ...(opts.store === undefined ? {} : { store: opts.store }),
+    noCache: opts.cache === false,
+  });
+}
+
+function formatAccounting(a: import('../executor/model-executor.js').Accounting): string {
+  const meanLatency = a.requests > 0 ? a.latencyMsTotal / Math.max(1, a.requests - a.failures) : 0;
+  return `calls ${a.calls}, cache hits ${a.cacheHits}, requests ${a.requests}, retries ${a.retries}, tokens ${a.promptTokens}+${a.completionTokens} (saved by cache ${a.cachedPromptTokens}+${a.cachedCompletionTokens}), mean latency ${meanLatency.toFixed(0)} ms`;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('llmkb')
+    .description('How reliable is an LLM as a knowledge base? Factuality, consistency and reliability (Zheng, Lapata & Pan).')
+    .version(VERSION)
+    .option('-c, --config <file>', 'config file (default: ./llmkb.config.json if present)')
+    .option('--store <file>', 'SQLite store for the call cache and runs (default: .llmkb/llmkb.sqlite)')
+    .option('--no-cache', 'call the models even when a cached answer exists (nothing is written to the cache)')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('complete')
+    .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
+    .requiredOption('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1')
+    .option('--max-tokens <n>', 'maximum new tokens', positiveInt, 100)
+    .option('--stop <string...>', 'stop sequences')
+    .option('--chat', 'send the prompt as a chat message instead of raw text')
+    .argument('<prompt>', 'the prompt text')
+    .action(async (prompt: string, opts: { model: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const executor = await ws.executor(ws.entryFor('model', opts.model)!);
+        const result = opts.chat
+          ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })
+          : await executor.complete({ prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) });
+        process.stdout.write(`${result.value.text}\n`);
+        process.stderr.write(`${result.cached ? '(cached) ' : ''}${formatAccounting(executor.accounting)}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  const cache = program.command('cache').description('inspect or clear the call cache');
+  cache
+    .command('stats')
+    .description('entries and tokens in the cache, per model and kind of call')
+    .action((_opts: unknown, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const stats = ws.cache.stats();
+        process.stdout.write(`${ws.storePath}: ${stats.entries} cached calls\n`);
+        for (const row of stats.byModel) {
+          process.stdout.write(`  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens\n`);
+        }
+      } finally {
+        void ws.close();
+      }
+    });
+  cache
+    .command('clear')
+    .description('delete cached calls (all, or one model identity)')
+    .option('--model-identity <id>', 'only this model (as listed by `llmkb cache stats`)')
+    .action((opts: { modelIdentity?: string }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        process.stdout.write(`deleted ${ws.cache.clear(opts.modelIdentity)} cached calls\n`);
+      } finally {
+        void ws.close();
+      }
+    });
+
+  program
+    .command('runs')
+    .description('list the runs in the store and the state of their stages')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const runs = ws.runs.list();
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+          return;
+        }
+        if (runs.length === 0) process.stdout.write('no runs yet\n');
+        for (const run of runs) {
+          const stages = run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' ');
+          process.stdout.write(`${run.id}  ${run.spec.label ?? run.spec.model}  ${run.spec.setting}  seed ${run.spec.seed}  ${stages}\n`);
+        }
+      } finally {
+        void ws.close();
+      }
+    });
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (isLlmkbError(error)) {
+      process.stderr.write(`llmkb: error: ${error.message}\n`);
+      if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
+      if (process.env.LLMKB_DEBUG && error.cause) process.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`llmkb: internal error (a bug in llmkb; please report it with the command you ran): ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.LLMKB_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return 70;
+  }
+}

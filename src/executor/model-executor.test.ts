@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startOpenAICompatibleServer } from '../../test/support/openai-compatible-server.js';
+import { ModelCallError } from '../errors.js';
+import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
+import { CallCache } from '../store/call-cache.js';
+import { openDatabase } from '../store/database.js';
+import { ModelExecutor, type ExecutorOptions } from './model-executor.js';
+
+function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleProvider {
+  return new OpenAICompatibleProvider({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
+}
+
+function executor(baseURLs: string[], options: Partial<ExecutorOptions> = {}, concurrency = 8): ModelExecutor {
+  return new ModelExecutor(providerFor(baseURLs, concurrency), { cache: new CallCache(openDatabase(':memory:')), baseBackoffMs: 5, maxBackoffMs: 50, ...options });
+}
+
+describe('ModelExecutor', () => {
+  it('answers a second identical call from the cache without a request, and marks it cached', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      const ex = executor([server.baseURL]);
+      const first = await ex.complete({ prompt: 'Q: who?\nA:', maxTokens: 10 });
+      const second = await ex.complete({ prompt: 'Q: who?\nA:', maxTokens: 10 });
+      assert.equal(server.requests.length, 1);
+      assert.equal(first.cached, false);
+      assert.equal(second.cached, true);
+      assert.deepEqual(second.value, first.value);
+      assert.equal(second.key, first.key);
+      assert.equal(ex.accounting.cacheHits, 1);
+      assert.equal(ex.accounting.requests, 1);
+      // a parameter that changes the output is part of the key
+      await ex.complete({ prompt: 'Q: who?\nA:', maxTokens: 11 });
+      assert.equal(server.requests.length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keys the cache on the model, not on the URL: a replica on another port reuses answers', async () => {
+    const a = await startOpenAICompatibleServer();
+    const b = await startOpenAICompatibleServer();
+    try {
+      const cache = new CallCache(openDatabase(':memory:'));
+      await new ModelExecutor(providerFor([a.baseURL]), { cache }).complete({ prompt: 'p', maxTokens: 3 });
+      const again = await new ModelExecutor(providerFor([b.baseURL]), { cache }).complete({ prompt: 'p', maxTokens: 3 });
+      assert.equal(again.cached, true);
+      assert.equal(b.requests.length, 0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('bypasses the cache entirely with cache: null (--no-cache)', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      const ex = executor([server.baseURL], { cache: null });
+      await ex.complete({ prompt: 'p', maxTokens: 3 });
+      await ex.complete({ prompt: 'p', maxTokens: 3 });
+      assert.equal(server.requests.length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('shares one request between identical calls in flight at the same time', async () => {
+    const server = await startOpenAICompatibleServer({ delayMs: 30 });
+    try {
+      const ex = executor([server.baseURL]);
+      const results = await Promise.all([1, 2, 3].map(() => ex.complete({ prompt: 'same', maxTokens: 3 })));
+      assert.equal(server.requests.length, 1);
+      assert.equal(results.filter((r) => r.cached).length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('waits the Retry-After time on 429, then succeeds, and halves the endpoint concurrency', async () => {
+    const server = await startOpenAICompatibleServer({
+      fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.3' }, body: JSON.stringify({ error: { message: 'Rate limit reached' } }) } : undefined),
+    });
+    try {
+      const ex = executor([server.baseURL]);
+      const started = Date.now();
+      const r = await ex.complete({ prompt: 'p', maxTokens: 3 });
+      const waited = server.requests[1]!.at - server.requests[0]!.at;
+      assert.ok(waited >= 280, `second attempt came ${waited} ms after the 429; Retry-After said 300`);
+      assert.ok(Date.now() - started >= 280);
+      assert.equal(r.cached, false);
+      assert.equal(ex.accounting.rateLimited, 1);
+      assert.equal(ex.accounting.retries, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('retries 500s with back-off and gives up after maxRetries with a clear message', async () => {
+    const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'status', status: 500 }) });
+    try {
+      const ex = executor([server.baseURL], { maxRetries: 2 });
+      const error = await ex.complete({ prompt: 'p', maxTokens: 3 }).catch((e: unknown) => e);
+      assert.ok(error instanceof ModelCallError);
+      assert.match(error.message, /HTTP 500.*gave up after 3 attempts/);
+      assert.equal(server.requests.length, 3);
+      assert.equal(ex.accounting.failures, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('recovers from transient 500s', async () => {
+    const server = await startOpenAICompatibleServer({ fault: (i) => (i < 2 ? { kind: 'status', status: 503 } : undefined) });
+    try {
+      const r = await executor([server.baseURL]).complete({ prompt: 'p', maxTokens: 3 });
+      assert.match(r.value.text, /answer-/);
+      assert.equal(server.requests.length, 3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('does not retry a 400', async () => {
+    const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'status', status: 400 }) });
+    try {
+      await assert.rejects(executor([server.baseURL]).complete({ prompt: 'p', maxTokens: 3 }), /HTTP 400/);
+      assert.equal(server.requests.length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('times out a slow call, retries it, and reports the time-out', async () => {
+    const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'delay', ms: 400 }) });
+    try {
+      const ex = executor([server.baseURL], { timeoutMs: 80, maxRetries: 1 });
+      const error = await ex.complete({ prompt: 'p', maxTokens: 3 }).catch((e: unknown) => e);
+      assert.ok(error instanceof ModelCallError);
+      assert.match(error.message, /did not answer in time|no answer within 80 ms/);
+      assert.equal(server.requests.length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('never has more calls in flight than the concurrency limit', async () => {
+    const server = await startOpenAICompatibleServer({ delayMs: 20 });
+    try {
+      const ex = executor([server.baseURL], { concurrency: 4 });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => ex.complete({ prompt: `p${i}`, maxTokens: 3 })));
+      assert.equal(server.requests.length, 40);
+      assert.ok(server.maxConcurrent <= 4, `saw ${server.maxConcurrent} concurrent requests`);
+      assert.ok(server.maxConcurrent >= 3, 'the limit is also used');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('balances calls across replicas of one deployment', async () => {
+    const a = await startOpenAICompatibleServer({ delayMs: 10 });
+    const b = await startOpenAICompatibleServer({ delayMs: 10 });
+    try {
+      const ex = executor([a.baseURL, b.baseURL], { concurrency: 4 });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => ex.complete({ prompt: `p${i}`, maxTokens: 3 })));
+      assert.equal(a.requests.length + b.requests.length, 40);
+      assert.ok(a.requests.length >= 10 && b.requests.length >= 10, `split ${a.requests.length}/${b.requests.length}`);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('caches embeddings per text, so an overlapping batch only pays for new texts', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      const ex = executor([server.baseURL]);
+      const first = await ex.embed(['banana', 'kiwi']);
+      const second = await ex.embed(['kiwi', 'apple', 'banana']);
+      assert.deepEqual(first.value, [[6, 3, 1], [4, 0, 1]]);
+      assert.deepEqual(second.value, [[4, 0, 1], [5, 1, 1], [6, 3, 1]]);
+      assert.equal(server.requests.length, 3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('accounts tokens and latency for requests and tokens saved by cache hits', async () => {
+    const server = await startOpenAICompatibleServer({ complete: () => ' one two three' });
+    try {
+      const ex = executor([server.baseURL]);
+      await ex.complete({ prompt: 'a b', maxTokens: 10 });
+      await ex.complete({ prompt: 'a b', maxTokens: 10 });
+      assert.equal(ex.accounting.promptTokens, 2);
+      assert.equal(ex.accounting.completionTokens, 3);
+      assert.equal(ex.accounting.cachedPromptTokens, 2);
+      assert.equal(ex.accounting.cachedCompletionTokens, 3);
+      assert.ok(ex.accounting.latencyMsTotal > 0);
+    } finally {
+      await server.close();
+    }
+  });
+});

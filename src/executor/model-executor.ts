@@ -1,0 +1,323 @@
+/**
+ * Every model call goes through one executor: cache lookup, in-flight de-duplication, bounded
+ * concurrency per endpoint (load-balanced across replicas), adaptive back-off on 429 that honours
+ * Retry-After, bounded retries for transient errors only, a per-call time-out, and accounting of
+ * tokens and latency.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
+import type {
+  ChatRequest,
+  CompletionRequest,
+  CompletionResult,
+  ContinuationLogLikelihoodRequest,
+  ContinuationLogLikelihoodResult,
+  EmbeddingResult,
+  LanguageModel,
+  ModelCapabilities,
+  NextTokenLogprobsRequest,
+  NextTokenLogprobsResult,
+  Usage,
+} from '../providers/language-model.js';
+import { cacheKey, type CallCache } from '../store/call-cache.js';
+
+export interface ExecutorOptions {
+  /** null = `--no-cache`: every call goes to the model and nothing is written. */
+  cache: CallCache | null;
+  /** Concurrent calls per endpoint; default: the provider's. */
+  concurrency?: number;
+  /** Per-attempt time-out. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for transient errors only. */
+  maxRetries?: number;
+  /** First back-off delay; doubles per retry (with jitter) up to `maxBackoffMs`. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface Executed<T> {
+  value: T;
+  cached: boolean;
+  /** Wall time of the model call that produced the value (the original call's, for cache hits). */
+  latencyMs: number;
+  /** Cache key: links a stored record to the exact exchange that produced it. */
+  key: string;
+}
+
+export interface Accounting {
+  calls: number;
+  cacheHits: number;
+  /** HTTP requests / in-process evaluations actually made, retries included. */
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+  evaluatedTokens: number;
+  /** Tokens that cache hits did not have to pay for. */
+  cachedPromptTokens: number;
+  cachedCompletionTokens: number;
+  latencyMsTotal: number;
+}
+
+type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed';
+
+interface Endpoint {
+  url: string;
+  limit: number;
+  active: number;
+  successesSinceChange: number;
+  pausedUntil: number;
+}
+
+interface Waiter {
+  resolve: (endpoint: Endpoint) => void;
+}
+
+const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
+  complete: 'completion',
+  chat: 'chat',
+  nextTokenLogprobs: 'nextTokenLogprobs',
+  continuationLogLikelihood: 'continuationLogLikelihood',
+  embed: 'embeddings',
+};
+
+export class ModelExecutor {
+  readonly model: LanguageModel;
+  readonly accounting: Accounting = {
+    calls: 0,
+    cacheHits: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    failures: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    evaluatedTokens: 0,
+    cachedPromptTokens: 0,
+    cachedCompletionTokens: 0,
+    latencyMsTotal: 0,
+  };
+  readonly #cache: CallCache | null;
+  readonly #maxConcurrency: number;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #baseBackoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #endpoints: Endpoint[];
+  readonly #waiters: Waiter[] = [];
+  readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
+  #wakeTimer: NodeJS.Timeout | undefined;
+
+  constructor(model: LanguageModel, options: ExecutorOptions) {
+    this.model = model;
+    this.#cache = options.cache;
+    this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    this.#maxRetries = options.maxRetries ?? 4;
+    this.#baseBackoffMs = options.baseBackoffMs ?? 500;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
+    this.#endpoints = model.endpoints.map((url) => ({ url, limit: this.#maxConcurrency, active: 0, successesSinceChange: 0, pausedUntil: 0 }));
+  }
+
+  complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
+    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
+    return this.#call('complete', params, (opts) => this.model.complete(request, opts), (r) => r.usage);
+  }
+
+  chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
+    const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
+    return this.#call('chat', params, (opts) => this.model.chat(request, opts), (r) => r.usage);
+  }
+
+  nextTokenLogprobs(request: NextTokenLogprobsRequest): Promise<Executed<NextTokenLogprobsResult>> {
+    const params = { prompt: request.prompt, candidates: request.candidates, asChat: request.asChat ?? false };
+    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs(request, opts), (r) => r.usage);
+  }
+
+  continuationLogLikelihood(request: ContinuationLogLikelihoodRequest): Promise<Executed<ContinuationLogLikelihoodResult>> {
+    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood(request, opts), (r) => r.usage);
+  }
+
+  /** One cache entry per text, so overlapping batches never pay twice for a text. */
+  async embed(texts: string[], batchSize = 64): Promise<Executed<number[][]>> {
+    const out: number[][] = new Array(texts.length);
+    let allCached = true;
+    let latencyMs = 0;
+    const batches: Array<Promise<void>> = [];
+    for (let start = 0; start < texts.length; start += batchSize) {
+      const slice = texts.slice(start, start + batchSize);
+      batches.push(
+        Promise.all(
+          slice.map((text, j) =>
+            this.#call('embed', { text }, (opts) => this.model.embed({ texts: [text] }, opts), (r: EmbeddingResult) => r.usage).then((e) => {
+              out[start + j] = e.value.embeddings[0]!;
+              allCached &&= e.cached;
+              latencyMs = Math.max(latencyMs, e.latencyMs);
+            }),
+          ),
+        ).then(() => undefined),
+      );
+    }
+    await Promise.all(batches);
+    return { value: out, cached: allCached, latencyMs, key: '' };
+  }
+
+  async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
+    this.accounting.calls += 1;
+    if (!this.model.capabilities[CAPABILITY[kind]]) {
+      throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
+    }
+    const key = cacheKey(this.model.cacheIdentity, kind, params);
+    const hit = this.#cache?.get(key);
+    if (hit) {
+      this.accounting.cacheHits += 1;
+      this.accounting.cachedPromptTokens += hit.promptTokens;
+      this.accounting.cachedCompletionTokens += hit.completionTokens;
+      return { value: hit.response as T, cached: true, latencyMs: hit.latencyMs, key };
+    }
+    // Identical calls in flight at once (the same question asked twice) share one request.
+    const pending = this.#inFlight.get(key);
+    if (pending) {
+      this.accounting.cacheHits += 1;
+      return { ...((await pending) as Executed<T>), cached: true };
+    }
+    const promise = this.#execute(kind, key, params, run, usageOf);
+    this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
+    try {
+      return await promise;
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #execute<T>(kind: Kind, key: string, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
+    for (let attempt = 0; ; attempt++) {
+      const endpoint = await this.#acquire();
+      const started = performance.now();
+      let error: unknown;
+      let value: T | undefined;
+      this.accounting.requests += 1;
+      try {
+        value = await run({ signal: AbortSignal.timeout(this.#timeoutMs), endpoint: endpoint.url });
+      } catch (e) {
+        error = e;
+      }
+      const latencyMs = performance.now() - started;
+      if (error === undefined) {
+        this.#release(endpoint, 'ok');
+        const usage = usageOf(value as T);
+        this.accounting.promptTokens += usage.promptTokens;
+        this.accounting.completionTokens += usage.completionTokens;
+        this.accounting.evaluatedTokens += usage.evaluatedTokens;
+        this.accounting.latencyMsTotal += latencyMs;
+        if (this.#cache) {
+          await this.#cache.put(key, this.model.cacheIdentity, kind, params, {
+            response: value,
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            latencyMs,
+          });
+        }
+        return { value: value as T, cached: false, latencyMs, key };
+      }
+      const normalized = normalizeError(error, this.#timeoutMs, endpoint.url);
+      const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
+      if (rateLimited) this.accounting.rateLimited += 1;
+      const delay = this.#backoff(attempt, normalized);
+      this.#release(endpoint, rateLimited ? 'rate-limited' : 'error', rateLimited ? delay : 0);
+      const retryable = normalized instanceof ModelCallError && normalized.retryable;
+      if (!retryable || attempt >= this.#maxRetries) {
+        this.accounting.failures += 1;
+        if (retryable && attempt > 0 && normalized instanceof ModelCallError) {
+          throw new ModelCallError(`${normalized.message} (gave up after ${attempt + 1} attempts)`, {
+            retryable: false,
+            ...(normalized.status === undefined ? {} : { status: normalized.status }),
+            ...(normalized.hint === undefined ? {} : { hint: normalized.hint }),
+            cause: normalized,
+          });
+        }
+        throw normalized;
+      }
+      this.accounting.retries += 1;
+      if (!rateLimited) await sleep(delay);
+    }
+  }
+
+  #backoff(attempt: number, error: unknown): number {
+    // The server's Retry-After wins over our own schedule (bounded, against a bogus header).
+    if (error instanceof ModelCallError && error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, 10 * 60_000);
+    const exp = Math.min(this.#maxBackoffMs, this.#baseBackoffMs * 2 ** attempt);
+    return exp / 2 + Math.random() * (exp / 2);
+  }
+
+  /** Least-loaded endpoint that is under its limit and not paused; waits if there is none. */
+  #acquire(): Promise<Endpoint> {
+    const endpoint = this.#pick();
+    if (endpoint) {
+      endpoint.active += 1;
+      return Promise.resolve(endpoint);
+    }
+    const waiting = new Promise<Endpoint>((resolve) => this.#waiters.push({ resolve }));
+    this.#dispatch();
+    return waiting;
+  }
+
+  #pick(): Endpoint | undefined {
+    const now = Date.now();
+    let best: Endpoint | undefined;
+    for (const e of this.#endpoints) {
+      if (e.active >= e.limit || e.pausedUntil > now) continue;
+      if (!best || e.active / e.limit < best.active / best.limit) best = e;
+    }
+    return best;
+  }
+
+  /**
+   * Adaptive concurrency (AIMD): a 429 halves the endpoint's limit and pauses it for the
+   * Retry-After time; a run of successes as long as the limit raises it by one again.
+   */
+  #release(endpoint: Endpoint, outcome: 'ok' | 'error' | 'rate-limited', pauseMs = 0): void {
+    endpoint.active -= 1;
+    if (outcome === 'rate-limited') {
+      endpoint.limit = Math.max(1, Math.floor(endpoint.limit / 2));
+      endpoint.successesSinceChange = 0;
+      endpoint.pausedUntil = Math.max(endpoint.pausedUntil, Date.now() + pauseMs);
+    } else if (outcome === 'ok' && endpoint.limit < this.#maxConcurrency) {
+      endpoint.successesSinceChange += 1;
+      if (endpoint.successesSinceChange >= endpoint.limit) {
+        endpoint.limit += 1;
+        endpoint.successesSinceChange = 0;
+      }
+    }
+    this.#dispatch();
+  }
+
+  #dispatch(): void {
+    while (this.#waiters.length > 0) {
+      const endpoint = this.#pick();
+      if (!endpoint) break;
+      endpoint.active += 1;
+      this.#waiters.shift()!.resolve(endpoint);
+    }
+    if (this.#waiters.length > 0 && this.#wakeTimer === undefined) {
+      // Everything is paused by a Retry-After: wake up when the first pause ends.
+      const now = Date.now();
+      const next = Math.min(...this.#endpoints.filter((e) => e.active < e.limit).map((e) => e.pausedUntil));
+      if (Number.isFinite(next)) {
+        this.#wakeTimer = setTimeout(() => {
+          this.#wakeTimer = undefined;
+          this.#dispatch();
+        }, Math.max(0, next - now));
+      }
+    }
+  }
+}
+
+function normalizeError(error: unknown, timeoutMs: number, endpoint: string): unknown {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new ModelCallError(`${endpoint}: no answer within ${timeoutMs} ms`, { retryable: true, endpoint, hint: 'Raise timeoutMs for this model in llmkb.config.json if the server is just slow.', cause: error });
+  }
+  return error;
+}

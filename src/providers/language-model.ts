@@ -1,0 +1,159 @@
+/**
+ * The one interface every model provider implements (version `llmkb-model-v1`).
+ *
+ * A provider is a thin adapter: it turns one request into one model call and reports what it
+ * cost. Caching, retries, concurrency and accounting live in the executor, so a provider never
+ * retries on its own and never swallows an error.
+ */
+
+export const MODEL_SPECIFICATION_VERSION = 'llmkb-model-v1' as const;
+
+export interface ModelCapabilities {
+  /** Raw-prompt text completion (base models need this: the paper's prompts are raw text). */
+  completion: boolean;
+  /** Chat messages, for instruction-tuned models served behind a chat template. */
+  chat: boolean;
+  /** Log-probabilities of the next token, restricted to candidate strings (MCQ letters). */
+  nextTokenLogprobs: boolean;
+  /** Log-likelihood of a given continuation after a context (teacher forcing). */
+  continuationLogLikelihood: boolean;
+  /** Text embeddings. */
+  embeddings: boolean;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface CompletionRequest {
+  prompt: string;
+  maxTokens: number;
+  /** Generation stops before the first of these strings; the stop string is not returned. */
+  stop?: string[];
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  maxTokens: number;
+  stop?: string[];
+}
+
+export interface NextTokenLogprobsRequest {
+  prompt: string;
+  /** E.g. `["A","B","C","D","E"]`. A candidate matches the next token with or without a leading space. */
+  candidates: string[];
+  /** Ask through the chat endpoint instead of raw completion (instruction models on hosted APIs). */
+  asChat?: boolean;
+}
+
+export interface ContinuationLogLikelihoodRequest {
+  context: string;
+  continuation: string;
+}
+
+export interface EmbeddingRequest {
+  texts: string[];
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /**
+   * Tokens the model actually had to evaluate. In-process this excludes a reused prompt
+   * prefix; for servers it equals promptTokens + completionTokens (prefix caching is invisible).
+   */
+  evaluatedTokens: number;
+}
+
+export interface CompletionResult {
+  text: string;
+  finishReason: 'stop' | 'length' | 'other';
+  usage: Usage;
+}
+
+export interface NextTokenLogprobsResult {
+  /** Natural-log probability per candidate; null when the candidate was not among the returned tokens. */
+  logprobs: Record<string, number | null>;
+  usage: Usage;
+}
+
+export interface ContinuationLogLikelihoodResult {
+  logLikelihood: number;
+  /** Number of continuation tokens scored. */
+  tokens: number;
+  usage: Usage;
+}
+
+export interface EmbeddingResult {
+  embeddings: number[][];
+  usage: Usage;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Which of the provider's endpoints to use (the executor balances load across them). */
+  endpoint?: string;
+}
+
+export interface LanguageModel {
+  readonly specificationVersion: typeof MODEL_SPECIFICATION_VERSION;
+  /** Provider name, e.g. `openai-compatible` or `llama`. */
+  readonly provider: string;
+  /** Model id as the user named it. */
+  readonly modelId: string;
+  /**
+   * Everything about the model that can change its output, and nothing about transport:
+   * the cache key is built from this plus the request. For a GGUF file this includes the
+   * file's content hash, so a re-quantised file at the same path is a different model.
+   */
+  readonly cacheIdentity: string;
+  readonly capabilities: ModelCapabilities;
+  /** Endpoints the executor may spread calls over (several replicas of one deployment). */
+  readonly endpoints: readonly string[];
+  /** Calls one endpoint can usefully serve at once. */
+  readonly defaultConcurrency: number;
+
+  complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult>;
+  chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult>;
+  nextTokenLogprobs(request: NextTokenLogprobsRequest, options?: CallOptions): Promise<NextTokenLogprobsResult>;
+  continuationLogLikelihood(
+    request: ContinuationLogLikelihoodRequest,
+    options?: CallOptions,
+  ): Promise<ContinuationLogLikelihoodResult>;
+  embed(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResult>;
+  /** Free native resources / sockets. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Stable log-sum-exp, used to merge a candidate's probability over its token spellings. */
+export function logSumExp(values: number[]): number {
+  if (values.length === 0) return Number.NEGATIVE_INFINITY;
+  const max = Math.max(...values);
+  if (max === Number.NEGATIVE_INFINITY) return max;
+  let sum = 0;
+  for (const v of values) sum += Math.exp(v - max);
+  return max + Math.log(sum);
+}
+
+/**
+ * Which candidate a token spells: exact match after trimming white space, so that both "A" and
+ * " A" (the usual tokenisation after "ANSWER:") count as candidate "A".
+ */
+export function candidateForToken(token: string, candidates: readonly string[]): string | undefined {
+  const trimmed = token.trim();
+  if (trimmed === '') return undefined;
+  return candidates.find((c) => c === trimmed);
+}
+
+/** Cuts generated text at the first stop string, as servers do. */
+export function cutAtStop(text: string, stop: readonly string[] | undefined): { text: string; stopped: boolean } {
+  if (!stop || stop.length === 0) return { text, stopped: false };
+  let cut = -1;
+  for (const s of stop) {
+    if (s === '') continue;
+    const i = text.indexOf(s);
+    if (i !== -1 && (cut === -1 || i < cut)) cut = i;
+  }
+  return cut === -1 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
+}

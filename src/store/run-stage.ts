@@ -1,0 +1,61 @@
+import { Progress, type ProgressOptions } from '../progress/progress.js';
+import type { Run } from './run-store.js';
+
+export interface StageWork<I, R> {
+  run: Run;
+  stage: string;
+  items: readonly I[];
+  idOf: (item: I) => string;
+  /** Produces one item's record; `cached` feeds the progress line's cache-hit count. */
+  work: (item: I, index: number) => Promise<{ record: R; cached?: boolean }>;
+  concurrency: number;
+  progress?: ProgressOptions;
+  /** Summary stored with the finished stage (diagnostics, which judge was used, ...). */
+  info?: (records: Map<string, R>) => unknown;
+}
+
+/**
+ * Runs one stage of a run over its items, resumably: items with a stored record are skipped,
+ * every new record is committed as soon as it exists, and a stage already marked done returns
+ * its stored records without doing anything. On the first failure no new item is started,
+ * items in flight finish and are saved, and the error is rethrown: re-running continues there.
+ */
+export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<string, R>> {
+  const { run, stage, items, idOf } = options;
+  const ids = new Set<string>();
+  for (const item of items) {
+    const id = idOf(item);
+    if (ids.has(id)) throw new Error(`duplicate item id ${id} in stage ${stage}`);
+    ids.add(id);
+  }
+  if (run.stageStatus(stage) === 'done') return run.records<R>(stage);
+  run.startStage(stage);
+  const existing = run.records<R>(stage);
+  const todo = items.map((item, index) => ({ item, index })).filter(({ item }) => !existing.has(idOf(item)));
+  const progress = new Progress(stage, items.length, options.progress);
+  progress.skip(items.length - todo.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < todo.length) {
+      const { item, index } = todo[next++]!;
+      try {
+        const { record, cached } = await options.work(item, index);
+        run.saveRecord(stage, idOf(item), index, record);
+        progress.tick({ cached: cached ?? false });
+      } catch (error) {
+        failure ??= { error };
+        progress.tick({ failed: true });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, worker));
+  if (failure) {
+    progress.finish('stopped on an error; run the same command again to resume');
+    throw failure.error;
+  }
+  const records = run.records<R>(stage);
+  run.finishStage(stage, options.info?.(records));
+  progress.finish(todo.length < items.length ? `${items.length - todo.length} resumed from the store` : '');
+  return records;
+}
