@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
-
-const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export function llmkb(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, CI: '1', ...options.env }, cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'llmkb-cli-')) }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { llmkb, type CliResult } from './support/run-cli.js';
 
 function assertCleanError(r: CliResult, pattern: RegExp): void {
   assert.notEqual(r.code, 0, 'non-zero exit');

@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isLlmkbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { Workspace } from '../workspace.js';
+import { registerDataCommands } from './data-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -14,13 +15,13 @@ interface GlobalOptions {
   cache: boolean;
 }
 
-function positiveInt(value: string): number {
+export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0');
   return n;
 }
 
-function workspace(command: Command): Workspace {
+export function workspace(command: Command): Workspace {
   const opts = command.optsWithGlobals<GlobalOptions>();
   return new Workspace({
     ...(opts.config === undefined ? {} : { configPath: opts.config }),
@@ -117,6 +118,7 @@ export function buildProgram(): Command {
       }
     });
 
+  registerDataCommands(program, workspace);
   return program;
 }
 

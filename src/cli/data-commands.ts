@@ -1,0 +1,89 @@
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../data/build-datasets.js';
+import { SEEN_SOURCES } from '../data/seenqa.js';
+import { PAPER_CUTOFF } from '../data/unseenqa.js';
+import type { Workspace } from '../workspace.js';
+
+interface DataOptions {
+  dataDir?: string;
+  out: string;
+  seed: number;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number');
+  return n;
+}
+
+function common(command: Command): Command {
+  return command
+    .option('--data-dir <dir>', 'local copies of the source files (default: $LLMKB_DATA_DIR); nothing is downloaded when given')
+    .option('--out <dir>', 'output folder', 'llmkb-data')
+    .option('--seed <n>', 'random seed', integer, 42);
+}
+
+function sourceOptions(ws: Workspace, opts: DataOptions) {
+  const dataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
+  return { outDir: resolve(opts.out), seed: opts.seed, cacheDir: ws.cacheDir, ...(dataDir ? { dataDir: resolve(dataDir) } : {}) };
+}
+
+export function registerDataCommands(program: Command, workspace: (command: Command) => Workspace): void {
+  const data = program.command('data').description('build the question sets: SeenQA, UnseenQA and the few-shot repositories');
+
+  common(data.command('seenqa'))
+    .description('build SeenQA: factoid filter, time-sensitive questions removed, seeded sample per source')
+    .option('--per-source <n>', 'questions per source', integer, 1000)
+    .option('--filter-model <spec>', 'LLM for the time-sensitive check (default: the configured judge)')
+    .option('--no-llm-filter', 'use the keyword rule even when a judge is configured')
+    .option('--batch-size <n>', 'questions per time-sensitive prompt', integer, 20)
+    .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
+        const executor = entry === undefined ? undefined : await ws.executor(entry);
+        const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts), perSource: opts.perSource, batchSize: opts.batchSize, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
+        const out = process.stdout;
+        out.write(`SeenQA: ${report.items} questions -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
+        out.write(`time-sensitive check: ${report.method.kind === 'llm' ? `LLM ${report.method.model}` : 'keyword rule (no LLM configured: approximate)'}\n`);
+        out.write('source     pool  dupl  why  multi  long  factoid  examined  time-sens  kept\n');
+        for (const s of SEEN_SOURCES) {
+          const st = report.stats[s];
+          out.write(`${s.padEnd(9)} ${String(st.pool).padStart(5)} ${String(st.duplicates).padStart(5)} ${String(st.removed['why-question']).padStart(4)} ${String(st.removed['multiple-answers']).padStart(6)} ${String(st.removed['long-answer']).padStart(5)} ${String(st.factoid).padStart(8)} ${String(st.examined).padStart(9)} ${String(st.timeSensitive).padStart(10)} ${String(st.kept).padStart(5)}\n`);
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+  common(data.command('unseenqa'))
+    .description('generate UnseenQA from the 20 templates of the paper (Table 1)')
+    .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", PAPER_CUTOFF)
+    .option('--per-template <n>', 'questions per template', integer, 150)
+    .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
+        process.stdout.write(`UnseenQA: ${report.items} questions from ${report.templates} templates -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
+        for (const d of report.dropped) process.stdout.write(`dropped ${d.id}: ${d.reason}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  common(data.command('repositories'))
+    .description('build the few-shot repositories R_seen and R_unseen, disjoint from SeenQA and UnseenQA in --out')
+    .option('--cutoff <date>', 'the cutoff UnseenQA was built with', PAPER_CUTOFF)
+    .option('--per-template <n>', 'the --per-template UnseenQA was built with', integer, 150)
+    .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
+        process.stdout.write(`R_seen: ${report.rSeen.items} pairs (${Object.entries(report.rSeen.counts).map(([k, v]) => `${k} ${v}`).join(', ')}) -> ${report.rSeen.file}\n`);
+        process.stdout.write(`R_unseen: ${report.rUnseen.items} questions answered "unsure" -> ${report.rUnseen.file}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+}
