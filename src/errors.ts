@@ -76,6 +76,13 @@ export class ModelCallError extends LlmkbError {
 /** The provider cannot do what was asked (e.g. log-likelihood on a server without `echo`). */
 export class UnsupportedCapabilityError extends LlmkbError {}
 
+/** A prompt longer than the model's context window. */
+export class ContextOverflowError extends LlmkbError {
+  constructor(message: string) {
+    super(message, { hint: 'Use fewer shots (--reduce-shots drops shots until the prompt fits, and records it), or a model/context size with room for the prompt.' });
+  }
+}
+
 /** A model file that is missing, unreadable or not a GGUF. */
 export class ModelFileError extends LlmkbError {}
 

@@ -8,6 +8,7 @@ import { isLlmkbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { Workspace } from '../workspace.js';
 import { registerDataCommands } from './data-commands.js';
+import { registerEvalCommands } from './eval-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -119,6 +120,7 @@ export function buildProgram(): Command {
     });
 
   registerDataCommands(program, workspace);
+  registerEvalCommands(program, workspace);
   return program;
 }
 

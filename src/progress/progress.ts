@@ -38,9 +38,9 @@ export class Progress {
   }
 
   tick(info: { cached?: boolean; failed?: boolean } = {}): void {
-    this.done += 1;
-    if (info.cached) this.cacheHits += 1;
     if (info.failed) this.failed += 1;
+    else this.done += 1;
+    if (info.cached) this.cacheHits += 1;
     if (!this.#live || this.#quiet) return;
     const now = performance.now();
     if (now - this.#lastDraw < 100 && this.done < this.total) return;

@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
-import { ModelFileError } from '../errors.js';
+import { ContextOverflowError, ModelFileError } from '../errors.js';
 import {
   MODEL_SPECIFICATION_VERSION,
   candidateForToken,
@@ -314,9 +314,7 @@ export class LlamaProvider implements LanguageModel {
     keepAtMost = tokens.length - 1,
   ): Promise<T> {
     if (tokens.length > this.#context.contextSize) {
-      throw new ModelFileError(`prompt of ${tokens.length} tokens does not fit the context of ${this.#context.contextSize} tokens`, {
-        hint: 'Use fewer shots, or a larger contextSize for this model in llmkb.config.json.',
-      });
+      throw new ContextOverflowError(`prompt of ${tokens.length} tokens does not fit the context of ${this.#context.contextSize} tokens of ${this.modelId}`);
     }
     options.signal?.throwIfAborted();
     const lease = await this.#acquire(tokens);

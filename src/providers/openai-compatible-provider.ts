@@ -7,7 +7,7 @@
  * with zod, so a server that answers in the wrong shape gets a clear error, not a crash.
  */
 import { z } from 'zod';
-import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
+import { ContextOverflowError, ModelCallError, UnsupportedCapabilityError } from '../errors.js';
 import {
   MODEL_SPECIFICATION_VERSION,
   candidateForToken,
@@ -251,7 +251,13 @@ export class OpenAICompatibleProvider implements LanguageModel {
     } catch (error) {
       throw this.#transportError(url, base, error);
     }
-    if (!response.ok) throw this.#statusError(url, response, text);
+    if (!response.ok) {
+      // vLLM / OpenAI / llama.cpp wording for a prompt longer than the context window.
+      if (response.status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text)) {
+        throw new ContextOverflowError(`${url}: ${this.#redact(serverErrorMessage(text))}`);
+      }
+      throw this.#statusError(url, response, text);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -30,6 +30,8 @@ export interface ServerScript {
   fault?: (index: number, path: string) => Fault | undefined;
   /** Fixed delay before every answer. */
   delayMs?: number;
+  /** Prompts for which the server answers 400 "maximum context length" as vLLM does. */
+  contextLimit?: (prompt: string) => boolean;
 }
 
 export interface TestServer {
@@ -107,6 +109,13 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}): Pr
     const created = Math.floor(Date.now() / 1000);
     const model = String(body.model ?? 'test-model');
     let json: unknown;
+    if (path === '/completions' && script.contextLimit?.(String(body.prompt ?? ''))) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({
+        object: 'error', type: 'BadRequestError', param: null, code: 400,
+        message: "This model's maximum context length is 2048 tokens. However, you requested 2148 tokens (2048 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
+      }));
+      return;
+    }
     if (path === '/completions') {
       const prompt = String(body.prompt ?? '');
       const logprobs = typeof body.logprobs === 'number' ? body.logprobs : null;
