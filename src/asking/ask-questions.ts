@@ -125,3 +125,17 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
   });
   return { run, records: [...records.values()] };
 }
+
+/** Rebuilds a record's shots (for its MCQs) from the ids `askQuestions` stored. */
+export function shotsFromIds(ids: readonly string[] | undefined, rSeen: readonly QAItem[], rUnseen: readonly QAItem[]): Shot[] {
+  if (!ids || ids.length === 0) return [];
+  const seen = new Map(rSeen.map((i) => [i.id, i]));
+  const unseen = new Map(rUnseen.map((i) => [i.id, i]));
+  return ids.map((id) => {
+    const s = seen.get(id);
+    if (s) return { question: s.question, answer: s.answers[0]! };
+    const u = unseen.get(id);
+    if (u) return { question: u.question, answer: 'unsure' };
+    throw new Error(`shot ${id} is in neither repository`);
+  });
+}

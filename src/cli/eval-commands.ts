@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { askQuestions, PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
+import { askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
+import { compareAnswerModes, runConsistency } from '../consistency/consistency-stage.js';
 import { DATASET_FILES } from '../data/build-datasets.js';
 import { readJsonl, readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
 import { LlmkbError } from '../errors.js';
 import { judgeRecords } from '../judging/judge-records.js';
-import { ResponseJudge, responseRecordSchema } from '../judging/judge-response.js';
+import { judgedRecordSchema, ResponseJudge, responseRecordSchema, type JudgedRecord } from '../judging/judge-response.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
 
@@ -94,6 +95,48 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         process.stdout.write(`decided by: ${Object.entries(summary.judgedBy).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
         if (summary.stats.unparseableReplies) process.stdout.write(`judge replies that did not start with yes/no: ${summary.stats.unparseableReplies} (retried once; ${summary.stats.lexicalFallbacks} fell back to the lexical rule)\n`);
         if (summary.approximate) process.stdout.write('APPROXIMATE: no judge LLM was used for some seen responses; their correct/wrong labels come from the lexical rule (lexical-v1).\n');
+      } finally {
+        await ws.close();
+      }
+    });
+
+  program
+    .command('consistency')
+    .description('re-ask every correct or wrong response as 20 multiple-choice questions and score Cons(q, r); resumable')
+    .requiredOption('-i, --input <file>', 'labelled records (output of `llmkb judge`)')
+    .option('-o, --output <file>', 'records with "consistency"', 'consistency.jsonl')
+    .option('-m, --model <spec>', 'model under test (default: "model" in the config)')
+    .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config)')
+    .option('--no-distractor-llm', 'build distractors from the answer pool only')
+    .addOption(new Option('--mode <mode>', 'answer mode (default: logprobs where the model exposes them)').choices(['logprobs', 'generate']))
+    .option('--mcqs <n>', 'MCQs per (question, response)', integer, 20)
+    .option('--seed <n>', 'seed for distractor sampling and option order', integer, 42)
+    .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')
+    .option('--compare-modes <n>', 'also answer the MCQs of n sampled pairs in the other mode and report agreement', integer, 0)
+    .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number }, command: Command) => {
+      const ws = workspace(command);
+      try {
+        const records = readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record');
+        const entry = ws.entryFor('model', opts.model);
+        if (entry === undefined) throw new LlmkbError('no model under test', { hint: 'Pass --model SPEC (the model that gave the responses) or set "model" in llmkb.config.json.' });
+        const executor = await ws.executor(entry);
+        const distractorEntry = opts.distractorLlm ? ws.entryFor('distractor', opts.distractor) : undefined;
+        const distractor = distractorEntry === undefined ? undefined : await ws.executor(distractorEntry);
+        const rSeenFile = join(opts.data, DATASET_FILES.rSeen);
+        const rUnseenFile = join(opts.data, DATASET_FILES.rUnseen);
+        const withShots = records.some((r) => Array.isArray(r.shots) && (r.shots as unknown[]).length > 0);
+        const repos = withShots && existsSync(rSeenFile) && existsSync(rUnseenFile) ? { rSeen: readQAItems(rSeenFile), rUnseen: readQAItems(rUnseenFile) } : undefined;
+        if (withShots && !repos) process.stderr.write(`note: ${rSeenFile} / ${rUnseenFile} not found: MCQs are asked without the shots of the QA prompt\n`);
+        const shotsFor = repos ? (r: JudgedRecord) => shotsFromIds(r.shots as string[] | undefined, repos.rSeen, repos.rUnseen) : undefined;
+        const { run, records: scored, diagnostics } = await runConsistency({ records, executor, ...(distractor ? { distractor } : {}), ...(opts.mode ? { mode: opts.mode } : {}), mcqs: opts.mcqs, seed: opts.seed, runs: ws.runs, ...(shotsFor ? { shotsFor } : {}) });
+        writeFileAtomic(resolve(opts.output), toJsonl(scored));
+        const mode = scored.find((r) => r.consistencyDetail)?.consistencyDetail?.mode ?? opts.mode ?? '-';
+        process.stdout.write(`Cons(q, r) for ${diagnostics.pairs} correct/wrong responses, ${diagnostics.mcqs} MCQs (${mode}; distractors: ${distractor ? `LLM ${distractor.model.cacheIdentity}` : 'answer pool only'}) -> ${opts.output}  [run ${run.id}]\n`);
+        process.stdout.write(`diagnostics: ${Object.entries(diagnostics).map(([k, v]) => `${k} ${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : v}`).join(', ')}\n`);
+        if (opts.compareModes > 0) {
+          const agreement = await compareAnswerModes({ run, executor, records, sample: opts.compareModes, seed: opts.seed, ...(shotsFor ? { shotsFor } : {}) });
+          process.stdout.write(agreement ? `logprobs vs generate: the same choice in ${agreement.agree}/${agreement.mcqs} MCQs (${(100 * agreement.rate).toFixed(1)}%)\n` : 'this model supports one answer mode only: no comparison\n');
+        }
       } finally {
         await ws.close();
       }

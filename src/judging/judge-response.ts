@@ -28,6 +28,19 @@ export interface Decision {
   callKeys?: string[];
 }
 
+/** A labelled record, as `llmkb judge` writes it (read back by the consistency and metrics stages). */
+export const judgedRecordSchema = responseRecordSchema.and(
+  z
+    .object({
+      label: z.enum(['correct', 'wrong', 'uninformative']),
+      uninformativeType: z.enum(['none', 'unsure', 'repetition']).nullable(),
+      judgedBy: z.string(),
+      decision: z.object({ by: z.string() }).passthrough(),
+      approximate: z.boolean().optional(),
+    })
+    .passthrough(),
+);
+
 export type JudgedRecord = ResponseRecord & {
   label: Label;
   uninformativeType: UninformativeType | null;

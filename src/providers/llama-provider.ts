@@ -45,6 +45,8 @@ export interface LlamaSettings {
   /** Context size per sequence, in tokens. Default: the model's training size, at most 4096. */
   contextSize?: number;
   gpu?: boolean;
+  /** Reuse evaluated prompt prefixes across calls (default true; false only to measure what reuse saves). */
+  reusePrefix?: boolean;
 }
 
 const llamaInstances = new Map<string, Promise<Llama>>();
@@ -124,6 +126,7 @@ export class LlamaProvider implements LanguageModel {
   #embeddingQueue: Promise<unknown> = Promise.resolve();
   readonly #candidateTokens = new Map<string, Token[]>();
   #closed = false;
+  #reusePrefix = true;
 
   private constructor(modelId: string, identity: string, model: LlamaModel, context: LlamaContext, sequences: LlamaContextSequence[]) {
     this.modelId = modelId;
@@ -165,7 +168,9 @@ export class LlamaProvider implements LanguageModel {
     const sequences: LlamaContextSequence[] = [];
     for (let i = 0; i < sequenceCount; i++) sequences.push(context.getSequence());
     const sha = await fileSha256(path);
-    return new LlamaProvider(settings.model, `llama:sha256=${sha}`, model, context, sequences);
+    const provider = new LlamaProvider(settings.model, `llama:sha256=${sha}`, model, context, sequences);
+    provider.#reusePrefix = settings.reusePrefix ?? true;
+    return provider;
   }
 
   /** Tokens one sequence can hold: prompts beyond this cannot be evaluated. */
@@ -320,7 +325,8 @@ export class LlamaProvider implements LanguageModel {
     const lease = await this.#acquire(tokens);
     try {
       const sequence = lease.sequence;
-      await sequence.adaptStateToTokens(tokens, false);
+      if (this.#reusePrefix) await sequence.adaptStateToTokens(tokens, false);
+      else await sequence.clearHistory();
       const keep = Math.max(0, Math.min(keepAtMost, sequence.nextTokenIndex));
       if (sequence.nextTokenIndex > keep) {
         await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);

@@ -1,0 +1,47 @@
+/**
+ * MCQ answering speed on the in-process runtime: the MCQs of 50 questions in `logprobs` mode
+ * (one forward pass, the most probable option letter) against `generate` mode (greedy decoding
+ * of a few tokens, parsed). Prints MCQs/s for both, their ratio, and tokens evaluated per MCQ.
+ * No cache: every MCQ is computed. Issue #5 target: logprobs >= 3x faster than generate.
+ *
+ *   LLMKB_TEST_GGUF=../shared/models/stories260K.gguf LLMKB_DATA_DIR=../shared/data npm run bench:consistency -- [questions=50] [mcqs=20]
+ */
+import { join } from 'node:path';
+import { answerPoolFrom, runConsistency } from '../src/consistency/consistency-stage.js';
+import { buildSeenQAFiles } from '../src/data/build-datasets.js';
+import { readQAItems } from '../src/data/qa-item.js';
+import { ModelExecutor } from '../src/executor/model-executor.js';
+import type { JudgedRecord } from '../src/judging/judge-response.js';
+import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { openDatabase } from '../src/store/database.js';
+import { RunStore } from '../src/store/run-store.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const [questions = 50, mcqs = 20] = process.argv.slice(2).map(Number);
+const gguf = process.env.LLMKB_TEST_GGUF;
+const dataDir = process.env.LLMKB_DATA_DIR;
+if (!gguf || !dataDir) throw new Error('set LLMKB_TEST_GGUF and LLMKB_DATA_DIR');
+
+const out = mkdtempSync(join(tmpdir(), 'llmkb-bench-'));
+await buildSeenQAFiles({ outDir: out, seed: 1, dataDir, cacheDir: out, perSource: Math.ceil(questions / 3) });
+const items = readQAItems(join(out, 'seenqa.jsonl')).slice(0, questions);
+// The model "answered" each question with its gold answer: short, realistic options.
+const records: JudgedRecord[] = items.map((item) => ({ ...item, response: item.answers[0]!, label: 'correct', uninformativeType: null, judgedBy: 'bench', decision: { by: 'bench' } }));
+console.log(`${records.length} questions x ${mcqs} MCQs, answer pool of ${answerPoolFrom(records).size}, model ${gguf}`);
+
+const model = await LlamaProvider.load({ model: gguf, modelsDir: out });
+const naive = await LlamaProvider.load({ model: gguf, modelsDir: out, reusePrefix: false });
+const results: Record<string, number> = {};
+for (const [mode, provider, label] of [['logprobs', model, 'logprobs'], ['generate', model, 'generate'], ['generate', naive, 'generate, no prefix reuse (naive loop)']] as const) {
+  const executor = new ModelExecutor(provider, { cache: null });
+  const started = performance.now();
+  const { diagnostics } = await runConsistency({ records, executor, mode, mcqs, seed: 1, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+  const seconds = (performance.now() - started) / 1000;
+  results[label] = diagnostics.mcqs / seconds;
+  console.log(`${label.padEnd(40)} ${diagnostics.mcqs} MCQs in ${seconds.toFixed(2)} s: ${(diagnostics.mcqs / seconds).toFixed(1)} MCQs/s, ${diagnostics.tokensEvaluatedPerMcq.toFixed(1)} tokens evaluated per MCQ, ${diagnostics.invalidAnswers} invalid answers`);
+}
+console.log(`logprobs / generate speed: ${(results.logprobs! / results.generate!).toFixed(2)}x (target >= 3x)`);
+console.log(`logprobs / naive generate loop: ${(results.logprobs! / results['generate, no prefix reuse (naive loop)']!).toFixed(2)}x`);
+await model.close();
+await naive.close();

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { describe, it } from 'node:test';
+import { runConsistency } from '../src/consistency/consistency-stage.js';
+import type { AnsweredMcq } from '../src/consistency/mcq.js';
+import { ModelExecutor } from '../src/executor/model-executor.js';
+import type { JudgedRecord } from '../src/judging/judge-response.js';
+import { distractorPrompt, MCQ_INSTRUCTION } from '../src/prompts/paper-prompts.js';
+import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import { CallCache } from '../src/store/call-cache.js';
+import { openDatabase } from '../src/store/database.js';
+import { RunStore } from '../src/store/run-store.js';
+import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
+
+const judged = (id: string, question: string, response: string, label: JudgedRecord['label'], dataset: 'seen' | 'unseen' = 'seen'): JudgedRecord => ({
+  id, dataset, source: dataset === 'seen' ? 'nq' : 'T13', question, answers: dataset === 'seen' ? ['William Shakespeare'] : [], answerType: 'person', response,
+  label, uninformativeType: label === 'uninformative' ? 'unsure' : null, judgedBy: 'test', decision: { by: 'test' },
+});
+
+const RECORDS: JudgedRecord[] = [
+  judged('a', 'Who wrote Hamlet?', 'William Shakespeare', 'correct'),
+  judged('b', 'Who wrote Doctor Faustus?', 'Ben Jonson', 'wrong'),
+  judged('c', 'Who painted the Mona Lisa?', 'unsure', 'uninformative'),
+  judged('d', 'Who is the mother of Gideon Tancred Halvorsen?', 'Maria Halvorsen', 'wrong', 'unseen'),
+];
+
+/** Always picks option A, in both modes; writes 20 numbered distractors for Table 8 prompts. */
+function alwaysA(): Promise<TestServer> {
+  return startOpenAICompatibleServer({
+    complete: (prompt) => (prompt.startsWith('INSTRUCTION: For the given question-answer pair') ? ` ${Array.from({ length: 20 }, (_, i) => `Author ${i + 1}`).join(' [SEP] ')}` : ' A'),
+    nextToken: () => ({ ' A': 0.6, ' B': 0.1, ' C': 0.1, ' D': 0.1, ' E': 0.1 }),
+  });
+}
+
+function executorFor(server: TestServer, model: string): ModelExecutor {
+  return new ModelExecutor(new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
+}
+
+describe('Cons(q, r) on a scripted loopback server', () => {
+  for (const mode of ['generate', 'logprobs'] as const) {
+    it(`a model that always picks A gets Cons = share of MCQs with the response at A (${mode})`, async () => {
+      const server = await alwaysA();
+      try {
+        const runs = new RunStore(openDatabase(':memory:'));
+        const { run, records, diagnostics } = await runConsistency({ records: RECORDS, executor: executorFor(server, 'm'), distractor: executorFor(server, 'distractor'), mode, seed: 3, runs, progress: { quiet: true } });
+        const stored = run.records<{ mcqs: AnsweredMcq[] }>('consistency');
+        assert.deepEqual([...stored.keys()].sort(), ['a', 'b', 'd'], 'only correct and wrong responses');
+        for (const r of records) {
+          if (r.label === 'uninformative') {
+            assert.equal(r.consistency, null);
+            continue;
+          }
+          const mcqs = stored.get(r.id)!.mcqs;
+          assert.equal(mcqs.length, 20);
+          assert.equal(r.consistency, mcqs.filter((m) => m.responseLetter === 'A').length / 20);
+          assert.ok(mcqs.every((m) => m.choice === 'A' && m.parse === (mode === 'generate' ? 'letter' : 'logprobs')));
+          assert.ok(mcqs.every((m) => m.options.every((o) => o === r.response || o === 'unsure' || /^Author \d+$/.test(o))));
+        }
+        assert.equal(diagnostics.mcqs, 60);
+        assert.equal(diagnostics.invalidAnswers, 0);
+        const distractorRequest = server.requests.find((q) => String(q.body.prompt).startsWith('INSTRUCTION: For the given'))!;
+        assert.ok([distractorPrompt('Who wrote Hamlet?', 'William Shakespeare'), distractorPrompt('Who wrote Doctor Faustus?', 'Ben Jonson'), distractorPrompt('Who is the mother of Gideon Tancred Halvorsen?', 'Maria Halvorsen')].includes(String(distractorRequest.body.prompt)));
+        const mcqRequest = server.requests.find((q) => String(q.body.prompt).startsWith(MCQ_INSTRUCTION))!;
+        assert.match(String(mcqRequest.body.prompt), /\nA\. .+\nB\. .+\nC\. .+\nD\. .+\nE\. .+\nANSWER:$/);
+        if (mode === 'logprobs') assert.equal(mcqRequest.body.max_tokens, 1);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it('is reproducible to the byte with the same seed, and counts bad distractor replies', async () => {
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => {
+        if (!prompt.startsWith('INSTRUCTION: For the given')) return ' B';
+        if (prompt.includes('A: William Shakespeare\n')) return ' William Shakespeare [SEP] Marlowe'; // the answer itself among them, too few
+        if (prompt.includes('A: Ben Jonson\n')) return '';
+        return ' Anna\nBerta\nCarla\nDora';
+      },
+    });
+    try {
+      const run = async () =>
+        runConsistency({ records: RECORDS, executor: executorFor(server, 'm'), distractor: executorFor(server, 'distractor'), mode: 'generate', seed: 11, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+      const first = await run();
+      const second = await run();
+      assert.equal(JSON.stringify(second.records), JSON.stringify(first.records));
+      assert.equal(first.diagnostics.distractorRepliesWithTheResponse, 1);
+      assert.equal(first.diagnostics.distractorRepliesEmpty, 1);
+      assert.equal(first.diagnostics.distractorRepliesWithoutSeparator, 2, 'the empty reply and the line list');
+      assert.equal(first.diagnostics.pairsToppedUpFromPool, 2, 'fewer than 3 usable: topped up from the answer pool');
+      const a = first.records.find((r) => r.id === 'a')!;
+      assert.equal(a.consistencyDetail?.toppedUp !== undefined && a.consistencyDetail.toppedUp > 0, true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('both answer modes on $LLMKB_TEST_GGUF', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
+  it('scores Cons in [0, 1] in logprobs and generate mode', async () => {
+    const model = await LlamaProvider.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
+    try {
+      for (const mode of ['logprobs', 'generate'] as const) {
+        const executor = new ModelExecutor(model, { cache: null });
+        const { records, diagnostics } = await runConsistency({ records: RECORDS, executor, mode, mcqs: 4, seed: 1, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+        for (const r of records.filter((x) => x.label !== 'uninformative')) {
+          assert.ok(r.consistency !== null && r.consistency >= 0 && r.consistency <= 1);
+          assert.equal(r.consistencyDetail?.mode, mode);
+        }
+        assert.equal(diagnostics.mcqs, 12);
+        if (mode === 'logprobs') assert.equal(diagnostics.invalidAnswers, 0, 'a letter always has a probability');
+        assert.ok(diagnostics.tokensEvaluatedPerMcq > 0);
+      }
+    } finally {
+      await model.close();
+    }
+  });
+});
