@@ -66,6 +66,8 @@ export interface AskOptions {
   label?: string;
   progress?: ProgressOptions;
   concurrency?: number;
+  /** Ask inside an existing run (an evaluation); otherwise the run is derived from these options. */
+  run?: Run;
 }
 
 export function datasetChecksum(items: readonly QAItem[]): string {
@@ -87,7 +89,7 @@ export function askRun(options: AskOptions): Run {
 
 export async function askQuestions(options: AskOptions): Promise<{ run: Run; records: AskedRecord[] }> {
   const maxTokens = options.maxTokens ?? 100;
-  const run = askRun(options);
+  const run = options.run ?? askRun(options);
   if (options.setting !== 'zero-shot') {
     if (!options.selector) throw new Error(`${options.setting} needs the few-shot repositories`);
     await options.selector.prepare(options.items.map((i) => i.question));

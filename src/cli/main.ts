@@ -9,6 +9,7 @@ import { VERSION } from '../version.js';
 import { Workspace } from '../workspace.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
+import { registerAnalysisCommands } from './analysis-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -121,6 +122,7 @@ export function buildProgram(): Command {
 
   registerDataCommands(program, workspace);
   registerEvalCommands(program, workspace);
+  registerAnalysisCommands(program, workspace);
   return program;
 }
 

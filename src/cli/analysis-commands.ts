@@ -1,0 +1,214 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { z } from 'zod';
+import { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
+import { PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
+import { readJsonl, writeFileAtomic } from '../data/qa-item.js';
+import { PAPER_CUTOFF } from '../data/unseenqa.js';
+import { InputFileError, LlmkbError } from '../errors.js';
+import { DEFAULT_MODEL, evaluateModel, failedThresholds } from '../evaluation/evaluate-model.js';
+import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
+import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+import { renderReport } from '../report/html-report.js';
+import type { Workspace } from '../workspace.js';
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
+  return n;
+}
+
+function number(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+const summarySchema = z.object({ schema: z.literal('llmkb-summary-v1'), model: z.string(), setting: z.string(), metrics: z.record(z.string(), z.number().nullable()) }).passthrough();
+
+interface LoadedRun {
+  summary: RunSummary;
+  records?: ScoredRecord[];
+}
+
+function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | undefined {
+  const meta: RunMeta = {};
+  if (opts.params !== undefined) meta.paramsB = opts.params;
+  if (opts.fineTuned !== undefined) meta.fineTuned = opts.fineTuned;
+  return Object.keys(meta).length ? meta : undefined;
+}
+
+/** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
+function loadRun(file: string, defaults: { resamples: number; seed: number }): LoadedRun {
+  if (!existsSync(file)) throw new InputFileError(file, undefined, undefined, 'not found');
+  if (file.endsWith('.jsonl')) {
+    const records = readJsonl(file, scoredRecordSchema, 'scored record');
+    const setting = typeof records[0]?.setting === 'string' ? (records[0].setting as string) : 'zero-shot';
+    const model = basename(file).replace(/(\.records)?\.jsonl$/, '').replace(new RegExp(`\\.${setting}$`), '');
+    return { summary: summarizeRun(records, { model, setting, ...defaults }), records };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = summarySchema.safeParse(json);
+  if (!parsed.success) throw new InputFileError(file, undefined, parsed.error.issues[0]!.path.join('.'), parsed.error.issues[0]!.message, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
+  return { summary: parsed.data as unknown as RunSummary };
+}
+
+function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
+  const m = /^([A-Za-z_]+)=(-?[\d.]+)$/.exec(value);
+  if (!m || !(METRIC_KEYS as readonly string[]).includes(m[1]!)) throw new InvalidArgumentError(`write METRIC=VALUE with METRIC one of ${METRIC_KEYS.join(', ')} (fractions, e.g. NCCR=0.2)`);
+  return [...previous, { metric: m[1]!, value: Number(m[2]) }];
+}
+
+export function registerAnalysisCommands(program: Command, workspace: (command: Command) => Workspace): void {
+  program
+    .command('metrics')
+    .description("the paper's metrics for one run, with 95% bootstrap intervals and breakdowns")
+    .requiredOption('-i, --input <file>', 'records with label and consistency (output of `llmkb consistency`)')
+    .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
+    .option('--model <name>', 'model name to show (default: from the file name)')
+    .option('--setting <name>', 'prompt setting (default: from the records)')
+    .option('--resamples <n>', 'bootstrap resamples', integer, 1000)
+    .option('--seed <n>', 'bootstrap seed', integer, 42)
+    .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', number)
+    .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for the fine-tuning analysis)')
+    .option('--base', 'the model is a base model')
+    .action((opts: { input: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }) => {
+      const records = readJsonl(opts.input, scoredRecordSchema, 'scored record');
+      if (records.length === 0) throw new InputFileError(opts.input, undefined, undefined, 'no records');
+      const setting = opts.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
+      const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : opts.base ? { fineTuned: false } : {}) });
+      const summary = summarizeRun(records, { model: opts.model ?? basename(opts.input).replace(/\.jsonl$/, ''), setting, resamples: opts.resamples, seed: opts.seed, ...(meta ? { meta } : {}) });
+      process.stdout.write(opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
+    });
+
+  program
+    .command('compare')
+    .description("Tables 9-11, Table 2's correlations, rankings, answer types, sub-types, effects and paired tests over several runs")
+    .argument('<files...>', 'summary JSON files (llmkb metrics --format json / llmkb eval) or scored records (.jsonl)')
+    .option('--out <dir>', 'also write table9/10/11 and correlations as Markdown and CSV, and analysis.json, here')
+    .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', integer, 1000)
+    .option('--seed <n>', 'bootstrap seed', integer, 42)
+    .action(async (files: string[], opts: { out?: string; resamples: number; seed: number }) => {
+      const runs = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
+      const summaries = runs.map((r) => r.summary);
+      const out: string[] = [];
+      for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
+      const settings = settingsOf(summaries);
+      const correlations = settings.flatMap((s) => TABLE2_PAIRS.map(([x, y]) => correlate(summaries, x, y, s)));
+      const corrTable = { header: ['Comparison', ...settings], rows: TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => { const c = correlations.find((k) => k.x === x && k.y === y && k.setting === s)!; return c.r === null ? '-' : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${c.p!.toPrecision(2)})`; })]) };
+      out.push(`## Table 2: Pearson correlations across models (* p < 0.05)\n\n${toMarkdown(corrTable)}\n`);
+      const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, ranking(summaries, m, s)]))]));
+      for (const s of settings) out.push(`## Rankings (${s})\n\n${['NCCR', 'IUR'].map((m) => `${m}: ${(rankings[s]![m] as Array<{ model: string; value: number }>).map((r, i) => `${i + 1}. ${r.model} ${formatPercent(r.value)}`).join(', ')}`).join('\n')}\n`);
+      const fx = effects(summaries);
+      const pairedTests: PairedTest[] = [];
+      const withRecords = runs.filter((r) => r.records);
+      for (let i = 0; i < withRecords.length; i++) {
+        for (let j = i + 1; j < withRecords.length; j++) {
+          const a = withRecords[i]!;
+          const b = withRecords[j]!;
+          if (a.summary.setting !== b.summary.setting) continue;
+          for (const metric of ['NCCR', 'IUR'] as MetricKey[]) pairedTests.push(pairedBootstrap(a.records!, b.records!, metric, { names: [a.summary.model, b.summary.model], resamples: opts.resamples, seed: opts.seed }));
+        }
+      }
+      if (pairedTests.length) out.push(`## Paired bootstrap tests\n\n${toMarkdown({ header: ['A vs B', 'metric', 'A - B', '95% CI', 'p'], rows: pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatPercent(t.difference), t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2)]) })}\n`);
+      process.stdout.write(`${out.join('\n')}`);
+      if (opts.out) {
+        mkdirSync(opts.out, { recursive: true });
+        for (const t of ['9', '10', '11'] as const) {
+          const table = paperTable(summaries, t);
+          writeFileAtomic(join(opts.out, `table${t}.md`), `${toMarkdown(table)}\n`);
+          writeFileAtomic(join(opts.out, `table${t}.csv`), toCsv(table));
+        }
+        writeFileAtomic(join(opts.out, 'correlations.md'), `${toMarkdown(corrTable)}\n`);
+        writeFileAtomic(join(opts.out, 'correlations.csv'), toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) }));
+        writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify({ correlations, rankings, effects: fx, pairedTests }, null, 2)}\n`);
+        process.stderr.write(`wrote tables, correlations and analysis.json to ${opts.out}\n`);
+      }
+    });
+
+  program
+    .command('report')
+    .description('a single self-contained HTML report (tables and charts) for several runs')
+    .argument('<files...>', 'summary JSON files or scored records (.jsonl)')
+    .option('-o, --output <file>', 'HTML file', 'llmkb-report.html')
+    .option('--title <text>', 'page title')
+    .action(async (files: string[], opts: { output: string; title?: string }) => {
+      const runs = files.map((f) => loadRun(f, { resamples: 1000, seed: 42 }));
+      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), opts.title ? { title: opts.title } : {}));
+      process.stdout.write(`report -> ${opts.output}\n`);
+    });
+
+  program
+    .command('eval')
+    .description('the whole evaluation: data sets, ask, judge, consistency, metrics and report, per prompt setting')
+    .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
+    .option('--settings <list>', 'comma-separated prompt settings', PROMPT_SETTINGS.join(','))
+    .option('--quick', 'a small seeded subset (50 seen + 50 unseen questions, 5 MCQs) to see a full report in minutes')
+    .option('--data <dir>', 'data set folder (built there if missing)', 'llmkb-data')
+    .option('--data-dir <dir>', 'local copies of the source files for building data sets (default: $LLMKB_DATA_DIR)')
+    .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
+    .option('--seed <n>', 'seed', integer, 42)
+    .option('--max-tokens <n>', 'maximum new tokens per answer', integer, 100)
+    .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', integer)
+    .addOption(new Option('--mode <mode>', 'MCQ answer mode').choices(['logprobs', 'generate']))
+    .option('--judge <spec>', 'judge LLM (default: "judge" in the config; none: lexical rule, approximate)')
+    .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config; none: answer pool)')
+    .option('--embedder <spec>', 'embedding model for few-shot selection (default: "embedder" in the config; none: BM25)')
+    .option('--cutoff <date>', "the model's knowledge cutoff, for building UnseenQA", PAPER_CUTOFF)
+    .option('--params <billions>', 'parameter count (for cross-model analysis)', number)
+    .option('--fine-tuned', 'the model is instruction-tuned / RLHF')
+    .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
+    .action(async (opts: { model?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {
+      const settings = opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of settings) if (!(PROMPT_SETTINGS as readonly string[]).includes(s)) throw new LlmkbError(`unknown prompt setting "${s}"`, { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
+      const ws = workspace(command);
+      try {
+        let entry = ws.entryFor('model', opts.model);
+        if (entry === undefined) {
+          process.stderr.write(`no --model and no "model" in the config: using the embedded default ${DEFAULT_MODEL} (downloaded once into ${join(ws.cacheDir, 'models')})\n`);
+          entry = DEFAULT_MODEL;
+        }
+        const spec = typeof entry === 'string' ? entry : entry.spec;
+        const model = await ws.executor(entry);
+        const judgeEntry = ws.entryFor('judge', opts.judge);
+        const distractorEntry = ws.entryFor('distractor', opts.distractor);
+        const embedderEntry = ws.entryFor('embedder', opts.embedder);
+        const judge = judgeEntry ? await ws.executor(judgeEntry) : undefined;
+        const distractor = distractorEntry ? await ws.executor(distractorEntry) : undefined;
+        const embedder = embedderEntry ? await ws.executor(embedderEntry) : undefined;
+        const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
+        const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : {}) });
+        const result = await evaluateModel({
+          model, modelName: spec, settings: settings as PromptSetting[], runs: ws.runs, dataDir: resolve(opts.data), outDir: resolve(opts.out), cacheDir: ws.cacheDir, seed: opts.seed, maxTokens: opts.maxTokens, cutoff: opts.cutoff,
+          ...(judge ? { judge } : {}), ...(distractor ? { distractor } : {}), ...(embedder ? { embedder } : {}),
+          ...(sourceDataDir ? { sourceDataDir: resolve(sourceDataDir) } : {}),
+          ...(opts.quick ? { quick: { seen: 50, unseen: 50, mcqs: opts.mcqs ?? 5 } } : {}),
+          ...(opts.mcqs === undefined ? {} : { mcqs: opts.mcqs }),
+          ...(opts.mode ? { mode: opts.mode } : {}),
+          ...(meta ? { meta } : {}),
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+        const a = model.accounting;
+        process.stdout.write(`\n${spec}${judge ? '' : '  [APPROXIMATE: no judge LLM, lexical rule]'}\n`);
+        process.stdout.write(`setting        NCR     UR   C_correct  C_wrong   NCCR    IUR\n`);
+        for (const s of result.summaries) {
+          const m = s.metrics;
+          process.stdout.write(`${s.setting.padEnd(12)} ${formatPercent(m.NCR).padStart(6)} ${formatPercent(m.UR).padStart(6)} ${formatPercent(m.C_correct).padStart(10)} ${formatPercent(m.C_wrong).padStart(8)} ${formatPercent(m.NCCR).padStart(6)} ${formatPercent(m.IUR).padStart(6)}\n`);
+        }
+        process.stdout.write(`report: ${result.reportFile}\nsummaries: ${result.summaryFiles.join(', ')}\n`);
+        process.stdout.write(`model calls: ${a.calls} (${a.requests} made, ${a.cacheHits} from the cache)\n`);
+        const failures = failedThresholds(result.summaries, opts.failUnder ?? []);
+        if (failures.length > 0) {
+          throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: 4, hint: 'The evaluation finished; a metric is below the threshold you set.' });
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+}

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { llmkb } from './support/run-cli.js';
+
+const gguf = process.env.LLMKB_TEST_GGUF;
+const dataDir = process.env.LLMKB_DATA_DIR;
+const skip = gguf && dataDir ? false : 'LLMKB_TEST_GGUF and LLMKB_DATA_DIR must both be set';
+if (skip) process.stderr.write(`SKIPPED: llmkb eval end to end: ${skip}\n`);
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
+// Short answers and 3 MCQs keep the 1 MB model's run to about a minute per setting on 2 cores.
+const QUICK = ['eval', '--quick', '--max-tokens', '12', '--mcqs', '3'];
+
+const summaryOf = (out: string, setting: string) => JSON.parse(readFileSync(join(out, `stories260K.gguf.${setting}.summary.json`), 'utf8')) as Record<string, unknown>;
+
+describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }, () => {
+  const work = mkdtempSync(join(tmpdir(), 'llmkb-eval-'));
+  const data = join(work, 'data');
+  const spec = `gguf:${gguf}`;
+
+  it('builds the data sets, runs every stage, writes summaries and a report; a second run makes no model call', async () => {
+    const out = join(work, 'out-a');
+    const args = [...QUICK, '--model', spec, '--settings', 'zero-shot,four-shot-2', '--data', data, '--data-dir', dataDir!, '--out', out, '--store', join(work, 'a.sqlite')];
+    const first = await llmkb(args, { cwd: work });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /ask: 100\/100/);
+    assert.match(first.stderr, /consistency: /);
+    assert.match(first.stdout, /zero-shot .*\n.*four-shot-2/);
+    assert.match(first.stdout, /APPROXIMATE/);
+    assert.ok(existsSync(join(out, 'report.html')));
+    const summary = summaryOf(out, 'zero-shot');
+    assert.deepEqual(Object.keys(summary.metrics as object), ['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR']);
+    assert.equal((summary.counts as { seen: number }).seen, 50);
+    assert.equal((summary.counts as { unseen: number }).unseen, 50);
+    const again = await llmkb(args, { cwd: work });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /model calls: \d+ \(0 made/);
+    assert.equal(readFileSync(join(out, 'stories260K.gguf.four-shot-2.summary.json'), 'utf8'), JSON.stringify(summaryOf(out, 'four-shot-2'), null, 2) + '\n');
+  });
+
+  it('killed during consistency and run again, ends with the same summary as the uninterrupted run', async () => {
+    const out = join(work, 'out-b');
+    const args = [BIN, ...QUICK, '--model', spec, '--settings', 'zero-shot', '--data', data, '--out', out, '--store', join(work, 'b.sqlite')];
+    const child = spawn(process.execPath, args, { cwd: work, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/judge: /.test(stderr)) setTimeout(() => child.kill('SIGKILL'), 3000);
+      });
+      child.on('exit', () => resolve());
+    });
+    assert.match(stderr, /judge: /);
+    assert.doesNotMatch(stderr, /consistency: 100\/100/, 'killed before consistency finished');
+    const resumed = await llmkb(args.slice(1), { cwd: work });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(summaryOf(out, 'zero-shot'), summaryOf(join(work, 'out-a'), 'zero-shot'));
+  });
+
+  it('--fail-under makes it a CI gate: exit code 4 naming the metric', async () => {
+    const r = await llmkb([...QUICK, '--model', spec, '--settings', 'zero-shot', '--data', data, '--out', join(work, 'out-a'), '--store', join(work, 'a.sqlite'), '--fail-under', 'NCCR=0.5'], { cwd: work });
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /--fail-under: NCCR = .* < 0\.5/);
+  });
+});
