@@ -12,18 +12,7 @@ import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
 import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { renderReport } from '../report/html-report.js';
 import type { Workspace } from '../workspace.js';
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
-  return n;
-}
-
-function number(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
-  return n;
-}
+import { finiteNumber, wholeNumber } from './cli-options.js';
 
 const summarySchema = z.object({ schema: z.literal('llmkb-summary-v1'), model: z.string(), setting: z.string(), metrics: z.record(z.string(), z.number().nullable()) }).passthrough();
 
@@ -73,9 +62,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--model <name>', 'model name to show (default: from the file name)')
     .option('--setting <name>', 'prompt setting (default: from the records)')
-    .option('--resamples <n>', 'bootstrap resamples', integer, 1000)
-    .option('--seed <n>', 'bootstrap seed', integer, 42)
-    .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', number)
+    .option('--resamples <n>', 'bootstrap resamples', wholeNumber, 1000)
+    .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
+    .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', finiteNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for the fine-tuning analysis)')
     .option('--base', 'the model is a base model')
     .action((opts: { input: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }) => {
@@ -92,8 +81,8 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .description("Tables 9-11, Table 2's correlations, rankings, answer types, sub-types, effects and paired tests over several runs")
     .argument('<files...>', 'summary JSON files (llmkb metrics --format json / llmkb eval) or scored records (.jsonl)')
     .option('--out <dir>', 'also write table9/10/11 and correlations as Markdown and CSV, and analysis.json, here')
-    .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', integer, 1000)
-    .option('--seed <n>', 'bootstrap seed', integer, 42)
+    .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', wholeNumber, 1000)
+    .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
     .action(async (files: string[], opts: { out?: string; resamples: number; seed: number }) => {
       const runs = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
       const summaries = runs.map((r) => r.summary);
@@ -153,15 +142,15 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--data <dir>', 'data set folder (built there if missing)', 'llmkb-data')
     .option('--data-dir <dir>', 'local copies of the source files for building data sets (default: $LLMKB_DATA_DIR)')
     .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
-    .option('--seed <n>', 'seed', integer, 42)
-    .option('--max-tokens <n>', 'maximum new tokens per answer', integer, 100)
-    .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', integer)
+    .option('--seed <n>', 'seed', wholeNumber, 42)
+    .option('--max-tokens <n>', 'maximum new tokens per answer', wholeNumber, 100)
+    .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', wholeNumber)
     .addOption(new Option('--mode <mode>', 'MCQ answer mode').choices(['logprobs', 'generate']))
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config; none: lexical rule, approximate)')
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config; none: answer pool)')
     .option('--embedder <spec>', 'embedding model for few-shot selection (default: "embedder" in the config; none: BM25)')
     .option('--cutoff <date>', "the model's knowledge cutoff, for building UnseenQA", PAPER_CUTOFF)
-    .option('--params <billions>', 'parameter count (for cross-model analysis)', number)
+    .option('--params <billions>', 'parameter count (for cross-model analysis)', finiteNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF')
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
     .action(async (opts: { model?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {

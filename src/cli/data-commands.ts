@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../data/build-datasets.js';
 import { SEEN_SOURCES } from '../data/seenqa.js';
 import { PAPER_CUTOFF } from '../data/unseenqa.js';
 import type { Workspace } from '../workspace.js';
+import { wholeNumber } from './cli-options.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -11,17 +12,11 @@ interface DataOptions {
   seed: number;
 }
 
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number');
-  return n;
-}
-
 function common(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'local copies of the source files (default: $LLMKB_DATA_DIR); nothing is downloaded when given')
     .option('--out <dir>', 'output folder', 'llmkb-data')
-    .option('--seed <n>', 'random seed', integer, 42);
+    .option('--seed <n>', 'random seed', wholeNumber, 42);
 }
 
 function sourceOptions(ws: Workspace, opts: DataOptions) {
@@ -34,10 +29,10 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
 
   common(data.command('seenqa'))
     .description('build SeenQA: factoid filter, time-sensitive questions removed, seeded sample per source')
-    .option('--per-source <n>', 'questions per source', integer, 1000)
+    .option('--per-source <n>', 'questions per source', wholeNumber, 1000)
     .option('--filter-model <spec>', 'LLM for the time-sensitive check (default: the configured judge)')
     .option('--no-llm-filter', 'use the keyword rule even when a judge is configured')
-    .option('--batch-size <n>', 'questions per time-sensitive prompt', integer, 20)
+    .option('--batch-size <n>', 'questions per time-sensitive prompt', wholeNumber, 20)
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number }, command: Command) => {
       const ws = workspace(command);
       try {
@@ -60,7 +55,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
   common(data.command('unseenqa'))
     .description('generate UnseenQA from the 20 templates of the paper (Table 1)')
     .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", PAPER_CUTOFF)
-    .option('--per-template <n>', 'questions per template', integer, 150)
+    .option('--per-template <n>', 'questions per template', wholeNumber, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const ws = workspace(command);
       try {
@@ -75,7 +70,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
   common(data.command('repositories'))
     .description('build the few-shot repositories R_seen and R_unseen, disjoint from SeenQA and UnseenQA in --out')
     .option('--cutoff <date>', 'the cutoff UnseenQA was built with', PAPER_CUTOFF)
-    .option('--per-template <n>', 'the --per-template UnseenQA was built with', integer, 150)
+    .option('--per-template <n>', 'the --per-template UnseenQA was built with', wholeNumber, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const ws = workspace(command);
       try {

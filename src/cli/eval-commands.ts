@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, runConsistency } from '../consistency/consistency-stage.js';
 import { DATASET_FILES } from '../data/build-datasets.js';
@@ -10,21 +10,7 @@ import { judgeRecords } from '../judging/judge-records.js';
 import { judgedRecordSchema, ResponseJudge, responseRecordSchema, type JudgedRecord } from '../judging/judge-response.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number >= 0');
-  return n;
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-function requireFile(path: string, how: string): string {
-  if (!existsSync(path)) throw new LlmkbError(`${path} not found`, { hint: how });
-  return path;
-}
+import { collect, requireFile, wholeNumber } from './cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
@@ -46,8 +32,8 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--r-seen <file>', 'R_seen repository (default: --data/r_seen.jsonl)')
     .option('--r-unseen <file>', 'R_unseen repository (default: --data/r_unseen.jsonl)')
     .option('--embedder <spec>', 'embedding model for shot selection (default: "embedder" in the config; none: BM25)')
-    .option('--seed <n>', 'seed for shot order', integer, 42)
-    .option('--max-tokens <n>', 'maximum new tokens', integer, 100)
+    .option('--seed <n>', 'seed for shot order', wholeNumber, 42)
+    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, 100)
     .option('--reduce-shots', 'drop shots until a prompt fits the context window (recorded per item) instead of failing')
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string }, command: Command) => {
@@ -109,10 +95,10 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config)')
     .option('--no-distractor-llm', 'build distractors from the answer pool only')
     .addOption(new Option('--mode <mode>', 'answer mode (default: logprobs where the model exposes them)').choices(['logprobs', 'generate']))
-    .option('--mcqs <n>', 'MCQs per (question, response)', integer, 20)
-    .option('--seed <n>', 'seed for distractor sampling and option order', integer, 42)
+    .option('--mcqs <n>', 'MCQs per (question, response)', wholeNumber, 20)
+    .option('--seed <n>', 'seed for distractor sampling and option order', wholeNumber, 42)
     .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')
-    .option('--compare-modes <n>', 'also answer the MCQs of n sampled pairs in the other mode and report agreement', integer, 0)
+    .option('--compare-modes <n>', 'also answer the MCQs of n sampled pairs in the other mode and report agreement', wholeNumber, 0)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number }, command: Command) => {
       const ws = workspace(command);
       try {

@@ -3,10 +3,11 @@
  * calls the library, and prints. User errors end with one message, a hint and a non-zero exit
  * code; only a bug in llmkb prints a stack trace (and only with LLMKB_DEBUG=1).
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { isLlmkbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { Workspace } from '../workspace.js';
+import { wholeNumber } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
@@ -15,12 +16,6 @@ interface GlobalOptions {
   config?: string;
   store?: string;
   cache: boolean;
-}
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0');
-  return n;
 }
 
 export function workspace(command: Command): Workspace {
@@ -51,7 +46,7 @@ export function buildProgram(): Command {
     .command('complete')
     .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
     .requiredOption('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1')
-    .option('--max-tokens <n>', 'maximum new tokens', positiveInt, 100)
+    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, 100)
     .option('--stop <string...>', 'stop sequences')
     .option('--chat', 'send the prompt as a chat message instead of raw text')
     .argument('<prompt>', 'the prompt text')
