@@ -39,7 +39,10 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     const again = await llmkb(args, { cwd: work });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /model calls: \d+ \(0 made/);
-    assert.equal(readFileSync(join(out, 'stories260K.gguf.four-shot-2.summary.json'), 'utf8'), JSON.stringify(summaryOf(out, 'four-shot-2'), null, 2) + '\n');
+    // the same run, scored straight from the store
+    const fromStore = await llmkb(['metrics', '--run', String(summary.runId), '--format', 'json', '--store', join(work, 'a.sqlite')], { cwd: work });
+    assert.equal(fromStore.code, 0, fromStore.stderr);
+    assert.deepEqual(JSON.parse(fromStore.stdout).metrics, summary.metrics);
   });
 
   it('killed during consistency and run again, ends with the same summary as the uninterrupted run', async () => {

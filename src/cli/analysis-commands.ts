@@ -12,7 +12,7 @@ import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
 import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { renderReport } from '../report/html-report.js';
 import type { Workspace } from '../workspace.js';
-import { finiteNumber, wholeNumber } from './cli-options.js';
+import { collect, finiteNumber, wholeNumber } from './cli-options.js';
 
 const summarySchema = z.object({ schema: z.literal('llmkb-summary-v1'), model: z.string(), setting: z.string(), metrics: z.record(z.string(), z.number().nullable()) }).passthrough();
 
@@ -48,6 +48,19 @@ function loadRun(file: string, defaults: { resamples: number; seed: number }): L
   return { summary: parsed.data as unknown as RunSummary };
 }
 
+/** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
+function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): LoadedRun {
+  const run = ws.runs.get(id);
+  if (!run) throw new LlmkbError(`no run ${id} in ${ws.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
+  const judged = run.records<ScoredRecord>('judge');
+  if (judged.size === 0) throw new LlmkbError(`run ${id} has no judged records`, { hint: 'Run the judge stage (llmkb eval) for it first.' });
+  const consistency = run.records<{ consistency: number | null }>('consistency');
+  if (run.stageStatus('consistency') !== 'done') process.stderr.write(`note: run ${id}: the consistency stage is not finished; consistency metrics use the pairs done so far\n`);
+  const records = [...judged.values()].map((r) => ({ ...r, consistency: consistency.get(r.id)?.consistency ?? null }));
+  const summary = summarizeRun(records, { model: run.spec.label ?? run.spec.model, modelIdentity: run.spec.model, setting: run.spec.setting, datasetChecksums: { questions: run.spec.dataset }, runId: run.id, ...defaults });
+  return { summary, records };
+}
+
 function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
   const m = /^([A-Za-z_]+)=(-?[\d.]+)$/.exec(value);
   if (!m || !(METRIC_KEYS as readonly string[]).includes(m[1]!)) throw new InvalidArgumentError(`write METRIC=VALUE with METRIC one of ${METRIC_KEYS.join(', ')} (fractions, e.g. NCCR=0.2)`);
@@ -58,7 +71,8 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
   program
     .command('metrics')
     .description("the paper's metrics for one run, with 95% bootstrap intervals and breakdowns")
-    .requiredOption('-i, --input <file>', 'records with label and consistency (output of `llmkb consistency`)')
+    .option('-i, --input <file>', 'records with label and consistency (output of `llmkb consistency`)')
+    .option('--run <id>', 'a run in the store instead of a file (see `llmkb runs`)')
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--model <name>', 'model name to show (default: from the file name)')
     .option('--setting <name>', 'prompt setting (default: from the records)')
@@ -67,7 +81,18 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', finiteNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for the fine-tuning analysis)')
     .option('--base', 'the model is a base model')
-    .action((opts: { input: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }) => {
+    .action(async (opts: { input?: string; run?: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }, command: Command) => {
+      if (opts.run !== undefined) {
+        const ws = workspace(command);
+        try {
+          const { summary } = loadStoredRun(ws, opts.run, { resamples: opts.resamples, seed: opts.seed });
+          process.stdout.write(opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
+        } finally {
+          await ws.close();
+        }
+        return;
+      }
+      if (opts.input === undefined) throw new LlmkbError('nothing to score', { hint: 'Pass --input FILE (scored records) or --run ID (a run in the store).' });
       const records = readJsonl(opts.input, scoredRecordSchema, 'scored record');
       if (records.length === 0) throw new InputFileError(opts.input, undefined, undefined, 'no records');
       const setting = opts.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
@@ -79,12 +104,22 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
   program
     .command('compare')
     .description("Tables 9-11, Table 2's correlations, rankings, answer types, sub-types, effects and paired tests over several runs")
-    .argument('<files...>', 'summary JSON files (llmkb metrics --format json / llmkb eval) or scored records (.jsonl)')
+    .argument('[files...]', 'summary JSON files (llmkb metrics --format json / llmkb eval) or scored records (.jsonl)')
+    .option('--run <id>', 'a run in the store (repeatable)', collect)
     .option('--out <dir>', 'also write table9/10/11 and correlations as Markdown and CSV, and analysis.json, here')
     .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', wholeNumber, 1000)
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
-    .action(async (files: string[], opts: { out?: string; resamples: number; seed: number }) => {
+    .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number }, command: Command) => {
       const runs = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
+      if (opts.run?.length) {
+        const ws = workspace(command);
+        try {
+          runs.push(...opts.run.map((id) => loadStoredRun(ws, id, { resamples: opts.resamples, seed: opts.seed })));
+        } finally {
+          await ws.close();
+        }
+      }
+      if (runs.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary JSON / records files, or --run ID for runs in the store.' });
       const summaries = runs.map((r) => r.summary);
       const out: string[] = [];
       for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
