@@ -4,8 +4,7 @@
  * put in a random (seeded) order. The answer is the text before the model's next "QUESTION:"
  * (base models go on with the pattern); the raw text is kept too.
  */
-import { createHash } from 'node:crypto';
-import type { QAItem } from '../data/qa-item.js';
+import { checksumOfLines, type QAItem } from '../data/qa-item.js';
 import { SeededRandom } from '../data/seeded-random.js';
 import { ContextOverflowError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
@@ -71,9 +70,7 @@ export interface AskOptions {
 }
 
 export function datasetChecksum(items: readonly QAItem[]): string {
-  const hash = createHash('sha256');
-  for (const item of items) hash.update(`${JSON.stringify(item)}\n`);
-  return `sha256:${hash.digest('hex')}`;
+  return checksumOfLines(items, (item) => JSON.stringify(item));
 }
 
 export function askRun(options: AskOptions): Run {

@@ -3,7 +3,7 @@
  * the model's choices, and Cons(q, r) (paper Eq. 4). Every MCQ (options, the response's letter,
  * the raw output, how it was parsed) is kept in the run store; the output records carry the score.
  */
-import { createHash } from 'node:crypto';
+import { checksumOfLines } from '../data/qa-item.js';
 import { SeededRandom } from '../data/seeded-random.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
@@ -70,9 +70,7 @@ export function answerPoolFrom(records: readonly JudgedRecord[]): AnswerPool {
 }
 
 function checksum(records: readonly JudgedRecord[]): string {
-  const hash = createHash('sha256');
-  for (const r of records) hash.update(`${r.id}\u0000${r.question}\u0000${r.response}\u0000${r.label}\n`);
-  return `sha256:${hash.digest('hex')}`;
+  return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${r.response}\u0000${r.label}`);
 }
 
 /** MCQs of one pair, asked one after another so the shared prompt prefix is reused. */

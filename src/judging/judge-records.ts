@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { checksumOfLines } from '../data/qa-item.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { runStage } from '../store/run-stage.js';
 import type { Run, RunStore } from '../store/run-store.js';
@@ -14,9 +14,7 @@ export interface JudgeRunSummary {
 }
 
 function checksum(records: readonly ResponseRecord[]): string {
-  const hash = createHash('sha256');
-  for (const r of records) hash.update(`${r.id}\u0000${r.question}\u0000${JSON.stringify(r.answers)}\u0000${r.response}\n`);
-  return `sha256:${hash.digest('hex')}`;
+  return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${JSON.stringify(r.answers)}\u0000${r.response}`);
 }
 
 /** Labels every record (resumably, in the run store) and summarises how the labels were decided. */
