@@ -28,15 +28,23 @@ function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | und
   return Object.keys(meta).length ? meta : undefined;
 }
 
+/**
+ * Scored records from a JSONL file, summarised. Setting: from the records (as `llmkb ask` writes
+ * it) unless given; model: from the file name (`<model>.<setting>.records.jsonl`) unless given.
+ */
+function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Required<LoadedRun> {
+  const records = readJsonl(file, scoredRecordSchema, 'scored record');
+  if (records.length === 0) throw new InputFileError(file, undefined, undefined, 'no records');
+  const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
+  const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
+  const model = options.model ?? (stem.endsWith(`.${setting}`) ? stem.slice(0, -setting.length - 1) : stem);
+  return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records };
+}
+
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
 function loadRun(file: string, defaults: { resamples: number; seed: number }): LoadedRun {
   if (!existsSync(file)) throw new InputFileError(file, undefined, undefined, 'not found');
-  if (file.endsWith('.jsonl')) {
-    const records = readJsonl(file, scoredRecordSchema, 'scored record');
-    const setting = typeof records[0]?.setting === 'string' ? (records[0].setting as string) : 'zero-shot';
-    const model = basename(file).replace(/(\.records)?\.jsonl$/, '').replace(new RegExp(`\\.${setting}$`), '');
-    return { summary: summarizeRun(records, { model, setting, ...defaults }), records };
-  }
+  if (file.endsWith('.jsonl')) return loadRecordsFile(file, defaults);
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
@@ -93,11 +101,8 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         return;
       }
       if (opts.input === undefined) throw new LlmkbError('nothing to score', { hint: 'Pass --input FILE (scored records) or --run ID (a run in the store).' });
-      const records = readJsonl(opts.input, scoredRecordSchema, 'scored record');
-      if (records.length === 0) throw new InputFileError(opts.input, undefined, undefined, 'no records');
-      const setting = opts.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
       const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : opts.base ? { fineTuned: false } : {}) });
-      const summary = summarizeRun(records, { model: opts.model ?? basename(opts.input).replace(/\.jsonl$/, ''), setting, resamples: opts.resamples, seed: opts.seed, ...(meta ? { meta } : {}) });
+      const { summary } = loadRecordsFile(opts.input, { resamples: opts.resamples, seed: opts.seed, ...(opts.model ? { model: opts.model } : {}), ...(opts.setting ? { setting: opts.setting } : {}), ...(meta ? { meta } : {}) });
       process.stdout.write(opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
     });
 

@@ -140,28 +140,18 @@ export class ModelExecutor {
     return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood(request, opts), (r) => r.usage);
   }
 
-  /** One cache entry per text, so overlapping batches never pay twice for a text. */
-  async embed(texts: string[], batchSize = 64): Promise<Executed<number[][]>> {
-    const out: number[][] = new Array(texts.length);
-    let allCached = true;
-    let latencyMs = 0;
-    const batches: Array<Promise<void>> = [];
-    for (let start = 0; start < texts.length; start += batchSize) {
-      const slice = texts.slice(start, start + batchSize);
-      batches.push(
-        Promise.all(
-          slice.map((text, j) =>
-            this.#call('embed', { text }, (opts) => this.model.embed({ texts: [text] }, opts), (r: EmbeddingResult) => r.usage).then((e) => {
-              out[start + j] = e.value.embeddings[0]!;
-              allCached &&= e.cached;
-              latencyMs = Math.max(latencyMs, e.latencyMs);
-            }),
-          ),
-        ).then(() => undefined),
-      );
-    }
-    await Promise.all(batches);
-    return { value: out, cached: allCached, latencyMs, key: '' };
+  /**
+   * One cache entry (and one request) per text, so overlapping lists never pay twice for a
+   * text; the texts go out concurrently under the endpoint's concurrency limit.
+   */
+  async embed(texts: string[]): Promise<Executed<number[][]>> {
+    const results = await Promise.all(texts.map((text) => this.#call('embed', { text }, (opts) => this.model.embed({ texts: [text] }, opts), (r: EmbeddingResult) => r.usage)));
+    return {
+      value: results.map((e) => e.value.embeddings[0]!),
+      cached: results.every((e) => e.cached),
+      latencyMs: Math.max(0, ...results.map((e) => e.latencyMs)),
+      key: '',
+    };
   }
 
   async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {

@@ -68,7 +68,9 @@ function groupBy(records: readonly ScoredRecord[], key: (r: ScoredRecord) => str
   const buckets = new Map<string, ScoredRecord[]>();
   for (const r of records) {
     const k = key(r) ?? 'unknown';
-    buckets.set(k, [...(buckets.get(k) ?? []), r]);
+    const bucket = buckets.get(k);
+    if (bucket) bucket.push(r);
+    else buckets.set(k, [r]);
   }
   return Object.fromEntries([...buckets.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, rs]) => [k, group(rs)]));
 }
