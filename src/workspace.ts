@@ -29,7 +29,8 @@ export class Workspace {
   readonly storePath: string;
   readonly #noCache: boolean;
   readonly #env: NodeJS.ProcessEnv;
-  readonly #models: LanguageModel[] = [];
+  /** Loaded models by what defines them: roles naming the same model share one (one GGUF load). */
+  readonly #models = new Map<string, Promise<LanguageModel>>();
 
   constructor(options: WorkspaceOptions = {}) {
     this.#env = options.env ?? process.env;
@@ -54,19 +55,28 @@ export class Workspace {
   }
 
   async executor(entry: ModelEntry): Promise<ModelExecutor> {
-    const model = await createLanguageModel(entry, { cacheDir: this.cacheDir, env: this.#env });
-    this.#models.push(model);
-    const options = entryOptions(entry);
+    // Time-outs and retries belong to the executor; everything else defines the model.
+    const { timeoutMs, maxRetries, ...modelOptions } = entryOptions(entry);
+    const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
+    let loading = this.#models.get(key);
+    if (!loading) {
+      loading = createLanguageModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
+      this.#models.set(key, loading);
+      loading.catch(() => this.#models.delete(key));
+    }
+    const model = await loading;
     return new ModelExecutor(model, {
       cache: this.#noCache ? null : this.cache,
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      ...(modelOptions.concurrency === undefined ? {} : { concurrency: modelOptions.concurrency }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
     });
   }
 
   async close(): Promise<void> {
-    for (const model of this.#models.splice(0)) await model.close();
+    const loaded = await Promise.allSettled(this.#models.values());
+    this.#models.clear();
+    for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
     if (this.db.open) this.db.close();
   }
 }

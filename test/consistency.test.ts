@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runConsistency } from '../src/consistency/consistency-stage.js';
 import type { AnsweredMcq } from '../src/consistency/mcq.js';
@@ -11,7 +13,9 @@ import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-pro
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
+import { toJsonl } from '../src/data/qa-item.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
+import { llmkb } from './support/run-cli.js';
 
 const judged = (id: string, question: string, response: string, label: JudgedRecord['label'], dataset: 'seen' | 'unseen' = 'seen'): JudgedRecord => ({
   id, dataset, source: dataset === 'seen' ? 'nq' : 'T13', question, answers: dataset === 'seen' ? ['William Shakespeare'] : [], answerType: 'person', response,
@@ -91,6 +95,57 @@ describe('Cons(q, r) on a scripted loopback server', () => {
       assert.equal(first.diagnostics.pairsToppedUpFromPool, 2, 'fewer than 3 usable: topped up from the answer pool');
       const a = first.records.find((r) => r.id === 'a')!;
       assert.equal(a.consistencyDetail?.toppedUp !== undefined && a.consistencyDetail.toppedUp > 0, true);
+    } finally {
+      await server.close();
+    }
+  });
+  it('generate mode leaves room for an answer given as the option\'s text, and stops at the next QA block', async () => {
+    const long = 'The Honourable Company of Master Mariners of the City of London';
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => {
+        if (prompt.startsWith('INSTRUCTION: For the given')) return ` ${Array.from({ length: 20 }, (_, i) => `Guild ${i + 1}`).join(' [SEP] ')}`;
+        return ` ${long}\nQUESTION: Who else? ${'and more words '.repeat(40)}`;
+      },
+    });
+    try {
+      const records = [judged('g', 'Which livery company owns HQS Wellington?', long, 'correct')];
+      const { run, records: out, diagnostics } = await runConsistency({ records, executor: executorFor(server, 'm'), distractor: executorFor(server, 'distractor'), mode: 'generate', mcqs: 5, seed: 2, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+      assert.equal(diagnostics.invalidAnswers, 0);
+      assert.equal(out[0]!.consistency, 1, 'the option text names the response every time');
+      const mcqs = run.records<{ mcqs: AnsweredMcq[] }>('consistency').get('g')!.mcqs;
+      assert.ok(mcqs.every((m) => m.parse === 'option-text' && m.raw === ` ${long}`), 'cut at the next QUESTION:, nothing lost to the budget');
+      const request = server.requests.find((q) => String(q.body.prompt).startsWith(MCQ_INSTRUCTION))!;
+      assert.ok(Number(request.body.max_tokens) >= 12 && Number(request.body.max_tokens) <= 100);
+      assert.deepEqual(request.body.stop, ['\nQUESTION:', '\nINSTRUCTION:']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('llmkb consistency', () => {
+  it('scores labelled records end to end, reports mode agreement, and reruns from the cache', async () => {
+    const server = await alwaysA();
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-cons-'));
+    try {
+      writeFileSync(join(dir, 'labeled.jsonl'), toJsonl(RECORDS));
+      const args = ['consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', `vllm:${server.baseURL}/m`, '--distractor', `vllm:${server.baseURL}/distractor`, '--mcqs', '4'];
+      const first = await llmkb(args, { cwd: dir });
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /Cons\(q, r\) for 3 correct\/wrong responses, 12 MCQs \(logprobs; distractors: LLM /);
+      assert.match(first.stdout, /logprobs vs generate: the same choice in 12\/12 MCQs \(100\.0%\)/, 'all three pairs sampled, both modes pick A');
+      const out = readFileSync(join(dir, 'consistency.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; consistency: number | null });
+      assert.deepEqual(out.map((r) => r.id), ['a', 'b', 'c', 'd']);
+      assert.ok(out.every((r) => (r.id === 'c' ? r.consistency === null : typeof r.consistency === 'number')));
+      const calls = server.requests.length;
+      const again = await llmkb([...args, '-o', 'again.jsonl'], { cwd: dir });
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(server.requests.length, calls, 'finished stage and cached comparison: no model call');
+      assert.equal(readFileSync(join(dir, 'again.jsonl'), 'utf8'), readFileSync(join(dir, 'consistency.jsonl'), 'utf8'));
+      const bad = await llmkb(['consistency', '-i', 'missing.jsonl', '--model', `vllm:${server.baseURL}/m`], { cwd: dir });
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /missing\.jsonl/);
+      assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
     } finally {
       await server.close();
     }

@@ -29,6 +29,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /ask: 100\/100/);
     assert.match(first.stderr, /consistency: /);
+    assert.match(first.stderr, /zero-shot: logprobs and the other answer mode chose the same option in \d+\/\d+ sampled MCQs/);
     assert.match(first.stdout, /zero-shot .*\n.*four-shot-2/);
     assert.match(first.stdout, /APPROXIMATE/);
     assert.ok(existsSync(join(out, 'report.html')));

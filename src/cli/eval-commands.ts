@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
-import { compareAnswerModes, runConsistency } from '../consistency/consistency-stage.js';
+import { compareAnswerModes, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import { DATASET_FILES } from '../data/build-datasets.js';
 import { readJsonl, readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
 import { LlmkbError } from '../errors.js';
@@ -98,7 +98,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--mcqs <n>', 'MCQs per (question, response)', wholeNumber, 20)
     .option('--seed <n>', 'seed for distractor sampling and option order', wholeNumber, 42)
     .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')
-    .option('--compare-modes <n>', 'also answer the MCQs of n sampled pairs in the other mode and report agreement', wholeNumber, 0)
+    .option('--compare-modes <n>', 'answer the MCQs of n sampled pairs in the other mode too and report how often the modes agree (0: off)', wholeNumber, MODE_AGREEMENT_SAMPLE)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number }, command: Command) => {
       const ws = workspace(command);
       try {

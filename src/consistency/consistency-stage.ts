@@ -169,6 +169,9 @@ export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics
   return d;
 }
 
+/** Pairs whose MCQs are answered in both modes by default, to report how often the modes agree. */
+export const MODE_AGREEMENT_SAMPLE = 5;
+
 /**
  * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered
  * again in the other mode. Returns null when the provider supports only one mode.

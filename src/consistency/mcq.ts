@@ -98,6 +98,20 @@ export function parseChoice(output: string, mcq: Mcq): { choice: Letter | null; 
 
 export type AnswerMode = 'logprobs' | 'generate';
 
+/** Where a generated answer has certainly ended: the model has started the next QA block. */
+export const GENERATE_STOP = ['\nQUESTION:', '\nINSTRUCTION:'];
+
+/**
+ * Generate mode's token budget for one MCQ: room for the letter and, since a model may answer
+ * with the option's text instead, for the longest option (at most about 2 characters a token,
+ * numbers and rare names included), capped at the QA answer budget. A model that answers with a
+ * letter and a newline stops long before it.
+ */
+export function generateBudget(mcq: Mcq): number {
+  const longest = Math.max(0, ...mcq.options.map((o) => o.length));
+  return Math.min(100, 4 + Math.ceil(longest / 2));
+}
+
 /** Asks one MCQ. Returns the answered MCQ and whether the call came from the cache. */
 export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mcq, mode: AnswerMode): Promise<{ answered: AnsweredMcq; cached: boolean; evaluatedTokens: number }> {
   const letters = LETTERS.slice(0, mcq.options.length);
@@ -119,7 +133,7 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
       evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
     };
   }
-  const r = await executor.complete({ prompt, maxTokens: 4 });
+  const r = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP });
   const { choice, parse } = parseChoice(r.value.text, mcq);
   return {
     answered: { ...mcq, raw: r.value.text, choice, parse, choseResponse: choice === mcq.responseLetter },

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
-import { defaultAnswerMode, runConsistency } from '../consistency/consistency-stage.js';
+import { compareAnswerModes, defaultAnswerMode, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
 import { readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
@@ -107,6 +107,8 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
+    const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
+    if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
     const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, ...(options.meta ? { meta: options.meta } : {}) });
     const base = join(options.outDir, `${slug(options.modelName)}.${setting}`);
     writeFileAtomic(`${base}.records.jsonl`, toJsonl(scored));

@@ -145,8 +145,13 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}): Pr
         };
       } else {
         const full = (script.complete ?? defaultCompletion)(prompt, body);
-        const { text, finish } = applyStop(full, body.stop);
-        const completionTokens = Math.min(tokenizeWithOffsets(text).length, Number(body.max_tokens ?? 16));
+        const stopped = applyStop(full, body.stop);
+        // As a server does: generation ends at max_tokens (here a token is a word with its leading space).
+        const maxTokens = Number(body.max_tokens ?? 16);
+        const words = tokenizeWithOffsets(stopped.text);
+        const text = words.length > maxTokens ? stopped.text.slice(0, words[maxTokens]!.offset) : stopped.text;
+        const finish = words.length > maxTokens ? 'length' : stopped.finish;
+        const completionTokens = Math.min(words.length, maxTokens);
         json = {
           id: `cmpl-${index}`, object: 'text_completion', created, model,
           choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null, prompt_logprobs: null }],
