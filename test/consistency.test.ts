@@ -99,6 +99,30 @@ describe('Cons(q, r) on a scripted loopback server', () => {
       await server.close();
     }
   });
+  it('counts bad MCQ replies, over-long responses and 200-item distractor replies in the diagnostics, without a crash', async () => {
+    const essay = `Ben Jonson, ${'who wrote many plays and masques for the court, '.repeat(45)}`.slice(0, 2000);
+    let n = 0;
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => {
+        if (prompt.startsWith('INSTRUCTION: For the given')) return ` ${Array.from({ length: 200 }, (_, i) => `Playwright ${i + 1}`).join(' [SEP] ')}`;
+        n += 1;
+        return n % 2 === 0 ? ' La réponse est B' : ' A and C';
+      },
+    });
+    try {
+      const records = [judged('a', 'Who wrote Hamlet?', 'William Shakespeare', 'correct'), judged('b', 'Who wrote Volpone?', essay, 'wrong')];
+      const { records: out, diagnostics } = await runConsistency({ records, executor: executorFor(server, 'm'), distractor: executorFor(server, 'distractor'), mode: 'generate', mcqs: 6, seed: 5, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+      assert.equal(essay.length, 2000);
+      assert.equal(diagnostics.mcqs, 12);
+      assert.equal(diagnostics.invalidAnswers, 12, 'another language and two letters are both invalid');
+      assert.equal(diagnostics.optionsShortened, 6, 'every MCQ of the 2,000-character response');
+      assert.equal(diagnostics.distractorRepliesOverTwenty, 2);
+      assert.deepEqual(out.map((r) => r.consistency), [0, 0], 'an invalid answer never counts as choosing the response');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('generate mode leaves room for an answer given as the option\'s text, and stops at the next QA block', async () => {
     const long = 'The Honourable Company of Master Mariners of the City of London';
     const server = await startOpenAICompatibleServer({

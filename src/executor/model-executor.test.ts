@@ -5,7 +5,7 @@ import { ModelCallError } from '../errors.js';
 import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
-import { ModelExecutor, type ExecutorOptions } from './model-executor.js';
+import { EMBED_BATCH, ModelExecutor, type ExecutorOptions } from './model-executor.js';
 
 function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleProvider {
   return new OpenAICompatibleProvider({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -178,9 +178,38 @@ describe('ModelExecutor', () => {
       const second = await ex.embed(['kiwi', 'apple', 'banana']);
       assert.deepEqual(first.value, [[6, 3, 1], [4, 0, 1]]);
       assert.deepEqual(second.value, [[4, 0, 1], [5, 1, 1], [6, 3, 1]]);
-      assert.equal(server.requests.length, 3);
+      assert.deepEqual(server.requests.map((r) => r.body.input), [['banana', 'kiwi'], ['apple']], 'one request per list, only the new text the second time');
+      assert.equal(second.cached, false);
+      assert.equal((await ex.embed(['apple', 'kiwi'])).cached, true);
+      assert.equal(server.requests.length, 2);
     } finally {
       await server.close();
+    }
+  });
+
+  it('sends uncached texts EMBED_BATCH to a request, retries a failed batch, and a failure reaches every text of it', async () => {
+    const server = await startOpenAICompatibleServer({ fault: (i) => (i === 0 ? { kind: 'status', status: 503 } : undefined) });
+    try {
+      const ex = executor([server.baseURL]);
+      const texts = Array.from({ length: 2 * EMBED_BATCH + 22 }, (_, i) => `text ${i}`);
+      const r = await ex.embed([...texts, 'text 0']);
+      assert.equal(r.value.length, texts.length + 1);
+      assert.deepEqual(r.value[texts.length], r.value[0], 'a repeated text gets the same vector');
+      assert.deepEqual(r.value[1], [6, 0, 1]);
+      const sizes = server.requests.slice(1).map((q) => (q.body.input as string[]).length).sort((a, b) => a - b);
+      assert.deepEqual(sizes, [22, EMBED_BATCH, EMBED_BATCH]);
+      assert.equal(ex.accounting.retries, 1, 'the 503 was retried');
+      assert.equal(ex.accounting.calls, texts.length);
+    } finally {
+      await server.close();
+    }
+    const broken = await startOpenAICompatibleServer({ fault: (i) => (i === 0 ? { kind: 'status', status: 400 } : undefined) });
+    try {
+      const ex = executor([broken.baseURL]);
+      await assert.rejects(ex.embed(['a', 'b']), ModelCallError);
+      assert.deepEqual((await ex.embed(['a', 'b'])).value, [[1, 1, 1], [1, 0, 1]], 'nothing of the failed batch stays in flight');
+    } finally {
+      await broken.close();
     }
   });
 

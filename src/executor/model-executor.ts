@@ -75,6 +75,9 @@ interface Waiter {
   resolve: (endpoint: Endpoint) => void;
 }
 
+/** Texts per embeddings request. */
+export const EMBED_BATCH = 64;
+
 const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
   complete: 'completion',
   chat: 'chat',
@@ -141,11 +144,51 @@ export class ModelExecutor {
   }
 
   /**
-   * One cache entry (and one request) per text, so overlapping lists never pay twice for a
-   * text; the texts go out concurrently under the endpoint's concurrency limit.
+   * One cache entry per text, so overlapping lists never pay twice for a text; the texts not
+   * cached go out EMBED_BATCH to a request (servers take lists, and hosted APIs limit requests
+   * per minute), the batches concurrently under the endpoint's concurrency limit.
    */
   async embed(texts: string[]): Promise<Executed<number[][]>> {
-    const results = await Promise.all(texts.map((text) => this.#call('embed', { text }, (opts) => this.model.embed({ texts: [text] }, opts), (r: EmbeddingResult) => r.usage)));
+    if (!this.model.capabilities.embeddings) throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support embed`);
+    const perText = new Map<string, Promise<Executed<EmbeddingResult>>>();
+    const toFetch: Array<{ text: string; key: string; settle: { resolve: (e: Executed<EmbeddingResult>) => void; reject: (e: unknown) => void } }> = [];
+    for (const text of new Set(texts)) {
+      this.accounting.calls += 1;
+      const key = cacheKey(this.model.cacheIdentity, 'embed', { text });
+      const found = this.#fromCacheOrFlight<EmbeddingResult>(key);
+      if (found) {
+        perText.set(text, found);
+        continue;
+      }
+      let settle!: (typeof toFetch)[number]['settle'];
+      const promise = new Promise<Executed<EmbeddingResult>>((resolve, reject) => (settle = { resolve, reject }));
+      this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
+      // Also marks a failure as handled here: the caller sees it through perText below.
+      void promise.then(() => this.#inFlight.delete(key), () => this.#inFlight.delete(key));
+      perText.set(text, promise);
+      toFetch.push({ text, key, settle });
+    }
+    const batches: (typeof toFetch)[] = [];
+    for (let i = 0; i < toFetch.length; i += EMBED_BATCH) batches.push(toFetch.slice(i, i + EMBED_BATCH));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const request = { texts: batch.map((b) => b.text) };
+        try {
+          const r = await this.#execute('embed', null, request, (opts) => this.model.embed(request, opts), (v: EmbeddingResult) => v.usage);
+          const totalChars = Math.max(1, request.texts.reduce((n, t) => n + t.length, 0));
+          for (const [i, b] of batch.entries()) {
+            // The request's tokens, shared out by length: what a cache hit on this text saves.
+            const promptTokens = Math.round((r.value.usage.promptTokens * b.text.length) / totalChars);
+            const single: EmbeddingResult = { embeddings: [r.value.embeddings[i]!], usage: { promptTokens, completionTokens: 0, evaluatedTokens: promptTokens } };
+            await this.#cache?.put(b.key, this.model.cacheIdentity, 'embed', { text: b.text }, { response: single, promptTokens, completionTokens: 0, latencyMs: r.latencyMs });
+            b.settle.resolve({ value: single, cached: false, latencyMs: r.latencyMs, key: b.key });
+          }
+        } catch (error) {
+          for (const b of batch) b.settle.reject(error);
+        }
+      }),
+    );
+    const results = await Promise.all(texts.map((t) => perText.get(t)!));
     return {
       value: results.map((e) => e.value.embeddings[0]!),
       cached: results.every((e) => e.cached),
@@ -154,25 +197,32 @@ export class ModelExecutor {
     };
   }
 
+  /** A cached answer, or the promise of an identical call already in flight (counted as a hit). */
+  #fromCacheOrFlight<T>(key: string): Promise<Executed<T>> | undefined {
+    const hit = this.#cache?.get(key);
+    if (hit) {
+      this.accounting.cacheHits += 1;
+      this.accounting.cachedPromptTokens += hit.promptTokens;
+      this.accounting.cachedCompletionTokens += hit.completionTokens;
+      return Promise.resolve({ value: hit.response as T, cached: true, latencyMs: hit.latencyMs, key });
+    }
+    // Identical calls in flight at once (the same question asked twice) share one request.
+    const pending = this.#inFlight.get(key);
+    if (pending) {
+      this.accounting.cacheHits += 1;
+      return pending.then((e) => ({ ...(e as Executed<T>), cached: true }));
+    }
+    return undefined;
+  }
+
   async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     this.accounting.calls += 1;
     if (!this.model.capabilities[CAPABILITY[kind]]) {
       throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
     }
     const key = cacheKey(this.model.cacheIdentity, kind, params);
-    const hit = this.#cache?.get(key);
-    if (hit) {
-      this.accounting.cacheHits += 1;
-      this.accounting.cachedPromptTokens += hit.promptTokens;
-      this.accounting.cachedCompletionTokens += hit.completionTokens;
-      return { value: hit.response as T, cached: true, latencyMs: hit.latencyMs, key };
-    }
-    // Identical calls in flight at once (the same question asked twice) share one request.
-    const pending = this.#inFlight.get(key);
-    if (pending) {
-      this.accounting.cacheHits += 1;
-      return { ...((await pending) as Executed<T>), cached: true };
-    }
+    const found = this.#fromCacheOrFlight<T>(key);
+    if (found) return found;
     const promise = this.#execute(kind, key, params, run, usageOf);
     this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
     try {
@@ -182,7 +232,8 @@ export class ModelExecutor {
     }
   }
 
-  async #execute<T>(kind: Kind, key: string, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
+  /** One model call with retries; `key` null: the caller caches the result itself. */
+  async #execute<T>(kind: Kind, key: string | null, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     for (let attempt = 0; ; attempt++) {
       const endpoint = await this.#acquire();
       const started = performance.now();
@@ -202,7 +253,7 @@ export class ModelExecutor {
         this.accounting.completionTokens += usage.completionTokens;
         this.accounting.evaluatedTokens += usage.evaluatedTokens;
         this.accounting.latencyMsTotal += latencyMs;
-        if (this.#cache) {
+        if (this.#cache && key !== null) {
           await this.#cache.put(key, this.model.cacheIdentity, kind, params, {
             response: value,
             promptTokens: usage.promptTokens,
@@ -210,7 +261,7 @@ export class ModelExecutor {
             latencyMs,
           });
         }
-        return { value: value as T, cached: false, latencyMs, key };
+        return { value: value as T, cached: false, latencyMs, key: key ?? '' };
       }
       const normalized = normalizeError(error, this.#timeoutMs, endpoint.url);
       const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
