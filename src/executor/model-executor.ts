@@ -149,7 +149,7 @@ export class ModelExecutor {
    * per minute), the batches concurrently under the endpoint's concurrency limit.
    */
   async embed(texts: string[]): Promise<Executed<number[][]>> {
-    if (!this.model.capabilities.embeddings) throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support embed`);
+    this.#assertCapable('embed');
     const perText = new Map<string, Promise<Executed<EmbeddingResult>>>();
     const toFetch: Array<{ text: string; key: string; settle: { resolve: (e: Executed<EmbeddingResult>) => void; reject: (e: unknown) => void } }> = [];
     for (const text of new Set(texts)) {
@@ -197,6 +197,12 @@ export class ModelExecutor {
     };
   }
 
+  #assertCapable(kind: Kind): void {
+    if (!this.model.capabilities[CAPABILITY[kind]]) {
+      throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
+    }
+  }
+
   /** A cached answer, or the promise of an identical call already in flight (counted as a hit). */
   #fromCacheOrFlight<T>(key: string): Promise<Executed<T>> | undefined {
     const hit = this.#cache?.get(key);
@@ -217,9 +223,7 @@ export class ModelExecutor {
 
   async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     this.accounting.calls += 1;
-    if (!this.model.capabilities[CAPABILITY[kind]]) {
-      throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
-    }
+    this.#assertCapable(kind);
     const key = cacheKey(this.model.cacheIdentity, kind, params);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
