@@ -14,6 +14,9 @@ import type { ProgressOptions } from '../progress/progress.js';
 import { runStage } from '../store/run-stage.js';
 import type { Run, RunStore } from '../store/run-store.js';
 
+/** New tokens a QA answer may take (greedy decoding). */
+export const ANSWER_MAX_TOKENS = 100;
+
 export const PROMPT_SETTINGS = ['zero-shot', 'four-shot', 'four-shot-2'] as const;
 export type PromptSetting = (typeof PROMPT_SETTINGS)[number];
 
@@ -79,13 +82,13 @@ export function askRun(options: AskOptions): Run {
     dataset: datasetChecksum(options.items),
     setting: options.setting,
     seed: options.seed,
-    params: { maxTokens: options.maxTokens ?? 100, shots: options.setting === 'zero-shot' ? 'none' : options.selector?.id ?? 'none', reduceShots: options.reduceShots ?? false },
+    params: { maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, shots: options.setting === 'zero-shot' ? 'none' : options.selector?.id ?? 'none', reduceShots: options.reduceShots ?? false },
     ...(options.label === undefined ? {} : { label: options.label }),
   });
 }
 
 export async function askQuestions(options: AskOptions): Promise<{ run: Run; records: AskedRecord[] }> {
-  const maxTokens = options.maxTokens ?? 100;
+  const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
   const run = options.run ?? askRun(options);
   if (options.setting !== 'zero-shot') {
     if (!options.selector) throw new Error(`${options.setting} needs the few-shot repositories`);

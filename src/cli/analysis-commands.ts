@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
-import { PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
+import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
 import { readJsonl, writeFileAtomic } from '../data/qa-item.js';
 import { PAPER_CUTOFF } from '../data/unseenqa.js';
 import { InputFileError, LlmkbError } from '../errors.js';
@@ -183,7 +183,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--data-dir <dir>', 'local copies of the source files for building data sets (default: $LLMKB_DATA_DIR)')
     .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
     .option('--seed <n>', 'seed', wholeNumber, 42)
-    .option('--max-tokens <n>', 'maximum new tokens per answer', wholeNumber, 100)
+    .option('--max-tokens <n>', 'maximum new tokens per answer', wholeNumber, ANSWER_MAX_TOKENS)
     .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', wholeNumber)
     .addOption(new Option('--mode <mode>', 'MCQ answer mode').choices(['logprobs', 'generate']))
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config; none: lexical rule, approximate)')

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
+import { ANSWER_MAX_TOKENS, askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import { DATASET_FILES } from '../data/build-datasets.js';
 import { readJsonl, readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
@@ -33,7 +33,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--r-unseen <file>', 'R_unseen repository (default: --data/r_unseen.jsonl)')
     .option('--embedder <spec>', 'embedding model for shot selection (default: "embedder" in the config; none: BM25)')
     .option('--seed <n>', 'seed for shot order', wholeNumber, 42)
-    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, 100)
+    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, ANSWER_MAX_TOKENS)
     .option('--reduce-shots', 'drop shots until a prompt fits the context window (recorded per item) instead of failing')
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string }, command: Command) => {

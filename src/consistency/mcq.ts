@@ -17,6 +17,7 @@
  * All the MCQs of one question share everything up to the options, so a server with prefix
  * caching (vLLM) and the in-process runtime evaluate that prefix once.
  */
+import { ANSWER_MAX_TOKENS } from '../asking/ask-questions.js';
 import { SeededRandom } from '../data/seeded-random.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { normalizeAnswer } from '../judging/normalize-answer.js';
@@ -109,7 +110,7 @@ export const GENERATE_STOP = ['\nQUESTION:', '\nINSTRUCTION:'];
  */
 export function generateBudget(mcq: Mcq): number {
   const longest = Math.max(0, ...mcq.options.map((o) => o.length));
-  return Math.min(100, 4 + Math.ceil(longest / 2));
+  return Math.min(ANSWER_MAX_TOKENS, 4 + Math.ceil(longest / 2));
 }
 
 /** Asks one MCQ. Returns the answered MCQ and whether the call came from the cache. */

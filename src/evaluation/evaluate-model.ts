@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
+import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, defaultAnswerMode, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
@@ -92,7 +92,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       seed: options.seed,
       params: {
         kind: 'eval',
-        maxTokens: options.maxTokens ?? 100,
+        maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS,
         shots: setting === 'zero-shot' ? 'none' : selector.id,
         judge: options.judge?.model.cacheIdentity ?? 'lexical-v1',
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
@@ -102,7 +102,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       label: options.modelName,
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
-    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens: options.maxTokens ?? 100, runs: options.runs, run, label: options.modelName });
+    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, runs: options.runs, run, label: options.modelName });
     const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v1', runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
