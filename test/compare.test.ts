@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pairedBootstrap, pearson } from '../src/analysis/compare-runs.js';
+import { distinguishRuns, pairedBootstrap, pearson } from '../src/analysis/compare-runs.js';
+import { resultFileStem } from '../src/evaluation/evaluate-model.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import type { MetricRecord } from '../src/metrics/reliability-metrics.js';
@@ -35,6 +36,40 @@ describe('llmkb compare', () => {
     const analysis = JSON.parse(readFileSync(join(dir, 'out', 'analysis.json'), 'utf8'));
     assert.equal(analysis.rankings['zero-shot'].UR[0].model, 'Flan-T5 0.78B', 'UR = 100% ranks first');
     assert.ok(analysis.effects.size.length >= 2 && analysis.effects.fineTuning.length === 2);
+  });
+
+  it('never merges two runs that carry the same label: each is shown, told apart, and the user is warned', async () => {
+    const [a, b] = paperSummaries(['zero-shot']);
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-identity-'));
+    // Two different models under one label (as when two specs end in the same file name), one setting.
+    const same = [{ ...a!, model: 'model.gguf', modelIdentity: 'llama:sha256=aaaa', runId: '1111111111111111' }, { ...b!, model: 'model.gguf', modelIdentity: 'llama:sha256=bbbb', runId: '2222222222222222' }];
+    const files = same.map((s, i) => {
+      const f = join(dir, `${i}.summary.json`);
+      writeFileSync(f, JSON.stringify(s));
+      return f;
+    });
+    const r = await llmkb(['compare', '--json', ...files]);
+    assert.equal(r.code, 0, r.stderr);
+    const analysis = JSON.parse(r.stdout) as { runs: Array<{ label: string }>; table9: { rows: string[][] }; warnings: string[] };
+    assert.deepEqual(analysis.runs.map((x) => x.label), ['model.gguf [llama:sha256=aaaa]', 'model.gguf [llama:sha256=bbbb]']);
+    assert.equal(analysis.table9.rows.length, 2, 'two rows, not one');
+    assert.match(r.stderr, /warning: runs with the same label are shown apart/);
+    const report = await llmkb(['report', ...files, '-o', join(dir, 'report.html')]);
+    assert.equal(report.code, 0, report.stderr);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    assert.match(html, /model\.gguf \[llama:sha256=aaaa\]/);
+    assert.match(html, /model\.gguf \[llama:sha256=bbbb\]/);
+    // One model judged twice in one setting: told apart by run id. Same model in two settings: one row, as before.
+    const twice = distinguishRuns([{ ...a!, model: 'm', runId: 'aaaaaaaa11' }, { ...a!, model: 'm', runId: 'bbbbbbbb22' }, { ...a!, model: 'n', setting: 'zero-shot' }, { ...a!, model: 'n', setting: 'four-shot' }]);
+    assert.deepEqual(twice.summaries.map((s) => s.model), ['m [run aaaaaaaa]', 'm [run bbbbbbbb]', 'n', 'n']);
+  });
+
+  it('names result files by the whole label, so models whose specs end alike never overwrite each other', () => {
+    assert.notEqual(resultFileStem('gguf:/tmp/a/model.gguf'), resultFileStem('gguf:/tmp/b/model.gguf'));
+    assert.equal(resultFileStem('vllm:http://localhost:8000/v1/meta-llama/Meta-Llama-3-8B'), 'vllm_http_localhost_8000_v1_meta-llama_Meta-Llama-3-8B');
+    const long = resultFileStem(`gguf:/${'x'.repeat(200)}/a.gguf`);
+    assert.ok(long.length <= 100 && long.endsWith('a.gguf'));
+    assert.notEqual(long, resultFileStem(`gguf:/${'x'.repeat(201)}/a.gguf`));
   });
 
   it('computes Pearson r and a two-sided p-value', () => {

@@ -156,7 +156,7 @@ describe('llmkb consistency', () => {
       const args = ['consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', `vllm:${server.baseURL}/m`, '--distractor', `vllm:${server.baseURL}/distractor`, '--mcqs', '4'];
       const first = await llmkb(args, { cwd: dir });
       assert.equal(first.code, 0, first.stderr);
-      assert.match(first.stdout, /Cons\(q, r\) for 3 correct\/wrong responses, 12 MCQs \(logprobs; distractors: LLM /);
+      assert.match(first.stdout, /Cons\(q, r\) for 3 correct\/wrong responses, 12 MCQs \(generate; distractors: LLM /, "the paper's answer mode by default");
       assert.match(first.stdout, /logprobs vs generate: the same choice in 12\/12 MCQs \(100\.0%\)/, 'all three pairs sampled, both modes pick A');
       const out = readFileSync(join(dir, 'consistency.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; consistency: number | null });
       assert.deepEqual(out.map((r) => r.id), ['a', 'b', 'c', 'd']);

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { resultFileStem } from '../src/evaluation/evaluate-model.js';
 import { llmkb } from './support/run-cli.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
@@ -15,7 +16,8 @@ const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 // Short answers and 3 MCQs keep the 1 MB model's run to about a minute per setting on 2 cores.
 const QUICK = ['eval', '--quick', '--max-tokens', '12', '--mcqs', '3'];
 
-const summaryOf = (out: string, setting: string) => JSON.parse(readFileSync(join(out, `stories260K.gguf.${setting}.summary.json`), 'utf8')) as Record<string, unknown>;
+const resultFile = (out: string, setting: string, kind: 'summary.json' | 'records.jsonl' | 'run.json') => join(out, `${resultFileStem(`gguf:${gguf}`)}.${setting}.${kind}`);
+const summaryOf = (out: string, setting: string) => JSON.parse(readFileSync(resultFile(out, setting, 'summary.json'), 'utf8')) as Record<string, unknown>;
 
 describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }, () => {
   const work = mkdtempSync(join(tmpdir(), 'llmkb-eval-'));
@@ -29,7 +31,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /ask: 100\/100/);
     assert.match(first.stderr, /consistency: /);
-    assert.match(first.stderr, /zero-shot: logprobs and the other answer mode chose the same option in \d+\/\d+ sampled MCQs/);
+    assert.match(first.stderr, /zero-shot: generate and the other answer mode chose the same option in \d+\/\d+ sampled MCQs/);
     assert.match(first.stdout, /zero-shot .*\n.*four-shot-2/);
     assert.match(first.stdout, /APPROXIMATE/);
     assert.ok(existsSync(join(out, 'report.html')));
@@ -37,6 +39,22 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.deepEqual(Object.keys(summary.metrics as object), ['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR']);
     assert.equal((summary.counts as { seen: number }).seen, 50);
     assert.equal((summary.counts as { unseen: number }).unseen, 50);
+    // The protocol block: the paper's MCQ answer mode and one sequence by default; every departure named.
+    const protocol = summary.protocol as { entries: Record<string, { choice: string; status: string }>; computeBackend: string };
+    assert.deepEqual(protocol.entries.mcqAnswerMode, { choice: 'generate', status: 'paper', note: 'greedy generation, the letter parsed' });
+    assert.equal(protocol.entries.batching!.status, 'paper');
+    assert.equal(protocol.entries.judge!.status, 'approximation');
+    assert.equal(protocol.entries.distractors!.choice, 'answer-pool');
+    assert.equal(protocol.entries.questions!.status, 'approximation');
+    assert.equal(protocol.entries.timeFilter!.status, 'approximation', 'built without an LLM: the keyword rule');
+    assert.equal(protocol.computeBackend, 'cpu');
+    assert.match(first.stdout, /departures from the paper's protocol: .*judge/);
+    const execution = JSON.parse(readFileSync(resultFile(out, 'zero-shot', 'run.json'), 'utf8')) as { runId: string; command: string; calls: { model: { requests: number } } };
+    assert.equal(execution.runId, summary.runId);
+    assert.match(execution.command, /^llmkb eval --quick/);
+    assert.ok(execution.calls.model.requests > 100);
+    const report = readFileSync(join(out, 'report.html'), 'utf8');
+    assert.match(report, /Departures from the paper's protocol/);
     const again = await llmkb(args, { cwd: work });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /model calls: \d+ \(0 made/);
@@ -63,6 +81,10 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     const resumed = await llmkb(args.slice(1), { cwd: work });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(summaryOf(out, 'zero-shot'), summaryOf(join(work, 'out-a'), 'zero-shot'));
+    // Determinism with the default configuration: a second fresh store gives byte-identical records and summary.
+    for (const kind of ['records.jsonl', 'summary.json'] as const) {
+      assert.equal(readFileSync(resultFile(out, 'zero-shot', kind), 'utf8'), readFileSync(resultFile(join(work, 'out-a'), 'zero-shot', kind), 'utf8'), `${kind} differs between two fresh runs`);
+    }
   });
 
   it('--fail-under makes it a CI gate: exit code 4 naming the metric', async () => {

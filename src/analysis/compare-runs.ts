@@ -72,6 +72,40 @@ export function settingsOf(summaries: readonly RunSummary[]): string[] {
   return present.sort((a, b) => (SETTING_ORDER.indexOf(a) + 99 * Number(!SETTING_ORDER.includes(a))) - (SETTING_ORDER.indexOf(b) + 99 * Number(!SETTING_ORDER.includes(b))) || a.localeCompare(b));
 }
 
+/**
+ * Run identity: tables have one row per model label, so two different runs that carry the same
+ * label (two models whose specs end alike, or one model judged two ways) would be merged into
+ * one row, one silently hiding the other. Such runs are never merged: each gets its label plus
+ * what tells it apart (the model's identity, else its run id, else where it was read from), and
+ * the caller is told.
+ */
+export function distinguishRuns(summaries: readonly RunSummary[], sources: readonly string[] = []): { summaries: RunSummary[]; renamed: string[] } {
+  const byLabel = new Map<string, number[]>();
+  summaries.forEach((s, i) => byLabel.set(s.model, [...(byLabel.get(s.model) ?? []), i]));
+  const out = [...summaries];
+  const renamed: string[] = [];
+  for (const [label, indexes] of byLabel) {
+    const group = indexes.map((i) => summaries[i]!);
+    const identities = new Set(group.map((s) => s.modelIdentity ?? '?'));
+    const settings = group.map((s) => s.setting);
+    const sameSetting = new Set(settings).size < settings.length;
+    if (identities.size <= 1 && !sameSetting) continue;
+    const tag = (s: RunSummary, i: number): string => {
+      const parts: string[] = [];
+      if (identities.size > 1) parts.push(s.modelIdentity && s.modelIdentity.length > 28 ? `${s.modelIdentity.slice(0, 27)}…` : (s.modelIdentity ?? 'unknown model'));
+      const twins = group.filter((o) => o.setting === s.setting && (identities.size <= 1 || o.modelIdentity === s.modelIdentity)).length;
+      if (twins > 1) parts.push(s.runId ? `run ${s.runId.slice(0, 8)}` : (sources[i] ?? `#${i + 1}`));
+      return parts.join(', ');
+    };
+    for (const i of indexes) {
+      const name = `${label} [${tag(summaries[i]!, i)}]`;
+      out[i] = { ...summaries[i]!, model: name };
+      renamed.push(`${label} (${summaries[i]!.setting}) -> ${name}`);
+    }
+  }
+  return { summaries: out, renamed };
+}
+
 export function modelsOf(summaries: readonly RunSummary[]): string[] {
   return [...new Set(summaries.map((s) => s.model))];
 }

@@ -2,12 +2,18 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
-import { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
+import { correlate, distinguishRuns, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
 import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
 import { readJsonl, writeFileAtomic } from '../data/qa-item.js';
 import { PAPER_CUTOFF } from '../data/unseenqa.js';
 import { InputFileError, LlmkbError } from '../errors.js';
-import { DEFAULT_MODEL, evaluateModel, failedThresholds } from '../evaluation/evaluate-model.js';
+import { DEFAULT_MODEL, defaultRunLabel, evaluateModel, failedThresholds, type ExecutionRecord } from '../evaluation/evaluate-model.js';
+import { departures, protocolDifferences } from '../evaluation/protocol.js';
+
+/** The command line as typed (program name and arguments), for a run's execution record. */
+function commandLine(): string {
+  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
 import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
 import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { renderReport } from '../report/html-report.js';
@@ -19,6 +25,25 @@ const summarySchema = z.object({ schema: z.literal('llmkb-summary-v1'), model: z
 interface LoadedRun {
   summary: RunSummary;
   records?: ScoredRecord[];
+  /** The run's execution record (`<stem>.run.json` beside a summary), when there is one. */
+  execution?: ExecutionRecord;
+  /** Where it was read from: a file or `run ID`. */
+  source: string;
+}
+
+/**
+ * Runs read for a comparison, made distinct (run identity: two runs with one label are shown
+ * apart, never merged) and checked for protocol differences; both are said on stderr.
+ */
+function prepareRuns(runs: LoadedRun[]): { runs: LoadedRun[]; warnings: string[] } {
+  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
+  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
+  const warnings = [
+    ...renamed.map((r) => `runs with the same label are shown apart: ${r}`),
+    ...protocolDifferences(distinct.map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol }))).map((d) => `the runs differ in protocol: ${d}`),
+  ];
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  return { runs: distinct, warnings };
 }
 
 function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | undefined {
@@ -32,13 +57,13 @@ function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | und
  * Scored records from a JSONL file, summarised. Setting: from the records (as `llmkb ask` writes
  * it) unless given; model: from the file name (`<model>.<setting>.records.jsonl`) unless given.
  */
-function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Required<LoadedRun> {
+function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): LoadedRun & { records: ScoredRecord[] } {
   const records = readJsonl(file, scoredRecordSchema, 'scored record');
   if (records.length === 0) throw new InputFileError(file, undefined, undefined, 'no records');
   const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
   const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
   const model = options.model ?? (stem.endsWith(`.${setting}`) ? stem.slice(0, -setting.length - 1) : stem);
-  return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records };
+  return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records, source: file };
 }
 
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
@@ -53,7 +78,9 @@ function loadRun(file: string, defaults: { resamples: number; seed: number }): L
   }
   const parsed = summarySchema.safeParse(json);
   if (!parsed.success) throw new InputFileError(file, undefined, parsed.error.issues[0]!.path.join('.'), parsed.error.issues[0]!.message, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
-  return { summary: parsed.data as unknown as RunSummary };
+  const executionFile = file.replace(/\.summary\.json$/, '.run.json');
+  const execution = executionFile !== file && existsSync(executionFile) ? (JSON.parse(readFileSync(executionFile, 'utf8')) as ExecutionRecord) : undefined;
+  return { summary: parsed.data as unknown as RunSummary, source: file, ...(execution ? { execution } : {}) };
 }
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
@@ -66,7 +93,7 @@ function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number;
   if (run.stageStatus('consistency') !== 'done') process.stderr.write(`note: run ${id}: the consistency stage is not finished; consistency metrics use the pairs done so far\n`);
   const records = [...judged.values()].map((r) => ({ ...r, consistency: consistency.get(r.id)?.consistency ?? null }));
   const summary = summarizeRun(records, { model: run.spec.label ?? run.spec.model, modelIdentity: run.spec.model, setting: run.spec.setting, datasetChecksums: { questions: run.spec.dataset }, runId: run.id, ...defaults });
-  return { summary, records };
+  return { summary, records, source: `run ${id}` };
 }
 
 function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
@@ -114,17 +141,19 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--out <dir>', 'also write table9/10/11 and correlations as Markdown and CSV, and analysis.json, here')
     .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', wholeNumber, 1000)
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
-    .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number }, command: Command) => {
-      const runs = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
+    .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
+    .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
+      const loaded = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
         const ws = workspace(command);
         try {
-          runs.push(...opts.run.map((id) => loadStoredRun(ws, id, { resamples: opts.resamples, seed: opts.seed })));
+          loaded.push(...opts.run.map((id) => loadStoredRun(ws, id, { resamples: opts.resamples, seed: opts.seed })));
         } finally {
           await ws.close();
         }
       }
-      if (runs.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary JSON / records files, or --run ID for runs in the store.' });
+      if (loaded.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary JSON / records files, or --run ID for runs in the store.' });
+      const { runs, warnings } = prepareRuns(loaded);
       const summaries = runs.map((r) => r.summary);
       const out: string[] = [];
       for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
@@ -146,7 +175,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         }
       }
       if (pairedTests.length) out.push(`## Paired bootstrap tests\n\n${toMarkdown({ header: ['A vs B', 'metric', 'A - B', '95% CI', 'p'], rows: pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatPercent(t.difference), t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2)]) })}\n`);
-      process.stdout.write(`${out.join('\n')}`);
+      const tables = Object.fromEntries((['9', '10', '11'] as const).map((t) => [`table${t}`, paperTable(summaries, t)]));
+      const analysis = { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), ...tables, correlations, rankings, effects: fx, pairedTests, warnings };
+      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${out.join('\n')}`);
       if (opts.out) {
         mkdirSync(opts.out, { recursive: true });
         for (const t of ['9', '10', '11'] as const) {
@@ -156,7 +187,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         }
         writeFileAtomic(join(opts.out, 'correlations.md'), `${toMarkdown(corrTable)}\n`);
         writeFileAtomic(join(opts.out, 'correlations.csv'), toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) }));
-        writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify({ correlations, rankings, effects: fx, pairedTests }, null, 2)}\n`);
+        writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
         process.stderr.write(`wrote tables, correlations and analysis.json to ${opts.out}\n`);
       }
     });
@@ -168,8 +199,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('-o, --output <file>', 'HTML file', 'llmkb-report.html')
     .option('--title <text>', 'page title')
     .action(async (files: string[], opts: { output: string; title?: string }) => {
-      const runs = files.map((f) => loadRun(f, { resamples: 1000, seed: 42 }));
-      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), opts.title ? { title: opts.title } : {}));
+      const { runs } = prepareRuns(files.map((f) => loadRun(f, { resamples: 1000, seed: 42 })));
+      const executions = runs.flatMap((r) => (r.execution ? [r.execution] : []));
+      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions }));
       process.stdout.write(`report -> ${opts.output}\n`);
     });
 
@@ -177,6 +209,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .command('eval')
     .description('the whole evaluation: data sets, ask, judge, consistency, metrics and report, per prompt setting')
     .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
+    .option('--name <label>', 'the run label: how the model is shown in tables and what its result files are named by (default: the whole model spec)')
     .option('--settings <list>', 'comma-separated prompt settings', PROMPT_SETTINGS.join(','))
     .option('--quick', 'a small seeded subset (50 seen + 50 unseen questions, 5 MCQs) to see a full report in minutes')
     .option('--data <dir>', 'data set folder (built there if missing)', 'llmkb-data')
@@ -185,7 +218,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--seed <n>', 'seed', wholeNumber, 42)
     .option('--max-tokens <n>', 'maximum new tokens per answer', wholeNumber, ANSWER_MAX_TOKENS)
     .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', wholeNumber)
-    .addOption(new Option('--mode <mode>', 'MCQ answer mode').choices(['logprobs', 'generate']))
+    .addOption(new Option('--mode <mode>', 'MCQ answer mode (default: generate, as the paper; logprobs is faster and recorded as a departure)').choices(['logprobs', 'generate']))
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config; none: lexical rule, approximate)')
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config; none: answer pool)')
     .option('--embedder <spec>', 'embedding model for few-shot selection (default: "embedder" in the config; none: BM25)')
@@ -193,7 +226,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--params <billions>', 'parameter count (for cross-model analysis)', finiteNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF')
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
-    .action(async (opts: { model?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {
+    .action(async (opts: { model?: string; name?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {
       const settings = opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of settings) if (!(PROMPT_SETTINGS as readonly string[]).includes(s)) throw new LlmkbError(`unknown prompt setting "${s}"`, { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
       const ws = workspace(command);
@@ -214,7 +247,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
         const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : {}) });
         const result = await evaluateModel({
-          model, modelName: spec, settings: settings as PromptSetting[], runs: ws.runs, dataDir: resolve(opts.data), outDir: resolve(opts.out), cacheDir: ws.cacheDir, seed: opts.seed, maxTokens: opts.maxTokens, cutoff: opts.cutoff,
+          model, modelName: opts.name ?? defaultRunLabel(spec), command: commandLine(), settings: settings as PromptSetting[], runs: ws.runs, dataDir: resolve(opts.data), outDir: resolve(opts.out), cacheDir: ws.cacheDir, seed: opts.seed, maxTokens: opts.maxTokens, cutoff: opts.cutoff,
           ...(judge ? { judge } : {}), ...(distractor ? { distractor } : {}), ...(embedder ? { embedder } : {}),
           ...(sourceDataDir ? { sourceDataDir: resolve(sourceDataDir) } : {}),
           ...(opts.quick ? { quick: { seen: 50, unseen: 50, mcqs: opts.mcqs ?? 5 } } : {}),
@@ -224,7 +257,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
           log: (line) => process.stderr.write(`${line}\n`),
         });
         const a = model.accounting;
-        process.stdout.write(`\n${spec}${judge ? '' : '  [APPROXIMATE: no judge LLM, lexical rule]'}\n`);
+        process.stdout.write(`\n${opts.name ?? defaultRunLabel(spec)}${judge ? '' : '  [APPROXIMATE: no judge LLM, lexical rule]'}\n`);
+        const departed = new Set(result.summaries.flatMap((s) => (s.protocol ? departures(s.protocol) : [])).map((d) => `${d.choice} ${d.entry.choice}${d.entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}`));
+        if (departed.size) process.stdout.write(`departures from the paper's protocol: ${[...departed].join('; ')}\n`);
         process.stdout.write(`setting        NCR     UR   C_correct  C_wrong   NCCR    IUR\n`);
         for (const s of result.summaries) {
           const m = s.metrics;

@@ -94,7 +94,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('-m, --model <spec>', 'model under test (default: "model" in the config)')
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config)')
     .option('--no-distractor-llm', 'build distractors from the answer pool only')
-    .addOption(new Option('--mode <mode>', 'answer mode (default: logprobs where the model exposes them)').choices(['logprobs', 'generate']))
+    .addOption(new Option('--mode <mode>', 'MCQ answer mode (default: generate, as the paper; logprobs is faster, a departure)').choices(['logprobs', 'generate']))
     .option('--mcqs <n>', 'MCQs per (question, response)', wholeNumber, 20)
     .option('--seed <n>', 'seed for distractor sampling and option order', wholeNumber, 42)
     .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')

@@ -56,9 +56,12 @@ export interface ConsistencyOptions {
   concurrency?: number;
 }
 
-export function defaultAnswerMode(executor: ModelExecutor): AnswerMode {
-  return executor.model.capabilities.nextTokenLogprobs ? 'logprobs' : 'generate';
-}
+/**
+ * The paper answers MCQs by generating and parsing the letter, so that is the default for every
+ * model; `logprobs` (one forward pass, faster) is an opt-in that the run's protocol records as a
+ * departure.
+ */
+export const DEFAULT_ANSWER_MODE: AnswerMode = 'generate';
 
 export function answerPoolFrom(records: readonly JudgedRecord[]): AnswerPool {
   const pool = new AnswerPool();
@@ -104,7 +107,7 @@ async function askPair(record: JudgedRecord, options: ConsistencyOptions, mode: 
 }
 
 export async function runConsistency(options: ConsistencyOptions): Promise<{ run: Run; records: ConsistencyRecord[]; diagnostics: ConsistencyDiagnostics }> {
-  const mode = options.mode ?? defaultAnswerMode(options.executor);
+  const mode = options.mode ?? DEFAULT_ANSWER_MODE;
   const count = options.mcqs ?? 20;
   const pool = answerPoolFrom(options.records);
   const run =

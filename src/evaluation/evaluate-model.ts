@@ -5,25 +5,37 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
-import { compareAnswerModes, defaultAnswerMode, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
+import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
-import { readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
-import type { ModelExecutor } from '../executor/model-executor.js';
+import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import { judgeRecords } from '../judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
 import { summarizeRun, type RunMeta, type RunSummary } from '../metrics/summarize-run.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import { renderReport } from '../report/html-report.js';
 import type { RunStore } from '../store/run-store.js';
+import { VERSION } from '../version.js';
+import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
 
+/** The lexical fallback judge and its measured agreement with human labels (README, "The judge"). */
+const LEXICAL_JUDGE = { id: 'lexical-v1', note: 'labels agree with humans 0.847 on EVOUNA' };
+
 export interface EvaluationOptions {
   model: ModelExecutor;
-  /** How the model is shown in tables (the spec string by default). */
+  /**
+   * The run's label: how the model is shown in tables and what its result files are named by
+   * (`--name`; by default the whole model spec, see `defaultRunLabel`).
+   */
   modelName: string;
+  /** The command line that started the run, for its execution record. */
+  command?: string;
   judge?: ModelExecutor;
   distractor?: ModelExecutor;
   embedder?: ModelExecutor;
@@ -50,6 +62,22 @@ export interface EvaluationResult {
   summaries: RunSummary[];
   reportFile: string;
   summaryFiles: string[];
+  executions: ExecutionRecord[];
+}
+
+/** When and how a run ran: everything about it that differs between two runs of the same command. */
+export interface ExecutionRecord {
+  schema: 'llmkb-execution-v1';
+  runId: string;
+  label: string;
+  setting: string;
+  command?: string;
+  startedAt: string;
+  finishedAt: string;
+  llmkbVersion: string;
+  node: string;
+  /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
+  calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
 }
 
 async function ensureDatasets(options: EvaluationOptions): Promise<void> {
@@ -62,8 +90,36 @@ async function ensureDatasets(options: EvaluationOptions): Promise<void> {
   await buildRepositoryFiles({ ...base, ...(options.cutoff ? { cutoff: options.cutoff } : {}) });
 }
 
-function slug(text: string): string {
-  return text.replace(/^.*[\\/]/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80) || 'model';
+/** A run's label when none is given: the whole model spec, so two models never share one. */
+export function defaultRunLabel(spec: string): string {
+  return spec;
+}
+
+/**
+ * The stem of a run's result files: the whole label made safe for a file name (never just its
+ * last path segment, or `a/model.gguf` and `b/model.gguf` would overwrite each other). A label
+ * longer than 100 characters keeps its end and a hash of the whole, to stay unique.
+ */
+export function resultFileStem(label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '') || 'model';
+  if (safe.length <= 100) return safe;
+  return `${createHash('sha256').update(label).digest('hex').slice(0, 8)}_${safe.slice(-90)}`;
+}
+
+/** The time filter SeenQA was built with, from its machine-readable card. */
+function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
+  const card = join(dataDir, DATASET_FILES.seenqa.replace(/\.jsonl$/, '.card.json'));
+  if (!existsSync(card)) return undefined;
+  const json = JSON.parse(readFileSync(card, 'utf8')) as { timeFilter?: TimeFilterProvenance };
+  return json.timeFilter;
+}
+
+function fileChecksum(file: string): string {
+  return sha256(readFileSync(file));
+}
+
+function accountingDelta(now: Accounting, before: Accounting): ExecutionRecord['calls'][string] {
+  return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
 }
 
 export async function evaluateModel(options: EvaluationOptions): Promise<EvaluationResult> {
@@ -77,14 +133,21 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     items = [...SeededRandom.stream(options.seed, 'quick', 'seen').sample(seen, options.quick.seen), ...SeededRandom.stream(options.seed, 'quick', 'unseen').sample(unseen, options.quick.unseen)];
   }
   const mcqs = options.quick?.mcqs ?? options.mcqs ?? 20;
-  const mode = options.mode ?? defaultAnswerMode(options.model);
+  const mode = options.mode ?? DEFAULT_ANSWER_MODE;
+  const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
   const selector: ShotSelector = options.embedder ? new EmbeddingShotSelector(options.embedder, rSeen, rUnseen) : new Bm25ShotSelector(rSeen, rUnseen);
   const judge = new ResponseJudge(options.judge ? { judge: options.judge } : {});
   const checksums = { questions: datasetChecksum(items) };
+  const datasets = { questions: checksums.questions, ...Object.fromEntries(Object.values(DATASET_FILES).map((f) => [f, fileChecksum(join(options.dataDir, f))])) };
+  const timeFilter = timeFilterOf(options.dataDir);
+  const roles = { model: options.model, judge: options.judge, distractor: options.distractor, embedder: options.embedder };
   mkdirSync(options.outDir, { recursive: true });
   const summaries: RunSummary[] = [];
   const summaryFiles: string[] = [];
+  const executions: ExecutionRecord[] = [];
   for (const setting of options.settings) {
+    const startedAt = new Date().toISOString();
+    const before = Object.fromEntries(Object.entries(roles).filter(([, e]) => e).map(([role, e]) => [role, { ...e!.accounting }]));
     const run = options.runs.open({
       model: options.model.model.cacheIdentity,
       dataset: checksums.questions,
@@ -92,7 +155,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       seed: options.seed,
       params: {
         kind: 'eval',
-        maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS,
+        maxTokens,
         shots: setting === 'zero-shot' ? 'none' : selector.id,
         judge: options.judge?.model.cacheIdentity ?? 'lexical-v1',
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
@@ -102,23 +165,56 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       label: options.modelName,
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
-    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, runs: options.runs, run, label: options.modelName });
-    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v1', runs: options.runs, run });
+    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
+    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v1', runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
     const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
     if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
-    const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, ...(options.meta ? { meta: options.meta } : {}) });
-    const base = join(options.outDir, `${slug(options.modelName)}.${setting}`);
+    const runtime = options.model.model.runtime;
+    const protocol = buildProtocol({
+      setting,
+      ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),
+      lexicalJudge: LEXICAL_JUDGE,
+      lexicalFallbacks: judging.stats.lexicalFallbacks,
+      ...(timeFilter ? { timeFilter } : {}),
+      ...(options.distractor ? { distractor: options.distractor.model.cacheIdentity } : {}),
+      shotSelector: selector.id,
+      mode,
+      ...(options.quick ? { quick: options.quick } : {}),
+      questions: { seen: items.filter((i) => i.dataset === 'seen').length, unseen: items.filter((i) => i.dataset === 'unseen').length },
+      mcqs,
+      maxTokens,
+      ...(runtime ? { sequences: runtime.sequences } : {}),
+      computeBackend: runtime?.backend ?? 'server',
+      datasets,
+      seed: options.seed,
+    });
+    const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, protocol, ...(options.meta ? { meta: options.meta } : {}) });
+    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}`);
+    const execution: ExecutionRecord = {
+      schema: 'llmkb-execution-v1',
+      runId: run.id,
+      label: options.modelName,
+      setting,
+      ...(options.command ? { command: options.command } : {}),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      llmkbVersion: VERSION,
+      node: process.version,
+      calls: Object.fromEntries(Object.entries(before).map(([role, b]) => [role, accountingDelta(roles[role as keyof typeof roles]!.accounting, b)])),
+    };
     writeFileAtomic(`${base}.records.jsonl`, toJsonl(scored));
     writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
     summaryFiles.push(`${base}.summary.json`);
     summaries.push(summary);
+    executions.push(execution);
   }
   const reportFile = join(options.outDir, 'report.html');
-  writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}` }));
-  return { summaries, reportFile, summaryFiles };
+  writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions }));
+  return { summaries, reportFile, summaryFiles, executions };
 }
 
 /** `--fail-under NCCR=0.2`: the metrics below their threshold (an undefined metric fails too). */

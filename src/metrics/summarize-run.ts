@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { SeededRandom } from '../data/seeded-random.js';
+import { departures, type Protocol } from '../evaluation/protocol.js';
 import { VERSION } from '../version.js';
 import { addToSums, computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
 
@@ -58,6 +59,8 @@ export interface RunSummary {
   };
   meta?: RunMeta;
   runId?: string;
+  /** How close the run is to the paper's protocol (runs made by `llmkb eval`). */
+  protocol?: Protocol;
 }
 
 function group(records: readonly ScoredRecord[]): Group {
@@ -110,7 +113,7 @@ export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: 
 
 export function summarizeRun(
   records: readonly ScoredRecord[],
-  options: { model: string; modelIdentity?: string; setting: string; datasetChecksums?: Record<string, string>; resamples?: number; seed?: number; meta?: RunMeta; runId?: string },
+  options: { model: string; modelIdentity?: string; setting: string; datasetChecksums?: Record<string, string>; resamples?: number; seed?: number; meta?: RunMeta; runId?: string; protocol?: Protocol },
 ): RunSummary {
   const resamples = options.resamples ?? 1000;
   const seed = options.seed ?? 42;
@@ -135,6 +138,7 @@ export function summarizeRun(
     },
     ...(options.meta ? { meta: options.meta } : {}),
     ...(options.runId ? { runId: options.runId } : {}),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
   };
 }
 
@@ -152,6 +156,7 @@ const LABELS: Record<MetricKey, string> = {
 export function formatSummary(s: RunSummary): string {
   const lines: string[] = [];
   lines.push(`${s.model}  ${s.setting}  (N=${s.counts.seen} seen, L=${s.counts.unseen} unseen)${s.approximate ? '  [APPROXIMATE: lexical judge]' : ''}`);
+  for (const d of s.protocol ? departures(s.protocol) : []) lines.push(`departs from the paper: ${d.choice} = ${d.entry.choice} (${d.entry.status}${d.entry.note ? `: ${d.entry.note}` : ''})`);
   lines.push('metric                                   value   95% CI');
   for (const k of METRIC_KEYS) {
     const ci = s.intervals[k];

@@ -21,6 +21,14 @@ export interface ModelCapabilities {
   embeddings: boolean;
 }
 
+/** Where and how a model runs, as far as it changes the numbers (recorded in a run's protocol). */
+export interface ModelRuntime {
+  /** `cpu`, `cuda`, `vulkan`, `metal` for in-process models; `server` for HTTP ones. */
+  backend: string;
+  /** Calls evaluated together in one batch (in-process); above 1 results may vary run to run. */
+  sequences: number;
+}
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -113,6 +121,8 @@ export interface LanguageModel {
   readonly endpoints: readonly string[];
   /** Calls one endpoint can usefully serve at once. */
   readonly defaultConcurrency: number;
+  /** Compute backend and batching; absent for servers (whose batching is their own). */
+  readonly runtime?: ModelRuntime;
 
   complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult>;
   chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult>;

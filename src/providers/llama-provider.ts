@@ -28,6 +28,7 @@ import {
   type EmbeddingResult,
   type LanguageModel,
   type ModelCapabilities,
+  type ModelRuntime,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
@@ -40,7 +41,12 @@ export interface LlamaSettings {
   modelsDir: string;
   /** CPU threads. node-llama-cpp's default (4) crawls on small machines; default here: cores - 1. */
   threads?: number;
-  /** Parallel sequences in the context (= concurrent calls batched together). */
+  /**
+   * Parallel sequences in the context (= concurrent calls batched together). Default 1: batched
+   * evaluation changes the floating-point numerics, so two runs with several sequences can give
+   * different responses; one sequence gives byte-identical runs. More is an opt-in that the
+   * run's protocol block records as nondeterministic.
+   */
   sequences?: number;
   /** Context size per sequence, in tokens. Default: the model's training size, at most 4096. */
   contextSize?: number;
@@ -48,6 +54,9 @@ export interface LlamaSettings {
   /** Reuse evaluated prompt prefixes across calls (default true; false only to measure what reuse saves). */
   reusePrefix?: boolean;
 }
+
+/** One sequence: deterministic (see `LlamaSettings.sequences`). */
+export const DEFAULT_SEQUENCES = 1;
 
 const llamaInstances = new Map<string, Promise<Llama>>();
 
@@ -114,6 +123,7 @@ export class LlamaProvider implements LanguageModel {
   };
   readonly endpoints: readonly string[] = ['in-process'];
   readonly defaultConcurrency: number;
+  runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };
   /** Highest number of sequences evaluating at the same moment (shows batching happened). */
   maxActiveSequences = 0;
 
@@ -162,13 +172,14 @@ export class LlamaProvider implements LanguageModel {
         cause: error,
       });
     }
-    const sequenceCount = settings.sequences ?? 4;
+    const sequenceCount = settings.sequences ?? DEFAULT_SEQUENCES;
     const contextSize = settings.contextSize ?? Math.min(model.trainContextSize, 4096);
     const context = await model.createContext({ sequences: sequenceCount, contextSize, threads });
     const sequences: LlamaContextSequence[] = [];
     for (let i = 0; i < sequenceCount; i++) sequences.push(context.getSequence());
     const sha = await fileSha256(path);
     const provider = new LlamaProvider(settings.model, `llama:sha256=${sha}`, model, context, sequences);
+    provider.runtime = { backend: llama.gpu === false ? 'cpu' : llama.gpu, sequences: sequenceCount };
     provider.#reusePrefix = settings.reusePrefix ?? true;
     return provider;
   }

@@ -7,6 +7,8 @@
 import { correlate, effects, paperTable, settingsOf, TABLE2_PAIRS, TABLE_TITLES, uninformativeShares, type PairedTest } from '../analysis/compare-runs.js';
 import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
 import { formatPercent, type RunSummary } from '../metrics/summarize-run.js';
+import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
+import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../evaluation/protocol.js';
 import { VERSION } from '../version.js';
 import { answerTypeHeatmapSpec, rankingSpec, renderSvg, scatterSpec } from './charts.js';
 
@@ -36,15 +38,56 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:12.5px}th,td{border:1px 
 thead th{background:#f5f5f7;position:sticky;top:0}tbody th{text-align:left;font-weight:500}
 .warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px}
 .charts{display:flex;flex-wrap:wrap;gap:1.2rem}figure.chart{margin:0}figcaption{font-size:12px;color:#555;max-width:560px}
-.sig{font-weight:700}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}
+.sig{font-weight:700}#departures h2{margin-top:0;border:0;font-size:1.1rem}#departures .runs{color:#666}table.protocol td{text-align:left}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}
 `;
 
-export async function renderReport(summaries: readonly RunSummary[], options: { title?: string; pairedTests?: readonly PairedTest[] } = {}): Promise<string> {
+/**
+ * "Departures from the paper's protocol": one line per choice that some run made differently
+ * from the paper, naming the runs; and what differs between the runs shown side by side.
+ */
+function protocolBox(summaries: readonly RunSummary[]): string {
+  const byChoice = new Map<string, string[]>();
+  for (const s of summaries) {
+    if (!s.protocol) continue;
+    for (const { choice, entry } of departures(s.protocol)) {
+      const line = `${PROTOCOL_TITLES[choice]}: ${entry.choice}${entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}${entry.note ? ` — ${entry.note}` : ''}`;
+      byChoice.set(line, [...(byChoice.get(line) ?? []), `${s.model} (${s.setting})`]);
+    }
+  }
+  const differences = protocolDifferences(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })));
+  if (byChoice.size === 0 && differences.length === 0) return '';
+  const all = summaries.length;
+  const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
+  const diff = differences.length ? `<p><strong>The runs shown together differ in protocol:</strong></p><ul>${differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';
+  return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and its measured effect: README, "How close to the paper is a run?".</p></section>`;
+}
+
+function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): string {
+  const rows: string[][] = [];
+  if (s.protocol) {
+    for (const c of PROTOCOL_CHOICES) {
+      const e = s.protocol.entries[c];
+      if (e) rows.push([PROTOCOL_TITLES[c], e.choice, e.status, e.note ?? '']);
+    }
+    rows.push(['seed', String(s.protocol.seed), '', '']);
+    rows.push(['compute backend', s.protocol.computeBackend, '', '']);
+    for (const [file, hash] of Object.entries(s.protocol.datasets)) rows.push([`data: ${file}`, hash.slice(0, 16), '', 'sha256 (first 16 hex digits)']);
+  }
+  if (execution) {
+    if (execution.command) rows.push(['command', execution.command, '', '']);
+    rows.push(['ran', `${execution.startedAt} → ${execution.finishedAt}`, '', `llmkb ${execution.llmkbVersion}, Node ${execution.node}`]);
+    for (const [role, a] of Object.entries(execution.calls)) rows.push([`calls: ${role}`, `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`, '', `tokens ${a.promptTokens} in + ${a.completionTokens} out`]);
+  }
+  return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
+}
+
+export async function renderReport(summaries: readonly RunSummary[], options: { title?: string; pairedTests?: readonly PairedTest[]; executions?: readonly ExecutionRecord[] } = {}): Promise<string> {
   const title = options.title ?? 'llmkb report: reliability of LLMs as knowledge bases';
   const settings = settingsOf(summaries);
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
   parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by Zheng, Lapata &amp; Pan (values x100); made by llmkb ${escapeHtml(VERSION)}.</p>`);
+  parts.push(protocolBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
     parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) were judged without a judge LLM (lexical rule): ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
@@ -101,7 +144,8 @@ export async function renderReport(summaries: readonly RunSummary[], options: { 
     parts.push(`<details><summary><strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}</summary>
 ${htmlTable(['Metric', 'value', `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)`], metricRows)}
 ${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}
-<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p></details>`);
+<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
+${protocolTable(s, options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting))}</details>`);
   }
 
   return `<!doctype html>
