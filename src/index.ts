@@ -1,36 +1,60 @@
-/** llmkb library API. */
-export * from './errors.js';
+/**
+ * llmkb library API. Exported by name: what users build on (the workspace, methods, model
+ * interfaces and providers, the store, data sets, the reliability method's stages and summaries,
+ * comparisons and reports). Anything not listed here is internal and may change without notice;
+ * `test/public-api.test.ts` lists every exported value, so a change to the API is a visible diff.
+ */
+export { LlmkbError, ModelSpecError, ConfigError, InputFileError, ModelCallError, UnsupportedCapabilityError, ContextOverflowError, ModelFileError, isLlmkbError } from './errors.js';
 export { VERSION } from './version.js';
-export * from './providers/language-model.js';
-export { OpenAICompatibleProvider, type OpenAICompatibleSettings, parseRetryAfter } from './providers/openai-compatible-provider.js';
+
+// Evaluation methods
+export { METHOD_INTERFACE_VERSION, type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type ModelKind } from './methods/method.js';
+export { registerMethod, listMethods, getMethod } from './methods/registry.js';
+export { reliabilityMethod } from './methods/reliability/reliability-method.js';
+
+// Models
+export {
+  MODEL_SPECIFICATION_VERSION,
+  type LanguageModel, type ModelCapabilities, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
+  type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
+  type EmbeddingResult, type CallOptions,
+} from './providers/language-model.js';
+export { OpenAICompatibleProvider, type OpenAICompatibleSettings } from './providers/openai-compatible-provider.js';
 export { LlamaProvider, type LlamaSettings } from './providers/llama-provider.js';
 export { parseModelSpec, type ModelSpec } from './providers/model-spec.js';
 export { createLanguageModel, type CreateModelContext } from './providers/create-language-model.js';
-export * from './config/config.js';
 export { ModelExecutor, type Accounting, type Executed, type ExecutorOptions } from './executor/model-executor.js';
-export { openDatabase, type Db } from './store/database.js';
-export { CallCache, cacheKey, canonicalJson, type CacheEntry } from './store/call-cache.js';
-export { RunStore, Run, runId, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
-export { runStage, type StageWork } from './store/run-stage.js';
-export { Progress, formatDuration, type ProgressOptions } from './progress/progress.js';
+
+// Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';
-export * from './data/qa-item.js';
+export { loadConfig, modelEntrySchema, configSchema, ROLES, type LlmkbConfig, type ModelEntry, type ModelEntryOptions, type Role } from './config/config.js';
+export { openDatabase, type Db } from './store/database.js';
+export { CallCache, type CacheEntry } from './store/call-cache.js';
+export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
+export { runStage, type StageWork } from './store/run-stage.js';
+export { Progress, type ProgressOptions } from './progress/progress.js';
+
+// Data sets and question files
+export { ANSWER_TYPES, qaItemSchema, readJsonl, readQAItems, toJsonl, writeFileAtomic, type AnswerType, type QAItem } from './data/qa-item.js';
 export { SeededRandom } from './data/seeded-random.js';
-export { SOURCE_FILES, resolveSourceFile, type SourceFile } from './data/source-files.js';
 export { buildSeenQAFiles, buildUnseenQAFiles, buildRepositoryFiles, DATASET_FILES } from './data/build-datasets.js';
 export { UNSEEN_TEMPLATES, PAPER_CUTOFF, buildUnseenQA, templatesForCutoff } from './data/unseenqa.js';
-export * from './prompts/paper-prompts.js';
+
+// The reliability method's steps (paper prompts used verbatim)
+export { QA_INSTRUCTION, MCQ_INSTRUCTION, qaPrompt, judgePrompt, distractorPrompt, timeSensitivePrompt, type Shot } from './prompts/paper-prompts.js';
 export { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
-export { askQuestions, chooseShots, extractAnswer, shotsFromIds, PROMPT_SETTINGS, type PromptSetting, type AskedRecord } from './asking/ask-questions.js';
+export { askQuestions, extractAnswer, PROMPT_SETTINGS, ANSWER_MAX_TOKENS, type PromptSetting, type AskedRecord } from './asking/ask-questions.js';
 export { normalizeAnswer } from './judging/normalize-answer.js';
 export { detectUninformative, type UninformativeType, type UninformativeVerdict } from './judging/uninformative.js';
-export { ResponseJudge, judgeByRules, lexicalMatch, parseJudgeReply, type JudgedRecord, type ResponseRecord, type Label } from './judging/judge-response.js';
+export { ResponseJudge, judgeByRules, lexicalMatch, type JudgedRecord, type ResponseRecord, type Label } from './judging/judge-response.js';
 export { judgeRecords } from './judging/judge-records.js';
-export { parseDistractorReply, AnswerPool, distractorsFor } from './consistency/distractors.js';
-export { buildMcqs, mcqPrompt, parseChoice, answerMcq, consistencyScore, type Mcq, type AnswerMode } from './consistency/mcq.js';
-export { runConsistency, compareAnswerModes, type ConsistencyRecord } from './consistency/consistency-stage.js';
-export * from './metrics/reliability-metrics.js';
-export { summarizeRun, bootstrapIntervals, formatSummary, type RunSummary, type ScoredRecord } from './metrics/summarize-run.js';
-export * from './analysis/compare-runs.js';
-export { renderReport, escapeHtml } from './report/html-report.js';
-export { evaluateModel, failedThresholds, DEFAULT_MODEL, type EvaluationOptions } from './evaluation/evaluate-model.js';
+export { runConsistency, compareAnswerModes, DEFAULT_ANSWER_MODE, type ConsistencyRecord } from './consistency/consistency-stage.js';
+export { buildMcqs, parseChoice, consistencyScore, type Mcq, type AnswerMode } from './consistency/mcq.js';
+export { METRIC_KEYS, computeMetrics, countRecords, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './metrics/reliability-metrics.js';
+export { summarizeRun, formatSummary, type RunSummary, type ScoredRecord, type RunMeta } from './metrics/summarize-run.js';
+export { evaluateModel, failedThresholds, defaultRunLabel, resultFileStem, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult, type ExecutionRecord } from './evaluation/evaluate-model.js';
+export { buildProtocol, departures, protocolDifferences, PROTOCOL_CHOICES, type Protocol, type ProtocolEntry, type ProtocolStatus, type ProtocolChoice } from './evaluation/protocol.js';
+
+// Across runs
+export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, distinguishRuns, toMarkdown, toCsv, type Correlation, type PairedTest } from './analysis/compare-runs.js';
+export { renderReport } from './report/html-report.js';

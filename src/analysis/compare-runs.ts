@@ -7,6 +7,7 @@
  */
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { SeededRandom } from '../data/seeded-random.js';
+import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
 
@@ -24,9 +25,7 @@ export const TABLE2_PAIRS: Array<[MetricKey, MetricKey]> = [
 ];
 
 /** Direction in which a metric is better (for rankings): the paper's ↑ / ↓. */
-export const HIGHER_IS_BETTER: Record<MetricKey, boolean> = {
-  CR: true, WR: false, NCR: true, UR: true, C_correct: true, C_wrong_seen: false, C_wrong_unseen: false, C_wrong: false, CCR: true, CWR: false, NCCR: true, IUR: true,
-};
+export const HIGHER_IS_BETTER = Object.fromEntries(reliabilityMethod.metricDefs.map((d) => [d.id, d.better === 'higher'])) as Record<MetricKey, boolean>;
 
 export interface Correlation {
   x: MetricKey;

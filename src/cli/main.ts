@@ -11,6 +11,7 @@ import { wholeNumber } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
+import { registerMethodsCommand } from './methods-command.js';
 
 interface GlobalOptions {
   config?: string;
@@ -118,6 +119,7 @@ export function buildProgram(): Command {
   registerDataCommands(program, workspace);
   registerEvalCommands(program, workspace);
   registerAnalysisCommands(program, workspace);
+  registerMethodsCommand(program);
   return program;
 }
 
