@@ -312,7 +312,7 @@ export class ModelExecutor {
       if (retryAfter <= this.#maxRetryAfterMs) return retryAfter;
       if (!this.#cappedRetryAfterLogged) {
         this.#cappedRetryAfterLogged = true;
-        this.#log(`note: ${this.model.modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${Math.round(this.#maxRetryAfterMs / 1000)} s instead (maxRetryAfterMs in llmkb.config.json)`);
+        this.#log(`note: ${this.model.modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${this.#maxRetryAfterMs / 1000} s instead (maxRetryAfterMs in llmkb.config.json)`);
       }
       return this.#maxRetryAfterMs;
     }
