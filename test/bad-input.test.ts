@@ -389,7 +389,7 @@ describe('one process per run (lease in the store)', () => {
     const r = await llmkb(args);
     assert.equal(r.code, 0, r.stderr);
     const db = new Database(store);
-    assert.equal(db.prepare('SELECT count(*) AS n FROM run_leases').get().n, 0, 'released on exit');
+    assert.equal((db.prepare('SELECT count(*) AS n FROM run_leases').get() as { n: number }).n, 0, 'released on exit');
     db.close();
   });
 
