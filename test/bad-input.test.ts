@@ -109,7 +109,7 @@ describe('--cutoff is checked before any work or file write (eval and data)', ()
     ['data', 'unseenqa', '--cutoff', 'banana'],
     ['data', 'repositories', '--cutoff', '2024-02-30'],
   ]) {
-    it(args.slice(0, 2).join(' ') + ' ' + args[args.indexOf('--cutoff') + 1], async () => {
+    it(`${args[0] === 'eval' ? 'eval' : args.slice(0, 2).join(' ')} --cutoff ${args[args.indexOf('--cutoff') + 1]}`, async () => {
       const cwd = tmp();
       const r = await llmkb(args, { cwd });
       assertUserError(r, EXIT_CODES.usage, /--cutoff <date>.*must be a date written YYYY-MM-DD/);
@@ -172,6 +172,14 @@ describe('path errors are user errors naming the path (exit 6), never "internal 
     assertUserError(isDir, EXIT_CODES.fileAccess, /the llmkb store .* is a folder, not a file/);
     const underFile = await llmkb(['--store', join(dir, 'afile', 's.sqlite'), 'runs']);
     assertUserError(underFile, EXIT_CODES.fileAccess, /cannot write the store folder .*afile: (already exists|a part of the path is a file)/);
+  });
+
+  it('data --out naming a file, or a path under one', { skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set' }, async () => {
+    const dir = folder({ afile: 'x' });
+    const onFile = await llmkb(['data', 'unseenqa', '--data-dir', process.env.LLMKB_DATA_DIR!, '--out', join(dir, 'afile')]);
+    assertUserError(onFile, EXIT_CODES.fileAccess, /cannot write folder .*afile: already exists and is not a folder/);
+    const under = await llmkb(['data', 'unseenqa', '--data-dir', process.env.LLMKB_DATA_DIR!, '--out', join(dir, 'afile', 'sub')]);
+    assertUserError(under, EXIT_CODES.fileAccess, /cannot write folder .*afile\/sub: a part of the path is a file/);
   });
 
   it('a store that is not a database', async () => {
@@ -276,7 +284,12 @@ describe('model limits and downloads', () => {
     try {
       const cache = tmp();
       const started = Date.now();
-      const r = await llmkb(['complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { env: { HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '1000', LLMKB_CACHE_DIR: cache } });
+      // execFile's own time-out: a regression must fail this test, not hang the suite.
+      const r = await new Promise<CliResult>((resolve) => {
+        execFile(process.execPath, [BIN, 'complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { cwd: cache, timeout: 30_000, env: { ...process.env, CI: '1', HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '1000', LLMKB_CACHE_DIR: cache } }, (error, stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        });
+      });
       assertUserError(r, EXIT_CODES.model, /no progress downloading hf:owner\/repo\/file\.gguf for 1 s/);
       assert.ok(Date.now() - started < 30_000, 'gave up, did not hang');
     } finally {

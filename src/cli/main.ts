@@ -156,7 +156,7 @@ export function asUserError(error: unknown): unknown {
   const path = (error as { path?: unknown }).path;
   if (typeof path === 'string') {
     const syscall = (error as { syscall?: unknown }).syscall;
-    return fileAccessError(path, error, typeof syscall === 'string' && WRITING_SYSCALLS.has(syscall) ? 'write' : 'read');
+    return fileAccessError(path, error, typeof syscall === 'string' && WRITING_SYSCALLS.has(syscall) ? 'write' : 'read', syscall === 'mkdir' || syscall === 'scandir' ? 'folder' : 'file');
   }
   const store = openedStore ?? 'the llmkb store';
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
