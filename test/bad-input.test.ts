@@ -378,6 +378,33 @@ describe('one process per run (lease in the store)', () => {
     db.close();
   }
 
+  it('two real processes on one run: the second refuses while the first works; with --wait it waits and redoes nothing', async () => {
+    // A slow judge keeps the first process inside its judge stage for a while.
+    const server = await startOpenAICompatibleServer({ delayMs: 1500, complete: () => ' yes', chat: () => 'yes' });
+    try {
+      const responses = [1, 2, 3, 4].map((i) => ({ ...ITEM, id: `q${i}`, response: `the playwright number ${i}` }));
+      const spec = `vllm:${server.baseURL}/judge`;
+      const dir = folder({ 'r.jsonl': jsonl(responses), 'llmkb.config.json': JSON.stringify({ judge: { spec, concurrency: 1 } }) });
+      // One judge call at a time: the first process works for about 6 s.
+      const args = ['--config', join(dir, 'llmkb.config.json'), '--store', join(dir, 's.sqlite'), 'judge', '-i', join(dir, 'r.jsonl'), '--judge', spec];
+      const first = llmkb([...args, '-o', join(dir, 'a.jsonl')]);
+      while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
+      const second = await llmkb([...args, '-o', join(dir, 'b.jsonl')]);
+      assertUserError(second, EXIT_CODES.busy, /run [0-9a-f]{16} is being worked on by another llmkb process \(pid \d+ on /);
+      const waiting = llmkb(['--wait', ...args, '-o', join(dir, 'c.jsonl')]);
+      const a = await first;
+      assert.equal(a.code, 0, a.stderr);
+      const requests = server.requests.length;
+      const c = await waiting;
+      assert.equal(c.code, 0, c.stderr);
+      assert.match(c.stderr, /waiting for run [0-9a-f]{16}: another llmkb process holds it/);
+      assert.equal(server.requests.length, requests, 'the waiting process found the stage done: no call made twice');
+      assert.equal(readFileSync(join(dir, 'c.jsonl'), 'utf8'), readFileSync(join(dir, 'a.jsonl'), 'utf8'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a second process on a held run refuses, naming the run and the holder', async () => {
     const { store, runId, args } = await judgedRun();
     holdLease(store, runId, process.pid);
