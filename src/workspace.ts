@@ -16,6 +16,8 @@ export interface WorkspaceOptions {
   store?: string;
   /** `--no-cache`: model calls bypass the cache (runs are still recorded). */
   noCache?: boolean;
+  /** `--wait`: when another process holds a run, wait for it instead of failing. */
+  waitForRun?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -41,7 +43,7 @@ export class Workspace {
     this.cacheDir = cacheDir(config, this.#env);
     this.db = openDatabase(this.storePath);
     this.cache = new CallCache(this.db);
-    this.runs = new RunStore(this.db);
+    this.runs = new RunStore(this.db, { waitForLease: options.waitForRun ?? false });
     this.#noCache = options.noCache ?? false;
   }
 
@@ -56,7 +58,7 @@ export class Workspace {
 
   async executor(entry: ModelEntry): Promise<ModelExecutor> {
     // Time-outs and retries belong to the executor; everything else defines the model.
-    const { timeoutMs, maxRetries, ...modelOptions } = entryOptions(entry);
+    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
     const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
     let loading = this.#models.get(key);
     if (!loading) {
@@ -70,13 +72,18 @@ export class Workspace {
       ...(modelOptions.concurrency === undefined ? {} : { concurrency: modelOptions.concurrency }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
     });
   }
 
   async close(): Promise<void> {
-    const loaded = await Promise.allSettled(this.#models.values());
-    this.#models.clear();
-    for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
-    if (this.db.open) this.db.close();
+    try {
+      const loaded = await Promise.allSettled(this.#models.values());
+      this.#models.clear();
+      for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
+    } finally {
+      this.runs.releaseLeases();
+      if (this.db.open) this.db.close();
+    }
   }
 }

@@ -1,26 +1,45 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { z } from 'zod';
-import { correlate, distinguishRuns, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
-import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS, type PromptSetting } from '../asking/ask-questions.js';
-import { readJsonl, writeFileAtomic } from '../data/qa-item.js';
-import { PAPER_CUTOFF } from '../data/unseenqa.js';
-import { InputFileError, LlmkbError } from '../errors.js';
-import { DEFAULT_MODEL, defaultRunLabel, evaluateModel, failedThresholds, type ExecutionRecord } from '../evaluation/evaluate-model.js';
-import { departures, protocolDifferences } from '../evaluation/protocol.js';
-
-/** The command line as typed (program name and arguments), for a run's execution record. */
-function commandLine(): string {
-  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+// Types only at the top (plus the dependency-free metric keys); the modules load inside the
+// actions, so `llmkb --help` does not load Vega, statistics or SQLite (see cli-defaults.ts).
+import type { PairedTest } from '../analysis/compare-runs.js';
+import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
+import type { PromptSetting } from '../asking/ask-questions.js';
+import { EXIT_CODES, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
-import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
-import { renderReport } from '../report/html-report.js';
+import type { RunMeta, RunSummary, ScoredRecord } from '../metrics/summarize-run.js';
 import type { Workspace } from '../workspace.js';
-import { collect, finiteNumber, wholeNumber } from './cli-options.js';
+import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
+import { checkMaxTokens, checkOutputFile, collect, isoDate, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
-const summarySchema = z.object({ schema: z.literal('llmkb-summary-v1'), model: z.string(), setting: z.string(), metrics: z.record(z.string(), z.number().nullable()) }).passthrough();
+/**
+ * What `report` and `compare` read from a summary file (schema llmkb-summary-v1, README
+ * "Summary JSON"): checked up front so that an incomplete file is named with its missing field
+ * instead of crashing half-way through the report. Other fields pass through.
+ */
+async function summarySchema() {
+  const { z } = await import('zod');
+  const count = z.number().int().min(0);
+  const counts = z.object({ seen: count, seenCorrect: count, seenWrong: count, seenUninformative: count, unseen: count, unseenWrong: count, unseenUninformative: count }).passthrough();
+  const metrics = z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.number().nullable()]))).passthrough();
+  const group = z.object({ counts, metrics }).passthrough();
+  const groups = z.record(z.string(), group);
+  const shares = z.record(z.string(), z.number());
+  return z
+    .object({
+      schema: z.literal('llmkb-summary-v1'),
+      model: z.string(),
+      setting: z.string(),
+      approximate: z.boolean(),
+      counts,
+      metrics,
+      intervals: z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.tuple([z.number(), z.number()]).nullable()]))).passthrough(),
+      bootstrap: z.object({ resamples: count, seed: z.number(), confidence: z.number().gt(0).lt(1) }).passthrough(),
+      breakdowns: z.object({ bySource: groups, byAnswerType: z.object({ seen: groups, unseen: groups }), uninformativeTypes: z.object({ seen: shares, unseen: shares }) }).passthrough(),
+    })
+    .passthrough();
+}
 
 interface LoadedRun {
   summary: RunSummary;
@@ -35,7 +54,9 @@ interface LoadedRun {
  * Runs read for a comparison, made distinct (run identity: two runs with one label are shown
  * apart, never merged) and checked for protocol differences; both are said on stderr.
  */
-function prepareRuns(runs: LoadedRun[]): { runs: LoadedRun[]; warnings: string[] } {
+async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
+  const { distinguishRuns } = await import('../analysis/compare-runs.js');
+  const { protocolDifferences } = await import('../evaluation/protocol.js');
   const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
   const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
   const warnings = [
@@ -44,6 +65,11 @@ function prepareRuns(runs: LoadedRun[]): { runs: LoadedRun[]; warnings: string[]
   ];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   return { runs: distinct, warnings };
+}
+
+/** The command line as typed (program name and arguments), for a run's execution record. */
+function commandLine(): string {
+  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | undefined {
@@ -57,8 +83,10 @@ function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | und
  * Scored records from a JSONL file, summarised. Setting: from the records (as `llmkb ask` writes
  * it) unless given; model: from the file name (`<model>.<setting>.records.jsonl`) unless given.
  */
-function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): LoadedRun & { records: ScoredRecord[] } {
-  const records = readJsonl(file, scoredRecordSchema, 'scored record');
+async function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Promise<LoadedRun & { records: ScoredRecord[] }> {
+  const { readJsonl } = await import('../data/qa-item.js');
+  const { scoredRecordSchema, summarizeRun } = await import('../metrics/summarize-run.js');
+  const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
   if (records.length === 0) throw new InputFileError(file, undefined, undefined, 'no records');
   const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
   const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
@@ -67,24 +95,37 @@ function loadRecordsFile(file: string, options: { resamples: number; seed: numbe
 }
 
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
-function loadRun(file: string, defaults: { resamples: number; seed: number }): LoadedRun {
-  if (!existsSync(file)) throw new InputFileError(file, undefined, undefined, 'not found');
+async function loadRun(file: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
+  requireFile(file, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
   if (file.endsWith('.jsonl')) return loadRecordsFile(file, defaults);
+  const { readTextFile } = await import('../data/qa-item.js');
+  const text = readTextFile(file);
+  if (text.trim() === '') throw new InputFileError(file, undefined, undefined, 'the file is empty', 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`; an empty file usually means an earlier step did not finish.');
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const parsed = summarySchema.safeParse(json);
-  if (!parsed.success) throw new InputFileError(file, undefined, parsed.error.issues[0]!.path.join('.'), parsed.error.issues[0]!.message, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
+  const parsed = (await summarySchema()).safeParse(json);
+  if (!parsed.success) throw new InputFileError(file, undefined, parsed.error.issues[0]!.path.join('.') || undefined, parsed.error.issues[0]!.message, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
+  // The execution record beside a summary (`llmkb eval` writes both): shown in the report.
   const executionFile = file.replace(/\.summary\.json$/, '.run.json');
-  const execution = executionFile !== file && existsSync(executionFile) ? (JSON.parse(readFileSync(executionFile, 'utf8')) as ExecutionRecord) : undefined;
+  let execution: ExecutionRecord | undefined;
+  if (executionFile !== file && existsSync(executionFile)) {
+    try {
+      execution = JSON.parse(readTextFile(executionFile)) as ExecutionRecord;
+    } catch (error) {
+      // Optional: the summary is complete without it, so an unreadable one is said, not fatal.
+      process.stderr.write(`warning: ${executionFile} is not readable JSON (${error instanceof Error ? error.message : String(error)}); the report shows that run without its execution record\n`);
+    }
+  }
   return { summary: parsed.data as unknown as RunSummary, source: file, ...(execution ? { execution } : {}) };
 }
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
-function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): LoadedRun {
+async function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
+  const { summarizeRun } = await import('../metrics/summarize-run.js');
   const run = ws.runs.get(id);
   if (!run) throw new LlmkbError(`no run ${id} in ${ws.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
   const judged = run.records<ScoredRecord>('judge');
@@ -96,10 +137,24 @@ function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number;
   return { summary, records, source: `run ${id}` };
 }
 
-function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
-  const m = /^([A-Za-z_]+)=(-?[\d.]+)$/.exec(value);
-  if (!m || !(METRIC_KEYS as readonly string[]).includes(m[1]!)) throw new InvalidArgumentError(`write METRIC=VALUE with METRIC one of ${METRIC_KEYS.join(', ')} (fractions, e.g. NCCR=0.2)`);
-  return [...previous, { metric: m[1]!, value: Number(m[2]) }];
+/**
+ * `--fail-under METRIC=VALUE`. One scale only, the one the summaries hold: fractions. Every
+ * metric lies in [-1, 1] (NCR and NCCR) or [0, 1], so a value outside [-1, 1] is a percentage
+ * typed by mistake and is refused with the fraction it probably meant; a malformed number
+ * (1.2.3, which Number() turns into NaN and every comparison then passes) is refused too.
+ */
+export function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
+  const m = /^\s*([A-Za-z_]+)\s*=\s*(\S+)\s*$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`write METRIC=VALUE with METRIC one of ${METRIC_KEYS.join(', ')} and VALUE a fraction, e.g. NCCR=0.2`);
+  const metric = m[1]!;
+  if (!(METRIC_KEYS as readonly string[]).includes(metric)) {
+    const near = METRIC_KEYS.find((k) => k.toLowerCase() === metric.toLowerCase());
+    throw new InvalidArgumentError(`unknown metric "${metric}"${near ? ` (did you mean ${near}?)` : ''}; the metrics are ${METRIC_KEYS.join(', ')}`);
+  }
+  const number = /^-?(\d+(\.\d*)?|\.\d+)$/.test(m[2]!) ? Number(m[2]) : Number.NaN;
+  if (!Number.isFinite(number)) throw new InvalidArgumentError(`"${m[2]}" is not a number; write ${metric}=VALUE with VALUE a fraction, e.g. ${metric}=0.2`);
+  if (number > 1 || number < -1) throw new InvalidArgumentError(`${metric}=${m[2]} is out of range: thresholds are fractions as in the summaries (metrics lie in [-1, 1]); for ${number}% write ${metric}=${number / 100}`);
+  return [...previous, { metric, value: number }];
 }
 
 export function registerAnalysisCommands(program: Command, workspace: (command: Command) => Workspace): void {
@@ -111,16 +166,17 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--model <name>', 'model name to show (default: from the file name)')
     .option('--setting <name>', 'prompt setting (default: from the records)')
-    .option('--resamples <n>', 'bootstrap resamples', wholeNumber, 1000)
+    .option('--resamples <n>', 'bootstrap resamples', positiveInteger, 1000)
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
-    .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', finiteNumber)
+    .option('--params <billions>', 'parameter count, for the size analysis of `llmkb compare`', positiveNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for the fine-tuning analysis)')
     .option('--base', 'the model is a base model')
     .action(async (opts: { input?: string; run?: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }, command: Command) => {
+      const { formatSummary } = await import('../metrics/summarize-run.js');
       if (opts.run !== undefined) {
         const ws = workspace(command);
         try {
-          const { summary } = loadStoredRun(ws, opts.run, { resamples: opts.resamples, seed: opts.seed });
+          const { summary } = await loadStoredRun(ws, opts.run, { resamples: opts.resamples, seed: opts.seed });
           process.stdout.write(opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
         } finally {
           await ws.close();
@@ -129,7 +185,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       }
       if (opts.input === undefined) throw new LlmkbError('nothing to score', { hint: 'Pass --input FILE (scored records) or --run ID (a run in the store).' });
       const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : opts.base ? { fineTuned: false } : {}) });
-      const { summary } = loadRecordsFile(opts.input, { resamples: opts.resamples, seed: opts.seed, ...(opts.model ? { model: opts.model } : {}), ...(opts.setting ? { setting: opts.setting } : {}), ...(meta ? { meta } : {}) });
+      const { summary } = await loadRecordsFile(requireFile(opts.input, 'Score responses with `llmkb consistency` first.'), { resamples: opts.resamples, seed: opts.seed, ...(opts.model ? { model: opts.model } : {}), ...(opts.setting ? { setting: opts.setting } : {}), ...(meta ? { meta } : {}) });
       process.stdout.write(opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
     });
 
@@ -139,21 +195,25 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .argument('[files...]', 'summary JSON files (llmkb metrics --format json / llmkb eval) or scored records (.jsonl)')
     .option('--run <id>', 'a run in the store (repeatable)', collect)
     .option('--out <dir>', 'also write table9/10/11 and correlations as Markdown and CSV, and analysis.json, here')
-    .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', wholeNumber, 1000)
+    .option('--resamples <n>', 'bootstrap resamples for records files and paired tests', positiveInteger, 1000)
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
     .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
     .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
-      const loaded = files.map((f) => loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
+      const { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown } = await import('../analysis/compare-runs.js');
+      const { writeFileAtomic } = await import('../data/qa-item.js');
+      const { formatPercent } = await import('../metrics/summarize-run.js');
+      const loaded: LoadedRun[] = [];
+      for (const f of files) loaded.push(await loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
         const ws = workspace(command);
         try {
-          loaded.push(...opts.run.map((id) => loadStoredRun(ws, id, { resamples: opts.resamples, seed: opts.seed })));
+          for (const id of opts.run) loaded.push(await loadStoredRun(ws, id, { resamples: opts.resamples, seed: opts.seed }));
         } finally {
           await ws.close();
         }
       }
       if (loaded.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary JSON / records files, or --run ID for runs in the store.' });
-      const { runs, warnings } = prepareRuns(loaded);
+      const { runs, warnings } = await prepareRuns(loaded);
       const summaries = runs.map((r) => r.summary);
       const out: string[] = [];
       for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
@@ -179,7 +239,11 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       const analysis = { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), ...tables, correlations, rankings, effects: fx, pairedTests, warnings };
       process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${out.join('\n')}`);
       if (opts.out) {
-        mkdirSync(opts.out, { recursive: true });
+        try {
+          mkdirSync(opts.out, { recursive: true });
+        } catch (error) {
+          throw fileAccessError(opts.out, error, 'write', 'folder');
+        }
         for (const t of ['9', '10', '11'] as const) {
           const table = paperTable(summaries, t);
           writeFileAtomic(join(opts.out, `table${t}.md`), `${toMarkdown(table)}\n`);
@@ -199,7 +263,12 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('-o, --output <file>', 'HTML file', 'llmkb-report.html')
     .option('--title <text>', 'page title')
     .action(async (files: string[], opts: { output: string; title?: string }) => {
-      const { runs } = prepareRuns(files.map((f) => loadRun(f, { resamples: 1000, seed: 42 })));
+      const { writeFileAtomic } = await import('../data/qa-item.js');
+      const { renderReport } = await import('../report/html-report.js');
+      checkOutputFile(opts.output);
+      const loaded: LoadedRun[] = [];
+      for (const f of files) loaded.push(await loadRun(f, { resamples: 1000, seed: 42 }));
+      const { runs } = await prepareRuns(loaded);
       const executions = runs.flatMap((r) => (r.execution ? [r.execution] : []));
       writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions }));
       process.stdout.write(`report -> ${opts.output}\n`);
@@ -216,19 +285,23 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--data-dir <dir>', 'local copies of the source files for building data sets (default: $LLMKB_DATA_DIR)')
     .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
     .option('--seed <n>', 'seed', wholeNumber, 42)
-    .option('--max-tokens <n>', 'maximum new tokens per answer', wholeNumber, ANSWER_MAX_TOKENS)
-    .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', wholeNumber)
+    .option('--max-tokens <n>', 'maximum new tokens per answer', positiveInteger, ANSWER_MAX_TOKENS)
+    .option('--mcqs <n>', 'MCQs per response (default 20; 5 with --quick)', positiveInteger)
     .addOption(new Option('--mode <mode>', 'MCQ answer mode (default: generate, as the paper; logprobs is faster and recorded as a departure)').choices(['logprobs', 'generate']))
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config; none: lexical rule, approximate)')
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config; none: answer pool)')
     .option('--embedder <spec>', 'embedding model for few-shot selection (default: "embedder" in the config; none: BM25)')
-    .option('--cutoff <date>', "the model's knowledge cutoff, for building UnseenQA", PAPER_CUTOFF)
-    .option('--params <billions>', 'parameter count (for cross-model analysis)', finiteNumber)
+    .option('--cutoff <date>', "the model's knowledge cutoff, for building UnseenQA (YYYY-MM-DD)", isoDate, PAPER_CUTOFF)
+    .option('--params <billions>', 'parameter count (for cross-model analysis)', positiveNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF')
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
     .action(async (opts: { model?: string; name?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {
       const settings = opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of settings) if (!(PROMPT_SETTINGS as readonly string[]).includes(s)) throw new LlmkbError(`unknown prompt setting "${s}"`, { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
+      if (settings.length === 0) throw new LlmkbError('--settings names no prompt setting', { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
+      const { defaultRunLabel, evaluateModel, failedThresholds } = await import('../evaluation/evaluate-model.js');
+      const { departures } = await import('../evaluation/protocol.js');
+      const { formatPercent } = await import('../metrics/summarize-run.js');
       const ws = workspace(command);
       try {
         let entry = ws.entryFor('model', opts.model);
@@ -238,6 +311,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         }
         const spec = typeof entry === 'string' ? entry : entry.spec;
         const model = await ws.executor(entry);
+        checkMaxTokens(model.model, opts.maxTokens);
         const judgeEntry = ws.entryFor('judge', opts.judge);
         const distractorEntry = ws.entryFor('distractor', opts.distractor);
         const embedderEntry = ws.entryFor('embedder', opts.embedder);
@@ -269,7 +343,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         process.stdout.write(`model calls: ${a.calls} (${a.requests} made, ${a.cacheHits} from the cache)\n`);
         const failures = failedThresholds(result.summaries, opts.failUnder ?? []);
         if (failures.length > 0) {
-          throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: 4, hint: 'The evaluation finished; a metric is below the threshold you set.' });
+          throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: EXIT_CODES.threshold, hint: 'The evaluation finished; a metric is below the threshold you set.' });
         }
       } finally {
         await ws.close();

@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../data/build-datasets.js';
-import { SEEN_SOURCES } from '../data/seenqa.js';
-import { PAPER_CUTOFF } from '../data/unseenqa.js';
 import type { Workspace } from '../workspace.js';
-import { wholeNumber } from './cli-options.js';
+import { PAPER_CUTOFF } from './cli-defaults.js';
+import { isoDate, positiveInteger, wholeNumber } from './cli-options.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -29,11 +27,13 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
 
   common(data.command('seenqa'))
     .description('build SeenQA: factoid filter, time-sensitive questions removed, seeded sample per source')
-    .option('--per-source <n>', 'questions per source', wholeNumber, 1000)
+    .option('--per-source <n>', 'questions per source', positiveInteger, 1000)
     .option('--filter-model <spec>', 'LLM for the time-sensitive check (default: the configured judge)')
     .option('--no-llm-filter', 'use the keyword rule even when a judge is configured')
-    .option('--batch-size <n>', 'questions per time-sensitive prompt', wholeNumber, 20)
+    .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number }, command: Command) => {
+      const { buildSeenQAFiles } = await import('../data/build-datasets.js');
+      const { SEEN_SOURCES } = await import('../data/seenqa.js');
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
@@ -54,9 +54,10 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
 
   common(data.command('unseenqa'))
     .description('generate UnseenQA from the 20 templates of the paper (Table 1)')
-    .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", PAPER_CUTOFF)
-    .option('--per-template <n>', 'questions per template', wholeNumber, 150)
+    .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", isoDate, PAPER_CUTOFF)
+    .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
+      const { buildUnseenQAFiles } = await import('../data/build-datasets.js');
       const ws = workspace(command);
       try {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
@@ -69,9 +70,10 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
 
   common(data.command('repositories'))
     .description('build the few-shot repositories R_seen and R_unseen, disjoint from SeenQA and UnseenQA in --out')
-    .option('--cutoff <date>', 'the cutoff UnseenQA was built with', PAPER_CUTOFF)
-    .option('--per-template <n>', 'the --per-template UnseenQA was built with', wholeNumber, 150)
+    .option('--cutoff <date>', 'the cutoff UnseenQA was built with', isoDate, PAPER_CUTOFF)
+    .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
+      const { buildRepositoryFiles } = await import('../data/build-datasets.js');
       const ws = workspace(command);
       try {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });

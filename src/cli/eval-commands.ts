@@ -1,19 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { ANSWER_MAX_TOKENS, askQuestions, PROMPT_SETTINGS, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
-import { compareAnswerModes, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
-import { DATASET_FILES } from '../data/build-datasets.js';
-import { readJsonl, readQAItems, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+// Types only at the top; the modules load inside the actions (start-up time, see cli-defaults.ts).
+import type { PromptSetting } from '../asking/ask-questions.js';
+import type { QAItem } from '../data/qa-item.js';
 import { LlmkbError } from '../errors.js';
-import { judgeRecords } from '../judging/judge-records.js';
-import { judgedRecordSchema, ResponseJudge, responseRecordSchema, type JudgedRecord } from '../judging/judge-response.js';
-import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
+import type { JudgedRecord } from '../judging/judge-response.js';
+import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
-import { collect, requireFile, wholeNumber } from './cli-options.js';
+import { ANSWER_MAX_TOKENS, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
+import { checkMaxTokens, checkOutputFile, collect, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
+  const { readQAItems } = await import('../data/qa-item.js');
+  const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../prompts/shot-selector.js');
   const rSeen = readQAItems(requireFile(rSeenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-seen.'));
   const rUnseen = readQAItems(requireFile(rUnseenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-unseen.'));
   const entry = ws.entryFor('embedder', embedderSpec);
@@ -33,12 +34,16 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--r-unseen <file>', 'R_unseen repository (default: --data/r_unseen.jsonl)')
     .option('--embedder <spec>', 'embedding model for shot selection (default: "embedder" in the config; none: BM25)')
     .option('--seed <n>', 'seed for shot order', wholeNumber, 42)
-    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, ANSWER_MAX_TOKENS)
+    .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, ANSWER_MAX_TOKENS)
     .option('--reduce-shots', 'drop shots until a prompt fits the context window (recorded per item) instead of failing')
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string }, command: Command) => {
+      const { askQuestions } = await import('../asking/ask-questions.js');
+      const { DATASET_FILES } = await import('../data/build-datasets.js');
+      const { readQAItems, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
       const ws = workspace(command);
       try {
+        checkOutputFile(opts.output);
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to ask', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
         const files = opts.input ?? [join(opts.data, DATASET_FILES.seenqa), join(opts.data, DATASET_FILES.unseenqa)];
@@ -50,6 +55,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         }
         const selector = opts.setting === 'zero-shot' ? undefined : await shotSelector(ws, opts.rSeen ?? join(opts.data, DATASET_FILES.rSeen), opts.rUnseen ?? join(opts.data, DATASET_FILES.rUnseen), opts.embedder);
         const executor = await ws.executor(entry);
+        checkMaxTokens(executor.model, opts.maxTokens);
         const { run, records } = await askQuestions({ items, executor, setting: opts.setting, seed: opts.seed, maxTokens: opts.maxTokens, reduceShots: opts.reduceShots ?? false, runs: ws.runs, label: typeof entry === 'string' ? entry : entry.spec, ...(selector ? { selector } : {}) });
         writeFileAtomic(resolve(opts.output), toJsonl(records));
         const dropped = records.filter((r) => r.shotsDropped).length;
@@ -68,9 +74,13 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config)')
     .option('--no-judge', 'no judge LLM: the lexical rule decides, and labels are marked approximate')
     .action(async (opts: { input: string; output: string; judge?: string | false }, command: Command) => {
+      const { readJsonl, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { judgeRecords } = await import('../judging/judge-records.js');
+      const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
       const ws = workspace(command);
       try {
-        const records = readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record');
+        const records = readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true });
+        checkOutputFile(opts.output);
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const judge = new ResponseJudge(executor ? { judge: executor } : {});
@@ -95,24 +105,36 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--distractor <spec>', 'distractor LLM (default: "distractor" in the config)')
     .option('--no-distractor-llm', 'build distractors from the answer pool only')
     .addOption(new Option('--mode <mode>', 'MCQ answer mode (default: generate, as the paper; logprobs is faster, a departure)').choices(['logprobs', 'generate']))
-    .option('--mcqs <n>', 'MCQs per (question, response)', wholeNumber, 20)
+    .option('--mcqs <n>', 'MCQs per (question, response)', positiveInteger, 20)
     .option('--seed <n>', 'seed for distractor sampling and option order', wholeNumber, 42)
     .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')
     .option('--compare-modes <n>', 'answer the MCQs of n sampled pairs in the other mode too and report how often the modes agree (0: off)', wholeNumber, MODE_AGREEMENT_SAMPLE)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number }, command: Command) => {
+      const { shotsFromIds } = await import('../asking/ask-questions.js');
+      const { compareAnswerModes, runConsistency } = await import('../consistency/consistency-stage.js');
+      const { DATASET_FILES } = await import('../data/build-datasets.js');
+      const { readJsonl, readQAItems, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { judgedRecordSchema } = await import('../judging/judge-response.js');
       const ws = workspace(command);
       try {
-        const records = readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record');
+        const records = readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true });
+        checkOutputFile(opts.output);
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model under test', { hint: 'Pass --model SPEC (the model that gave the responses) or set "model" in llmkb.config.json.' });
-        const executor = await ws.executor(entry);
-        const distractorEntry = opts.distractorLlm ? ws.entryFor('distractor', opts.distractor) : undefined;
-        const distractor = distractorEntry === undefined ? undefined : await ws.executor(distractorEntry);
+        // Shots first (no model loaded yet): MCQs must be asked with the QA prompt's shots, and
+        // asking without them would measure a different prompt while looking like success.
         const rSeenFile = join(opts.data, DATASET_FILES.rSeen);
         const rUnseenFile = join(opts.data, DATASET_FILES.rUnseen);
         const withShots = records.some((r) => Array.isArray(r.shots) && (r.shots as unknown[]).length > 0);
-        const repos = withShots && existsSync(rSeenFile) && existsSync(rUnseenFile) ? { rSeen: readQAItems(rSeenFile), rUnseen: readQAItems(rUnseenFile) } : undefined;
-        if (withShots && !repos) process.stderr.write(`note: ${rSeenFile} / ${rUnseenFile} not found: MCQs are asked without the shots of the QA prompt\n`);
+        if (withShots && !(existsSync(rSeenFile) && existsSync(rUnseenFile))) {
+          throw new LlmkbError(`the records carry few-shot examples (field "shots"), but the repositories ${rSeenFile} and ${rUnseenFile} were not found`, {
+            hint: 'Pass --data DIR, the folder with r_seen.jsonl and r_unseen.jsonl the responses were asked with (build them with `llmkb data repositories`).',
+          });
+        }
+        const repos = withShots ? { rSeen: readQAItems(rSeenFile), rUnseen: readQAItems(rUnseenFile) } : undefined;
+        const executor = await ws.executor(entry);
+        const distractorEntry = opts.distractorLlm ? ws.entryFor('distractor', opts.distractor) : undefined;
+        const distractor = distractorEntry === undefined ? undefined : await ws.executor(distractorEntry);
         const shotsFor = repos ? (r: JudgedRecord) => shotsFromIds(r.shots as string[] | undefined, repos.rSeen, repos.rUnseen) : undefined;
         const { run, records: scored, diagnostics } = await runConsistency({ records, executor, ...(distractor ? { distractor } : {}), ...(opts.mode ? { mode: opts.mode } : {}), mcqs: opts.mcqs, seed: opts.seed, runs: ws.runs, ...(shotsFor ? { shotsFor } : {}) });
         writeFileAtomic(resolve(opts.output), toJsonl(scored));

@@ -4,10 +4,10 @@
  * code; only a bug in llmkb prints a stack trace (and only with LLMKB_DEBUG=1).
  */
 import { Command, CommanderError } from 'commander';
-import { isLlmkbError } from '../errors.js';
+import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, RunBusyError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { Workspace } from '../workspace.js';
-import { wholeNumber } from './cli-options.js';
+import type { Workspace } from '../workspace.js';
+import { checkMaxTokens, positiveInteger } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
@@ -17,15 +17,32 @@ interface GlobalOptions {
   config?: string;
   store?: string;
   cache: boolean;
+  wait?: boolean;
+}
+
+/**
+ * The workspace module (config, SQLite, providers) is loaded by a pre-action hook, not imported
+ * at the top: `llmkb --help` and option errors never pay for it (start-up time).
+ */
+let workspaceModule: typeof import('../workspace.js') | undefined;
+/** The store the command opened, to name it when SQLite fails below the store helpers. */
+let openedStore: string | undefined;
+
+async function loadWorkspaceModule(): Promise<void> {
+  workspaceModule ??= await import('../workspace.js');
 }
 
 export function workspace(command: Command): Workspace {
   const opts = command.optsWithGlobals<GlobalOptions>();
-  return new Workspace({
+  if (workspaceModule === undefined) throw new Error('workspace() called before the pre-action hook loaded the workspace module');
+  const ws = new workspaceModule.Workspace({
     ...(opts.config === undefined ? {} : { configPath: opts.config }),
     ...(opts.store === undefined ? {} : { store: opts.store }),
     noCache: opts.cache === false,
+    waitForRun: opts.wait === true,
   });
+  openedStore = ws.storePath;
+  return ws;
 }
 
 function formatAccounting(a: import('../executor/model-executor.js').Accounting): string {
@@ -40,14 +57,16 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'config file (default: ./llmkb.config.json if present)')
     .option('--store <file>', 'SQLite store for the call cache and runs (default: .llmkb/llmkb.sqlite)')
     .option('--no-cache', 'call the models even when a cached answer exists (nothing is written to the cache)')
+    .option('--wait', 'when another llmkb process is working on the same run, wait for it instead of exiting with code 5')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', loadWorkspaceModule);
 
   program
     .command('complete')
     .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
     .requiredOption('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1')
-    .option('--max-tokens <n>', 'maximum new tokens', wholeNumber, 100)
+    .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, 100)
     .option('--stop <string...>', 'stop sequences')
     .option('--chat', 'send the prompt as a chat message instead of raw text')
     .argument('<prompt>', 'the prompt text')
@@ -55,6 +74,7 @@ export function buildProgram(): Command {
       const ws = workspace(command);
       try {
         const executor = await ws.executor(ws.entryFor('model', opts.model)!);
+        checkMaxTokens(executor.model, opts.maxTokens);
         const result = opts.chat
           ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })
           : await executor.complete({ prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) });
@@ -123,13 +143,41 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Syscalls that write: their errors read "cannot write", the others "cannot read". */
+const WRITING_SYSCALLS = new Set(['mkdir', 'rename', 'unlink', 'rmdir', 'write', 'copyfile', 'symlink', 'link', 'utime', 'chmod', 'ftruncate']);
+
+/**
+ * Last line of defence for environment errors that escaped the helpers which should have named
+ * them (a library function calling fs directly): a file-system error that carries its path, or
+ * an SQLite error about the store, is the user's environment, not a bug in llmkb.
+ */
+export function asUserError(error: unknown): unknown {
+  if (isLlmkbError(error)) return error;
+  const code = errnoCode(error);
+  if (code === undefined) return error;
+  const path = (error as { path?: unknown }).path;
+  if (typeof path === 'string') {
+    const syscall = (error as { syscall?: unknown }).syscall;
+    return fileAccessError(path, error, typeof syscall === 'string' && WRITING_SYSCALLS.has(syscall) ? 'write' : 'read', syscall === 'mkdir' || syscall === 'scandir' ? 'folder' : 'file');
+  }
+  const store = openedStore ?? 'the llmkb store';
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
+    return new RunBusyError(`${store} is locked by another process (${code})`, 'Wait for the other llmkb process to finish, or use another --store file.');
+  }
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+    return new FileAccessError(store, `cannot write the llmkb store ${store} (${code})`, { code, hint: 'Make the store file and its folder writable, or pass another file with --store.', cause: error });
+  }
+  return error;
+}
+
 export async function main(argv: string[] = process.argv): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    return EXIT_CODES.ok;
+  } catch (caught) {
+    if (caught instanceof CommanderError) return caught.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    const error = asUserError(caught);
     if (isLlmkbError(error)) {
       process.stderr.write(`llmkb: error: ${error.message}\n`);
       if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
@@ -138,6 +186,6 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     }
     process.stderr.write(`llmkb: internal error (a bug in llmkb; please report it with the command you ran): ${error instanceof Error ? error.message : String(error)}\n`);
     if (process.env.LLMKB_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-    return 70;
+    return EXIT_CODES.internal;
   }
 }

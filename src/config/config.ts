@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError, fileAccessError } from '../errors.js';
 
 export const modelEntrySchema = z.union([
   z.string().min(1),
@@ -30,6 +30,8 @@ export const modelEntrySchema = z.union([
       concurrency: z.number().int().min(1).max(1024).optional(),
       timeoutMs: z.number().int().min(1).optional(),
       maxRetries: z.number().int().min(0).max(20).optional(),
+      /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
+      maxRetryAfterMs: z.number().int().min(0).optional(),
       threads: z.number().int().min(1).optional(),
       sequences: z.number().int().min(1).max(64).optional(),
       contextSize: z.number().int().min(64).optional(),
@@ -66,9 +68,12 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
-  } catch {
-    throw new ConfigError(`cannot read config file ${file}`, { hint: 'Check the --config path.' });
+  } catch (error) {
+    const access = fileAccessError(file, error, 'read', 'config file');
+    throw access !== error ? access : new ConfigError(`cannot read config file ${file}`, { hint: 'Check the --config path.', cause: error });
   }
+  // A byte-order mark (Windows editors write one) is not JSON; drop it.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);

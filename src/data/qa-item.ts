@@ -7,9 +7,9 @@
  * Users can bring their own question sets in this format.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { InputFileError } from '../errors.js';
+import { fileAccessError, InputFileError } from '../errors.js';
 
 export const ANSWER_TYPES = ['number', 'person', 'time', 'location', 'other'] as const;
 export type AnswerType = (typeof ANSWER_TYPES)[number];
@@ -39,15 +39,35 @@ export function stableId(prefix: string, ...parts: string[]): string {
   return `${prefix}-${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 10)}`;
 }
 
-/** Parses a JSONL file line by line with `schema`; errors name the file, line and field. */
-export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'): T[] {
+/**
+ * A UTF-8 text file, without a leading byte-order mark (editors on Windows add one, and
+ * JSON.parse rejects it). Errors name the path and what to do.
+ */
+export function readTextFile(file: string, what = 'file'): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
-  } catch {
-    throw new InputFileError(file, undefined, undefined, 'cannot read the file', 'Check the path.');
+  } catch (error) {
+    throw fileAccessError(file, error, 'read', what);
   }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export interface ReadJsonlOptions {
+  /**
+   * Records carry an `id` that must be unique in the file: a repeated id would be counted twice
+   * by the metrics and collide in the run store, so it is refused naming both lines.
+   */
+  uniqueIds?: boolean;
+  /** Accept a file with no records (default: refused, as no stage has anything to do with one). */
+  allowEmpty?: boolean;
+}
+
+/** Parses a JSONL file line by line with `schema`; errors name the file, line and field. */
+export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record', options: ReadJsonlOptions = {}): T[] {
+  const text = readTextFile(file);
   const out: T[] = [];
+  const lineOfId = new Map<string, number>();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -63,23 +83,25 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'
       const issue = parsed.error.issues[0]!;
       throw new InputFileError(file, i + 1, issue.path.join('.') || undefined, `${issue.message}`, `Each ${what} needs the fields documented in the README ("Record formats").`);
     }
+    if (options.uniqueIds) {
+      const id = (parsed.data as { id?: unknown }).id;
+      if (typeof id === 'string') {
+        const first = lineOfId.get(id);
+        if (first !== undefined) throw new InputFileError(file, i + 1, 'id', `duplicate id "${id}" (lines ${first} and ${i + 1})`, `Every ${what} needs a unique id: remove or rename one of the two.`);
+        lineOfId.set(id, i + 1);
+      }
+    }
     out.push(parsed.data);
+  }
+  if (out.length === 0 && !options.allowEmpty) {
+    throw new InputFileError(file, undefined, undefined, `no ${what}s (the file is empty)`, 'Give a file with one JSON object per line; an empty file usually means an earlier step did not finish.');
   }
   return out;
 }
 
 /** Reads a question set and checks ids are unique. */
 export function readQAItems(file: string): QAItem[] {
-  const items = readJsonl(file, qaItemSchema, 'question');
-  const seen = new Map<string, number>();
-  items.forEach((item, index) => {
-    const before = seen.get(item.id);
-    if (before !== undefined) {
-      throw new InputFileError(file, undefined, 'id', `duplicate id "${item.id}" (items ${before + 1} and ${index + 1})`, 'Every question needs a unique id.');
-    }
-    seen.set(item.id, index);
-  });
-  return items;
+  return readJsonl(file, qaItemSchema, 'question', { uniqueIds: true });
 }
 
 export function toJsonl(records: readonly unknown[]): string {
@@ -88,9 +110,27 @@ export function toJsonl(records: readonly unknown[]): string {
 
 /** Writes a file atomically: a crash leaves the old file or the new one, never half of one. */
 export function writeFileAtomic(file: string, content: string | Uint8Array): void {
+  // Checked first so that a folder given as the output leaves nothing beside it.
+  let isDir = false;
+  try {
+    isDir = statSync(file).isDirectory();
+  } catch {
+    // Not there yet (the usual case), or unreadable: the write below reports it.
+  }
+  if (isDir) throw fileAccessError(file, Object.assign(new Error('is a directory'), { code: 'EISDIR' }), 'write');
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, content);
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, content);
+    renameSync(tmp, file);
+  } catch (error) {
+    // Never leave the temporary file behind: the output is all or nothing.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The folder itself is unusable: there is no temporary file to remove.
+    }
+    throw fileAccessError(file, error, 'write');
+  }
 }
 
 export function sha256(content: string | Buffer): string {

@@ -33,7 +33,14 @@ export interface ExecutorOptions {
   /** First back-off delay; doubles per retry (with jitter) up to `maxBackoffMs`. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Longest wait a server's Retry-After may impose (default 60 s): an hour-long one is capped, and said so. */
+  maxRetryAfterMs?: number;
+  /** Where notes go (a capped Retry-After); default stderr. */
+  log?: (line: string) => void;
 }
+
+/** Default cap on a server's Retry-After: long enough for a real rate-limit window, short enough not to look hung. */
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface Executed<T> {
   value: T;
@@ -108,6 +115,9 @@ export class ModelExecutor {
   readonly #maxRetries: number;
   readonly #baseBackoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #log: (line: string) => void;
+  #cappedRetryAfterLogged = false;
   readonly #endpoints: Endpoint[];
   readonly #waiters: Waiter[] = [];
   readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
@@ -121,6 +131,8 @@ export class ModelExecutor {
     this.#maxRetries = options.maxRetries ?? 4;
     this.#baseBackoffMs = options.baseBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#endpoints = model.endpoints.map((url) => ({ url, limit: this.#maxConcurrency, active: 0, successesSinceChange: 0, pausedUntil: 0 }));
   }
 
@@ -291,8 +303,19 @@ export class ModelExecutor {
   }
 
   #backoff(attempt: number, error: unknown): number {
-    // The server's Retry-After wins over our own schedule (bounded, against a bogus header).
-    if (error instanceof ModelCallError && error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, 10 * 60_000);
+    // The server's Retry-After wins over our own schedule, capped so that a bogus or hostile
+    // "wait an hour" does not stall a run in silence. Zero, negative (the provider clamps those
+    // to 0) or malformed values are no guidance at all: retrying at once would only hammer a
+    // server that is already refusing, so they fall back to the exponential schedule.
+    const retryAfter = error instanceof ModelCallError ? error.retryAfterMs : undefined;
+    if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0) {
+      if (retryAfter <= this.#maxRetryAfterMs) return retryAfter;
+      if (!this.#cappedRetryAfterLogged) {
+        this.#cappedRetryAfterLogged = true;
+        this.#log(`note: ${this.model.modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${this.#maxRetryAfterMs / 1000} s instead (maxRetryAfterMs in llmkb.config.json)`);
+      }
+      return this.#maxRetryAfterMs;
+    }
     const exp = Math.min(this.#maxBackoffMs, this.#baseBackoffMs * 2 ** attempt);
     return exp / 2 + Math.random() * (exp / 2);
   }

@@ -151,13 +151,36 @@ export class LlamaProvider implements LanguageModel {
     let path = settings.model;
     if (path.startsWith('hf:') || /^https?:\/\//.test(path)) {
       const { resolveModelFile } = await import('node-llama-cpp');
+      // Offline, the download can wait forever on a connection: give up after a stretch with no
+      // progress (not a total limit: a large model on a slow line keeps going while bytes arrive).
+      const idleMs = Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) > 0 ? Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) : 60_000;
+      const abort = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      let rearm = (): void => {};
+      const stalled = new Promise<never>((_, reject) => {
+        const arm = (): void => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            abort.abort();
+            reject(new ModelFileError(`no progress downloading ${settings.model} for ${idleMs / 1000} s (offline, or Hugging Face unreachable?)`, {
+              hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf). LLMKB_DOWNLOAD_TIMEOUT_MS sets this time-out.',
+              exitCode: 3,
+            }));
+          }, idleMs);
+        };
+        arm();
+        rearm = arm;
+      });
       try {
-        path = await resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true });
+        path = await Promise.race([resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true, signal: abort.signal, onProgress: () => rearm() }), stalled]);
       } catch (error) {
+        if (error instanceof ModelFileError) throw error;
         throw new ModelFileError(`could not download ${settings.model}: ${error instanceof Error ? error.message : String(error)}`, {
           hint: 'Check the URI (hf:owner/repo:QUANT or hf:owner/repo/file.gguf) and the network, or download the file yourself and pass its path.',
           cause: error,
         });
+      } finally {
+        clearTimeout(timer);
       }
     }
     await assertGguf(path);

@@ -6,10 +6,10 @@
  * half-written one. `synchronous=NORMAL` skips the fsync per commit; after a power loss the
  * last few commits may be missing, never corrupt, and a resumed run simply redoes them.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { LlmkbError } from '../errors.js';
+import { errnoCode, fileAccessError, FileAccessError, LlmkbError } from '../errors.js';
 
 export type Db = Database.Database;
 
@@ -53,30 +53,78 @@ CREATE TABLE IF NOT EXISTS run_records (
   created_at TEXT NOT NULL,
   PRIMARY KEY (run_id, stage, item_id)
 ) WITHOUT ROWID;
+
+-- One process works on a run at a time (see RunStore: leases). Added within schema 1: older
+-- versions simply ignore the table.
+CREATE TABLE IF NOT EXISTS run_leases (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  owner TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  acquired_at TEXT NOT NULL,
+  heartbeat_at TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
 
+/**
+ * A store that cannot be opened or written (missing folder, no permission, read-only, a folder
+ * where the file should be, not a database) as a user error naming the file; other errors as is.
+ */
+export function storeError(path: string, error: unknown): unknown {
+  if (error instanceof LlmkbError) return error;
+  const code = errnoCode(error);
+  const hint = 'Pass another file with --store (or set "store" in llmkb.config.json / $LLMKB_STORE).';
+  if (code === 'SQLITE_READONLY' || code?.startsWith('SQLITE_READONLY_') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+    return new FileAccessError(path, `the llmkb store ${path} is read-only (${code})`, { code, hint: `Make the file and its folder writable, or ${hint[0]!.toLowerCase()}${hint.slice(1)}`, cause: error });
+  }
+  if (code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_CANTOPEN_') || code === 'SQLITE_IOERR' || code?.startsWith('SQLITE_IOERR_')) {
+    return new FileAccessError(path, `cannot open the llmkb store ${path} (${code}): the file or its folder is missing, not writable, or a folder`, { code, hint, cause: error });
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new FileAccessError(path, `${path} is not an llmkb store (${code})`, { code, hint: `${hint} Remove the file if it is a corrupt store.`, cause: error });
+  }
+  return fileAccessError(path, error, 'write', 'the llmkb store');
+}
+
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: Db;
+  if (path !== ':memory:') {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw fileAccessError(dirname(path), error, 'write', 'the store folder');
+    }
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      // A new store.
+    }
+    if (isDir) throw new FileAccessError(path, `the llmkb store ${path} is a folder, not a file`, { code: 'EISDIR', hint: 'Give a file name, e.g. --store .llmkb/llmkb.sqlite.' });
+  }
+  let db: Db | undefined;
   try {
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new LlmkbError(`${path} was written by a newer llmkb (store schema ${version}, this version reads ${SCHEMA_VERSION})`, {
+        hint: 'Upgrade llmkb, or use another --store file.',
+      });
+    }
+    db.exec(SCHEMA);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   } catch (error) {
+    if (db?.open) db.close();
+    const mapped = storeError(path, error);
+    if (mapped !== error) throw mapped;
     throw new LlmkbError(`cannot open the llmkb store ${path}: ${error instanceof Error ? error.message : String(error)}`, {
       hint: 'Pass another file with --store, or remove a corrupt file.',
+      cause: error,
     });
   }
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) {
-    db.close();
-    throw new LlmkbError(`${path} was written by a newer llmkb (store schema ${version}, this version reads ${SCHEMA_VERSION})`, {
-      hint: 'Upgrade llmkb, or use another --store file.',
-    });
-  }
-  db.exec(SCHEMA);
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
   return db;
 }

@@ -1,3 +1,4 @@
+import { LlmkbError } from '../errors.js';
 import { Progress, type ProgressOptions } from '../progress/progress.js';
 import type { Run } from './run-store.js';
 
@@ -25,9 +26,11 @@ export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<stri
   const ids = new Set<string>();
   for (const item of items) {
     const id = idOf(item);
-    if (ids.has(id)) throw new Error(`duplicate item id ${id} in stage ${stage}`);
+    if (ids.has(id)) throw new LlmkbError(`duplicate item id "${id}" in stage ${stage}`, { hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.' });
     ids.add(id);
   }
+  // Before looking at what is done: another process may be doing it right now.
+  await run.acquireLease();
   if (run.stageStatus(stage) === 'done') return run.records<R>(stage);
   run.startStage(stage);
   const existing = run.records<R>(stage);

@@ -69,6 +69,42 @@ describe('runStage', () => {
 
   it('rejects duplicate item ids', async () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
-    await assert.rejects(runStage({ run, stage: 's', items: [{ id: 'a' }, { id: 'a' }], idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: 1 }), progress: { quiet: true } }), /duplicate item id a/);
+    await assert.rejects(runStage({ run, stage: 's', items: [{ id: 'a' }, { id: 'a' }], idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: 1 }), progress: { quiet: true } }), /duplicate item id "a" in stage s/);
+  });
+});
+
+describe('run leases', () => {
+  function holder(db: ReturnType<typeof openDatabase>, runId: string, pid: number, host: string, expiresAt: number): void {
+    const now = new Date().toISOString();
+    db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(runId, `${pid}@${host}`, pid, host, now, now, expiresAt);
+  }
+
+  it('renews its lease while held and releases it on close', async () => {
+    const db = openDatabase(':memory:');
+    const store = new RunStore(db, { leaseTtlMs: 200 });
+    const run = store.open(spec);
+    await run.acquireLease();
+    const first = db.prepare('SELECT expires_at FROM run_leases WHERE run_id = ?').get(run.id) as { expires_at: number };
+    await new Promise((r) => setTimeout(r, 150));
+    const later = db.prepare('SELECT expires_at FROM run_leases WHERE run_id = ?').get(run.id) as { expires_at: number };
+    assert.ok(later.expires_at > first.expires_at, 'heartbeat moved the expiry');
+    assert.equal(store.leaseHolder(run.id)?.pid, process.pid);
+    store.releaseLeases();
+    assert.equal(store.leaseHolder(run.id), undefined);
+  });
+
+  it('refuses a live holder elsewhere, takes over an expired one, and runStage checks it first', async () => {
+    const db = openDatabase(':memory:');
+    const store = new RunStore(db);
+    const run = store.open(spec);
+    holder(db, run.id, 4242, 'other-host', Date.now() + 60_000);
+    await assert.rejects(run.acquireLease(), (e: Error) => e.name === 'RunBusyError' && /run [0-9a-f]{16} is being worked on by another llmkb process \(pid 4242 on other-host/.test(e.message));
+    let worked = 0;
+    await assert.rejects(runStage({ run, stage: 's', items, idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: ++worked }), progress: { quiet: true } }), /being worked on/);
+    assert.equal(worked, 0, 'no work done under another process\'s lease');
+    holder(db, run.id, 4242, 'other-host', Date.now() - 1);
+    await run.acquireLease();
+    assert.equal(store.leaseHolder(run.id)?.pid, process.pid);
+    store.releaseLeases();
   });
 });
