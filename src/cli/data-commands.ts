@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../data/build-datasets.js';
+import { KEYWORD_RULE_QUALITY } from '../data/time-sensitive.js';
 import { PAPER_CUTOFF } from '../data/unseenqa.js';
 import type { Workspace } from '../workspace.js';
 import { wholeNumber } from './cli-options.js';
@@ -41,7 +42,8 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
         const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts), perSource: opts.perSource, batchSize: opts.batchSize, popqaLongtail: opts.popqaLongtail === true, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
         const out = process.stdout;
         out.write(`SeenQA: ${report.items} questions -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
-        out.write(`time-sensitive check: ${report.method.kind === 'llm' ? `LLM ${report.method.model}` : 'keyword rule (no LLM configured: approximate)'}\n`);
+        const rule = KEYWORD_RULE_QUALITY;
+        out.write(`time-sensitive check: ${report.method.kind === 'llm' ? `LLM ${report.method.model}` : `keyword rule ${report.method.kind} (no LLM configured: approximate; precision ${rule.precision}, recall ${rule.recall} on ${rule.questions} labelled questions)`}\n`);
         out.write('source           pool  dupl  why  multi  long  factoid  examined  time-sens  kept\n');
         for (const s of report.sources) {
           const st = report.stats[s]!;

@@ -67,7 +67,7 @@ export function cleanSourceText(text: string, source: string): string {
 /** A short description of the shown-answer rule, for the dataset cards. */
 export const SHOWN_ANSWER_RULE =
   'Shown answer: for TriviaQA (unordered sets of Wikipedia aliases) the alias most central among the others: aliases grouped by content words (SQuAD normalisation, hyphens as spaces, ' +
-  'stop words dropped, plurals and diacritics folded); a group scores its summed word Jaccard similarity to every alias, less one point per word beyond the first, plus two points when the list holds it in capitals (the quiz site\'s own answer, "JOHN BISHOP"); only aliases in Latin script, ' +
+  'stop words dropped, plurals and diacritics folded, "Pharlap" = "Phar Lap"); a group scores its summed word Jaccard similarity to every alias, less one point per word beyond the first (a tenth of the list\'s length for lists under ten), plus two points when the list holds it in capitals (the quiz site\'s own answer, "JOHN BISHOP"); only aliases in Latin script, ' +
   'of at most five words, not disambiguation, list or "History of ..." titles, without parentheses, colon, slash or comma qualify; TriviaQA\'s normalised durations ("2 time") are skipped; ' +
   'then the best spelling (not all capitals unless the initials of another alias, in which case as an acronym, and otherwise written as a title: "ANNE CLEEVES" -> "Anne Cleeves"; no odd capitals, no leading "The"). ' +
   'On llmkb\'s 203 hand-checked TriviaQA questions it shows an acceptable answer for 92% (the first-plain-alias rule before: 33%). NQ and PopQA answers are ordered lists: their first plain answer is shown.';
@@ -199,8 +199,10 @@ function trigrams(text: string): Set<string> {
 }
 
 /**
- * Score points a group loses per content token beyond the first: redirects add words ("Queen
- * Victoria of England", "Wisconsin state"), the title is usually the shortest central name.
+ * Points a group loses per content token beyond the first: redirects add words ("Queen Victoria of
+ * England", "Wisconsin state"), the title is usually the shortest central name. A list of fewer
+ * than ten aliases loses a tenth of its length instead, so that a short list ("Phar", "Phar Lap",
+ * "Pharlap") is not decided by the penalty alone.
  */
 const LENGTH_PENALTY = 1;
 
@@ -210,23 +212,34 @@ const QUIZ_ANSWER_BONUS = 2;
 /**
  * The most central showable alias of an unordered alias set. Aliases are grouped by their content
  * tokens (`tokenSet`: "Guy Fawkes" and "Guy fawkes" are one group, so a name that was written in
- * several ways weighs more). A group's score is its summed token Jaccard similarity to every
- * distinct alias string (its own spellings count fully), less `LENGTH_PENALTY` per token beyond
- * the first, plus `QUIZ_ANSWER_BONUS` for the group of the quiz site's own answer; ties go to fewer
- * tokens, then the alphabetically first key. Within the group the
- * spelling is chosen by `spellingScore`, with character-trigram centrality among all aliases
+ * several ways weighs more; "Pharlap" joins "Phar Lap"). A group's score is its summed token
+ * Jaccard similarity to every distinct alias string (its own spellings count fully), less
+ * `LENGTH_PENALTY` per token beyond the first, plus `QUIZ_ANSWER_BONUS` for the group of the quiz
+ * site's own answer; ties go to fewer tokens, then the alphabetically first key. Within the group
+ * the spelling is chosen by `spellingScore`, with character-trigram centrality among all aliases
  * deciding between spellings that differ in more than case ("Cyclops" over "Cyclop").
  */
 export function centralAlias(answers: readonly string[]): string | undefined {
   const distinct = [...new Set(answers.map((a) => a.trim()).filter(Boolean))];
   const tokens = distinct.map(tokenSet);
-  const groups = new Map<string, { forms: string[]; tokens: Set<string> }>();
+  // Written with or without spaces, a name is one name: "Pharlap" = "Phar Lap", "Beegees" = "Bee Gees".
+  const compact = tokens.map((t) => [...t].join(''));
+  const spacedKey = new Map<string, string>();
+  const spacedTokens = new Map<string, Set<string>>();
+  tokens.forEach((t, i) => {
+    if (t.size > 1 && !spacedKey.has(compact[i]!)) {
+      spacedKey.set(compact[i]!, [...t].sort().join(' '));
+      spacedTokens.set(compact[i]!, t);
+    }
+  });
+  const keyOf = (i: number) => spacedKey.get(compact[i]!) ?? [...tokens[i]!].sort().join(' ');
+  const groups = new Map<string, { forms: string[]; tokens: Set<string>; compact: string }>();
   distinct.forEach((a, i) => {
     if (!showable(a) || tokens[i]!.size === 0) return;
-    const key = [...tokens[i]!].sort().join(' ');
+    const key = keyOf(i);
     const group = groups.get(key);
     if (group) group.forms.push(a);
-    else groups.set(key, { forms: [a], tokens: tokens[i]! });
+    else groups.set(key, { forms: [a], tokens: spacedTokens.get(compact[i]!) ?? tokens[i]!, compact: compact[i]! });
   });
   const acronyms = knownAcronyms(distinct);
   // The quiz site's own answer: TriviaQA keeps the question writer's answer among the aliases, and
@@ -235,7 +248,7 @@ export function centralAlias(answers: readonly string[]): string | undefined {
   // capitalised word with no other spelling in the list (codes such as "USCHI", "COYS").
   const quizKeys = new Set<string>();
   distinct.forEach((a, i) => {
-    const key = [...tokens[i]!].sort().join(' ');
+    const key = keyOf(i);
     if (!groups.has(key) || !isCapitalised(a) || acronyms.has(a.replace(/[^\p{L}]/gu, ''))) return;
     if (!/\s/.test(a.trim()) && !groups.get(key)!.forms.some((f) => !isCapitalised(f))) return;
     quizKeys.add(key);
@@ -243,8 +256,10 @@ export function centralAlias(answers: readonly string[]): string | undefined {
   let best: { key: string; score: number; size: number; forms: string[] } | undefined;
   for (const [key, group] of groups) {
     let score = -1 + (quizKeys.has(key) ? QUIZ_ANSWER_BONUS : 0); // -1: the alias itself
-    for (const t of tokens) score += jaccard(group.tokens, t);
-    score -= LENGTH_PENALTY * (group.tokens.size - 1);
+    tokens.forEach((t, i) => {
+      score += compact[i] === group.compact || keyOf(i) === key ? 1 : Math.max(jaccard(group.tokens, t), jaccard(new Set([group.compact]), t));
+    });
+    score -= Math.min(LENGTH_PENALTY, distinct.length / 10) * (group.tokens.size - 1);
     const size = group.tokens.size;
     const better = best === undefined || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && (size < best.size || (size === best.size && key < best.key)));
     if (better) best = { key, score, size, forms: group.forms };
