@@ -11,7 +11,7 @@
  * the most central alias, never an arbitrary redirect).
  */
 import { normalizeAnswer } from '../judging/normalize-answer.js';
-import { canonicalAnswer, withCanonicalFirst } from './answer-text.js';
+import { withCanonicalFirst } from './answer-text.js';
 import { factoidRejection } from './factoid-filter.js';
 import { stableId, type QAItem } from './qa-item.js';
 import { SeededRandom } from './seeded-random.js';
@@ -19,11 +19,6 @@ import { dedupeQuestions, toSeenItem } from './seenqa.js';
 import { guessAnswerType, type SourceQuestion } from './source-readers.js';
 import { isTimeSensitiveByKeywords } from './time-sensitive.js';
 import { fillTemplate, UNSEEN_TEMPLATES } from './unseenqa.js';
-
-/** The answer to show in a shot for a question of `source` (see `canonicalAnswer`). */
-export function displayAnswer(answers: readonly string[], source: string): string {
-  return canonicalAnswer(answers, source);
-}
 
 const PERSON_TEMPLATES: Record<string, string> = { occupation: 'T20', 'place of birth': 'T13', mother: 'T8' };
 

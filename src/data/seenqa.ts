@@ -15,10 +15,8 @@ import { SeededRandom } from './seeded-random.js';
 import { guessAnswerType, type SeenSource, type SourceQuestion } from './source-readers.js';
 import type { TimeSensitiveResult } from './time-sensitive.js';
 
-/** The paper's three sources, in build order. */
+/** The paper's three sources, in build order (`popqa-longtail` is added on request: `llmkb data seenqa --popqa-longtail`). */
 export const SEEN_SOURCES: readonly SeenSource[] = ['nq', 'triviaqa', 'popqa'];
-/** Sources a user can add (`llmkb data seenqa --popqa-longtail`). */
-export const OPTIONAL_SEEN_SOURCES: readonly SeenSource[] = ['popqa-longtail'];
 
 /** PopQA's long tail: subject popularity (monthly page views) below this (Mallen et al.; the Self-RAG subset). */
 export const LONG_TAIL_POPULARITY = 100;
@@ -44,7 +42,7 @@ export function toSeenItem(q: SourceQuestion): QAItem {
     dataset: 'seen',
     source: q.source,
     question: q.question,
-    // The canonical answer first: readers show answers[0] (few-shot examples, MCQ options).
+    // The canonical answer first: readers show answers[0] (few-shot examples, the distractor pool).
     answers: withCanonicalFirst(q.answers, q.source),
     answerType: guessAnswerType(q.question, q.relation),
     sourceId: q.sourceId,

@@ -66,7 +66,9 @@ export function isTimeSensitiveByKeywords(question: string): boolean {
 
 /**
  * How the rule does on llmkb's hand-labelled set (`fixtures/time-sensitive-labels.json`: real
- * NQ-open and TriviaQA questions, each labelled after reading it). time-sensitive.test.ts
+ * NQ-open and TriviaQA questions, each labelled after reading it: 170 the rule was designed on,
+ * and 84 labelled as a holdout, on which v2 first scored precision 0.71 / recall 0.78 before one
+ * more round of fixes; v1 scores 0.58 / 0.79 on all 254). time-sensitive.test.ts
  * recomputes these from the labels and fails if they drift; the SeenQA card quotes them when the
  * keyword rule was used.
  */
