@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../src/data/build-datasets.js';
 import { readQAItems } from '../src/data/qa-item.js';
-import { readDprTsv } from '../src/data/source-readers.js';
+import { readDprTsv, readPopqaCollabJson } from '../src/data/source-readers.js';
 import { DataSourceError, resolveSourceFile } from '../src/data/source-files.js';
 import { templatesForCutoff } from '../src/data/unseenqa.js';
 import { InputFileError } from '../src/errors.js';
@@ -43,7 +43,44 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
     assert.equal(readQAItems(join(first, 'r_seen.jsonl')).length, 280);
     assert.equal(readQAItems(join(first, 'r_unseen.jsonl')).length, 40);
     for (const card of ['seenqa.card.md', 'unseenqa.card.md', 'r_seen.card.md', 'r_unseen.card.md']) assert.ok(existsSync(join(first, card)), card);
+    // The machine-readable card says how SeenQA was built; an evaluation's protocol block reads it.
+    const json = JSON.parse(readFileSync(join(first, 'seenqa.card.json'), 'utf8')) as { schema: string; items: number; timeFilter: { method: string; note: string } };
+    assert.equal(json.schema, 'llmkb-dataset-card-v1');
+    assert.equal(json.timeFilter.method, 'keyword-rule-v2');
+    assert.match(json.timeFilter.note, /precision 0\.\d+, recall 0\.\d+ on \d+ labelled questions/);
     assert.match(readFileSync(join(first, 'seenqa.card.md'), 'utf8'), /f15567f38099f3615f5b8a685c0aef449c11ad90d3da3735e8d1b98115b40616/);
+  });
+
+  it('draws PopQA from the random sample only, as the paper does, and says how much of it is long-tail', () => {
+    const popqa = readQAItems(join(first, 'seenqa.jsonl')).filter((i) => i.source.startsWith('popqa'));
+    assert.ok(popqa.every((i) => i.source === 'popqa' && /^popqa:\d+$/.test(i.sourceId ?? '')), 'only source popqa, PopQA ids kept');
+    const randomIds = new Set(readPopqaCollabJson(join(dataDir!, 'popqa_dev1000_test1000.model_collaboration.json')).map((q) => q.sourceId));
+    assert.deepEqual(popqa.filter((i) => !randomIds.has(i.sourceId!)).map((i) => i.sourceId), [], 'no row from outside the random sample');
+    const card = readFileSync(join(first, 'seenqa.card.md'), 'utf8');
+    assert.match(card, /popqa: 106 of 1000 questions \(10\.6%\) are long-tail \(subject popularity < 100/);
+    assert.match(card, /TriviaQA subset: .*does not say which questions belong to it/);
+    assert.match(card, /keyword rule `keyword-rule-v2` .*precision 0\.86 and recall 0\.96/);
+  });
+
+  it('offers the long-tail subset as its own source, disjoint from the random sample', async () => {
+    const out = tmp();
+    const report = await buildSeenQAFiles({ outDir: out, seed: 42, dataDir: dataDir!, cacheDir: tmp(), perSource: 50, popqaLongtail: true });
+    assert.deepEqual(report.sources, ['nq', 'triviaqa', 'popqa', 'popqa-longtail']);
+    const items = readQAItems(join(out, 'seenqa.jsonl'));
+    const tail = items.filter((i) => i.source === 'popqa-longtail');
+    assert.equal(tail.length, 50);
+    const ids = items.filter((i) => i.source === 'popqa').map((i) => i.sourceId);
+    assert.deepEqual(tail.filter((i) => ids.includes(i.sourceId)), []);
+    assert.equal(report.stats['popqa-longtail']!.popularity!.longTail, 50, 'every long-tail row has popularity < 100');
+  });
+
+  it('shows canonical answers in R_seen: decoded, no disambiguation or other-script aliases, listed in the card', () => {
+    const rSeen = readQAItems(join(first, 'r_seen.jsonl'));
+    const shown = rSeen.map((i) => i.answers[0]!);
+    assert.deepEqual(shown.filter((a) => /&(amp|quot|lt|gt|#\d+);|%22|\(|disambiguation/i.test(a)), []);
+    assert.deepEqual(shown.filter((a) => /[^\p{Script=Latin}\P{L}]/u.test(a)), [], 'Latin script');
+    const card = readFileSync(join(first, 'r_seen.card.md'), 'utf8');
+    for (const item of rSeen) assert.ok(card.includes(`| ${item.answers[0]!.replace(/\|/g, '\\|').replace(/\s+/g, ' ')} |`), item.answers[0]);
   });
 
   it('is byte-identical when built again with the same seed', async () => {

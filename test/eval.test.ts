@@ -47,6 +47,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.equal(protocol.entries.distractors!.choice, 'answer-pool');
     assert.equal(protocol.entries.questions!.status, 'approximation');
     assert.equal(protocol.entries.timeFilter!.status, 'approximation', 'built without an LLM: the keyword rule');
+    assert.equal(protocol.entries.timeFilter!.choice, 'keyword-rule-v2', 'read from the data set card');
     assert.equal(protocol.computeBackend, 'cpu');
     assert.match(first.stdout, /departures from the paper's protocol: .*judge/);
     const execution = JSON.parse(readFileSync(resultFile(out, 'zero-shot', 'run.json'), 'utf8')) as { runId: string; command: string; calls: { model: { requests: number } } };

@@ -31,21 +31,27 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--filter-model <spec>', 'LLM for the time-sensitive check (default: the configured judge)')
     .option('--no-llm-filter', 'use the keyword rule even when a judge is configured')
     .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
-    .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number }, command: Command) => {
+    .option('--popqa-longtail', 'also draw --per-source questions from the PopQA long-tail subset, as source "popqa-longtail" (not in the paper\'s SeenQA)')
+    .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
       const { buildSeenQAFiles } = await import('../data/build-datasets.js');
-      const { SEEN_SOURCES } = await import('../data/seenqa.js');
+      const { KEYWORD_RULE_QUALITY } = await import('../data/time-sensitive.js');
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
         const executor = entry === undefined ? undefined : await ws.executor(entry);
-        const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts), perSource: opts.perSource, batchSize: opts.batchSize, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
+        const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts), perSource: opts.perSource, batchSize: opts.batchSize, popqaLongtail: opts.popqaLongtail === true, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
         const out = process.stdout;
         out.write(`SeenQA: ${report.items} questions -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
-        out.write(`time-sensitive check: ${report.method.kind === 'llm' ? `LLM ${report.method.model}` : 'keyword rule (no LLM configured: approximate)'}\n`);
-        out.write('source     pool  dupl  why  multi  long  factoid  examined  time-sens  kept\n');
-        for (const s of SEEN_SOURCES) {
-          const st = report.stats[s];
-          out.write(`${s.padEnd(9)} ${String(st.pool).padStart(5)} ${String(st.duplicates).padStart(5)} ${String(st.removed['why-question']).padStart(4)} ${String(st.removed['multiple-answers']).padStart(6)} ${String(st.removed['long-answer']).padStart(5)} ${String(st.factoid).padStart(8)} ${String(st.examined).padStart(9)} ${String(st.timeSensitive).padStart(10)} ${String(st.kept).padStart(5)}\n`);
+        const rule = KEYWORD_RULE_QUALITY;
+        out.write(`time-sensitive check: ${report.method.kind === 'llm' ? `LLM ${report.method.model}` : `keyword rule ${report.method.kind} (no LLM configured: approximate; precision ${rule.precision}, recall ${rule.recall} on ${rule.questions} labelled questions)`}\n`);
+        out.write('source           pool  dupl  why  multi  long  factoid  examined  time-sens  kept\n');
+        for (const s of report.sources) {
+          const st = report.stats[s]!;
+          out.write(`${s.padEnd(15)} ${String(st.pool).padStart(5)} ${String(st.duplicates).padStart(5)} ${String(st.removed['why-question']).padStart(4)} ${String(st.removed['multiple-answers']).padStart(6)} ${String(st.removed['long-answer']).padStart(5)} ${String(st.factoid).padStart(8)} ${String(st.examined).padStart(9)} ${String(st.timeSensitive).padStart(10)} ${String(st.kept).padStart(5)}\n`);
+        }
+        for (const s of report.sources) {
+          const p = report.stats[s]!.popularity;
+          if (p) out.write(`${s}: ${p.longTail} of ${p.known} questions long-tail (subject popularity < 100)\n`);
         }
       } finally {
         await ws.close();

@@ -18,10 +18,10 @@ export const qaItemSchema = z
   .object({
     id: z.string().min(1),
     dataset: z.enum(['seen', 'unseen']),
-    /** `nq`, `triviaqa`, `popqa`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
+    /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
     source: z.string().min(1),
     question: z.string().min(1),
-    /** Accepted answers (aliases of one answer). Empty for unseen questions. */
+    /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
     answers: z.array(z.string()),
     answerType: z.enum(ANSWER_TYPES).nullish(),
     /** The item's id in its source data set (or file:line where the source has none). */

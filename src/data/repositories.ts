@@ -7,28 +7,18 @@
  *
  * Pool questions pass the same factoid filter as SeenQA and the keyword time-sensitivity rule
  * (no LLM needed for 200 shots). The first answer of an R_seen item is the one shown in shots:
- * the first alias that reads as a plain short answer (TriviaQA's alias lists can start with an
- * emoji or a disambiguation page title).
+ * the canonical answer (`canonicalAnswer` in answer-text.ts: for TriviaQA's unordered alias sets
+ * the most central alias, never an arbitrary redirect).
  */
 import { normalizeAnswer } from '../judging/normalize-answer.js';
+import { withCanonicalFirst } from './answer-text.js';
 import { factoidRejection } from './factoid-filter.js';
 import { stableId, type QAItem } from './qa-item.js';
 import { SeededRandom } from './seeded-random.js';
 import { dedupeQuestions, toSeenItem } from './seenqa.js';
-import { guessAnswerType, type SeenSource, type SourceQuestion } from './source-readers.js';
+import { guessAnswerType, type SourceQuestion } from './source-readers.js';
 import { isTimeSensitiveByKeywords } from './time-sensitive.js';
 import { fillTemplate, UNSEEN_TEMPLATES } from './unseenqa.js';
-
-/** The answer to show in a shot: first alias that is plain text of at most five words. */
-export function displayAnswer(answers: readonly string[]): string {
-  const plain = answers.find((a) => /^[\p{L}\p{N}][\p{L}\p{N}\s.,'’&-]*$/u.test(a) && !/\(.*\)/.test(a) && a.trim().split(/\s+/).length <= 5);
-  return plain ?? answers[0]!;
-}
-
-function withDisplayFirst(answers: readonly string[]): string[] {
-  const shown = displayAnswer(answers);
-  return [shown, ...answers.filter((a) => a !== shown)];
-}
 
 const PERSON_TEMPLATES: Record<string, string> = { occupation: 'T20', 'place of birth': 'T13', mother: 'T8' };
 
@@ -50,7 +40,7 @@ export function buildRSeen(
 
   const items: QAItem[] = [];
   const counts: Record<string, number> = {};
-  const sources: SeenSource[] = ['nq', 'triviaqa', 'popqa'];
+  const sources: Array<'nq' | 'triviaqa' | 'popqa'> = ['nq', 'triviaqa', 'popqa'];
   sources.forEach((source, s) => {
     const share = Math.floor(fromPools / sources.length) + (s < fromPools % sources.length ? 1 : 0);
     const candidates = dedupeQuestions(pools[source]).unique.filter((q) => usable(q) && !factoidRejection(q) && !isTimeSensitiveByKeywords(q.question));
@@ -58,7 +48,7 @@ export function buildRSeen(
     for (const q of picked) {
       usedQuestions.add(normalizeAnswer(q.question));
       usedSourceIds.add(q.sourceId);
-      items.push({ ...toSeenItem(q), id: stableId(`rseen-${source}`, q.question), answers: withDisplayFirst(q.answers) });
+      items.push({ ...toSeenItem(q), id: stableId(`rseen-${source}`, q.question), answers: withCanonicalFirst(q.answers, source) });
     }
     counts[source] = picked.length;
   });
@@ -88,7 +78,7 @@ export function buildRSeen(
         dataset: 'seen',
         source: 'popqa',
         question,
-        answers: withDisplayFirst(q.answers),
+        answers: withCanonicalFirst(q.answers, 'popqa'),
         answerType: guessAnswerType(q.question, q.relation),
         sourceId: q.sourceId,
         template: template.id,

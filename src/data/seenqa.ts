@@ -8,13 +8,18 @@
  * questions that pass are kept. The card reports how many were examined and removed.
  */
 import { normalizeAnswer } from '../judging/normalize-answer.js';
+import { withCanonicalFirst } from './answer-text.js';
 import { factoidRejection, type FactoidRejection } from './factoid-filter.js';
 import { stableId, type QAItem } from './qa-item.js';
 import { SeededRandom } from './seeded-random.js';
 import { guessAnswerType, type SeenSource, type SourceQuestion } from './source-readers.js';
 import type { TimeSensitiveResult } from './time-sensitive.js';
 
+/** The paper's three sources, in build order (`popqa-longtail` is added on request: `llmkb data seenqa --popqa-longtail`). */
 export const SEEN_SOURCES: readonly SeenSource[] = ['nq', 'triviaqa', 'popqa'];
+
+/** PopQA's long tail: subject popularity (monthly page views) below this (Mallen et al.; the Self-RAG subset). */
+export const LONG_TAIL_POPULARITY = 100;
 
 export interface SeenSourceStats {
   pool: number;
@@ -25,6 +30,8 @@ export interface SeenSourceStats {
   examined: number;
   timeSensitive: number;
   kept: number;
+  /** Kept questions with a known subject popularity, and how many of them are long-tail (< 100). */
+  popularity?: { known: number; longTail: number };
 }
 
 export type TimeSensitiveCheck = (questions: readonly string[]) => Promise<TimeSensitiveResult>;
@@ -35,7 +42,8 @@ export function toSeenItem(q: SourceQuestion): QAItem {
     dataset: 'seen',
     source: q.source,
     question: q.question,
-    answers: q.answers,
+    // The canonical answer first: readers show answers[0] (few-shot examples, the distractor pool).
+    answers: withCanonicalFirst(q.answers, q.source),
     answerType: guessAnswerType(q.question, q.relation),
     sourceId: q.sourceId,
     ...(q.relation === undefined ? {} : { relation: q.relation }),
@@ -56,15 +64,17 @@ export function dedupeQuestions(questions: readonly SourceQuestion[]): { unique:
 }
 
 export async function buildSeenQA(
-  pools: Record<SeenSource, SourceQuestion[]>,
-  options: { seed: number; perSource: number; timeSensitive: TimeSensitiveCheck },
-): Promise<{ items: QAItem[]; stats: Record<SeenSource, SeenSourceStats>; timeSensitiveCalls: number; unparsedBatches: number }> {
+  pools: Partial<Record<SeenSource, SourceQuestion[]>>,
+  options: { seed: number; perSource: number; timeSensitive: TimeSensitiveCheck; sources?: readonly SeenSource[] },
+): Promise<{ items: QAItem[]; stats: Partial<Record<SeenSource, SeenSourceStats>>; timeSensitiveCalls: number; unparsedBatches: number }> {
   const items: QAItem[] = [];
-  const stats = {} as Record<SeenSource, SeenSourceStats>;
+  const stats: Partial<Record<SeenSource, SeenSourceStats>> = {};
   let timeSensitiveCalls = 0;
   let unparsedBatches = 0;
-  for (const source of SEEN_SOURCES) {
-    const { unique, duplicates } = dedupeQuestions(pools[source]);
+  for (const source of options.sources ?? SEEN_SOURCES) {
+    const pool = pools[source];
+    if (pool === undefined) throw new Error(`no question pool for source ${source}`);
+    const { unique, duplicates } = dedupeQuestions(pool);
     const removed: Record<FactoidRejection, number> = { 'why-question': 0, 'multiple-answers': 0, 'long-answer': 0 };
     const factoid: SourceQuestion[] = [];
     for (const q of unique) {
@@ -92,7 +102,11 @@ export async function buildSeenQA(
       examined += chunk.length;
     }
     // Every question looked at before the quota filled was either kept or removed as time-sensitive.
-    stats[source] = { pool: pools[source].length, duplicates, removed, factoid: factoid.length, examined: kept.length + timeSensitive, timeSensitive, kept: kept.length };
+    const rated = kept.filter((q) => q.popularity !== undefined);
+    stats[source] = {
+      pool: pool.length, duplicates, removed, factoid: factoid.length, examined: kept.length + timeSensitive, timeSensitive, kept: kept.length,
+      ...(rated.length > 0 ? { popularity: { known: rated.length, longTail: rated.filter((q) => q.popularity! < LONG_TAIL_POPULARITY).length } } : {}),
+    };
     items.push(...kept.map(toSeenItem));
   }
   return { items, stats, timeSensitiveCalls, unparsedBatches };

@@ -9,11 +9,16 @@ import { basename } from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import { InputFileError } from '../errors.js';
+import { cleanSourceText } from './answer-text.js';
 import { parsePythonStringList, PythonLiteralError } from './python-literal.js';
 import type { AnswerType } from './qa-item.js';
 import { readJsonl } from './qa-item.js';
 
-export type SeenSource = 'nq' | 'triviaqa' | 'popqa';
+/**
+ * `popqa` is PopQA's random sample (as the paper samples PopQA); `popqa-longtail` is the Self-RAG
+ * long-tail subset (subject popularity < 100), a separate source that users opt into.
+ */
+export type SeenSource = 'nq' | 'triviaqa' | 'popqa' | 'popqa-longtail';
 
 /** One question as a source gives it, before filtering. */
 export interface SourceQuestion {
@@ -33,7 +38,7 @@ export interface SourceQuestion {
 export function readNqOpenJsonl(path: string): SourceQuestion[] {
   const rows = readJsonl(path, z.object({ question: z.string().min(1), answer: z.array(z.string()).min(1) }), 'NQ-open row');
   const name = basename(path);
-  return rows.map((r, i) => ({ source: 'nq', question: r.question, answers: r.answer, sourceId: `${name}:${i + 1}` }));
+  return rows.map((r, i) => ({ source: 'nq', question: cleanSourceText(r.question, 'nq'), answers: r.answer.map((a) => cleanSourceText(a, 'nq')), sourceId: `${name}:${i + 1}` }));
 }
 
 /** DPR-format TSV: question TAB Python list of answers, no header, CSV double-quote quoting. */
@@ -59,7 +64,7 @@ export function readDprTsv(path: string, source: SeenSource): SourceQuestion[] {
     }
     if (question.trim() === '') throw new InputFileError(path, i + 1, 'question', 'empty question');
     if (answers.length === 0) throw new InputFileError(path, i + 1, 'answers', 'empty answer list');
-    return { source, question: question.trim(), answers, sourceId: `${name}:${i + 1}` };
+    return { source, question: cleanSourceText(question.trim(), source), answers: answers.map((a) => cleanSourceText(a, source)), sourceId: `${name}:${i + 1}` };
   });
 }
 
@@ -125,7 +130,7 @@ export function readPopqaCollabJson(path: string): SourceQuestion[] {
       if (!parsed.success) throw new InputFileError(path, undefined, `${where}.output`, 'not a non-empty list of strings');
       const rel = popqaRelation(item.data.input);
       out.push({
-        source: 'popqa', question: item.data.input, answers: parsed.data, sourceId: `popqa:${item.data.id}`,
+        source: 'popqa', question: cleanSourceText(item.data.input, 'popqa'), answers: parsed.data.map((a) => cleanSourceText(a, 'popqa')), sourceId: `popqa:${item.data.id}`,
         ...(rel ? { relation: rel.relation, subject: rel.subject } : {}),
         ...(item.data.s_pop === undefined ? {} : { popularity: item.data.s_pop }),
       });
@@ -134,11 +139,12 @@ export function readPopqaCollabJson(path: string): SourceQuestion[] {
   return out;
 }
 
+/** The long-tail subset, as source `popqa-longtail`; `sourceId` keeps PopQA's id (`popqa:<id>`) so both PopQA sources share one id space. */
 export function readPopqaLongtailJsonl(path: string): SourceQuestion[] {
   const rows = readJsonl(path, z.object({ question: z.string().min(1), answers: z.array(z.string()).min(1), prop: z.string(), id: z.number().int(), pop: z.number().optional() }), 'PopQA row');
   return rows.map((r) => {
     const rel = popqaRelation(r.question);
-    return { source: 'popqa', question: r.question, answers: r.answers, sourceId: `popqa:${r.id}`, relation: r.prop, ...(rel ? { subject: rel.subject } : {}), ...(r.pop === undefined ? {} : { popularity: r.pop }) };
+    return { source: 'popqa-longtail', question: cleanSourceText(r.question, 'popqa'), answers: r.answers.map((a) => cleanSourceText(a, 'popqa')), sourceId: `popqa:${r.id}`, relation: r.prop, ...(rel ? { subject: rel.subject } : {}), ...(r.pop === undefined ? {} : { popularity: r.pop }) };
   });
 }
 

@@ -6,7 +6,31 @@ import { TIME_SENSITIVE_PROMPT_HEAD } from '../prompts/paper-prompts.js';
 import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
-import { detectTimeSensitive, isTimeSensitiveByKeywords, parseIndexReply } from './time-sensitive.js';
+import { readFileSync } from 'node:fs';
+import { detectTimeSensitive, isTimeSensitiveByKeywords, KEYWORD_RULE_ID, KEYWORD_RULE_QUALITY, parseIndexReply } from './time-sensitive.js';
+
+interface Labelled {
+  set: 'design' | 'holdout';
+  source: 'nq' | 'triviaqa';
+  timeSensitive: boolean;
+  question: string;
+}
+const labelled = JSON.parse(readFileSync(new URL('./fixtures/time-sensitive-labels.json', import.meta.url), 'utf8')) as Labelled[];
+
+function quality(items: readonly Labelled[]) {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  const misses: string[] = [];
+  for (const item of items) {
+    const flagged = isTimeSensitiveByKeywords(item.question);
+    if (flagged && item.timeSensitive) tp += 1;
+    else if (flagged) (fp += 1), misses.push(`false positive: ${item.question}`);
+    else if (item.timeSensitive) (fn += 1), misses.push(`false negative: ${item.question}`);
+  }
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return { precision: round(tp / (tp + fp)), recall: round(tp / (tp + fn)), misses };
+}
 
 describe('time-sensitive questions', () => {
   it('parses the index reply strictly', () => {
@@ -26,6 +50,33 @@ describe('time-sensitive questions', () => {
     for (const t of ['What is the capital of Louisiana?', 'Who won the Nobel Peace Prize in 2009?', 'who wrote the song hey jude', 'In what city was Marie Curie born?']) {
       assert.ok(!isTimeSensitiveByKeywords(t), t);
     }
+  });
+
+  it('keyword rule v2 leaves keywords inside titles and closed counts alone', () => {
+    assert.equal(KEYWORD_RULE_ID, 'keyword-rule-v2');
+    for (const t of ['star trek the next generation season 3 episode 24', 'who sang right here right now', 'who sings the song i feel it still', 'who starred in the movie the day the earth stood still',
+      'how many nfl teams has st louis had', 'how many times has lake placid hosted the winter olympics', 'who has the most goals in soccer 2018', 'who won season 8 of america\'s next top model']) {
+      assert.ok(!isTimeSensitiveByKeywords(t), t);
+    }
+    for (const t of ['who does dwyane wade play for right now', 'when does the next season of wynonna earp start', 'how many champions league trophies does arsenal have',
+      'how many times have real madrid won the champions league in a row', 'who is the coach for the ottawa senators', 'what is the population of keystone heights florida', 'who has the most super bowls in nfl history']) {
+      assert.ok(isTimeSensitiveByKeywords(t), t);
+    }
+  });
+
+  it('keyword rule: precision and recall on the hand-labelled NQ/TriviaQA questions are the ones the card quotes', () => {
+    assert.ok(labelled.length >= 150, `${labelled.length} labelled questions`);
+    assert.equal(new Set(labelled.map((l) => l.question)).size, labelled.length, 'no question twice');
+    assert.equal(labelled.length, KEYWORD_RULE_QUALITY.questions);
+    assert.equal(labelled.filter((l) => l.timeSensitive).length, KEYWORD_RULE_QUALITY.timeSensitive);
+    const all = quality(labelled);
+    for (const set of ['design', 'holdout'] as const) {
+      const q = quality(labelled.filter((l) => l.set === set));
+      process.stdout.write(`keyword rule on the ${set} labels: precision ${q.precision}, recall ${q.recall}\n`);
+    }
+    process.stdout.write(all.misses.map((m) => `  ${m}\n`).join(''));
+    assert.equal(all.precision, KEYWORD_RULE_QUALITY.precision);
+    assert.equal(all.recall, KEYWORD_RULE_QUALITY.recall);
   });
 
   it('asks the LLM with the Table 5 prompt in numbered batches and removes what it flags', async () => {

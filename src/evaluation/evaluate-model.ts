@@ -110,8 +110,11 @@ export function resultFileStem(label: string): string {
 function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
   const card = join(dataDir, DATASET_FILES.seenqa.replace(/\.jsonl$/, '.card.json'));
   if (!existsSync(card)) return undefined;
-  const json = JSON.parse(readFileSync(card, 'utf8')) as { timeFilter?: TimeFilterProvenance };
-  return json.timeFilter;
+  try {
+    return (JSON.parse(readFileSync(card, 'utf8')) as { timeFilter?: TimeFilterProvenance }).timeFilter;
+  } catch {
+    return undefined; // an unreadable card: the protocol says the time filter is unknown
+  }
 }
 
 function fileChecksum(file: string): string {
