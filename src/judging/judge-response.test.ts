@@ -41,6 +41,12 @@ describe('judging by rules', () => {
     assert.match(r.decision.detail!, /Roma Gill/);
   });
 
+  it('matches an alias whose normalised form is longer than the alias ("İ" lower-cases to two code units)', () => {
+    const r = judgeByRules(seen('i\u0307stanbul', ['İstanbul']))!;
+    assert.equal(r.label, 'correct');
+    assert.equal(judgeByRules(seen('Saldaña', ['Saldaña']))!.label, 'correct');
+  });
+
   it('marks an informative answer to an unseen question wrong', () => {
     const r = judgeByRules(unseen('Oslo'))!;
     assert.equal(r.label, 'wrong');

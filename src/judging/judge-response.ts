@@ -104,8 +104,8 @@ export function judgeByRules(record: ResponseRecord): JudgedRecord | undefined {
     return { ...record, label: 'wrong', uninformativeType: null, judgedBy: 'rule:unseen-informative', decision: { by: 'rule:unseen-informative', detail: 'an informative answer to an unseen question is wrong' } };
   }
   const normalized = normalizeAnswer(record.response);
-  // Normalising never lengthens a string, so an alias shorter than the normalised response cannot match.
-  const match = record.answers.find((a) => a.length >= normalized.length && normalizeAnswer(a) === normalized);
+  // No length shortcut: lower-casing can lengthen a string ("İ" becomes "i̇", two code units).
+  const match = record.answers.find((a) => normalizeAnswer(a) === normalized);
   if (match !== undefined) return { ...record, label: 'correct', uninformativeType: null, judgedBy: 'exact-match', decision: { by: 'exact-match', detail: `matches "${match}"` } };
   return undefined;
 }
