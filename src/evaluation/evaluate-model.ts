@@ -94,7 +94,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
         kind: 'eval',
         maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS,
         shots: setting === 'zero-shot' ? 'none' : selector.id,
-        judge: options.judge?.model.cacheIdentity ?? 'lexical-v1',
+        judge: options.judge?.model.cacheIdentity ?? 'lexical-v2',
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
         mcqs,
         mode,
@@ -103,7 +103,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, runs: options.runs, run, label: options.modelName });
-    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v1', runs: options.runs, run });
+    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v2', runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
