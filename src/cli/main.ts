@@ -10,6 +10,7 @@ import { Workspace } from '../workspace.js';
 import { wholeNumber } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
+import { registerJudgeCheckCommand } from './judge-check-command.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
 
 interface GlobalOptions {
@@ -117,6 +118,7 @@ export function buildProgram(): Command {
 
   registerDataCommands(program, workspace);
   registerEvalCommands(program, workspace);
+  registerJudgeCheckCommand(program, workspace);
   registerAnalysisCommands(program, workspace);
   return program;
 }
