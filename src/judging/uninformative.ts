@@ -250,8 +250,9 @@ export function detectUninformative(response: string, question: string): Uninfor
     const lower = unquoted.toLowerCase().replace(/[’‘]/g, "'");
     const found = firstDecliningPhrase(lower);
     // Every phrase found decides, unless all of them are disclaimers that an answer follows.
-    if (found && !(DECLINING_PHRASES.every(([, re, kind]) => kind === 'disclaimer' || !re.test(lower)) && answeredAfterDisclaimer(lower.slice(found.match.index), question))) {
-      return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
+    if (found) {
+      const declines = found.kind === 'decline' || DECLINING_PHRASES.some(([, re, kind]) => kind === 'decline' && re.test(lower));
+      if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question)) return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
     }
   }
   // repetition: echoing one string
