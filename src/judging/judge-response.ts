@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { qaItemSchema } from '../data/qa-item.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { judgePrompt } from '../prompts/paper-prompts.js';
-import { lexicalMatch } from './lexical-match.js';
+import { LEXICAL_JUDGE_ID, lexicalMatch } from './lexical-match.js';
 import { normalizeAnswer } from './normalize-answer.js';
 import { detectUninformative, type UninformativeType } from './uninformative.js';
 
@@ -136,6 +136,7 @@ export class ResponseJudge {
 
   #lexical(record: ResponseRecord, by: string): JudgedRecord {
     const m = lexicalMatch(record.response, record.answers, { question: record.question });
-    return { ...record, label: m.correct ? 'correct' : 'wrong', uninformativeType: null, judgedBy: by, decision: { by, detail: m.detail }, approximate: true };
+    const detail = `${LEXICAL_JUDGE_ID}${m.rule ? ` ${m.rule}` : ''}: ${m.detail}`;
+    return { ...record, label: m.correct ? 'correct' : 'wrong', uninformativeType: null, judgedBy: by, decision: { by, detail }, approximate: true };
   }
 }
