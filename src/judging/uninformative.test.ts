@@ -83,6 +83,13 @@ describe('uninformative rules on the labelled set', () => {
     assert.equal(detectUninformative("I'm sorry, but I couldn't find any information about Thea Isadora Ravenhill.", 'What is the occupation of Thea Isadora Ravenhill?')?.type, 'unsure');
     assert.equal(detectUninformative('As an AI, I cannot predict the future. However, it is hard to say.', 'Who is the supreme leader of Chile in 2040?')?.type, 'unsure');
     assert.equal(detectUninformative("I'm not sure, but I think it might be Charlotte Brontë.", 'Who wrote the novel Pride and Prejudice?')?.type, 'unsure');
+    // A pointer elsewhere or an offer after the turn is no answer (the unseen questions' usual refusals).
+    const q = 'Where was Gideon Tancred Halvorsen born?';
+    assert.equal(detectUninformative("I couldn't find any information about Gideon Tancred Halvorsen. However, if you provide more context, I'd be happy to help.", q)?.type, 'unsure');
+    assert.equal(detectUninformative("As an AI language model, I don't have information about private individuals. However, you may want to check public records.", q)?.type, 'unsure');
+    assert.equal(detectUninformative('As an AI language model, I do not have access to real-time information. However, I can provide you with a general overview.', q)?.type, 'unsure');
+    assert.equal(detectUninformative("As an AI language model, I don't have personal data about individuals. However, Gideon Tancred Halvorsen was born in Bergen, Norway.", q), undefined);
+    assert.equal(detectUninformative("As an AI language model, I don't have personal beliefs or opinions, but I can provide you with factual information. Eminem plays Jimmy Smith Jr., based on his own life in Detroit.", 'who do the characters represent in 8 mile'), undefined);
   });
 
   it('reads "as of my knowledge cutoff", fictional characters and quoted titles as answers', () => {

@@ -76,6 +76,12 @@ const DECLINING_PHRASES: Array<[string, RegExp, PhraseKind]> = [
   ['no-answer', /^(no\s+answer|n\/a|none\s+known|not\s+applicable)\b/, 'decline'],
 ];
 
+/** Pointing elsewhere or offering something else instead of answering (ChatGPT's habits in EVOUNA). */
+const DEFLECTION = /\b(you\s+(can|could|may|might|should)\s+(want\s+to\s+)?(check|consult|refer|visit|search|look|try|contact|find)|(please|kindly)\s+(check|consult|refer|specify|provide|clarify|visit)|can\s+you\s+(please\s+)?(specify|clarify|provide|tell)|if\s+you\s+(can\s+|could\s+)?(provide|give|specify|clarify|tell)|i\s+(would\s+)?(recommend|suggest)|it'?s\s+(best|advisable|recommended)\s+to|(there\s+(has|have)\s+been\s+)?no\s+official\s+(announcement|information|confirmation|word))/;
+
+/** Words of an offer, which is not an answer: "However, I can provide you with a general overview." */
+const OFFER_WORDS = new Set('i can could would be happy glad provide give offer you with some general overview information info factual details context background based according research studies sources tell help answer question'.split(' '));
+
 /** A turn from a disclaimer to an answer ("..., however, X", "..., but to answer your question, X"). */
 const CONTRAST = /\b(however|but|that said|that being said|nevertheless|nonetheless|even so|still)\b[\s,:;-]*/g;
 
@@ -96,9 +102,13 @@ function firstDecliningPhrase(lower: string): { name: string; kind: PhraseKind; 
 function answeredAfterDisclaimer(lower: string, question: string): boolean {
   const questionWords = new Set(words(question).map(stem));
   for (const turn of lower.matchAll(CONTRAST)) {
-    const rest = lower.slice(turn.index + turn[0].length);
-    if (firstDecliningPhrase(rest)) continue;
-    const novel = words(rest).filter((w) => !STOPWORDS.has(w) && !questionWords.has(stem(w)));
+    const after = lower.slice(turn.index + turn[0].length);
+    if (firstDecliningPhrase(after)) continue;
+    // Only what comes before a pointer elsewhere can be the answer: "However, you can check the
+    // official website", "However, I can provide a general overview" answer nothing.
+    const deflection = DEFLECTION.exec(after);
+    const rest = deflection ? after.slice(0, deflection.index) : after;
+    const novel = words(rest).filter((w) => !STOPWORDS.has(w) && !OFFER_WORDS.has(w) && !questionWords.has(stem(w)));
     if (novel.length >= 2) return true;
   }
   return false;
