@@ -48,6 +48,8 @@ export { normalizeAnswer } from './judging/normalize-answer.js';
 export { detectUninformative, type UninformativeType, type UninformativeVerdict } from './judging/uninformative.js';
 export { ResponseJudge, judgeByRules, lexicalMatch, type JudgedRecord, type ResponseRecord, type Label } from './judging/judge-response.js';
 export { judgeRecords } from './judging/judge-records.js';
+export { LEXICAL_JUDGE_ID, LEXICAL_JUDGE_AGREEMENT } from './judging/lexical-match.js';
+export { measureJudge, agreementStats, agreementReport, readEvouna, readHumanLabelled, type AgreementStats, type AgreementReport, type HumanLabelledResponse } from './judging/judge-agreement.js';
 export { runConsistency, compareAnswerModes, DEFAULT_ANSWER_MODE, type ConsistencyRecord } from './consistency/consistency-stage.js';
 export { buildMcqs, parseChoice, consistencyScore, type Mcq, type AnswerMode } from './consistency/mcq.js';
 export { METRIC_KEYS, computeMetrics, countRecords, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './metrics/reliability-metrics.js';

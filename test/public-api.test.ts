@@ -8,6 +8,7 @@ import { llmkb as cli } from './support/run-cli.js';
  * purpose (and say so in the changelog), never by re-exporting a whole module.
  */
 const EXPORTED = [
+  'LEXICAL_JUDGE_ID', 'LEXICAL_JUDGE_AGREEMENT', 'measureJudge', 'agreementStats', 'agreementReport', 'readEvouna', 'readHumanLabelled',
   'ANSWER_MAX_TOKENS', 'ANSWER_TYPES', 'Bm25ShotSelector', 'CallCache', 'ConfigError',
   'ContextOverflowError', 'DATASET_FILES', 'DEFAULT_ANSWER_MODE', 'DEFAULT_MODEL', 'EmbeddingShotSelector',
   'InputFileError', 'LlamaProvider', 'LlmkbError', 'MCQ_INSTRUCTION', 'METHOD_INTERFACE_VERSION',

@@ -10,6 +10,7 @@ import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, positiveInteger } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
+import { registerJudgeCheckCommand } from './judge-check-command.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
 import { registerMethodsCommand } from './methods-command.js';
 
@@ -138,6 +139,7 @@ export function buildProgram(): Command {
 
   registerDataCommands(program, workspace);
   registerEvalCommands(program, workspace);
+  registerJudgeCheckCommand(program, workspace);
   registerAnalysisCommands(program, workspace);
   registerMethodsCommand(program);
   return program;

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
 import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import { judgeRecords } from '../judging/judge-records.js';
+import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
 import { ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
 import { summarizeRun, type RunMeta, type RunSummary } from '../metrics/summarize-run.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
@@ -24,8 +25,11 @@ import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
 
-/** The lexical fallback judge and its measured agreement with human labels (README, "The judge"). */
-const LEXICAL_JUDGE = { id: 'lexical-v1', note: 'labels agree with humans 0.847 on EVOUNA' };
+/** The lexical fallback judge and its measured agreement with human labels (README, "Asking and judging"). */
+const LEXICAL_JUDGE = {
+  id: LEXICAL_JUDGE_ID,
+  note: `labels agree with humans ${LEXICAL_JUDGE_AGREEMENT.agreement.toFixed(3)} on ${LEXICAL_JUDGE_AGREEMENT.dataset} (Cohen's kappa ${LEXICAL_JUDGE_AGREEMENT.kappa.toFixed(2)}, ${LEXICAL_JUDGE_AGREEMENT.responses} human-labelled answers)`,
+};
 
 export interface EvaluationOptions {
   model: ModelExecutor;
@@ -160,7 +164,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
         kind: 'eval',
         maxTokens,
         shots: setting === 'zero-shot' ? 'none' : selector.id,
-        judge: options.judge?.model.cacheIdentity ?? 'lexical-v1',
+        judge: options.judge?.model.cacheIdentity ?? 'lexical-v2',
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
         mcqs,
         mode,
@@ -169,7 +173,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
-    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? 'lexical-v1', runs: options.runs, run });
+    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });

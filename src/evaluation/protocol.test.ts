@@ -5,7 +5,7 @@ import { buildProtocol, departures, protocolDifferences, type ProtocolInputs } f
 const paperRun: ProtocolInputs = {
   setting: 'four-shot',
   judge: 'openai:gpt-4o',
-  lexicalJudge: { id: 'lexical-v2', note: 'labels agree with humans 0.87 on EVOUNA' },
+  lexicalJudge: { id: 'lexical-v2', note: 'labels agree with humans 0.904 on EVOUNA' },
   timeFilter: { method: 'llm', model: 'openai:gpt-4o' },
   distractor: 'openai:gpt-4o-mini',
   shotSelector: 'embedding:openai:text-embedding-3-small',
@@ -38,7 +38,7 @@ describe('protocol block', () => {
       maxTokens: '12 new tokens/approximation',
       batching: '4 parallel sequences/nondeterministic',
     });
-    assert.equal(p.entries.judge.note, 'labels agree with humans 0.87 on EVOUNA');
+    assert.equal(p.entries.judge.note, 'labels agree with humans 0.904 on EVOUNA');
   });
 
   it('zero-shot has no shots to select, whatever the selector', () => {

@@ -41,6 +41,12 @@ describe('judging by rules', () => {
     assert.match(r.decision.detail!, /Roma Gill/);
   });
 
+  it('matches an alias whose normalised form is longer than the alias ("İ" lower-cases to two code units)', () => {
+    const r = judgeByRules(seen('i\u0307stanbul', ['İstanbul']))!;
+    assert.equal(r.label, 'correct');
+    assert.equal(judgeByRules(seen('Saldaña', ['Saldaña']))!.label, 'correct');
+  });
+
   it('marks an informative answer to an unseen question wrong', () => {
     const r = judgeByRules(unseen('Oslo'))!;
     assert.equal(r.label, 'wrong');
@@ -108,6 +114,7 @@ describe('without a judge LLM', () => {
     const r = await judge.judge(seen('It was William Shakespeare'));
     assert.equal(r.record.label, 'correct');
     assert.equal(r.record.judgedBy, 'lexical');
+    assert.equal(r.record.decision.detail, 'lexical-v2 containment: contains "William Shakespeare"', 'the rule that matched is on the record');
     assert.equal(r.record.approximate, true);
     assert.equal((await judge.judge(seen('Marlowe'))).record.label, 'wrong');
   });

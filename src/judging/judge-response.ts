@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { qaItemSchema } from '../data/qa-item.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { judgePrompt } from '../prompts/paper-prompts.js';
+import { LEXICAL_JUDGE_ID, lexicalMatch } from './lexical-match.js';
 import { normalizeAnswer } from './normalize-answer.js';
 import { detectUninformative, type UninformativeType } from './uninformative.js';
 
@@ -50,38 +51,8 @@ export type JudgedRecord = ResponseRecord & {
   approximate?: boolean;
 };
 
-/**
- * Lexical fallback (`lexical-v1`) when no judge LLM is configured: correct when an accepted
- * answer appears as a whole-word sequence in the response, or the response's words overlap an
- * answer's with token F1 >= 0.6 (after SQuAD normalisation).
- */
-export function lexicalMatch(response: string, answers: readonly string[]): { correct: boolean; detail: string } {
-  const r = normalizeAnswer(response).split(' ').filter(Boolean);
-  let bestF1 = 0;
-  let best = '';
-  for (const answer of answers) {
-    const a = normalizeAnswer(answer).split(' ').filter(Boolean);
-    if (a.length === 0 || r.length === 0) continue;
-    const joined = ` ${r.join(' ')} `;
-    if (joined.includes(` ${a.join(' ')} `)) return { correct: true, detail: `contains "${answer}"` };
-    const counts = new Map<string, number>();
-    for (const t of a) counts.set(t, (counts.get(t) ?? 0) + 1);
-    let overlap = 0;
-    for (const t of r) {
-      const n = counts.get(t) ?? 0;
-      if (n > 0) {
-        overlap++;
-        counts.set(t, n - 1);
-      }
-    }
-    const f1 = overlap === 0 ? 0 : (2 * overlap) / (r.length + a.length);
-    if (f1 > bestF1) {
-      bestF1 = f1;
-      best = answer;
-    }
-  }
-  return bestF1 >= 0.6 ? { correct: true, detail: `token F1 ${bestF1.toFixed(2)} with "${best}"` } : { correct: false, detail: `best token F1 ${bestF1.toFixed(2)}${best ? ` with "${best}"` : ''}` };
-}
+/** The lexical fallback (`lexical-v2`, src/judging/lexical-match.ts), re-exported where it always was. */
+export { LEXICAL_JUDGE_ID, lexicalMatch } from './lexical-match.js';
 
 /** Strict parse of the Table 7 reply: it must start with yes or no. */
 export function parseJudgeReply(reply: string): boolean | undefined {
@@ -104,8 +75,8 @@ export function judgeByRules(record: ResponseRecord): JudgedRecord | undefined {
     return { ...record, label: 'wrong', uninformativeType: null, judgedBy: 'rule:unseen-informative', decision: { by: 'rule:unseen-informative', detail: 'an informative answer to an unseen question is wrong' } };
   }
   const normalized = normalizeAnswer(record.response);
-  // Normalising never lengthens a string, so an alias shorter than the normalised response cannot match.
-  const match = record.answers.find((a) => a.length >= normalized.length && normalizeAnswer(a) === normalized);
+  // No length shortcut: lower-casing can lengthen a string ("İ" becomes "i̇", two code units).
+  const match = record.answers.find((a) => normalizeAnswer(a) === normalized);
   if (match !== undefined) return { ...record, label: 'correct', uninformativeType: null, judgedBy: 'exact-match', decision: { by: 'exact-match', detail: `matches "${match}"` } };
   return undefined;
 }
@@ -164,7 +135,8 @@ export class ResponseJudge {
   }
 
   #lexical(record: ResponseRecord, by: string): JudgedRecord {
-    const m = lexicalMatch(record.response, record.answers);
-    return { ...record, label: m.correct ? 'correct' : 'wrong', uninformativeType: null, judgedBy: by, decision: { by, detail: m.detail }, approximate: true };
+    const m = lexicalMatch(record.response, record.answers, { question: record.question });
+    const detail = `${LEXICAL_JUDGE_ID}${m.rule ? ` ${m.rule}` : ''}: ${m.detail}`;
+    return { ...record, label: m.correct ? 'correct' : 'wrong', uninformativeType: null, judgedBy: by, decision: { by, detail }, approximate: true };
   }
 }
