@@ -199,6 +199,17 @@ describe('path errors are user errors naming the path (exit 6), never "internal 
     const write = await llmkbAsNobody(['--store', join(dir, 'nobody.sqlite'), 'judge', '-i', join(dir, 'ok.jsonl'), '-o', join(locked, 'o.jsonl')], dir);
     assertUserError(write, EXIT_CODES.fileAccess, /cannot write file .*o\.jsonl: permission denied/);
     assert.deepEqual(readdirSync(locked), []);
+    // A sticky folder (like /tmp) holding someone else's file: the temporary file can be written
+    // but not renamed over the target. The failed atomic write must remove its temporary file.
+    const sticky = tmp();
+    chmodSync(sticky, 0o1777);
+    writeFileSync(join(sticky, 'theirs.jsonl'), 'old\n');
+    const rename = await llmkbAsNobody(['--store', join(dir, 'nobody.sqlite'), 'judge', '-i', join(dir, 'ok.jsonl'), '-o', join(sticky, 'theirs.jsonl')], dir);
+    if (process.getuid?.() === 0) {
+      assertUserError(rename, EXIT_CODES.fileAccess, /cannot write file .*theirs\.jsonl: (operation not permitted|permission denied)/);
+      assert.deepEqual(readdirSync(sticky), ['theirs.jsonl'], 'no theirs.jsonl.tmp-* left behind');
+      assert.equal(readFileSync(join(sticky, 'theirs.jsonl'), 'utf8'), 'old\n', 'the old file is intact');
+    }
     // A store owned by someone else, in a folder nobody may write: read-only for this user.
     const storeDir = tmp();
     chmodSync(storeDir, 0o755);
