@@ -172,7 +172,26 @@ export function asUserError(error: unknown): unknown {
   return error;
 }
 
+/**
+ * `llmkb … | head`: the reader closes the pipe and the next write fails with EPIPE, which Node
+ * raises as an unhandled 'error' event (a crash with a stack trace). A closed stdout or stderr
+ * means nobody reads any more: further output is dropped and the command ends as it would have,
+ * so its exit code (a --fail-under gate under `set -o pipefail`) still says how it went.
+ */
+export function ignoreClosedPipes(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    if (stream.listeners('error').includes(onStreamError)) continue;
+    stream.on('error', onStreamError);
+  }
+}
+
+function onStreamError(error: Error): void {
+  if (errnoCode(error) === 'EPIPE') return;
+  throw error;
+}
+
 export async function main(argv: string[] = process.argv): Promise<number> {
+  ignoreClosedPipes();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
