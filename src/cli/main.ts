@@ -4,7 +4,7 @@
  * code; only a bug in llmkb prints a stack trace (and only with LLMKB_DEBUG=1).
  */
 import { Command, CommanderError } from 'commander';
-import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, RunBusyError } from '../errors.js';
+import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, LlmkbError, RunBusyError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, positiveInteger } from './cli-options.js';
@@ -66,15 +66,17 @@ export function buildProgram(): Command {
   program
     .command('complete')
     .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
-    .requiredOption('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1')
+    .option('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1 (default: "model" in the config)')
     .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, 100)
     .option('--stop <string...>', 'stop sequences')
     .option('--chat', 'send the prompt as a chat message instead of raw text')
     .argument('<prompt>', 'the prompt text')
-    .action(async (prompt: string, opts: { model: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
+    .action(async (prompt: string, opts: { model?: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
       const ws = workspace(command);
       try {
-        const executor = await ws.executor(ws.entryFor('model', opts.model)!);
+        const entry = ws.entryFor('model', opts.model);
+        if (entry === undefined) throw new LlmkbError('no model to complete with', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
+        const executor = await ws.executor(entry);
         checkMaxTokens(executor.model, opts.maxTokens);
         const result = opts.chat
           ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })

@@ -21,6 +21,7 @@ import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../p
 import { renderReport } from '../report/html-report.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
+import { limitItems } from './limit-items.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
@@ -54,6 +55,13 @@ export interface EvaluationOptions {
   seed: number;
   /** Small seeded subset: `quick.seen` + `quick.unseen` questions, `quick.mcqs` MCQs. */
   quick?: { seen: number; unseen: number; mcqs: number };
+  /**
+   * `--limit N`: a seeded sample of N questions (see limit-items.ts), after `quick`. A run of its
+   * own (another run id), recorded as an approximation in the protocol block; its result files
+   * are named `<label>.<setting>.limit-N.*` and its report `report.limit-N.html`, so a quick
+   * look never overwrites a full run's results.
+   */
+  limit?: number;
   mcqs?: number;
   maxTokens?: number;
   mode?: AnswerMode;
@@ -139,6 +147,13 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   if (options.quick) {
     items = [...SeededRandom.stream(options.seed, 'quick', 'seen').sample(seen, options.quick.seen), ...SeededRandom.stream(options.seed, 'quick', 'unseen').sample(unseen, options.quick.unseen)];
   }
+  const unlimited = items.length;
+  const limited = options.limit !== undefined && options.limit < unlimited;
+  if (limited) {
+    items = limitItems(items, options.limit!, options.seed);
+    options.log?.(`--limit ${options.limit}: ${items.length} of ${unlimited} questions (a seeded sample; a run of its own, results named *${'.limit-'}${options.limit}.*)`);
+  }
+  const suffix = limited ? `.limit-${options.limit}` : '';
   const mcqs = options.quick?.mcqs ?? options.mcqs ?? 20;
   const mode = options.mode ?? DEFAULT_ANSWER_MODE;
   const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
@@ -168,6 +183,8 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
         mcqs,
         mode,
+        // Only when limited, so the ids of full runs stay what they were (resumable).
+        ...(limited ? { limit: options.limit } : {}),
       },
       label: options.modelName,
     });
@@ -190,6 +207,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       shotSelector: selector.id,
       mode,
       ...(options.quick ? { quick: options.quick } : {}),
+      ...(limited ? { limit: { n: options.limit!, of: unlimited } } : {}),
       questions: { seen: items.filter((i) => i.dataset === 'seen').length, unseen: items.filter((i) => i.dataset === 'unseen').length },
       mcqs,
       maxTokens,
@@ -199,7 +217,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       seed: options.seed,
     });
     const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, protocol, ...(options.meta ? { meta: options.meta } : {}) });
-    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}`);
+    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
     const execution: ExecutionRecord = {
       schema: 'llmkb-execution-v1',
       runId: run.id,
@@ -219,7 +237,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     summaries.push(summary);
     executions.push(execution);
   }
-  const reportFile = join(options.outDir, 'report.html');
+  const reportFile = join(options.outDir, `report${suffix}.html`);
   writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions }));
   return { summaries, reportFile, summaryFiles, executions };
 }
