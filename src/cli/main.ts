@@ -29,8 +29,16 @@ let workspaceModule: typeof import('../workspace.js') | undefined;
 /** The store the command opened, to name it when SQLite fails below the store helpers. */
 let openedStore: string | undefined;
 
-async function loadWorkspaceModule(): Promise<void> {
+/**
+ * Before an action runs: load the workspace module, then give the options the command line did
+ * not set their value from the config's `defaults` (src/cli/config-defaults.ts).
+ */
+async function beforeAction(program: Command, actionCommand: Command): Promise<void> {
   workspaceModule ??= await import('../workspace.js');
+  const { loadConfig } = await import('../config/config.js');
+  const { applyConfigDefaults } = await import('./config-defaults.js');
+  const { config, file } = loadConfig(program.opts<GlobalOptions>().config);
+  applyConfigDefaults(actionCommand, config, file);
 }
 
 export function workspace(command: Command): Workspace {
@@ -61,7 +69,7 @@ export function buildProgram(): Command {
     .option('--wait', 'when another llmkb process is working on the same run, wait for it instead of exiting with code 5')
     .showHelpAfterError()
     .exitOverride()
-    .hook('preAction', loadWorkspaceModule);
+    .hook('preAction', beforeAction);
 
   program
     .command('complete')
