@@ -306,7 +306,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
         checkOutputFile(opts.junit);
       }
-      const { defaultRunLabel, evaluateModel, failedThresholds } = await import('../evaluation/evaluate-model.js');
+      const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../evaluation/evaluate-model.js');
       const { departures } = await import('../evaluation/protocol.js');
       const { formatPercent } = await import('../metrics/summarize-run.js');
       const ws = workspace(command);
@@ -317,7 +317,11 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
           entry = DEFAULT_MODEL;
         }
         const spec = typeof entry === 'string' ? entry : entry.spec;
-        const model = await ws.executor(entry);
+        const model = await ws.executor(entry).catch((error: unknown) => {
+          // The embedded default could not be downloaded (offline): name both ways out.
+          if (entry !== DEFAULT_MODEL || !(error instanceof LlmkbError) || !/download/i.test(error.message)) throw error;
+          throw new LlmkbError(error.message, { hint: `${OFFLINE_HINT} ${error.hint ?? ''}`.trim(), exitCode: error.exitCode, cause: error });
+        });
         checkMaxTokens(model.model, opts.maxTokens);
         const judgeEntry = ws.entryFor('judge', opts.judge);
         const distractorEntry = ws.entryFor('distractor', opts.distractor);

@@ -9,6 +9,7 @@ import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runCons
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
 import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { DataSourceError } from '../data/source-files.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
@@ -92,7 +93,23 @@ export interface ExecutionRecord {
   calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
 }
 
+/**
+ * Offline, `llmkb eval --quick` cannot download the default model or the data sources: the two
+ * ways out, named whichever download failed first.
+ */
+export const OFFLINE_HINT =
+  'Offline? llmkb eval needs a model and the source files of the data sets: pass a local model with --model gguf:PATH (a .gguf file) and a folder with local copies of the source files with --data-dir DIR (or LLMKB_DATA_DIR); otherwise check the network.';
+
 async function ensureDatasets(options: EvaluationOptions): Promise<void> {
+  try {
+    await buildMissingDatasets(options);
+  } catch (error) {
+    if (error instanceof DataSourceError && options.sourceDataDir === undefined) throw new DataSourceError(error.message, { hint: `${error.hint ?? ''} ${OFFLINE_HINT}`.trim(), exitCode: error.exitCode, cause: error });
+    throw error;
+  }
+}
+
+async function buildMissingDatasets(options: EvaluationOptions): Promise<void> {
   const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(options.dataDir, f)));
   if (need.length === 0) return;
   options.log?.(`building data sets in ${options.dataDir} (missing: ${need.join(', ')})`);
