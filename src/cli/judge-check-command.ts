@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { LlmkbError } from '../errors.js';
-import { measureJudge, readEvouna, readHumanLabelled, type AgreementReport, type AgreementStats } from '../judging/judge-agreement.js';
-import { LEXICAL_JUDGE_ID, ResponseJudge } from '../judging/judge-response.js';
-import { Progress } from '../progress/progress.js';
+// Types only at the top; the judging modules load inside the action (start-up time, see cli-defaults.ts).
+import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
 import type { Workspace } from '../workspace.js';
+import { LEXICAL_JUDGE_ID } from './cli-defaults.js';
 import { requireFile, wholeNumber } from './cli-options.js';
 
 interface CheckOptions {
@@ -79,6 +79,9 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
     .action(async (own: CheckOptions, command: Command) => {
       // `judge` parses -i, --judge and --no-judge when they come before any option it does not know
       // (they are its options too); `check` parses them after one. Either way they count.
+      const { measureJudge, readEvouna, readHumanLabelled } = await import('../judging/judge-agreement.js');
+      const { ResponseJudge } = await import('../judging/judge-response.js');
+      const { Progress } = await import('../progress/progress.js');
       const parent = command.parent?.opts<{ input?: string; judge?: string | false }>() ?? {};
       const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge };
       if (opts.input !== undefined && opts.evouna !== undefined) throw new LlmkbError('--input and --evouna both given', { hint: 'Measure against one set of human labels at a time.' });
