@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { junitReport, xmlEscape } from '../src/cli/junit.js';
 import { EXIT_CODES } from '../src/errors.js';
 import { limitItems } from '../src/evaluation/limit-items.js';
+import { buildProtocol, departures } from '../src/evaluation/protocol.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
 
@@ -56,6 +57,17 @@ describe('limitItems: a seeded sample split between seen and unseen, in file ord
     assert.notDeepEqual(limitItems(QUESTIONS, 5, 7), a, 'another seed, another sample');
     assert.deepEqual(limitItems(QUESTIONS, 50, 42), QUESTIONS, 'N beyond the items: all of them');
     assert.deepEqual(limitItems(a, 5, 42), a, 'a limited file limited again by the same N is unchanged (ask --limit N, then judge --limit N)');
+  });
+});
+
+describe('the protocol block of a limited run', () => {
+  it('records "questions" as an approximation naming N and the full set', () => {
+    const base = { setting: 'zero-shot', lexicalJudge: { id: 'lexical-v2', note: 'n' }, shotSelector: 'bm25-v1', mode: 'generate' as const, mcqs: 20, maxTokens: 100, computeBackend: 'server', datasets: {}, seed: 42 };
+    const full = buildProtocol({ ...base, questions: { seen: 3000, unseen: 3000 } });
+    assert.equal(full.entries.questions.status, 'paper');
+    const limited = buildProtocol({ ...base, questions: { seen: 5, unseen: 5 }, limit: { n: 10, of: 6000 } });
+    assert.deepEqual(limited.entries.questions, { choice: 'limit: 5 seen + 5 unseen', status: 'approximation', note: '--limit 10: a seeded sample of 10 of 6000 questions, for a quick look: wide intervals, not comparable with a full run' });
+    assert.ok(departures(limited).some((d) => d.choice === 'questions'));
   });
 });
 

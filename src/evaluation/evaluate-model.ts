@@ -168,7 +168,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   const limited = options.limit !== undefined && options.limit < unlimited;
   if (limited) {
     items = limitItems(items, options.limit!, options.seed);
-    options.log?.(`--limit ${options.limit}: ${items.length} of ${unlimited} questions (a seeded sample; a run of its own, results named *${'.limit-'}${options.limit}.*)`);
+    options.log?.(`--limit ${options.limit}: ${items.length} of ${unlimited} questions (a seeded sample; a run of its own, results named *.limit-${options.limit}.*)`);
   }
   const suffix = limited ? `.limit-${options.limit}` : '';
   const mcqs = options.quick?.mcqs ?? options.mcqs ?? 20;
