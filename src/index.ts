@@ -4,7 +4,7 @@
  * comparisons and reports). Anything not listed here is internal and may change without notice;
  * `test/public-api.test.ts` lists every exported value, so a change to the API is a visible diff.
  */
-export { LlmkbError, ModelSpecError, ConfigError, InputFileError, ModelCallError, UnsupportedCapabilityError, ContextOverflowError, ModelFileError, isLlmkbError } from './errors.js';
+export { EXIT_CODES, LlmkbError, ModelSpecError, ConfigError, InputFileError, ModelCallError, UnsupportedCapabilityError, ContextOverflowError, ModelFileError, FileAccessError, RunBusyError, isLlmkbError } from './errors.js';
 export { VERSION } from './version.js';
 
 // Evaluation methods

@@ -6,6 +6,7 @@ import * as copies from '../src/cli/cli-defaults.js';
 import * as consistency from '../src/consistency/consistency-stage.js';
 import * as unseenqa from '../src/data/unseenqa.js';
 import * as evaluation from '../src/evaluation/evaluate-model.js';
+import * as lexical from '../src/judging/lexical-match.js';
 
 describe('CLI defaults', () => {
   it('equal the library constants they copy', () => {
@@ -14,5 +15,6 @@ describe('CLI defaults', () => {
     assert.equal(copies.MODE_AGREEMENT_SAMPLE, consistency.MODE_AGREEMENT_SAMPLE);
     assert.equal(copies.PAPER_CUTOFF, unseenqa.PAPER_CUTOFF);
     assert.equal(copies.DEFAULT_MODEL, evaluation.DEFAULT_MODEL);
+    assert.equal(copies.LEXICAL_JUDGE_ID, lexical.LEXICAL_JUDGE_ID);
   });
 });

@@ -10,7 +10,7 @@ import { llmkb as cli } from './support/run-cli.js';
 const EXPORTED = [
   'LEXICAL_JUDGE_ID', 'LEXICAL_JUDGE_AGREEMENT', 'measureJudge', 'agreementStats', 'agreementReport', 'readEvouna', 'readHumanLabelled',
   'ANSWER_MAX_TOKENS', 'ANSWER_TYPES', 'Bm25ShotSelector', 'CallCache', 'ConfigError',
-  'ContextOverflowError', 'DATASET_FILES', 'DEFAULT_ANSWER_MODE', 'DEFAULT_MODEL', 'EmbeddingShotSelector',
+  'ContextOverflowError', 'DATASET_FILES', 'EXIT_CODES', 'FileAccessError', 'RunBusyError', 'DEFAULT_ANSWER_MODE', 'DEFAULT_MODEL', 'EmbeddingShotSelector',
   'InputFileError', 'LlamaProvider', 'LlmkbError', 'MCQ_INSTRUCTION', 'METHOD_INTERFACE_VERSION',
   'METRIC_KEYS', 'MODEL_SPECIFICATION_VERSION', 'ModelCallError', 'ModelExecutor', 'ModelFileError',
   'ModelSpecError', 'OpenAICompatibleProvider', 'PAPER_CUTOFF', 'PROMPT_SETTINGS', 'PROTOCOL_CHOICES',

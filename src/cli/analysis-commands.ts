@@ -12,6 +12,7 @@ import type { RunMeta, RunSummary, ScoredRecord } from '../metrics/summarize-run
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
 import { checkMaxTokens, checkOutputFile, collect, isoDate, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { LIMIT_HELP } from './eval-commands.js';
 
 /**
  * What `report` and `compare` read from a summary file (schema llmkb-summary-v1, README
@@ -294,12 +295,18 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--cutoff <date>', "the model's knowledge cutoff, for building UnseenQA (YYYY-MM-DD)", isoDate, PAPER_CUTOFF)
     .option('--params <billions>', 'parameter count (for cross-model analysis)', positiveNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF')
+    .option('--limit <n>', `${LIMIT_HELP} (seed --seed; after --quick); results named <label>.<setting>.limit-N.*`, positiveInteger)
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
-    .action(async (opts: { model?: string; name?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; failUnder?: Array<{ metric: string; value: number }> }, command: Command) => {
+    .option('--junit <file>', 'also write the --fail-under checks as JUnit XML for CI: one test case per (run, threshold), failures with the metric value')
+    .action(async (opts: { model?: string; name?: string; settings: string; quick?: boolean; data: string; dataDir?: string; out: string; seed: number; maxTokens: number; mcqs?: number; mode?: 'logprobs' | 'generate'; judge?: string; distractor?: string; embedder?: string; cutoff: string; params?: number; fineTuned?: boolean; limit?: number; failUnder?: Array<{ metric: string; value: number }>; junit?: string }, command: Command) => {
       const settings = opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of settings) if (!(PROMPT_SETTINGS as readonly string[]).includes(s)) throw new LlmkbError(`unknown prompt setting "${s}"`, { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
       if (settings.length === 0) throw new LlmkbError('--settings names no prompt setting', { hint: `Use any of ${PROMPT_SETTINGS.join(', ')}, comma-separated.` });
-      const { defaultRunLabel, evaluateModel, failedThresholds } = await import('../evaluation/evaluate-model.js');
+      if (opts.junit !== undefined) {
+        if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
+        checkOutputFile(opts.junit);
+      }
+      const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../evaluation/evaluate-model.js');
       const { departures } = await import('../evaluation/protocol.js');
       const { formatPercent } = await import('../metrics/summarize-run.js');
       const ws = workspace(command);
@@ -310,7 +317,11 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
           entry = DEFAULT_MODEL;
         }
         const spec = typeof entry === 'string' ? entry : entry.spec;
-        const model = await ws.executor(entry);
+        const model = await ws.executor(entry).catch((error: unknown) => {
+          // The embedded default could not be downloaded (offline): name both ways out.
+          if (entry !== DEFAULT_MODEL || !(error instanceof LlmkbError) || !/download/i.test(error.message)) throw error;
+          throw new LlmkbError(error.message, { hint: `${OFFLINE_HINT} ${error.hint ?? ''}`.trim(), exitCode: error.exitCode, cause: error });
+        });
         checkMaxTokens(model.model, opts.maxTokens);
         const judgeEntry = ws.entryFor('judge', opts.judge);
         const distractorEntry = ws.entryFor('distractor', opts.distractor);
@@ -326,6 +337,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
           ...(sourceDataDir ? { sourceDataDir: resolve(sourceDataDir) } : {}),
           ...(opts.quick ? { quick: { seen: 50, unseen: 50, mcqs: opts.mcqs ?? 5 } } : {}),
           ...(opts.mcqs === undefined ? {} : { mcqs: opts.mcqs }),
+          ...(opts.limit === undefined ? {} : { limit: opts.limit }),
           ...(opts.mode ? { mode: opts.mode } : {}),
           ...(meta ? { meta } : {}),
           log: (line) => process.stderr.write(`${line}\n`),
@@ -341,6 +353,12 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         }
         process.stdout.write(`report: ${result.reportFile}\nsummaries: ${result.summaryFiles.join(', ')}\n`);
         process.stdout.write(`model calls: ${a.calls} (${a.requests} made, ${a.cacheHits} from the cache)\n`);
+        if (opts.junit !== undefined) {
+          const { junitReport } = await import('./junit.js');
+          const { writeFileAtomic } = await import('../data/qa-item.js');
+          writeFileAtomic(resolve(opts.junit), junitReport(result.summaries, opts.failUnder ?? []));
+          process.stdout.write(`junit: ${opts.junit}\n`);
+        }
         const failures = failedThresholds(result.summaries, opts.failUnder ?? []);
         if (failures.length > 0) {
           throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: EXIT_CODES.threshold, hint: 'The evaluation finished; a metric is below the threshold you set.' });

@@ -15,3 +15,5 @@ export const MODE_AGREEMENT_SAMPLE = 5;
 export const PAPER_CUTOFF = '2024-04-13';
 /** = DEFAULT_MODEL in src/evaluation/evaluate-model.ts */
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
+/** = LEXICAL_JUDGE_ID in src/judging/lexical-match.ts */
+export const LEXICAL_JUDGE_ID = 'lexical-v2';

@@ -22,6 +22,19 @@ export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile
   return new EmbeddingShotSelector(await ws.executor(entry), rSeen, rUnseen);
 }
 
+/** `--limit N` of `judge`, which has no --seed. */
+export const LIMIT_SEED = 42;
+
+export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (split between seen and unseen questions in proportion, kept in file order); a run of its own';
+
+/** `--limit N`: the seeded sample (src/evaluation/limit-items.ts), said on stderr when it cuts anything. */
+async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
+  if (limit === undefined || limit >= items.length) return items;
+  const { limitItems } = await import('../evaluation/limit-items.js');
+  process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
+  return limitItems(items, limit, seed);
+}
+
 export function registerEvalCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
     .command('ask')
@@ -37,7 +50,8 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, ANSWER_MAX_TOKENS)
     .option('--reduce-shots', 'drop shots until a prompt fits the context window (recorded per item) instead of failing')
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
-    .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string }, command: Command) => {
+    .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
+    .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string; limit?: number }, command: Command) => {
       const { askQuestions } = await import('../asking/ask-questions.js');
       const { DATASET_FILES } = await import('../data/build-datasets.js');
       const { readQAItems, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
@@ -47,12 +61,13 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to ask', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
         const files = opts.input ?? [join(opts.data, DATASET_FILES.seenqa), join(opts.data, DATASET_FILES.unseenqa)];
-        const items: QAItem[] = files.flatMap((f) => readQAItems(requireFile(f, 'Build the data sets with `llmkb data seenqa` / `llmkb data unseenqa`, or pass --input.')));
+        const all: QAItem[] = files.flatMap((f) => readQAItems(requireFile(f, 'Build the data sets with `llmkb data seenqa` / `llmkb data unseenqa`, or pass --input.')));
         const ids = new Set<string>();
-        for (const item of items) {
+        for (const item of all) {
           if (ids.has(item.id)) throw new LlmkbError(`duplicate question id "${item.id}" across ${files.join(', ')}`, { hint: 'Question ids must be unique across all input files.' });
           ids.add(item.id);
         }
+        const items = await limited(all, opts.limit, opts.seed, 'questions');
         const selector = opts.setting === 'zero-shot' ? undefined : await shotSelector(ws, opts.rSeen ?? join(opts.data, DATASET_FILES.rSeen), opts.rUnseen ?? join(opts.data, DATASET_FILES.rUnseen), opts.embedder);
         const executor = await ws.executor(entry);
         checkMaxTokens(executor.model, opts.maxTokens);
@@ -73,13 +88,14 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('-o, --output <file>', 'labelled JSONL', 'labeled.jsonl')
     .option('--judge <spec>', 'judge LLM (default: "judge" in the config)')
     .option('--no-judge', 'no judge LLM: the lexical rule decides, and labels are marked approximate')
-    .action(async (opts: { input: string; output: string; judge?: string | false }, command: Command) => {
+    .option('--limit <n>', `${LIMIT_HELP} (seed ${LIMIT_SEED})`, positiveInteger)
+    .action(async (opts: { input: string; output: string; judge?: string | false; limit?: number }, command: Command) => {
       const { readJsonl, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
       const { judgeRecords } = await import('../judging/judge-records.js');
       const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
       const ws = workspace(command);
       try {
-        const records = readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true });
+        const records = await limited(readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true }), opts.limit, LIMIT_SEED, 'responses');
         checkOutputFile(opts.output);
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
@@ -109,7 +125,8 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--seed <n>', 'seed for distractor sampling and option order', wholeNumber, 42)
     .option('--data <dir>', 'folder with r_seen.jsonl / r_unseen.jsonl, to give MCQs the same shots as the QA prompt', 'llmkb-data')
     .option('--compare-modes <n>', 'answer the MCQs of n sampled pairs in the other mode too and report how often the modes agree (0: off)', wholeNumber, MODE_AGREEMENT_SAMPLE)
-    .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number }, command: Command) => {
+    .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
+    .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number; limit?: number }, command: Command) => {
       const { shotsFromIds } = await import('../asking/ask-questions.js');
       const { compareAnswerModes, runConsistency } = await import('../consistency/consistency-stage.js');
       const { DATASET_FILES } = await import('../data/build-datasets.js');
@@ -117,7 +134,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
       const { judgedRecordSchema } = await import('../judging/judge-response.js');
       const ws = workspace(command);
       try {
-        const records = readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true });
+        const records = await limited(readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true }), opts.limit, opts.seed, 'labelled responses');
         checkOutputFile(opts.output);
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model under test', { hint: 'Pass --model SPEC (the model that gave the responses) or set "model" in llmkb.config.json.' });

@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { LlmkbError } from '../errors.js';
-// Types only at the top: the judging modules (zod, the fixtures' rules) load inside the action,
-// so that `llmkb --help` stays fast (test/startup.test.ts).
+// Types only at the top; the judging modules load inside the action (start-up time, see cli-defaults.ts).
 import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
 import type { Workspace } from '../workspace.js';
+import { LEXICAL_JUDGE_ID } from './cli-defaults.js';
 import { requireFile, wholeNumber } from './cli-options.js';
 
 interface CheckOptions {
@@ -73,15 +73,15 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
     .option('--evouna <dir>', 'EVOUNA folder with NQ.json and TQ.json (default: $LLMKB_DATA_DIR/evouna)')
     .option('-i, --input <file>', 'instead of EVOUNA: JSONL with question, answers, response, human_correct (optional id, system, dataset)')
     .option('--judge <spec>', 'judge LLM to measure (default: "judge" in the config)')
-    .option('--no-judge', 'measure the lexical fallback rule instead of a judge LLM')
+    .option('--no-judge', `measure the lexical rule (${LEXICAL_JUDGE_ID}) instead of a judge LLM`)
     .option('--concurrency <n>', 'responses judged at a time', wholeNumber, 16)
     .option('--json', 'print JSON')
     .action(async (own: CheckOptions, command: Command) => {
-      const { measureJudge, readEvouna, readHumanLabelled } = await import('../judging/judge-agreement.js');
-      const { LEXICAL_JUDGE_ID, ResponseJudge } = await import('../judging/judge-response.js');
-      const { Progress } = await import('../progress/progress.js');
       // `judge` parses -i, --judge and --no-judge when they come before any option it does not know
       // (they are its options too); `check` parses them after one. Either way they count.
+      const { measureJudge, readEvouna, readHumanLabelled } = await import('../judging/judge-agreement.js');
+      const { ResponseJudge } = await import('../judging/judge-response.js');
+      const { Progress } = await import('../progress/progress.js');
       const parent = command.parent?.opts<{ input?: string; judge?: string | false }>() ?? {};
       const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge };
       if (opts.input !== undefined && opts.evouna !== undefined) throw new LlmkbError('--input and --evouna both given', { hint: 'Measure against one set of human labels at a time.' });

@@ -4,7 +4,7 @@
  * code; only a bug in llmkb prints a stack trace (and only with LLMKB_DEBUG=1).
  */
 import { Command, CommanderError } from 'commander';
-import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, RunBusyError } from '../errors.js';
+import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, LlmkbError, RunBusyError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, positiveInteger } from './cli-options.js';
@@ -29,8 +29,16 @@ let workspaceModule: typeof import('../workspace.js') | undefined;
 /** The store the command opened, to name it when SQLite fails below the store helpers. */
 let openedStore: string | undefined;
 
-async function loadWorkspaceModule(): Promise<void> {
+/**
+ * Before an action runs: load the workspace module, then give the options the command line did
+ * not set their value from the config's `defaults` (src/cli/config-defaults.ts).
+ */
+async function beforeAction(program: Command, actionCommand: Command): Promise<void> {
   workspaceModule ??= await import('../workspace.js');
+  const { loadConfig } = await import('../config/config.js');
+  const { applyConfigDefaults } = await import('./config-defaults.js');
+  const { config, file } = loadConfig(program.opts<GlobalOptions>().config);
+  applyConfigDefaults(actionCommand, config, file);
 }
 
 export function workspace(command: Command): Workspace {
@@ -61,20 +69,22 @@ export function buildProgram(): Command {
     .option('--wait', 'when another llmkb process is working on the same run, wait for it instead of exiting with code 5')
     .showHelpAfterError()
     .exitOverride()
-    .hook('preAction', loadWorkspaceModule);
+    .hook('preAction', beforeAction);
 
   program
     .command('complete')
     .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
-    .requiredOption('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1')
+    .option('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1 (default: "model" in the config)')
     .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, 100)
     .option('--stop <string...>', 'stop sequences')
     .option('--chat', 'send the prompt as a chat message instead of raw text')
     .argument('<prompt>', 'the prompt text')
-    .action(async (prompt: string, opts: { model: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
+    .action(async (prompt: string, opts: { model?: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
       const ws = workspace(command);
       try {
-        const executor = await ws.executor(ws.entryFor('model', opts.model)!);
+        const entry = ws.entryFor('model', opts.model);
+        if (entry === undefined) throw new LlmkbError('no model to complete with', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
+        const executor = await ws.executor(entry);
         checkMaxTokens(executor.model, opts.maxTokens);
         const result = opts.chat
           ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })
@@ -172,7 +182,26 @@ export function asUserError(error: unknown): unknown {
   return error;
 }
 
+/**
+ * `llmkb … | head`: the reader closes the pipe and the next write fails with EPIPE, which Node
+ * raises as an unhandled 'error' event (a crash with a stack trace). A closed stdout or stderr
+ * means nobody reads any more: further output is dropped and the command ends as it would have,
+ * so its exit code (a --fail-under gate under `set -o pipefail`) still says how it went.
+ */
+export function ignoreClosedPipes(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    if (stream.listeners('error').includes(onStreamError)) continue;
+    stream.on('error', onStreamError);
+  }
+}
+
+function onStreamError(error: Error): void {
+  if (errnoCode(error) === 'EPIPE') return;
+  throw error;
+}
+
 export async function main(argv: string[] = process.argv): Promise<number> {
+  ignoreClosedPipes();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

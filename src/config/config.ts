@@ -45,6 +45,54 @@ export type ModelEntryOptions = Exclude<ModelEntry, string>;
 export const ROLES = ['model', 'judge', 'distractor', 'embedder'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * `defaults`: any command-line setting, per command, under its option's long name in camelCase
+ * (`--max-tokens` -> `maxTokens`, `--no-cache` -> `"cache": false`), with the same values as on
+ * the command line; the command line wins. `llmkb` holds the options given before the command
+ * (`--wait`, `--no-cache`). Not here: `--config`; `--store` (the top-level `store`); model specs
+ * (`--model`, `--judge`, `--distractor`, `--embedder`, `--filter-model`: the role entries); the
+ * required `-i` of judge and consistency. test/config-defaults.test.ts checks this list against
+ * the commands, so an option added to the CLI without its config name fails a test.
+ *
+ * Types are checked here; the values themselves go through the option's own parser when a
+ * command runs (src/cli/config-defaults.ts), so `"mcqs": 0` fails as `--mcqs 0` does.
+ */
+export const COMMAND_OPTIONS = {
+  llmkb: { cache: 'boolean', wait: 'boolean' },
+  complete: { maxTokens: 'number', stop: 'list', chat: 'boolean' },
+  'cache clear': { modelIdentity: 'string' },
+  runs: { json: 'boolean' },
+  'data seenqa': { dataDir: 'string', out: 'string', seed: 'number', perSource: 'number', llmFilter: 'boolean', batchSize: 'number', popqaLongtail: 'boolean' },
+  'data unseenqa': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
+  'data repositories': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
+  ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
+  judge: { output: 'string', limit: 'number' },
+  'judge check': { evouna: 'string', input: 'string', concurrency: 'number', json: 'boolean' },
+  consistency: { output: 'string', distractorLlm: 'boolean', mode: 'string', mcqs: 'number', seed: 'number', data: 'string', compareModes: 'number', limit: 'number' },
+  metrics: { input: 'string', run: 'string', format: 'string', setting: 'string', resamples: 'number', seed: 'number', params: 'number', fineTuned: 'boolean', base: 'boolean' },
+  compare: { run: 'list', out: 'string', resamples: 'number', seed: 'number', json: 'boolean' },
+  report: { output: 'string', title: 'string' },
+  eval: {
+    name: 'string', settings: 'list', quick: 'boolean', data: 'string', dataDir: 'string', out: 'string', seed: 'number', maxTokens: 'number', mcqs: 'number', mode: 'string',
+    cutoff: 'string', params: 'number', fineTuned: 'boolean', limit: 'number', failUnder: 'list', junit: 'string',
+  },
+  methods: { json: 'boolean' },
+} as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
+
+const OPTION_TYPES = {
+  boolean: z.boolean(),
+  number: z.number(),
+  string: z.string().min(1),
+  /** A repeatable option: a list, or one value. */
+  list: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+};
+
+export type CommandDefaults = Partial<Record<string, Record<string, boolean | number | string | string[]>>>;
+
+export const defaultsSchema = z
+  .object(Object.fromEntries(Object.entries(COMMAND_OPTIONS).map(([command, options]) => [command, z.object(Object.fromEntries(Object.entries(options).map(([name, type]) => [name, OPTION_TYPES[type].optional()]))).strict().optional()])))
+  .strict();
+
 export const configSchema = z
   .object({
     model: modelEntrySchema.optional(),
@@ -55,6 +103,8 @@ export const configSchema = z
     store: z.string().min(1).optional(),
     /** Downloads (data sets, GGUF models). */
     cacheDir: z.string().min(1).optional(),
+    /** Command-line settings per command (see COMMAND_OPTIONS); the command line wins. */
+    defaults: defaultsSchema.optional(),
   })
   .strict();
 export type LlmkbConfig = z.infer<typeof configSchema>;
@@ -84,11 +134,17 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.') || '(top level)';
-    throw new ConfigError(`${file}: field "${field}": ${issue.message}`, {
-      hint: `Allowed top-level fields: ${Object.keys(configSchema.shape).join(', ')}. A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`,
-    });
+    throw new ConfigError(`${file}: field "${field}": ${issue.message}`, { hint: configHint(issue.path) });
   }
   return { config: parsed.data, file };
+}
+
+function configHint(path: ReadonlyArray<PropertyKey>): string {
+  if (path[0] !== 'defaults') return `Allowed top-level fields: ${Object.keys(configSchema.shape).join(', ')}. A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`;
+  const command = typeof path[1] === 'string' ? COMMAND_OPTIONS[path[1] as keyof typeof COMMAND_OPTIONS] : undefined;
+  const how = 'options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false), with the values the command line takes';
+  if (command === undefined) return `"defaults" holds one section per command: ${Object.keys(COMMAND_OPTIONS).map((c) => `"${c}"`).join(', ')}; each with its ${how}.`;
+  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder).`;
 }
 
 export function entryOptions(entry: ModelEntry): ModelEntryOptions {

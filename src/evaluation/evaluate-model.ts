@@ -9,6 +9,7 @@ import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runCons
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
 import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { DataSourceError } from '../data/source-files.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
@@ -21,6 +22,7 @@ import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../p
 import { renderReport } from '../report/html-report.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
+import { limitItems } from './limit-items.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
@@ -54,6 +56,13 @@ export interface EvaluationOptions {
   seed: number;
   /** Small seeded subset: `quick.seen` + `quick.unseen` questions, `quick.mcqs` MCQs. */
   quick?: { seen: number; unseen: number; mcqs: number };
+  /**
+   * `--limit N`: a seeded sample of N questions (see limit-items.ts), after `quick`. A run of its
+   * own (another run id), recorded as an approximation in the protocol block; its result files
+   * are named `<label>.<setting>.limit-N.*` and its report `report.limit-N.html`, so a quick
+   * look never overwrites a full run's results.
+   */
+  limit?: number;
   mcqs?: number;
   maxTokens?: number;
   mode?: AnswerMode;
@@ -84,7 +93,23 @@ export interface ExecutionRecord {
   calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
 }
 
+/**
+ * Offline, `llmkb eval --quick` cannot download the default model or the data sources: the two
+ * ways out, named whichever download failed first.
+ */
+export const OFFLINE_HINT =
+  'Offline? llmkb eval needs a model and the source files of the data sets: pass a local model with --model gguf:PATH (a .gguf file) and a folder with local copies of the source files with --data-dir DIR (or LLMKB_DATA_DIR); otherwise check the network.';
+
 async function ensureDatasets(options: EvaluationOptions): Promise<void> {
+  try {
+    await buildMissingDatasets(options);
+  } catch (error) {
+    if (error instanceof DataSourceError && options.sourceDataDir === undefined) throw new DataSourceError(error.message, { hint: `${error.hint ?? ''} ${OFFLINE_HINT}`.trim(), exitCode: error.exitCode, cause: error });
+    throw error;
+  }
+}
+
+async function buildMissingDatasets(options: EvaluationOptions): Promise<void> {
   const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(options.dataDir, f)));
   if (need.length === 0) return;
   options.log?.(`building data sets in ${options.dataDir} (missing: ${need.join(', ')})`);
@@ -139,6 +164,13 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   if (options.quick) {
     items = [...SeededRandom.stream(options.seed, 'quick', 'seen').sample(seen, options.quick.seen), ...SeededRandom.stream(options.seed, 'quick', 'unseen').sample(unseen, options.quick.unseen)];
   }
+  const unlimited = items.length;
+  const limited = options.limit !== undefined && options.limit < unlimited;
+  if (limited) {
+    items = limitItems(items, options.limit!, options.seed);
+    options.log?.(`--limit ${options.limit}: ${items.length} of ${unlimited} questions (a seeded sample; a run of its own, results named *.limit-${options.limit}.*)`);
+  }
+  const suffix = limited ? `.limit-${options.limit}` : '';
   const mcqs = options.quick?.mcqs ?? options.mcqs ?? 20;
   const mode = options.mode ?? DEFAULT_ANSWER_MODE;
   const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
@@ -168,6 +200,8 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
         mcqs,
         mode,
+        // Only when limited, so the ids of full runs stay what they were (resumable).
+        ...(limited ? { limit: options.limit } : {}),
       },
       label: options.modelName,
     });
@@ -190,6 +224,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       shotSelector: selector.id,
       mode,
       ...(options.quick ? { quick: options.quick } : {}),
+      ...(limited ? { limit: { n: options.limit!, of: unlimited } } : {}),
       questions: { seen: items.filter((i) => i.dataset === 'seen').length, unseen: items.filter((i) => i.dataset === 'unseen').length },
       mcqs,
       maxTokens,
@@ -199,7 +234,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       seed: options.seed,
     });
     const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, protocol, ...(options.meta ? { meta: options.meta } : {}) });
-    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}`);
+    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
     const execution: ExecutionRecord = {
       schema: 'llmkb-execution-v1',
       runId: run.id,
@@ -219,7 +254,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     summaries.push(summary);
     executions.push(execution);
   }
-  const reportFile = join(options.outDir, 'report.html');
+  const reportFile = join(options.outDir, `report${suffix}.html`);
   writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions }));
   return { summaries, reportFile, summaryFiles, executions };
 }

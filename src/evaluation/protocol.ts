@@ -72,6 +72,8 @@ export interface ProtocolInputs {
   shotSelector: string;
   mode: AnswerMode;
   quick?: { seen: number; unseen: number };
+  /** `--limit N`: a seeded sample of `n` of the `of` questions (after --quick's subset, if any). */
+  limit?: { n: number; of: number };
   questions: { seen: number; unseen: number };
   mcqs: number;
   maxTokens: number;
@@ -100,7 +102,9 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
     ? paper('none (zero-shot)')
     : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');
   const mcqAnswerMode = p.mode === 'generate' ? paper('generate', 'greedy generation, the letter parsed') : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
-  const questions = p.quick
+  const questions = p.limit
+    ? approx(`limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`)
+    : p.quick
     ? approx(`quick: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `a seeded subset of ${p.quick.seen} + ${p.quick.unseen} questions: wide intervals`)
     : paper(`${p.questions.seen} seen + ${p.questions.unseen} unseen`);
   const mcqsPerResponse = p.mcqs === PAPER_MCQS ? paper(String(p.mcqs)) : approx(String(p.mcqs), `the paper asks ${PAPER_MCQS} MCQs per response`);

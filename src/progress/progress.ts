@@ -1,7 +1,9 @@
 /**
  * Progress of a long operation. On a TTY: one line redrawn at most ten times a second with
- * done/total, rate, ETA and cache hits. Elsewhere (CI logs, pipes): a single summary line when
- * the stage ends, so logs stay readable.
+ * done/total, rate, ETA and cache hits. Elsewhere (CI logs, pipes, or $CI set): the same line
+ * printed on its own every few seconds (`intervalMs`, default 5 s, or $LLMKB_PROGRESS_INTERVAL
+ * seconds) while the operation runs, then a summary line when it ends, so a CI log shows that a
+ * long stage is alive and how long it has left without filling up with redraws.
  */
 export interface ProgressOptions {
   stream?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -9,6 +11,16 @@ export interface ProgressOptions {
   live?: boolean;
   /** Print nothing at all. */
   quiet?: boolean;
+  /** Not live: milliseconds between progress lines (default: $LLMKB_PROGRESS_INTERVAL seconds, else 5000). */
+  intervalMs?: number;
+}
+
+export const DEFAULT_PROGRESS_INTERVAL_MS = 5000;
+
+/** The interval between progress lines off a TTY: $LLMKB_PROGRESS_INTERVAL (seconds, > 0) or 5 s. */
+export function progressIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = Number(env.LLMKB_PROGRESS_INTERVAL);
+  return env.LLMKB_PROGRESS_INTERVAL !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_PROGRESS_INTERVAL_MS;
 }
 
 export class Progress {
@@ -21,8 +33,11 @@ export class Progress {
   readonly #live: boolean;
   readonly #quiet: boolean;
   readonly #started = performance.now();
+  /** Items done before this session (resumed): not counted in the rate. */
+  #skipped = 0;
   #lastDraw = 0;
   #finished = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(label: string, total: number, options: ProgressOptions = {}) {
     this.label = label;
@@ -30,11 +45,18 @@ export class Progress {
     this.#stream = options.stream ?? process.stderr;
     this.#quiet = options.quiet ?? false;
     this.#live = options.live ?? (this.#stream.isTTY === true && !process.env.CI);
+    if (!this.#live && !this.#quiet) {
+      // A timer, not ticks: a stage waiting on one slow call still shows it is alive. Unref'd,
+      // so a Progress never keeps the process running.
+      this.#timer = setInterval(() => this.#stream.write(`${this.line()}\n`), options.intervalMs ?? progressIntervalMs());
+      this.#timer.unref();
+    }
   }
 
   /** Counts items already done before this session (resumed work). */
   skip(count: number): void {
     this.done += count;
+    this.#skipped += count;
   }
 
   tick(info: { cached?: boolean; failed?: boolean } = {}): void {
@@ -50,11 +72,12 @@ export class Progress {
     this.#stream.write(`\r${line.slice(0, width - 1).padEnd(Math.min(width - 1, line.length + 5))}`);
   }
 
+  /** `label  done/total (pct%)  rate/s  ETA m:ss  cache hits n`; the rate counts this session's items only. */
   line(): string {
     const elapsed = (performance.now() - this.#started) / 1000;
-    const rate = elapsed > 0 ? this.done / elapsed : 0;
+    const rate = elapsed > 0 ? (this.done - this.#skipped) / elapsed : 0;
     const remaining = this.total - this.done;
-    const eta = rate > 0 ? remaining / rate : Number.NaN;
+    const eta = remaining <= 0 ? 0 : rate > 0 ? remaining / rate : Number.NaN;
     const pct = this.total > 0 ? ((100 * this.done) / this.total).toFixed(1) : '100.0';
     const parts = [`${this.label}`, `${this.done}/${this.total} (${pct}%)`, `${rate.toFixed(1)}/s`, `ETA ${formatDuration(eta)}`, `cache hits ${this.cacheHits}`];
     if (this.failed > 0) parts.push(`failed ${this.failed}`);
@@ -62,6 +85,8 @@ export class Progress {
   }
 
   finish(note = ''): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
     if (this.#finished || this.#quiet) return;
     this.#finished = true;
     const elapsed = (performance.now() - this.#started) / 1000;
