@@ -13,11 +13,9 @@ import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { runStage } from '../store/run-stage.js';
 import type { Run, RunStore } from '../store/run-store.js';
+import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS } from '../methods/reliability/defaults.js';
 
-/** New tokens a QA answer may take (greedy decoding). */
-export const ANSWER_MAX_TOKENS = 100;
-
-export const PROMPT_SETTINGS = ['zero-shot', 'four-shot', 'four-shot-2'] as const;
+export { ANSWER_MAX_TOKENS, PROMPT_SETTINGS };
 export type PromptSetting = (typeof PROMPT_SETTINGS)[number];
 
 export interface ShotChoice {

@@ -172,8 +172,7 @@ export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics
   return d;
 }
 
-/** Pairs whose MCQs are answered in both modes by default, to report how often the modes agree. */
-export const MODE_AGREEMENT_SAMPLE = 5;
+export { MODE_AGREEMENT_SAMPLE } from '../methods/reliability/defaults.js';
 
 /**
  * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered

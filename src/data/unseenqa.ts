@@ -8,6 +8,7 @@ import { LlmkbError } from '../errors.js';
 import { FIRST_NAMES, KNOWN_REAL_COMBINATIONS, LAST_NAMES, MIDDLE_NAMES } from './fictional-names.js';
 import { stableId, type AnswerType, type QAItem } from './qa-item.js';
 import { SeededRandom } from './seeded-random.js';
+import { PAPER_CUTOFF } from '../methods/reliability/defaults.js';
 
 export type Filler = 'country' | 'medalEvent' | 'person';
 
@@ -45,8 +46,7 @@ export const UNSEEN_TEMPLATES: readonly UnseenTemplate[] = [
   { id: 'T20', answerType: 'other', filler: 'person', text: 'What is the occupation of [person]?' },
 ];
 
-/** The paper's UnseenQA creation date: the default knowledge cutoff. */
-export const PAPER_CUTOFF = '2024-04-13';
+export { PAPER_CUTOFF };
 
 export function fillTemplate(template: UnseenTemplate, value: string): string {
   return template.text.replace(/\[(country\/region|medal event|person)\]/, value);

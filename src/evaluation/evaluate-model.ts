@@ -25,7 +25,7 @@ import { VERSION } from '../version.js';
 import { limitItems } from './limit-items.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 
-export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
+export { DEFAULT_MODEL } from '../methods/reliability/defaults.js';
 
 /** The lexical fallback judge and its measured agreement with human labels (README, "Asking and judging"). */
 const LEXICAL_JUDGE = {

@@ -32,8 +32,9 @@
  * occurrence ("not X": no change on NQ, -0.06 points on TriviaQA).
  */
 import { normalizeAnswer } from './normalize-answer.js';
+import { LEXICAL_JUDGE_ID } from '../methods/reliability/defaults.js';
 
-export const LEXICAL_JUDGE_ID = 'lexical-v2';
+export { LEXICAL_JUDGE_ID };
 
 export const LEXICAL_RULES = ['containment', 'glued', 'forms', 'dates', 'partial-dates', 'answer-recall', 'token-f1', 'f1-numbers'] as const;
 export type LexicalRule = (typeof LEXICAL_RULES)[number];

@@ -1,0 +1,23 @@
+/**
+ * The reliability method's defaults, in a module that imports nothing: the modules that use them
+ * (asking, consistency, data, evaluation, judging) re-export them, and the CLI shows them in
+ * `--help` without loading any of those modules (start-up time, test/startup.test.ts).
+ */
+
+/** The paper's three prompt settings (Table 6). */
+export const PROMPT_SETTINGS = ['zero-shot', 'four-shot', 'four-shot-2'] as const;
+
+/** New tokens a QA answer may take (greedy decoding). */
+export const ANSWER_MAX_TOKENS = 100;
+
+/** Pairs whose MCQs are answered in both modes by default, to report how often the modes agree. */
+export const MODE_AGREEMENT_SAMPLE = 5;
+
+/** The paper's UnseenQA creation date: the default knowledge cutoff. */
+export const PAPER_CUTOFF = '2024-04-13';
+
+/** The model `llmkb eval` uses when none is configured: small, instruction-tuned, runs on a laptop CPU. */
+export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
+
+/** The lexical fallback judge (src/judging/lexical-match.ts). */
+export const LEXICAL_JUDGE_ID = 'lexical-v2';
