@@ -10,9 +10,9 @@ import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
+import { SqliteDatabase } from '../src/store/database.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
@@ -383,7 +383,7 @@ describe('one process per run (lease in the store)', () => {
   }
 
   function holdLease(store: string, runId: string, pid: number, host = hostname(), expiresInMs = 60_000): void {
-    const db = new Database(store);
+    const db = new SqliteDatabase(store);
     const now = new Date().toISOString();
     db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(runId, `${pid}@${host}#test`, pid, host, now, now, Date.now() + expiresInMs);
     db.close();
@@ -439,7 +439,7 @@ describe('one process per run (lease in the store)', () => {
     holdLease(store, runId, Number(dead.stdout));
     const r = await llmkb(args);
     assert.equal(r.code, 0, r.stderr);
-    const db = new Database(store);
+    const db = new SqliteDatabase(store);
     assert.equal((db.prepare('SELECT count(*) AS n FROM run_leases').get() as { n: number }).n, 0, 'released on exit');
     db.close();
   });
@@ -448,7 +448,7 @@ describe('one process per run (lease in the store)', () => {
     const { store, runId, args } = await judgedRun();
     holdLease(store, runId, process.pid);
     const release = setTimeout(() => {
-      const db = new Database(store);
+      const db = new SqliteDatabase(store);
       db.prepare('DELETE FROM run_leases').run();
       db.close();
     }, 1500);

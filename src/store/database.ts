@@ -8,10 +8,27 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { errnoCode, fileAccessError, FileAccessError, LlmkbError } from '../errors.js';
 
-export type Db = Database.Database;
+/**
+ * Which SQLite binding this Node runs. better-sqlite3 12 is the last line that runs on Node 20
+ * (still supported: it is what many machines have), but on Node 24.19+ it aborts at exit
+ * ("Assertion failed: (env) != nullptr" in Statement::~Statement, not fixed in 12.x); 13 fixes
+ * that but needs N-API 10 (Node 22.14+; on Node 20 it crashes). Both are installed, 13 under the
+ * alias `better-sqlite3-node22` (prebuilt, nothing to compile), and this picks the one that runs.
+ * Their APIs are the same.
+ */
+export function sqliteDriver(nodeVersion: string = process.versions.node): 'better-sqlite3' | 'better-sqlite3-node22' {
+  const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 14) ? 'better-sqlite3-node22' : 'better-sqlite3';
+}
+
+/** The better-sqlite3 `Database` class for this Node (see `sqliteDriver`). */
+export const SqliteDatabase = createRequire(import.meta.url)(sqliteDriver()) as typeof BetterSqlite3;
+
+export type Db = BetterSqlite3.Database;
 
 const SCHEMA_VERSION = 1;
 
@@ -104,7 +121,7 @@ export function openDatabase(path: string): Db {
   }
   let db: Db | undefined;
   try {
-    db = new Database(path);
+    db = new SqliteDatabase(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
