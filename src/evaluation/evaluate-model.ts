@@ -179,6 +179,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   const checksums = { questions: datasetChecksum(items) };
   const datasets = { questions: checksums.questions, ...Object.fromEntries(Object.values(DATASET_FILES).map((f) => [f, fileChecksum(join(options.dataDir, f))])) };
   const timeFilter = timeFilterOf(options.dataDir);
+  const runtime = options.model.model.runtime;
   const roles = { model: options.model, judge: options.judge, distractor: options.distractor, embedder: options.embedder };
   mkdirSync(options.outDir, { recursive: true });
   const summaries: RunSummary[] = [];
@@ -196,7 +197,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
         kind: 'eval',
         maxTokens,
         shots: setting === 'zero-shot' ? 'none' : selector.id,
-        judge: options.judge?.model.cacheIdentity ?? 'lexical-v2',
+        judge: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID,
         distractor: options.distractor?.model.cacheIdentity ?? 'pool',
         mcqs,
         mode,
@@ -205,7 +206,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       },
       label: options.modelName,
     });
-    options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
+    options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
     const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
@@ -213,7 +214,6 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
     const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
     if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
-    const runtime = options.model.model.runtime;
     const protocol = buildProtocol({
       setting,
       ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),
