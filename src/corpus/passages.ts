@@ -51,7 +51,10 @@ function countWords(text: string): number {
 function units(text: string, maxWords: number, locale: string): Unit[] {
   const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
   const out: Unit[] = [];
-  for (const { segment, index } of segmenter.segment(text)) {
+  // UAX #29 ends a sentence at every line break; a single line break is a wrapped line (PDF
+  // text, hard-wrapped files), so the segmenter sees it as a space. Same length: offsets hold.
+  const unwrapped = text.replace(/([^\n])\n(?=[^\n])/g, '$1 ');
+  for (const { segment, index } of segmenter.segment(unwrapped)) {
     const lead = segment.length - segment.trimStart().length;
     const trimmed = segment.trim();
     if (trimmed.length === 0) continue;
@@ -119,10 +122,11 @@ export function splitPassages(text: string, options: PassageOptions = {}, pageSt
     const end = us[j - 1]!.end;
     passages.push({ seq: passages.length, start, end, page: pageAt(pageStarts, start), pageEnd: pageAt(pageStarts, end - 1), words, text: text.slice(start, end) });
     if (j >= us.length) break;
-    // Next window: back up over whole sentences while they fit in the overlap, always moving on.
+    // Next window: back up over whole sentences until about `overlap` words are repeated (a
+    // sentence longer than 1.5 x the overlap is not repeated), always moving on.
     let k = j;
     let back = 0;
-    while (k - 1 > i && back + us[k - 1]!.words <= overlap) {
+    while (k - 1 > i && back < overlap && back + us[k - 1]!.words <= 1.5 * overlap) {
       back += us[k - 1]!.words;
       k -= 1;
     }
