@@ -178,8 +178,8 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     if (error instanceof InputFileError) throw error;
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('CSV_')) {
-      const e = error as { lines?: number; column?: number | string; message: string };
-      const column = e.column === undefined ? '' : `, column ${typeof e.column === 'number' ? e.column + 1 : e.column}`;
+      const e = error as { lines?: number; column?: number | string | null; message: string };
+      const column = typeof e.column === 'number' ? `, column ${e.column + 1}` : typeof e.column === 'string' ? `, column "${e.column}"` : '';
       throw new InputFileError(file.path, e.lines, undefined, `malformed ${file.format.toUpperCase()}${column}: ${e.message}`, 'Check the quoting at that line (fields with commas, quotes or line breaks must be in double quotes, with inner quotes doubled).');
     }
     throw fileAccessError(file.path, error, 'read');
