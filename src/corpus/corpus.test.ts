@@ -113,6 +113,31 @@ describe('Corpus from JSONL, a folder of text, Markdown and PDF files', () => {
   });
 });
 
+describe('other shapes', () => {
+  it('reads TSV, a JSON array, and a CSV field of several MB, with CRLF line ends', async () => {
+    const { db, dir } = fresh();
+    const tsv = join(dir, 'a.tsv');
+    writeFileSync(tsv, 'filename\tarticle\r\nt1\tThe elephant is reckoned to be the slowest breeder of all known animals.\r\n');
+    const json = join(dir, 'b.json');
+    writeFileSync(json, JSON.stringify([{ id: 7, text: 'Natural selection acts only by the preservation of profitable modifications.', chapter: 4 }]));
+    const big = join(dir, 'big.csv');
+    const sentence = 'Owing to this struggle for life, any variation, however slight, if it be in any degree profitable, will tend to the preservation of that individual. ';
+    const article = sentence.repeat(Math.ceil((3 * 1024 * 1024) / sentence.length));
+    writeFileSync(big, `filename,article\r\nbig.pdf,"${article}\r\nThe last line says ""Galapagos"" once."\r\n`);
+    const corpus = Corpus.openOrCreate(db, 'shapes');
+    const report = await corpus.add([tsv, json, big, big]);
+    assert.equal(report.files, 3, 'a file given twice is read once');
+    assert.deepEqual(report.documents, { added: 3, updated: 0, unchanged: 0, removed: 0, empty: 0 });
+    assert.ok(report.passages > 4000, `${report.passages} passages`);
+    assert.equal(corpus.search('slowest breeder', { k: 1 })[0]!.docId, 't1');
+    assert.equal(corpus.search('profitable modifications', { k: 1 })[0]!.docId, '7');
+    const last = corpus.search('Galapagos', { k: 1 })[0]!;
+    assert.equal(last.docId, 'big.pdf');
+    assert.match(last.text, /The last line says "Galapagos" once\.$/);
+    assert.ok(last.end > 3 * 1024 * 1024 && last.end - last.start === last.text.length);
+  });
+});
+
 describe('bad input', () => {
   it('names the columns present when the text column is missing', async () => {
     const { db, dir } = fresh();

@@ -320,7 +320,8 @@ export class Corpus {
     }
     const now = new Date().toISOString();
     const sourceId = source?.id ?? Number(db.prepare('INSERT INTO corpus_sources (corpus_id, path, format, file_hash, bytes, added_at) VALUES (?, ?, ?, NULL, ?, ?)').run(this.id, file.path, file.format, bytes, now).lastInsertRowid);
-    const generation = Date.now();
+    // Documents seen in this pass get a new generation; those left with an older one are gone from the file.
+    const generation = (db.prepare('SELECT COALESCE(MAX(generation), 0) + 1 AS g FROM corpus_documents WHERE source_id = ?').get(sourceId) as { g: number }).g;
 
     const findDoc = db.prepare('SELECT id, source_id, content_hash, generation FROM corpus_documents WHERE corpus_id = ? AND doc_id = ?');
     const touchDoc = db.prepare('UPDATE corpus_documents SET generation = ? WHERE id = ?');

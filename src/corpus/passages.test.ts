@@ -35,6 +35,16 @@ describe('splitPassages', () => {
     assert.deepEqual(ps.map((p) => p.text), ['The voyage lasted 4.5 years and\nreached the Galapagos.', 'It changed biology.']);
   });
 
+  it('segments a long text in pieces (Intl.Segmenter is quadratic on one long string) without cutting sentences', () => {
+    const text = Array.from({ length: 30_000 }, (_, i) => sentence(i, 5 + (i % 17))).join(' ');
+    const started = performance.now();
+    const ps = splitPassages(text, { passageWords: 100, overlapWords: 0 });
+    assert.ok(performance.now() - started < 5000, 'linear time');
+    assert.ok(text.length > 1_000_000);
+    for (const p of ps) assert.match(p.text, /^S\d+ .* end\.$/s);
+    assert.equal(ps.reduce((a, p) => a + p.words, 0), text.split(/\s+/).length);
+  });
+
   it('cuts a sentence longer than a passage into word windows', () => {
     const long = Array.from({ length: 250 }, (_, i) => `x${i}`).join(' ');
     const ps = splitPassages(long, { passageWords: 100, overlapWords: 10 });

@@ -95,7 +95,7 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
     if (!stat.isDirectory()) {
       const format = detectFormat(root);
       if (format === undefined) throw new InputFileError(given, undefined, undefined, 'not a corpus file: binary content and no known extension', 'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.');
-      files.push({ path: root, name: basename(root), format });
+      if (!files.some((f) => f.path === root)) files.push({ path: root, name: basename(root), format });
       continue;
     }
     const walk = (dir: string): void => {
@@ -115,7 +115,7 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
             ignored.push(full);
             continue;
           }
-          files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
+          if (!files.some((f) => f.path === full)) files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
         }
       }
     };
