@@ -95,6 +95,7 @@ describe('llmkb corpus', () => {
     const missing = await run('add', 'bad', join(dir, 'nope.csv'));
     assert.equal(missing.code, 6);
     assert.match(missing.stderr, /nope\.csv/);
+    assert.doesNotMatch((await run('list')).stdout, /^bad /m, 'a corpus that could not be filled is not left behind');
     const mode = await run('search', 'law', 'x', '--mode', 'dense');
     assert.equal(mode.code, 2);
     assert.match(mode.stderr, /not available yet/);

@@ -58,7 +58,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           ...(created || opts.stem === false ? { stemming: opts.stem } : {}),
         });
         const err = process.stderr;
-        const report = await c.add(paths, {
+        const adding = c.add(paths, {
           ...(opts.textColumn === undefined ? {} : { textColumn: opts.textColumn }),
           ...(opts.idColumn === undefined ? {} : { idColumn: opts.idColumn }),
           ...(opts.textField === undefined ? {} : { textField: opts.textField }),
@@ -70,6 +70,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           onProgress: (p) => {
             if (!opts.json) err.write(`  ... ${p.file}: ${p.documents} documents, ${p.passages} passages, ${fmtBytes(p.bytes)}\n`);
           },
+        });
+        const report = await adding.catch((error: unknown) => {
+          // A corpus this command created and could not fill is not left behind empty.
+          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) Corpus.remove(ws.db, name);
+          throw error;
         });
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ corpus: name, created, settings: c.settings, ...report }, null, 2)}\n`);

@@ -16,6 +16,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { LlmkbError } from '../errors.js';
 
 export interface PdfText {
   text: string;
@@ -158,7 +159,17 @@ export function joinLines(lines: readonly Line[]): string {
  */
 export async function extractPdfText(data: Uint8Array): Promise<PdfText> {
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  const { getDocument } = await pdfjs;
+  let getDocument: typeof import('pdfjs-dist/legacy/build/pdf.mjs').getDocument;
+  try {
+    ({ getDocument } = await pdfjs);
+  } catch (error) {
+    pdfjs = undefined;
+    // pdf.js 5 needs its optional dependency @napi-rs/canvas in Node (DOMMatrix and friends).
+    throw new LlmkbError(`PDF support is not available: pdfjs-dist could not be loaded (${error instanceof Error ? error.message : String(error)})`, {
+      hint: 'Reinstall llmkb with its optional dependencies (npm install without --omit=optional): pdfjs-dist needs @napi-rs/canvas in Node.',
+      cause: error,
+    });
+  }
   const root = pdfjsRoot();
   const task = getDocument({
     data,
