@@ -12,8 +12,8 @@ describe('PDF text layout', () => {
   });
 
   it('breaks lines on a new baseline or hasEOL, blocks on a large gap or a jump up (next column)', () => {
-    const lines = layoutLines([run('one', 72, 700, 20, true), run('two', 72, 700, 20), run('three', 72, 688, 20), run('four', 72, 650, 20), run('five', 320, 700, 20)]);
-    assert.equal(joinLines(lines), 'one\ntwo\nthree\n\nfour\n\nfive');
+    const lines = layoutLines([run('one', 72, 700, 20, true), run('two', 72, 700, 20), run('three', 72, 688, 20), run('four.', 72, 650, 20), run('five', 320, 700, 20), run('six and', 320, 688, 20), run('seven', 72, 700, 20)]);
+    assert.equal(joinLines(lines), 'one\ntwo\nthree\n\nfour.\n\nfive\nsix and\nseven', 'a paragraph running on to the next column stays one block');
   });
 
   it('joins a hyphenated line end with a lower-case continuation, and keeps a real hyphen before a capital', () => {

@@ -56,6 +56,9 @@ interface RawItem {
   hasEOL: boolean;
 }
 
+/** Text that ends a sentence (or a heading-like line ending in a colon). */
+const SENTENCE_END = /[.!?:;]["'”’)\]]*\s*$/;
+
 let pdfjs: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
 
 function pdfjsRoot(): string {
@@ -92,8 +95,9 @@ export function layoutLines(items: readonly RawItem[]): Line[] {
         prevSize = cur.size;
       }
       const lineSize = Math.max(size, prevSize);
-      // Down the page by more than ~1.6 lines, or back up it (a new column or a float): a new block.
-      const blockBefore = cur !== undefined && (prevY - y > 1.6 * lineSize || y - prevY > 0.5 * lineSize);
+      // Down the page by more than ~1.6 lines: a new block. Back up the page (the next column, a
+      // float): a new block only after sentence-final punctuation, else the paragraph goes on.
+      const blockBefore = cur !== undefined && (prevY - y > 1.6 * lineSize || (y - prevY > 0.5 * lineSize && SENTENCE_END.test(cur.text)));
       cur = { text: item.str, y, size, blockBefore, x1: x + item.width };
     }
     eol = item.hasEOL;
@@ -205,7 +209,8 @@ export async function extractPdfText(data: Uint8Array): Promise<PdfText> {
     const pageStarts: number[] = [];
     let text = '';
     for (const lines of pages) {
-      if (pageStarts.length > 0) text += '\n\n';
+      // A sentence that runs on to the next page is not cut by a paragraph break.
+      if (pageStarts.length > 0) text += text.length === 0 || SENTENCE_END.test(text) ? '\n\n' : '\n';
       pageStarts.push(text.length);
       text += joinLines(lines);
     }
