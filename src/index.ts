@@ -60,3 +60,10 @@ export { buildProtocol, departures, protocolDifferences, PROTOCOL_CHOICES, type 
 // Across runs
 export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, distinguishRuns, toMarkdown, toCsv, type Correlation, type PairedTest } from './analysis/compare-runs.js';
 export { renderReport } from './report/html-report.js';
+
+// Document corpora (BM25 over SQLite FTS5)
+export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, type CorpusSettings, type CorpusInfo, type CorpusStats, type AddOptions, type AddReport, type FileResult, type SkippedFile, type SearchOptions, type SearchHit } from './corpus/corpus.js';
+export { splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, type Passage, type PassageOptions } from './corpus/passages.js';
+export { ftsQuery, STOP_WORDS } from './corpus/fts-query.js';
+export { extractPdfText, PdfSkipError, type PdfText } from './corpus/pdf-text.js';
+export { type ReadOptions, type CorpusFormat } from './corpus/readers.js';

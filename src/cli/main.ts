@@ -13,6 +13,7 @@ import { registerEvalCommands } from './eval-commands.js';
 import { registerJudgeCheckCommand } from './judge-check-command.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
 import { registerMethodsCommand } from './methods-command.js';
+import { registerCorpusCommands } from './corpus-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -152,6 +153,7 @@ export function buildProgram(): Command {
   registerJudgeCheckCommand(program, workspace);
   registerAnalysisCommands(program, workspace);
   registerMethodsCommand(program);
+  registerCorpusCommands(program, workspace);
   return program;
 }
 

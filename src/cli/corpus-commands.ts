@@ -1,0 +1,185 @@
+/**
+ * `llmkb corpus add|search|list|stats|remove`: document corpora in the workspace store, searched
+ * with BM25 (SQLite FTS5). The corpus modules (and pdf.js, only when a PDF is met) load inside
+ * the actions, so `llmkb --help` does not pay for them.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import type { Workspace } from '../workspace.js';
+import { positiveInteger, wholeNumber } from './cli-options.js';
+
+function fmtBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${n} B`;
+}
+
+function passageWords(value: string): number {
+  const n = positiveInteger(value);
+  if (n < 5) throw new InvalidArgumentError('must be at least 5');
+  return n;
+}
+
+interface AddCliOptions {
+  textColumn?: string;
+  idColumn?: string;
+  textField?: string;
+  idField?: string;
+  passageWords?: number;
+  overlapWords?: number;
+  stem: boolean;
+  json?: boolean;
+}
+
+export function registerCorpusCommands(program: Command, workspace: (command: Command) => Workspace): void {
+  const corpus = program.command('corpus').description('document corpora: add files (CSV/TSV, JSON/JSONL, text/Markdown, PDF), BM25 search');
+
+  corpus
+    .command('add')
+    .description('add files and folders (recursively) to a corpus, creating it if needed; unchanged files are skipped, changed ones replaced')
+    .argument('<name>', 'corpus name (letters, digits, ".", "_", "-")')
+    .argument('<paths...>', 'files or folders')
+    .option('--text-column <name>', 'CSV/TSV column with the document text (default "article")')
+    .option('--id-column <name>', 'CSV/TSV column with the document id (default "filename"; the row number when there is no such column)')
+    .option('--text-field <name>', 'JSON/JSONL field with the document text (default "text")')
+    .option('--id-field <name>', 'JSON/JSONL field with the document id (default "id"; the line number when absent)')
+    .option('--passage-words <n>', 'words per passage (sentence-aware; set when the corpus is created; default 100)', passageWords)
+    .option('--overlap-words <n>', 'words shared by consecutive passages (default 20)', wholeNumber)
+    .option('--no-stem', 'no English (Porter) stemming in the index (set when the corpus is created)')
+    .option('--json', 'print the report as JSON')
+    .action(async (name: string, paths: string[], opts: AddCliOptions, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const ws = workspace(command);
+      try {
+        const created = !Corpus.list(ws.db).some((c) => c.name === name);
+        const c = Corpus.openOrCreate(ws.db, name, {
+          ...(opts.passageWords === undefined ? {} : { passageWords: opts.passageWords }),
+          ...(opts.overlapWords === undefined ? {} : { overlapWords: opts.overlapWords }),
+          ...(created || opts.stem === false ? { stemming: opts.stem } : {}),
+        });
+        const err = process.stderr;
+        const adding = c.add(paths, {
+          ...(opts.textColumn === undefined ? {} : { textColumn: opts.textColumn }),
+          ...(opts.idColumn === undefined ? {} : { idColumn: opts.idColumn }),
+          ...(opts.textField === undefined ? {} : { textField: opts.textField }),
+          ...(opts.idField === undefined ? {} : { idField: opts.idField }),
+          onFile: (file, r) => {
+            if (opts.json) return;
+            err.write(r.status === 'skipped' ? `  skipped ${file}: ${r.message}\n` : `  ${r.status.padEnd(9)} ${file} (${r.format}): ${r.documents} documents, ${r.passages} passages\n`);
+          },
+          onProgress: (p) => {
+            if (!opts.json) err.write(`  ... ${p.file}: ${p.documents} documents, ${p.passages} passages, ${fmtBytes(p.bytes)}\n`);
+          },
+        });
+        const report = await adding.catch((error: unknown) => {
+          // A corpus this command created and could not fill is not left behind empty.
+          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) Corpus.remove(ws.db, name);
+          throw error;
+        });
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify({ corpus: name, created, settings: c.settings, ...report }, null, 2)}\n`);
+        } else {
+          const d = report.documents;
+          const rate = report.seconds > 0 ? `, ${Math.round(report.passages / report.seconds)} passages/s, ${(report.bytes / 1024 / 1024 / report.seconds).toFixed(1)} MB/s` : '';
+          process.stdout.write(`corpus "${name}"${created ? ' (new)' : ''}: ${report.files} files (${report.unchangedFiles} unchanged), documents +${d.added} added, ${d.updated} updated, ${d.unchanged} unchanged, ${d.removed} removed${d.empty > 0 ? `, ${d.empty} empty` : ''}; ${report.passages} passages indexed in ${report.seconds.toFixed(1)} s${rate}\n`);
+          if (report.skipped.length > 0) {
+            process.stdout.write(`skipped ${report.skipped.length} file${report.skipped.length === 1 ? '' : 's'} that could not be read:\n`);
+            for (const s of report.skipped) process.stdout.write(`  ${s.file}: ${s.reason}: ${s.message}\n`);
+          }
+          if (report.ignored.length > 0) process.stdout.write(`ignored ${report.ignored.length} file${report.ignored.length === 1 ? '' : 's'} of no corpus format in the folders (e.g. ${report.ignored[0]})\n`);
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
+    .command('search')
+    .description('the best passages for a natural-language query (BM25, SQLite FTS5)')
+    .argument('<name>', 'corpus name')
+    .argument('<query>', 'the query text (any text: it is never read as FTS5 syntax)')
+    .option('-k, --top <k>', 'number of passages', positiveInteger, 5)
+    .option('--mode <mode>', 'retrieval mode (only bm25 in this version)', 'bm25')
+    .option('--json', 'print JSON')
+    .action(async (name: string, query: string, opts: { top: number; mode: string; json?: boolean }, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const { LlmkbError } = await import('../errors.js');
+      if (opts.mode !== 'bm25') throw new LlmkbError(`search mode "${opts.mode}" is not available yet`, { hint: 'Only --mode bm25 exists in this version (dense and hybrid retrieval are planned).' });
+      const ws = workspace(command);
+      try {
+        const hits = Corpus.open(ws.db, name).search(query, { k: opts.top });
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
+          return;
+        }
+        if (hits.length === 0) process.stdout.write('no passage matches\n');
+        for (const h of hits) {
+          const page = h.page === h.pageEnd ? `p. ${h.page}` : `pp. ${h.page}-${h.pageEnd}`;
+          process.stdout.write(`${h.rank}. score ${h.score.toFixed(3)}  ${h.docId}  ${page}  chars ${h.start}-${h.end}  (passage ${h.passage})\n`);
+          process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
+    .command('list')
+    .description('the corpora in the store')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const ws = workspace(command);
+      try {
+        const list = Corpus.list(ws.db);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          return;
+        }
+        if (list.length === 0) process.stdout.write('no corpora yet\n');
+        for (const c of list) process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
+    .command('stats')
+    .description('size of a corpus: files by format, documents, pages, passages')
+    .argument('<name>', 'corpus name')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { json?: boolean }, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const ws = workspace(command);
+      try {
+        const s = Corpus.open(ws.db, name).stats();
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+          return;
+        }
+        const out = process.stdout;
+        out.write(`corpus "${s.name}" (created ${s.createdAt})\n`);
+        out.write(`  files      ${s.sources} (${Object.entries(s.formats).map(([f, n]) => `${f} ${n}`).join(', ') || 'none'}), ${fmtBytes(s.bytes)}\n`);
+        out.write(`  documents  ${s.documents} (${s.pages} pages, ${s.chars} characters)\n`);
+        out.write(`  passages   ${s.passages} (mean ${s.passageWordsMean.toFixed(1)} words, max ${s.passageWordsMax}; target ${s.settings.passageWords}, overlap ${s.settings.overlapWords})\n`);
+        out.write(`  index      SQLite FTS5 BM25 (k1 = 1.2, b = 0.75), ${s.settings.stemming ? 'Porter stemming' : 'no stemming'}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
+    .command('remove')
+    .description('delete a corpus and its index from the store (the source files are not touched)')
+    .argument('<name>', 'corpus name')
+    .action(async (name: string, _opts: unknown, command: Command) => {
+      const { Corpus, CorpusNotFoundError } = await import('../corpus/corpus.js');
+      const ws = workspace(command);
+      try {
+        if (!Corpus.remove(ws.db, name)) throw new CorpusNotFoundError(name, Corpus.list(ws.db).map((c) => c.name));
+        process.stdout.write(`removed corpus "${name}"\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+}

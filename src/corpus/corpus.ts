@@ -1,0 +1,460 @@
+/**
+ * Document corpora in the workspace database: corpora, their source files, documents and
+ * passages in ordinary tables, and one SQLite FTS5 table per corpus for BM25 search.
+ *
+ * - One FTS5 table per corpus (`corpus_fts_<id>`): BM25's document frequencies and average
+ *   length are then those of the corpus searched, not of all corpora in the store, and a corpus
+ *   is removed with one DROP TABLE.
+ * - The FTS5 table is an *external content* table over `corpus_passages`: the passage text is
+ *   stored once (in `corpus_passages`, which also holds document, page and offsets), FTS5 keeps
+ *   only its index, and `highlight()`/`snippet()` still work. (A contentless table would need
+ *   the text stored beside it anyway, to show results.) The index is kept in step explicitly:
+ *   a passage is inserted into both, and deleted from the index with FTS5's 'delete' command
+ *   before its row goes.
+ * - Tokenizer: `unicode61 remove_diacritics 2`, with the Porter stemmer in front by default
+ *   (English; `stemming: false` at creation for other languages). FTS5's `bm25()` uses
+ *   k1 = 1.2, b = 0.75 (fixed in SQLite); the score shown is `-bm25()`, higher is better.
+ * - Incremental: a source file whose SHA-256 is unchanged is not read again; in a changed file
+ *   each document whose content hash (text + metadata) is unchanged is kept, a changed one has
+ *   its passages replaced, and documents no longer in the file are removed.
+ * - Writes go in transactions of thousands of passages.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { ftsQuery } from './fts-query.js';
+import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS, splitPassages } from './passages.js';
+import { listCorpusFiles, readDocuments, type CorpusFile, type CorpusFormat, type ReadOptions, type SourceDocument } from './readers.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS corpora (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  settings TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS corpus_sources (
+  id INTEGER PRIMARY KEY,
+  corpus_id INTEGER NOT NULL REFERENCES corpora(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  format TEXT NOT NULL,
+  file_hash TEXT,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  added_at TEXT NOT NULL,
+  UNIQUE (corpus_id, path)
+);
+CREATE TABLE IF NOT EXISTS corpus_documents (
+  id INTEGER PRIMARY KEY,
+  corpus_id INTEGER NOT NULL REFERENCES corpora(id) ON DELETE CASCADE,
+  source_id INTEGER NOT NULL REFERENCES corpus_sources(id) ON DELETE CASCADE,
+  doc_id TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  chars INTEGER NOT NULL,
+  pages INTEGER NOT NULL,
+  passages INTEGER NOT NULL,
+  metadata TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  UNIQUE (corpus_id, doc_id)
+);
+CREATE INDEX IF NOT EXISTS corpus_documents_source ON corpus_documents(source_id, generation);
+CREATE TABLE IF NOT EXISTS corpus_passages (
+  id INTEGER PRIMARY KEY,
+  document_id INTEGER NOT NULL REFERENCES corpus_documents(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  page INTEGER NOT NULL,
+  page_end INTEGER NOT NULL,
+  start INTEGER NOT NULL,
+  end INTEGER NOT NULL,
+  words INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS corpus_passages_document ON corpus_passages(document_id);
+`;
+
+export interface CorpusSettings {
+  passageWords: number;
+  overlapWords: number;
+  /** Porter stemming in the FTS5 tokenizer (English). */
+  stemming: boolean;
+}
+
+export interface CorpusInfo {
+  name: string;
+  createdAt: string;
+  settings: CorpusSettings;
+  sources: number;
+  documents: number;
+  passages: number;
+}
+
+export interface CorpusStats extends CorpusInfo {
+  /** Characters of document text. */
+  chars: number;
+  pages: number;
+  bytes: number;
+  formats: Record<string, number>;
+  /** Words per passage: mean and maximum. */
+  passageWordsMean: number;
+  passageWordsMax: number;
+}
+
+export interface SkippedFile {
+  file: string;
+  reason: 'encrypted' | 'no-text' | 'corrupt';
+  message: string;
+}
+
+export interface AddProgress {
+  file: string;
+  documents: number;
+  passages: number;
+  bytes: number;
+}
+
+export interface AddOptions extends ReadOptions {
+  /** Called after each file with what happened to it. */
+  onFile?: (file: string, result: FileResult) => void;
+  /** Called every few thousand documents within a large file. */
+  onProgress?: (progress: AddProgress) => void;
+  /** Passages per write transaction (default 5000). */
+  batchPassages?: number;
+}
+
+export interface FileResult {
+  format: CorpusFormat;
+  status: 'added' | 'unchanged' | 'updated' | 'skipped';
+  documents: number;
+  passages: number;
+  message?: string;
+}
+
+export interface AddReport {
+  files: number;
+  unchangedFiles: number;
+  skipped: SkippedFile[];
+  /** Files in the given folders with no corpus format (not read). */
+  ignored: string[];
+  documents: { added: number; updated: number; unchanged: number; removed: number; empty: number };
+  passages: number;
+  bytes: number;
+  seconds: number;
+}
+
+export interface SearchOptions {
+  /** Number of passages (default 5). */
+  k?: number;
+  /** Retrieval mode; only "bm25" in this version. */
+  mode?: 'bm25';
+}
+
+export interface SearchHit {
+  rank: number;
+  /** -bm25(): higher is better. */
+  score: number;
+  docId: string;
+  source: string;
+  page: number;
+  pageEnd: number;
+  start: number;
+  end: number;
+  /** 0-based passage number within the document. */
+  passage: number;
+  text: string;
+}
+
+/** Creates the corpus tables if they are not there (they live in the workspace store). */
+export function ensureCorpusSchema(db: Db): void {
+  db.exec(SCHEMA);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{ hash: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    createReadStream(path)
+      .on('data', (chunk) => {
+        bytes += chunk.length;
+        hash.update(chunk);
+      })
+      .on('error', (error) => reject(onError(error)))
+      .on('end', () => resolve({ hash: hash.digest('hex'), bytes }));
+  });
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export class CorpusNotFoundError extends LlmkbError {
+  constructor(name: string, known: readonly string[]) {
+    super(`no corpus named "${name}"${known.length > 0 ? ` (corpora: ${known.join(', ')})` : ' (the store has no corpora yet)'}`, { hint: 'Create it with `llmkb corpus add NAME PATH...`; `llmkb corpus list` shows the corpora.' });
+  }
+}
+
+interface CorpusRow {
+  id: number;
+  name: string;
+  created_at: string;
+  settings: string;
+}
+
+/** A named document corpus in a workspace database. */
+export class Corpus {
+  readonly db: Db;
+  readonly name: string;
+  readonly id: number;
+  readonly settings: CorpusSettings;
+  readonly createdAt: string;
+
+  private constructor(db: Db, row: CorpusRow) {
+    this.db = db;
+    this.name = row.name;
+    this.id = row.id;
+    this.createdAt = row.created_at;
+    this.settings = JSON.parse(row.settings) as CorpusSettings;
+  }
+
+  get ftsTable(): string {
+    return `corpus_fts_${this.id}`;
+  }
+
+  /** The corpus named `name`; throws CorpusNotFoundError when there is none. */
+  static open(db: Db, name: string): Corpus {
+    ensureCorpusSchema(db);
+    const row = db.prepare('SELECT id, name, created_at, settings FROM corpora WHERE name = ?').get(name) as CorpusRow | undefined;
+    if (row === undefined) throw new CorpusNotFoundError(name, Corpus.list(db).map((c) => c.name));
+    return new Corpus(db, row);
+  }
+
+  /**
+   * The corpus named `name`, created with `settings` if it does not exist. An existing corpus
+   * keeps the passage settings it was built with: asking for others is an error.
+   */
+  static openOrCreate(db: Db, name: string, settings: Partial<CorpusSettings> = {}): Corpus {
+    ensureCorpusSchema(db);
+    if (!NAME.test(name)) throw new LlmkbError(`invalid corpus name "${name}"`, { hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.' });
+    const existing = db.prepare('SELECT id, name, created_at, settings FROM corpora WHERE name = ?').get(name) as CorpusRow | undefined;
+    if (existing !== undefined) {
+      const corpus = new Corpus(db, existing);
+      for (const key of ['passageWords', 'overlapWords', 'stemming'] as const) {
+        if (settings[key] !== undefined && settings[key] !== corpus.settings[key]) {
+          throw new LlmkbError(`corpus "${name}" was built with ${key} = ${String(corpus.settings[key])}, not ${String(settings[key])}`, { hint: 'Passage settings are fixed per corpus: use another corpus name, or `llmkb corpus remove` it and add the files again.' });
+        }
+      }
+      return corpus;
+    }
+    const full: CorpusSettings = {
+      passageWords: settings.passageWords ?? DEFAULT_PASSAGE_WORDS,
+      overlapWords: settings.overlapWords ?? Math.min(DEFAULT_OVERLAP_WORDS, Math.floor((settings.passageWords ?? DEFAULT_PASSAGE_WORDS) / 5)),
+      stemming: settings.stemming ?? true,
+    };
+    if (!Number.isInteger(full.passageWords) || full.passageWords < 5) throw new LlmkbError(`passage words must be an integer of at least 5, not ${full.passageWords}`);
+    if (!Number.isInteger(full.overlapWords) || full.overlapWords < 0 || full.overlapWords >= full.passageWords) {
+      throw new LlmkbError(`overlap words must be an integer from 0 to ${full.passageWords - 1} (less than the passage words), not ${full.overlapWords}`);
+    }
+    const create = db.transaction(() => {
+      const id = Number(db.prepare('INSERT INTO corpora (name, created_at, settings) VALUES (?, ?, ?)').run(name, new Date().toISOString(), JSON.stringify(full)).lastInsertRowid);
+      const tokenize = full.stemming ? 'porter unicode61 remove_diacritics 2' : 'unicode61 remove_diacritics 2';
+      db.exec(`CREATE VIRTUAL TABLE corpus_fts_${id} USING fts5(text, content='corpus_passages', content_rowid='id', tokenize='${tokenize}')`);
+      return id;
+    });
+    create();
+    return Corpus.open(db, name);
+  }
+
+  static list(db: Db): CorpusInfo[] {
+    ensureCorpusSchema(db);
+    const rows = db.prepare(`
+      SELECT c.name, c.created_at, c.settings,
+        (SELECT COUNT(*) FROM corpus_sources s WHERE s.corpus_id = c.id AND s.file_hash IS NOT NULL) AS sources,
+        (SELECT COUNT(*) FROM corpus_documents d WHERE d.corpus_id = c.id) AS documents,
+        (SELECT COALESCE(SUM(d.passages), 0) FROM corpus_documents d WHERE d.corpus_id = c.id) AS passages
+      FROM corpora c ORDER BY c.name`).all() as { name: string; created_at: string; settings: string; sources: number; documents: number; passages: number }[];
+    return rows.map((r) => ({ name: r.name, createdAt: r.created_at, settings: JSON.parse(r.settings) as CorpusSettings, sources: r.sources, documents: r.documents, passages: r.passages }));
+  }
+
+  /** Removes a corpus and everything in it; false when there was none. */
+  static remove(db: Db, name: string): boolean {
+    ensureCorpusSchema(db);
+    const row = db.prepare('SELECT id FROM corpora WHERE name = ?').get(name) as { id: number } | undefined;
+    if (row === undefined) return false;
+    db.transaction(() => {
+      db.exec(`DROP TABLE IF EXISTS corpus_fts_${row.id}`);
+      db.prepare('DELETE FROM corpus_passages WHERE document_id IN (SELECT id FROM corpus_documents WHERE corpus_id = ?)').run(row.id);
+      db.prepare('DELETE FROM corpus_documents WHERE corpus_id = ?').run(row.id);
+      db.prepare('DELETE FROM corpus_sources WHERE corpus_id = ?').run(row.id);
+      db.prepare('DELETE FROM corpora WHERE id = ?').run(row.id);
+    })();
+    return true;
+  }
+
+  /**
+   * Adds files and folders (recursively) to the corpus, streaming, incrementally (see the module
+   * comment). Encrypted, image-only and unreadable PDFs are skipped and listed in the report;
+   * malformed CSV/JSON input is an InputFileError naming the file and line.
+   */
+  async add(paths: readonly string[], options: AddOptions = {}): Promise<AddReport> {
+    const started = performance.now();
+    const { files, ignored } = listCorpusFiles(paths);
+    const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
+    for (const file of files) {
+      const result = await this.#addFile(file, options, report);
+      options.onFile?.(file.path, result);
+    }
+    report.seconds = (performance.now() - started) / 1000;
+    return report;
+  }
+
+  async #addFile(file: CorpusFile, options: AddOptions, report: AddReport): Promise<FileResult> {
+    const { hash, bytes } = await fileHash(file.path, (error) => fileAccessError(file.path, error, 'read'));
+    report.bytes += bytes;
+    const db = this.db;
+    const source = db.prepare('SELECT id, file_hash FROM corpus_sources WHERE corpus_id = ? AND path = ?').get(this.id, file.path) as { id: number; file_hash: string | null } | undefined;
+    if (source?.file_hash === hash) {
+      report.unchangedFiles += 1;
+      const n = db.prepare('SELECT COUNT(*) AS documents, COALESCE(SUM(passages), 0) AS passages FROM corpus_documents WHERE source_id = ?').get(source.id) as { documents: number; passages: number };
+      return { format: file.format, status: 'unchanged', documents: n.documents, passages: n.passages };
+    }
+    const now = new Date().toISOString();
+    const sourceId = source?.id ?? Number(db.prepare('INSERT INTO corpus_sources (corpus_id, path, format, file_hash, bytes, added_at) VALUES (?, ?, ?, NULL, ?, ?)').run(this.id, file.path, file.format, bytes, now).lastInsertRowid);
+    // Documents seen in this pass get a new generation; those left with an older one are gone from the file.
+    const generation = (db.prepare('SELECT COALESCE(MAX(generation), 0) + 1 AS g FROM corpus_documents WHERE source_id = ?').get(sourceId) as { g: number }).g;
+
+    const findDoc = db.prepare('SELECT id, source_id, content_hash, generation FROM corpus_documents WHERE corpus_id = ? AND doc_id = ?');
+    const touchDoc = db.prepare('UPDATE corpus_documents SET generation = ? WHERE id = ?');
+    const insertDoc = db.prepare('INSERT INTO corpus_documents (corpus_id, source_id, doc_id, content_hash, chars, pages, passages, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const updateDoc = db.prepare('UPDATE corpus_documents SET source_id = ?, content_hash = ?, chars = ?, pages = ?, passages = ?, metadata = ?, generation = ? WHERE id = ?');
+    const insertPassage = db.prepare('INSERT INTO corpus_passages (document_id, seq, page, page_end, start, end, words, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const indexPassage = db.prepare(`INSERT INTO ${this.ftsTable} (rowid, text) VALUES (?, ?)`);
+    const unindexDoc = db.prepare(`INSERT INTO ${this.ftsTable} (${this.ftsTable}, rowid, text) SELECT 'delete', id, text FROM corpus_passages WHERE document_id = ?`);
+    const deletePassages = db.prepare('DELETE FROM corpus_passages WHERE document_id = ?');
+
+    type Pending = { doc: SourceDocument; contentHash: string; metadata: string };
+    let pending: Pending[] = [];
+    let pendingPassages = 0;
+    const batch = options.batchPassages ?? 5000;
+    let documents = 0;
+    let passages = 0;
+    let changed = false;
+
+    const flush = db.transaction((docs: Pending[]) => {
+      for (const { doc, contentHash, metadata } of docs) {
+        const existing = findDoc.get(this.id, doc.docId) as { id: number; source_id: number; content_hash: string; generation: number } | undefined;
+        if (existing !== undefined && existing.generation === generation) {
+          throw new InputFileError(doc.location, undefined, undefined, `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`, 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).');
+        }
+        if (existing !== undefined && existing.source_id !== sourceId) {
+          const other = db.prepare('SELECT path FROM corpus_sources WHERE id = ?').get(existing.source_id) as { path: string };
+          throw new InputFileError(doc.location, undefined, undefined, `document id "${doc.docId}" is already in corpus "${this.name}" from ${other.path}`, 'Document ids must be unique within a corpus: rename one of the files, or add them to separate corpora.');
+        }
+        if (existing !== undefined && existing.content_hash === contentHash) {
+          touchDoc.run(generation, existing.id);
+          report.documents.unchanged += 1;
+          continue;
+        }
+        const parts = doc.text.trim().length === 0 ? [] : splitPassages(doc.text, this.settings, doc.pageStarts);
+        if (parts.length === 0) report.documents.empty += 1;
+        let docRow: number;
+        if (existing !== undefined) {
+          unindexDoc.run(existing.id);
+          deletePassages.run(existing.id);
+          updateDoc.run(sourceId, contentHash, doc.text.length, doc.pageStarts.length, parts.length, metadata, generation, existing.id);
+          docRow = existing.id;
+          report.documents.updated += 1;
+        } else {
+          docRow = Number(insertDoc.run(this.id, sourceId, doc.docId, contentHash, doc.text.length, doc.pageStarts.length, parts.length, metadata, generation).lastInsertRowid);
+          report.documents.added += 1;
+        }
+        changed = true;
+        for (const p of parts) {
+          const rowid = insertPassage.run(docRow, p.seq, p.page, p.pageEnd, p.start, p.end, p.words, p.text).lastInsertRowid;
+          indexPassage.run(rowid, p.text);
+        }
+        passages += parts.length;
+        report.passages += parts.length;
+      }
+    });
+
+    let bytesRead = 0;
+    let lastProgress = 0;
+    try {
+      for await (const doc of readDocuments(file, options, (n) => (bytesRead += n))) {
+        const metadata = JSON.stringify(doc.metadata);
+        pending.push({ doc, contentHash: sha256(`${doc.text}\u0000${metadata}`), metadata });
+        pendingPassages += Math.max(1, Math.ceil(doc.text.length / (this.settings.passageWords * 6)));
+        documents += 1;
+        if (pendingPassages >= batch) {
+          flush(pending);
+          pending = [];
+          pendingPassages = 0;
+        }
+        if (options.onProgress && documents - lastProgress >= 10_000) {
+          lastProgress = documents;
+          options.onProgress({ file: file.path, documents, passages, bytes: bytesRead });
+        }
+      }
+    } catch (error) {
+      const { PdfSkipError } = file.format === 'pdf' ? await import('./pdf-text.js') : { PdfSkipError: undefined };
+      if (PdfSkipError !== undefined && error instanceof PdfSkipError) {
+        report.skipped.push({ file: file.path, reason: error.reason, message: error.message });
+        if (source === undefined) db.prepare('DELETE FROM corpus_sources WHERE id = ?').run(sourceId);
+        return { format: file.format, status: 'skipped', documents: 0, passages: 0, message: error.message };
+      }
+      throw error;
+    }
+    flush(pending);
+    // Documents of this file that it no longer holds.
+    db.transaction(() => {
+      const gone = db.prepare('SELECT id FROM corpus_documents WHERE source_id = ? AND generation != ?').all(sourceId, generation) as { id: number }[];
+      for (const { id } of gone) {
+        unindexDoc.run(id);
+        deletePassages.run(id);
+        db.prepare('DELETE FROM corpus_documents WHERE id = ?').run(id);
+      }
+      report.documents.removed += gone.length;
+      if (gone.length > 0) changed = true;
+      db.prepare('UPDATE corpus_sources SET file_hash = ?, bytes = ?, format = ?, added_at = ? WHERE id = ?').run(hash, bytes, file.format, now, sourceId);
+    })();
+    const status = source === undefined || source.file_hash === null ? 'added' : changed ? 'updated' : 'unchanged';
+    return { format: file.format, status, documents, passages };
+  }
+
+  /** BM25 search: the `k` best passages for a natural-language query (see fts-query.ts for the query rules). */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    const k = options.k ?? 5;
+    if (options.mode !== undefined && options.mode !== 'bm25') throw new LlmkbError(`search mode "${String(options.mode)}" is not available yet`, { hint: 'Only --mode bm25 exists in this version.' });
+    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+    const match = ftsQuery(query);
+    if (match === undefined) return [];
+    const rows = this.db.prepare(`
+      WITH top AS (SELECT rowid AS id, rank FROM ${this.ftsTable} WHERE ${this.ftsTable} MATCH ? ORDER BY rank LIMIT ?)
+      SELECT top.rank AS rank, p.seq, p.page, p.page_end, p.start, p.end, p.text, d.doc_id, s.path
+      FROM top JOIN corpus_passages p ON p.id = top.id JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id
+      ORDER BY top.rank, p.id`).all(match, k) as { rank: number; seq: number; page: number; page_end: number; start: number; end: number; text: string; doc_id: string; path: string }[];
+    return rows.map((r, i) => ({ rank: i + 1, score: -r.rank, docId: r.doc_id, source: r.path, page: r.page, pageEnd: r.page_end, start: r.start, end: r.end, passage: r.seq, text: r.text }));
+  }
+
+  stats(): CorpusStats {
+    const info = Corpus.list(this.db).find((c) => c.name === this.name)!;
+    const docs = this.db.prepare('SELECT COALESCE(SUM(chars), 0) AS chars, COALESCE(SUM(pages), 0) AS pages FROM corpus_documents WHERE corpus_id = ?').get(this.id) as { chars: number; pages: number };
+    const words = this.db.prepare('SELECT COALESCE(AVG(p.words), 0) AS mean, COALESCE(MAX(p.words), 0) AS max FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ?').get(this.id) as { mean: number; max: number };
+    const sources = this.db.prepare('SELECT format, COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM corpus_sources WHERE corpus_id = ? AND file_hash IS NOT NULL GROUP BY format ORDER BY format').all(this.id) as { format: string; n: number; bytes: number }[];
+    return {
+      ...info,
+      chars: docs.chars,
+      pages: docs.pages,
+      bytes: sources.reduce((a, s) => a + s.bytes, 0),
+      formats: Object.fromEntries(sources.map((s) => [s.format, s.n])),
+      passageWordsMean: words.mean,
+      passageWordsMax: words.max,
+    };
+  }
+}
+
+/** One-call search: the `k` best passages of corpus `name` in the database `db`. */
+export function searchCorpus(db: Db, name: string, query: string, options: SearchOptions = {}): SearchHit[] {
+  return Corpus.open(db, name).search(query, options);
+}
