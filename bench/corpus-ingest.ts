@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../src/store/database.js';
 import { Corpus } from '../src/corpus/corpus.js';
 import { openDatabase } from '../src/store/database.js';
 

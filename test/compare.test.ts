@@ -62,11 +62,25 @@ describe('llmkb compare', () => {
     // One model judged twice in one setting: told apart by run id. Same model in two settings: one row, as before.
     const twice = distinguishRuns([{ ...a!, model: 'm', runId: 'aaaaaaaa11' }, { ...a!, model: 'm', runId: 'bbbbbbbb22' }, { ...a!, model: 'n', setting: 'zero-shot' }, { ...a!, model: 'n', setting: 'four-shot' }]);
     assert.deepEqual(twice.summaries.map((s) => s.model), ['m [run aaaaaaaa]', 'm [run bbbbbbbb]', 'n', 'n']);
+    // Every run of a clashing label gets a tag, and tags never collide (identities alike in their first characters).
+    const long = distinguishRuns([
+      { ...a!, model: 'x', modelIdentity: 'openai-compatible:openai:gpt-4o:api=chat', runId: '1' },
+      { ...a!, model: 'x', modelIdentity: 'openai-compatible:openai:gpt-4o-mini:api=chat', runId: '2' },
+      { ...a!, model: 'x', modelIdentity: 'openai-compatible:openai:gpt-4o:api=chat', setting: 'four-shot', runId: '3' },
+    ]).summaries.map((s) => s.model);
+    assert.equal(new Set(long.slice(0, 2)).size, 2, long.join(' | '));
+    assert.equal(long[0], long[2], 'one model in two settings: one row');
+    assert.ok(long.every((n) => !n.endsWith('[]')));
+    // Two evaluations of one label in two results folders: told apart by the folder, one row per evaluation.
+    const folders = distinguishRuns([{ ...a!, model: 'y' }, { ...a!, model: 'y', setting: 'four-shot' }, { ...a!, model: 'y' }, { ...a!, model: 'y', setting: 'four-shot' }], ['full/y.zero-shot.summary.json', 'full/y.four-shot.summary.json', 'quick/y.zero-shot.summary.json', 'quick/y.four-shot.summary.json']);
+    assert.deepEqual(folders.summaries.map((s) => s.model), ['y [full]', 'y [full]', 'y [quick]', 'y [quick]']);
   });
 
   it('names result files by the whole label, so models whose specs end alike never overwrite each other', () => {
     assert.notEqual(resultFileStem('gguf:/tmp/a/model.gguf'), resultFileStem('gguf:/tmp/b/model.gguf'));
-    assert.equal(resultFileStem('vllm:http://localhost:8000/v1/meta-llama/Meta-Llama-3-8B'), 'vllm_http_localhost_8000_v1_meta-llama_Meta-Llama-3-8B');
+    assert.match(resultFileStem('vllm:http://localhost:8000/v1/meta-llama/Meta-Llama-3-8B'), /^vllm_http_localhost_8000_v1_meta-llama_Meta-Llama-3-8B_[0-9a-f]{8}$/);
+    assert.equal(resultFileStem('llama3-8b'), 'llama3-8b', 'a label that is already a file name stays as it is');
+    assert.notEqual(resultFileStem('gguf:a/b'), resultFileStem('gguf_a_b'), 'labels that differ only in punctuation');
     const long = resultFileStem(`gguf:/${'x'.repeat(200)}/a.gguf`);
     assert.ok(long.length <= 100 && long.endsWith('a.gguf'));
     assert.notEqual(long, resultFileStem(`gguf:/${'x'.repeat(201)}/a.gguf`));

@@ -83,21 +83,27 @@ export function distinguishRuns(summaries: readonly RunSummary[], sources: reado
   summaries.forEach((s, i) => byLabel.set(s.model, [...(byLabel.get(s.model) ?? []), i]));
   const out = [...summaries];
   const renamed: string[] = [];
+  const short = (id: string) => (id.length > 28 ? `${id.slice(0, 12)}…${id.slice(-15)}` : id);
+  // What tells runs apart, in order of preference: something all settings of one evaluation share
+  // (the folder its files are in, the model's identity), then the run itself.
+  const tags: Array<(s: RunSummary, i: number) => string | undefined> = [
+    (_s, i) => (sources[i] && /[\\/]/.test(sources[i]!) ? sources[i]!.replace(/[\\/][^\\/]*$/, '') : undefined),
+    (s) => (s.modelIdentity ? short(s.modelIdentity) : undefined),
+    (s) => (s.runId ? `run ${s.runId.slice(0, 8)}` : undefined),
+    (_s, i) => sources[i] ?? `#${i + 1}`,
+  ];
   for (const [label, indexes] of byLabel) {
     const group = indexes.map((i) => summaries[i]!);
     const identities = new Set(group.map((s) => s.modelIdentity ?? '?'));
-    const settings = group.map((s) => s.setting);
-    const sameSetting = new Set(settings).size < settings.length;
-    if (identities.size <= 1 && !sameSetting) continue;
-    const tag = (s: RunSummary, i: number): string => {
-      const parts: string[] = [];
-      if (identities.size > 1) parts.push(s.modelIdentity && s.modelIdentity.length > 28 ? `${s.modelIdentity.slice(0, 27)}…` : (s.modelIdentity ?? 'unknown model'));
-      const twins = group.filter((o) => o.setting === s.setting && (identities.size <= 1 || o.modelIdentity === s.modelIdentity)).length;
-      if (twins > 1) parts.push(s.runId ? `run ${s.runId.slice(0, 8)}` : (sources[i] ?? `#${i + 1}`));
-      return parts.join(', ');
-    };
+    if (identities.size <= 1 && new Set(group.map((s) => s.setting)).size === group.length) continue;
+    // The first kind of tag that makes every (tag, setting) of the group unique; the position as a last resort.
+    const tagOf =
+      tags.find((tag) => {
+        const keys = indexes.map((i) => tag(summaries[i]!, i));
+        return keys.every((k) => k !== undefined) && new Set(keys.map((k, n) => `${k}\u0000${group[n]!.setting}`)).size === keys.length;
+      }) ?? ((_s: RunSummary, i: number) => `#${i + 1}`);
     for (const i of indexes) {
-      const name = `${label} [${tag(summaries[i]!, i)}]`;
+      const name = `${label} [${tagOf(summaries[i]!, i)}]`;
       out[i] = { ...summaries[i]!, model: name };
       renamed.push(`${label} (${summaries[i]!.setting}) -> ${name}`);
     }

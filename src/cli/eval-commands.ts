@@ -8,7 +8,7 @@ import { LlmkbError } from '../errors.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
-import { ANSWER_MAX_TOKENS, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
+import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
 import { checkMaxTokens, checkOutputFile, collect, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
@@ -100,13 +100,13 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const judge = new ResponseJudge(executor ? { judge: executor } : {});
-        const { records: judged, summary } = await judgeRecords({ records, judge, judgeIdentity: executor ? executor.model.cacheIdentity : 'lexical-v2', runs: ws.runs });
+        const { records: judged, summary } = await judgeRecords({ records, judge, judgeIdentity: executor ? executor.model.cacheIdentity : LEXICAL_JUDGE_ID, runs: ws.runs });
         writeFileAtomic(resolve(opts.output), toJsonl(judged));
         process.stdout.write(`judged ${summary.records} responses -> ${opts.output}\n`);
         process.stdout.write(`labels: ${Object.entries(summary.labels).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
         process.stdout.write(`decided by: ${Object.entries(summary.judgedBy).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
         if (summary.stats.unparseableReplies) process.stdout.write(`judge replies that did not start with yes/no: ${summary.stats.unparseableReplies} (retried once; ${summary.stats.lexicalFallbacks} fell back to the lexical rule)\n`);
-        if (summary.approximate) process.stdout.write('APPROXIMATE: no judge LLM was used for some seen responses; their correct/wrong labels come from the lexical rule (lexical-v2).\n');
+        if (summary.approximate) process.stdout.write(`APPROXIMATE: no judge LLM was used for some seen responses; their correct/wrong labels come from the lexical rule (${LEXICAL_JUDGE_ID}).\n`);
       } finally {
         await ws.close();
       }

@@ -39,7 +39,7 @@ export function junitReport(runs: readonly JunitRun[], thresholds: readonly Thre
       const passed = defined && value >= t.value;
       const shown = defined ? value.toFixed(4) : 'undefined';
       const where = `${run.model}, ${run.setting}${run.runId ? `, run ${run.runId}` : ''}${run.approximate ? ', approximate labels (no judge LLM)' : ''}`;
-      const attrs = `classname="${xmlEscape(`llmkb.${run.model}.${run.setting}`)}" name="${xmlEscape(`${t.metric} >= ${t.value}`)}" time="0"`;
+      const attrs = `classname="${xmlEscape(`llmkb.${run.model.replace(/\./g, '_')}.${run.setting}`)}" name="${xmlEscape(`${t.metric} >= ${t.value}`)}" time="0"`;
       if (passed) {
         cases.push(`    <testcase ${attrs}>\n      <system-out>${xmlEscape(`${t.metric} = ${shown} (${where})`)}</system-out>\n    </testcase>`);
       } else {

@@ -31,7 +31,7 @@ export const modelEntrySchema = z.union([
       timeoutMs: z.number().int().min(1).optional(),
       maxRetries: z.number().int().min(0).max(20).optional(),
       /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
-      maxRetryAfterMs: z.number().int().min(0).optional(),
+      maxRetryAfterMs: z.number().int().min(1).optional(),
       threads: z.number().int().min(1).optional(),
       sequences: z.number().int().min(1).max(64).optional(),
       contextSize: z.number().int().min(64).optional(),

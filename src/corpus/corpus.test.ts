@@ -166,6 +166,13 @@ describe('bad input', () => {
     const dup = join(dir, 'dup.csv');
     writeFileSync(dup, 'filename,article\na,"one"\na,"two"\n');
     await assert.rejects(Corpus.openOrCreate(db, 'dup').add([dup]), /dup\.csv:3: duplicate document id "a"/);
+    // An error after a batch was committed leaves none of the file in the index.
+    const late = join(dir, 'late.csv');
+    writeFileSync(late, `filename,article\n${Array.from({ length: 30 }, (_, i) => `d${i},"passage number ${i} about barnacles"`).join('\n')}\nd3,"again"\n`);
+    const corpus = Corpus.openOrCreate(db, 'late');
+    await assert.rejects(corpus.add([late], { batchPassages: 5 }), /late\.csv:32: duplicate document id "d3"/);
+    assert.equal(corpus.search('barnacles', { k: 5 }).length, 0, 'nothing of the failed file is searchable');
+    assert.equal((db.prepare("SELECT count(*) AS n FROM corpus_documents").get() as { n: number }).n, 0);
   });
 
   it('refuses unknown corpora, other passage settings for an existing corpus, and bad names', async () => {

@@ -396,6 +396,7 @@ export class Corpus {
           options.onProgress({ file: file.path, documents, passages, bytes: bytesRead });
         }
       }
+      flush(pending);
     } catch (error) {
       const { PdfSkipError } = file.format === 'pdf' ? await import('./pdf-text.js') : { PdfSkipError: undefined };
       if (PdfSkipError !== undefined && error instanceof PdfSkipError) {
@@ -403,9 +404,18 @@ export class Corpus {
         if (source === undefined) db.prepare('DELETE FROM corpus_sources WHERE id = ?').run(sourceId);
         return { format: file.format, status: 'skipped', documents: 0, passages: 0, message: error.message };
       }
+      // A file that cannot be read to its end leaves nothing behind: batches already committed
+      // are taken out again, so the index never holds half a file (and re-adding it redoes it).
+      db.transaction(() => {
+        for (const { id } of db.prepare('SELECT id FROM corpus_documents WHERE source_id = ?').all(sourceId) as { id: number }[]) {
+          unindexDoc.run(id);
+          deletePassages.run(id);
+        }
+        db.prepare('DELETE FROM corpus_documents WHERE source_id = ?').run(sourceId);
+        db.prepare('DELETE FROM corpus_sources WHERE id = ?').run(sourceId);
+      })();
       throw error;
     }
-    flush(pending);
     // Documents of this file that it no longer holds.
     db.transaction(() => {
       const gone = db.prepare('SELECT id FROM corpus_documents WHERE source_id = ? AND generation != ?').all(sourceId, generation) as { id: number }[];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../store/database.js';
 import { ftsQuery, queryTokens } from './fts-query.js';
 
 describe('ftsQuery', () => {

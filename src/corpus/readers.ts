@@ -83,6 +83,7 @@ export function detectFormat(path: string): CorpusFormat | undefined {
  */
 export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[] } {
   const files: CorpusFile[] = [];
+  const seen = new Set<string>(); // a file given twice (or inside two given folders) is read once
   const ignored: string[] = [];
   for (const given of paths) {
     const root = resolve(given);
@@ -95,7 +96,10 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
     if (!stat.isDirectory()) {
       const format = detectFormat(root);
       if (format === undefined) throw new InputFileError(given, undefined, undefined, 'not a corpus file: binary content and no known extension', 'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.');
-      if (!files.some((f) => f.path === root)) files.push({ path: root, name: basename(root), format });
+      if (!seen.has(root)) {
+        seen.add(root);
+        files.push({ path: root, name: basename(root), format });
+      }
       continue;
     }
     const walk = (dir: string): void => {
@@ -115,7 +119,10 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
             ignored.push(full);
             continue;
           }
-          if (!files.some((f) => f.path === full)) files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
+          if (!seen.has(full)) {
+            seen.add(full);
+            files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
+          }
         }
       }
     };

@@ -44,7 +44,8 @@ export function decodeHtmlEntities(text: string): string {
       if (!Number.isFinite(code) || code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return whole;
       return String.fromCodePoint(code);
     }
-    return NAMED_ENTITIES[body] ?? whole;
+    // Own keys only: "&constructor;" must not find Object's prototype.
+    return Object.hasOwn(NAMED_ENTITIES, body) ? NAMED_ENTITIES[body]! : whole;
   });
 }
 

@@ -2,7 +2,8 @@
  * The main job: for one model and each prompt setting, ask -> judge -> consistency -> metrics,
  * all inside one resumable run per setting, then one report over the settings.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
@@ -10,13 +11,11 @@ import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
 import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
 import { DataSourceError } from '../data/source-files.js';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
 import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import { judgeRecords } from '../judging/judge-records.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
-import { ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
+import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
 import { summarizeRun, type RunMeta, type RunSummary } from '../metrics/summarize-run.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import { renderReport } from '../report/html-report.js';
@@ -127,12 +126,14 @@ export function defaultRunLabel(spec: string): string {
 /**
  * The stem of a run's result files: the whole label made safe for a file name (never just its
  * last path segment, or `a/model.gguf` and `b/model.gguf` would overwrite each other). A label
- * longer than 100 characters keeps its end and a hash of the whole, to stay unique.
+ * that had to be changed or shortened gets a hash of the whole label, to stay unique.
  */
 export function resultFileStem(label: string): string {
   const safe = label.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '') || 'model';
-  if (safe.length <= 100) return safe;
-  return `${createHash('sha256').update(label).digest('hex').slice(0, 8)}_${safe.slice(-90)}`;
+  if (safe === label && safe.length <= 100) return safe;
+  // Made safe (or shortened): a hash of the whole label keeps "gguf:a/b" and "gguf_a_b" apart.
+  const hash = createHash('sha256').update(label).digest('hex').slice(0, 8);
+  return safe.length <= 90 ? `${safe}_${hash}` : `${hash}_${safe.slice(-90)}`;
 }
 
 /** The time filter SeenQA was built with, from its machine-readable card. */
@@ -208,7 +209,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
-    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
+    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
@@ -218,7 +219,8 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       setting,
       ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),
       lexicalJudge: LEXICAL_JUDGE,
-      lexicalFallbacks: judging.stats.lexicalFallbacks,
+      // From the records, not this process's judge calls: a resumed run reads them back from the store.
+      lexicalFallbacks: judged.filter((r) => r.judgedBy === JUDGE_REPLY_UNPARSEABLE).length,
       ...(timeFilter ? { timeFilter } : {}),
       ...(options.distractor ? { distractor: options.distractor.model.cacheIdentity } : {}),
       shotSelector: selector.id,

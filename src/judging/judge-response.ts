@@ -87,6 +87,9 @@ export interface JudgeStats {
   lexicalFallbacks: number;
 }
 
+/** `judgedBy` of a record whose judge replies could not be parsed, so the lexical rule decided. */
+export const JUDGE_REPLY_UNPARSEABLE = 'lexical (judge reply unparseable)';
+
 export class ResponseJudge {
   readonly #judge: ModelExecutor | undefined;
   readonly stats: JudgeStats = { judgeCalls: 0, unparseableReplies: 0, lexicalFallbacks: 0 };
@@ -124,7 +127,7 @@ export class ResponseJudge {
       if (verdict === undefined) {
         this.stats.unparseableReplies += 1;
         this.stats.lexicalFallbacks += 1;
-        const fallback = this.#lexical(record, 'lexical (judge reply unparseable)');
+        const fallback = this.#lexical(record, JUDGE_REPLY_UNPARSEABLE);
         return { record: { ...fallback, decision: { ...fallback.decision, replies, callKeys } }, cached };
       }
     }

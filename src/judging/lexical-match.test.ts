@@ -31,6 +31,10 @@ describe(`the lexical judge (${LEXICAL_JUDGE_ID})`, () => {
   it('does not match a different date, number or name', () => {
     assert.equal(lexicalMatch('September 24, 2017', ['September 19, 2017']).correct, false, 'F1 0.67 but another day');
     assert.equal(lexicalMatch('"Son of a Preacher Man" was released on November 16, 1968.', ['November 8, 1968']).correct, false);
+    // Dates compared component by component, not as string prefixes.
+    assert.equal(lexicalMatch('It was released on April 1, 2018.', ['April 17, 2018']).correct, false, '2018-4-1 is not within 2018-4-17');
+    assert.equal(lexicalMatch('It premiered in January 2018.', ['November 8, 2018']).correct, false, '2018-1 is not within 2018-11');
+    assert.equal(lexicalMatch('It came out on November 1, 1968.', ['November 16, 1968']).correct, false);
     assert.equal(lexicalMatch('The 2017 college football season ended on January 8, 2018.', ['December 9, 2017'], { question: 'when does the 2017 college football season end' }).correct, false, 'the year comes from the question');
     assert.equal(lexicalMatch('5 ft 5 in', ['5 ft 6 in']).correct, false);
     assert.equal(lexicalMatch('W Shakespeare', ['William Shakespeare']).correct, false, 'one of two words');

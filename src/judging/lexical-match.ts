@@ -213,7 +213,9 @@ export function lexicalMatch(response: string, answers: readonly string[], optio
       const d = goldDate(g.plain);
       if (d === undefined) continue;
       const [y, m] = d.split('-');
-      const conflicting = [...responseDates].some((x) => x.startsWith(`${y}-`) && !d.startsWith(x) && !(x.split('-').length === 3 && x.startsWith(`${y}-${m}-`) && d.split('-').length === 2));
+      // Compared component by component: "2018-4-1" is not a prefix of "2018-4-17".
+      const within = (x: string) => d === x || d.startsWith(`${x}-`);
+      const conflicting = [...responseDates].some((x) => x.startsWith(`${y}-`) && !within(x) && !(x.split('-').length === 3 && x.startsWith(`${y}-${m}-`) && d.split('-').length === 2));
       if (conflicting) continue;
       if (responseDates.has(`${y}-${m}`) || years.has(y!)) return { correct: true, rule: 'partial-dates', detail: `a less precise date than "${g.answer}"` };
     }

@@ -22,7 +22,8 @@ import { errnoCode, fileAccessError, FileAccessError, LlmkbError } from '../erro
  */
 export function sqliteDriver(nodeVersion: string = process.versions.node): 'better-sqlite3' | 'better-sqlite3-node22' {
   const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
-  return major > 22 || (major === 22 && minor >= 14) ? 'better-sqlite3-node22' : 'better-sqlite3';
+  // N-API 10 came with Node 22.14 and 23.6.
+  return major >= 24 || (major === 23 && minor >= 6) || (major === 22 && minor >= 14) ? 'better-sqlite3-node22' : 'better-sqlite3';
 }
 
 /** The better-sqlite3 `Database` class for this Node (see `sqliteDriver`). */
