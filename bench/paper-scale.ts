@@ -8,7 +8,7 @@
  * Prints ratios, calls/s, the store's size, bytes written (/proc/self/io), peak RSS. Figures only,
  * not a test.
  *
- *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20]
+ *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20] [--commit-interval ms]
  *
  * Targets: every stage >= 0.85x the bare client; store <= 100 MB and bytes written <= 3x the
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     mcqs: { type: 'string', default: '20' },
     repository: { type: 'string', default: '300' },
     'keep-store': { type: 'boolean', default: false },
+    /** The call cache's group-commit interval (default: the library's). */
+    'commit-interval': { type: 'string' },
   },
 });
 const questions = Number(args.questions);
@@ -115,7 +117,7 @@ async function bare(stage: string): Promise<{ seconds: number; calls: number }> 
 const provider = (model: string) => new OpenAICompatibleProvider({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
-const cache = new CallCache(db);
+const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });
 const runs = new RunStore(db);
 const model = new ModelExecutor(provider('bench-model'), { cache, concurrency });
 const judgeLLM = new ModelExecutor(provider('bench-judge'), { cache, concurrency });

@@ -173,7 +173,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
-    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
+    const { records: judged, summary: judging } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
