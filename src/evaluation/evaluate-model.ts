@@ -2,13 +2,14 @@
  * The main job: for one model and each prompt setting, ask -> judge -> consistency -> metrics,
  * all inside one resumable run per setting, then one report over the settings.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
-import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { readQAItems, sha256, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { fileAccessError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SeededRandom } from '../data/seeded-random.js';
@@ -121,6 +122,34 @@ function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
   }
 }
 
+/**
+ * The records file, written as `toJsonl` would (one JSON line per record) but streamed in
+ * chunks, never as one string the size of the file, and atomically (a temporary file renamed).
+ */
+function writeJsonlAtomic(file: string, records: readonly unknown[]): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'w');
+    let chunk = '';
+    for (const r of records) {
+      chunk += `${JSON.stringify(r)}\n`;
+      if (chunk.length >= 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) writeSync(fd, chunk);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw fileAccessError(file, error, 'write');
+  }
+}
+
 function fileChecksum(file: string): string {
   return sha256(readFileSync(file));
 }
@@ -212,7 +241,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       node: process.version,
       calls: Object.fromEntries(Object.entries(before).map(([role, b]) => [role, accountingDelta(roles[role as keyof typeof roles]!.accounting, b)])),
     };
-    writeFileAtomic(`${base}.records.jsonl`, toJsonl(scored));
+    writeJsonlAtomic(`${base}.records.jsonl`, scored);
     writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
     writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
     summaryFiles.push(`${base}.summary.json`);
