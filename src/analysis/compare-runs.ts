@@ -307,11 +307,38 @@ function perRunResamples(records: readonly ScoredRecord[], metric: MetricKey, re
   const full = emptySums();
   for (const r of records) addToSums(full, r);
   const d = draws(seen.length, unseen.length, metric, resamples, seed);
+  // What addToSums does with each record, as small arrays: the same sums in the same order,
+  // without an object lookup per draw. Seen: 1 correct, 2 wrong (+2: with a consistency score);
+  // unseen: 1 uninformative, 2 with a consistency score.
+  const seenCode = Uint8Array.from(seen, (r) => (r.label === 'correct' ? 1 : r.label === 'wrong' ? 2 : 0) + ((r.label === 'correct' || r.label === 'wrong') && (r.consistency ?? null) !== null ? 2 : 0));
+  const seenCons = Float64Array.from(seen, (r) => r.consistency ?? 0);
+  const unseenCode = Uint8Array.from(unseen, (r) => (r.label === 'uninformative' ? 1 : (r.consistency ?? null) !== null ? 2 : 0));
+  const unseenCons = Float64Array.from(unseen, (r) => r.consistency ?? 0);
   const values: Array<number | null> = new Array(resamples);
   for (let i = 0; i < resamples; i++) {
     const s = emptySums();
-    for (let j = 0, o = i * seen.length; j < seen.length; j++) addToSums(s, seen[d.seen[o + j]!]!);
-    for (let j = 0, o = i * unseen.length; j < unseen.length; j++) addToSums(s, unseen[d.unseen[o + j]!]!);
+    let nCorrect = 0, nWrong = 0, consCorrectSum = 0, consCorrectCount = 0, consWrongSeenSum = 0, consWrongSeenCount = 0;
+    for (let j = 0, o = i * seen.length; j < seen.length; j++) {
+      const k = d.seen[o + j]!;
+      switch (seenCode[k]) {
+        case 1: nCorrect++; break;
+        case 2: nWrong++; break;
+        case 3: nCorrect++; consCorrectSum += seenCons[k]!; consCorrectCount++; break;
+        case 4: nWrong++; consWrongSeenSum += seenCons[k]!; consWrongSeenCount++; break;
+        default: break;
+      }
+    }
+    let lUninformative = 0, consWrongUnseenSum = 0, consWrongUnseenCount = 0;
+    for (let j = 0, o = i * unseen.length; j < unseen.length; j++) {
+      const k = d.unseen[o + j]!;
+      const c = unseenCode[k];
+      if (c === 1) lUninformative++;
+      else if (c === 2) {
+        consWrongUnseenSum += unseenCons[k]!;
+        consWrongUnseenCount++;
+      }
+    }
+    Object.assign(s, { n: seen.length, nCorrect, nWrong, l: unseen.length, lUninformative, consCorrectSum, consCorrectCount, consWrongSeenSum, consWrongSeenCount, consWrongUnseenSum, consWrongUnseenCount });
     values[i] = metricsFromSums(s)[metric];
   }
   const result = { full: metricsFromSums(full)[metric], values };
