@@ -97,7 +97,7 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
     stage: `ask`,
     items: options.items,
     idOf: (item) => item.id,
-    concurrency: options.concurrency ?? Math.max(1, options.executor.model.defaultConcurrency * options.executor.model.endpoints.length),
+    concurrency: options.concurrency ?? options.executor.concurrency,
     ...(options.progress ? { progress: options.progress } : {}),
     work: async (item) => {
       const choice = chooseShots(item, options.setting, options.selector, options.seed);

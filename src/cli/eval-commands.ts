@@ -100,7 +100,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const judge = new ResponseJudge(executor ? { judge: executor } : {});
-        const { records: judged, summary } = await judgeRecords({ records, judge, judgeIdentity: executor ? executor.model.cacheIdentity : LEXICAL_JUDGE_ID, runs: ws.runs });
+        const { records: judged, summary } = await judgeRecords({ records, judge, judgeIdentity: executor ? executor.model.cacheIdentity : LEXICAL_JUDGE_ID, ...(executor ? { judgeExecutor: executor } : {}), runs: ws.runs });
         writeFileAtomic(resolve(opts.output), toJsonl(judged));
         process.stdout.write(`judged ${summary.records} responses -> ${opts.output}\n`);
         process.stdout.write(`labels: ${Object.entries(summary.labels).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);

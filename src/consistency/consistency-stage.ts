@@ -126,7 +126,9 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
     stage: 'consistency',
     items: pairs,
     idOf: (r) => r.id,
-    concurrency: options.concurrency ?? Math.max(1, options.executor.model.defaultConcurrency * options.executor.model.endpoints.length),
+    // Each pair makes its distractor call, then its MCQs one after another: as many pairs at once
+    // as the model under test takes calls (the distractor LLM's own limit applies to its calls).
+    concurrency: options.concurrency ?? options.executor.concurrency,
     ...(options.progress ? { progress: options.progress } : {}),
     work: (record) => askPair(record, options, mode, pool, count),
     info: (done) => diagnose([...done.values()]),

@@ -3,14 +3,15 @@
  * all inside one resumable run per setting, then one report over the settings.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from '../asking/ask-questions.js';
 import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from '../consistency/consistency-stage.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
-import { readQAItems, sha256, toJsonl, writeFileAtomic, type QAItem } from '../data/qa-item.js';
+import { readQAItems, sha256, writeFileAtomic, type QAItem } from '../data/qa-item.js';
 import { DataSourceError } from '../data/source-files.js';
+import { fileAccessError } from '../errors.js';
 import { SeededRandom } from '../data/seeded-random.js';
 import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import { judgeRecords } from '../judging/judge-records.js';
@@ -147,6 +148,34 @@ function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
   }
 }
 
+/**
+ * The records file, written as `toJsonl` would (one JSON line per record) but streamed in
+ * chunks, never as one string the size of the file, and atomically (a temporary file renamed).
+ */
+function writeJsonlAtomic(file: string, records: readonly unknown[]): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'w');
+    let chunk = '';
+    for (const r of records) {
+      chunk += `${JSON.stringify(r)}\n`;
+      if (chunk.length >= 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) writeSync(fd, chunk);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw fileAccessError(file, error, 'write');
+  }
+}
+
 function fileChecksum(file: string): string {
   return sha256(readFileSync(file));
 }
@@ -209,7 +238,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
     const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
-    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, runs: options.runs, run });
+    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
     const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
@@ -249,7 +278,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       node: process.version,
       calls: Object.fromEntries(Object.entries(before).map(([role, b]) => [role, accountingDelta(roles[role as keyof typeof roles]!.accounting, b)])),
     };
-    writeFileAtomic(`${base}.records.jsonl`, toJsonl(scored));
+    writeJsonlAtomic(`${base}.records.jsonl`, scored);
     writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
     writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
     summaryFiles.push(`${base}.summary.json`);

@@ -136,6 +136,15 @@ export class ModelExecutor {
     this.#endpoints = model.endpoints.map((url) => ({ url, limit: this.#maxConcurrency, active: 0, successesSinceChange: 0, pausedUntil: 0 }));
   }
 
+  /**
+   * Calls this executor runs at once when nothing is rate-limited: the configured `concurrency`
+   * (else the provider's default) per endpoint, times the endpoints. Stages default to it, so the
+   * config's concurrency for a role is what that role's stage runs at.
+   */
+  get concurrency(): number {
+    return Math.max(1, this.#maxConcurrency * this.#endpoints.length);
+  }
+
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
     return this.#call('complete', params, (opts) => this.model.complete(request, opts), (r) => r.usage);
@@ -188,13 +197,15 @@ export class ModelExecutor {
         try {
           const r = await this.#execute('embed', null, request, (opts) => this.model.embed(request, opts), (v: EmbeddingResult) => v.usage);
           const totalChars = Math.max(1, request.texts.reduce((n, t) => n + t.length, 0));
-          for (const [i, b] of batch.entries()) {
+          const singles = batch.map((b, i) => {
             // The request's tokens, shared out by length: what a cache hit on this text saves.
             const promptTokens = Math.round((r.value.usage.promptTokens * b.text.length) / totalChars);
             const single: EmbeddingResult = { embeddings: [r.value.embeddings[i]!], usage: { promptTokens, completionTokens: 0, evaluatedTokens: promptTokens } };
-            await this.#cache?.put(b.key, this.model.cacheIdentity, 'embed', { text: b.text }, { response: single, promptTokens, completionTokens: 0, latencyMs: r.latencyMs });
-            b.settle.resolve({ value: single, cached: false, latencyMs: r.latencyMs, key: b.key });
-          }
+            return { b, single, promptTokens };
+          });
+          // One commit for the whole batch; each text is resolved only once it is committed.
+          await Promise.all(singles.map(({ b, single, promptTokens }) => this.#cache?.put(b.key, this.model.cacheIdentity, 'embed', { text: b.text }, { response: single, promptTokens, completionTokens: 0, latencyMs: r.latencyMs })));
+          for (const { b, single } of singles) b.settle.resolve({ value: single, cached: false, latencyMs: r.latencyMs, key: b.key });
         } catch (error) {
           for (const b of batch) b.settle.reject(error);
         }

@@ -1,4 +1,5 @@
 import { checksumOfLines } from '../data/qa-item.js';
+import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { runStage } from '../store/run-stage.js';
 import type { Run, RunStore } from '../store/run-store.js';
@@ -13,6 +14,9 @@ export interface JudgeRunSummary {
   stats: JudgeStats;
 }
 
+/** Records judged at once when no judge LLM is named (rules and the lexical match are synchronous). */
+const RULES_ONLY_CONCURRENCY = 16;
+
 function checksum(records: readonly ResponseRecord[]): string {
   return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${JSON.stringify(r.answers)}\u0000${r.response}`);
 }
@@ -26,7 +30,10 @@ export async function judgeRecords(options: {
   /** Judge inside an existing evaluation run (stage `judge`); otherwise a run of its own. */
   run?: Run;
   progress?: ProgressOptions;
+  /** Records judged at once; default: the judge LLM's concurrency (`judgeExecutor`), else 16. */
   concurrency?: number;
+  /** The judge LLM's executor, whose configured concurrency the stage runs at. */
+  judgeExecutor?: ModelExecutor;
 }): Promise<{ run: Run; records: JudgedRecord[]; summary: JudgeRunSummary }> {
   const run = options.run ?? options.runs.open({ model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` });
   const judged = await runStage<ResponseRecord, JudgedRecord>({
@@ -34,7 +41,7 @@ export async function judgeRecords(options: {
     stage: 'judge',
     items: options.records,
     idOf: (r) => r.id,
-    concurrency: options.concurrency ?? 16,
+    concurrency: options.concurrency ?? options.judgeExecutor?.concurrency ?? RULES_ONLY_CONCURRENCY,
     ...(options.progress ? { progress: options.progress } : {}),
     work: async (record) => options.judge.judge(record),
     info: (done) => summarize([...done.values()], options.judge.stats),

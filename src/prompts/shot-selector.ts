@@ -25,47 +25,60 @@ function tokens(text: string): string[] {
   return normalizeAnswer(text).split(' ').filter(Boolean);
 }
 
-/** Excludes the question itself (a user's set may overlap the repository). */
-function notSelf(question: string): (item: QAItem) => boolean {
-  const q = normalizeAnswer(question);
-  return (item) => normalizeAnswer(item.question) !== q;
-}
-
+/**
+ * Okapi BM25 over a fixed list of texts, tokenised and indexed once: an inverted index (term ->
+ * the documents holding it and how often), so a query costs its terms' postings, not a pass over
+ * every document. Scores are summed term by term in the query's term order, exactly as a
+ * document-by-document loop does, so they are the same numbers bit for bit.
+ */
 class Bm25Index {
-  readonly #docs: string[][];
-  readonly #df = new Map<string, number>();
+  readonly #postings = new Map<string, { docs: Int32Array; tfs: Int32Array }>();
+  readonly #lengths: Int32Array;
   readonly #avgLength: number;
+  readonly #n: number;
 
   constructor(texts: readonly string[], readonly k1 = 1.2, readonly b = 0.75) {
-    this.#docs = texts.map(tokens);
-    for (const doc of this.#docs) for (const t of new Set(doc)) this.#df.set(t, (this.#df.get(t) ?? 0) + 1);
-    this.#avgLength = this.#docs.reduce((s, d) => s + d.length, 0) / Math.max(1, this.#docs.length);
+    const docs = texts.map(tokens);
+    this.#n = docs.length;
+    this.#lengths = Int32Array.from(docs, (d) => d.length);
+    this.#avgLength = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length);
+    const lists = new Map<string, { docs: number[]; tfs: number[] }>();
+    docs.forEach((doc, i) => {
+      const tf = new Map<string, number>();
+      for (const t of doc) tf.set(t, (tf.get(t) ?? 0) + 1);
+      for (const [t, count] of tf) {
+        let list = lists.get(t);
+        if (!list) lists.set(t, (list = { docs: [], tfs: [] }));
+        list.docs.push(i);
+        list.tfs.push(count);
+      }
+    });
+    for (const [t, list] of lists) this.#postings.set(t, { docs: Int32Array.from(list.docs), tfs: Int32Array.from(list.tfs) });
   }
 
-  scores(query: string): number[] {
-    const n = this.#docs.length;
-    const terms = [...new Set(tokens(query))];
-    return this.#docs.map((doc) => {
-      let score = 0;
-      for (const term of terms) {
-        const df = this.#df.get(term);
-        if (!df) continue;
-        let tf = 0;
-        for (const t of doc) if (t === term) tf++;
-        if (tf === 0) continue;
-        const idf = Math.log((n - df + 0.5) / (df + 0.5) + 1);
-        score += (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * doc.length) / this.#avgLength));
+  scores(query: string): Float64Array {
+    const n = this.#n;
+    const scores = new Float64Array(n);
+    for (const term of new Set(tokens(query))) {
+      const posting = this.#postings.get(term);
+      if (!posting) continue;
+      const df = posting.docs.length;
+      const idf = Math.log((n - df + 0.5) / (df + 0.5) + 1);
+      for (let j = 0; j < posting.docs.length; j++) {
+        const d = posting.docs[j]!;
+        const tf = posting.tfs[j]!;
+        scores[d]! += (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * this.#lengths[d]!) / this.#avgLength));
       }
-      return score;
-    });
+    }
+    return scores;
   }
 }
 
 /** Indices of the k highest scores, ties broken by repository order (deterministic). */
-function topK(scores: readonly number[], k: number, allowed: (i: number) => boolean): number[] {
-  return scores
-    .map((score, i) => ({ score, i }))
-    .filter(({ i }) => allowed(i))
+function topK(scores: ArrayLike<number>, k: number, allowed: (i: number) => boolean): number[] {
+  const ranked: Array<{ score: number; i: number }> = [];
+  for (let i = 0; i < scores.length; i++) if (allowed(i)) ranked.push({ score: scores[i]!, i });
+  return ranked
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .slice(0, k)
     .map(({ i }) => i);
@@ -73,21 +86,20 @@ function topK(scores: readonly number[], k: number, allowed: (i: number) => bool
 
 export class Bm25ShotSelector implements ShotSelector {
   readonly id = 'bm25-v1';
-  readonly #repos: Record<'seen' | 'unseen', { items: readonly QAItem[]; index: Bm25Index }>;
+  readonly #repos: Record<'seen' | 'unseen', { items: readonly QAItem[]; normalized: string[]; index: Bm25Index }>;
 
   constructor(rSeen: readonly QAItem[], rUnseen: readonly QAItem[]) {
-    this.#repos = {
-      seen: { items: rSeen, index: new Bm25Index(rSeen.map((i) => i.question)) },
-      unseen: { items: rUnseen, index: new Bm25Index(rUnseen.map((i) => i.question)) },
-    };
+    const repo = (items: readonly QAItem[]) => ({ items, normalized: items.map((i) => normalizeAnswer(i.question)), index: new Bm25Index(items.map((i) => i.question)) });
+    this.#repos = { seen: repo(rSeen), unseen: repo(rUnseen) };
   }
 
   async prepare(): Promise<void> {}
 
   nearest(question: string, repository: 'seen' | 'unseen', k: number): QAItem[] {
-    const { items, index } = this.#repos[repository];
-    const ok = notSelf(question);
-    return topK(index.scores(question), k, (i) => ok(items[i]!)).map((i) => items[i]!);
+    const { items, normalized, index } = this.#repos[repository];
+    // Excludes the question itself (a user's set may overlap the repository).
+    const self = normalizeAnswer(question);
+    return topK(index.scores(question), k, (i) => normalized[i] !== self).map((i) => items[i]!);
   }
 }
 
@@ -99,13 +111,14 @@ function unit(v: readonly number[]): number[] {
 export class EmbeddingShotSelector implements ShotSelector {
   readonly id: string;
   readonly #executor: ModelExecutor;
-  readonly #repos: Record<'seen' | 'unseen', { items: readonly QAItem[]; vectors: number[][] }>;
+  readonly #repos: Record<'seen' | 'unseen', { items: readonly QAItem[]; normalized: string[]; vectors: number[][] }>;
   readonly #queries = new Map<string, number[]>();
 
   constructor(executor: ModelExecutor, rSeen: readonly QAItem[], rUnseen: readonly QAItem[]) {
     this.#executor = executor;
     this.id = `embedding:${executor.model.cacheIdentity}`;
-    this.#repos = { seen: { items: rSeen, vectors: [] }, unseen: { items: rUnseen, vectors: [] } };
+    const normalized = (items: readonly QAItem[]) => items.map((i) => normalizeAnswer(i.question));
+    this.#repos = { seen: { items: rSeen, normalized: normalized(rSeen), vectors: [] }, unseen: { items: rUnseen, normalized: normalized(rUnseen), vectors: [] } };
   }
 
   async prepare(questions: readonly string[]): Promise<void> {
@@ -120,9 +133,9 @@ export class EmbeddingShotSelector implements ShotSelector {
   nearest(question: string, repository: 'seen' | 'unseen', k: number): QAItem[] {
     const query = this.#queries.get(question);
     if (!query) throw new Error(`EmbeddingShotSelector.prepare() was not called for "${question}"`);
-    const { items, vectors } = this.#repos[repository];
+    const { items, normalized, vectors } = this.#repos[repository];
     const scores = vectors.map((v) => v.reduce((s, x, i) => s + x * query[i]!, 0));
-    const ok = notSelf(question);
-    return topK(scores, k, (i) => ok(items[i]!)).map((i) => items[i]!);
+    const self = normalizeAnswer(question);
+    return topK(scores, k, (i) => normalized[i] !== self).map((i) => items[i]!);
   }
 }

@@ -31,20 +31,42 @@ export const SqliteDatabase = createRequire(import.meta.url)(sqliteDriver()) as 
 
 export type Db = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS call_cache (
-  key TEXT PRIMARY KEY,
+/**
+ * The call cache (schema 2). Keys are SHA-256 hashes, i.e. random: a table clustered on them
+ * (schema 1: `WITHOUT ROWID` with the key as a 64-character text primary key) inserts every row
+ * at a random place, splits pages half-empty and spills rows larger than about 1 KB into
+ * overflow pages, which made the store about four times the size of its data and rewrote a
+ * random page per call. Schema 2 appends rows in rowid order (dense pages, one growing end) and
+ * finds them through a unique index on the 32-byte binary key; the request (the prompt, for the
+ * record: it is never read back to answer a call) is stored deflated.
+ */
+const CALLS_TABLE = `
+CREATE TABLE IF NOT EXISTS calls (
+  id INTEGER PRIMARY KEY,
+  key BLOB NOT NULL,
   model TEXT NOT NULL,
   kind TEXT NOT NULL,
-  request TEXT NOT NULL,
   response TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL,
   completion_tokens INTEGER NOT NULL,
   latency_ms REAL NOT NULL,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
+  created_at TEXT NOT NULL,
+  -- raw DEFLATE of the request's canonical JSON (text as is in rows migrated from schema 1)
+  request BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS calls_key ON calls (key);
+`;
+
+/** Schema 1's cache table, moved into \`calls\` (keys from hex text to bytes) when a store of schema 1 is opened. */
+const MIGRATE_1_TO_2 = `
+INSERT OR REPLACE INTO calls (key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request)
+  SELECT unhex(key), model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request FROM call_cache ORDER BY created_at;
+DROP TABLE call_cache;
+`;
+
+const SCHEMA = `${CALLS_TABLE}
 
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY,
@@ -133,8 +155,19 @@ export function openDatabase(path: string): Db {
         hint: 'Upgrade llmkb, or use another --store file.',
       });
     }
-    db.exec(SCHEMA);
-    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    const hasV1Cache = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined;
+    if (hasV1Cache) {
+      // A store of schema 1: its cached calls move to the new table, all or nothing.
+      const migrating = db;
+      migrating.transaction(() => {
+        migrating.exec(SCHEMA);
+        if (migrating.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined) migrating.exec(MIGRATE_1_TO_2);
+        migrating.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }).immediate();
+    } else {
+      db.exec(SCHEMA);
+      if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }
   } catch (error) {
     if (db?.open) db.close();
     const mapped = storeError(path, error);

@@ -37,6 +37,25 @@ export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<stri
   const todo = items.map((item, index) => ({ item, index })).filter(({ item }) => !existing.has(idOf(item)));
   const progress = new Progress(stage, items.length, options.progress);
   progress.skip(items.length - todo.length);
+  // Records finishing in the same tick are committed together (one transaction, not one each);
+  // a worker goes on only once its record is committed.
+  let pending: Array<{ itemId: string; seq: number; record: R; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    try {
+      run.saveRecords(stage, batch);
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) p.resolve();
+  };
+  const save = (itemId: string, seq: number, record: R): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ itemId, seq, record, resolve, reject });
+    });
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
@@ -44,7 +63,7 @@ export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<stri
       const { item, index } = todo[next++]!;
       try {
         const { record, cached } = await options.work(item, index);
-        run.saveRecord(stage, idOf(item), index, record);
+        await save(idOf(item), index, record);
         progress.tick({ cached: cached ?? false });
       } catch (error) {
         failure ??= { error };

@@ -289,6 +289,14 @@ export class Run {
     this.#save.run(this.id, stage, itemId, seq, JSON.stringify(record), new Date().toISOString());
   }
 
+  /** Saves several items' records in one transaction; all are committed when this returns. */
+  saveRecords(stage: string, entries: ReadonlyArray<{ itemId: string; seq: number; record: unknown }>): void {
+    const now = new Date().toISOString();
+    this.#db.transaction(() => {
+      for (const e of entries) this.#save.run(this.id, stage, e.itemId, e.seq, JSON.stringify(e.record), now);
+    })();
+  }
+
   /** Records of a stage in item order (`seq`), keyed by item id. */
   records<T>(stage: string): Map<string, T> {
     const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').all(this.id, stage) as Array<{ item_id: string; record: string }>;

@@ -1,0 +1,200 @@
+/**
+ * Paper scale (issue 13): every stage of an evaluation — ask (four-shot, BM25 shots), judge
+ * (with a judge LLM), consistency (a distractor LLM and 20 generated MCQs per pair) — through
+ * llmkb against a loopback OpenAI-compatible server (20 ms per answer, child process), each
+ * compared with a bare `fetch` loop replaying exactly the requests llmkb made, at the same
+ * concurrency, in the same sitting. Then the whole `eval` again with every call cached: once on
+ * the same store (stages done) and once with the run store emptied (every call a cache hit).
+ * Prints ratios, calls/s, the store's size, bytes written (/proc/self/io), peak RSS. Figures only,
+ * not a test.
+ *
+ *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20] [--commit-interval ms]
+ *
+ * Targets: every stage >= 0.85x the bare client; store <= 100 MB and bytes written <= 3x the
+ * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { askQuestions, datasetChecksum, shotsFromIds } from '../src/asking/ask-questions.js';
+import { runConsistency } from '../src/consistency/consistency-stage.js';
+import type { QAItem } from '../src/data/qa-item.js';
+import { SeededRandom } from '../src/data/seeded-random.js';
+import { evaluateModel } from '../src/evaluation/evaluate-model.js';
+import { ModelExecutor } from '../src/executor/model-executor.js';
+import { judgeRecords } from '../src/judging/judge-records.js';
+import { ResponseJudge, type JudgedRecord } from '../src/judging/judge-response.js';
+import { Bm25ShotSelector } from '../src/prompts/shot-selector.js';
+import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import { CallCache } from '../src/store/call-cache.js';
+import { openDatabase } from '../src/store/database.js';
+import { RunStore } from '../src/store/run-store.js';
+import { rightAnswer } from './support/paper-scale-answers.js';
+
+const { values: args } = parseArgs({
+  options: {
+    questions: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '64' },
+    delay: { type: 'string', default: '20' },
+    mcqs: { type: 'string', default: '20' },
+    repository: { type: 'string', default: '300' },
+    'keep-store': { type: 'boolean', default: false },
+    /** The call cache's group-commit interval (default: the library's). */
+    'commit-interval': { type: 'string' },
+  },
+});
+const questions = Number(args.questions);
+const concurrency = Number(args.concurrency);
+const delayMs = Number(args.delay);
+const mcqs = Number(args.mcqs);
+const seed = 42;
+const setting = 'four-shot' as const;
+
+// --- the question set: half seen (answers accepted), half unseen; words from a fixed vocabulary
+const rng = SeededRandom.stream(seed, 'bench-paper-scale');
+const vocabulary = Array.from({ length: 3000 }, (_, i) => `term${i.toString(36)}`);
+const STEMS = ['who wrote', 'when was', 'where is', 'what is the name of', 'how many', 'which country has'];
+const sentence = (): string => `${STEMS[rng.int(0, STEMS.length - 1)]} ${Array.from({ length: rng.int(3, 8) }, () => vocabulary[rng.int(0, vocabulary.length - 1)]).join(' ')}?`;
+function makeItems(count: number, dataset: 'seen' | 'unseen', prefix: string): QAItem[] {
+  return Array.from({ length: count }, (_, i) => {
+    const question = `${sentence()} (${prefix}${i})`;
+    return { id: `${prefix}-${i}`, dataset, source: dataset === 'seen' ? ['nq', 'triviaqa', 'popqa'][i % 3]! : `T${1 + (i % 20)}`, question, answers: dataset === 'seen' ? [rightAnswer(question)] : [], answerType: 'other', sourceId: `${prefix}:${i}` };
+  });
+}
+const seen = makeItems(Math.ceil(questions / 2), 'seen', 's');
+const unseen = makeItems(Math.floor(questions / 2), 'unseen', 'u');
+const rSeen = makeItems(Number(args.repository), 'seen', 'rs');
+const rUnseen = makeItems(Number(args.repository), 'unseen', 'ru');
+const items = [...seen, ...unseen];
+
+// --- the server
+const dir = mkdtempSync(join(tmpdir(), 'llmkb-paper-scale-'));
+const logDir = mkdtempSync(join(dir, 'requests-'));
+const server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'paper-scale-server.ts'), String(delayMs), logDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+const port = await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve));
+const baseURL = `http://127.0.0.1:${port}/v1`;
+const control = (path: string, body: unknown) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.text());
+
+function writtenBytes(): number {
+  const m = /write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+function storeBytes(path: string): number {
+  let n = 0;
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // absent
+    }
+  }
+  return n;
+}
+const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+
+async function pool(count: number, work: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await work(next++);
+  }));
+}
+
+/** Replays the request bodies the server logged for a stage, `concurrency` at a time. */
+async function bare(stage: string): Promise<{ seconds: number; calls: number }> {
+  const bodies = readFileSync(join(logDir, `${stage}.jsonl`), 'utf8').split('\n').filter(Boolean);
+  const started = performance.now();
+  await pool(bodies.length, async (i) => {
+    const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[i] });
+    const json = (await res.json()) as { choices: Array<{ text: string }> };
+    return json.choices[0]!.text;
+  });
+  return { seconds: (performance.now() - started) / 1000, calls: bodies.length };
+}
+
+const provider = (model: string) => new OpenAICompatibleProvider({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
+const dbPath = join(dir, 'store.sqlite');
+const db = openDatabase(dbPath);
+const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });
+const runs = new RunStore(db);
+const model = new ModelExecutor(provider('bench-model'), { cache, concurrency });
+const judgeLLM = new ModelExecutor(provider('bench-judge'), { cache, concurrency });
+const distractorLLM = new ModelExecutor(provider('bench-distractor'), { cache, concurrency });
+const selector = new Bm25ShotSelector(rSeen, rUnseen);
+const quiet = { quiet: true };
+
+console.log(`${questions} questions (${seen.length} seen, ${unseen.length} unseen), ${setting}, ${mcqs} MCQs per pair, concurrency ${concurrency}, server delay ${delayMs} ms`);
+// Warm up connections for both clients.
+await Promise.all(Array.from({ length: concurrency }, () => fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'warm', prompt: 'warm-up', max_tokens: 4 }) }).then((r) => r.text())));
+
+const written0 = writtenBytes();
+const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number }> = [];
+async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
+  await control('/bench/stage', { stage: name });
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  await control('/bench/flush', {});
+  const b = await bare(name);
+  rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls });
+  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  return result;
+}
+
+// The run evaluateModel opens for these options, so the re-run below finds it.
+const run = runs.open({
+  model: model.model.cacheIdentity,
+  dataset: datasetChecksum(items),
+  setting,
+  seed,
+  params: { kind: 'eval', maxTokens: 100, shots: selector.id, judge: judgeLLM.model.cacheIdentity, distractor: distractorLLM.model.cacheIdentity, mcqs, mode: 'generate' },
+  label: 'bench',
+});
+const { records: asked } = await stage('ask', () => askQuestions({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
+const { records: judged } = await stage('judge', () => judgeRecords({ records: asked, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet }));
+const byId = new Map(asked.map((a) => [a.id, a]));
+const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
+await stage('consistency', () => runConsistency({ records: judged, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+const written = writtenBytes() - written0;
+const dbSize = storeBytes(dbPath);
+db.pragma('wal_checkpoint(TRUNCATE)');
+const dbSizeCheckpointed = storeBytes(dbPath);
+
+// --- the whole eval again, every call cached
+const dataDir = join(dir, 'data');
+const outDir = join(dir, 'out');
+const { mkdirSync } = await import('node:fs');
+mkdirSync(dataDir, { recursive: true });
+const jsonl = (xs: QAItem[]) => xs.map((x) => JSON.stringify(x)).join('\n') + '\n';
+writeFileSync(join(dataDir, 'seenqa.jsonl'), jsonl(seen));
+writeFileSync(join(dataDir, 'unseenqa.jsonl'), jsonl(unseen));
+writeFileSync(join(dataDir, 'r_seen.jsonl'), jsonl(rSeen));
+writeFileSync(join(dataDir, 'r_unseen.jsonl'), jsonl(rUnseen));
+const evalOnce = async (): Promise<number> => {
+  const started = performance.now();
+  await evaluateModel({ model, modelName: 'bench', judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs });
+  return (performance.now() - started) / 1000;
+};
+// The mode-agreement sample (5 pairs in the other mode) is the only part not cached yet.
+const requestsBefore = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
+const firstEval = await evalOnce();
+const rerunDone = await evalOnce();
+db.exec('DELETE FROM run_records; DELETE FROM run_stages; DELETE FROM run_leases; DELETE FROM runs;');
+const rerunCached = await evalOnce();
+const requestsAfter = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
+
+console.log('');
+for (const r of rows) console.log(`${`${r.stage} / bare`.padEnd(24)} ${r.bare > 0 ? (r.bare / r.llmkb).toFixed(2) : '-'}x   (target >= 0.85x)`);
+console.log(`store after the stages    ${mb(dbSize)} (checkpointed: ${mb(dbSizeCheckpointed)})   (target <= 100 MB at 6,000 questions)`);
+console.log(`bytes written by stages   ${mb(written)} = ${(written / dbSizeCheckpointed).toFixed(2)}x the store   (target <= 3x)`);
+console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; mode-agreement sample and files)`);
+console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
+console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);
+console.log(`requests during the evals ${requestsAfter - requestsBefore}`);
+console.log(`peak RSS                  ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+db.close();
+server.kill();
+if (args['keep-store']) console.log(`kept ${dir}`);
+else rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { cacheKey, canonicalJson, CallCache } from './call-cache.js';
+import { openDatabase } from './database.js';
+import { RunStore } from './run-store.js';
+
+/** The layout llmkb wrote before schema 2 (store schema 1). */
+const SCHEMA_1 = `
+CREATE TABLE call_cache (key TEXT PRIMARY KEY, model TEXT NOT NULL, kind TEXT NOT NULL, request TEXT NOT NULL, response TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, latency_ms REAL NOT NULL, created_at TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE runs (id TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE run_stages (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, stage TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('running', 'done')),
+  info TEXT, updated_at TEXT NOT NULL, PRIMARY KEY (run_id, stage)) WITHOUT ROWID;
+CREATE TABLE run_records (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, stage TEXT NOT NULL, item_id TEXT NOT NULL, seq INTEGER NOT NULL,
+  record TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (run_id, stage, item_id)) WITHOUT ROWID;
+PRAGMA user_version = 1;
+`;
+
+describe('CallCache', () => {
+  it('returns what was put, after the commit, and keeps the request', async () => {
+    const cache = new CallCache(openDatabase(':memory:'));
+    const request = { prompt: 'QUESTION: q?\nANSWER:', maxTokens: 5, stop: [], temperature: 0 };
+    const key = cacheKey('m', 'complete', request);
+    assert.equal(cache.get(key), undefined);
+    const puts = [cache.put(key, 'm', 'complete', request, { response: { text: ' a' }, promptTokens: 3, completionTokens: 1, latencyMs: 7 })];
+    for (let i = 0; i < 50; i++) puts.push(cache.put(cacheKey('m', 'complete', { i }), 'm', 'complete', { i }, { response: i, promptTokens: 0, completionTokens: 0, latencyMs: 0 }));
+    await Promise.all(puts);
+    assert.deepEqual(cache.get(key), { response: { text: ' a' }, promptTokens: 3, completionTokens: 1, latencyMs: 7 });
+    assert.equal(cache.request(key), canonicalJson(request));
+    assert.equal(cache.stats().entries, 51);
+    assert.equal(cache.clear('other'), 0);
+    assert.equal(cache.clear('m'), 51);
+  });
+
+  it('opens a store of schema 1: its cached calls and runs are kept and found', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-schema1-')), 'old.sqlite');
+    const request = { prompt: 'QUESTION: who?\nANSWER:', maxTokens: 100, stop: [], temperature: 0 };
+    const key = cacheKey('vllm:old-model', 'complete', request);
+    const old = new Database(path);
+    old.exec(SCHEMA_1);
+    old.prepare('INSERT INTO call_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(key, 'vllm:old-model', 'complete', canonicalJson(request), JSON.stringify({ text: ' Bobby Scott', finishReason: 'stop' }), 12, 3, 20.5, '2026-01-01T00:00:00.000Z');
+    old.prepare('INSERT INTO runs VALUES (?, ?, ?, ?)').run('abc', JSON.stringify({ model: 'vllm:old-model', dataset: 'd', setting: 'zero-shot', seed: 42 }), '2026-01-01', '2026-01-01');
+    old.close();
+
+    const db = openDatabase(path);
+    assert.equal(db.pragma('user_version', { simple: true }), 2);
+    const cache = new CallCache(db);
+    assert.deepEqual(cache.get(key), { response: { text: ' Bobby Scott', finishReason: 'stop' }, promptTokens: 12, completionTokens: 3, latencyMs: 20.5 });
+    assert.equal(cache.request(key), canonicalJson(request));
+    assert.equal(cache.stats().entries, 1);
+    assert.equal(new RunStore(db).get('abc')?.spec.model, 'vllm:old-model');
+    db.close();
+    // Opening it again (now schema 2) changes nothing.
+    const again = openDatabase(path);
+    assert.equal(new CallCache(again).get(key)?.promptTokens, 12);
+    again.close();
+  });
+});
