@@ -77,6 +77,10 @@ export const COMMAND_OPTIONS = {
     cutoff: 'string', params: 'number', fineTuned: 'boolean', limit: 'number', failUnder: 'list', junit: 'string',
   },
   methods: { json: 'boolean' },
+  'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
+  'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
+  'corpus list': { json: 'boolean' },
+  'corpus stats': { json: 'boolean' },
 } as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
 
 const OPTION_TYPES = {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from './database.js';
 import { cacheKey, canonicalJson, CallCache } from './call-cache.js';
 import { openDatabase } from './database.js';
 import { RunStore } from './run-store.js';
