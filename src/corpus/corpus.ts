@@ -21,6 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { sha256 } from '../data/qa-item.js';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { ftsQuery } from './fts-query.js';
@@ -166,10 +167,6 @@ export interface SearchHit {
 /** Creates the corpus tables if they are not there (they live in the workspace store). */
 export function ensureCorpusSchema(db: Db): void {
   db.exec(SCHEMA);
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{ hash: string; bytes: number }> {
