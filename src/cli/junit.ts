@@ -4,6 +4,7 @@
  * (run, threshold): a run is one model and prompt setting; a metric below its threshold, or
  * undefined, is a failure whose message carries the metric's value.
  */
+import { meetsThreshold } from '../evaluation/thresholds.js';
 
 export interface JunitRun {
   model: string;
@@ -35,8 +36,8 @@ export function junitReport(runs: readonly JunitRun[], thresholds: readonly Thre
   for (const run of runs) {
     for (const t of thresholds) {
       const value = run.metrics[t.metric];
+      const passed = meetsThreshold(value, t.value);
       const defined = typeof value === 'number' && Number.isFinite(value);
-      const passed = defined && value >= t.value;
       const shown = defined ? value.toFixed(4) : 'undefined';
       const where = `${run.model}, ${run.setting}${run.runId ? `, run ${run.runId}` : ''}${run.approximate ? ', approximate labels (no judge LLM)' : ''}`;
       const attrs = `classname="${xmlEscape(`llmkb.${run.model.replace(/\./g, '_')}.${run.setting}`)}" name="${xmlEscape(`${t.metric} >= ${t.value}`)}" time="0"`;

@@ -24,6 +24,7 @@ import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
 import { limitItems } from './limit-items.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
+import { meetsThreshold } from './thresholds.js';
 
 export { DEFAULT_MODEL } from '../methods/reliability/defaults.js';
 
@@ -296,7 +297,7 @@ export function failedThresholds(summaries: readonly RunSummary[], thresholds: R
   for (const s of summaries) {
     for (const t of thresholds) {
       const v = s.metrics[t.metric as keyof typeof s.metrics];
-      if (v === null || v === undefined || v < t.value) failures.push(`${t.metric} = ${v === null || v === undefined ? 'undefined' : v.toFixed(4)} < ${t.value} (${s.model}, ${s.setting})`);
+      if (!meetsThreshold(v, t.value)) failures.push(`${t.metric} = ${typeof v === 'number' ? v.toFixed(4) : 'undefined'} < ${t.value} (${s.model}, ${s.setting})`);
     }
   }
   return failures;
