@@ -7,10 +7,11 @@
  * Versioned like the model interface: a method built against another version of this interface
  * is refused at registration rather than misread.
  */
-export const METHOD_INTERFACE_VERSION = 'llmkb-method-v1' as const;
+import type { ModelKind } from '../providers/model-kinds.js';
 
-/** What a role's model must be able to do. */
-export type ModelKind = 'text-generation' | 'embedding' | 'scoring' | 'classification';
+export type { ModelKind };
+
+export const METHOD_INTERFACE_VERSION = 'llmkb-method-v1' as const;
 
 export interface RoleDef {
   /** As named in the config and on the command line: `model`, `judge`, `distractor`, ... */
