@@ -77,6 +77,7 @@ export const COMMAND_OPTIONS = {
     cutoff: 'string', params: 'number', fineTuned: 'boolean', limit: 'number', failUnder: 'list', junit: 'string',
   },
   methods: { json: 'boolean' },
+  view: { port: 'number', host: 'string' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
   'corpus list': { json: 'boolean' },

@@ -1,0 +1,186 @@
+/**
+ * The pages of `llmkb view`, rendered on the server as HTML: every piece of model or user text
+ * goes through `escapeHtml`, so a response containing `<script>` is shown as text. Metrics are
+ * shown from the method's metric definitions (`metricDefs`), so any method's runs appear without
+ * code of their own. Charts are Vega-Lite rendered to SVG on the server (no script, no network).
+ */
+import { escapeHtml } from '../report/html-report.js';
+import type { MetricDef } from '../methods/method.js';
+import type { ItemFilter, ItemRow, ViewRun, ViewSummary } from './view-index.js';
+
+export const esc = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
+
+/** A query string from parameters, leaving out empty ones. */
+export function qs(params: Record<string, string | number | boolean | undefined | null>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '' && v !== false) p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+export function formatMetric(def: Pick<MetricDef, 'format'>, value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  return def.format === 'percent' ? (100 * value).toFixed(2) : Number.isInteger(value) ? String(value) : value.toFixed(3);
+}
+
+export function formatInterval(def: Pick<MetricDef, 'format'>, ci: [number, number] | null | undefined): string {
+  return ci ? `[${formatMetric(def, ci[0])}, ${formatMetric(def, ci[1])}]` : '';
+}
+
+export function layout(title: string, body: string, crumbs: Array<[string, string?]> = []): string {
+  const nav = [['Runs', '/'] as [string, string?], ...crumbs].map(([t, href]) => (href ? `<a href="${esc(href)}">${esc(t)}</a>` : `<span>${esc(t)}</span>`)).join(' <span class="sep">›</span> ');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · llmkb view</title><link rel="stylesheet" href="/assets/view.css"><script src="/assets/view.js" defer></script></head>
+<body><header class="top"><strong>llmkb view</strong> <nav>${nav}</nav></header><main>
+${body}
+</main></body></html>`;
+}
+
+export function runHref(run: ViewRun): string {
+  return `/runs/${encodeURIComponent(run.key)}`;
+}
+
+export function itemsHref(run: ViewRun, filter: Record<string, string | number | undefined> = {}): string {
+  return `${runHref(run)}/items${qs(filter)}`;
+}
+
+export function itemHref(run: ViewRun, itemId: string): string {
+  return `${runHref(run)}/items/${encodeURIComponent(itemId)}`;
+}
+
+function badges(run: ViewRun, summary: ViewSummary | undefined): string {
+  const out: string[] = [];
+  const protocol = summary?.raw.protocol as { entries?: Record<string, { status?: string; choice?: string }> } | undefined;
+  const departed = protocol?.entries ? Object.entries(protocol.entries).filter(([, e]) => e.status && e.status !== 'paper') : [];
+  if (summary?.approximate || departed.length > 0) {
+    const why = [...(summary?.approximate ? ['labels partly from the lexical rule (no judge LLM)'] : []), ...departed.map(([c, e]) => `${c}: ${e.choice ?? e.status}`)];
+    out.push(`<span class="badge approx" title="${esc(why.join('; '))}">approximation</span>`);
+  } else if (protocol) out.push('<span class="badge paper" title="every protocol choice as in the paper">paper</span>');
+  out.push(`<span class="badge kind">${esc(run.kind === 'store' ? 'store' : 'file')}</span>`);
+  return out.join(' ');
+}
+
+function stageStates(run: ViewRun): string {
+  return run.stages.map((s) => `<span class="stage ${esc(s.status)}" title="${esc(`${s.stage}: ${s.status}${s.records >= 0 ? `, ${s.records} records` : ''}`)}">${esc(s.stage)}${s.records >= 0 ? ` ${s.records}` : ''}</span>`).join(' ');
+}
+
+/** The metrics to show in a list: the method's headline metrics, else all. */
+export function headlineDefs(defs: readonly MetricDef[]): readonly MetricDef[] {
+  const h = defs.filter((d) => d.headline);
+  return h.length ? h : defs;
+}
+
+function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
+  if (!summary) return '<td class="num"></td>';
+  const v = summary.metrics[def.id];
+  const ci = summary.intervals[def.id];
+  return `<td class="num">${esc(formatMetric(def, v))}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : ''}</td>`;
+}
+
+export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined }>, where: string): string {
+  if (runs.length === 0) return layout('Runs', `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`);
+  const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined }>>();
+  for (const r of runs) byMethod.set(r.run.method, [...(byMethod.get(r.run.method) ?? []), r]);
+  const parts: string[] = [`<h1>Runs</h1><p class="muted">${runs.length} run(s) from ${esc(where)}. Select two or more runs to compare them.</p>`];
+  parts.push('<form method="get" action="/compare" id="compare-form"><p><button type="submit" id="compare-button" disabled>Compare selected</button> <span class="muted" id="compare-hint">select 2 or more</span></p>');
+  for (const [method, list] of byMethod) {
+    const defs = headlineDefs(list.find((r) => r.summary)?.summary?.metricDefs ?? []);
+    parts.push(`<h2>${esc(method)}</h2><div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
+    for (const { run, summary } of list) {
+      parts.push(
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.model && run.model !== run.label ? `<br><span class="muted small">${esc(run.model)}</span>` : ''}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+      );
+    }
+    parts.push('</tbody></table></div>');
+  }
+  parts.push('</form>');
+  return layout('Runs', parts.join('\n'));
+}
+
+export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary): string {
+  return `<div class="scroll"><table class="metrics"><thead><tr><th>Metric</th><th>Value</th><th>95% CI</th><th>Better</th><th>Definition</th></tr></thead><tbody>${defs
+    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
+    .join('')}</tbody></table></div>`;
+}
+
+const LABEL_ORDER = ['correct', 'wrong', 'uninformative'];
+
+/** A breakdown: one row per group, a column per (dataset, label), each count a link to its items. */
+export function countsTable(run: ViewRun, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
+  if (rows.length === 0) return `<h3>${esc(title)}</h3><p class="empty">No items with a ${esc(column.replace('_', ' '))}.</p>`;
+  const cols = [...new Set(rows.map((r) => `${r.dataset ?? ''}\u0000${r.label ?? ''}`))].sort((a, b) => {
+    const [da, la] = a.split('\u0000');
+    const [db, lb] = b.split('\u0000');
+    return da!.localeCompare(db!) || LABEL_ORDER.indexOf(la!) - LABEL_ORDER.indexOf(lb!);
+  });
+  const groups = [...new Set(rows.map((r) => r.grp ?? '(none)'))];
+  const header = `<tr><th>${esc(column === 'answer_type' ? 'answer type' : column === 'subtype' ? 'sub-type' : 'source / template')}</th><th>items</th>${cols.map((c) => {
+    const [d, l] = c.split('\u0000');
+    return `<th>${esc(d || '?')} ${esc(l || '(no label)')}</th>`;
+  }).join('')}${extraHeader.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
+  const body = groups.map((g) => {
+    const inGroup = rows.filter((r) => (r.grp ?? '(none)') === g);
+    const total = inGroup.reduce((a, r) => a + r.n, 0);
+    const cells = cols.map((c) => {
+      const [d, l] = c.split('\u0000');
+      const n = inGroup.find((r) => (r.dataset ?? '') === d && (r.label ?? '') === l)?.n ?? 0;
+      return `<td class="num">${n === 0 ? '0' : `<a href="${esc(itemsHref(run, { [filterKey]: g, dataset: d || undefined, label: l || undefined }))}">${n}</a>`}</td>`;
+    });
+    return `<tr><th scope="row">${esc(g)}</th><td class="num"><a href="${esc(itemsHref(run, { [filterKey]: g }))}">${total}</a></td>${cells.join('')}${(extra?.(g) ?? []).map((x) => `<td class="num">${esc(x)}</td>`).join('')}</tr>`;
+  });
+  return `<h3>${esc(title)}</h3><div class="scroll"><table class="counts"><thead>${header}</thead><tbody>${body.join('')}</tbody></table></div>`;
+}
+
+export interface ItemsPageData {
+  run: ViewRun;
+  filter: ItemFilter;
+  page: number;
+  pageSize: number;
+  rows: ItemRow[];
+  total: number;
+  facets: Record<'label' | 'subtype' | 'source' | 'answer_type' | 'dataset', Array<{ value: string | null; n: number }>>;
+  elapsedMs: number;
+}
+
+function select(name: string, title: string, options: Array<{ value: string | null; n: number }>, current: string | undefined, filterOut?: (v: string) => boolean): string {
+  const opts = options.filter((o) => !filterOut || filterOut(o.value ?? '(none)'));
+  return `<label>${esc(title)} <select name="${esc(name)}"><option value="">any</option>${opts.map((o) => {
+    const v = o.value ?? '(none)';
+    return `<option value="${esc(v)}"${v === current ? ' selected' : ''}>${esc(v)} (${o.n})</option>`;
+  }).join('')}</select></label>`;
+}
+
+export function filterParams(f: ItemFilter): Record<string, string | number | undefined> {
+  return { label: f.label, subtype: f.subtype, source: f.source, answerType: f.answerType, dataset: f.dataset, cmin: f.consistencyMin, cmax: f.consistencyMax, q: f.text };
+}
+
+export function itemsPage(d: ItemsPageData): string {
+  const { run, filter } = d;
+  const isTemplate = (v: string) => /^T\d+$/.test(v);
+  const templates = d.facets.source.filter((o) => isTemplate(o.value ?? ''));
+  const form = `<form method="get" class="filters" id="filters">
+${select('label', 'label', d.facets.label, filter.label)}
+${select('subtype', 'uninformative type', d.facets.subtype, filter.subtype)}
+${select('source', 'source', d.facets.source, filter.source && !isTemplate(filter.source) ? filter.source : undefined, (v) => !isTemplate(v))}
+${templates.length ? select('template', 'template', templates, filter.source && isTemplate(filter.source) ? filter.source : undefined) : ''}
+${select('answerType', 'answer type', d.facets.answer_type, filter.answerType)}
+${select('dataset', 'dataset', d.facets.dataset, filter.dataset)}
+<label>consistency <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>
+<label>text <input type="search" name="q" value="${esc(filter.text ?? '')}" placeholder="question or response"></label>
+<button type="submit">Filter</button> <a href="${esc(itemsHref(run))}">clear</a>
+</form>`;
+  const pages = Math.max(1, Math.ceil(d.total / d.pageSize));
+  const params = filterParams(filter);
+  const pager = `<p class="pager">${d.total} item(s)${d.total > 0 ? `, page ${d.page + 1} of ${pages}` : ''} ${d.page > 0 ? `<a rel="prev" href="${esc(itemsHref(run, { ...params, page: d.page }))}">‹ previous</a>` : ''} ${d.page + 1 < pages ? `<a rel="next" href="${esc(itemsHref(run, { ...params, page: d.page + 2 }))}">next ›</a>` : ''} <span class="muted small">(${d.elapsedMs.toFixed(0)} ms)</span></p>`;
+  const table = d.rows.length === 0
+    ? '<p class="empty">No item matches these filters.</p>'
+    : `<div class="scroll"><table class="items"><thead><tr><th>#</th><th>Question</th><th>Response</th><th>Label</th><th>Source</th><th>Answer type</th><th>Cons</th></tr></thead><tbody>${d.rows
+        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td><td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td><td class="text response">${esc(r.response)}</td><td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td><td>${esc(r.source)}</td><td>${esc(r.answer_type ?? '')}</td><td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td></tr>`)
+        .join('')}</tbody></table></div>`;
+  return layout(`Items · ${run.label}`, `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items']]);
+}
+
+export function pre(text: unknown, className = ''): string {
+  return `<pre class="${className}">${esc(typeof text === 'string' ? text : JSON.stringify(text, null, 2))}</pre>`;
+}

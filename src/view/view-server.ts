@@ -1,0 +1,189 @@
+/**
+ * `llmkb view`: a local web app over the run store and result files (node:http, pages rendered
+ * on the server, two small static assets shipped in the package). It binds 127.0.0.1 unless
+ * another host is asked for. Every response carries a Content-Security-Policy that allows only
+ * this server's own script and style, so even markup that escaped escaping could not run.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LlmkbError } from '../errors.js';
+import { comparePage, itemPage, runPage, type PairedRow } from './view-detail-pages.js';
+import { ViewIndex, type ItemFilter, type ViewRun } from './view-index.js';
+import { esc, itemsPage, layout, runsPage } from './view-pages.js';
+
+export const VIEW_ASSETS = ['view.css', 'view.js'] as const;
+
+/** The assets folder: beside this module (dist/view/assets after `npm run build`, src/view/assets under tsx). */
+export function assetsDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), 'assets');
+}
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export interface ViewServerOptions {
+  store?: string;
+  resultsDir?: string;
+  indexFile?: string;
+  host?: string;
+  port?: number;
+  /** Items per page of the item list. */
+  pageSize?: number;
+}
+
+export interface ViewServer {
+  server: Server;
+  index: ViewIndex;
+  url: string;
+  close(): Promise<void>;
+}
+
+class NotFound extends Error {}
+
+function number(v: string | null): number | undefined {
+  if (v === null || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function filterFrom(p: URLSearchParams): ItemFilter {
+  const f: ItemFilter = {};
+  const s = (k: string) => p.get(k) ?? undefined;
+  if (s('label')) f.label = s('label')!;
+  if (s('subtype')) f.subtype = s('subtype')!;
+  if (s('source')) f.source = s('source')!;
+  if (s('template')) f.source = s('template')!;
+  if (s('answerType')) f.answerType = s('answerType')!;
+  if (s('dataset')) f.dataset = s('dataset')!;
+  const min = number(p.get('cmin'));
+  const max = number(p.get('cmax'));
+  if (min !== undefined) f.consistencyMin = min;
+  if (max !== undefined) f.consistencyMax = max;
+  if (s('q')?.trim()) f.text = s('q')!.trim();
+  return f;
+}
+
+export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  const index = new ViewIndex({ ...(options.store ? { store: options.store } : {}), ...(options.resultsDir ? { resultsDir: options.resultsDir } : {}), ...(options.indexFile ? { indexFile: options.indexFile } : {}) });
+  const pageSize = options.pageSize ?? 50;
+  const where = [index.hasStore ? `store ${options.store}` : '', index.resultsDir ? `results ${index.resultsDir}` : ''].filter(Boolean).join(' and ') || 'nothing (no store, no results folder)';
+  const assets = new Map(VIEW_ASSETS.map((name) => [name, readFileSync(join(assetsDir(), name))]));
+  const pairedCache = new Map<string, PairedRow[]>();
+
+  async function paired(a: ViewRun, b: ViewRun): Promise<PairedRow[]> {
+    if (a.method !== 'reliability' || b.method !== 'reliability') return [];
+    const key = `${a.key}|${b.key}|${(index.db.prepare('SELECT group_concat(fingerprint) AS f FROM vi.sources WHERE run_key IN (?, ?)').get(a.key, b.key) as { f: string }).f}`;
+    const known = pairedCache.get(key);
+    if (known) return known;
+    const { pairedBootstrap } = await import('../analysis/compare-runs.js');
+    const { METRIC_KEYS } = await import('../metrics/reliability-metrics.js');
+    const { reliabilityMethod } = await import('../methods/reliability/reliability-method.js');
+    const ra = index.scored(a);
+    const rb = index.scored(b);
+    const sa = await index.summary(a);
+    const sb = await index.summary(b);
+    const rows = reliabilityMethod.metricDefs.filter((d) => (METRIC_KEYS as readonly string[]).includes(d.id) && d.headline).map((def) => {
+      const t = pairedBootstrap(ra as never, rb as never, def.id as never, { names: [a.label, b.label] });
+      return { def, a: sa?.metrics[def.id] ?? null, b: sb?.metrics[def.id] ?? null, difference: t.difference, interval: t.interval, p: t.p };
+    });
+    if (pairedCache.size > 20) pairedCache.delete(pairedCache.keys().next().value!);
+    pairedCache.set(key, rows);
+    return rows;
+  }
+
+  function runOr404(key: string): ViewRun {
+    const run = index.run(key);
+    if (!run) throw new NotFound(`no run ${key}`);
+    return run;
+  }
+
+  async function route(req: IncomingMessage, url: URL): Promise<{ status?: number; type: string; body: string | Buffer }> {
+    const path = url.pathname;
+    const html = (body: string) => ({ type: 'text/html; charset=utf-8', body });
+    if (path.startsWith('/assets/')) {
+      const name = path.slice('/assets/'.length) as (typeof VIEW_ASSETS)[number];
+      const body = assets.get(name);
+      if (!body) throw new NotFound(path);
+      return { type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', body };
+    }
+    if (path === '/favicon.ico') return { status: 204, type: 'image/x-icon', body: '' };
+    if (path === '/' || path === '/runs') {
+      const runs = index.runs();
+      const withSummaries = [];
+      for (const run of runs) withSummaries.push({ run, summary: await index.summary(run).catch(() => undefined) });
+      return html(runsPage(withSummaries, where));
+    }
+    if (path === '/api/runs') return { type: 'application/json', body: JSON.stringify(index.runs()) };
+    const m = /^\/runs\/([^/]+)(?:\/items(?:\/([^/]+))?)?\/?$/.exec(path);
+    if (m) {
+      const run = runOr404(decodeURIComponent(m[1]!));
+      if (m[2] !== undefined) {
+        const page = await itemPage(index, run, decodeURIComponent(m[2]));
+        if (page === undefined) throw new NotFound(`no item ${decodeURIComponent(m[2])} in run ${run.key}`);
+        return html(page);
+      }
+      if (path.includes('/items')) {
+        const started = performance.now();
+        await index.ensureItems(run);
+        const filter = filterFrom(url.searchParams);
+        const page = Math.max(0, (number(url.searchParams.get('page')) ?? 1) - 1);
+        const { rows, total } = index.items(run, filter, page, pageSize);
+        const facets = { label: index.facets(run, 'label'), subtype: index.facets(run, 'subtype'), source: index.facets(run, 'source'), answer_type: index.facets(run, 'answer_type'), dataset: index.facets(run, 'dataset') };
+        return html(itemsPage({ run, filter, page, pageSize, rows, total, facets, elapsedMs: performance.now() - started }));
+      }
+      return html(await runPage(index, run));
+    }
+    if (path === '/compare') {
+      const keys = [...url.searchParams.getAll('run'), ...(url.searchParams.get('runs')?.split(',') ?? [])].filter(Boolean);
+      const runs = [...new Set(keys)].map(runOr404);
+      if (runs.length < 2) return { status: 400, ...html(layout('Compare', '<h1>Compare</h1><p class="empty">Select two or more runs on the <a href="/">runs page</a>.</p>')) };
+      const page = Math.max(0, (number(url.searchParams.get('page')) ?? 1) - 1);
+      return html(await comparePage(index, runs, { only: url.searchParams.get('only') === '1', page, pageSize, paired }));
+    }
+    void req;
+    throw new NotFound(path);
+  }
+
+  const server = createServer((req, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const send = (status: number, type: string, body: string | Buffer) => {
+      res.writeHead(status, { 'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'only GET');
+    route(req, url).then(
+      (r) => send(r.status ?? 200, r.type, r.body),
+      (error: unknown) => {
+        if (error instanceof NotFound) return send(404, 'text/html; charset=utf-8', layout('Not found', `<h1>Not found</h1><p>${esc(error.message)}</p>`));
+        const message = error instanceof Error ? error.message : String(error);
+        process.stderr.write(`llmkb view: ${req.url}: ${message}\n`);
+        send(500, 'text/html; charset=utf-8', layout('Error', `<h1>Error</h1>${`<pre>${esc(message)}</pre>`}`));
+      },
+    );
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      index.close();
+      reject(error.code === 'EADDRINUSE' ? new LlmkbError(`port ${options.port} on ${host} is in use`, { hint: 'Pass another --port (0 picks a free one).' }) : error);
+    });
+    server.listen(options.port ?? 0, host, () => resolvePromise());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    index,
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections?.();
+        server.close(() => {
+          index.close();
+          resolvePromise();
+        });
+      }),
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * `llmkb view` in headless Chromium: navigation, filters, an item page, a comparison, a hostile
+ * response, and a screenshot of each page (kept in test-artifacts/ as a CI artifact).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startViewServer, type ViewServer } from '../src/view/view-server.js';
+import { HOSTILE, writeFixtureResults, writeFixtureStore, type FixtureRun } from './support/view-fixture.js';
+
+const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) process.stderr.write(`SKIPPED: view browser tests need Chromium at ${CHROMIUM} (Debian package "chromium", installed by .ci/run)\n`);
+const ARTIFACTS = resolve(process.env.LLMKB_TEST_ARTIFACTS ?? 'test-artifacts');
+
+describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
+  let browser: Browser;
+  let view: ViewServer;
+  let runs: FixtureRun[];
+  const problems: string[] = [];
+  const foreign: string[] = [];
+
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-'));
+    runs = await writeFixtureStore(join(dir, 'store.sqlite'), {
+      runs: [
+        { label: 'model-a', setting: 'zero-shot', seed: 1, correctShare: 0.5 },
+        { label: 'model-b', setting: 'zero-shot', seed: 2, correctShare: 0.3 },
+      ],
+      items: 240,
+      hostileItem: true,
+    });
+    writeFixtureResults(join(dir, 'results'), 'file-model', 'four-shot', 120);
+    view = await startViewServer({ store: join(dir, 'store.sqlite'), resultsDir: join(dir, 'results'), port: 0, pageSize: 25 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await view?.close();
+  });
+
+  async function page(): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    p.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    p.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    p.on('request', (r) => {
+      if (!r.url().startsWith(view.url)) foreign.push(r.url());
+    });
+    return p;
+  }
+
+  const shot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, `view-${name}.png`), fullPage: true });
+
+  it('binds 127.0.0.1 by default', () => {
+    assert.match(view.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('runs list: every run with headline metrics and CIs, badges, stages; selecting two enables compare', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/`);
+    const rows = p.locator('table.runs tbody tr');
+    assert.equal(await rows.count(), 3, 'two store runs and one results file');
+    assert.match(await p.locator('table.runs thead').innerText(), /NCCR\s*↑/);
+    assert.ok((await p.locator('table.runs .ci').count()) > 0, 'confidence intervals shown');
+    assert.ok((await p.locator('.badge.approx').count()) >= 1, 'the lexical-rule run carries the approximation badge');
+    assert.match(await p.locator('table.runs').innerText(), /judge 240/);
+    assert.equal(await p.locator('#compare-button').isDisabled(), true);
+    await p.locator(`input[value="${runs[0]!.id}"]`).check();
+    await p.locator(`input[value="${runs[1]!.id}"]`).check();
+    assert.equal(await p.locator('#compare-button').isDisabled(), false);
+    await shot(p, 'runs');
+    await Promise.all([p.waitForURL(/\/compare\?/), p.locator('#compare-button').click()]);
+    assert.match(await p.locator('h1').innerText(), /Compare 2 runs/);
+    await p.close();
+  });
+
+  it('a run: metrics, charts, breakdowns whose counts link to the items behind them', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/`);
+    await Promise.all([p.waitForURL(/\/runs\/[0-9a-f]+$/), p.getByRole('link', { name: 'model-a' }).click()]);
+    assert.match(await p.locator('h1').innerText(), /model-a/);
+    assert.ok((await p.locator('table.metrics tbody tr').count()) >= 12, 'every metric of the method');
+    assert.ok((await p.locator('figure.chart svg').count()) >= 2);
+    await shot(p, 'run');
+    // The "nq" row's count of wrong seen items links to exactly those items.
+    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="label=wrong"]');
+    const n = Number(await link.innerText());
+    await Promise.all([p.waitForURL(/\/items\?/), link.click()]);
+    assert.match(await p.locator('.pager').first().innerText(), new RegExp(`^${n} item\\(s\\)`));
+    const labels = await p.locator('table.items tbody tr td:nth-child(4) .label').allInnerTexts();
+    assert.ok(labels.length > 0 && labels.every((l) => l === 'wrong'));
+    const sources = await p.locator('table.items tbody tr td:nth-child(5)').allInnerTexts();
+    assert.ok(sources.every((s) => s === 'nq'));
+    await p.close();
+  });
+
+  it('items: filters by label, uninformative type, consistency range and text; pages', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items`);
+    assert.match(await p.locator('.pager').first().innerText(), /^240 item\(s\), page 1 of 10/);
+    assert.equal(await p.locator('table.items tbody tr').count(), 25);
+    await Promise.all([p.waitForURL(/page=2/), p.locator('a[rel="next"]').first().click()]);
+    assert.equal(await p.locator('table.items tbody tr td:first-child').first().innerText(), '26');
+    // A select applies at once.
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items`);
+    await Promise.all([p.waitForURL(/subtype=repetition/), p.locator('select[name="subtype"]').selectOption('repetition')]);
+    const subtypes = await p.locator('table.items tbody tr td:nth-child(4)').allInnerTexts();
+    assert.ok(subtypes.length > 0 && subtypes.every((t) => /uninformative\s+repetition/.test(t)), subtypes.join('|'));
+    // Consistency range.
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items?cmin=0.6&cmax=1`);
+    const cons = (await p.locator('table.items tbody tr td:nth-child(7)').allInnerTexts()).map(Number);
+    assert.ok(cons.length > 0 && cons.every((c) => c >= 0.6 && c <= 1), cons.join(','));
+    // Text search over the question and the response (FTS5).
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items`);
+    await p.locator('input[name="q"]').fill('rivers');
+    await Promise.all([p.waitForURL(/q=rivers/), p.locator('form.filters button[type="submit"]').click()]);
+    const questions = await p.locator('table.items tbody tr td:nth-child(2)').allInnerTexts();
+    assert.ok(questions.length > 0 && questions.every((q) => q.includes('rivers')));
+    await p.locator('select[name="label"]').selectOption('correct');
+    await p.waitForURL(/label=correct/);
+    assert.match(p.url(), /q=rivers/, 'filters combine');
+    await shot(p, 'items');
+    await p.close();
+  });
+
+  it('an item: the exact prompt from the call cache, raw and cut response, the judge exchange, distractors and MCQs with the chosen option and its probability', async () => {
+    const p = await page();
+    // Item seen-0: its QA call is in the cache.
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items/seen-0`);
+    const text = await p.locator('main').innerText();
+    assert.match(text, /Prompt sent/);
+    assert.match(text, /INSTRUCTION: Please answer knowledge-related questions directly/);
+    assert.match(text, /Raw \(everything generated\)[\s\S]*QUESTION: and another question/);
+    // A wrong seen item decided by the judge LLM, with its exchange.
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items?label=wrong&dataset=seen&source=nq`);
+    const href = await p.locator('table.items tbody tr td:nth-child(2) a').first().getAttribute('href');
+    await p.goto(`${view.url}${href}`);
+    const item = await p.locator('main').innerText();
+    assert.match(item, /Decided by llm:fixture-judge/);
+    assert.match(item, /Judge exchange[\s\S]*You need to check whether the prediction/);
+    assert.match(item, /Distractors/);
+    assert.equal(await p.locator('table.mcqs tbody tr').count(), 3);
+    assert.match(await p.locator('table.mcqs').innerText(), /chosen/);
+    assert.match(await p.locator('table.mcqs').innerText(), /0\.\d{3} \(0\.\d{3} among the letters\)/);
+    await shot(p, 'item');
+    await p.close();
+  });
+
+  it('a hostile response is shown as text and never runs', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items/unseen-1`);
+    assert.equal(await p.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await p.locator('main img').count(), 0);
+    assert.ok((await p.getByText(HOSTILE, { exact: false }).count()) > 0, 'the markup is visible as text');
+    await p.goto(`${view.url}/runs/${runs[0]!.id}/items?q=pwned`);
+    assert.equal(await p.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.ok((await p.locator('table.items tbody tr').count()) >= 1, 'found by text search');
+    await shot(p, 'hostile');
+    await p.close();
+  });
+
+  it('compare: paired differences with CIs; items where the runs disagree first', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/compare?runs=${runs[0]!.id},${runs[1]!.id}`);
+    const paired = p.locator('table.paired');
+    assert.equal(await paired.count(), 1);
+    assert.match(await paired.innerText(), /NCCR[\s\S]*\[-?\d+\.\d+, -?\d+\.\d+\]/);
+    const summary = await p.locator('main p', { hasText: 'shared item' }).innerText();
+    const disagreements = Number(/(\d+) with different labels/.exec(summary)![1]);
+    assert.ok(disagreements > 0);
+    const rows = p.locator('table.side-by-side tbody tr');
+    assert.equal(await rows.count(), 25);
+    assert.equal(await rows.first().getAttribute('class'), 'differ', 'disagreements come first');
+    await shot(p, 'compare');
+    await Promise.all([p.waitForURL(/only=1/), p.getByRole('link', { name: 'only disagreements' }).click()]);
+    assert.match(await p.locator('.pager').innerText(), new RegExp(`of ${Math.ceil(disagreements / 25)}`));
+    await p.close();
+  });
+
+  it('a run that exists only as result files is imported from its JSONL', async () => {
+    const p = await page();
+    await p.goto(`${view.url}/`);
+    await Promise.all([p.waitForURL(/\/runs\/f-/), p.getByRole('link', { name: 'file-model' }).click()]);
+    await Promise.all([p.waitForURL(/\/items$/), p.getByRole('link', { name: /All 120 items/ }).click()]);
+    assert.match(await p.locator('.pager').first().innerText(), /^120 item\(s\)/);
+    await p.locator('table.items tbody tr td:nth-child(2) a').first().click();
+    await p.waitForURL(/\/items\/file-0$/);
+    assert.match(await p.locator('main').innerText(), /The records file keeps only the counts/);
+    await p.close();
+  });
+
+  it('no console errors, no request leaves the server', () => {
+    assert.deepEqual(problems, []);
+    assert.deepEqual(foreign, []);
+  });
+});
+
+describe('llmkb view on the command line', () => {
+  it('listens on another host only when asked, with a warning', { skip: existsSync('dist/cli/main.js') ? false : 'needs npm run build' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-cli-'));
+    writeFixtureResults(join(dir, 'results'), 'm', 'zero-shot', 10);
+    const child = spawn(process.execPath, [resolve('bin/llmkb.js'), '--store', join(dir, 'none.sqlite'), 'view', join(dir, 'results'), '--host', '0.0.0.0', '--port', '0'], { cwd: dir });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const deadline = Date.now() + 20_000;
+    while (!/llmkb view: http/.test(stdout) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    assert.match(stderr, /warning: llmkb view listens on 0\.0\.0\.0/);
+    assert.match(stdout, /llmkb view: http:\/\/0\.0\.0\.0:\d+\//);
+  });
+});
