@@ -10,11 +10,10 @@ import { formatPercent, type RunSummary } from '../metrics/summarize-run.js';
 import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
 import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../evaluation/protocol.js';
 import { VERSION } from '../version.js';
+import { escapeHtml } from './escape-html.js';
 import { answerTypeHeatmapSpec, rankingSpec, renderSvg, scatterSpec } from './charts.js';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+export { escapeHtml };
 
 function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
   return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows

@@ -70,7 +70,8 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
   const charts: string[] = [];
   const mc = summary ? metricChart(summary.metricDefs, summary) : undefined;
   if (mc) charts.push(`<figure class="chart">${await svg(mc)}</figure>`);
-  const lc = labelChart(index.db.prepare('SELECT source AS grp, label, count(*) AS n FROM vi.items WHERE run_key = ? GROUP BY source, label ORDER BY source').all(run.key) as never);
+  const labelRows = index.db.prepare('SELECT source AS grp, label, count(*) AS n FROM vi.items WHERE run_key = ? GROUP BY source, label').all(run.key) as Array<{ grp: string | null; label: string | null; n: number }>;
+  const lc = labelChart(labelRows.sort((x, y) => (x.grp ?? '').localeCompare(y.grp ?? '', 'en', { numeric: true })));
   if (lc) charts.push(`<figure class="chart">${await svg(lc)}</figure>`);
   if (charts.length) parts.push(`<h2>Charts</h2><div class="charts">${charts.join('')}</div>`);
   parts.push('<h2>Breakdowns</h2><p class="muted">Each count links to the items behind it.</p>');
@@ -215,7 +216,7 @@ export async function comparePage(index: ViewIndex, runs: ViewRun[], options: { 
     const rows = await options.paired(a, other);
     if (rows.length === 0) continue;
     parts.push(`<h2>Paired difference: ${esc(a.label)} (${esc(a.setting)}) − ${esc(other.label)} (${esc(other.setting)})</h2><p class="muted small">Paired bootstrap over the questions both runs answered (1000 resamples, seed 42); * p &lt; 0.05.</p><div class="scroll"><table class="paired"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>95% CI</th><th>p</th></tr></thead><tbody>${rows
-      .map((r) => `<tr${r.p !== null && r.p < 0.05 ? ' class="sig"' : ''}><th scope="row">${esc(r.def.label)}</th><td class="num">${esc(formatMetric(r.def, r.a))}</td><td class="num">${esc(formatMetric(r.def, r.b))}</td><td class="num">${esc(formatMetric(r.def, r.difference))}${r.p !== null && r.p < 0.05 ? '*' : ''}</td><td class="num ci">${esc(formatInterval(r.def, r.interval))}</td><td class="num">${r.p === null ? '–' : esc(r.p.toPrecision(2))}</td></tr>`)
+      .map((r) => `<tr${r.p !== null && r.p < 0.05 ? ' class="sig"' : ''}><th scope="row">${esc(r.def.label)}</th><td class="num">${esc(formatMetric(r.def, r.a))}</td><td class="num">${esc(formatMetric(r.def, r.b))}</td><td class="num">${esc(formatMetric(r.def, r.difference))}${r.p !== null && r.p < 0.05 ? '*' : ''}</td><td class="num ci">${esc(formatInterval(r.def, r.interval))}</td><td class="num">${r.p === null ? '–' : r.p === 0 ? '&lt; 0.001' : esc(r.p.toPrecision(2))}</td></tr>`)
       .join('')}</tbody></table></div>`);
   }
   const cmp = index.compareItems(a, b, { onlyDisagreements: options.only, page: options.page, pageSize: options.pageSize });
@@ -227,7 +228,7 @@ export async function comparePage(index: ViewIndex, runs: ViewRun[], options: { 
   const pager = `<p class="pager">page ${options.page + 1} of ${pages} ${options.page > 0 ? `<a href="${esc(base({ only: options.only ? 1 : undefined, page: options.page }))}">‹ previous</a>` : ''} ${options.page + 1 < pages ? `<a rel="next" href="${esc(base({ only: options.only ? 1 : undefined, page: options.page + 2 }))}">next ›</a>` : ''}</p>`;
   parts.push(pager);
   parts.push(`<div class="scroll"><table class="side-by-side"><thead><tr><th>Question</th><th>Source</th><th>A: label</th><th>A: response</th><th>B: label</th><th>B: response</th></tr></thead><tbody>${cmp.rows
-    .map((r) => `<tr class="${r.a_label !== r.b_label ? 'differ' : ''}"><td class="text">${esc(r.question)}</td><td>${esc(r.source)}</td><td><a href="${esc(itemHref(a, r.item_id))}"><span class="label ${esc(r.a_label ?? 'none')}">${esc(r.a_label ?? '–')}</span></a>${r.a_cons === null ? '' : ` <span class="muted small">${esc(r.a_cons.toFixed(2))}</span>`}</td><td class="text response">${esc(r.a_response)}</td><td><a href="${esc(itemHref(b, r.item_id))}"><span class="label ${esc(r.b_label ?? 'none')}">${esc(r.b_label ?? '–')}</span></a>${r.b_cons === null ? '' : ` <span class="muted small">${esc(r.b_cons.toFixed(2))}</span>`}</td><td class="text response">${esc(r.b_response)}</td></tr>`)
+    .map((r) => `<tr class="${r.differ ? 'differ' : ''}"><td class="text">${esc(r.question)}</td><td>${esc(r.source)}</td><td><a href="${esc(itemHref(a, r.item_id))}"><span class="label ${esc(r.a_label ?? 'none')}">${esc(r.a_label ?? '–')}</span></a>${r.a_subtype ? ` <span class="muted small">${esc(r.a_subtype)}</span>` : ''}${r.a_cons === null ? '' : ` <span class="muted small">${esc(r.a_cons.toFixed(2))}</span>`}</td><td class="text response">${esc(r.a_response)}</td><td><a href="${esc(itemHref(b, r.item_id))}"><span class="label ${esc(r.b_label ?? 'none')}">${esc(r.b_label ?? '–')}</span></a>${r.b_subtype ? ` <span class="muted small">${esc(r.b_subtype)}</span>` : ''}${r.b_cons === null ? '' : ` <span class="muted small">${esc(r.b_cons.toFixed(2))}</span>`}</td><td class="text response">${esc(r.b_response)}</td></tr>`)
     .join('')}</tbody></table></div>`);
   return layout('Compare', parts.join('\n'), [['compare']]);
 }

@@ -52,6 +52,8 @@ export interface ViewSummary {
   metrics: Record<string, number | null>;
   intervals: Record<string, [number, number] | null>;
   approximate: boolean;
+  /** Intervals not computed yet (shown once the run is opened). */
+  intervalsPending?: boolean;
   /** The whole summary, for method-specific parts (breakdowns, protocol). */
   raw: Record<string, unknown>;
 }
@@ -94,7 +96,7 @@ export interface ScoredRow {
   approximate?: boolean;
 }
 
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 const INDEX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS vi.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -103,7 +105,9 @@ CREATE TABLE IF NOT EXISTS vi.sources (
   fingerprint TEXT NOT NULL,
   items INTEGER NOT NULL,
   summary TEXT,
-  summary_fingerprint TEXT
+  summary_fingerprint TEXT,
+  -- the run's items are in items_fts (built on the first text search, so opening a run stays fast)
+  fts INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS vi.items (
   id INTEGER PRIMARY KEY,
@@ -127,12 +131,6 @@ CREATE INDEX IF NOT EXISTS vi.items_run_seq ON items (run_key, seq);
 CREATE INDEX IF NOT EXISTS vi.items_run_label ON items (run_key, label, seq);
 CREATE INDEX IF NOT EXISTS vi.items_run_source ON items (run_key, source, label);
 CREATE VIRTUAL TABLE IF NOT EXISTS vi.items_fts USING fts5(question, response, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS vi.items_ai AFTER INSERT ON items BEGIN
-  INSERT INTO items_fts (rowid, question, response) VALUES (new.id, new.question, new.response);
-END;
-CREATE TRIGGER IF NOT EXISTS vi.items_ad AFTER DELETE ON items BEGIN
-  INSERT INTO items_fts (items_fts, rowid, question, response) VALUES ('delete', old.id, old.question, old.response);
-END;
 `;
 
 /** The method a summary or run belongs to; runs written before the method seam are reliability runs. */
@@ -167,11 +165,11 @@ function hashKey(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
-/** The first string among a record's fields (methods name the question and the response differently). */
-function firstString(record: Record<string, unknown>, fields: readonly string[]): string | null {
-  for (const f of fields) if (typeof record[f] === 'string') return record[f] as string;
-  return null;
-}
+/**
+ * The consistency stage's score without parsing its record: the record (distractors and every
+ * MCQ, tens of kilobytes) starts with the score, as the stage writes it; anything else is parsed.
+ */
+const CONSISTENCY_SQL = `CASE WHEN substr(c.head, 1, 15) = '{"consistency":' THEN CASE WHEN substr(c.head, 16, 4) = 'null' THEN NULL ELSE CAST(substr(c.head, 16) AS REAL) END END`;
 
 const QUESTION_FIELDS = ['question', 'query', 'prompt'] as const;
 const RESPONSE_FIELDS = ['response', 'knowledge', 'answer'] as const;
@@ -192,6 +190,7 @@ export class ViewIndex {
   readonly indexFile: string;
   #runs: ViewRun[] | undefined;
   #runsAt = 0;
+  readonly #stageCounts = new Map<string, number>();
 
   constructor(options: ViewIndexOptions) {
     this.hasStore = options.store !== undefined && existsSync(options.store);
@@ -203,7 +202,7 @@ export class ViewIndex {
     const version = this.db.prepare("SELECT 1 FROM vi.sqlite_schema WHERE name = 'meta'").get() ? (this.db.prepare("SELECT value FROM vi.meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
     if (version !== undefined && version !== String(INDEX_VERSION)) {
       // An index of another version is only a cache: rebuilt.
-      for (const t of ['items_ai', 'items_ad']) this.db.exec(`DROP TRIGGER IF EXISTS vi.${t}`);
+      this.db.exec('DROP TRIGGER IF EXISTS vi.items_ai; DROP TRIGGER IF EXISTS vi.items_ad');
       for (const t of ['items_fts', 'items', 'sources', 'meta']) this.db.exec(`DROP TABLE IF EXISTS vi.${t}`);
     }
     this.db.exec(INDEX_SCHEMA);
@@ -223,10 +222,21 @@ export class ViewIndex {
     const filesByRunId = new Map(files.filter((f) => f.runId).map((f) => [f.runId!, f]));
     if (this.hasStore) {
       const rows = this.db.prepare('SELECT id, spec, updated_at FROM main.runs ORDER BY updated_at DESC').all() as Array<{ id: string; spec: string; updated_at: string }>;
-      const stages = this.db.prepare(
-        `SELECT s.stage, s.status, (SELECT count(*) FROM main.run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records
-         FROM main.run_stages s WHERE s.run_id = ? ORDER BY s.updated_at`,
-      );
+      const stageRows = this.db.prepare('SELECT stage, status, updated_at FROM main.run_stages WHERE run_id = ? ORDER BY updated_at');
+      const count = this.db.prepare('SELECT count(*) AS n FROM main.run_records WHERE run_id = ? AND stage = ?');
+      // Counting a stage's records reads all of them (they are stored inline): a finished stage is counted once.
+      const stages = {
+        all: (id: string): StageState[] =>
+          (stageRows.all(id) as Array<{ stage: string; status: string; updated_at: string }>).map((s) => {
+            const key = `${id}/${s.stage}/${s.updated_at}`;
+            let records = s.status === 'done' ? this.#stageCounts.get(key) : undefined;
+            if (records === undefined) {
+              records = (count.get(id, s.stage) as { n: number }).n;
+              if (s.status === 'done') this.#stageCounts.set(key, records);
+            }
+            return { stage: s.stage, status: s.status, records };
+          }),
+      };
       for (const r of rows) {
         const spec = JSON.parse(r.spec) as { label?: string; model: string; setting: string; params?: { method?: string } };
         const file = filesByRunId.get(r.id);
@@ -309,9 +319,10 @@ export class ViewIndex {
 
   #fingerprint(run: ViewRun): string {
     if (run.kind === 'store') {
-      const rows = this.db.prepare('SELECT stage, count(*) AS n, max(created_at) AS at FROM main.run_records WHERE run_id = ? GROUP BY stage ORDER BY stage').all(run.key);
+      // A finished stage changes only by being redone, which moves its updated_at; a running
+      // stage also by the records it adds (counted, see runs()).
       const stages = this.db.prepare('SELECT stage, status, updated_at FROM main.run_stages WHERE run_id = ? ORDER BY stage').all(run.key);
-      return hashKey(JSON.stringify([rows, stages]));
+      return hashKey(JSON.stringify([stages, run.stages]));
     }
     if (!run.recordsFile) return 'none';
     const s = statSync(run.recordsFile);
@@ -330,7 +341,7 @@ export class ViewIndex {
     if (run.kind === 'store') {
       const stage = this.#itemStage(run);
       this.db.transaction(() => {
-        this.db.prepare('DELETE FROM vi.items WHERE run_key = ?').run(run.key);
+        this.#deleteItems(run.key);
         if (stage !== undefined) {
           const q = `coalesce(${QUESTION_FIELDS.map((f) => `json_extract(j.record, '$.${f}')`).join(', ')})`;
           const r = `coalesce(${RESPONSE_FIELDS.map((f) => `json_extract(j.record, '$.${f}')`).join(', ')})`;
@@ -338,48 +349,72 @@ export class ViewIndex {
             .prepare(
               `INSERT INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response)
                SELECT @key, j.seq, j.item_id, json_extract(j.record, '$.dataset'), json_extract(j.record, '$.source'), json_extract(j.record, '$.answerType'),
-                      json_extract(j.record, '$.label'), json_extract(j.record, '$.uninformativeType'),
-                      coalesce(json_extract(c.record, '$.consistency'), json_extract(j.record, '$.consistency')), json_extract(j.record, '$.judgedBy'), ${q}, ${r}
-               FROM main.run_records j LEFT JOIN main.run_records c ON c.run_id = j.run_id AND c.stage = 'consistency' AND c.item_id = j.item_id
-               WHERE j.run_id = @key AND j.stage = @stage ORDER BY j.seq`,
+                      json_extract(j.record, '$.label'), json_extract(j.record, '$.uninformativeType'), json_extract(j.record, '$.consistency'), json_extract(j.record, '$.judgedBy'), ${q}, ${r}
+               FROM main.run_records j WHERE j.run_id = @key AND j.stage = @stage ORDER BY j.seq`,
             )
             .run({ key: run.key, stage }).changes;
+          // The consistency scores in a second pass: one sequential read of that stage's (large)
+          // records instead of a lookup per item, which is several times slower.
+          if (stage !== 'consistency' && run.stages.some((s) => s.stage === 'consistency')) {
+            this.db
+              .prepare(
+                `UPDATE vi.items SET consistency = c.score FROM (SELECT item_id, ${CONSISTENCY_SQL} AS score FROM (SELECT item_id, substr(record, 1, 40) AS head FROM main.run_records WHERE run_id = @key AND stage = 'consistency') AS c) AS c
+                 WHERE vi.items.run_key = @key AND vi.items.item_id = c.item_id AND c.score IS NOT NULL`,
+              )
+              .run({ key: run.key });
+          }
         }
-        this.db.prepare('INSERT OR REPLACE INTO vi.sources (run_key, fingerprint, items, summary, summary_fingerprint) VALUES (?, ?, ?, NULL, NULL)').run(run.key, fingerprint, items);
+        this.db.prepare('INSERT OR REPLACE INTO vi.sources (run_key, fingerprint, items, summary, summary_fingerprint, fts) VALUES (?, ?, ?, NULL, NULL, 0)').run(run.key, fingerprint, items);
       }).immediate();
       return { items, imported: true };
     }
     // A records file: streamed, inserted in batches inside one transaction.
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      this.db.prepare('DELETE FROM vi.items WHERE run_key = ?').run(run.key);
+      this.#deleteItems(run.key);
       if (run.recordsFile) {
-        const insert = this.db.prepare(
-          'INSERT OR REPLACE INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        );
+        this.db.exec('CREATE TEMP TABLE IF NOT EXISTS view_lines (seq INTEGER PRIMARY KEY, line TEXT NOT NULL)');
+        this.db.exec('DELETE FROM temp.view_lines');
+        const insert = this.db.prepare('INSERT INTO temp.view_lines (seq, line) VALUES (?, ?)');
         const lines = createInterface({ input: createReadStream(run.recordsFile, { encoding: 'utf8' }), crlfDelay: Infinity });
         let seq = 0;
-        for await (const line of lines) {
-          if (line.trim() === '') continue;
-          let r: Record<string, unknown>;
-          try {
-            r = JSON.parse(line) as Record<string, unknown>;
-          } catch {
-            continue;
-          }
-          const str = (v: unknown) => (typeof v === 'string' ? v : null);
-          insert.run(run.key, seq, str(r.id) ?? String(seq), str(r.dataset), str(r.source), str(r.answerType), str(r.label), str(r.uninformativeType), typeof r.consistency === 'number' ? r.consistency : null, str(r.judgedBy), firstString(r, QUESTION_FIELDS), firstString(r, RESPONSE_FIELDS), line);
-          seq++;
-        }
+        for await (const line of lines) if (line.trim() !== '') insert.run(seq++, line);
+        const str = (f: string) => `CASE WHEN json_type(line, '$.${f}') = 'text' THEN json_extract(line, '$.${f}') END`;
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response, record)
+             SELECT ?, seq, coalesce(${str('id')}, CAST(seq AS TEXT)), ${str('dataset')}, ${str('source')}, ${str('answerType')}, ${str('label')}, ${str('uninformativeType')},
+                    CASE WHEN json_type(line, '$.consistency') IN ('integer', 'real') THEN json_extract(line, '$.consistency') END, ${str('judgedBy')},
+                    coalesce(${QUESTION_FIELDS.map(str).join(', ')}), coalesce(${RESPONSE_FIELDS.map(str).join(', ')}), line
+             FROM temp.view_lines WHERE json_valid(line) ORDER BY seq`,
+          )
+          .run(run.key);
+        this.db.exec('DELETE FROM temp.view_lines');
         items = seq;
       }
-      this.db.prepare('INSERT OR REPLACE INTO vi.sources (run_key, fingerprint, items, summary, summary_fingerprint) VALUES (?, ?, ?, NULL, NULL)').run(run.key, fingerprint, items);
+      this.db.prepare('INSERT OR REPLACE INTO vi.sources (run_key, fingerprint, items, summary, summary_fingerprint, fts) VALUES (?, ?, ?, NULL, NULL, 0)').run(run.key, fingerprint, items);
       this.db.exec('COMMIT');
     } catch (error) {
       this.db.exec('ROLLBACK');
       throw error;
     }
     return { items, imported: true };
+  }
+
+  #deleteItems(key: string): void {
+    const fts = (this.db.prepare('SELECT fts FROM vi.sources WHERE run_key = ?').get(key) as { fts: number } | undefined)?.fts === 1;
+    if (fts) this.db.prepare("INSERT INTO vi.items_fts (items_fts, rowid, question, response) SELECT 'delete', id, question, response FROM vi.items WHERE run_key = ?").run(key);
+    this.db.prepare('DELETE FROM vi.items WHERE run_key = ?').run(key);
+  }
+
+  /** The run's items in the full-text index (once, on its first text search). */
+  #ensureFts(key: string): void {
+    const fts = (this.db.prepare('SELECT fts FROM vi.sources WHERE run_key = ?').get(key) as { fts: number } | undefined)?.fts;
+    if (fts !== 0) return;
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO vi.items_fts (rowid, question, response) SELECT id, question, response FROM vi.items WHERE run_key = ?').run(key);
+      this.db.prepare('UPDATE vi.sources SET fts = 1 WHERE run_key = ?').run(key);
+    }).immediate();
   }
 
   #where(run: ViewRun, filter: ItemFilter): { sql: string; params: unknown[]; fts: boolean } {
@@ -408,6 +443,7 @@ export class ViewIndex {
     }
     const match = filter.text ? ftsQuery(filter.text) : undefined;
     if (match) {
+      this.#ensureFts(run.key);
       clauses.push('i.id IN (SELECT rowid FROM vi.items_fts WHERE items_fts MATCH ?)');
       params.push(match);
     }
@@ -431,7 +467,9 @@ export class ViewIndex {
 
   /** Item counts by (group, label): the breakdown tables, each count a link to its items. */
   counts(run: ViewRun, column: 'source' | 'answer_type' | 'subtype', where = ''): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }> {
-    return this.db.prepare(`SELECT ${column} AS grp, dataset, label, count(*) AS n FROM vi.items WHERE run_key = ? ${where} GROUP BY ${column}, dataset, label ORDER BY ${column}`).all(run.key) as Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
+    const rows = this.db.prepare(`SELECT ${column} AS grp, dataset, label, count(*) AS n FROM vi.items WHERE run_key = ? ${where} GROUP BY ${column}, dataset, label`).all(run.key) as Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
+    // T2 before T10.
+    return rows.sort((a, b) => (a.grp ?? '').localeCompare(b.grp ?? '', 'en', { numeric: true }));
   }
 
   itemRow(run: ViewRun, itemId: string): (ItemRow & { record: string | null }) | undefined {
@@ -466,7 +504,7 @@ export class ViewIndex {
   }
 
   /** The run's summary: its summary file, else computed from its items (and kept in the index until the run changes). */
-  async summary(run: ViewRun): Promise<ViewSummary | undefined> {
+  async summary(run: ViewRun, options: { quick?: boolean } = {}): Promise<ViewSummary | undefined> {
     if (run.summaryFile && (run.kind === 'file' || run.stages.every((s) => s.status === 'done'))) {
       try {
         return viewSummary(JSON.parse(readFileSync(run.summaryFile, 'utf8')) as Record<string, unknown>);
@@ -482,19 +520,23 @@ export class ViewIndex {
     const records = this.scored(run);
     if (records.length === 0) return undefined;
     const { summarizeRun } = await import('../metrics/summarize-run.js');
+    if (options.quick) {
+      // The runs list: the metrics now, their intervals (1000 resamples: seconds for a large run) once the run is opened.
+      return { ...viewSummary(summarizeRun(records, { model: run.label, setting: run.setting, resamples: 0 }) as unknown as Record<string, unknown>), intervalsPending: true };
+    }
     const summary = summarizeRun(records, { model: run.label, setting: run.setting, ...(run.runId ? { runId: run.runId } : {}), ...(run.model ? { modelIdentity: run.model } : {}) }) as unknown as Record<string, unknown>;
     this.db.prepare('UPDATE vi.sources SET summary = ?, summary_fingerprint = ? WHERE run_key = ?').run(JSON.stringify(summary), source.fingerprint, run.key);
     return viewSummary(summary);
   }
 
   /** Two runs' items side by side (joined on the item id), the ones whose labels differ first. */
-  compareItems(a: ViewRun, b: ViewRun, options: { onlyDisagreements: boolean; page: number; pageSize: number }): { rows: Array<{ item_id: string; question: string | null; source: string | null; a_label: string | null; b_label: string | null; a_response: string | null; b_response: string | null; a_cons: number | null; b_cons: number | null }>; total: number; disagreements: number; shared: number } {
+  compareItems(a: ViewRun, b: ViewRun, options: { onlyDisagreements: boolean; page: number; pageSize: number }): { rows: Array<{ item_id: string; question: string | null; source: string | null; a_label: string | null; b_label: string | null; a_subtype: string | null; b_subtype: string | null; differ: number; a_response: string | null; b_response: string | null; a_cons: number | null; b_cons: number | null }>; total: number; disagreements: number; shared: number } {
     const join = 'FROM vi.items x JOIN vi.items y ON y.run_key = ? AND y.item_id = x.item_id WHERE x.run_key = ?';
     const differ = "(coalesce(x.label, '') <> coalesce(y.label, '') OR coalesce(x.subtype, '') <> coalesce(y.subtype, ''))";
     const counts = this.db.prepare(`SELECT count(*) AS shared, coalesce(sum(${differ}), 0) AS disagreements ${join}`).get(b.key, a.key) as { shared: number; disagreements: number };
     const rows = this.db
       .prepare(
-        `SELECT x.item_id, substr(x.question, 1, 300) AS question, x.source, x.label AS a_label, y.label AS b_label, substr(x.response, 1, 200) AS a_response, substr(y.response, 1, 200) AS b_response, x.consistency AS a_cons, y.consistency AS b_cons
+        `SELECT x.item_id, substr(x.question, 1, 300) AS question, x.source, x.label AS a_label, y.label AS b_label, x.subtype AS a_subtype, y.subtype AS b_subtype, ${differ} AS differ, substr(x.response, 1, 200) AS a_response, substr(y.response, 1, 200) AS b_response, x.consistency AS a_cons, y.consistency AS b_cons
          ${join} ${options.onlyDisagreements ? `AND ${differ}` : ''} ORDER BY ${differ} DESC, x.seq LIMIT ? OFFSET ?`,
       )
       .all(b.key, a.key, options.pageSize, options.page * options.pageSize) as never;

@@ -4,7 +4,7 @@
  * shown from the method's metric definitions (`metricDefs`), so any method's runs appear without
  * code of their own. Charts are Vega-Lite rendered to SVG on the server (no script, no network).
  */
-import { escapeHtml } from '../report/html-report.js';
+import { escapeHtml } from '../report/escape-html.js';
 import type { MetricDef } from '../methods/method.js';
 import type { ItemFilter, ItemRow, ViewRun, ViewSummary } from './view-index.js';
 
@@ -75,7 +75,7 @@ function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
   if (!summary) return '<td class="num"></td>';
   const v = summary.metrics[def.id];
   const ci = summary.intervals[def.id];
-  return `<td class="num">${esc(formatMetric(def, v))}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : ''}</td>`;
+  return `<td class="num">${esc(formatMetric(def, v))}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
 }
 
 export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined }>, where: string): string {

@@ -31,7 +31,7 @@ export interface FixtureRun {
   setting: string;
 }
 
-export async function writeFixtureStore(storePath: string, options: { runs: Array<{ label: string; setting: string; seed: number; correctShare: number }>; items: number; hostileItem?: boolean }): Promise<FixtureRun[]> {
+export async function writeFixtureStore(storePath: string, options: { runs: Array<{ label: string; setting: string; seed: number; correctShare: number }>; items: number; hostileItem?: boolean; mcqs?: number; distractorText?: string }): Promise<FixtureRun[]> {
   const db = openDatabase(storePath);
   const store = new RunStore(db);
   const cache = new CallCache(db);
@@ -91,14 +91,15 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
         puts.push(cache.put(cacheKey(`${model}-${spec.label}`, 'complete', request), `${model}-${spec.label}`, 'complete', request, { response: { text: rawResponse, finishReason: 'stop' }, promptTokens: 50, completionTokens: 8, latencyMs: 1 }));
       }
       if (label !== 'uninformative') {
-        const options5 = [response, `Distractor ${i}a`, 'unsure', `Distractor ${i}b`, `Distractor ${i}c`];
-        const mcqs = [0, 1, 2].map((k) => {
+        const d = options.distractorText ?? '';
+        const options5 = [response, `Distractor ${i}a${d}`, 'unsure', `Distractor ${i}b${d}`, `Distractor ${i}c${d}`];
+        const mcqs = Array.from({ length: options.mcqs ?? 3 }, (_, k) => {
           const chosen = k < ((i >> 1) + spec.seed) % 4 ? 'A' : ['B', 'C'][(i + k) % 2]!;
           const lps = { A: Math.log(0.6), B: Math.log(0.25), C: Math.log(0.1), D: Math.log(0.03), E: Math.log(0.02) };
           return { options: options5, responseLetter: 'A', unsureLetter: 'C', raw: JSON.stringify(lps), choice: chosen, parse: 'logprobs', choseResponse: chosen === 'A' };
         });
         const consistency = mcqs.filter((m) => m.choseResponse).length / mcqs.length;
-        cons.push({ itemId: id, seq: i, record: { consistency, mode: 'logprobs', distractors: { distractors: [`Distractor ${i}a`, `Distractor ${i}b`, `Distractor ${i}c`], source: 'llm', toppedUp: 0 }, mcqs } });
+        cons.push({ itemId: id, seq: i, record: { consistency, mode: 'logprobs', distractors: { distractors: [`Distractor ${i}a${d}`, `Distractor ${i}b${d}`, `Distractor ${i}c${d}`], source: 'llm', toppedUp: 0 }, mcqs } });
       } else cons.push({ itemId: id, seq: i, record: { consistency: null } });
     }
     await Promise.all(puts);
