@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { renderReport } from '../src/report/html-report.js';
-import { paperSummaries } from './support/summaries.js';
+import { paperSummaries, scored } from './support/summaries.js';
+import { paperRows, syntheticRecords } from './support/paper-tables.js';
+import { summarizeRun } from '../src/metrics/summarize-run.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -59,6 +61,43 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     assert.ok((await page.getByText('<script>alert("x")</script>', { exact: false }).count()) > 0, 'shown as text');
     const titles = await page.locator('figure.chart svg').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
     assert.ok(titles.every((w) => w > 200), 'charts have a size');
+    await page.close();
+  });
+
+  it("reads like the paper: grouped headers, CIs, significance marks, every figure or a note why not, examples, narrow screens scroll, prints", async () => {
+    // Three models in two settings with their records: marks from the paired bootstrap.
+    const rows = paperRows().filter((r) => ['Llama3 8B', 'Llama3Instruct 8B', 'Gemma 7B'].includes(r.model) && r.setting !== 'four-shot-2');
+    const records = rows.map((r) => scored(syntheticRecords(r, 600, 600)).map((x) => ({ ...x, question: `Question ${x.id} of ${r.model}?`, response: x.label === 'uninformative' ? 'unsure' : `<b>answer</b> ${x.id}`, answers: [`gold ${x.id}`] })));
+    const summaries = rows.map((r, i) => summarizeRun(records[i]!, { model: r.model, setting: r.setting, resamples: 50 }));
+    const { page, problems } = await open(await renderReport(summaries, { records }), 'report-three-models');
+    assert.deepEqual(problems, []);
+    // Grouped headers: a setting spans its four metrics.
+    assert.deepEqual(await page.locator('#table9 thead tr').first().locator('th[colspan="4"]').allInnerTexts(), ['zero-shot', 'four-shot']);
+    assert.ok((await page.locator('#table9 tbody .ci').count()) > 0, 'CIs in the tables');
+    assert.ok((await page.locator('#table11 td.best').count()) >= 8, 'a best run per setting and column');
+    assert.match(await page.locator('p.note').first().innerText(), /paired bootstrap/);
+    // No size or type metadata: notes instead of empty charts.
+    const notes = await page.locator('figure.empty').allInnerTexts();
+    assert.ok(notes.some((n) => /Add --params to plot size/.test(n)), notes.join('\n'));
+    assert.ok(notes.some((n) => /Add --fine-tuned/.test(n)));
+    assert.ok((await page.locator('#fig3c svg').count()) === 1, 'ICL drawn: the models ran in two settings');
+    // UR's axis spans 0..100, NCR's -100..100 (their ranges).
+    const ticks = await page.locator('#fig7a svg .role-axis-label text').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    const urAxis = ticks.slice(0, ticks.indexOf('100') + 1);
+    assert.equal(urAxis[0], '0', `UR axis from 0: ${ticks.join(',')}`);
+    assert.ok(urAxis.every((t) => !t.startsWith('−')), 'the UR axis does not go below 0');
+    assert.ok(ticks.slice(urAxis.length).includes('−100'), 'the NCR axis spans -100..100');
+    // Example responses, escaped.
+    assert.ok((await page.locator('table.examples').count()) === summaries.length);
+    assert.equal(await page.locator('table.examples b').count(), 0);
+    // Narrow screen: the page does not overflow, the tables scroll.
+    await page.setViewportSize({ width: 480, height: 900 });
+    assert.ok((await page.locator('html').evaluate((e) => e.scrollWidth)) <= 500, 'no page-wide horizontal overflow');
+    assert.ok(await page.locator('#table10').evaluate((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth), 'Table 10 scrolls inside its box');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-narrow.png'), fullPage: false });
+    const pdf = await page.pdf({ format: 'A4', landscape: true });
+    writeFileSync(join(ARTIFACTS, 'report-print.pdf'), pdf);
+    assert.ok(pdf.length > 10_000);
     await page.close();
   });
 

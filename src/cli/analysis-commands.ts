@@ -271,7 +271,15 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       for (const f of files) loaded.push(await loadRun(f, { resamples: 1000, seed: 42 }));
       const { runs } = await prepareRuns(loaded);
       const executions = runs.flatMap((r) => (r.execution ? [r.execution] : []));
-      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions }));
+      // The records beside a summary (as `llmkb eval` writes them): significance marks and example responses.
+      const { readJsonl } = await import('../data/qa-item.js');
+      const { scoredRecordSchema } = await import('../metrics/summarize-run.js');
+      const records = runs.map((r) => {
+        if (r.records) return r.records;
+        const file = r.source.replace(/\.summary\.json$/, '.records.jsonl');
+        return file !== r.source && existsSync(file) ? readJsonl(file, scoredRecordSchema, 'scored record') : undefined;
+      });
+      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions, records }));
       process.stdout.write(`report -> ${opts.output}\n`);
     });
 

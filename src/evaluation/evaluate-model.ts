@@ -17,7 +17,7 @@ import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import { judgeRecords } from '../judging/judge-records.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
 import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
-import { summarizeRun, type RunMeta, type RunSummary } from '../metrics/summarize-run.js';
+import { summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import { renderReport } from '../report/html-report.js';
 import type { RunStore } from '../store/run-store.js';
@@ -214,6 +214,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   const roles = { model: options.model, judge: options.judge, distractor: options.distractor, embedder: options.embedder };
   mkdirSync(options.outDir, { recursive: true });
   const summaries: RunSummary[] = [];
+  const scoredBySetting: ScoredRecord[][] = [];
   const summaryFiles: string[] = [];
   const executions: ExecutionRecord[] = [];
   for (const setting of options.settings) {
@@ -285,9 +286,10 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     summaryFiles.push(`${base}.summary.json`);
     summaries.push(summary);
     executions.push(execution);
+    scoredBySetting.push(scored);
   }
   const reportFile = join(options.outDir, `report${suffix}.html`);
-  writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions }));
+  writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions, records: scoredBySetting }));
   return { summaries, reportFile, summaryFiles, executions };
 }
 
