@@ -10,11 +10,11 @@
  *   LLMKB_TEST_GGUF=../shared/models/stories260K.gguf LLMKB_DATA_DIR=../shared/data npm run bench:consistency -- [questions=50] [mcqs=20] [threads]
  */
 import { join } from 'node:path';
-import { answerPoolFrom, runConsistency } from '../src/consistency/consistency-stage.js';
-import { buildSeenQAFiles } from '../src/data/build-datasets.js';
-import { readQAItems } from '../src/data/qa-item.js';
+import { answerPoolFrom, runConsistency } from '../src/methods/reliability/consistency/consistency-stage.js';
+import { buildSeenQAFiles } from '../src/methods/reliability/data/build-datasets.js';
+import { readQAItems } from '../src/methods/reliability/data/qa-item.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import type { JudgedRecord } from '../src/judging/judge-response.js';
+import type { JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
 import { LlamaProvider } from '../src/providers/llama-provider.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
