@@ -15,7 +15,7 @@ import { buildSeenQAFiles } from '../src/methods/reliability/data/build-datasets
 import { readQAItems } from '../src/methods/reliability/data/qa-item.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import type { JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { mkdtempSync } from 'node:fs';
@@ -34,8 +34,8 @@ const records: JudgedRecord[] = items.map((item) => ({ ...item, response: item.a
 console.log(`${records.length} questions x ${mcqs} MCQs, answer pool of ${answerPoolFrom(records).size}, model ${gguf}`);
 
 const settings = { model: gguf, modelsDir: out, ...(threads ? { threads } : {}) };
-const model = await LlamaProvider.load(settings);
-const naive = await LlamaProvider.load({ ...settings, reusePrefix: false });
+const model = await LlamaModel.load(settings);
+const naive = await LlamaModel.load({ ...settings, reusePrefix: false });
 const results: Record<string, { perSecond: number; msPerMcq: number; tokensPerMcq: number }> = {};
 for (const [mode, provider, label] of [['logprobs', model, 'logprobs'], ['generate', model, 'generate'], ['generate', naive, 'generate, no prefix reuse (naive loop)']] as const) {
   const executor = new ModelExecutor(provider, { cache: null });

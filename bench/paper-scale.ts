@@ -28,7 +28,7 @@ import { ModelExecutor } from '../src/executor/model-executor.js';
 import { judgeRecords } from '../src/methods/reliability/judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
 import { Bm25ShotSelector } from '../src/methods/reliability/prompts/shot-selector.js';
-import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -114,7 +114,7 @@ async function bare(stage: string): Promise<{ seconds: number; calls: number }> 
   return { seconds: (performance.now() - started) / 1000, calls: bodies.length };
 }
 
-const provider = (model: string) => new OpenAICompatibleProvider({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
+const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
 const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });

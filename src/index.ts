@@ -19,8 +19,8 @@ export {
   type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
   type EmbeddingResult, type CallOptions,
 } from './providers/language-model.js';
-export { OpenAICompatibleProvider, type OpenAICompatibleSettings } from './providers/openai-compatible-provider.js';
-export { LlamaProvider, type LlamaSettings } from './providers/llama-provider.js';
+export { OpenAICompatibleModel, type OpenAICompatibleSettings } from './providers/openai-compatible/openai-compatible-model.js';
+export { LlamaModel, type LlamaSettings } from './providers/llama/llama-model.js';
 export { parseModelSpec, type ModelSpec } from './providers/model-spec.js';
 export { createLanguageModel, type CreateModelContext } from './providers/create-language-model.js';
 export { ModelExecutor, type Accounting, type Executed, type ExecutorOptions } from './executor/model-executor.js';

@@ -9,7 +9,7 @@ import type { QAItem } from '../src/methods/reliability/data/qa-item.js';
 import { toJsonl } from '../src/io/jsonl.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { qaPrompt } from '../src/methods/reliability/prompts/paper-prompts.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -168,7 +168,7 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
 
 describe('ask on $LLMKB_TEST_GGUF (real model: mechanics, not accuracy)', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
   it('answers every question in each setting, and a finished run is read back without model calls', async () => {
-    const model = await LlamaProvider.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
+    const model = await LlamaModel.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
     try {
       const db = openDatabase(':memory:');
       const runs = new RunStore(db);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../../../test/support/openai-compatible-server.js';
 import { ModelExecutor } from '../../../executor/model-executor.js';
 import { TIME_SENSITIVE_PROMPT_HEAD } from '../prompts/paper-prompts.js';
-import { OpenAICompatibleProvider } from '../../../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../../store/call-cache.js';
 import { openDatabase } from '../../../store/database.js';
 import { readFileSync } from 'node:fs';
@@ -89,7 +89,7 @@ describe('time-sensitive questions', () => {
     });
     try {
       const executor = new ModelExecutor(
-        new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'judge', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }),
+        new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'judge', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }),
         { cache: new CallCache(openDatabase(':memory:')) },
       );
       const questions = ['who is the current king of spain', 'capital of peru', 'latest harry potter film', 'who painted guernica', 'current ceo of apple'];

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../../../test/support/openai-compatible-server.js';
 import { ModelExecutor } from '../../../executor/model-executor.js';
 import { judgePrompt } from '../prompts/paper-prompts.js';
-import { OpenAICompatibleProvider } from '../../../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../../store/call-cache.js';
 import { openDatabase } from '../../../store/database.js';
 import { judgeByRules, lexicalMatch, parseJudgeReply, ResponseJudge, type ResponseRecord } from './judge-response.js';
@@ -15,7 +15,7 @@ const seen = (response: string, answers = ['William Shakespeare', 'Roma Gill']):
 const unseen = (response: string): ResponseRecord => ({ id: 'u1', dataset: 'unseen', source: 'T13', question: 'Where was Gideon Tancred Halvorsen born?', answers: [], response });
 
 function judgeExecutor(baseURL: string): ModelExecutor {
-  return new ModelExecutor(new OpenAICompatibleProvider({ baseURLs: [baseURL], model: 'judge-model', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
+  return new ModelExecutor(new OpenAICompatibleModel({ baseURLs: [baseURL], model: 'judge-model', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
 }
 
 describe('SQuAD normalisation', () => {

@@ -2,17 +2,14 @@
  * In-process GGUF models through node-llama-cpp 3.x.
  *
  * One context holds several sequences; concurrent calls each take a free sequence and
- * node-llama-cpp evaluates them in the same batch. A call prefers the sequence whose current
- * state shares the longest token prefix with its prompt, and evaluates only what differs: the
- * many prompts that share an instruction and shots (few-shot QA, the 20 MCQs of one question)
- * pay for that prefix once.
+ * node-llama-cpp evaluates them in the same batch (the sequence pool: ./sequence-pool.ts, which
+ * also reuses evaluated prompt prefixes). Loading and hashing the file: ./gguf-loading.ts.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { cpus } from 'node:os';
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
-import { ContextOverflowError, ModelFileError } from '../errors.js';
+import type { LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel as NativeModel, Token } from 'node-llama-cpp';
+import { ModelFileError } from '../../errors.js';
+import { assertGguf, fileSha256, resolveGgufPath, sharedLlama } from './gguf-loading.js';
+import { SequencePool } from './sequence-pool.js';
 import {
   MODEL_SPECIFICATION_VERSION,
   candidateForToken,
@@ -32,7 +29,7 @@ import {
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
-} from './language-model.js';
+} from '../language-model.js';
 
 export interface LlamaSettings {
   /** A local `.gguf` path, or an `hf:owner/repo:QUANT` / `hf:owner/repo/file.gguf` URI. */
@@ -58,58 +55,7 @@ export interface LlamaSettings {
 /** One sequence: deterministic (see `LlamaSettings.sequences`). */
 export const DEFAULT_SEQUENCES = 1;
 
-const llamaInstances = new Map<string, Promise<Llama>>();
-
-async function sharedLlama(threads: number, gpu: boolean): Promise<Llama> {
-  const key = `${threads}:${gpu}`;
-  let instance = llamaInstances.get(key);
-  if (!instance) {
-    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
-    instance = getLlama({ gpu: gpu ? 'auto' : false, maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
-    llamaInstances.set(key, instance);
-  }
-  return instance;
-}
-
-/** Content hash of a model file; the cache identity, so a changed file never reuses old answers. */
-export async function fileSha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-async function assertGguf(path: string): Promise<void> {
-  let size: number;
-  try {
-    const s = await stat(path);
-    if (!s.isFile()) throw new ModelFileError(`${path} is not a file`, { hint: 'Give the path of a .gguf model file.' });
-    size = s.size;
-  } catch (error) {
-    if (error instanceof ModelFileError) throw error;
-    throw new ModelFileError(`model file ${path} does not exist`, {
-      hint: 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
-    });
-  }
-  const handle = await open(path, 'r');
-  try {
-    const magic = Buffer.alloc(4);
-    await handle.read(magic, 0, 4, 0);
-    if (size < 4 || magic.toString('latin1') !== 'GGUF') {
-      throw new ModelFileError(`${path} is not a GGUF model file (it does not start with the GGUF magic bytes)`, {
-        hint: 'llmkb runs GGUF files in-process; convert the model with llama.cpp, or serve it with vLLM/Ollama and use a vllm: or ollama: spec.',
-      });
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
-interface Lease {
-  sequence: LlamaContextSequence;
-  release(): void;
-}
-
-export class LlamaProvider implements LanguageModel {
+export class LlamaModel implements LanguageModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = 'llama';
   readonly modelId: string;
@@ -124,69 +70,30 @@ export class LlamaProvider implements LanguageModel {
   readonly endpoints: readonly string[] = ['in-process'];
   readonly defaultConcurrency: number;
   runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };
-  /** Highest number of sequences evaluating at the same moment (shows batching happened). */
-  maxActiveSequences = 0;
 
-  readonly #model: LlamaModel;
+  readonly #model: NativeModel;
   readonly #context: LlamaContext;
-  readonly #free: LlamaContextSequence[];
-  readonly #waiting: Array<(lease: Lease) => void> = [];
-  #active = 0;
+  readonly #pool: SequencePool;
   #embedding: Promise<LlamaEmbeddingContext> | undefined;
   #embeddingQueue: Promise<unknown> = Promise.resolve();
   readonly #candidateTokens = new Map<string, Token[]>();
   #closed = false;
-  #reusePrefix = true;
 
-  private constructor(modelId: string, identity: string, model: LlamaModel, context: LlamaContext, sequences: LlamaContextSequence[]) {
+  private constructor(modelId: string, identity: string, model: NativeModel, context: LlamaContext, sequences: LlamaContextSequence[], reusePrefix: boolean) {
     this.modelId = modelId;
     this.cacheIdentity = identity;
     this.#model = model;
     this.#context = context;
-    this.#free = sequences;
+    this.#pool = new SequencePool(sequences, context.contextSize, modelId, reusePrefix);
     this.defaultConcurrency = sequences.length;
   }
 
-  static async load(settings: LlamaSettings): Promise<LlamaProvider> {
-    let path = settings.model;
-    if (path.startsWith('hf:') || /^https?:\/\//.test(path)) {
-      const { resolveModelFile } = await import('node-llama-cpp');
-      // Offline, the download can wait forever on a connection: give up after a stretch with no
-      // progress (not a total limit: a large model on a slow line keeps going while bytes arrive).
-      const idleMs = Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) > 0 ? Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) : 60_000;
-      const abort = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      let rearm = (): void => {};
-      const stalled = new Promise<never>((_, reject) => {
-        const arm = (): void => {
-          clearTimeout(timer);
-          timer = setTimeout(() => {
-            abort.abort();
-            reject(new ModelFileError(`no progress downloading ${settings.model} for ${idleMs / 1000} s (offline, or Hugging Face unreachable?)`, {
-              hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf). LLMKB_DOWNLOAD_TIMEOUT_MS sets this time-out.',
-              exitCode: 3,
-            }));
-          }, idleMs);
-        };
-        arm();
-        rearm = arm;
-      });
-      try {
-        path = await Promise.race([resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true, signal: abort.signal, onProgress: () => rearm() }), stalled]);
-      } catch (error) {
-        if (error instanceof ModelFileError) throw error;
-        throw new ModelFileError(`could not download ${settings.model}: ${error instanceof Error ? error.message : String(error)}`, {
-          hint: 'Check the URI (hf:owner/repo:QUANT or hf:owner/repo/file.gguf) and the network, or download the file yourself and pass its path.',
-          cause: error,
-        });
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+  static async load(settings: LlamaSettings): Promise<LlamaModel> {
+    const path = await resolveGgufPath(settings);
     await assertGguf(path);
     const threads = settings.threads ?? Math.max(1, cpus().length - 1);
     const llama = await sharedLlama(threads, settings.gpu ?? false);
-    let model: LlamaModel;
+    let model: NativeModel;
     try {
       model = await llama.loadModel({ modelPath: path });
     } catch (error) {
@@ -201,10 +108,18 @@ export class LlamaProvider implements LanguageModel {
     const sequences: LlamaContextSequence[] = [];
     for (let i = 0; i < sequenceCount; i++) sequences.push(context.getSequence());
     const sha = await fileSha256(path);
-    const provider = new LlamaProvider(settings.model, `llama:sha256=${sha}`, model, context, sequences);
+    const provider = new LlamaModel(settings.model, `llama:sha256=${sha}`, model, context, sequences, settings.reusePrefix ?? true);
     provider.runtime = { backend: llama.gpu === false ? 'cpu' : llama.gpu, sequences: sequenceCount };
-    provider.#reusePrefix = settings.reusePrefix ?? true;
     return provider;
+  }
+
+  /** Highest number of sequences evaluating at the same moment (shows batching happened). */
+  get maxActiveSequences(): number {
+    return this.#pool.maxActiveSequences;
+  }
+
+  set maxActiveSequences(value: number) {
+    this.#pool.maxActiveSequences = value;
   }
 
   /** Tokens one sequence can hold: prompts beyond this cannot be evaluated. */
@@ -238,7 +153,7 @@ export class LlamaProvider implements LanguageModel {
 
   async nextTokenLogprobs(request: NextTokenLogprobsRequest, options: CallOptions = {}): Promise<NextTokenLogprobsResult> {
     const tokens = this.tokenize(request.prompt);
-    return this.#withSequence(tokens, options, async (sequence, reused) => {
+    return this.#pool.withSequence(tokens, options, async (sequence, reused) => {
       const rest = tokens.slice(reused);
       let probabilities: Map<Token, number> | undefined;
       for await (const output of sequence.evaluateWithMetadata(rest, { probabilities: true }, { temperature: 0 })) {
@@ -273,7 +188,7 @@ export class LlamaProvider implements LanguageModel {
       return { logLikelihood: 0, tokens: 0, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: 0 } };
     }
     // Logits for position boundary-1 onwards are needed, so at most boundary-1 tokens may be reused.
-    return this.#withSequence(all, options, async (sequence, reused) => {
+    return this.#pool.withSequence(all, options, async (sequence, reused) => {
       const input = all.slice(reused).map((token, j) => {
         const i = reused + j;
         return i >= boundary - 1 && i < all.length - 1 ? ([token, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }]) : token;
@@ -314,7 +229,7 @@ export class LlamaProvider implements LanguageModel {
   }
 
   async #generate(tokens: Token[], maxTokens: number, stop: string[] | undefined, options: CallOptions): Promise<CompletionResult> {
-    return this.#withSequence(tokens, options, async (sequence, reused) => {
+    return this.#pool.withSequence(tokens, options, async (sequence, reused) => {
       const rest = tokens.slice(reused);
       const generated: Token[] = [];
       let text = '';
@@ -339,64 +254,6 @@ export class LlamaProvider implements LanguageModel {
       const usage: Usage = { promptTokens: tokens.length, completionTokens: generated.length, evaluatedTokens: rest.length + Math.max(0, generated.length - 1) };
       return { text, finishReason, usage };
     });
-  }
-
-  /**
-   * Runs `work` on a sequence whose state already holds the longest available prefix of `tokens`.
-   * `work` gets how many leading tokens are already evaluated; at least one token is always left
-   * to evaluate (the model's next-token output comes from evaluating it).
-   */
-  async #withSequence<T>(
-    tokens: Token[],
-    options: CallOptions,
-    work: (sequence: LlamaContextSequence, reused: number) => Promise<T>,
-    keepAtMost = tokens.length - 1,
-  ): Promise<T> {
-    if (tokens.length > this.#context.contextSize) {
-      throw new ContextOverflowError(`prompt of ${tokens.length} tokens does not fit the context of ${this.#context.contextSize} tokens of ${this.modelId}`);
-    }
-    options.signal?.throwIfAborted();
-    const lease = await this.#acquire(tokens);
-    try {
-      const sequence = lease.sequence;
-      if (this.#reusePrefix) await sequence.adaptStateToTokens(tokens, false);
-      else await sequence.clearHistory();
-      const keep = Math.max(0, Math.min(keepAtMost, sequence.nextTokenIndex));
-      if (sequence.nextTokenIndex > keep) {
-        await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-      }
-      return await work(sequence, sequence.nextTokenIndex);
-    } finally {
-      lease.release();
-    }
-  }
-
-  #acquire(tokens: Token[]): Promise<Lease> {
-    const lease = (sequence: LlamaContextSequence): Lease => {
-      this.#active += 1;
-      this.maxActiveSequences = Math.max(this.maxActiveSequences, this.#active);
-      return {
-        sequence,
-        release: () => {
-          this.#active -= 1;
-          const next = this.#waiting.shift();
-          if (next) next(lease(sequence));
-          else this.#free.push(sequence);
-        },
-      };
-    };
-    if (this.#free.length === 0) return new Promise((resolve) => this.#waiting.push(resolve));
-    let best = 0;
-    let bestShared = -1;
-    this.#free.forEach((s, i) => {
-      const shared = s.compareContextTokens(tokens).firstDifferentIndex;
-      if (shared > bestShared) {
-        best = i;
-        bestShared = shared;
-      }
-    });
-    const [sequence] = this.#free.splice(best, 1);
-    return Promise.resolve(lease(sequence!));
   }
 
   /** The vocabulary tokens that spell `candidate` as the next token, with and without a leading space. */

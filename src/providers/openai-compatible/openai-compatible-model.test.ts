@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type TestServer } from '../../test/support/openai-compatible-server.js';
-import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
-import { OpenAICompatibleProvider, parseRetryAfter, type OpenAICompatibleSettings } from './openai-compatible-provider.js';
+import { startOpenAICompatibleServer, type TestServer } from '../../../test/support/openai-compatible-server.js';
+import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
+import { parseRetryAfter } from './http-client.js';
+import { OpenAICompatibleModel, type OpenAICompatibleSettings } from './openai-compatible-model.js';
 
-function provider(server: TestServer, overrides: Partial<OpenAICompatibleSettings> = {}): OpenAICompatibleProvider {
-  return new OpenAICompatibleProvider({
+function provider(server: TestServer, overrides: Partial<OpenAICompatibleSettings> = {}): OpenAICompatibleModel {
+  return new OpenAICompatibleModel({
     baseURLs: [server.baseURL],
     model: 'meta-llama/Llama-3-8B',
     api: 'completions',
@@ -17,7 +18,7 @@ function provider(server: TestServer, overrides: Partial<OpenAICompatibleSetting
   });
 }
 
-describe('OpenAICompatibleProvider against a loopback server', () => {
+describe('OpenAICompatibleModel against a loopback server', () => {
   let server: TestServer;
   before(async () => {
     server = await startOpenAICompatibleServer({
@@ -84,7 +85,7 @@ describe('OpenAICompatibleProvider against a loopback server', () => {
   });
 });
 
-describe('OpenAICompatibleProvider errors', () => {
+describe('OpenAICompatibleModel errors', () => {
   it('classifies 500 as retryable and 400 as not, with the server message and no API key', async () => {
     const server = await startOpenAICompatibleServer({
       fault: (i) =>
@@ -134,7 +135,7 @@ describe('OpenAICompatibleProvider errors', () => {
   it('reports an unreachable server as retryable with the URL and a hint', async () => {
     const closed = await startOpenAICompatibleServer();
     await closed.close();
-    const p = new OpenAICompatibleProvider({ baseURLs: [closed.baseURL], model: 'm', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
+    const p = new OpenAICompatibleModel({ baseURLs: [closed.baseURL], model: 'm', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
     const e = await p.complete({ prompt: 'x', maxTokens: 1 }).catch((err: unknown) => err);
     assert.ok(e instanceof ModelCallError);
     assert.equal(e.retryable, true);

@@ -3,16 +3,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ModelFileError } from '../errors.js';
-import { LlamaProvider } from './llama-provider.js';
+import { ModelFileError } from '../../errors.js';
+import { LlamaModel } from './llama-model.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: llama provider tests need LLMKB_TEST_GGUF (e.g. ../shared/models/stories260K.gguf)\n');
 
-describe('LlamaProvider on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
-  let model: LlamaProvider;
+describe('LlamaModel on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
+  let model: LlamaModel;
   before(async () => {
-    model = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), sequences: 4, threads: 1 });
+    model = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), sequences: 4, threads: 1 });
   });
   after(() => model.close());
 
@@ -86,9 +86,9 @@ describe('LlamaProvider on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST
   });
 });
 
-describe('LlamaProvider bad input', () => {
+describe('LlamaModel bad input', () => {
   it('names a missing file and suggests a fix', async () => {
-    const error = await LlamaProvider.load({ model: '/nonexistent/model.gguf', modelsDir: tmpdir() }).catch((e: unknown) => e);
+    const error = await LlamaModel.load({ model: '/nonexistent/model.gguf', modelsDir: tmpdir() }).catch((e: unknown) => e);
     assert.ok(error instanceof ModelFileError);
     assert.match(error.message, /\/nonexistent\/model\.gguf does not exist/);
     assert.ok(error.hint);
@@ -97,6 +97,6 @@ describe('LlamaProvider bad input', () => {
   it('refuses a file that is not GGUF', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'llmkb-')), 'fake.gguf');
     writeFileSync(path, 'this is not a model');
-    await assert.rejects(LlamaProvider.load({ model: path, modelsDir: tmpdir() }), /is not a GGUF model file/);
+    await assert.rejects(LlamaModel.load({ model: path, modelsDir: tmpdir() }), /is not a GGUF model file/);
   });
 });
