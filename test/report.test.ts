@@ -7,7 +7,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { renderReport } from '../src/report/html-report.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import { paperRows, syntheticRecords } from './support/paper-tables.js';
-import { summarizeRun } from '../src/metrics/summarize-run.js';
+import { summarizeRun } from '../src/methods/reliability/metrics/summarize-run.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

@@ -7,10 +7,10 @@
 import { correlate, effects, modelsOf, pairedBootstrap, settingsOf, TABLE2_PAIRS, TABLE_TITLES, type PairedTest } from '../analysis/compare-runs.js';
 import type { MetricDef } from '../methods/method.js';
 import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
-import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
-import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
-import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
-import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../evaluation/protocol.js';
+import { METRIC_KEYS } from '../methods/reliability/metrics/reliability-metrics.js';
+import { formatPercent, type RunSummary, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
+import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
+import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../methods/reliability/protocol.js';
 import { VERSION } from '../version.js';
 import { escapeHtml } from './escape-html.js';
 import { renderSvg } from './charts.js';

@@ -8,7 +8,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { pearson, settingsOf, sizeClass, uninformativeShares } from '../analysis/compare-runs.js';
 import type { MetricDef } from '../methods/method.js';
-import type { RunSummary } from '../metrics/summarize-run.js';
+import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
 
 export interface Figure {
   id: string;

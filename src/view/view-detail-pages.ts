@@ -113,7 +113,7 @@ async function promptSection(index: ViewIndex, run: ViewRun, record: Record<stri
   const question = typeof record.question === 'string' ? record.question : undefined;
   const shots = Array.isArray(record.shots) ? (record.shots as unknown[]) : [];
   if (!question) return '';
-  const { qaPrompt } = await import('../prompts/paper-prompts.js');
+  const { qaPrompt } = await import('../methods/reliability/prompts/paper-prompts.js');
   if (shots.length === 0 && run.kind === 'store' && run.model) {
     // Zero-shot: the prompt is the question in Table 6's template; the cache confirms it was the one sent.
     const { cacheKey } = await import('../store/call-cache.js');

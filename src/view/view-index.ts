@@ -519,7 +519,7 @@ export class ViewIndex {
     if (source.summary && source.summary_fingerprint === source.fingerprint) return viewSummary(JSON.parse(source.summary) as Record<string, unknown>);
     const records = this.scored(run);
     if (records.length === 0) return undefined;
-    const { summarizeRun } = await import('../metrics/summarize-run.js');
+    const { summarizeRun } = await import('../methods/reliability/metrics/summarize-run.js');
     if (options.quick) {
       // The runs list: the metrics now, their intervals (1000 resamples: seconds for a large run) once the run is opened.
       return { ...viewSummary(summarizeRun(records, { model: run.label, setting: run.setting, resamples: 0 }) as unknown as Record<string, unknown>), intervalsPending: true };

@@ -78,7 +78,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const known = pairedCache.get(key);
     if (known) return known;
     const { pairedBootstrap } = await import('../analysis/compare-runs.js');
-    const { METRIC_KEYS } = await import('../metrics/reliability-metrics.js');
+    const { METRIC_KEYS } = await import('../methods/reliability/metrics/reliability-metrics.js');
     const { reliabilityMethod } = await import('../methods/reliability/reliability-method.js');
     const ra = index.scored(a);
     const rb = index.scored(b);

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { CallCache, cacheKey } from '../../src/store/call-cache.js';
 import { openDatabase } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/run-store.js';
-import { summarizeRun } from '../../src/metrics/summarize-run.js';
-import { judgePrompt, qaPrompt } from '../../src/prompts/paper-prompts.js';
+import { summarizeRun } from '../../src/methods/reliability/metrics/summarize-run.js';
+import { judgePrompt, qaPrompt } from '../../src/methods/reliability/prompts/paper-prompts.js';
 
 export const HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
 
