@@ -4,7 +4,7 @@
  * breakdowns. Per-item records are aggregated, so the file stays small for 30 models x 3
  * settings. Every piece of model or user text is escaped.
  */
-import { correlate, effects, modelsOf, pairedBootstrap, settingsOf, TABLE2_PAIRS, TABLE_TITLES, type PairedTest } from '../analysis/compare-runs.js';
+import { correlate, effects, modelsOf, settingsOf, TABLE2_PAIRS, TABLE_TITLES, type PairedTest } from '../analysis/compare-runs.js';
 import type { MetricDef } from '../methods/method.js';
 import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
 import { METRIC_KEYS } from '../methods/reliability/metrics/reliability-metrics.js';
@@ -13,6 +13,7 @@ import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
 import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../methods/reliability/protocol.js';
 import { VERSION } from '../version.js';
 import { escapeHtml } from './escape-html.js';
+import { isMetricKey, PairedResampler } from './significance.js';
 import { renderSvg } from './charts.js';
 import { answerTypeFigure, consistencyFigure, correctWrongFigure, effectFigures, rankingFigure, scatterFigure, subtypeFigure, type Figure } from './paper-figures.js';
 
@@ -117,6 +118,7 @@ type Mark = 'best' | 'tie' | undefined;
  */
 function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyArray<readonly ScoredRecord[] | undefined>, metrics: readonly string[], defs: ReadonlyMap<string, MetricDef>): Map<string, Mark> {
   const marks = new Map<string, Mark>();
+  const resampler = new PairedResampler();
   for (const setting of settingsOf(summaries)) {
     const runs = summaries.map((s, i) => ({ s, i })).filter(({ s }) => s.setting === setting);
     if (runs.length < 2) continue;
@@ -135,8 +137,8 @@ function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyAr
           marks.set(`${i}/${metric}`, 'best');
           continue;
         }
-        const t = pairedBootstrap(bestRecords, records[i]!, metric as never, { names: [best.s.model, s.model] });
-        if (t.p !== null && t.p >= 0.05) marks.set(`${i}/${metric}`, 'tie');
+        const p = isMetricKey(metric) ? resampler.p(bestRecords, records[i]!, metric) : null;
+        if (p !== null && p >= 0.05) marks.set(`${i}/${metric}`, 'tie');
       }
     }
   }
