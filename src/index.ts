@@ -15,7 +15,7 @@ export { reliabilityMethod } from './methods/reliability/reliability-method.js';
 // Models
 export {
   MODEL_SPECIFICATION_VERSION,
-  type LanguageModel, type ModelCapabilities, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
+  type Model, type TextGenerationModel, type EmbeddingModel, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
   type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
   type EmbeddingResult, type CallOptions,
 } from './providers/language-model.js';
@@ -60,7 +60,7 @@ export { evaluateModel, failedThresholds, defaultRunLabel, resultFileStem, DEFAU
 export { buildProtocol, departures, protocolDifferences, PROTOCOL_CHOICES, type Protocol, type ProtocolEntry, type ProtocolStatus, type ProtocolChoice } from './methods/reliability/protocol.js';
 
 // Across runs
-export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, distinguishRuns, toMarkdown, toCsv, type Correlation, type PairedTest } from './analysis/compare-runs.js';
+export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, distinguishRuns, toMarkdown, toCsv, type Correlation, type PairedTest } from './methods/reliability/across-models/compare-runs.js';
 export { renderReport } from './report/html-report.js';
 
 // Document corpora (BM25 over SQLite FTS5)

@@ -5,7 +5,7 @@
 import { cacheDir, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry, type Role } from './config/config.js';
 import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
-import type { LanguageModel } from './providers/language-model.js';
+import type { Model } from './providers/language-model.js';
 import { CallCache } from './store/call-cache.js';
 import { openDatabase, type Db } from './store/database.js';
 import { RunStore } from './store/run-store.js';
@@ -32,7 +32,7 @@ export class Workspace {
   readonly #noCache: boolean;
   readonly #env: NodeJS.ProcessEnv;
   /** Loaded models by what defines them: roles naming the same model share one (one GGUF load). */
-  readonly #models = new Map<string, Promise<LanguageModel>>();
+  readonly #models = new Map<string, Promise<Model>>();
 
   constructor(options: WorkspaceOptions = {}) {
     this.#env = options.env ?? process.env;

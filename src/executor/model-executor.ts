@@ -13,12 +13,12 @@ import type {
   ContinuationLogLikelihoodRequest,
   ContinuationLogLikelihoodResult,
   EmbeddingResult,
-  LanguageModel,
-  ModelCapabilities,
+  Model,
   NextTokenLogprobsRequest,
   NextTokenLogprobsResult,
   Usage,
 } from '../providers/language-model.js';
+import { hasKind, type ModelKind } from '../providers/model-kinds.js';
 import { cacheKey, type CallCache } from '../store/call-cache.js';
 import { EndpointPool } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
@@ -74,16 +74,17 @@ type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikeliho
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
 
-const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
-  complete: 'completion',
-  chat: 'chat',
-  nextTokenLogprobs: 'nextTokenLogprobs',
-  continuationLogLikelihood: 'continuationLogLikelihood',
-  embed: 'embeddings',
+/** The model kind each call needs; the model must also have the method (optional ones may be absent). */
+const KIND_OF: Record<Kind, ModelKind> = {
+  complete: 'text-generation',
+  chat: 'text-generation',
+  nextTokenLogprobs: 'text-generation',
+  continuationLogLikelihood: 'text-generation',
+  embed: 'embedding',
 };
 
 export class ModelExecutor {
-  readonly model: LanguageModel;
+  readonly model: Model;
   readonly accounting: Accounting = {
     calls: 0,
     cacheHits: 0,
@@ -105,7 +106,7 @@ export class ModelExecutor {
   readonly #endpoints: EndpointPool;
   readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
 
-  constructor(model: LanguageModel, options: ExecutorOptions) {
+  constructor(model: Model, options: ExecutorOptions) {
     this.model = model;
     this.#cache = options.cache;
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
@@ -125,21 +126,21 @@ export class ModelExecutor {
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('complete', params, (opts) => this.model.complete(request, opts), (r) => r.usage);
+    return this.#call('complete', params, (opts) => this.model.complete!(request, opts), (r) => r.usage);
   }
 
   chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
     const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('chat', params, (opts) => this.model.chat(request, opts), (r) => r.usage);
+    return this.#call('chat', params, (opts) => this.model.chat!(request, opts), (r) => r.usage);
   }
 
   nextTokenLogprobs(request: NextTokenLogprobsRequest): Promise<Executed<NextTokenLogprobsResult>> {
     const params = { prompt: request.prompt, candidates: request.candidates, asChat: request.asChat ?? false };
-    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs(request, opts), (r) => r.usage);
+    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs!(request, opts), (r) => r.usage);
   }
 
   continuationLogLikelihood(request: ContinuationLogLikelihoodRequest): Promise<Executed<ContinuationLogLikelihoodResult>> {
-    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood(request, opts), (r) => r.usage);
+    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood!(request, opts), (r) => r.usage);
   }
 
   /**
@@ -173,7 +174,7 @@ export class ModelExecutor {
       batches.map(async (batch) => {
         const request = { texts: batch.map((b) => b.text) };
         try {
-          const r = await this.#execute('embed', null, request, (opts) => this.model.embed(request, opts), (v: EmbeddingResult) => v.usage);
+          const r = await this.#execute('embed', null, request, (opts) => this.model.embed!(request, opts), (v: EmbeddingResult) => v.usage);
           const totalChars = Math.max(1, request.texts.reduce((n, t) => n + t.length, 0));
           const singles = batch.map((b, i) => {
             // The request's tokens, shared out by length: what a cache hit on this text saves.
@@ -199,7 +200,7 @@ export class ModelExecutor {
   }
 
   #assertCapable(kind: Kind): void {
-    if (!this.model.capabilities[CAPABILITY[kind]]) {
+    if (!hasKind(this.model, KIND_OF[kind]) || typeof this.model[kind] !== 'function') {
       throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
     }
   }

@@ -25,6 +25,11 @@ export function listMethods(): EvaluationMethod[] {
   return [...methods.values()];
 }
 
+/** The registered method with this id, if any (a summary of an unregistered method still shows, from its metricDefs). */
+export function findMethod(id: string): EvaluationMethod | undefined {
+  return methods.get(id);
+}
+
 export function getMethod(id: string): EvaluationMethod {
   const method = methods.get(id);
   if (!method) throw new LlmkbError(`unknown evaluation method "${id}"`, { hint: `Registered methods: ${[...methods.keys()].join(', ')}. List them with \`llmkb methods\`.` });

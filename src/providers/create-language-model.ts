@@ -1,12 +1,12 @@
 import { entryOptions, type ModelEntry } from '../config/config.js';
-import type { LanguageModel } from './language-model.js';
+import type { Model } from './language-model.js';
 import type { CreateModelContext } from './model-provider.js';
 import { resolveModelSpec } from './provider-registry.js';
 
 export type { CreateModelContext };
 
 /** Builds the model a spec string or config entry names, through the provider that owns its scheme. Fails early on a missing API key. */
-export async function createLanguageModel(entry: ModelEntry, context: CreateModelContext): Promise<LanguageModel> {
+export async function createLanguageModel(entry: ModelEntry, context: CreateModelContext): Promise<Model> {
   const options = entryOptions(entry);
   const env = context.env ?? process.env;
   const { provider, parsed } = resolveModelSpec(options.spec, env);

@@ -6,7 +6,7 @@
  * `create`; nothing else in llmkb names a provider.
  */
 import type { z } from 'zod';
-import type { LanguageModel } from './language-model.js';
+import type { Model } from './language-model.js';
 import type { ModelKind } from './model-kinds.js';
 
 export interface CreateModelContext {
@@ -40,5 +40,5 @@ export interface ModelProvider<Spec extends ParsedSpec = ParsedSpec, Options ext
   /** `rest` is what follows `scheme:` (the whole spec when matched bare, with `scheme` ''). */
   parseSpec(spec: string, scheme: string, rest: string, env: NodeJS.ProcessEnv): Spec;
   /** Builds the model; fails early (a missing API key, a missing file) before any call. */
-  create(spec: Spec, options: EntryOptions<Options>, context: CreateModelContext): Promise<LanguageModel>;
+  create(spec: Spec, options: EntryOptions<Options>, context: CreateModelContext): Promise<Model>;
 }

@@ -4,6 +4,7 @@
  */
 import { LlmkbError, ModelSpecError } from '../errors.js';
 import { llamaProvider } from './llama/llama-provider.js';
+import { mockProvider } from './mock/mock-provider.js';
 import type { ModelProvider, ParsedSpec } from './model-provider.js';
 import { openAICompatibleProvider } from './openai-compatible/openai-compatible-provider.js';
 
@@ -43,3 +44,4 @@ export function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.
 
 registerProvider(llamaProvider);
 registerProvider(openAICompatibleProvider);
+registerProvider(mockProvider);

@@ -1,35 +1,20 @@
 /**
  * `llmkb report`: one self-contained HTML file (inline CSS and SVG charts; no script, no font,
- * no network) with the paper's tables and figures for any set of runs, and each run's
- * breakdowns. Per-item records are aggregated, so the file stays small for 30 models x 3
- * settings. Every piece of model or user text is escaped.
+ * no network) for any set of runs of any method. It knows a method only through its summaries
+ * (metric definitions, values, intervals, protocol) and, for a registered method, the sections
+ * the method adds (the reliability method: the paper's tables and figures). Per-item records are
+ * aggregated, so the file stays small for 30 models x 3 settings. Every piece of model or user
+ * text is escaped.
  */
-import { correlate, effects, paperTable, settingsOf, TABLE2_PAIRS, TABLE_TITLES, uninformativeShares, type PairedTest } from '../analysis/compare-runs.js';
-import { METRIC_KEYS } from '../methods/reliability/metrics/reliability-metrics.js';
-import { formatPercent, type RunSummary } from '../methods/reliability/metrics/summarize-run.js';
-import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
-import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../methods/reliability/protocol.js';
+import { choicesOf, departuresOf, differencesOf } from '../analysis/protocol-differences.js';
+import { headlineTable, settingsOf, type PairedTest } from '../analysis/runs.js';
+import type { EvaluationMethod } from '../methods/method.js';
+import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
+import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
-import { answerTypeHeatmapSpec, rankingSpec, renderSvg, scatterSpec } from './charts.js';
+import { escapeHtml, htmlTable } from './html-parts.js';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
-function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
-  return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`)
-    .join('')}</tbody></table>`;
-}
-
-/** Vega's SVG, with anything that is not drawing removed (it contains none, but the page promises no script). */
-function safeSvg(svg: string): string {
-  return svg.replace(/<script[\s\S]*?<\/script>/gi, '').replace(/\son\w+="[^"]*"/gi, '');
-}
-
-async function figure(spec: Parameters<typeof renderSvg>[0], caption: string): Promise<string> {
-  return `<figure class="chart">${safeSvg(await renderSvg(spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
-}
+export { escapeHtml };
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1f}
@@ -41,20 +26,30 @@ thead th{background:#f5f5f7;position:sticky;top:0}tbody th{text-align:left;font-
 .sig{font-weight:700}#departures h2{margin-top:0;border:0;font-size:1.1rem}#departures .runs{color:#666}table.protocol td{text-align:left}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}
 `;
 
+/** The runs of each method, in the order the methods first appear. */
+function byMethod(summaries: readonly MethodSummary[]): Array<{ id: string; method: EvaluationMethod | undefined; summaries: MethodSummary[] }> {
+  const groups = new Map<string, MethodSummary[]>();
+  for (const s of summaries) groups.set(s.method.id, [...(groups.get(s.method.id) ?? []), s]);
+  return [...groups.entries()].map(([id, group]) => ({ id, method: findMethod(id), summaries: group }));
+}
+
+const titlesOf = (s: MethodSummary): Readonly<Record<string, string>> => findMethod(s.method.id)?.protocolChoices ?? {};
+
 /**
  * "Departures from the paper's protocol": one line per choice that some run made differently
  * from the paper, naming the runs; and what differs between the runs shown side by side.
  */
-function protocolBox(summaries: readonly RunSummary[]): string {
+function protocolBox(summaries: readonly MethodSummary[]): string {
   const byChoice = new Map<string, string[]>();
   for (const s of summaries) {
     if (!s.protocol) continue;
-    for (const { choice, entry } of departures(s.protocol)) {
-      const line = `${PROTOCOL_TITLES[choice]}: ${entry.choice}${entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}${entry.note ? ` — ${entry.note}` : ''}`;
+    const titles = titlesOf(s);
+    for (const { choice, entry } of departuresOf(s.protocol, titles)) {
+      const line = `${titles[choice] ?? choice}: ${entry.choice}${entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}${entry.note ? ` — ${entry.note}` : ''}`;
       byChoice.set(line, [...(byChoice.get(line) ?? []), `${s.model} (${s.setting})`]);
     }
   }
-  const differences = protocolDifferences(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })));
+  const differences = byMethod(summaries).flatMap((g) => differencesOf(g.summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
   if (byChoice.size === 0 && differences.length === 0) return '';
   const all = summaries.length;
   const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
@@ -62,12 +57,13 @@ function protocolBox(summaries: readonly RunSummary[]): string {
   return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and its measured effect: README, "How close to the paper is a run?".</p></section>`;
 }
 
-function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): string {
+function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined): string {
   const rows: string[][] = [];
   if (s.protocol) {
-    for (const c of PROTOCOL_CHOICES) {
+    const titles = titlesOf(s);
+    for (const c of choicesOf(s.protocol, titles)) {
       const e = s.protocol.entries[c];
-      if (e) rows.push([PROTOCOL_TITLES[c], e.choice, e.status, e.note ?? '']);
+      if (e) rows.push([titles[c] ?? c, e.choice, e.status, e.note ?? '']);
     }
     rows.push(['seed', String(s.protocol.seed), '', '']);
     rows.push(['compute backend', s.protocol.computeBackend, '', '']);
@@ -81,72 +77,54 @@ function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): s
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }
 
-export async function renderReport(summaries: readonly RunSummary[], options: { title?: string; pairedTests?: readonly PairedTest[]; executions?: readonly ExecutionRecord[] } = {}): Promise<string> {
-  const title = options.title ?? 'llmkb report: reliability of LLMs as knowledge bases';
-  const settings = settingsOf(summaries);
+function runSection(s: MethodSummary, method: EvaluationMethod | undefined, execution: ExecutionRecord | undefined): string {
+  const headline = method?.report?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
+  const metricRows = s.metricDefs.map((d) => {
+    const ci = s.intervals[d.id];
+    return [d.id, formatMetric(d, s.metrics[d.id]), ci ? `[${formatMetric(d, ci[0])}, ${formatMetric(d, ci[1])}]` : '-'];
+  });
+  const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
+  const details = method?.report?.runDetails?.(s);
+  return `<details><summary>${headline}</summary>
+${htmlTable(['Metric', 'value', ciHeader], metricRows)}
+${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
+${protocolTable(s, execution)}</details>`;
+}
+
+export async function renderReport(summaries: readonly MethodSummary[], options: { title?: string; pairedTests?: readonly PairedTest[]; executions?: readonly ExecutionRecord[] } = {}): Promise<string> {
+  const groups = byMethod(summaries);
+  const only = groups.length === 1 ? groups[0]!.method : undefined;
+  const title = options.title ?? only?.report?.title ?? 'llmkb report';
+  const settings = settingsOf(summaries, only?.settings ?? []);
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
-  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by Zheng, Lapata &amp; Pan (values x100); made by llmkb ${escapeHtml(VERSION)}.</p>`);
+  const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
+  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)} (values x100); made by llmkb ${escapeHtml(VERSION)}.</p>`);
   parts.push(protocolBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
-    parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) were judged without a judge LLM (lexical rule): ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
+    const notes = new Set(approximate.map((s) => findMethod(s.method.id)?.report?.approximateNote ?? 'used an approximation'));
+    parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) ${escapeHtml(notes.size === 1 ? [...notes][0]! : 'used an approximation')}: ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
   }
 
-  for (const t of ['9', '10', '11'] as const) {
-    const table = paperTable(summaries, t);
-    parts.push(`<h2>${escapeHtml(TABLE_TITLES[t])}</h2>${htmlTable(table.header, table.rows)}`);
-  }
-
-  parts.push('<h2>Correlations across models (Table 2)</h2>');
-  const corrRows = TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => {
-    const c = correlate(summaries, x, y, s);
-    return c.r === null ? '-' : `${c.r.toFixed(2)} (p=${c.p!.toPrecision(2)}, n=${c.n})`;
-  })]);
-  parts.push(htmlTable(['Comparison', ...settings], corrRows));
-
-  for (const setting of settings) {
-    const inSetting = summaries.filter((s) => s.setting === setting);
-    parts.push(`<h2>Figures: ${escapeHtml(setting)}</h2><div class="charts">`);
-    parts.push(await figure(scatterSpec(inSetting, 'UR', 'NCR', setting, { diagonal: true }), 'Factuality on seen (NCR) vs unseen (UR) knowledge; red line y = x (Figure 7a).'));
-    parts.push(await figure(scatterSpec(inSetting, 'C_correct', 'C_wrong', setting), 'Consistency on wrong vs correct responses (Figure 7b): lower right is better.'));
-    parts.push(await figure(scatterSpec(inSetting, 'IUR', 'NCCR', setting, { diagonal: true }), 'Reliability on seen (NCCR) vs unseen (IUR) knowledge; red line y = x (Figure 7c).'));
-    parts.push(await figure(rankingSpec(inSetting, 'NCCR', setting), 'Models ranked by NCCR (Figure 6).'));
-    parts.push(await figure(rankingSpec(inSetting, 'IUR', setting), 'Models ranked by IUR (Figure 6).'));
-    parts.push(await figure(answerTypeHeatmapSpec(inSetting, setting), 'UR by UnseenQA answer type (Figure 4): darker = more often uninformative.'));
-    parts.push('</div>');
-    const shares = inSetting.map((s) => {
-      const sh = uninformativeShares(s);
-      return [s.model, formatPercent(sh.none ?? null, 1), formatPercent(sh.unsure ?? null, 1), formatPercent(sh.repetition ?? null, 1)];
-    });
-    parts.push(`<h3>Uninformative responses to unseen questions by sub-type (Figure 5)</h3>${htmlTable(['Model', 'none %', 'unsure %', 'repetition %'], shares)}`);
-  }
-
-  const fx = effects(summaries);
-  if (fx.size.length + fx.fineTuning.length + fx.icl.length > 0) {
-    parts.push('<h2>Size, fine-tuning and in-context learning (Figure 3)</h2>');
-    const metricCols = ['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'];
-    if (fx.size.length) parts.push(`<h3>By model size</h3>${htmlTable(['Setting / size', 'runs', ...metricCols], fx.size.map((r) => [`${r.setting} / ${r.sizeClass}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}`);
-    if (fx.fineTuning.length) parts.push(`<h3>Base vs fine-tuned</h3>${htmlTable(['Setting / type', 'runs', ...metricCols], fx.fineTuning.map((r) => [`${r.setting} / ${r.fineTuned ? 'fine-tuned' : 'base'}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}`);
-    if (fx.icl.length) parts.push(`<h3>Change from zero-shot (mean over models)</h3>${htmlTable(['Setting', 'models', ...metricCols], fx.icl.map((r) => [r.setting, String(r.models), ...metricCols.map((k) => formatPercent(r.meanChangeFromZeroShot[k] ?? null))]))}`);
+  for (const g of groups) {
+    if (g.method?.report?.sections) {
+      parts.push(...(await g.method.report.sections(g.summaries)));
+      continue;
+    }
+    // Any method: its headline metrics per model and setting, from the summaries' metricDefs alone.
+    const table = headlineTable(g.summaries, g.method?.settings ?? []);
+    parts.push(`<h2>${escapeHtml(g.method?.title ?? `method ${g.id}`)}: headline metrics</h2>${htmlTable(table.header, table.rows)}`);
   }
 
   if (options.pairedTests && options.pairedTests.length > 0) {
     parts.push('<h2>Paired bootstrap tests</h2>');
-    parts.push(htmlTable(['A vs B', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatPercent(t.difference), t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
+    const pct = { format: 'percent' as const };
+    parts.push(htmlTable(['A vs B', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatMetric(pct, t.difference), t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
   }
 
   parts.push('<h2>Runs</h2>');
-  for (const s of summaries) {
-    const metricRows = METRIC_KEYS.map((k) => [k, formatPercent(s.metrics[k]), s.intervals[k] ? `[${formatPercent(s.intervals[k]![0])}, ${formatPercent(s.intervals[k]![1])}]` : '-']);
-    const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(source.startsWith('T') ? g.metrics.C_wrong_unseen : g.metrics.C_wrong_seen), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
-    const c = s.counts;
-    parts.push(`<details><summary><strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}</summary>
-${htmlTable(['Metric', 'value', `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)`], metricRows)}
-${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}
-<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
-${protocolTable(s, options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting))}</details>`);
-  }
+  for (const s of summaries) parts.push(runSection(s, findMethod(s.method.id), options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting)));
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -19,7 +19,10 @@ import type { Accounting, ModelExecutor } from '../../executor/model-executor.js
 import { judgeRecords } from './judging/judge-records.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from './judging/lexical-match.js';
 import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from './judging/judge-response.js';
+import type { ExecutionRecord } from '../method-summary.js';
 import { summarizeRun, type RunMeta, type RunSummary } from './metrics/summarize-run.js';
+
+export type { ExecutionRecord };
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
 import { renderReport } from '../../report/html-report.js';
 import type { RunStore } from '../../store/run-store.js';
@@ -79,21 +82,6 @@ export interface EvaluationResult {
   reportFile: string;
   summaryFiles: string[];
   executions: ExecutionRecord[];
-}
-
-/** When and how a run ran: everything about it that differs between two runs of the same command. */
-export interface ExecutionRecord {
-  schema: 'llmkb-execution-v1';
-  runId: string;
-  label: string;
-  setting: string;
-  command?: string;
-  startedAt: string;
-  finishedAt: string;
-  llmkbVersion: string;
-  node: string;
-  /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
-  calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
 }
 
 /**

@@ -23,13 +23,14 @@ import {
   type ContinuationLogLikelihoodResult,
   type EmbeddingRequest,
   type EmbeddingResult,
-  type LanguageModel,
-  type ModelCapabilities,
+  type EmbeddingModel,
+  type TextGenerationModel,
   type ModelRuntime,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
 } from '../language-model.js';
+import type { ModelKind } from '../model-kinds.js';
 
 export interface LlamaSettings {
   /** A local `.gguf` path, or an `hf:owner/repo:QUANT` / `hf:owner/repo/file.gguf` URI. */
@@ -55,18 +56,12 @@ export interface LlamaSettings {
 /** One sequence: deterministic (see `LlamaSettings.sequences`). */
 export const DEFAULT_SEQUENCES = 1;
 
-export class LlamaModel implements LanguageModel {
+export class LlamaModel implements TextGenerationModel, EmbeddingModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = 'llama';
   readonly modelId: string;
   readonly cacheIdentity: string;
-  readonly capabilities: ModelCapabilities = {
-    completion: true,
-    chat: true,
-    nextTokenLogprobs: true,
-    continuationLogLikelihood: true,
-    embeddings: true,
-  };
+  readonly kinds: readonly ModelKind[] = ['text-generation', 'embedding'];
   readonly endpoints: readonly string[] = ['in-process'];
   readonly defaultConcurrency: number;
   runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };

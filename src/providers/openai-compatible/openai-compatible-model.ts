@@ -15,12 +15,13 @@ import {
   type ContinuationLogLikelihoodResult,
   type EmbeddingRequest,
   type EmbeddingResult,
-  type LanguageModel,
-  type ModelCapabilities,
+  type EmbeddingModel,
+  type TextGenerationModel,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
 } from '../language-model.js';
+import type { ModelKind } from '../model-kinds.js';
 import { chatSchema, completionsSchema, embeddingsSchema, finishReason, usageOf } from './api-schemas.js';
 import { OpenAIHttpClient } from './http-client.js';
 
@@ -41,12 +42,14 @@ export interface OpenAICompatibleSettings {
   concurrency: number;
 }
 
-export class OpenAICompatibleModel implements LanguageModel {
+export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = 'openai-compatible';
   readonly modelId: string;
   readonly cacheIdentity: string;
-  readonly capabilities: ModelCapabilities;
+  readonly kinds: readonly ModelKind[] = ['text-generation', 'embedding'];
+  /** `/completions` with `echo` gives prompt log-probabilities: continuation log-likelihood works. */
+  readonly #echoLogprobs: boolean;
   readonly endpoints: readonly string[];
   readonly defaultConcurrency: number;
   readonly #settings: OpenAICompatibleSettings;
@@ -60,13 +63,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     this.#http = new OpenAIHttpClient(this.endpoints, settings.model, settings.apiKey);
     // The URL is transport, not identity: the same model behind another host gives the same answers.
     this.cacheIdentity = `openai-compatible:${settings.flavor}:${settings.model}:api=${settings.api}`;
-    this.capabilities = {
-      completion: true,
-      chat: true,
-      nextTokenLogprobs: true,
-      continuationLogLikelihood: settings.echo && settings.api === 'completions',
-      embeddings: true,
-    };
+    this.#echoLogprobs = settings.echo && settings.api === 'completions';
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
@@ -141,7 +138,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     request: ContinuationLogLikelihoodRequest,
     options: CallOptions = {},
   ): Promise<ContinuationLogLikelihoodResult> {
-    if (!this.capabilities.continuationLogLikelihood) {
+    if (!this.#echoLogprobs) {
       throw new UnsupportedCapabilityError(
         `${this.modelId}: continuation log-likelihood needs /v1/completions with "echo": true, which this model is configured without.`,
         { hint: 'Use a vLLM or llama.cpp server (set "echo": true and "api": "completions" for the model in llmkb.config.json), or an in-process GGUF model.' },

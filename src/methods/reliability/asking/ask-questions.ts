@@ -51,6 +51,8 @@ export type AskedRecord = QAItem & {
   /** Shots removed so the prompt fits the context window (only with reduceShots). */
   shotsDropped?: number;
   finishReason: string;
+  /** Cache key of the question call: the exact exchange behind the response is in the call cache. */
+  callKey?: string;
 };
 
 export interface AskOptions {
@@ -115,6 +117,7 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
             shots: choice.ids.slice(0, shots.length),
             finishReason: result.value.finishReason,
             ...(dropped > 0 ? { shotsDropped: dropped } : {}),
+            callKey: result.key,
           };
           return { record, cached: result.cached };
         } catch (error) {

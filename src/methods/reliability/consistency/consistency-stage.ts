@@ -17,7 +17,11 @@ import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, ty
 export type ConsistencyRecord = JudgedRecord & {
   /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
   consistency: number | null;
-  consistencyDetail?: { mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode };
+  consistencyDetail?: {
+    mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode;
+    /** Cache keys of the distractor call (when an LLM wrote them) and of each MCQ's call, in MCQ order. */
+    callKeys?: { distractors?: string; mcqs: string[] };
+  };
 };
 
 interface StageRecord {
@@ -147,6 +151,7 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
         distractorSource: s.distractors?.source ?? 'pool',
         toppedUp: s.distractors?.toppedUp ?? 0,
         mode: s.mode ?? mode,
+        ...(s.mcqs.every((m) => m.callKey !== undefined) ? { callKeys: { ...(s.distractors?.callKey ? { distractors: s.distractors.callKey } : {}), mcqs: s.mcqs.map((m) => m.callKey!) } } : {}),
       },
     };
   });
@@ -181,7 +186,7 @@ export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
  * again in the other mode. Returns null when the provider supports only one mode.
  */
 export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[]; shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
-  if (!options.executor.model.capabilities.nextTokenLogprobs || !options.executor.model.capabilities.completion) return null;
+  if (!options.executor.model.nextTokenLogprobs || !options.executor.model.complete) return null;
   const stored = options.run.records<StageRecord>('consistency');
   const byId = new Map(options.records.map((r) => [r.id, r]));
   const ids = SeededRandom.stream(options.seed, 'compare-modes').sample([...stored.keys()], options.sample);

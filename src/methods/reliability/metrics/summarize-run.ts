@@ -2,9 +2,11 @@
  * One run's summary: the paper's metrics, counts, 95% bootstrap confidence intervals, and
  * breakdowns by source data set, UnseenQA template and answer type, and uninformative sub-type.
  * This is the JSON `llmkb metrics --format json` prints and `llmkb compare` / `llmkb report` read
- * (schema `llmkb-summary-v1`, documented in the README).
+ * (schema `llmkb-summary-v2`, src/methods/method-summary.ts, documented in the README).
  */
 import { z } from 'zod';
+import { SUMMARY_SCHEMA, type MethodSummary, type RunMeta } from '../../method-summary.js';
+import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metric-defs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
@@ -29,25 +31,10 @@ export interface Group {
   metrics: Metrics;
 }
 
-export interface RunMeta {
-  /** Parameter count in billions, for the size analysis. */
-  paramsB?: number;
-  /** Instruction-tuned / RLHF ("fine-tuned" in the paper) or base. */
-  fineTuned?: boolean;
-  family?: string;
-}
+export type { RunMeta };
 
-export interface RunSummary {
-  schema: 'llmkb-summary-v1';
-  llmkbVersion: string;
-  /** Display name of the model (spec or label). */
-  model: string;
-  /** Cache identity of the model (content hash for GGUF). */
-  modelIdentity?: string;
-  setting: string;
-  /** Seen labels partly from the lexical rule (no judge LLM): approximate. */
-  approximate: boolean;
-  datasetChecksums: Record<string, string>;
+/** A reliability run's summary (schema v2): the generic fields, typed with the method's own metrics, counts and breakdowns. */
+export interface RunSummary extends MethodSummary {
   counts: MetricCounts;
   metrics: Metrics;
   intervals: Record<MetricKey, [number, number] | null>;
@@ -57,8 +44,6 @@ export interface RunSummary {
     byAnswerType: { seen: Record<string, Group>; unseen: Record<string, Group> };
     uninformativeTypes: { seen: Record<string, number>; unseen: Record<string, number> };
   };
-  meta?: RunMeta;
-  runId?: string;
   /** How close the run is to the paper's protocol (runs made by `llmkb eval`). */
   protocol?: Protocol;
 }
@@ -120,7 +105,8 @@ export function summarizeRun(
   const uninformativeTypes = { seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>, unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number> };
   for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
   return {
-    schema: 'llmkb-summary-v1',
+    schema: SUMMARY_SCHEMA,
+    method: { id: RELIABILITY_METHOD.id, version: RELIABILITY_METHOD.version },
     llmkbVersion: VERSION,
     model: options.model,
     ...(options.modelIdentity === undefined ? {} : { modelIdentity: options.modelIdentity }),
@@ -128,6 +114,7 @@ export function summarizeRun(
     approximate: records.some((r) => r.approximate === true),
     datasetChecksums: options.datasetChecksums ?? {},
     counts: countRecords(records),
+    metricDefs: RELIABILITY_METRIC_DEFS.map((d) => ({ ...d })),
     metrics: computeMetrics(records),
     intervals: bootstrapIntervals(records, resamples, seed),
     bootstrap: { resamples, seed, confidence: 0.95 },

@@ -1,22 +1,10 @@
 /**
- * The paper's figures as charts: Vega-Lite specs rendered to SVG on the server (Vega's headless
- * renderer), so the report is a single file that needs no JavaScript, no fonts and no network
- * to show them.
+ * The paper's figures as charts (Vega-Lite specs; src/report/render-svg.ts renders them to SVG).
  */
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
-import { pearson, ranking, urByAnswerType } from '../analysis/compare-runs.js';
-import type { MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
-import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
-
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
+import type { TopLevelSpec } from 'vega-lite';
+import { pearson, ranking, urByAnswerType } from './compare-runs.js';
+import type { MetricKey } from '../metrics/reliability-metrics.js';
+import type { RunSummary } from '../metrics/summarize-run.js';
 
 const pct = (v: number | null) => (v === null ? null : Math.round(v * 10000) / 100);
 

@@ -1,0 +1,15 @@
+/**
+ * Charts as SVG: Vega-Lite specs rendered on the server (Vega's headless renderer), so the report
+ * is a single file that needs no JavaScript, no fonts and no network to show them.
+ */
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
