@@ -60,7 +60,7 @@ describe('a third method through the seam: exact-match accuracy', () => {
   });
 
   it('refuses, before any call, a model of the wrong kind for a role and a missing required role', async () => {
-    const embedderOnly = { ...good, kinds: ['embedding'] as const, complete: good.complete.bind(good), chat: good.chat.bind(good) };
+    const embedderOnly = { ...good, kinds: ['embedding'] as const, complete: good.complete.bind(good), chat: good.chat.bind(good), close: good.close.bind(good) };
     await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(embedderOnly, { cache }) }, items: QUESTIONS, runs }), (e: unknown) => e instanceof UnsupportedCapabilityError && /role "model" needs a text-generation model/.test(e.message));
     await assert.rejects(runMethod(exactMatchMethod, { roles: {}, items: QUESTIONS, runs }), (e: unknown) => e instanceof LlmkbError && /needs a model for role "model"/.test(e.message));
   });
