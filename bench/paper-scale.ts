@@ -14,7 +14,7 @@
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -95,23 +95,26 @@ function storeBytes(path: string): number {
 }
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 
-async function pool(count: number, work: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) await work(next++);
-  }));
-}
-
-/** Replays the request bodies the server logged for a stage, `concurrency` at a time. */
+/**
+ * Replays the request bodies the server logged for a stage, `concurrency` at a time, reading the
+ * log as it goes (the bench's own memory stays flat too, so peak RSS is llmkb's).
+ */
 async function bare(stage: string): Promise<{ seconds: number; calls: number }> {
-  const bodies = readFileSync(join(logDir, `${stage}.jsonl`), 'utf8').split('\n').filter(Boolean);
+  const lines = createInterface({ input: createReadStream(join(logDir, `${stage}.jsonl`), 'utf8'), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  let calls = 0;
   const started = performance.now();
-  await pool(bodies.length, async (i) => {
-    const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[i] });
-    const json = (await res.json()) as { choices: Array<{ text: string }> };
-    return json.choices[0]!.text;
-  });
-  return { seconds: (performance.now() - started) / 1000, calls: bodies.length };
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) return;
+      if (!next.value) continue;
+      calls++;
+      const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: next.value });
+      const json = (await res.json()) as { choices: Array<{ text: string }> };
+      void json.choices[0]!.text;
+    }
+  }));
+  return { seconds: (performance.now() - started) / 1000, calls };
 }
 
 const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -157,6 +160,8 @@ const { records: judged } = await stage('judge', () => judgeRecords({ records: a
 const byId = new Map(asked.map((a) => [a.id, a]));
 const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
 await stage('consistency', () => runConsistency({ records: judged, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+// Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
+cache.checkpoint();
 const written = writtenBytes() - written0;
 const dbSize = storeBytes(dbPath);
 db.pragma('wal_checkpoint(TRUNCATE)');

@@ -83,6 +83,8 @@ export class Workspace {
       for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
     } finally {
       this.runs.releaseLeases();
+      // The call cache's journal moves into the store before it closes.
+      if (this.db.open) this.cache.close();
       if (this.db.open) this.db.close();
     }
   }

@@ -47,14 +47,14 @@ describe('CallCache', () => {
     old.close();
 
     const db = openDatabase(path);
-    assert.equal(db.pragma('user_version', { simple: true }), 2);
+    assert.equal(db.pragma('user_version', { simple: true }), 3);
     const cache = new CallCache(db);
     assert.deepEqual(cache.get(key), { response: { text: ' Bobby Scott', finishReason: 'stop' }, promptTokens: 12, completionTokens: 3, latencyMs: 20.5 });
     assert.equal(cache.request(key), canonicalJson(request));
     assert.equal(cache.stats().entries, 1);
     assert.equal(new RunStore(db).get('abc')?.spec.model, 'vllm:old-model');
     db.close();
-    // Opening it again (now schema 2) changes nothing.
+    // Opening it again (now schema 3) changes nothing.
     const again = openDatabase(path);
     assert.equal(new CallCache(again).get(key)?.promptTokens, 12);
     again.close();

@@ -31,7 +31,13 @@ export const SqliteDatabase = createRequire(import.meta.url)(sqliteDriver()) as 
 
 export type Db = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = 2;
+/**
+ * 3: run records longer than 512 characters are stored raw-DEFLATEd (a BLOB in `record`), and
+ * cached calls may wait in a journal file beside the store (see CallCache) before they move into
+ * `calls`. Nothing to migrate from 2 (text records are read as they are); the number only
+ * keeps an older llmkb from misreading a newer store.
+ */
+const SCHEMA_VERSION = 3;
 
 /**
  * The call cache (schema 2). Keys are SHA-256 hashes, i.e. random: a table clustered on them
