@@ -217,6 +217,7 @@ console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store em
 console.log(`requests during the evals ${requestsAfter - requestsBefore}`);
 console.log(`peak RSS, llmkb            ${(llmkbPeak / 1e6).toFixed(0)} MB (sampled while llmkb works; RSS independent of the number of questions is the target)`);
 console.log(`peak RSS, process         ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (with the bare client's replays)`);
+cache.close();
 db.close();
 server.kill();
 if (args['keep-store']) console.log(`kept ${dir}`);
