@@ -1,5 +1,5 @@
 /**
- * The lexical judge (`lexical-v2`): decides correct / wrong without a judge LLM (METHOD.md
+ * The lexical judge (`lexical-v2`): decides correct / wrong without a judge LLM (docs/method.md
  * "Judging one response", step 3). It stands in for the paper's Table 7 judge, so it is measured
  * against human labels (`llmkb judge check`, EVOUNA) and every run that uses it says its labels
  * are approximate.
