@@ -82,6 +82,9 @@ export class Workspace {
       this.#models.clear();
       for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
     } finally {
+      // The call cache's journal moves into the store before the runs are released, so a
+      // process waiting for one of them finds every call made.
+      if (this.db.open) this.cache.close();
       this.runs.releaseLeases();
       if (this.db.open) this.db.close();
     }

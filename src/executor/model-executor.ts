@@ -19,7 +19,7 @@ import type {
   Usage,
 } from '../providers/language-model.js';
 import { hasKind, type ModelKind } from '../providers/model-kinds.js';
-import { cacheKey, type CallCache } from '../store/call-cache.js';
+import { cacheKey, CanonicalRequest, type CallCache } from '../store/call-cache.js';
 import { EndpointPool } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
 
@@ -226,10 +226,12 @@ export class ModelExecutor {
   async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     this.accounting.calls += 1;
     this.#assertCapable(kind);
-    const key = cacheKey(this.model.cacheIdentity, kind, params);
+    // Serialised once, for the key and for the stored request.
+    const canonical = CanonicalRequest.of(params);
+    const key = cacheKey(this.model.cacheIdentity, kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
-    const promise = this.#execute(kind, key, params, run, usageOf);
+    const promise = this.#execute(kind, key, canonical, run, usageOf);
     this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
     try {
       return await promise;

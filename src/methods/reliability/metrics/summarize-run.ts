@@ -10,7 +10,7 @@ import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metric-defs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
-import { addToSums, computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
+import { computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
 
 export const scoredRecordSchema = z
   .object({
@@ -70,20 +70,73 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+const CORRECT = 0;
+const WRONG = 1;
+const UNINFORMATIVE = 2;
+
+/** A group's records as the bootstrap reads them (see addToSums): label codes and consistency (NaN for none). */
+function compactForBootstrap(records: readonly ScoredRecord[]): { groups: Uint8Array; cons: Float64Array } {
+  const groups = new Uint8Array(records.length);
+  const cons = new Float64Array(records.length);
+  records.forEach((r, i) => {
+    groups[i] = r.label === 'correct' ? CORRECT : r.label === 'wrong' ? WRONG : UNINFORMATIVE;
+    cons[i] = r.consistency ?? Number.NaN;
+  });
+  return { groups, cons };
+}
+
 /**
  * Percentile bootstrap, resampling seen and unseen questions separately (the two sets are fixed
  * in size by design). An interval is null when the metric is undefined in more than half of the
  * resamples.
  */
 export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: number, seed: number, confidence = 0.95): Record<MetricKey, [number, number] | null> {
-  const seen = records.filter((r) => r.dataset === 'seen');
-  const unseen = records.filter((r) => r.dataset === 'unseen');
+  const seen = compactForBootstrap(records.filter((r) => r.dataset === 'seen'));
+  const unseen = compactForBootstrap(records.filter((r) => r.dataset === 'unseen'));
   const rng = SeededRandom.stream(seed, 'bootstrap');
   const samples: Record<MetricKey, number[]> = Object.fromEntries(METRIC_KEYS.map((k) => [k, []])) as unknown as Record<MetricKey, number[]>;
   for (let b = 0; b < resamples; b++) {
-    const sums: MetricSums = { n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 };
-    for (let i = 0; i < seen.length; i++) addToSums(sums, seen[rng.int(0, seen.length - 1)]!);
-    for (let i = 0; i < unseen.length; i++) addToSums(sums, unseen[rng.int(0, unseen.length - 1)]!);
+    // addToSums over the resampled records, on local numbers: the same additions in the same
+    // order (so the same sums, bit for bit), without an object property per addition.
+    let nCorrect = 0;
+    let nWrong = 0;
+    let lUninformative = 0;
+    let consCorrectSum = 0;
+    let consCorrectCount = 0;
+    let consWrongSeenSum = 0;
+    let consWrongSeenCount = 0;
+    let consWrongUnseenSum = 0;
+    let consWrongUnseenCount = 0;
+    for (let i = 0; i < seen.groups.length; i++) {
+      const j = rng.int(0, seen.groups.length - 1);
+      const group = seen.groups[j]!;
+      const cons = seen.cons[j]!;
+      if (group === CORRECT) {
+        nCorrect++;
+        if (cons === cons) {
+          consCorrectSum += cons;
+          consCorrectCount++;
+        }
+      } else if (group === WRONG) {
+        nWrong++;
+        if (cons === cons) {
+          consWrongSeenSum += cons;
+          consWrongSeenCount++;
+        }
+      }
+    }
+    for (let i = 0; i < unseen.groups.length; i++) {
+      const j = rng.int(0, unseen.groups.length - 1);
+      if (unseen.groups[j] === UNINFORMATIVE) lUninformative++;
+      else {
+        const cons = unseen.cons[j]!;
+        if (cons === cons) {
+          consWrongUnseenSum += cons;
+          consWrongUnseenCount++;
+        }
+      }
+    }
+    const sums: MetricSums = { n: seen.groups.length, nCorrect, nWrong, l: unseen.groups.length, lUninformative, consCorrectSum, consCorrectCount, consWrongSeenSum, consWrongSeenCount, consWrongUnseenSum, consWrongUnseenCount };
     const m = metricsFromSums(sums);
     for (const k of METRIC_KEYS) if (m[k] !== null) samples[k].push(m[k]!);
   }
