@@ -19,7 +19,29 @@ import type {
   NextTokenLogprobsResult,
   Usage,
 } from '../providers/language-model.js';
+import type {
+  ClassificationModel,
+  ClassificationRequest,
+  ClassificationResult,
+  ModelBase,
+  ModelKind,
+  ScoringModel,
+  TokenScoresRequest,
+  TokenScoresResult,
+} from '../providers/model-kinds.js';
 import { cacheKey, type CallCache } from '../store/call-cache.js';
+
+/**
+ * What the executor can run: a text model (LanguageModel, which predates `kinds` and describes
+ * itself by `capabilities`) or any model of the newer kinds (scoring, classification), which
+ * implements the methods of the kinds it lists. Only the identity, endpoints and clean-up are
+ * required; each call checks that the model has the method it needs.
+ */
+export type ExecutableModel = Pick<ModelBase, 'provider' | 'modelId' | 'cacheIdentity' | 'endpoints' | 'defaultConcurrency' | 'runtime' | 'close'> & {
+  readonly capabilities?: ModelCapabilities;
+  readonly kinds?: readonly ModelKind[];
+  readonly tasks?: ClassificationModel['tasks'];
+};
 
 export interface ExecutorOptions {
   /** null = `--no-cache`: every call goes to the model and nothing is written. */
@@ -68,7 +90,7 @@ export interface Accounting {
   latencyMsTotal: number;
 }
 
-type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed';
+type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed' | 'scoreTokens' | 'classify';
 
 interface Endpoint {
   url: string;
@@ -85,7 +107,10 @@ interface Waiter {
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
 
-const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
+/** Text pairs per classification request (servers take lists; TEI's default max batch is 32). */
+export const CLASSIFY_BATCH = 32;
+
+const CAPABILITY: Record<Exclude<Kind, 'scoreTokens' | 'classify'>, keyof ModelCapabilities> = {
   complete: 'completion',
   chat: 'chat',
   nextTokenLogprobs: 'nextTokenLogprobs',
@@ -93,8 +118,13 @@ const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
   embed: 'embeddings',
 };
 
-export class ModelExecutor {
-  readonly model: LanguageModel;
+/**
+ * `M` defaults to LanguageModel, so existing code keeps `executor.model.capabilities`; an
+ * executor over a scoring or classification model is `new ModelExecutor(model, …)` with `M`
+ * inferred.
+ */
+export class ModelExecutor<M extends ExecutableModel = LanguageModel> {
+  readonly model: M;
   readonly accounting: Accounting = {
     calls: 0,
     cacheHits: 0,
@@ -123,7 +153,7 @@ export class ModelExecutor {
   readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
   #wakeTimer: NodeJS.Timeout | undefined;
 
-  constructor(model: LanguageModel, options: ExecutorOptions) {
+  constructor(model: M, options: ExecutorOptions) {
     this.model = model;
     this.#cache = options.cache;
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
@@ -147,21 +177,21 @@ export class ModelExecutor {
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('complete', params, (opts) => this.model.complete(request, opts), (r) => r.usage);
+    return this.#call('complete', params, (opts) => this.#text.complete(request, opts), (r) => r.usage);
   }
 
   chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
     const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('chat', params, (opts) => this.model.chat(request, opts), (r) => r.usage);
+    return this.#call('chat', params, (opts) => this.#text.chat(request, opts), (r) => r.usage);
   }
 
   nextTokenLogprobs(request: NextTokenLogprobsRequest): Promise<Executed<NextTokenLogprobsResult>> {
     const params = { prompt: request.prompt, candidates: request.candidates, asChat: request.asChat ?? false };
-    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs(request, opts), (r) => r.usage);
+    return this.#call('nextTokenLogprobs', params, (opts) => this.#text.nextTokenLogprobs(request, opts), (r) => r.usage);
   }
 
   continuationLogLikelihood(request: ContinuationLogLikelihoodRequest): Promise<Executed<ContinuationLogLikelihoodResult>> {
-    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood(request, opts), (r) => r.usage);
+    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.#text.continuationLogLikelihood(request, opts), (r) => r.usage);
   }
 
   /**
@@ -195,7 +225,7 @@ export class ModelExecutor {
       batches.map(async (batch) => {
         const request = { texts: batch.map((b) => b.text) };
         try {
-          const r = await this.#execute('embed', null, request, (opts) => this.model.embed(request, opts), (v: EmbeddingResult) => v.usage);
+          const r = await this.#execute('embed', null, request, (opts) => this.#text.embed(request, opts), (v: EmbeddingResult) => v.usage);
           const totalChars = Math.max(1, request.texts.reduce((n, t) => n + t.length, 0));
           const singles = batch.map((b, i) => {
             // The request's tokens, shared out by length: what a cache hit on this text saves.
@@ -220,9 +250,120 @@ export class ModelExecutor {
     };
   }
 
-  #assertCapable(kind: Kind): void {
-    if (!this.model.capabilities[CAPABILITY[kind]]) {
-      throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
+  /**
+   * Per-token log-probabilities of a continuation given a prefix (a scoring model), cached per
+   * (context, continuation).
+   */
+  scoreTokens(request: TokenScoresRequest): Promise<Executed<TokenScoresResult>> {
+    const params = { context: request.context, continuation: request.continuation };
+    return this.#call('scoreTokens', params, (opts) => (this.model as unknown as ScoringModel).scoreTokens({ context: request.context, continuation: request.continuation }, opts), (r) => r.usage);
+  }
+
+  /**
+   * Label probabilities per text pair (a classification model). One cache entry per (task, pair),
+   * so overlapping requests never pay twice for a pair; the pairs not cached go out
+   * CLASSIFY_BATCH to a request, concurrently under the endpoint's limit, as in `embed`.
+   */
+  async classify(request: ClassificationRequest): Promise<Executed<ClassificationResult>> {
+    this.#assertCapable('classify', request.task);
+    const model = this.model as unknown as ClassificationModel;
+    const task = request.task;
+    const pairKey = (p: { text: string; textPair: string }): string => JSON.stringify([p.text, p.textPair]);
+    const perPair = new Map<string, Promise<Executed<ClassificationResult>>>();
+    type Pending = { pair: { text: string; textPair: string }; key: string; settle: { resolve: (e: Executed<ClassificationResult>) => void; reject: (e: unknown) => void } };
+    const toFetch: Pending[] = [];
+    for (const pair of request.pairs) {
+      const id = pairKey(pair);
+      if (perPair.has(id)) continue;
+      this.accounting.calls += 1;
+      const params = { task, text: pair.text, textPair: pair.textPair };
+      const key = cacheKey(this.model.cacheIdentity, 'classify', params);
+      const found = this.#fromCacheOrFlight<ClassificationResult>(key);
+      if (found) {
+        perPair.set(id, found);
+        continue;
+      }
+      let settle!: Pending['settle'];
+      const promise = new Promise<Executed<ClassificationResult>>((resolve, reject) => (settle = { resolve, reject }));
+      this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
+      // Also marks a failure as handled here: the caller sees it through perPair below.
+      void promise.then(() => this.#inFlight.delete(key), () => this.#inFlight.delete(key));
+      perPair.set(id, promise);
+      toFetch.push({ pair: { text: pair.text, textPair: pair.textPair }, key, settle });
+    }
+    const batches: Pending[][] = [];
+    for (let i = 0; i < toFetch.length; i += CLASSIFY_BATCH) batches.push(toFetch.slice(i, i + CLASSIFY_BATCH));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const sub: ClassificationRequest = { task, pairs: batch.map((b) => b.pair) };
+        try {
+          const r = await this.#execute('classify', null, sub, (opts) => model.classify(sub, opts), (v: ClassificationResult) => v.usage);
+          if (r.value.scores.length !== batch.length) {
+            throw new ModelCallError(`${this.model.provider} model ${this.model.modelId} returned ${r.value.scores.length} scores for ${batch.length} pairs`, { retryable: false });
+          }
+          const totalChars = Math.max(1, batch.reduce((n, b) => n + b.pair.text.length + b.pair.textPair.length, 0));
+          const singles = batch.map((b, i) => {
+            // The request's tokens, shared out by length: what a cache hit on this pair saves.
+            const share = (b.pair.text.length + b.pair.textPair.length) / totalChars;
+            const promptTokens = Math.round(r.value.usage.promptTokens * share);
+            const completionTokens = Math.round(r.value.usage.completionTokens * share);
+            const evaluatedTokens = Math.round(r.value.usage.evaluatedTokens * share);
+            const single: ClassificationResult = { scores: [r.value.scores[i]!], usage: { promptTokens, completionTokens, evaluatedTokens } };
+            return { b, single };
+          });
+          // One commit for the whole batch; each pair is resolved only once it is committed.
+          await Promise.all(
+            singles.map(({ b, single }) =>
+              this.#cache?.put(b.key, this.model.cacheIdentity, 'classify', { task, text: b.pair.text, textPair: b.pair.textPair }, { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs: r.latencyMs }),
+            ),
+          );
+          for (const { b, single } of singles) b.settle.resolve({ value: single, cached: false, latencyMs: r.latencyMs, key: b.key });
+        } catch (error) {
+          for (const b of batch) b.settle.reject(error);
+        }
+      }),
+    );
+    const results = await Promise.all(request.pairs.map((p) => perPair.get(pairKey(p))!));
+    const usage = { promptTokens: 0, completionTokens: 0, evaluatedTokens: 0 };
+    for (const e of results) {
+      if (e.cached) continue;
+      usage.promptTokens += e.value.usage.promptTokens;
+      usage.completionTokens += e.value.usage.completionTokens;
+      usage.evaluatedTokens += e.value.usage.evaluatedTokens;
+    }
+    return {
+      value: { scores: results.map((e) => e.value.scores[0]!), usage },
+      cached: results.every((e) => e.cached),
+      latencyMs: Math.max(0, ...results.map((e) => e.latencyMs)),
+      key: results.length === 1 ? results[0]!.key : '',
+    };
+  }
+
+  /** The model as a text model; each text call is checked by `#assertCapable` first. */
+  get #text(): LanguageModel {
+    return this.model as unknown as LanguageModel;
+  }
+
+  #assertCapable(kind: Kind, task?: string): void {
+    const model = this.model;
+    const what = `${model.provider} model ${model.modelId}`;
+    if (kind === 'scoreTokens' || kind === 'classify') {
+      const modelKind: ModelKind = kind === 'scoreTokens' ? 'scoring' : 'classification';
+      const method = (model as unknown as Record<string, unknown>)[kind];
+      if (!model.kinds?.includes(modelKind) || typeof method !== 'function') {
+        throw new UnsupportedCapabilityError(`${what} is not a ${modelKind} model (it provides ${model.kinds?.join(', ') || 'text generation'}), so it cannot ${kind === 'scoreTokens' ? 'score tokens' : 'classify text pairs'}`, {
+          hint: `Configure a ${modelKind} model for this role in llmkb.config.json (README: "Scorer backends").`,
+        });
+      }
+      if (kind === 'classify' && task !== undefined && model.tasks && !model.tasks.includes(task as ClassificationModel['tasks'][number])) {
+        throw new UnsupportedCapabilityError(`${what} does ${model.tasks.join(', ')}, not ${task}`, {
+          hint: `Configure a classification model with task "${task}" for this role (README: "Scorer backends").`,
+        });
+      }
+      return;
+    }
+    if (!model.capabilities?.[CAPABILITY[kind]]) {
+      throw new UnsupportedCapabilityError(`${what} does not support ${kind}`);
     }
   }
 
