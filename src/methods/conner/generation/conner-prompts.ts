@@ -16,11 +16,37 @@ export interface Demonstration {
 }
 
 /**
- * Table 11, the ✓ prompt (same words for NQ and WoW; for WoW `{query}` is the utterance):
- * `Topic: {topic} \n Generate a Wikipedia to answer the given question.\n Question: {query} \n Wikipedia:`
+ * Table 11: the zero-shot prompts the paper tried, per data set, in the table's order; prompt 4
+ * is the one marked ✓ (best on the validation sets) and the default. `{query}` is the question
+ * (NQ) or the partner's last utterance (WoW).
  */
-export function zeroShotKnowledgePrompt(q: Pick<ConnerQuery, 'topic' | 'query'>): string {
-  return `Topic: ${q.topic}\nGenerate a Wikipedia to answer the given question.\nQuestion: ${q.query}\nWikipedia:`;
+export const ZERO_SHOT_PROMPTS: Record<ConnerQuery['task'], readonly string[]> = {
+  qa: [
+    'Topic: {topic}\nQuery: {query}\nRelated wikipedia knowledge:',
+    'Topic: {topic}\nGenerate a background document from Wikipedia to answer the given question.\n{query}\n',
+    'Topic: {topic}\nGenerate a Wikipedia knowledge to answer the given question.\nQuestion: {query}\nWikipedia knowledge:',
+    'Topic: {topic}\nGenerate a Wikipedia to answer the given question.\nQuestion: {query}\nWikipedia:',
+  ],
+  dialogue: [
+    'Topic: {topic}\nQuery: {query}\nRelated Wikipedia knowledge:',
+    'Topic: {topic}\nGenerate a background document from Wikipedia to reply to the utterance.\n{query}\n',
+    'Topic: {topic}\nGenerate a Wikipedia knowledge to answer the given question.\nUtterance: {query}\nWikipedia knowledge:',
+    'Topic: {topic}\nGenerate a Wikipedia to answer the given question.\nQuestion: {query}\nWikipedia:',
+  ],
+};
+
+/** The ✓ prompt of Table 11 (number 4 of 4). */
+export const BEST_ZERO_SHOT_PROMPT = 4;
+
+function fill(template: string, q: Pick<ConnerQuery, 'topic' | 'query'>): string {
+  return template.replace('{topic}', () => q.topic).replace('{query}', () => q.query);
+}
+
+/** Zero-shot knowledge prompt number `prompt` (1-4) of Table 11; default the ✓ one. */
+export function zeroShotKnowledgePrompt(q: Pick<ConnerQuery, 'topic' | 'query'> & { task?: ConnerQuery['task'] }, prompt = BEST_ZERO_SHOT_PROMPT): string {
+  const template = ZERO_SHOT_PROMPTS[q.task ?? 'qa'][prompt - 1];
+  if (template === undefined) throw new RangeError(`Table 11 has prompts 1-4, not ${prompt}`);
+  return fill(template, q);
 }
 
 /** Table 12, the ✓ template: `Topic: {topic} \n Query: {query} \n Related Wikipedia knowledge: {knowledge}`. */

@@ -12,7 +12,7 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
-import { ANSWER_STOP, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
+import { ANSWER_STOP, BEST_ZERO_SHOT_PROMPT, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
 
 export type KnowledgeSetting = 'zero-shot' | 'few-shot';
@@ -23,6 +23,8 @@ export interface GeneratedKnowledge extends ConnerQuery {
   /** `<provider>:<model id>` of the knowledge generator (or a name for knowledge brought from elsewhere). */
   generator: string;
   setting: KnowledgeSetting | 'given';
+  /** Zero-shot: the Table 11 prompt number used. */
+  prompt?: number;
   /** Ids of the demonstrations in the few-shot knowledge prompt. */
   knowledgeDemos: string[];
   knowledge: string;
@@ -39,6 +41,8 @@ export interface GenerateOptions {
   generator: ModelExecutor;
   runs: RunStore;
   setting: KnowledgeSetting;
+  /** Zero-shot: which prompt of Table 11 (1-4; default 4, the ✓ one). */
+  prompt?: number;
   /** Demonstrations in the few-shot knowledge prompt (paper: k randomly chosen training examples). */
   shots: number;
   /** Demonstrations in the answer prompt. */
@@ -78,6 +82,7 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
     setting: `conner-generate:${options.setting}`,
     seed: options.seed,
     params: {
+      prompt: options.setting === 'zero-shot' ? (options.prompt ?? BEST_ZERO_SHOT_PROMPT) : null,
       shots: options.setting === 'few-shot' ? options.shots : 0,
       answerShots: options.answerShots,
       maxTokens: options.maxTokens,
@@ -103,7 +108,7 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
     work: async (q) => {
       const knowledgeDemos =
         options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
-      const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q) : fewShotKnowledgePrompt(q, knowledgeDemos);
+      const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
       const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP });
       const knowledge = k.value.text.trim();
       const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
@@ -113,6 +118,7 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
         ...q,
         generator: generatorId,
         setting: options.setting,
+        ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
         knowledgeDemos: knowledgeDemos.map((d) => d.id),
         knowledge,
         answerDemos: answerDemos.map((d) => d.id),
