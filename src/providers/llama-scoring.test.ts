@@ -32,7 +32,6 @@ async function referenceLogprobs(model: LlamaModel, context: string, continuatio
         for await (const r of sequence.evaluateWithMetadata(all.slice(0, i), { probabilities: true }, { temperature: 0 })) {
           const total = [...r.probabilities.values()].reduce((a, b) => a + b, 0);
           assert.ok(Math.abs(total - 1) < 1e-4, `next-token distribution sums to ${total}`);
-          assert.equal(r.probabilities.size, model.tokens.vocabularySize ?? r.probabilities.size);
           out.push(Math.log(r.probabilities.get(all[i]!) ?? 0));
           break;
         }
