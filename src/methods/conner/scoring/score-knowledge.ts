@@ -3,6 +3,7 @@
  * stage over the run store. A record keeps every score, the evidence chosen for each sentence
  * and for the answer, and the id of the scorer behind each metric.
  */
+import { ContextOverflowError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../data/qa-item.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
@@ -56,6 +57,8 @@ export interface ScoredKnowledge {
   validityEvidence: Evidence | null;
   /** Scorer per metric. */
   scorers: Record<string, string>;
+  /** Metrics left unscored for this item, and why. */
+  notes: string[];
 }
 
 export interface ScoreOptions {
@@ -76,6 +79,29 @@ export interface ScoreOptions {
 }
 
 export const DEFAULT_NEGATIVES = 5;
+
+/**
+ * The language-model metrics see at most this many words of a knowledge text (and of each
+ * sentence), as the authors' code cuts knowledge to 300 words for informativeness: a text longer
+ * than the scoring model's context cannot be scored at all.
+ */
+export const SCORER_MAX_WORDS = 300;
+
+export function truncateWords(text: string, max = SCORER_MAX_WORDS): string {
+  const words = text.trim().split(/\s+/);
+  return words.length <= max ? text.trim() : words.slice(0, max).join(' ');
+}
+
+/** A metric whose text does not fit the scorer's context is left unscored for that item, and said so. */
+async function unlessOverflow<T>(metric: string, notes: string[], work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ContextOverflowError)) throw error;
+    notes.push(`${metric}: not scored, the text does not fit the scorer's context (${error.message})`);
+    return undefined;
+  }
+}
 export const DEFAULT_EVIDENCE_TOP = 5;
 
 export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'nli' | 'relevance' | 'evidence' | 'aggregation' | 'negatives'>): Record<string, string> {
@@ -117,7 +143,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
   const record: ScoredKnowledge = {
     id: item.id, generator: item.generator, setting: item.setting, task: item.task, topic: item.topic, query: item.query, knowledge: item.knowledge,
     goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null,
-    scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: scorerIds(options),
+    scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: scorerIds(options), notes: [],
   };
   if (options.nli) {
     const f = await scoreFactuality(sentences, (s) => options.evidence.retrieve(s, reference(item)), options.nli, options.aggregation);
@@ -155,25 +181,36 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
     scores.relevance = r.relevance;
   }
   if (options.scorer && item.knowledge.trim() !== '') {
-    const cs = await sentenceCoherence(sentences, options.scorer);
-    cached &&= cs.cached;
-    scores.coherence_sentence = cs.value ?? null;
-    record.sentenceInversePerplexity = cs.perSentence;
-    const cp = await paragraphCoherence(item.knowledge, options.scorer);
-    cached &&= cp.cached;
-    scores.coherence_paragraph = cp.value ?? null;
-    const info = await scoreInformativeness(item, item.knowledge, options.scorer);
-    cached &&= info.cached;
-    scores.informativeness = info.value ?? null;
+    const scorer = options.scorer;
+    const knowledge = truncateWords(item.knowledge);
+    const cs = await unlessOverflow('coherence_sentence', record.notes, () => sentenceCoherence(sentences.map((s) => truncateWords(s)), scorer));
+    if (cs) {
+      cached &&= cs.cached;
+      scores.coherence_sentence = cs.value ?? null;
+      record.sentenceInversePerplexity = cs.perSentence;
+    }
+    const cp = await unlessOverflow('coherence_paragraph', record.notes, () => paragraphCoherence(knowledge, scorer));
+    if (cp) {
+      cached &&= cp.cached;
+      scores.coherence_paragraph = cp.value ?? null;
+    }
+    const info = await unlessOverflow('informativeness', record.notes, () => scoreInformativeness(item, knowledge, scorer));
+    if (info) {
+      cached &&= info.cached;
+      scores.informativeness = info.value ?? null;
+    }
   }
   if (options.scorer && item.goldAnswer !== undefined && item.goldAnswer.trim() !== '') {
-    const negatives = sampleNegatives(item.id, pool, options.negatives, options.seed).map((id) => ({ id, knowledge: byId.get(id)!.knowledge }));
-    const h = await scoreHelpfulness(item, item.knowledge, item.goldAnswer, negatives, options.scorer);
-    cached &&= h.cached;
-    if (h.helpfulness) {
-      scores.helpfulness = h.helpfulness.value;
-      scores.helpfulnessRaw = h.helpfulness.raw;
-      record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives };
+    const scorer = options.scorer;
+    const negatives = sampleNegatives(item.id, pool, options.negatives, options.seed).map((id) => ({ id, knowledge: truncateWords(byId.get(id)!.knowledge) }));
+    const h = await unlessOverflow('helpfulness', record.notes, () => scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer));
+    if (h) {
+      cached &&= h.cached;
+      if (h.helpfulness) {
+        scores.helpfulness = h.helpfulness.value;
+        scores.helpfulnessRaw = h.helpfulness.raw;
+        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives };
+      }
     }
   }
   return { record, cached };
