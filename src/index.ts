@@ -11,6 +11,20 @@ export { VERSION } from './version.js';
 export { METHOD_INTERFACE_VERSION, type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type ModelKind } from './methods/method.js';
 export { registerMethod, listMethods, getMethod } from './methods/registry.js';
 export { reliabilityMethod } from './methods/reliability/reliability-method.js';
+export { connerMethod, CONNER_METRIC_DEFS } from './methods/conner/conner-method.js';
+export { readConnerQueries, type ConnerQuery, type ConnerTask } from './methods/conner/generation/conner-queries.js';
+export { generateKnowledge, type GeneratedKnowledge, type GenerateOptions } from './methods/conner/generation/generate-knowledge.js';
+export { readKnowledgeFile } from './methods/conner/generation/knowledge-file.js';
+export { scoreKnowledge, type ScoredKnowledge, type ScoreOptions, type ConnerScores } from './methods/conner/scoring/score-knowledge.js';
+export { executorTokenScorer, executorClassifier } from './methods/conner/scoring/executor-scorers.js';
+export type { TokenScorer, PairClassifier } from './methods/conner/scoring/scorers.js';
+export { corpusEvidence, referenceEvidence, type EvidenceSource } from './methods/conner/evidence/evidence-source.js';
+export { connerProtocol } from './methods/conner/conner-protocol.js';
+export { summarizeConner, formatConnerSummary, type ConnerSummary } from './methods/conner/summary/conner-summary.js';
+export { somersD } from './methods/conner/summary/somers-d.js';
+export { selectDemonstrations } from './methods/conner/use-cases/select-demos.js';
+export { bestOf } from './methods/conner/use-cases/best-of.js';
+export { knowledgeQuality } from './methods/conner/use-cases/knowledge-quality.js';
 
 // Models
 export {

@@ -27,6 +27,8 @@ const EXPORTED = [
   'runConsistency', 'runStage', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt', 'toCsv',
   'toJsonl', 'toMarkdown', 'writeFileAtomic',
   'Corpus', 'CorpusNotFoundError', 'searchCorpus', 'ensureCorpusSchema', 'splitPassages', 'DEFAULT_PASSAGE_WORDS', 'DEFAULT_OVERLAP_WORDS', 'ftsQuery', 'STOP_WORDS', 'extractPdfText', 'PdfSkipError',
+  'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
+  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',
 ];
 
 describe('public API', () => {
