@@ -74,7 +74,7 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     scorer = executorTokenScorer(new ModelExecutor(provider, { cache: new CallCache(db) }) as unknown as ModelExecutor<ExecutableModel>);
     const s = scripted();
     const runs = new RunStore(db);
-    return { runs, calls: s.calls, base: { runs, scorer, nli: s.nli, relevance: s.relevance, evidence: referenceEvidence(), aggregation: 'min', negatives: 2, seed: 1, progress: { enabled: false } } };
+    return { runs, calls: s.calls, base: { runs, scorer, nli: s.nli, relevance: s.relevance, evidence: referenceEvidence(), aggregation: 'min', negatives: 2, seed: 1, progress: { quiet: true } } };
   };
 
   it('scores every metric with its scorer id; a second run reads the store', async () => {
