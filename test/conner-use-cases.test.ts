@@ -133,6 +133,7 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     const choices = await bestOf([good, other], { ...base, gamma: [1, 1, 0, 0] });
     assert.deepEqual(choices.map((c) => c.candidate), [0, 1]);
     assert.equal(choices[1]!.chosen.knowledge, 'They saw a big tree in the park.');
+    assert.equal(choices[0]!.chosen.setting, 'best-of 2 (zero-shot)', 'a summary shows the selection as its own row');
     assert.ok(choices.every((c) => c.qualities.every((q) => q !== null)));
     const tie = await bestOf([good, good.map((g) => ({ ...g }))], { ...base, gamma: [1, 1, 0, 0] });
     assert.deepEqual(tie.map((c) => c.candidate), [0, 0]);

@@ -22,7 +22,8 @@ export const KNOWLEDGE_SETTINGS: readonly KnowledgeSetting[] = ['zero-shot', 'fe
 export interface GeneratedKnowledge extends ConnerQuery {
   /** `<provider>:<model id>` of the knowledge generator (or a name for knowledge brought from elsewhere). */
   generator: string;
-  setting: KnowledgeSetting | 'given';
+  /** `zero-shot`, `few-shot`, `given` (knowledge brought from elsewhere) or `best-of ...`. */
+  setting: string;
   /** Zero-shot: the Table 11 prompt number used. */
   prompt?: number;
   /** Ids of the demonstrations in the few-shot knowledge prompt. */

@@ -17,7 +17,8 @@ export const generatedKnowledgeSchema = z
     referenceKnowledge: z.string().optional(),
     goldAnswer: z.string().optional(),
     generator: z.string().min(1).default('given'),
-    setting: z.enum(['zero-shot', 'few-shot', 'given']).default('given'),
+    /** `zero-shot`, `few-shot`, `given` (brought from elsewhere), `best-of ...` (from `conner best-of`). */
+    setting: z.string().min(1).default('given'),
     prompt: z.number().int().min(1).max(4).optional(),
     knowledgeDemos: z.array(z.string()).default([]),
     knowledge: z.string(),

@@ -11,6 +11,7 @@ import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
 import type { Evidence, EvidenceSource } from '../evidence/evidence-source.js';
 import { splitSentences } from '../evidence/sentences.js';
+import { BEST_ZERO_SHOT_PROMPT } from '../generation/conner-prompts.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK, paragraphCoherence, sentenceCoherence } from './coherence.js';
 import { scoreFactuality, type FactualityAggregation, type FactualityLabel, type SentenceFactuality } from './factuality.js';
@@ -129,6 +130,11 @@ export function scoreRunSpec(options: ScoreOptions) {
   };
 }
 
+/** The setting as summaries group it: Table 11 prompts other than the default are told apart. */
+export function settingLabel(item: Pick<GeneratedKnowledge, 'setting' | 'prompt'>): string {
+  return item.setting === 'zero-shot' && item.prompt !== undefined && item.prompt !== BEST_ZERO_SHOT_PROMPT ? `zero-shot (Table 11 prompt ${item.prompt})` : item.setting;
+}
+
 function reference(item: GeneratedKnowledge): string[] {
   return item.referenceKnowledge === undefined ? [] : [item.referenceKnowledge];
 }
@@ -141,7 +147,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
     relevance: null, coherence_sentence: null, coherence_paragraph: null, informativeness: null, helpfulness: null, helpfulnessRaw: null, validity: null,
   };
   const record: ScoredKnowledge = {
-    id: item.id, generator: item.generator, setting: item.setting, task: item.task, topic: item.topic, query: item.query, knowledge: item.knowledge,
+    id: item.id, generator: item.generator, setting: settingLabel(item), task: item.task, topic: item.topic, query: item.query, knowledge: item.knowledge,
     goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null,
     scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: scorerIds(options), notes: [],
   };

@@ -6,11 +6,11 @@
  * elsewhere), recorded as a departure. Each candidate file is scored as a resumable run.
  */
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
-import { scoreKnowledge, type ScoreOptions, type ScoredKnowledge } from '../scoring/score-knowledge.js';
+import { scoreKnowledge, settingLabel, type ScoreOptions, type ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { knowledgeQuality, type Gamma } from './knowledge-quality.js';
 
 export interface BestOfChoice {
-  /** The chosen knowledge record, as `conner score` takes it. */
+  /** The chosen knowledge record, as `conner score` takes it; generator and setting name the selection. */
   chosen: GeneratedKnowledge;
   /** Index (0-based) of the candidate file the chosen knowledge came from. */
   candidate: number;
@@ -25,6 +25,12 @@ export async function bestOf(candidates: ReadonlyArray<readonly GeneratedKnowled
     scored.push(new Map(rs.map((r) => [r.id, r])));
   }
   const byId = candidates.map((file) => new Map(file.map((k) => [k.id, k])));
+  // The chosen knowledge is one system: "best of r" over the candidates' generators and settings.
+  const unique = (xs: string[]): string => [...new Set(xs)].join(' + ');
+  const label = {
+    generator: unique(candidates.flatMap((f) => f.map((k) => k.generator))),
+    setting: `best-of ${candidates.length} (${unique(candidates.flatMap((f) => f.map((k) => settingLabel(k))))})`,
+  };
   const ids = [...new Set(candidates.flatMap((file) => file.map((k) => k.id)))];
   return ids.map((id) => {
     const qualities = scored.map((m) => {
@@ -36,6 +42,7 @@ export async function bestOf(candidates: ReadonlyArray<readonly GeneratedKnowled
     qualities.forEach((q, c) => {
       if (q !== null && (best === -1 || q > qualities[best]!)) best = c;
     });
-    return { chosen: byId[best]!.get(id)!, candidate: best, qualities };
+    const chosen = byId[best]!.get(id)!;
+    return { chosen: { ...chosen, generator: label.generator, setting: label.setting }, candidate: best, qualities };
   });
 }
