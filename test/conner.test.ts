@@ -124,4 +124,56 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.ok(summary.protocol.some((p) => p.id === 'unscored-factuality'));
     assert.match(resumed.stdout, /Coh-sent\./);
   });
+
+  it('use cases through the CLI: select-demos feeds few-shot generation; best-of picks among prompt variants', { timeout: 300_000 }, async () => {
+    const dir = project();
+    const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
+    const sel = await llmkb(['conner', 'select-demos', nq, '--candidates', '6', '--top', '3', '--gamma', '0,0,1,1', '--seed', '2', '-o', 'demos.jsonl'], { cwd: dir });
+    assert.equal(sel.code, 0, sel.stderr);
+    const demos = readFileSync(join(dir, 'demos.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; quality: number; rank: number; missing: string[] });
+    assert.deepEqual(demos.map((d) => d.rank), [1, 2, 3]);
+    assert.ok(demos[0]!.quality >= demos[1]!.quality && demos[1]!.quality >= demos[2]!.quality);
+    assert.deepEqual(demos[0]!.missing, ['factuality', 'relevance'], 'no NLI or relevance model: those parts of Q are named as missing');
+    const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], { cwd: dir });
+    assert.equal(few.code, 0, few.stderr);
+    const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });
+    for (const r of fewRecords) assert.deepEqual(r.knowledgeDemos, demos.map((d) => d.id).filter((id) => id !== r.id));
+    const p1 = await llmkb(['conner', 'generate', nq, '--limit', '5', '--prompt', '1', '-o', 'p1.jsonl'], { cwd: dir });
+    const p4 = await llmkb(['conner', 'generate', nq, '--limit', '5', '-o', 'p4.jsonl'], { cwd: dir });
+    assert.equal(p1.code + p4.code, 0, p1.stderr + p4.stderr);
+    const best = await llmkb(['conner', 'best-of', 'p1.jsonl', 'p4.jsonl', '-o', 'best.jsonl'], { cwd: dir });
+    assert.equal(best.code, 0, best.stderr);
+    assert.match(best.stdout, /chose knowledge for 5 queries; from each file: \d, \d/);
+    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { setting: string; bestOf: { candidate: number; qualities: number[] } });
+    assert.equal(chosen.length, 5);
+    for (const c of chosen) {
+      assert.equal(c.setting, 'best-of 2 (zero-shot (Table 11 prompt 1) + zero-shot)');
+      assert.equal(c.bestOf.qualities[c.bestOf.candidate], Math.max(...c.bestOf.qualities));
+    }
+    const scored = await llmkb(['conner', 'score', 'best.jsonl', 'p4.jsonl', '--negatives', '2', '--resamples', '50'], { cwd: dir });
+    assert.equal(scored.code, 0, scored.stderr);
+    assert.match(scored.stdout, /best-of 2/);
+  });
+
+  it('refuses bad input with a named error, file and line, and a hint', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'bad.txt'), 'topic\tquery\tknowledge\tanswer\nonly\ttwo\n');
+    const r = await llmkb(['conner', 'generate', 'bad.txt'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.txt:2: expected 4 tab-separated fields/);
+    assert.match(r.stderr, /hint: /);
+    assert.doesNotMatch(r.stderr, /^\s+at /m);
+    writeFileSync(join(dir, 'k.jsonl'), '{"id":"1","query":"q"}\n');
+    const noKnowledge = await llmkb(['conner', 'score', 'k.jsonl'], { cwd: dir });
+    assert.equal(noKnowledge.code, 2);
+    assert.match(noKnowledge.stderr, /k\.jsonl:1 \(field "knowledge"\)/);
+    writeFileSync(join(dir, 'llmkb.config.json'), '{}');
+    writeFileSync(join(dir, 'k.jsonl'), '{"id":"1","query":"q","knowledge":"k"}\n');
+    const none = await llmkb(['conner', 'score', 'k.jsonl'], { cwd: dir });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no scorer configured/);
+    const gamma = await llmkb(['conner', 'best-of', 'a', 'b', '--gamma', '1,2'], { cwd: dir });
+    assert.equal(gamma.code, 2);
+    assert.match(gamma.stderr, /four numbers/);
+  });
 });
