@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
-import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
+import { corpusEvidence, referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import type { GeneratedKnowledge } from '../src/methods/conner/generation/generate-knowledge.js';
 import { executorTokenScorer } from '../src/methods/conner/scoring/executor-scorers.js';
 import { scoreKnowledge, type ScoreOptions } from '../src/methods/conner/scoring/score-knowledge.js';
@@ -21,6 +21,8 @@ import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { ContextOverflowError } from '../src/errors.js';
+import { Corpus } from '../src/corpus/corpus.js';
+import { join } from 'node:path';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 
@@ -137,5 +139,24 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     assert.ok(choices.every((c) => c.qualities.every((q) => q !== null)));
     const tie = await bestOf([good, good.map((g) => ({ ...g }))], { ...base, gamma: [1, 1, 0, 0] });
     assert.deepEqual(tie.map((c) => c.candidate), [0, 0]);
+  });
+
+  it('factuality and validity with evidence from a corpus (BM25), the chosen passage recorded', async () => {
+    const db = openDatabase(':memory:');
+    await Corpus.openOrCreate(db, 'darwin').add([join(import.meta.dirname, '..', 'src', 'corpus', 'fixtures', 'darwin.jsonl')]);
+    const s = scripted();
+    const evidence = corpusEvidence(db, 'darwin', 3);
+    const knowledge = 'The elephant is reckoned to be the slowest breeder of all known animals. Pigeons fly to the moon.';
+    const [r] = await scoreKnowledge({
+      runs: new RunStore(db), nli: s.nli, evidence, aggregation: 'mean', negatives: 1, seed: 0, progress: { quiet: true },
+      items: [item('e', 'which animal breeds slowest', knowledge, { task: 'dialogue', answerWithKnowledge: 'the elephant is the slowest breeder' }), item('f', 'q', 'k.')],
+    });
+    assert.equal(evidence.id, 'corpus:darwin (bm25, top 3)');
+    assert.match(r!.sentences[0]!.evidence!.source, /^corpus:darwin\/origin-ch3-elephant#\d+$/);
+    assert.ok(r!.sentences[0]!.nli[0] > 0.9, 'the first sentence is found nearly word for word');
+    assert.ok(r!.sentences[1]!.nli[0] < 0.5);
+    assert.ok(Math.abs(r!.scores.factuality! - (r!.sentences[0]!.nli[0] + r!.sentences[1]!.nli[0]) / 2) < 1e-12, 'mean over sentences');
+    assert.match(r!.validityEvidence!.source, /^corpus:darwin\/origin-ch3-elephant/, 'open answers: validity from evidence retrieved for the answer (Eq. 8)');
+    assert.equal(r!.scores.relevance, null, 'no relevance model: not scored');
   });
 });
