@@ -24,6 +24,7 @@ function scriptedNli(script: Record<string, NliVector>): PairClassifier & { call
   const calls: Array<Array<[string, string]>> = [];
   return {
     id: 'scripted:nli',
+    identity: 'scripted:nli',
     calls,
     async classify(task, pairs) {
       assert.equal(task, 'nli');

@@ -40,6 +40,7 @@ function scripted(): { nli: PairClassifier; relevance: PairClassifier; calls: ()
     calls: () => calls,
     nli: {
       id: 'scripted:overlap-nli',
+      identity: 'scripted:overlap-nli',
       async classify(task, pairs) {
         calls++;
         assert.equal(task, 'nli');
@@ -48,6 +49,7 @@ function scripted(): { nli: PairClassifier; relevance: PairClassifier; calls: ()
     },
     relevance: {
       id: 'scripted:overlap-relevance',
+      identity: 'scripted:overlap-relevance',
       async classify(task, pairs) {
         calls++;
         assert.equal(task, 'relevance');
@@ -107,7 +109,7 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
 
   it('notes a metric whose text does not fit the scorer, and goes on', async () => {
     const { base } = setup();
-    const overflowing: TokenScorer = { id: 'tiny-context', logLikelihood: async () => { throw new ContextOverflowError('prompt of 9999 tokens does not fit'); } };
+    const overflowing: TokenScorer = { id: 'tiny-context', identity: 'tiny-context', logLikelihood: async () => { throw new ContextOverflowError('prompt of 9999 tokens does not fit'); } };
     const [r] = await scoreKnowledge({ ...base, scorer: overflowing, items: [item('x', 'where did Lily go', 'Lily went to the park.'), item('y', 'q', 'k.')] });
     assert.equal(r!.scores.informativeness, null);
     assert.equal(r!.scores.factualityLabel, 'factual-consistent');

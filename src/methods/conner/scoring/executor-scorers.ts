@@ -18,6 +18,8 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): T
   if (model.kinds?.includes('scoring')) {
     return {
       id: scorerId(model),
+    identity: model.cacheIdentity,
+      identity: model.cacheIdentity,
       async logLikelihood(context, continuation): Promise<LogLikelihood> {
         const r = await executor.scoreTokens({ context, continuation });
         return { logLikelihood: r.value.logLikelihood, tokens: r.value.tokenLogprobs.length, cached: r.cached };
@@ -28,6 +30,8 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): T
     const text = executor as unknown as ModelExecutor;
     return {
       id: scorerId(model),
+    identity: model.cacheIdentity,
+      identity: model.cacheIdentity,
       async logLikelihood(context, continuation): Promise<LogLikelihood> {
         const r = await text.continuationLogLikelihood({ context, continuation });
         return { logLikelihood: r.value.logLikelihood, tokens: r.value.tokens, cached: r.cached };
@@ -48,6 +52,7 @@ export function executorClassifier(executor: ModelExecutor<ExecutableModel>, rol
   }
   return {
     id: scorerId(model),
+    identity: model.cacheIdentity,
     async classify(task, pairs) {
       const r = await executor.classify({ task, pairs });
       return { scores: r.value.scores, cached: r.cached };

@@ -121,7 +121,7 @@ export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'nli' | 'releva
 
 export function scoreRunSpec(options: ScoreOptions) {
   return {
-    model: canonicalJson({ scorer: options.scorer?.id ?? null, nli: options.nli?.id ?? null, relevance: options.relevance?.id ?? null }),
+    model: canonicalJson({ scorer: options.scorer?.identity ?? null, nli: options.nli?.identity ?? null, relevance: options.relevance?.identity ?? null }),
     dataset: checksumOfLines(options.items, (k) => canonicalJson(k)),
     setting: 'conner-score',
     seed: options.seed,

@@ -16,8 +16,10 @@ export interface LogLikelihood {
 }
 
 export interface TokenScorer {
-  /** Recorded with each score: provider and model identity. */
+  /** Recorded with each score: provider and model, as the user named it. */
   readonly id: string;
+  /** What defines the scorer's output (a GGUF's content hash, a server's model): the run's identity. */
+  readonly identity: string;
   logLikelihood(context: string, continuation: string): Promise<LogLikelihood>;
 }
 
@@ -28,6 +30,7 @@ export interface PairScores {
 
 export interface PairClassifier {
   readonly id: string;
+  readonly identity: string;
   /** NLI: `text` = premise (evidence), `textPair` = hypothesis (claim). Relevance: query, passage. */
   classify(task: 'nli' | 'relevance', pairs: Array<{ text: string; textPair: string }>): Promise<PairScores>;
 }
