@@ -18,7 +18,6 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): T
   if (model.kinds?.includes('scoring')) {
     return {
       id: scorerId(model),
-    identity: model.cacheIdentity,
       identity: model.cacheIdentity,
       async logLikelihood(context, continuation): Promise<LogLikelihood> {
         const r = await executor.scoreTokens({ context, continuation });
@@ -30,7 +29,6 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): T
     const text = executor as unknown as ModelExecutor;
     return {
       id: scorerId(model),
-    identity: model.cacheIdentity,
       identity: model.cacheIdentity,
       async logLikelihood(context, continuation): Promise<LogLikelihood> {
         const r = await text.continuationLogLikelihood({ context, continuation });
