@@ -5,6 +5,7 @@
  * run store: an interrupted run continues at the first query without a record; every call goes
  * through the executor's cache.
  */
+import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../data/qa-item.js';
 import { SeededRandom } from '../../../data/seeded-random.js';
@@ -106,28 +107,35 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
     idOf: (q) => q.id,
     concurrency: options.concurrency ?? generator.concurrency,
     ...(options.progress === undefined ? {} : { progress: options.progress }),
-    work: async (q) => {
-      const knowledgeDemos =
-        options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
-      const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
-      const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP });
-      const knowledge = k.value.text.trim();
-      const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
-      const withK = await generator.complete({ prompt: answerPrompt(q, knowledge, answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
-      const withoutK = await generator.complete({ prompt: answerPrompt(q, '', answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
-      const record: GeneratedKnowledge = {
-        ...q,
-        generator: generatorId,
-        setting: options.setting,
-        ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
-        knowledgeDemos: knowledgeDemos.map((d) => d.id),
-        knowledge,
-        answerDemos: answerDemos.map((d) => d.id),
-        answerWithKnowledge: withK.value.text.trim(),
-        answerWithoutKnowledge: withoutK.value.text.trim(),
-      };
-      return { record, cached: k.cached && withK.cached && withoutK.cached };
-    },
+    work: (q) => generateOne(q).catch((error: unknown) => {
+      if (error instanceof ContextOverflowError) {
+        throw new LlmkbError(`query ${q.id}: ${error.message}`, { hint: 'Use fewer demonstrations (--shots, --answer-shots) or a model with a longer context; CONNER\'s gold passages are long.', cause: error });
+      }
+      throw error;
+    }),
   });
   return queries.map((q) => records.get(q.id)!);
+
+  async function generateOne(q: ConnerQuery): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
+    const knowledgeDemos =
+      options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
+    const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
+    const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP });
+    const knowledge = k.value.text.trim();
+    const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
+    const withK = await generator.complete({ prompt: answerPrompt(q, knowledge, answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+    const withoutK = await generator.complete({ prompt: answerPrompt(q, '', answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+    const record: GeneratedKnowledge = {
+      ...q,
+      generator: generatorId,
+      setting: options.setting,
+      ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
+      knowledgeDemos: knowledgeDemos.map((d) => d.id),
+      knowledge,
+      answerDemos: answerDemos.map((d) => d.id),
+      answerWithKnowledge: withK.value.text.trim(),
+      answerWithoutKnowledge: withoutK.value.text.trim(),
+    };
+    return { record, cached: k.cached && withK.cached && withoutK.cached };
+  }
 }
