@@ -150,9 +150,17 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
       assert.equal(c.setting, 'best-of 2 (zero-shot (Table 11 prompt 1) + zero-shot)');
       assert.equal(c.bestOf.qualities[c.bestOf.candidate], Math.max(...c.bestOf.qualities));
     }
-    const scored = await llmkb(['conner', 'score', 'best.jsonl', 'p4.jsonl', '--negatives', '2', '--resamples', '50'], { cwd: dir });
+    // Human ratings (Table 17's 0-2 scale) for p4's items: Somers' D per metric in the summary.
+    const ids = readFileSync(join(dir, 'p4.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    writeFileSync(join(dir, 'ratings.jsonl'), ids.map((id, i) => JSON.stringify({ id, generator: 'openai-compatible:scripted', setting: 'zero-shot', informativeness: i % 3, coherence: 2 - (i % 3) })).join('\n') + '\n');
+    const scored = await llmkb(['conner', 'score', 'best.jsonl', 'p4.jsonl', '--negatives', '2', '--resamples', '50', '--ratings', 'ratings.jsonl'], { cwd: dir });
     assert.equal(scored.code, 0, scored.stderr);
     assert.match(scored.stdout, /best-of 2/);
+    assert.match(scored.stdout, /Somers' D with human ratings \(openai-compatible:scripted, zero-shot\):\n  coherence_sentence: D = -?\d\.\d\d \(n 5, p \d\.\d{3}\)/);
+    const summary = JSON.parse(readFileSync(join(dir, 'conner-summary.json'), 'utf8')) as { groups: Array<{ setting: string; humanCorrelation?: Record<string, { n: number; d: number | null }> }> };
+    const p4Group = summary.groups.find((g) => g.setting === 'zero-shot')!;
+    assert.equal(p4Group.humanCorrelation!.informativeness!.n, 5);
+    assert.equal(summary.groups.find((g) => g.setting !== 'zero-shot')!.humanCorrelation!.informativeness, undefined, 'ratings are matched by generator, setting and id');
   });
 
   it('refuses bad input with a named error, file and line, and a hint', async () => {

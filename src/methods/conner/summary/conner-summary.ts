@@ -85,7 +85,9 @@ export function estimate(values: readonly number[], resamples: number, rng: Seed
 export const ratingSchema = z
   .object({
     id: z.string().min(1),
+    /** Which knowledge was rated when several generators or settings share query ids. */
     generator: z.string().optional(),
+    setting: z.string().optional(),
     factuality: z.number().optional(),
     relevance: z.number().optional(),
     coherence: z.number().optional(),
@@ -101,7 +103,7 @@ export function readRatings(file: string): HumanRating[] {
 }
 
 /** Which human rating each metric is compared with (Table 17's dimensions; coherence for both levels). */
-const RATING_OF: Record<string, keyof Omit<HumanRating, 'id' | 'generator'>> = {
+const RATING_OF: Record<string, keyof Omit<HumanRating, 'id' | 'generator' | 'setting'>> = {
   factuality: 'factuality',
   relevance: 'relevance',
   coherence_sentence: 'coherence',
@@ -112,13 +114,15 @@ const RATING_OF: Record<string, keyof Omit<HumanRating, 'id' | 'generator'>> = {
 };
 
 export function humanCorrelation(records: readonly ScoredKnowledge[], ratings: readonly HumanRating[], permutations: number, seed: number): Record<string, SomersResult> {
-  const byKey = new Map(ratings.map((r) => [`${r.generator ?? ''}\u0000${r.id}`, r]));
+  // The most specific match wins: (generator, setting, id), then (generator, id), then id alone.
+  const key = (generator: string, setting: string, id: string): string => `${generator}\u0000${setting}\u0000${id}`;
+  const byKey = new Map(ratings.map((r) => [key(r.generator ?? '', r.setting ?? '', r.id), r]));
   const out: Record<string, SomersResult> = {};
   for (const [metric, dim] of Object.entries(RATING_OF)) {
     const x: number[] = [];
     const y: number[] = [];
     for (const r of records) {
-      const rating = byKey.get(`${r.generator}\u0000${r.id}`) ?? byKey.get(`\u0000${r.id}`);
+      const rating = byKey.get(key(r.generator, r.setting, r.id)) ?? byKey.get(key(r.generator, '', r.id)) ?? byKey.get(key('', '', r.id));
       const h = rating?.[dim];
       const v = metricValue(r, metric);
       if (h === undefined || v === null) continue;
