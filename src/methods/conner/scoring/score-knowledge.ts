@@ -159,6 +159,9 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
       [scores.factualConsistent, scores.nonVerified, scores.factualInconsistent] = f.factuality.score;
       scores.factuality = scores.factualConsistent;
       scores.factualityLabel = f.factuality.label;
+      if (f.factuality.sentences.every((x) => x.candidates === 0)) {
+        record.notes.push(`factuality: no evidence for any sentence from ${options.evidence.id} (all non-verified)`);
+      }
     }
     const answer = item.answerWithKnowledge;
     if (answer !== undefined && answer.trim() !== '') {
