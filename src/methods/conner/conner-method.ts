@@ -29,7 +29,7 @@ export const connerMethod: EvaluationMethod = {
     { id: 'scorer', kind: 'scoring', required: false, description: 'reference language model: sentence perplexity (Eq. 3), informativeness (Eq. 5), helpfulness (Eq. 6), paragraph coherence fallback (Eq. 4); the paper used GPT-Neo 2.7B and LLaMA-65B', fallback: 'those metrics are not scored, recorded in the protocol' },
     { id: 'nli', kind: 'classification', required: false, description: 'NLI model for factuality (Eq. 1) and validity (Eq. 7-8); the paper used NLI-RoBERTa-large', fallback: 'factuality and validity are not scored, recorded in the protocol' },
     { id: 'relevance', kind: 'classification', required: false, description: 'query-passage relevance model (Eq. 2); the paper used a BERT ms-marco ranker', fallback: 'relevance is not scored, recorded in the protocol' },
-    { id: 'embedder', kind: 'embedding', required: false, description: 'not used by CONNER itself; dense evidence retrieval where the corpus offers it', fallback: 'BM25 over the corpus' },
+    { id: 'embedder', kind: 'embedding', required: false, description: 'dense evidence retrieval (the paper used ColBERTv2); not used yet: this version retrieves evidence with BM25', fallback: 'BM25 over the corpus (--corpus), recorded as a departure' },
   ],
   stages: [
     { id: 'generate', description: 'knowledge per query (zero- or few-shot, Tables 11-12), then the answer with and without it (Table 13)' },
