@@ -37,7 +37,11 @@ export { OpenAICompatibleProvider, type OpenAICompatibleSettings } from './provi
 export { LlamaProvider, type LlamaSettings } from './providers/llama-provider.js';
 export { parseModelSpec, type ModelSpec } from './providers/model-spec.js';
 export { createLanguageModel, type CreateModelContext } from './providers/create-language-model.js';
-export { ModelExecutor, type Accounting, type Executed, type ExecutorOptions } from './executor/model-executor.js';
+export { ModelExecutor, type Accounting, type ExecutableModel, type Executed, type ExecutorOptions } from './executor/model-executor.js';
+export { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
+export { TeiClassifier, type TeiSettings } from './providers/tei/tei-classifier.js';
+export { VllmPoolingClassifier, type VllmPoolingSettings } from './providers/vllm-pooling/vllm-pooling-classifier.js';
+export { LlmClassifier, type LlmClassifierSettings } from './providers/llm-classifier/llm-classifier.js';
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';

@@ -26,6 +26,7 @@ const EXPORTED = [
   'readJsonl', 'readQAItems', 'registerMethod', 'reliabilityMethod', 'renderReport', 'resultFileStem',
   'runConsistency', 'runStage', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt', 'toCsv',
   'toJsonl', 'toMarkdown', 'writeFileAtomic',
+  'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier',
   'Corpus', 'CorpusNotFoundError', 'searchCorpus', 'ensureCorpusSchema', 'splitPassages', 'DEFAULT_PASSAGE_WORDS', 'DEFAULT_OVERLAP_WORDS', 'ftsQuery', 'STOP_WORDS', 'extractPdfText', 'PdfSkipError',
   'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
   'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',

@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
+import { classifierOptions } from '../providers/classification/classifier-options.js';
 
 export const modelEntrySchema = z.union([
   z.string().min(1),
@@ -36,6 +37,8 @@ export const modelEntrySchema = z.union([
       sequences: z.number().int().min(1).max(64).optional(),
       contextSize: z.number().int().min(64).optional(),
       gpu: z.boolean().optional(),
+      /** Classification backends (tei:, vllm-score:, llm-nli:, ...): task, labels, scores, endpoint, ... */
+      ...classifierOptions.omit({ apiKeyEnv: true, concurrency: true }).shape,
     })
     .strict(),
 ]);
