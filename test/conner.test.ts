@@ -1,7 +1,8 @@
 /**
  * CONNER end to end through the built CLI, as a user runs it: `conner generate` over 50 rows of
  * each of CONNER's three test files with a scripted text model on a loopback server speaking the
- * OpenAI API, then `conner score` with the GGUF test model as the scoring model, killed with
+ * OpenAI API, then `conner score` with the GGUF test model as the scoring model and loopback TEI
+ * servers as the NLI and relevance models, killed with
  * SIGKILL half-way and run again: it resumes (nothing done twice), and its per-item scores and
  * summary are byte-identical to an uninterrupted run in a fresh store.
  */
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../src/store/database.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
+import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
 import { llmkb } from './support/run-cli.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
@@ -46,16 +48,31 @@ function scoredRecords(store: string): number {
 
 describe('conner generate -> score -> summary (loopback text model, GGUF scorer)', { skip }, () => {
   let server: TestServer;
+  let nliServer: ScorerServer;
+  let rerankServer: ScorerServer;
   before(async () => {
     server = await startOpenAICompatibleServer({ complete: script });
+    // TEI servers speaking /predict (an NLI cross-encoder) and /rerank (an ms-marco ranker).
+    nliServer = await startScorerServer({ serves: 'nli' });
+    rerankServer = await startScorerServer({ serves: 'relevance' });
   });
   after(async () => {
     await server?.close();
+    await nliServer?.close();
+    await rerankServer?.close();
   });
 
   function project(): string {
     const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-'));
-    writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/scripted`, concurrency: 4 }, scorer: `gguf:${gguf}` }));
+    writeFileSync(
+      join(dir, 'llmkb.config.json'),
+      JSON.stringify({
+        model: { spec: `vllm:${server.baseURL}/scripted`, concurrency: 4 },
+        scorer: `gguf:${gguf}`,
+        nli: { spec: `tei:${nliServer.url}/cross-encoder/nli-deberta-v3-base`, task: 'nli' },
+        relevance: `tei:${rerankServer.url}/cross-encoder/ms-marco-MiniLM-L-6-v2`,
+      }),
+    );
     return dir;
   }
 
@@ -84,6 +101,8 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal((rec.answerDemos as string[]).length, 4);
 
     const scoreArgs = ['conner', 'score', ...filesA, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--summary', 'summary.json'];
+    const classifierRequests = (): number => nliServer.requests.length + rerankServer.requests.length;
+    const atStart = classifierRequests();
     // Interrupted: SIGKILL once some records are stored.
     const store = join(a, '.llmkb', 'llmkb.sqlite');
     const child = spawn(process.execPath, [BIN, ...scoreArgs], { cwd: a, stdio: 'ignore', env: { ...process.env, CI: '1' } });
@@ -99,30 +118,43 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     const resumed = await llmkb(scoreArgs, { cwd: a });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /resumed from the store/);
+    const paidA = classifierRequests() - atStart;
     const fresh = await llmkb(['conner', 'score', ...filesB, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--summary', 'summary.json'], { cwd: b });
     assert.equal(fresh.code, 0, fresh.stderr);
+    const paidB = classifierRequests() - atStart - paidA;
+    // Only what was in flight at the kill (one item at a time) may be asked twice.
+    assert.ok(paidA <= paidB + 4, `interrupted + resumed: ${paidA} classifier requests, uninterrupted: ${paidB}`);
     assert.equal(readFileSync(join(a, 'scores.jsonl'), 'utf8'), readFileSync(join(b, 'scores.jsonl'), 'utf8'));
     assert.equal(readFileSync(join(a, 'summary.json'), 'utf8'), readFileSync(join(b, 'summary.json'), 'utf8'));
     assert.equal(resumed.stdout, fresh.stdout);
 
-    const scores = readFileSync(join(a, 'scores.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; task: string; scores: Record<string, number | null>; scorers: Record<string, string> });
+    type Scored = { id: string; task: string; scores: Record<string, number | string | null>; scorers: Record<string, string>; sentences: Array<{ evidence?: { source: string } }>; notes: string[] };
+    const scores = readFileSync(join(a, 'scores.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Scored);
     assert.equal(scores.length, 150);
     assert.deepEqual([...new Set(scores.map((s) => s.task))], ['qa', 'dialogue']);
+    const unit = (v: unknown): boolean => typeof v === 'number' && v >= 0 && v <= 1;
     for (const s of scores) {
-      for (const m of ['coherence_sentence', 'coherence_paragraph', 'informativeness']) assert.ok(s.scores[m]! > 0 && s.scores[m]! < 1, `${s.id} ${m} = ${s.scores[m]}`);
-      assert.ok(s.scores.helpfulness! >= 0 && s.scores.helpfulness! <= 1);
+      for (const m of ['coherence_sentence', 'coherence_paragraph', 'informativeness']) assert.ok(unit(s.scores[m]) && s.scores[m] !== 0 && s.scores[m] !== 1, `${s.id} ${m} = ${s.scores[m]}`);
+      for (const m of ['factuality', 'relevance', 'helpfulness', 'validity']) assert.ok(unit(s.scores[m]), `${s.id} ${m} = ${s.scores[m]}`);
+      assert.ok(['factual-consistent', 'non-verified', 'factual-inconsistent'].includes(String(s.scores.factualityLabel)));
+      assert.ok(s.sentences.length >= 3, `${s.id}: ${s.sentences.length} sentences`);
+      assert.ok(s.sentences.every((x) => x.evidence?.source === 'reference'));
       assert.match(s.scorers.informativeness!, /^llama:/);
+      assert.match(s.scorers.factuality!, /^nli tei:cross-encoder\/nli-deberta-v3-base; evidence reference; min over sentences$/);
+      assert.equal(s.scorers.relevance, 'tei:cross-encoder/ms-marco-MiniLM-L-6-v2');
+      assert.deepEqual(s.notes, []);
     }
     const summary = JSON.parse(readFileSync(join(a, 'summary.json'), 'utf8')) as { method: string; groups: Array<{ n: number; metrics: Record<string, { mean: number | null; ci: [number, number] | null }> }>; protocol: Array<{ id: string }> };
     assert.equal(summary.method, 'conner');
     assert.equal(summary.groups.length, 1);
     assert.equal(summary.groups[0]!.n, 150);
-    const info = summary.groups[0]!.metrics.informativeness!;
-    assert.ok(info.ci![0] <= info.mean! && info.mean! <= info.ci![1]);
-    assert.equal(summary.groups[0]!.metrics.factuality!.mean, null, 'no NLI scorer: factuality is undefined, not 0');
+    const metrics = summary.groups[0]!.metrics;
+    for (const [id, m] of Object.entries(metrics)) assert.ok(m.mean !== null && m.ci![0] <= m.mean && m.mean <= m.ci![1], `${id}: ${JSON.stringify(m)}`);
+    const shares = metrics.fact_consistent!.mean! + metrics.non_verified!.mean! + metrics.fact_inconsistent!.mean!;
+    assert.ok(Math.abs(shares - 1) < 1e-12, 'the three shares sum to 1');
     assert.ok(summary.protocol.some((p) => p.id === 'coherence-paragraph'));
-    assert.ok(summary.protocol.some((p) => p.id === 'unscored-factuality'));
-    assert.match(resumed.stdout, /Coh-sent\./);
+    assert.ok(!summary.protocol.some((p) => p.id.startsWith('unscored-')));
+    assert.match(resumed.stdout, /Fact-cons\..*Coh-sent\./);
   });
 
   it('use cases through the CLI: select-demos feeds few-shot generation; best-of picks among prompt variants', { timeout: 300_000 }, async () => {
@@ -133,7 +165,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     const demos = readFileSync(join(dir, 'demos.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; quality: number; rank: number; missing: string[] });
     assert.deepEqual(demos.map((d) => d.rank), [1, 2, 3]);
     assert.ok(demos[0]!.quality >= demos[1]!.quality && demos[1]!.quality >= demos[2]!.quality);
-    assert.deepEqual(demos[0]!.missing, ['factuality', 'relevance'], 'no NLI or relevance model: those parts of Q are named as missing');
+    assert.deepEqual(demos[0]!.missing, []);
     const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], { cwd: dir });
     assert.equal(few.code, 0, few.stderr);
     const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });

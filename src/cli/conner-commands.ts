@@ -44,7 +44,7 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
   type AnyExecutor = Parameters<typeof executorTokenScorer>[0];
   const load = async (role: 'scorer' | 'nli' | 'relevance', spec?: string): Promise<AnyExecutor | undefined> => {
     const entry = ws.entryFor(role, spec);
-    return entry === undefined ? undefined : ((await ws.executor(entry)) as unknown as AnyExecutor);
+    return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as AnyExecutor);
   };
   const scorerEx = await load('scorer', opts.scorer);
   const nliEx = await load('nli', opts.nli);
@@ -77,9 +77,9 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
 
 function addScorerOptions(command: Command): Command {
   return command
-    .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf')
-    .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config)')
-    .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config)')
+    .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
+    .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config), e.g. tei:URL/MODEL with "task": "nli" in the config, or llm-nli:<text model spec>')
+    .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config), e.g. tei:URL/cross-encoder/ms-marco-MiniLM-L-6-v2')
     .option('--corpus <name>', "evidence from this corpus of the store (BM25; `llmkb corpus add`); default: each query's reference knowledge")
     .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5);
 }
