@@ -8,7 +8,7 @@
  */
 import { tmpdir } from 'node:os';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { LlmClassifier } from '../src/providers/llm-classifier/llm-classifier.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
@@ -23,8 +23,8 @@ const query = (i: number): string => `Question: where did ${names[i % names.leng
 const knowledge = (i: number): string => `Knowledge: ${names[i % names.length]} went to the ${places[i % places.length]} with a friend. They played with a big red ball and had fun all day.\n`;
 const answer = (j: number): string => `Answer: the ${places[j % places.length]}`;
 
-async function run(label: string, reusePrefix: boolean, work: (ex: ModelExecutor<LlamaProvider>, i: number) => Promise<unknown>, count: number): Promise<number> {
-  const model = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), threads: 1, reusePrefix });
+async function run(label: string, reusePrefix: boolean, work: (ex: ModelExecutor<LlamaModel>, i: number) => Promise<unknown>, count: number): Promise<number> {
+  const model = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), threads: 1, reusePrefix });
   const ex = new ModelExecutor(model, { cache: null });
   await work(ex, -1); // warm-up
   const started = performance.now();
@@ -42,7 +42,7 @@ await run('scoreTokens: sentence (empty context)', true, (ex, i) => ex.scoreToke
 // Informativeness: the knowledge given the query.
 await run('scoreTokens: knowledge given query', true, (ex, i) => ex.scoreTokens({ context: query(i + 1000), continuation: knowledge(i + 1000) }), items);
 // Helpfulness: one query+knowledge prefix, u = 4 answers each (5 calls per item).
-const helpfulness = (ex: ModelExecutor<LlamaProvider>, i: number): Promise<unknown> =>
+const helpfulness = (ex: ModelExecutor<LlamaModel>, i: number): Promise<unknown> =>
   (async () => {
     for (let j = 0; j < 5; j++) await ex.scoreTokens({ context: query(i + 1000) + knowledge(i + 1000), continuation: answer(i + j) });
   })();
@@ -51,7 +51,7 @@ const without = await run('scoreTokens: helpfulness (item = prefix x 5 answers),
 process.stdout.write(`prefix reuse speed-up on helpfulness: x${(withReuse / without).toFixed(2)}\n`);
 // classify: NLI by an LLM prompted (label words that are single tokens of stories260K).
 {
-  const model = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), threads: 1 });
+  const model = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), threads: 1 });
   const classifier = new LlmClassifier({ model, task: 'nli', labelWords: { entailment: ['the', 'The'], neutral: ['a'], contradiction: ['he', 'He'] } });
   const ex = new ModelExecutor(classifier, { cache: null });
   // Distinct pairs (the executor sends a repeated pair once).

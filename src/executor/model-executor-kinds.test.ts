@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
 import type { CallOptions } from '../providers/language-model.js';
 import type { ClassificationModel, ClassificationRequest, ClassificationResult, ScoringModel, TokenScoresRequest, TokenScoresResult } from '../providers/model-kinds.js';
-import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
 import { CLASSIFY_BATCH, ModelExecutor } from './model-executor.js';
@@ -113,7 +113,8 @@ describe('ModelExecutor over scoring and classification models', () => {
   });
 
   it('refuses a call the model cannot make, with a clear error, before any request', async () => {
-    const text = new OpenAICompatibleProvider({ baseURLs: ['http://127.0.0.1:9'], model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
+    // Without echo an OpenAI-compatible model is no scoring model.
+    const text = new OpenAICompatibleModel({ baseURLs: ['http://127.0.0.1:9'], model: 'm', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
     const ex = new ModelExecutor(text, { cache: null });
     await assert.rejects(ex.scoreTokens({ context: 'a', continuation: 'b' }), (e: unknown) => e instanceof UnsupportedCapabilityError && /not a scoring model/.test(e.message));
     await assert.rejects(ex.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof UnsupportedCapabilityError && /not a classification model/.test(e.message));

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import { ContextOverflowError, ModelCallError } from '../../errors.js';
 import type { CallOptions } from '../language-model.js';
-import { parseRetryAfter } from '../openai-compatible-provider.js';
+import { parseRetryAfter } from '../openai-compatible/http-client.js';
 
 // 424: TEI's "backend" error (the model failed on a batch, e.g. out of memory under load): transient.
 const RETRYABLE_STATUS = new Set([408, 409, 424, 425, 429]);

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { LlamaModel, Token } from 'node-llama-cpp';
+import type { LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
 import { startOpenAICompatibleServer } from '../../../test/support/openai-compatible-server.js';
 import { ModelCallError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';
-import { LlamaProvider } from '../llama-provider.js';
-import { OpenAICompatibleProvider } from '../openai-compatible-provider.js';
+import { LlamaModel } from '../llama/llama-model.js';
+import { OpenAICompatibleModel } from '../openai-compatible/openai-compatible-model.js';
 import { LlmClassifier } from './llm-classifier.js';
 import { createLlmClassifier, parseLlmClassifierSpec } from './llm-classifier-provider.js';
 
@@ -22,7 +22,7 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('NLI: label probabilities from the label words, renormalised over the labels', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => dist });
     try {
-      const text = new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
+      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
       const c = new LlmClassifier({ model: text, task: 'nli' });
       const r = await c.classify({ task: 'nli', pairs: [{ text: 'Paris is in France.', textPair: 'Paris is in Europe.' }] });
       // entailment = 0.6, contradiction = 0.2, neutral = 0.1; "The" is no label: renormalised over 0.9.
@@ -41,7 +41,7 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('relevance: Yes / (Yes + No); through the executor, cached per pair; a 503 retried by the inner executor', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => dist, fault: (i) => (i === 0 ? { kind: 'status', status: 503 } : undefined) });
     try {
-      const text = new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
+      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
       const inner = new ModelExecutor(text, { cache: null, baseBackoffMs: 1, maxBackoffMs: 2 });
       const ex = new ModelExecutor(new LlmClassifier({ model: inner, task: 'relevance' }), { cache: new CallCache(openDatabase(':memory:')) });
       const pairs = [{ text: 'q', textPair: 'p1' }, { text: 'q', textPair: 'p2' }];
@@ -59,7 +59,7 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('no label word among the returned tokens: a clear error, not a made-up score', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => ({ ' The': 0.7, ' A': 0.3 }) });
     try {
-      const text = new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
+      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
       await assert.rejects(new LlmClassifier({ model: text, task: 'nli' }).classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && /none of the label words/.test(e.message) && !e.retryable);
       assert.throws(() => new LlmClassifier({ model: text, task: 'nli', labelWords: { entailment: ['Yes'], neutral: ['Maybe'] } }), /contradiction/);
     } finally {
@@ -88,12 +88,12 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
 });
 
 describe('LlmClassifier over $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
-  let provider: LlamaProvider;
-  let reference: LlamaModel;
+  let provider: LlamaModel;
+  let reference: NativeLlamaModel;
   // stories260K knows no "Yes"/"No": words that are single tokens of its vocabulary stand in.
   const labelWords = { entailment: ['the', 'The'], neutral: ['a'], contradiction: ['he', 'He'] };
   before(async () => {
-    provider = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), threads: 1 });
+    provider = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), threads: 1 });
     const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
     const llama = await getLlama({ gpu: false, maxThreads: 1, logLevel: LlamaLogLevel.error, progressLogs: false });
     reference = await llama.loadModel({ modelPath: gguf! });
