@@ -21,7 +21,7 @@ import { executorTokenScorer } from '../src/methods/conner/scoring/executor-scor
 import { sampleNegatives, scoreHelpfulness } from '../src/methods/conner/scoring/helpfulness.js';
 import { scoreInformativeness } from '../src/methods/conner/scoring/informativeness.js';
 import { truncateWords } from '../src/methods/conner/scoring/score-knowledge.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -34,7 +34,7 @@ const file = join(dataDir, 'conner', 'nq_test_random_testset.txt');
 const queries = parseConnerTestFile(readFileSync(file, 'utf8'), file).slice(0, items);
 const knowledge = new Map(queries.map((q) => [q.id, truncateWords(splitSentences(q.referenceKnowledge ?? '').slice(0, 3).join(' '))]));
 
-const provider = await LlamaProvider.load({ model: gguf, modelsDir: tmpdir(), sequences: 1, threads: 1 });
+const provider = await LlamaModel.load({ model: gguf, modelsDir: tmpdir(), sequences: 1, threads: 1 });
 const executor = new ModelExecutor(provider, { cache: null }) as unknown as ModelExecutor<ExecutableModel>;
 const scorer = executorTokenScorer(executor);
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { Llama, LlamaModel, Token } from 'node-llama-cpp';
+import type { Llama, LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
 import { answerExample } from '../src/methods/conner/generation/conner-prompts.js';
 import { paragraphCoherence, sentenceCoherence } from '../src/methods/conner/scoring/coherence.js';
@@ -16,7 +16,7 @@ import { executorTokenScorer } from '../src/methods/conner/scoring/executor-scor
 import { scoreHelpfulness } from '../src/methods/conner/scoring/helpfulness.js';
 import { informativenessContext, scoreInformativeness } from '../src/methods/conner/scoring/informativeness.js';
 import type { TokenScorer } from '../src/methods/conner/scoring/scorers.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 
@@ -24,7 +24,7 @@ const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: CONNER GGUF tests need LLMKB_TEST_GGUF (e.g. ../shared/models/stories260K.gguf)\n');
 
 /** ln P(token_i | tokens_<i) for each continuation token, from fresh sequences. */
-async function modelLogprobs(model: LlamaModel, context: string, continuation: string): Promise<number[]> {
+async function modelLogprobs(model: NativeLlamaModel, context: string, continuation: string): Promise<number[]> {
   const withBos = (t: Token[]): Token[] => (model.tokens.shouldPrependBosToken && model.tokens.bos !== null ? [model.tokens.bos, ...t] : t);
   const all = withBos(model.tokenize(context + continuation, false));
   const ctx = withBos(model.tokenize(context, false));
@@ -55,16 +55,16 @@ const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / 
 const close = (a: number, b: number, what: string): void => assert.ok(Math.abs(a - b) < 1e-4, `${what}: ${a} vs ${b}`);
 
 describe('CONNER language-model metrics on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
-  let provider: LlamaProvider;
+  let provider: LlamaModel;
   let llama: Llama;
-  let model: LlamaModel;
+  let model: NativeLlamaModel;
   let scorer: TokenScorer;
   const q = { task: 'qa' as const, topic: 'Lily', query: 'where did Lily go with her mom' };
   const knowledge = 'Lily went to the park with her mom. They saw a big tree. The sun was warm.';
   const others = ['Tom had a red ball. He liked to play with it.', 'The cat sat on the mat and purred.', 'Once upon a time there was a little boat.'];
 
   before(async () => {
-    provider = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), sequences: 1, threads: 1 });
+    provider = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), sequences: 1, threads: 1 });
     const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
     llama = await getLlama({ gpu: false, maxThreads: 1, logLevel: LlamaLogLevel.error, progressLogs: false });
     model = await llama.loadModel({ modelPath: gguf! });

@@ -16,7 +16,7 @@ import { openValidity, spanValidity } from '../src/methods/conner/scoring/validi
 import { estimate, metricValue, summarizeConner } from '../src/methods/conner/summary/conner-summary.js';
 import { somersD, somersTest } from '../src/methods/conner/summary/somers-d.js';
 import { knowledgeQuality, parseGamma } from '../src/methods/conner/use-cases/knowledge-quality.js';
-import { SeededRandom } from '../src/data/seeded-random.js';
+import { SeededRandom } from '../src/sampling/seeded-random.js';
 import type { ScoredKnowledge } from '../src/methods/conner/scoring/score-knowledge.js';
 
 /** An NLI "model" that answers from a script keyed by (premise, hypothesis), and logs each call. */

@@ -16,7 +16,7 @@ import { scoreKnowledge, type ScoreOptions } from '../src/methods/conner/scoring
 import type { PairClassifier, TokenScorer } from '../src/methods/conner/scoring/scorers.js';
 import { bestOf } from '../src/methods/conner/use-cases/best-of.js';
 import { selectDemonstrations } from '../src/methods/conner/use-cases/select-demos.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -65,10 +65,10 @@ const item = (id: string, query: string, knowledge: string, extra: Partial<Gener
 });
 
 describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
-  let provider: LlamaProvider;
+  let provider: LlamaModel;
   let scorer: TokenScorer;
   before(async () => {
-    provider = await LlamaProvider.load({ model: gguf!, modelsDir: tmpdir(), sequences: 1, threads: 1 });
+    provider = await LlamaModel.load({ model: gguf!, modelsDir: tmpdir(), sequences: 1, threads: 1 });
   });
   after(async () => {
     await provider.close();

@@ -107,7 +107,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .action(async (input: string, opts: { model?: string; setting: 'zero-shot' | 'few-shot'; prompt: number; shots: number; answerShots: number; demos?: string; fixedDemos?: boolean; task?: 'qa' | 'dialogue'; seed: number; maxTokens: number; answerMaxTokens: number; limit?: number; output: string }, command: Command) => {
       const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
       const { demonstrationsOf, generateKnowledge } = await import('../methods/conner/generation/generate-knowledge.js');
-      const { readJsonl, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const { z } = await import('zod');
       const ws = workspace(command);
       try {
@@ -154,7 +155,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { scoreKnowledge } = await import('../methods/conner/scoring/score-knowledge.js');
       const { connerProtocol } = await import('../methods/conner/conner-protocol.js');
       const { formatConnerSummary, readRatings, summarizeConner } = await import('../methods/conner/summary/conner-summary.js');
-      const { toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -195,7 +197,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
       const { selectDemonstrations } = await import('../methods/conner/use-cases/select-demos.js');
       const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
-      const { toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -226,7 +229,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
       const { bestOf } = await import('../methods/conner/use-cases/best-of.js');
       const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
-      const { toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);

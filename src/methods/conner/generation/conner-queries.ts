@@ -8,7 +8,8 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputFileError } from '../../../errors.js';
-import { readJsonl, readTextFile } from '../../../data/qa-item.js';
+import { readJsonl } from '../../../io/jsonl.js';
+import { readTextFile } from '../../../io/files.js';
 
 /** Open-domain QA (span answers, NQ) or knowledge-grounded dialogue (open answers, WoW). */
 export type ConnerTask = 'qa' | 'dialogue';

@@ -7,8 +7,8 @@
  */
 import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
-import { checksumOfLines } from '../../../data/qa-item.js';
-import { SeededRandom } from '../../../data/seeded-random.js';
+import { checksumOfLines } from '../../../io/checksum.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';

@@ -4,7 +4,7 @@
  * `knowledge` (plus `goldAnswer` for helpfulness, `answerWithKnowledge` for validity).
  */
 import { z } from 'zod';
-import { readJsonl } from '../../../data/qa-item.js';
+import { readJsonl } from '../../../io/jsonl.js';
 import type { GeneratedKnowledge } from './generate-knowledge.js';
 
 export const generatedKnowledgeSchema = z

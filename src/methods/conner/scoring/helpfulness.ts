@@ -5,7 +5,7 @@
  * drawn at random (seeded). The second printed form lacks the 1/u; the method notes follow the
  * first. The answer is scored after the Table 13 answer template (zero-shot: no demonstrations).
  */
-import { SeededRandom } from '../../../data/seeded-random.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { answerExample } from '../generation/conner-prompts.js';
 import type { ConnerQuery } from '../generation/conner-queries.js';
 import { meanLogProb, type TokenScorer } from './scorers.js';

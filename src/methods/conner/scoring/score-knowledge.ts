@@ -5,7 +5,7 @@
  */
 import { ContextOverflowError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
-import { checksumOfLines } from '../../../data/qa-item.js';
+import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';

@@ -5,8 +5,8 @@
  * paper's section 6).
  */
 import { z } from 'zod';
-import { readJsonl } from '../../../data/qa-item.js';
-import { SeededRandom } from '../../../data/seeded-random.js';
+import { readJsonl } from '../../../io/jsonl.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { MetricDef } from '../../method.js';
 import { CONNER_METRIC_DEFS, connerMethod } from '../conner-method.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';

@@ -6,7 +6,7 @@
  * paper's 400 annotated samples) and checked against a hand computation in the test. The
  * p-value is a two-sided permutation test (seeded), not scipy's asymptotic one.
  */
-import { SeededRandom } from '../../../data/seeded-random.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
 
 export function somersD(x: readonly number[], y: readonly number[]): number | null {
   if (x.length !== y.length) throw new Error(`somersD: ${x.length} ratings for ${y.length} scores`);

@@ -4,7 +4,7 @@
  * keep the n with the highest Q_know (Eq. 9) as the few-shot demonstrations (the paper: m = 30,
  * n = 8). The scoring is a resumable run like `conner score`.
  */
-import { SeededRandom } from '../../../data/seeded-random.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { Demonstration } from '../generation/conner-prompts.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ConnerQuery } from '../generation/conner-queries.js';
