@@ -19,6 +19,20 @@ export {
   SUMMARY_SCHEMA, migrateSummary, checkSummary, headlineDefs, formatMetric,
   type MethodSummary, type MethodProtocol, type ProtocolEntry, type RunMeta, type ExecutionRecord,
 } from './methods/method-summary.js';
+export { connerMethod, CONNER_METRIC_DEFS } from './methods/conner/conner-method.js';
+export { readConnerQueries, type ConnerQuery, type ConnerTask } from './methods/conner/generation/conner-queries.js';
+export { generateKnowledge, type GeneratedKnowledge, type GenerateOptions } from './methods/conner/generation/generate-knowledge.js';
+export { readKnowledgeFile } from './methods/conner/generation/knowledge-file.js';
+export { scoreKnowledge, type ScoredKnowledge, type ScoreOptions, type ConnerScores } from './methods/conner/scoring/score-knowledge.js';
+export { executorTokenScorer, executorClassifier } from './methods/conner/scoring/executor-scorers.js';
+export type { TokenScorer, PairClassifier } from './methods/conner/scoring/scorers.js';
+export { corpusEvidence, referenceEvidence, type EvidenceSource } from './methods/conner/evidence/evidence-source.js';
+export { connerProtocol } from './methods/conner/conner-protocol.js';
+export { summarizeConner, formatConnerSummary, type ConnerSummary } from './methods/conner/summary/conner-summary.js';
+export { somersD } from './methods/conner/summary/somers-d.js';
+export { selectDemonstrations } from './methods/conner/use-cases/select-demos.js';
+export { bestOf } from './methods/conner/use-cases/best-of.js';
+export { knowledgeQuality } from './methods/conner/use-cases/knowledge-quality.js';
 
 // Models: kinds, providers, the executor
 export { MODEL_KINDS, NLI_LABELS, hasKind, requireKind, type ModelKind, type ModelBase, type ScoringModel, type ClassificationModel, type TokenScoresRequest, type TokenScoresResult, type ClassificationTask, type TextPair, type ClassificationRequest, type ClassificationResult, type NliLabel } from './providers/model-kinds.js';
@@ -36,7 +50,11 @@ export { OpenAICompatibleModel, type OpenAICompatibleSettings } from './provider
 export { LlamaModel, type LlamaSettings } from './providers/llama/llama-model.js';
 export { MockModel, type MockSettings, type MockRule, type MockCall, type MockResponder } from './providers/mock/mock-model.js';
 export { readMockReplies } from './providers/mock/mock-provider.js';
-export { ModelExecutor, type Accounting, type Executed, type ExecutorOptions } from './executor/model-executor.js';
+export { ModelExecutor, type Accounting, type ExecutableModel, type Executed, type ExecutorOptions } from './executor/model-executor.js';
+export { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
+export { TeiClassifier, type TeiSettings } from './providers/tei/tei-classifier.js';
+export { VllmPoolingClassifier, type VllmPoolingSettings } from './providers/vllm-pooling/vllm-pooling-classifier.js';
+export { LlmClassifier, type LlmClassifierSettings } from './providers/llm-classifier/llm-classifier.js';
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';

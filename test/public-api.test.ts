@@ -26,6 +26,9 @@ const EXPORTED = [
   'reliabilityMethod', 'renderReport', 'requireKind', 'resultFileStem', 'runConsistency', 'runMethod', 'runStage',
   'searchCorpus', 'settingsOf', 'splitPassages', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt',
   'toJsonl', 'writeFileAtomic',
+  'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier',
+  'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
+  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',
 ];
 
 describe('public API', () => {

@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
+import { classifierOptions } from '../providers/classification/classifier-options.js';
 import { llamaOptions } from '../providers/llama/llama-provider.js';
 import { openAICompatibleOptions } from '../providers/openai-compatible/openai-compatible-provider.js';
 
@@ -35,13 +36,15 @@ export const modelEntrySchema = z.union([
       /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
       maxRetryAfterMs: z.number().int().min(1).optional(),
       ...llamaOptions.shape,
+      /** Classification backends (tei:, vllm-score:, llm-nli:, ...): task, labels, scores, endpoint, ... */
+      ...classifierOptions.omit({ apiKeyEnv: true, concurrency: true }).shape,
     })
     .strict(),
 ]);
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type ModelEntryOptions = Exclude<ModelEntry, string>;
 
-export const ROLES = ['model', 'judge', 'distractor', 'embedder'] as const;
+export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -80,6 +83,10 @@ export const COMMAND_OPTIONS = {
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
+  'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
+  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', summary: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
+  'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', seed: 'number', task: 'string', output: 'string' },
+  'conner best-of': { gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', seed: 'number', output: 'string' },
 } as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
 
 const OPTION_TYPES = {
@@ -102,6 +109,12 @@ export const configSchema = z
     judge: modelEntrySchema.optional(),
     distractor: modelEntrySchema.optional(),
     embedder: modelEntrySchema.optional(),
+    /** CONNER: reference language model (perplexity, informativeness, helpfulness). */
+    scorer: modelEntrySchema.optional(),
+    /** CONNER: NLI model (factuality, validity). */
+    nli: modelEntrySchema.optional(),
+    /** CONNER: query-passage relevance model. */
+    relevance: modelEntrySchema.optional(),
     /** SQLite file holding the call cache and the run store. */
     store: z.string().min(1).optional(),
     /** Downloads (data sets, GGUF models). */

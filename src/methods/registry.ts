@@ -4,6 +4,7 @@
  */
 import { LlmkbError } from '../errors.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from './method.js';
+import { connerMethod } from './conner/conner-method.js';
 import { reliabilityMethod } from './reliability/reliability-method.js';
 
 const methods = new Map<string, EvaluationMethod>();
@@ -37,3 +38,4 @@ export function getMethod(id: string): EvaluationMethod {
 }
 
 registerMethod(reliabilityMethod);
+registerMethod(connerMethod);
