@@ -155,7 +155,7 @@ export interface SearchOptions {
 }
 
 /** A query term in at least this share of the passages is left out of the query (see `Corpus.search`). */
-export const FREQUENT_TERM_SHARE = Number(process.env.XSHARE ?? 0.05);
+export const FREQUENT_TERM_SHARE = 0.05;
 
 export type SearchMode = 'bm25' | 'dense' | 'hybrid';
 
