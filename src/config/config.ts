@@ -79,8 +79,8 @@ export const COMMAND_OPTIONS = {
   },
   methods: { json: 'boolean' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
-  'corpus search': { top: 'number', mode: 'string', embedder: 'string', json: 'boolean' },
-  'corpus embed': { embedder: 'string', reset: 'boolean' },
+  'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
+  'corpus embed': { reset: 'boolean' },
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
 } as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
