@@ -62,7 +62,7 @@ export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, dist
 export { renderReport } from './report/html-report.js';
 
 // Document corpora (BM25 over SQLite FTS5)
-export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, FREQUENT_TERM_SHARE, type CorpusSettings, type CorpusInfo, type CorpusStats, type AddOptions, type AddReport, type FileResult, type SkippedFile, type SearchOptions, type SearchHit, type SearchMode, type RetrieveOptions } from './corpus/corpus.js';
+export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, type CorpusSettings, type CorpusInfo, type CorpusStats, type AddOptions, type AddReport, type FileResult, type SkippedFile, type SearchOptions, type SearchHit, type SearchMode, type RetrieveOptions } from './corpus/corpus.js';
 export { reciprocalRankFusion, RRF_K, EmbedderMismatchError, type Embedder, type EmbedProgress } from './corpus/dense-index.js';
 export { CorpusRetriever, corpusRetriever, type Retriever, type RetrievedPassage, type CorpusRetrieverOptions } from './corpus/retriever.js';
 export { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './corpus/opensearch-retriever.js';

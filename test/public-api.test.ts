@@ -26,7 +26,7 @@ const EXPORTED = [
   'readJsonl', 'readQAItems', 'registerMethod', 'reliabilityMethod', 'renderReport', 'resultFileStem',
   'runConsistency', 'runStage', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt', 'toCsv',
   'toJsonl', 'toMarkdown', 'writeFileAtomic',
-  'Corpus', 'CorpusNotFoundError', 'searchCorpus', 'ensureCorpusSchema', 'splitPassages', 'DEFAULT_PASSAGE_WORDS', 'DEFAULT_OVERLAP_WORDS', 'ftsQuery', 'STOP_WORDS', 'extractPdfText', 'PdfSkipError', 'FREQUENT_TERM_SHARE', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
+  'Corpus', 'CorpusNotFoundError', 'searchCorpus', 'ensureCorpusSchema', 'splitPassages', 'DEFAULT_PASSAGE_WORDS', 'DEFAULT_OVERLAP_WORDS', 'ftsQuery', 'STOP_WORDS', 'extractPdfText', 'PdfSkipError', 'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
 ];
 
 describe('public API', () => {

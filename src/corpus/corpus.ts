@@ -154,8 +154,11 @@ export interface SearchOptions {
   exhaustive?: boolean;
 }
 
-/** A query term in at least this share of the passages is left out of the query (see `Corpus.search`). */
-export const FREQUENT_TERM_SHARE = 0.05;
+/**
+ * Postings a BM25 query may score: the query's rarest terms are kept while the passages they
+ * occur in add up to at most this many (see `Corpus.search`).
+ */
+export const POSTING_BUDGET = 20_000;
 
 export type SearchMode = 'bm25' | 'dense' | 'hybrid';
 
@@ -465,14 +468,15 @@ export class Corpus {
    *
    * An OR query makes FTS5 read and score every passage that has any of its terms, so one
    * frequent term costs time in proportion to the corpus. Query terms are therefore limited by
-   * document frequency: a term found in at least `FREQUENT_TERM_SHARE` of the passages (counted
-   * by FTS5 itself, with the corpus's tokenizer, and only up to that bound, so the count is
-   * cheap) is left out of the query, unless every term is that frequent, in which case the
-   * passages must have all of them (AND), and only when fewer than `k` do, any (OR). A term
-   * left out adds nothing to the scores: BM25's IDF of a term in p of the passages is
-   * ln((1 - p + 0.5/N) / (p + 0.5/N)) (FTS5's form), under 3 for p = 5 %, against ~10 for a
-   * term in 50 of 1,000,000 passages, so the ranking changes little; `exhaustive: true` scores
-   * every term (the plain OR query).
+   * document frequency: each term's document frequency is counted by FTS5 itself (with the
+   * corpus's tokenizer, and only up to just past `POSTING_BUDGET`, so a count is cheap), and the
+   * rarest terms are kept while their passages add up to at most `POSTING_BUDGET`; the more
+   * frequent terms are left out. When even the rarest term is over the budget, the passages must
+   * have all the terms (AND), and only when fewer than `k` do, any (OR). A term left out adds
+   * nothing to the scores; it is the lowest-IDF part of the query (FTS5's BM25 IDF is
+   * ln((N - n + 0.5) / (n + 0.5)): about 3.9 for a term in 2 % of the passages, against ~10 for a
+   * term in 50 of a million). Work per query is so bounded whatever the corpus size;
+   * `exhaustive: true` scores every term (the plain OR query).
    */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const k = options.k ?? 5;
@@ -516,16 +520,28 @@ export class Corpus {
     resetVectors(this.db, this.id);
   }
 
-  /** The query terms the search uses (see `search`): frequent terms left out. */
+  /** The query terms the search uses (see `search`): the rarest, within the posting budget. */
   searchTerms(query: string, options: { exhaustive?: boolean } = {}): { terms: string[]; dropped: string[]; all: boolean } {
     const tokens = queryTokens(query);
     if (options.exhaustive || tokens.length <= 1) return { terms: tokens, dropped: [], all: false };
-    const bound = Math.max(1000, Math.ceil(this.#passageCount() * FREQUENT_TERM_SHARE));
+    const budget = POSTING_BUDGET;
     const fts = this.ftsTable;
     const count = this.db.prepare(`SELECT COUNT(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`);
-    const rare = tokens.filter((t) => (count.get(matchAny([t]), bound) as { n: number }).n < bound);
-    if (rare.length === 0) return { terms: tokens, dropped: [], all: true };
-    return { terms: rare, dropped: tokens.filter((t) => !rare.includes(t)), all: false };
+    // Document frequencies, counted only up to just past the budget (so a count is cheap).
+    const df = new Map(tokens.map((t) => [t, (count.get(matchAny([t]), budget + 1) as { n: number }).n]));
+    const present = tokens.filter((t) => df.get(t)! > 0);
+    if (present.length === 0) return { terms: tokens, dropped: [], all: false };
+    const byRarity = [...present].sort((a, b) => df.get(a)! - df.get(b)! || tokens.indexOf(a) - tokens.indexOf(b));
+    if (df.get(byRarity[0]!)! > budget) return { terms: present, dropped: [], all: true };
+    const kept = new Set<string>();
+    let postings = 0;
+    for (const t of byRarity) {
+      if (postings + df.get(t)! > budget) continue;
+      kept.add(t);
+      postings += df.get(t)!;
+    }
+    // In query order, for a stable MATCH string.
+    return { terms: tokens.filter((t) => kept.has(t)), dropped: present.filter((t) => !kept.has(t)), all: false };
   }
 
   /** Ranked passage rowids with their BM25 scores (higher is better): the search without the passage rows. */
