@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startOpenAICompatibleServer, type TestServer } from '../../test/support/openai-compatible-server.js';
-import { qaItemSchema } from '../data/qa-item.js';
+import { qaItemSchema } from '../methods/reliability/data/qa-item.js';
 import { ModelExecutor } from '../executor/model-executor.js';
-import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus } from './corpus.js';
@@ -86,7 +86,7 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     await server.close();
   });
 
-  const writer = (): ModelExecutor => new ModelExecutor(new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'writer', api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(db) });
+  const writer = (): ModelExecutor => new ModelExecutor(new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'writer', api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(db) });
 
   it('keeps verified questions with provenance and counts every rejection by reason', async () => {
     const report = await buildCorpusQuestions(corpus, writer(), { count: 10, seed: 7, minPassageWords: 10 });

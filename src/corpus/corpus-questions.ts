@@ -19,8 +19,8 @@
  *   (`other` when they cannot tell).
  * Every call goes through the executor (cached by content: a rerun is free and resumable).
  */
-import { ANSWER_TYPES, stableId, type AnswerType, type QAItem } from '../data/qa-item.js';
-import { SeededRandom } from '../data/seeded-random.js';
+import { ANSWER_TYPES, stableId, type AnswerType, type QAItem } from '../methods/reliability/data/qa-item.js';
+import { SeededRandom } from '../sampling/seeded-random.js';
 import type { Executed } from '../executor/model-executor.js';
 import type { ChatRequest, CompletionRequest, CompletionResult, ModelCapabilities } from '../providers/language-model.js';
 import type { Corpus } from './corpus.js';
@@ -327,7 +327,9 @@ const REASON_TEXT: Record<RejectionReason, string> = {
 export async function writeCorpusQuestions(report: CorpusQuestionReport, options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number }): Promise<WrittenCorpusQuestions> {
   const { mkdirSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { sha256, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+  const { sha256 } = await import('../io/checksum.js');
+  const { toJsonl } = await import('../io/jsonl.js');
+  const { writeFileAtomic } = await import('../io/files.js');
   const { VERSION } = await import('../version.js');
   mkdirSync(options.outDir, { recursive: true });
   const name = `corpus-${options.corpus.name}.jsonl`;

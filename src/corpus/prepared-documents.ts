@@ -9,7 +9,7 @@
  * writer (each batch acknowledged when written), so memory stays flat on any file size.
  */
 import { Worker } from 'node:worker_threads';
-import { sha256 } from '../data/qa-item.js';
+import { sha256 } from '../io/checksum.js';
 import { FileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { splitPassages, type PassageOptions } from './passages.js';
 import { readDocuments, type CorpusFile, type ReadOptions } from './readers.js';

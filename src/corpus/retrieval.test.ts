@@ -7,7 +7,7 @@ import { startOpenAICompatibleServer, type TestServer } from '../../test/support
 import { startOpenSearchServer, type OpenSearchTestServer } from '../../test/support/opensearch-server.js';
 import { ConfigError, LlmkbError, ModelCallError } from '../errors.js';
 import { ModelExecutor } from '../executor/model-executor.js';
-import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus } from './corpus.js';
@@ -50,7 +50,7 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
   after(() => server.close());
 
   function embedder(db: Db, model = 'bow-256'): ModelExecutor {
-    const provider = new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 2 });
+    const provider = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 2 });
     return new ModelExecutor(provider, { cache: new CallCache(db) });
   }
 

@@ -6,8 +6,8 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { pearson, ranking, urByAnswerType } from '../analysis/compare-runs.js';
-import type { MetricKey } from '../metrics/reliability-metrics.js';
-import type { RunSummary } from '../metrics/summarize-run.js';
+import type { MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
+import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
 
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
