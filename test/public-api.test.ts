@@ -29,6 +29,7 @@ const EXPORTED = [
   'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier',
   'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
   'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',
+  'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
 ];
 
 describe('public API', () => {

@@ -44,7 +44,7 @@ export const modelEntrySchema = z.union([
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type ModelEntryOptions = Exclude<ModelEntry, string>;
 
-export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance'] as const;
+export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance', 'question_writer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -67,6 +67,7 @@ export const COMMAND_OPTIONS = {
   'data seenqa': { dataDir: 'string', out: 'string', seed: 'number', perSource: 'number', llmFilter: 'boolean', batchSize: 'number', popqaLongtail: 'boolean' },
   'data unseenqa': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
   'data repositories': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
+  'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number' },
   ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
   judge: { output: 'string', limit: 'number' },
   'judge check': { evouna: 'string', input: 'string', concurrency: 'number', json: 'boolean' },
@@ -81,6 +82,7 @@ export const COMMAND_OPTIONS = {
   methods: { json: 'boolean' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
+  'corpus embed': { reset: 'boolean' },
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
   'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
@@ -115,6 +117,8 @@ export const configSchema = z
     nli: modelEntrySchema.optional(),
     /** CONNER: query-passage relevance model. */
     relevance: modelEntrySchema.optional(),
+    /** Writes questions from corpus passages (`llmkb data from-corpus`). */
+    question_writer: modelEntrySchema.optional(),
     /** SQLite file holding the call cache and the run store. */
     store: z.string().min(1).optional(),
     /** Downloads (data sets, GGUF models). */
@@ -160,7 +164,7 @@ function configHint(path: ReadonlyArray<PropertyKey>): string {
   const command = typeof path[1] === 'string' ? COMMAND_OPTIONS[path[1] as keyof typeof COMMAND_OPTIONS] : undefined;
   const how = 'options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false), with the values the command line takes';
   if (command === undefined) return `"defaults" holds one section per command: ${Object.keys(COMMAND_OPTIONS).map((c) => `"${c}"`).join(', ')}; each with its ${how}.`;
-  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder).`;
+  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder, question_writer).`;
 }
 
 export function entryOptions(entry: ModelEntry): ModelEntryOptions {
