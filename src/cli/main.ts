@@ -14,6 +14,7 @@ import { registerJudgeCheckCommand } from './judge-check-command.js';
 import { registerAnalysisCommands } from './analysis-commands.js';
 import { registerMethodsCommand } from './methods-command.js';
 import { registerCorpusCommands } from './corpus-commands.js';
+import { registerSweepCommands } from './sweep-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -154,6 +155,7 @@ export function buildProgram(): Command {
   registerAnalysisCommands(program, workspace);
   registerMethodsCommand(program);
   registerCorpusCommands(program, workspace);
+  registerSweepCommands(program, workspace);
   return program;
 }
 
