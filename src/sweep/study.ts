@@ -215,7 +215,7 @@ export function loadStudy(file: string): Study {
     mcqs: s.mcqs,
     mode: s.mode,
     cutoff: s.cutoff ?? PAPER_CUTOFF,
-    concurrency: s.concurrency ?? 64,
+    concurrency: s.concurrency ?? 256,
     roles,
   };
 }
