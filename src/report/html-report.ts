@@ -10,7 +10,7 @@ import { formatPercent, type RunSummary } from '../metrics/summarize-run.js';
 import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
 import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../evaluation/protocol.js';
 import { VERSION } from '../version.js';
-import { answerTypeHeatmapSpec, rankingSpec, renderSvg, scatterSpec } from './charts.js';
+import { answerTypeHeatmapSpec, rankingSpec, renderSvg, resetChartIds, scatterSpec } from './charts.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -83,6 +83,7 @@ function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): s
 
 export async function renderReport(summaries: readonly RunSummary[], options: { title?: string; pairedTests?: readonly PairedTest[]; executions?: readonly ExecutionRecord[] } = {}): Promise<string> {
   const title = options.title ?? 'llmkb report: reliability of LLMs as knowledge bases';
+  resetChartIds();
   const settings = settingsOf(summaries);
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
