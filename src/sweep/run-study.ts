@@ -23,7 +23,7 @@ import { parseModelSpec } from '../providers/model-spec.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
-import { ModelPool } from './model-pool.js';
+import { ModelPool, type BatchOptions } from './model-pool.js';
 import { costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { inShard, isInProcess, modelFolder, questionCount, resultSuffix, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
@@ -41,7 +41,12 @@ export interface SweepOptions {
   command?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** `--batch`: judge, distractor and time-filter calls through the Batch API (poll and gather times in ms). */
+  batch?: { pollMs?: number; gatherMs?: number };
 }
+
+/** The roles `--batch` sends through the Batch API: those whose latency does not matter. */
+export const BATCH_ROLES: readonly StudyRole[] = ['judge', 'distractor', 'timeFilter'];
 
 export interface SweepJobResult {
   label: string;
@@ -72,6 +77,8 @@ export interface SweepRecord {
   /** This invocation's calls per role, summed over its runs (a resumed run counts what it paid for now). */
   tokens: Record<string, RoleTokens>;
   cost: Record<string, RoleCost>;
+  /** `--batch`: the batches submitted, per role model. */
+  batches?: Array<{ model: string; id: string; requests: number; status: string; failed: number }>;
 }
 
 export interface SweepResult {
@@ -164,11 +171,13 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const progress = new Progress(`sweep ${study.name}${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ''}`, mine.length);
   const budget = new Budget(study.concurrency);
   const roleEntries = STUDY_ROLES.filter((r) => study.roles[r] !== undefined);
+  const batchOptions = options.batch ? { journalDir: join(outDir, 'batches'), ...options.batch, log } : undefined;
+  const batched = (role: StudyRole) => (batchOptions && BATCH_ROLES.includes(role) ? batchOptions : undefined);
 
   /** Executors of their own for each role, per run (their accounting is the run's). */
   const roleExecutors = async (): Promise<Partial<Record<StudyRole, ModelExecutor>>> => {
     const out: Partial<Record<StudyRole, ModelExecutor>> = {};
-    for (const role of roleEntries) out[role] = await pool.executor(study.roles[role]!.entry);
+    for (const role of roleEntries) out[role] = await pool.executor(study.roles[role]!.entry, undefined, batched(role));
     return out;
   };
 
@@ -237,10 +246,23 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const byModel = new Map<string, StudyJob[]>();
   for (const job of mine) byModel.set(job.model.label, [...(byModel.get(job.model.label) ?? []), job]);
   const tasks: Array<Promise<void>> = [];
+  let batches: SweepRecord['batches'] = [];
   let inProcessLane: Promise<void> = Promise.resolve();
   try {
     // Data sets first, once (every run reads them); a time-filter LLM, when given, filters SeenQA.
-    await prepareData(study, pool, options, log);
+    if (batchOptions) {
+      for (const role of BATCH_ROLES) if (study.roles[role]) pool.batchSettings(study.roles[role].entry);
+      if (options.cache) {
+        const { recoverBatches } = await import('./batch/batching-model.js');
+        const imported = await recoverBatches(batchOptions.journalDir, options.cache, {
+          apiKeyFor: (baseURL) => BATCH_ROLES.map((r) => study.roles[r]).filter((r) => r !== undefined).map((r) => pool.batchSettings(r.entry)).find((b) => b.baseURL === baseURL)?.apiKey,
+          ...(batchOptions.pollMs === undefined ? {} : { pollMs: batchOptions.pollMs }),
+          log,
+        });
+        if (imported) log(`imported ${imported} answers of earlier batches into the call cache`);
+      }
+    }
+    await prepareData(study, pool, options, log, batched('timeFilter') ?? (study.roles.timeFilter ? undefined : batched('judge')));
     suffix = resultSuffix(study, questionCount(study));
     for (const modelJobs of byModel.values()) {
       const model = modelJobs[0]!.model;
@@ -266,6 +288,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     if (bug) throw bug.reason;
   } finally {
     progress.finish();
+    batches = pool.batches();
     await pool.close();
   }
 
@@ -298,7 +321,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     const t = perModelTokens.get(label) ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
     perModelTokens.set(label, { calls: t.calls + a.calls, cacheHits: t.cacheHits + a.cacheHits, requests: t.requests + a.requests, promptTokens: t.promptTokens + a.promptTokens, completionTokens: t.completionTokens + a.completionTokens });
   }
-  const cost = costOf(study, tokens, perModelTokens);
+  const cost = costOf(study, tokens, perModelTokens, options.batch ? BATCH_ROLES : []);
   const record: SweepRecord = {
     schema: 'llmkb-sweep-v1',
     study: { file: study.file, name: study.name, checksum: study.checksum },
@@ -314,6 +337,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method, setting: j.setting, status: 'other shard' as const }),
     tokens,
     cost,
+    ...(options.batch ? { batches } : {}),
   };
   const recordFile = join(outDir, options.shard ? `sweep.shard-${options.shard.index}-of-${options.shard.count}.json` : 'sweep.json');
   writeFileAtomic(recordFile, `${JSON.stringify(record, null, 2)}\n`);
@@ -330,7 +354,7 @@ function describe(error: unknown): string {
  * SeenQA's time-sensitive questions are dropped by the study's `timeFilter` LLM when it names
  * one (else by the judge, as `eval` does, else by the keyword rule).
  */
-async function prepareData(study: Study, pool: ModelPool, options: SweepOptions, log: (line: string) => void): Promise<void> {
+async function prepareData(study: Study, pool: ModelPool, options: SweepOptions, log: (line: string) => void, batch?: BatchOptions): Promise<void> {
   const { existsSync } = await import('node:fs');
   const { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } = await import('../data/build-datasets.js');
   const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(study.data, f)));
@@ -339,7 +363,7 @@ async function prepareData(study: Study, pool: ModelPool, options: SweepOptions,
   const base = { outDir: study.data, seed: study.seed, cacheDir: options.cacheDir, ...(study.dataDir ? { dataDir: study.dataDir } : {}) };
   const filterRole = study.roles.timeFilter ?? study.roles.judge;
   if (!existsSync(join(study.data, DATASET_FILES.seenqa))) {
-    const filter = filterRole ? await pool.executor(filterRole.entry) : undefined;
+    const filter = filterRole ? await pool.executor(filterRole.entry, undefined, batch) : undefined;
     await buildSeenQAFiles({ ...base, perSource: 1000, ...(filter ? { timeSensitiveExecutor: filter } : {}) });
   }
   if (!existsSync(join(study.data, DATASET_FILES.unseenqa))) await buildUnseenQAFiles({ ...base, cutoff: study.cutoff });

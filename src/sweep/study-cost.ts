@@ -28,7 +28,7 @@ export function priced(tokensIn: number, tokensOut: number, price: { input: numb
 }
 
 /** Cost per role (`model`: the models under test together), from tokens per role and per model under test. */
-export function costOf(study: Study, tokens: Record<string, RoleTokens>, perModel: ReadonlyMap<string, RoleTokens>): Record<string, RoleCost> {
+export function costOf(study: Study, tokens: Record<string, RoleTokens>, perModel: ReadonlyMap<string, RoleTokens>, batchedRoles: readonly string[] = []): Record<string, RoleCost> {
   const out: Record<string, RoleCost> = {};
   for (const [role, t] of Object.entries(tokens)) {
     let money: number | null;
@@ -40,7 +40,7 @@ export function costOf(study: Study, tokens: Record<string, RoleTokens>, perMode
         money = p === null || money === null ? (mt.requests === 0 ? money : null) : money + p;
       }
     } else {
-      money = t.requests === 0 ? 0 : priced(t.promptTokens, t.completionTokens, study.roles[role as keyof Study['roles']]?.price);
+      money = t.requests === 0 ? 0 : priced(t.promptTokens, t.completionTokens, study.roles[role as keyof Study['roles']]?.price, batchedRoles.includes(role));
     }
     out[role] = { promptTokens: t.promptTokens, completionTokens: t.completionTokens, money };
   }

@@ -46,7 +46,7 @@ export interface StudyPlan {
   totals: Record<'model' | 'judge' | 'distractor', { calls: number; in: number; out: number; money: number | null }>;
 }
 
-export function planStudy(study: Study, runs: RunStore, shard?: Shard): StudyPlan {
+export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = false): StudyPlan {
   const built = Object.values(DATASET_FILES).every((f) => existsSync(join(study.data, f)));
   const count = built ? questionCount(study) : study.quick ? 100 : null;
   const n = count === null ? null : study.limit !== undefined ? Math.min(study.limit, count) : count;
@@ -90,7 +90,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard): StudyPla
         money = r.calls.model === 0 ? money : p === null || money === null ? null : money + p;
       }
     } else {
-      money = calls === 0 ? 0 : priced(tin, tout, study.roles[role]?.price);
+      money = calls === 0 ? 0 : priced(tin, tout, study.roles[role]?.price, batch);
     }
     totals[role] = { calls, in: tin, out: tout, money };
   }
