@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resultFileStem } from '../src/evaluation/evaluate-model.js';
 import { llmkb } from './support/run-cli.js';
+import { startBatchServer } from './support/batch-server.js';
 import { startScriptedModel } from './support/scripted-models.js';
 import type { TestServer } from './support/openai-compatible-server.js';
 
@@ -159,5 +160,32 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     const refused = await llmkb(['merge', join(work, 'shard1'), odd, join(work, 'shard3'), '--out', join(work, 'merged-odd')], { cwd: work });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /the runs differ in protocol \(judge\)/);
+  });
+
+  it('--batch: the judge answers through the Batch API; a rerun without --batch finds every judge answer in the cache', async () => {
+    const judge = await startBatchServer({ reply: (body) => (/prediction: unsure/i.test(JSON.stringify(body)) ? 'no' : 'yes') });
+    try {
+      const file = join(work, 'batch.json');
+      // Data sets of its own: SeenQA's time filter is the judge LLM too, batched as well.
+      writeFileSync(file, JSON.stringify({ name: 'batch', models: models().slice(1, 2), settings: ['zero-shot'], ...RUN, dataDir, data: join(work, 'batch-data'), judge: { spec: `openai-compatible:${judge.baseURL}/gpt-judge`, api: 'chat', price: { input: 2, output: 8 } } }));
+      const args = ['--store', join(work, 'batch.sqlite'), 'sweep', file, '--out', join(work, 'batch-out')];
+      const env = { LLMKB_BATCH_POLL_MS: '5', LLMKB_BATCH_GATHER_MS: '50' };
+      const batched = await llmkb([...args, '--batch'], { cwd: work, env });
+      assert.equal(batched.code, 0, batched.stderr);
+      // The time filter's batch (SeenQA), then the judge's.
+      assert.match(batched.stdout, /batch batch_0 \(gpt-judge\): \d+ requests, completed/);
+      assert.match(batched.stdout, /batch batch_1 \(gpt-judge\): \d+ requests, completed/);
+      const card = JSON.parse(readFileSync(join(work, 'batch-data', 'seenqa.card.json'), 'utf8')) as { timeFilter: { method: string; model?: string } };
+      assert.equal(card.timeFilter.method, 'llm');
+      const record = JSON.parse(readFileSync(join(work, 'batch-out', 'sweep.json'), 'utf8')) as { tokens: { judge: { requests: number; promptTokens: number } }; cost: { judge: { money: number } } };
+      assert.ok(record.tokens.judge.requests > 0);
+      // Batch prices: half of the list price unless the study says otherwise.
+      assert.equal(record.cost.judge.money, (record.tokens.judge.promptTokens * 1 + (record.tokens as unknown as { judge: { completionTokens: number } }).judge.completionTokens * 4) / 1e6);
+      const plain = await llmkb(args, { cwd: work });
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.match(plain.stdout, /judge: \d+ calls \(0 made/);
+    } finally {
+      await judge.close();
+    }
   });
 });
