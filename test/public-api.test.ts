@@ -27,6 +27,7 @@ const EXPORTED = [
   'runConsistency', 'runStage', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt', 'toCsv',
   'toJsonl', 'toMarkdown', 'writeFileAtomic',
   'Corpus', 'CorpusNotFoundError', 'searchCorpus', 'ensureCorpusSchema', 'splitPassages', 'DEFAULT_PASSAGE_WORDS', 'DEFAULT_OVERLAP_WORDS', 'ftsQuery', 'STOP_WORDS', 'extractPdfText', 'PdfSkipError',
+  'loadStudy', 'studySchema', 'runStudy', 'planStudy', 'formatPlan', 'mergeResults', 'studyJobs', 'parseShard', 'BatchingModel', 'recoverBatches',
 ];
 
 describe('public API', () => {

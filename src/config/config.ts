@@ -78,7 +78,7 @@ export const COMMAND_OPTIONS = {
   },
   methods: { json: 'boolean' },
   sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean' },
-  merge: { out: 'string', fromStore: 'list' },
+  merge: { fromStore: 'list' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
   'corpus list': { json: 'boolean' },
