@@ -120,6 +120,8 @@ export function formatPlan(study: Study, plan: StudyPlan, shard?: Shard): string
   lines.push(`tokens in/out (estimate): ${(['model', 'judge', 'distractor'] as const).map((role) => `${role} ${plan.totals[role].in}/${plan.totals[role].out}`).join(', ')}`);
   const anyPrice = study.models.some((m) => m.price) || Object.values(study.roles).some((r) => r?.price);
   if (anyPrice) lines.push(`money (estimate, prices from the study): ${(['model', 'judge', 'distractor'] as const).map((role) => `${role} ${formatMoney(plan.totals[role].money)}`).join(', ')}`);
+  // UnseenQA asks about events after the data sets' cutoff: a model that knows later events is not asked about unseen knowledge.
+  for (const m of study.models) if (m.knowledgeCutoff && m.knowledgeCutoff > study.cutoff) lines.push(`warning: ${m.label}'s knowledge cutoff ${m.knowledgeCutoff} is after the data sets' cutoff ${study.cutoff}: UnseenQA may hold events it has seen`);
   lines.push('how: progress from the run store; per missing item 1 answer, mcqs MCQ answers (every answer counted as correct or wrong: an upper bound), 1 judge call per seen question and 1 distractor call per answer when those LLMs are set; typical prompt sizes, not measured ones. Calls another run already made come from the cache and cost less than this says.');
   return `${lines.join('\n')}\n`;
 }

@@ -114,6 +114,8 @@ describe('study files', () => {
     const text = formatPlan(study, plan);
     assert.match(text, /78 runs/);
     assert.match(text, /calls still to pay for \(estimate\): model 46800, judge 3900/);
+    assert.doesNotMatch(text, /warning/, 'every model of the paper knows nothing after 2024-04-13');
+    assert.match(formatPlan({ ...study, cutoff: '2023-01-01' }, plan), /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/);
     db.close();
   });
 });
