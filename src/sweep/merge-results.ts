@@ -44,7 +44,15 @@ function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecor
     throw new LlmkbError(`${dir} is not a results folder of \`llmkb sweep\``, { hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).' });
   }
   if (names.length === 0) throw new LlmkbError(`${dir} holds no sweep record (sweep.json or sweep.shard-I-of-N.json)`, { hint: 'Give the --out folders of `llmkb sweep --shard I/N` runs.' });
-  return names.sort().map((n) => ({ file: join(dir, n), record: JSON.parse(readTextFile(join(dir, n))) as SweepRecord }));
+  return names.sort().map((n) => {
+    const file = join(dir, n);
+    try {
+      return { file, record: JSON.parse(readTextFile(file)) as SweepRecord };
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'The shard\'s sweep record was cut short; run that shard again.');
+      throw error;
+    }
+  });
 }
 
 function sharedProtocol(p: Protocol | undefined): Record<string, string> {
@@ -109,7 +117,13 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   for (const run of order.runs) {
     const dir = sources.get(run.base);
     if (!dir) continue;
-    const summary = JSON.parse(readTextFile(join(dir, `${run.base}.summary.json`))) as RunSummary;
+    let summary: RunSummary;
+    try {
+      summary = JSON.parse(readTextFile(join(dir, `${run.base}.summary.json`))) as RunSummary;
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new InputFileError(join(dir, `${run.base}.summary.json`), undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
+      throw error;
+    }
     for (const [key, value] of Object.entries(sharedProtocol(summary.protocol))) {
       const byValue = values.get(key) ?? new Map<string, string[]>();
       byValue.set(value, [...(byValue.get(value) ?? []), `${run.label} (${run.setting}) in ${dir}`]);

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlate, distinguishRuns, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
 import { readJsonl, readTextFile, writeFileAtomic } from '../data/qa-item.js';
-import { fileAccessError } from '../errors.js';
+import { fileAccessError, InputFileError } from '../errors.js';
 import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
 import { protocolDifferences } from '../evaluation/protocol.js';
 import type { MetricKey } from '../metrics/reliability-metrics.js';
@@ -32,6 +32,15 @@ export interface LoadedStudyRun {
   execution: ExecutionRecord | undefined;
 }
 
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readTextFile(file));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'A result file of `llmkb sweep` or `llmkb eval` was cut short or edited; run the sweep again to rewrite it.');
+    throw error;
+  }
+}
+
 /** The runs whose summary exists in `outDir`, in the given order; the others are returned as missing. */
 export function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): { loaded: LoadedStudyRun[]; missing: RunFiles[] } {
   const loaded: LoadedStudyRun[] = [];
@@ -42,9 +51,9 @@ export function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): { load
       missing.push(files);
       continue;
     }
-    const summary = JSON.parse(readTextFile(`${base}.summary.json`)) as RunSummary;
+    const summary = readJson(`${base}.summary.json`) as RunSummary;
     const records = existsSync(`${base}.records.jsonl`) ? readJsonl(`${base}.records.jsonl`, scoredRecordSchema, 'scored record') : [];
-    const execution = existsSync(`${base}.run.json`) ? (JSON.parse(readTextFile(`${base}.run.json`)) as ExecutionRecord) : undefined;
+    const execution = existsSync(`${base}.run.json`) ? (readJson(`${base}.run.json`) as ExecutionRecord) : undefined;
     loaded.push({ files, summary, records, execution });
   }
   return { loaded, missing };
