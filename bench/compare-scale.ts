@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SeededRandom } from '../src/data/seeded-random.js';
+import { SeededRandom } from '../src/sampling/seeded-random.js';
 
 const { values: args } = parseArgs({ options: { files: { type: 'string', default: '16,78' }, questions: { type: 'string', default: '6000' }, resamples: { type: 'string', default: '1000' } } });
 const counts = args.files.split(',').map(Number);

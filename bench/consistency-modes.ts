@@ -10,12 +10,12 @@
  *   LLMKB_TEST_GGUF=../shared/models/stories260K.gguf LLMKB_DATA_DIR=../shared/data npm run bench:consistency -- [questions=50] [mcqs=20] [threads]
  */
 import { join } from 'node:path';
-import { answerPoolFrom, runConsistency } from '../src/consistency/consistency-stage.js';
-import { buildSeenQAFiles } from '../src/data/build-datasets.js';
-import { readQAItems } from '../src/data/qa-item.js';
+import { answerPoolFrom, runConsistency } from '../src/methods/reliability/consistency/consistency-stage.js';
+import { buildSeenQAFiles } from '../src/methods/reliability/data/build-datasets.js';
+import { readQAItems } from '../src/methods/reliability/data/qa-item.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import type { JudgedRecord } from '../src/judging/judge-response.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import type { JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { mkdtempSync } from 'node:fs';
@@ -34,8 +34,8 @@ const records: JudgedRecord[] = items.map((item) => ({ ...item, response: item.a
 console.log(`${records.length} questions x ${mcqs} MCQs, answer pool of ${answerPoolFrom(records).size}, model ${gguf}`);
 
 const settings = { model: gguf, modelsDir: out, ...(threads ? { threads } : {}) };
-const model = await LlamaProvider.load(settings);
-const naive = await LlamaProvider.load({ ...settings, reusePrefix: false });
+const model = await LlamaModel.load(settings);
+const naive = await LlamaModel.load({ ...settings, reusePrefix: false });
 const results: Record<string, { perSecond: number; msPerMcq: number; tokensPerMcq: number }> = {};
 for (const [mode, provider, label] of [['logprobs', model, 'logprobs'], ['generate', model, 'generate'], ['generate', naive, 'generate, no prefix reuse (naive loop)']] as const) {
   const executor = new ModelExecutor(provider, { cache: null });

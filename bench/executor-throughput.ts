@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 
@@ -58,7 +58,7 @@ const bare = await measure('bare fetch loop (no cache/store)', async (i) => {
 
 const dir = mkdtempSync(join(tmpdir(), 'llmkb-bench-'));
 const dbPath = join(dir, 'bench.sqlite');
-const provider = () => new OpenAICompatibleProvider({ baseURLs: [baseURL], model: 'bench', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
+const provider = () => new OpenAICompatibleModel({ baseURLs: [baseURL], model: 'bench', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
 const executor = new ModelExecutor(provider(), { cache: new CallCache(openDatabase(dbPath)), concurrency });
 const request = (i: number) => ({ prompt: prompts[i]!, maxTokens: 100, stop: ['\nQUESTION:'] });
 const executed = await measure('executor (cache on, fresh store)', (i) => executor.complete(request(i)));

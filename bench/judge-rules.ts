@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agreementReport, readEvouna } from '../src/judging/judge-agreement.js';
-import { judgeByRules, type ResponseRecord } from '../src/judging/judge-response.js';
-import { LEXICAL_RULES, lexicalMatch, type LexicalRule } from '../src/judging/lexical-match.js';
+import { agreementReport, readEvouna } from '../src/methods/reliability/judging/judge-agreement.js';
+import { judgeByRules, type ResponseRecord } from '../src/methods/reliability/judging/judge-response.js';
+import { LEXICAL_RULES, lexicalMatch, type LexicalRule } from '../src/methods/reliability/judging/lexical-match.js';
 
 const evounaAt = process.argv.indexOf('--evouna');
 if (evounaAt >= 0) {
@@ -39,7 +39,7 @@ if (evounaAt >= 0) {
 }
 
 const count = Number(process.argv[2] ?? 100_000);
-const cases = readFileSync(join(import.meta.dirname, '..', 'src', 'judging', 'fixtures', 'uninformative-labelled.jsonl'), 'utf8')
+const cases = readFileSync(join(import.meta.dirname, '..', 'src', 'methods', 'reliability', 'judging', 'fixtures', 'uninformative-labelled.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as { question: string; response: string });

@@ -19,16 +19,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { askQuestions, datasetChecksum, shotsFromIds } from '../src/asking/ask-questions.js';
-import { runConsistency } from '../src/consistency/consistency-stage.js';
-import type { QAItem } from '../src/data/qa-item.js';
-import { SeededRandom } from '../src/data/seeded-random.js';
-import { evaluateModel } from '../src/evaluation/evaluate-model.js';
+import { askQuestions, datasetChecksum, shotsFromIds } from '../src/methods/reliability/asking/ask-questions.js';
+import { runConsistency } from '../src/methods/reliability/consistency/consistency-stage.js';
+import type { QAItem } from '../src/methods/reliability/data/qa-item.js';
+import { SeededRandom } from '../src/sampling/seeded-random.js';
+import { evaluateModel } from '../src/methods/reliability/evaluate-model.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import { judgeRecords } from '../src/judging/judge-records.js';
-import { ResponseJudge, type JudgedRecord } from '../src/judging/judge-response.js';
-import { Bm25ShotSelector } from '../src/prompts/shot-selector.js';
-import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import { judgeRecords } from '../src/methods/reliability/judging/judge-records.js';
+import { ResponseJudge, type JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
+import { Bm25ShotSelector } from '../src/methods/reliability/prompts/shot-selector.js';
+import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -114,7 +114,7 @@ async function bare(stage: string): Promise<{ seconds: number; calls: number }> 
   return { seconds: (performance.now() - started) / 1000, calls: bodies.length };
 }
 
-const provider = (model: string) => new OpenAICompatibleProvider({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
+const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
 const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes src/judging/fixtures/squad-normalize.jsonl.gz: [input, output] pairs of the official
+"""Writes src/text/fixtures/squad-normalize.jsonl.gz: [input, output] pairs of the official
 SQuAD v1.1 evaluation script's normalize_answer (Rajpurkar et al. 2016), copied verbatim below,
 for every gold answer in the shared data (NQ-open, TriviaQA, PopQA, EVOUNA golds) and every
 EVOUNA response, plus a few synthetic edge cases (Unicode white space, final sigma, dotted I,
-combining marks next to articles). src/judging/normalize-answer.test.ts checks that llmkb's
+combining marks next to articles). src/text/normalize-answer.test.ts checks that llmkb's
 normalizeAnswer gives the same output byte for byte.
 
   python3 scripts/squad-normalize-fixture.py        # reads $LLMKB_DATA_DIR or ../shared/data

@@ -19,8 +19,8 @@ export {
   type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
   type EmbeddingResult, type CallOptions,
 } from './providers/language-model.js';
-export { OpenAICompatibleProvider, type OpenAICompatibleSettings } from './providers/openai-compatible-provider.js';
-export { LlamaProvider, type LlamaSettings } from './providers/llama-provider.js';
+export { OpenAICompatibleModel, type OpenAICompatibleSettings } from './providers/openai-compatible/openai-compatible-model.js';
+export { LlamaModel, type LlamaSettings } from './providers/llama/llama-model.js';
 export { parseModelSpec, type ModelSpec } from './providers/model-spec.js';
 export { createLanguageModel, type CreateModelContext } from './providers/create-language-model.js';
 export { ModelExecutor, type Accounting, type Executed, type ExecutorOptions } from './executor/model-executor.js';
@@ -35,27 +35,29 @@ export { runStage, type StageWork } from './store/run-stage.js';
 export { Progress, type ProgressOptions } from './progress/progress.js';
 
 // Data sets and question files
-export { ANSWER_TYPES, qaItemSchema, readJsonl, readQAItems, toJsonl, writeFileAtomic, type AnswerType, type QAItem } from './data/qa-item.js';
-export { SeededRandom } from './data/seeded-random.js';
-export { buildSeenQAFiles, buildUnseenQAFiles, buildRepositoryFiles, DATASET_FILES } from './data/build-datasets.js';
-export { UNSEEN_TEMPLATES, PAPER_CUTOFF, buildUnseenQA, templatesForCutoff } from './data/unseenqa.js';
+export { ANSWER_TYPES, qaItemSchema, readQAItems, type AnswerType, type QAItem } from './methods/reliability/data/qa-item.js';
+export { readJsonl, toJsonl } from './io/jsonl.js';
+export { writeFileAtomic } from './io/files.js';
+export { SeededRandom } from './sampling/seeded-random.js';
+export { buildSeenQAFiles, buildUnseenQAFiles, buildRepositoryFiles, DATASET_FILES } from './methods/reliability/data/build-datasets.js';
+export { UNSEEN_TEMPLATES, PAPER_CUTOFF, buildUnseenQA, templatesForCutoff } from './methods/reliability/data/unseenqa.js';
 
 // The reliability method's steps (paper prompts used verbatim)
-export { QA_INSTRUCTION, MCQ_INSTRUCTION, qaPrompt, judgePrompt, distractorPrompt, timeSensitivePrompt, type Shot } from './prompts/paper-prompts.js';
-export { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
-export { askQuestions, extractAnswer, PROMPT_SETTINGS, ANSWER_MAX_TOKENS, type PromptSetting, type AskedRecord } from './asking/ask-questions.js';
-export { normalizeAnswer } from './judging/normalize-answer.js';
-export { detectUninformative, type UninformativeType, type UninformativeVerdict } from './judging/uninformative.js';
-export { ResponseJudge, judgeByRules, lexicalMatch, type JudgedRecord, type ResponseRecord, type Label } from './judging/judge-response.js';
-export { judgeRecords } from './judging/judge-records.js';
-export { LEXICAL_JUDGE_ID, LEXICAL_JUDGE_AGREEMENT } from './judging/lexical-match.js';
-export { measureJudge, agreementStats, agreementReport, readEvouna, readHumanLabelled, type AgreementStats, type AgreementReport, type HumanLabelledResponse } from './judging/judge-agreement.js';
-export { runConsistency, compareAnswerModes, DEFAULT_ANSWER_MODE, type ConsistencyRecord } from './consistency/consistency-stage.js';
-export { buildMcqs, parseChoice, consistencyScore, type Mcq, type AnswerMode } from './consistency/mcq.js';
-export { METRIC_KEYS, computeMetrics, countRecords, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './metrics/reliability-metrics.js';
-export { summarizeRun, formatSummary, type RunSummary, type ScoredRecord, type RunMeta } from './metrics/summarize-run.js';
-export { evaluateModel, failedThresholds, defaultRunLabel, resultFileStem, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult, type ExecutionRecord } from './evaluation/evaluate-model.js';
-export { buildProtocol, departures, protocolDifferences, PROTOCOL_CHOICES, type Protocol, type ProtocolEntry, type ProtocolStatus, type ProtocolChoice } from './evaluation/protocol.js';
+export { QA_INSTRUCTION, MCQ_INSTRUCTION, qaPrompt, judgePrompt, distractorPrompt, timeSensitivePrompt, type Shot } from './methods/reliability/prompts/paper-prompts.js';
+export { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './methods/reliability/prompts/shot-selector.js';
+export { askQuestions, extractAnswer, PROMPT_SETTINGS, ANSWER_MAX_TOKENS, type PromptSetting, type AskedRecord } from './methods/reliability/asking/ask-questions.js';
+export { normalizeAnswer } from './text/normalize-answer.js';
+export { detectUninformative, type UninformativeType, type UninformativeVerdict } from './methods/reliability/judging/uninformative.js';
+export { ResponseJudge, judgeByRules, lexicalMatch, type JudgedRecord, type ResponseRecord, type Label } from './methods/reliability/judging/judge-response.js';
+export { judgeRecords } from './methods/reliability/judging/judge-records.js';
+export { LEXICAL_JUDGE_ID, LEXICAL_JUDGE_AGREEMENT } from './methods/reliability/judging/lexical-match.js';
+export { measureJudge, agreementStats, agreementReport, readEvouna, readHumanLabelled, type AgreementStats, type AgreementReport, type HumanLabelledResponse } from './methods/reliability/judging/judge-agreement.js';
+export { runConsistency, compareAnswerModes, DEFAULT_ANSWER_MODE, type ConsistencyRecord } from './methods/reliability/consistency/consistency-stage.js';
+export { buildMcqs, parseChoice, consistencyScore, type Mcq, type AnswerMode } from './methods/reliability/consistency/mcq.js';
+export { METRIC_KEYS, computeMetrics, countRecords, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './methods/reliability/metrics/reliability-metrics.js';
+export { summarizeRun, formatSummary, type RunSummary, type ScoredRecord, type RunMeta } from './methods/reliability/metrics/summarize-run.js';
+export { evaluateModel, failedThresholds, defaultRunLabel, resultFileStem, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult, type ExecutionRecord } from './methods/reliability/evaluate-model.js';
+export { buildProtocol, departures, protocolDifferences, PROTOCOL_CHOICES, type Protocol, type ProtocolEntry, type ProtocolStatus, type ProtocolChoice } from './methods/reliability/protocol.js';
 
 // Across runs
 export { paperTable, correlate, pearson, ranking, effects, pairedBootstrap, distinguishRuns, toMarkdown, toCsv, type Correlation, type PairedTest } from './analysis/compare-runs.js';

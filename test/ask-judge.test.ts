@@ -4,12 +4,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { askQuestions } from '../src/asking/ask-questions.js';
-import type { QAItem } from '../src/data/qa-item.js';
-import { toJsonl } from '../src/data/qa-item.js';
+import { askQuestions } from '../src/methods/reliability/asking/ask-questions.js';
+import type { QAItem } from '../src/methods/reliability/data/qa-item.js';
+import { toJsonl } from '../src/io/jsonl.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import { qaPrompt } from '../src/prompts/paper-prompts.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
+import { qaPrompt } from '../src/methods/reliability/prompts/paper-prompts.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -168,12 +168,12 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
 
 describe('ask on $LLMKB_TEST_GGUF (real model: mechanics, not accuracy)', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
   it('answers every question in each setting, and a finished run is read back without model calls', async () => {
-    const model = await LlamaProvider.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
+    const model = await LlamaModel.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
     try {
       const db = openDatabase(':memory:');
       const runs = new RunStore(db);
       const executor = new ModelExecutor(model, { cache: new CallCache(db) });
-      const { Bm25ShotSelector } = await import('../src/prompts/shot-selector.js');
+      const { Bm25ShotSelector } = await import('../src/methods/reliability/prompts/shot-selector.js');
       const selector = new Bm25ShotSelector(R_SEEN, R_UNSEEN);
       const first = await askQuestions({ items: ITEMS, executor, setting: 'four-shot-2', seed: 1, selector, maxTokens: 24, runs, progress: { quiet: true } });
       assert.equal(first.records.length, ITEMS.length);

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { distinguishRuns, pairedBootstrap, pearson } from '../src/analysis/compare-runs.js';
-import { resultFileStem } from '../src/evaluation/evaluate-model.js';
+import { resultFileStem } from '../src/methods/reliability/evaluate-model.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries, scored } from './support/summaries.js';
-import type { MetricRecord } from '../src/metrics/reliability-metrics.js';
+import type { MetricRecord } from '../src/methods/reliability/metrics/reliability-metrics.js';
 
 /** Table 2, zero-shot column (Pearson's rho over the paper's 26 models). */
 const TABLE2_ZERO_SHOT: Record<string, string> = {

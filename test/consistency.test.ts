@@ -3,17 +3,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runConsistency } from '../src/consistency/consistency-stage.js';
-import type { AnsweredMcq } from '../src/consistency/mcq.js';
+import { runConsistency } from '../src/methods/reliability/consistency/consistency-stage.js';
+import type { AnsweredMcq } from '../src/methods/reliability/consistency/mcq.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import type { JudgedRecord } from '../src/judging/judge-response.js';
-import { distractorPrompt, MCQ_INSTRUCTION } from '../src/prompts/paper-prompts.js';
-import { LlamaProvider } from '../src/providers/llama-provider.js';
-import { OpenAICompatibleProvider } from '../src/providers/openai-compatible-provider.js';
+import type { JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
+import { distractorPrompt, MCQ_INSTRUCTION } from '../src/methods/reliability/prompts/paper-prompts.js';
+import { LlamaModel } from '../src/providers/llama/llama-model.js';
+import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
-import { toJsonl } from '../src/data/qa-item.js';
+import { toJsonl } from '../src/io/jsonl.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
 
@@ -38,7 +38,7 @@ function alwaysA(): Promise<TestServer> {
 }
 
 function executorFor(server: TestServer, model: string): ModelExecutor {
-  return new ModelExecutor(new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
+  return new ModelExecutor(new OpenAICompatibleModel({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
 }
 
 describe('Cons(q, r) on a scripted loopback server', () => {
@@ -178,7 +178,7 @@ describe('llmkb consistency', () => {
 
 describe('both answer modes on $LLMKB_TEST_GGUF', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
   it('scores Cons in [0, 1] in logprobs and generate mode', async () => {
-    const model = await LlamaProvider.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
+    const model = await LlamaModel.load({ model: process.env.LLMKB_TEST_GGUF!, modelsDir: tmpdir(), threads: 1 });
     try {
       for (const mode of ['logprobs', 'generate'] as const) {
         const executor = new ModelExecutor(model, { cache: null });

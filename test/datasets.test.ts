@@ -6,13 +6,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../src/data/build-datasets.js';
-import { readQAItems } from '../src/data/qa-item.js';
-import { readDprTsv, readPopqaCollabJson } from '../src/data/source-readers.js';
-import { DataSourceError, resolveSourceFile } from '../src/data/source-files.js';
-import { templatesForCutoff } from '../src/data/unseenqa.js';
+import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../src/methods/reliability/data/build-datasets.js';
+import { readQAItems } from '../src/methods/reliability/data/qa-item.js';
+import { readDprTsv, readPopqaCollabJson } from '../src/methods/reliability/data/source-readers.js';
+import { DataSourceError, resolveSourceFile } from '../src/methods/reliability/data/source-files.js';
+import { templatesForCutoff } from '../src/methods/reliability/data/unseenqa.js';
 import { InputFileError } from '../src/errors.js';
-import { normalizeAnswer } from '../src/judging/normalize-answer.js';
+import { normalizeAnswer } from '../src/text/normalize-answer.js';
 import { llmkb } from './support/run-cli.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;

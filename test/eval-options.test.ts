@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { junitReport, xmlEscape } from '../src/cli/junit.js';
 import { EXIT_CODES } from '../src/errors.js';
-import { limitItems } from '../src/evaluation/limit-items.js';
-import { buildProtocol, departures } from '../src/evaluation/protocol.js';
+import { limitItems } from '../src/sampling/limit-items.js';
+import { buildProtocol, departures } from '../src/methods/reliability/protocol.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
 

@@ -7,10 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
-import { SeededRandom } from '../data/seeded-random.js';
+import { SeededRandom } from '../sampling/seeded-random.js';
 import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
-import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
-import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
+import { formatPercent, type RunSummary, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
+import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../methods/reliability/metrics/reliability-metrics.js';
 
 export const SETTING_ORDER = ['zero-shot', 'four-shot', 'four-shot-2'];
 

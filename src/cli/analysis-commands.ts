@@ -4,11 +4,11 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 // Types only at the top (plus the dependency-free metric keys); the modules load inside the
 // actions, so `llmkb --help` does not load Vega, statistics or SQLite (see cli-defaults.ts).
 import type { PairedTest } from '../analysis/compare-runs.js';
-import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
-import type { PromptSetting } from '../asking/ask-questions.js';
+import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
+import type { PromptSetting } from '../methods/reliability/asking/ask-questions.js';
 import { EXIT_CODES, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
-import { METRIC_KEYS, type MetricKey } from '../metrics/reliability-metrics.js';
-import type { RunMeta, RunSummary, ScoredRecord } from '../metrics/summarize-run.js';
+import { METRIC_KEYS, type MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
+import type { RunMeta, RunSummary, ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
 import { checkMaxTokens, checkOutputFile, collect, isoDate, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
@@ -57,7 +57,7 @@ interface LoadedRun {
  */
 async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
   const { distinguishRuns } = await import('../analysis/compare-runs.js');
-  const { protocolDifferences } = await import('../evaluation/protocol.js');
+  const { protocolDifferences } = await import('../methods/reliability/protocol.js');
   const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
   const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
   const warnings = [
@@ -85,8 +85,8 @@ function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | und
  * it) unless given; model: from the file name (`<model>.<setting>.records.jsonl`) unless given.
  */
 async function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Promise<LoadedRun & { records: ScoredRecord[] }> {
-  const { readJsonl } = await import('../data/qa-item.js');
-  const { scoredRecordSchema, summarizeRun } = await import('../metrics/summarize-run.js');
+  const { readJsonl } = await import('../io/jsonl.js');
+  const { scoredRecordSchema, summarizeRun } = await import('../methods/reliability/metrics/summarize-run.js');
   const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
   if (records.length === 0) throw new InputFileError(file, undefined, undefined, 'no records');
   const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
@@ -99,7 +99,7 @@ async function loadRecordsFile(file: string, options: { resamples: number; seed:
 async function loadRun(file: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
   requireFile(file, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
   if (file.endsWith('.jsonl')) return loadRecordsFile(file, defaults);
-  const { readTextFile } = await import('../data/qa-item.js');
+  const { readTextFile } = await import('../io/files.js');
   const text = readTextFile(file);
   if (text.trim() === '') throw new InputFileError(file, undefined, undefined, 'the file is empty', 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`; an empty file usually means an earlier step did not finish.');
   let json: unknown;
@@ -126,7 +126,7 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
 async function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
-  const { summarizeRun } = await import('../metrics/summarize-run.js');
+  const { summarizeRun } = await import('../methods/reliability/metrics/summarize-run.js');
   const run = ws.runs.get(id);
   if (!run) throw new LlmkbError(`no run ${id} in ${ws.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
   const judged = run.records<ScoredRecord>('judge');
@@ -173,7 +173,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for the fine-tuning analysis)')
     .option('--base', 'the model is a base model')
     .action(async (opts: { input?: string; run?: string; format: 'table' | 'json'; model?: string; setting?: string; resamples: number; seed: number; params?: number; fineTuned?: boolean; base?: boolean }, command: Command) => {
-      const { formatSummary } = await import('../metrics/summarize-run.js');
+      const { formatSummary } = await import('../methods/reliability/metrics/summarize-run.js');
       if (opts.run !== undefined) {
         const ws = workspace(command);
         try {
@@ -201,8 +201,8 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
     .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
       const { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown } = await import('../analysis/compare-runs.js');
-      const { writeFileAtomic } = await import('../data/qa-item.js');
-      const { formatPercent } = await import('../metrics/summarize-run.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
@@ -264,7 +264,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('-o, --output <file>', 'HTML file', 'llmkb-report.html')
     .option('--title <text>', 'page title')
     .action(async (files: string[], opts: { output: string; title?: string }) => {
-      const { writeFileAtomic } = await import('../data/qa-item.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const { renderReport } = await import('../report/html-report.js');
       checkOutputFile(opts.output);
       const loaded: LoadedRun[] = [];
@@ -306,9 +306,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
         checkOutputFile(opts.junit);
       }
-      const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../evaluation/evaluate-model.js');
-      const { departures } = await import('../evaluation/protocol.js');
-      const { formatPercent } = await import('../metrics/summarize-run.js');
+      const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../methods/reliability/evaluate-model.js');
+      const { departures } = await import('../methods/reliability/protocol.js');
+      const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');
       const ws = workspace(command);
       try {
         let entry = ws.entryFor('model', opts.model);
@@ -355,7 +355,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         process.stdout.write(`model calls: ${a.calls} (${a.requests} made, ${a.cacheHits} from the cache)\n`);
         if (opts.junit !== undefined) {
           const { junitReport } = await import('./junit.js');
-          const { writeFileAtomic } = await import('../data/qa-item.js');
+          const { writeFileAtomic } = await import('../io/files.js');
           writeFileAtomic(resolve(opts.junit), junitReport(result.summaries, opts.failUnder ?? []));
           process.stdout.write(`junit: ${opts.junit}\n`);
         }

@@ -33,8 +33,8 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
     .option('--popqa-longtail', 'also draw --per-source questions from the PopQA long-tail subset, as source "popqa-longtail" (not in the paper\'s SeenQA)')
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
-      const { buildSeenQAFiles } = await import('../data/build-datasets.js');
-      const { KEYWORD_RULE_QUALITY } = await import('../data/time-sensitive.js');
+      const { buildSeenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
+      const { KEYWORD_RULE_QUALITY } = await import('../methods/reliability/data/time-sensitive.js');
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
@@ -63,7 +63,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildUnseenQAFiles } = await import('../data/build-datasets.js');
+      const { buildUnseenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
       const ws = workspace(command);
       try {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
@@ -79,7 +79,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', 'the cutoff UnseenQA was built with', isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildRepositoryFiles } = await import('../data/build-datasets.js');
+      const { buildRepositoryFiles } = await import('../methods/reliability/data/build-datasets.js');
       const ws = workspace(command);
       try {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });

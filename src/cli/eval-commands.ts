@@ -2,19 +2,19 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 // Types only at the top; the modules load inside the actions (start-up time, see cli-defaults.ts).
-import type { PromptSetting } from '../asking/ask-questions.js';
-import type { QAItem } from '../data/qa-item.js';
+import type { PromptSetting } from '../methods/reliability/asking/ask-questions.js';
+import type { QAItem } from '../methods/reliability/data/qa-item.js';
 import { LlmkbError } from '../errors.js';
-import type { JudgedRecord } from '../judging/judge-response.js';
-import type { ShotSelector } from '../prompts/shot-selector.js';
+import type { JudgedRecord } from '../methods/reliability/judging/judge-response.js';
+import type { ShotSelector } from '../methods/reliability/prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
 import { checkMaxTokens, checkOutputFile, collect, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
-  const { readQAItems } = await import('../data/qa-item.js');
-  const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../prompts/shot-selector.js');
+  const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
+  const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../methods/reliability/prompts/shot-selector.js');
   const rSeen = readQAItems(requireFile(rSeenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-seen.'));
   const rUnseen = readQAItems(requireFile(rUnseenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-unseen.'));
   const entry = ws.entryFor('embedder', embedderSpec);
@@ -27,10 +27,10 @@ export const LIMIT_SEED = 42;
 
 export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (split between seen and unseen questions in proportion, kept in file order); a run of its own';
 
-/** `--limit N`: the seeded sample (src/evaluation/limit-items.ts), said on stderr when it cuts anything. */
+/** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
 async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
   if (limit === undefined || limit >= items.length) return items;
-  const { limitItems } = await import('../evaluation/limit-items.js');
+  const { limitItems } = await import('../sampling/limit-items.js');
   process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
   return limitItems(items, limit, seed);
 }
@@ -52,9 +52,11 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string; limit?: number }, command: Command) => {
-      const { askQuestions } = await import('../asking/ask-questions.js');
-      const { DATASET_FILES } = await import('../data/build-datasets.js');
-      const { readQAItems, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
+      const { askQuestions } = await import('../methods/reliability/asking/ask-questions.js');
+      const { DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
+      const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -90,9 +92,10 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--no-judge', 'no judge LLM: the lexical rule decides, and labels are marked approximate')
     .option('--limit <n>', `${LIMIT_HELP} (seed ${LIMIT_SEED})`, positiveInteger)
     .action(async (opts: { input: string; output: string; judge?: string | false; limit?: number }, command: Command) => {
-      const { readJsonl, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
-      const { judgeRecords } = await import('../judging/judge-records.js');
-      const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
+      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const { judgeRecords } = await import('../methods/reliability/judging/judge-records.js');
+      const { ResponseJudge, responseRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
       const ws = workspace(command);
       try {
         const records = await limited(readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true }), opts.limit, LIMIT_SEED, 'responses');
@@ -127,11 +130,13 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--compare-modes <n>', 'answer the MCQs of n sampled pairs in the other mode too and report how often the modes agree (0: off)', wholeNumber, MODE_AGREEMENT_SAMPLE)
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number; limit?: number }, command: Command) => {
-      const { shotsFromIds } = await import('../asking/ask-questions.js');
-      const { compareAnswerModes, runConsistency } = await import('../consistency/consistency-stage.js');
-      const { DATASET_FILES } = await import('../data/build-datasets.js');
-      const { readJsonl, readQAItems, toJsonl, writeFileAtomic } = await import('../data/qa-item.js');
-      const { judgedRecordSchema } = await import('../judging/judge-response.js');
+      const { shotsFromIds } = await import('../methods/reliability/asking/ask-questions.js');
+      const { compareAnswerModes, runConsistency } = await import('../methods/reliability/consistency/consistency-stage.js');
+      const { DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
+      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+      const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const { judgedRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
       const ws = workspace(command);
       try {
         const records = await limited(readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true }), opts.limit, opts.seed, 'labelled responses');

@@ -4,7 +4,7 @@
  * (run, threshold): a run is one model and prompt setting; a metric below its threshold, or
  * undefined, is a failure whose message carries the metric's value.
  */
-import { meetsThreshold } from '../evaluation/thresholds.js';
+import { meetsThreshold } from '../analysis/thresholds.js';
 
 export interface JunitRun {
   model: string;

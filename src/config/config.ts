@@ -16,26 +16,25 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
+import { llamaOptions } from '../providers/llama/llama-provider.js';
+import { openAICompatibleOptions } from '../providers/openai-compatible/openai-compatible-provider.js';
 
+/**
+ * A role's model: a spec string, or an object with the spec and options. The options are the
+ * executor's (concurrency, time-outs, retries) and each built-in provider's own (`optionsSchema`
+ * in src/providers/<provider>/), so a provider's options are declared in one place.
+ */
 export const modelEntrySchema = z.union([
   z.string().min(1),
   z
     .object({
       spec: z.string().min(1),
-      /** Name of the environment variable holding the API key (not the key). */
-      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key').optional(),
-      api: z.enum(['completions', 'chat']).optional(),
-      echo: z.boolean().optional(),
-      topLogprobs: z.number().int().min(1).max(100).optional(),
-      concurrency: z.number().int().min(1).max(1024).optional(),
+      ...openAICompatibleOptions.shape,
       timeoutMs: z.number().int().min(1).optional(),
       maxRetries: z.number().int().min(0).max(20).optional(),
       /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
       maxRetryAfterMs: z.number().int().min(1).optional(),
-      threads: z.number().int().min(1).optional(),
-      sequences: z.number().int().min(1).max(64).optional(),
-      contextSize: z.number().int().min(64).optional(),
-      gpu: z.boolean().optional(),
+      ...llamaOptions.shape,
     })
     .strict(),
 ]);

@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { sha256 } from '../data/qa-item.js';
+import { sha256 } from '../io/checksum.js';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { ftsQuery } from './fts-query.js';

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../test/support/openai-compatible-server.js';
 import { ModelCallError } from '../errors.js';
-import { OpenAICompatibleProvider } from '../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
 import { EMBED_BATCH, ModelExecutor, type ExecutorOptions } from './model-executor.js';
 
-function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleProvider {
-  return new OpenAICompatibleProvider({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
+function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleModel {
+  return new OpenAICompatibleModel({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
 }
 
 function executor(baseURLs: string[], options: Partial<ExecutorOptions> = {}, concurrency = 8): ModelExecutor {

@@ -1,8 +1,8 @@
 /**
  * Every model call goes through one executor: cache lookup, in-flight de-duplication, bounded
- * concurrency per endpoint (load-balanced across replicas), adaptive back-off on 429 that honours
- * Retry-After, bounded retries for transient errors only, a per-call time-out, and accounting of
- * tokens and latency.
+ * concurrency per endpoint (load-balanced across replicas, adaptive on 429: ./endpoint-pool.ts),
+ * bounded retries for transient errors only that honour Retry-After (./retry-policy.ts), a
+ * per-call time-out, and accounting of tokens and latency.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
@@ -20,6 +20,10 @@ import type {
   Usage,
 } from '../providers/language-model.js';
 import { cacheKey, type CallCache } from '../store/call-cache.js';
+import { EndpointPool } from './endpoint-pool.js';
+import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+
+export { MAX_RETRY_AFTER_MS };
 
 export interface ExecutorOptions {
   /** null = `--no-cache`: every call goes to the model and nothing is written. */
@@ -38,9 +42,6 @@ export interface ExecutorOptions {
   /** Where notes go (a capped Retry-After); default stderr. */
   log?: (line: string) => void;
 }
-
-/** Default cap on a server's Retry-After: long enough for a real rate-limit window, short enough not to look hung. */
-export const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface Executed<T> {
   value: T;
@@ -69,18 +70,6 @@ export interface Accounting {
 }
 
 type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed';
-
-interface Endpoint {
-  url: string;
-  limit: number;
-  active: number;
-  successesSinceChange: number;
-  pausedUntil: number;
-}
-
-interface Waiter {
-  resolve: (endpoint: Endpoint) => void;
-}
 
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
@@ -112,28 +101,17 @@ export class ModelExecutor {
   readonly #cache: CallCache | null;
   readonly #maxConcurrency: number;
   readonly #timeoutMs: number;
-  readonly #maxRetries: number;
-  readonly #baseBackoffMs: number;
-  readonly #maxBackoffMs: number;
-  readonly #maxRetryAfterMs: number;
-  readonly #log: (line: string) => void;
-  #cappedRetryAfterLogged = false;
-  readonly #endpoints: Endpoint[];
-  readonly #waiters: Waiter[] = [];
+  readonly #retry: RetryPolicy;
+  readonly #endpoints: EndpointPool;
   readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
-  #wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(model: LanguageModel, options: ExecutorOptions) {
     this.model = model;
     this.#cache = options.cache;
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
-    this.#maxRetries = options.maxRetries ?? 4;
-    this.#baseBackoffMs = options.baseBackoffMs ?? 500;
-    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
-    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
-    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.#endpoints = model.endpoints.map((url) => ({ url, limit: this.#maxConcurrency, active: 0, successesSinceChange: 0, pausedUntil: 0 }));
+    this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+    this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency);
   }
 
   /**
@@ -142,7 +120,7 @@ export class ModelExecutor {
    * config's concurrency for a role is what that role's stage runs at.
    */
   get concurrency(): number {
-    return Math.max(1, this.#maxConcurrency * this.#endpoints.length);
+    return Math.max(1, this.#maxConcurrency * this.#endpoints.size);
   }
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
@@ -262,7 +240,7 @@ export class ModelExecutor {
   /** One model call with retries; `key` null: the caller caches the result itself. */
   async #execute<T>(kind: Kind, key: string | null, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     for (let attempt = 0; ; attempt++) {
-      const endpoint = await this.#acquire();
+      const endpoint = await this.#endpoints.acquire();
       const started = performance.now();
       let error: unknown;
       let value: T | undefined;
@@ -274,7 +252,7 @@ export class ModelExecutor {
       }
       const latencyMs = performance.now() - started;
       if (error === undefined) {
-        this.#release(endpoint, 'ok');
+        this.#endpoints.release(endpoint, 'ok');
         const usage = usageOf(value as T);
         this.accounting.promptTokens += usage.promptTokens;
         this.accounting.completionTokens += usage.completionTokens;
@@ -293,110 +271,14 @@ export class ModelExecutor {
       const normalized = normalizeError(error, this.#timeoutMs, endpoint.url);
       const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
       if (rateLimited) this.accounting.rateLimited += 1;
-      const delay = this.#backoff(attempt, normalized);
-      this.#release(endpoint, rateLimited ? 'rate-limited' : 'error', rateLimited ? delay : 0);
-      const retryable = normalized instanceof ModelCallError && normalized.retryable;
-      if (!retryable || attempt >= this.#maxRetries) {
+      const delay = this.#retry.delayMs(attempt, normalized);
+      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : 'error', rateLimited ? delay : 0);
+      if (!this.#retry.retries(normalized, attempt)) {
         this.accounting.failures += 1;
-        if (retryable && attempt > 0 && normalized instanceof ModelCallError) {
-          throw new ModelCallError(`${normalized.message} (gave up after ${attempt + 1} attempts)`, {
-            retryable: false,
-            ...(normalized.status === undefined ? {} : { status: normalized.status }),
-            ...(normalized.hint === undefined ? {} : { hint: normalized.hint }),
-            cause: normalized,
-          });
-        }
-        throw normalized;
+        throw this.#retry.finalError(normalized, attempt);
       }
       this.accounting.retries += 1;
       if (!rateLimited) await sleep(delay);
     }
   }
-
-  #backoff(attempt: number, error: unknown): number {
-    // The server's Retry-After wins over our own schedule, capped so that a bogus or hostile
-    // "wait an hour" does not stall a run in silence. Zero, negative (the provider clamps those
-    // to 0) or malformed values are no guidance at all: retrying at once would only hammer a
-    // server that is already refusing, so they fall back to the exponential schedule.
-    const retryAfter = error instanceof ModelCallError ? error.retryAfterMs : undefined;
-    if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0) {
-      if (retryAfter <= this.#maxRetryAfterMs) return retryAfter;
-      if (!this.#cappedRetryAfterLogged) {
-        this.#cappedRetryAfterLogged = true;
-        this.#log(`note: ${this.model.modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${this.#maxRetryAfterMs / 1000} s instead (maxRetryAfterMs in llmkb.config.json)`);
-      }
-      return this.#maxRetryAfterMs;
-    }
-    const exp = Math.min(this.#maxBackoffMs, this.#baseBackoffMs * 2 ** attempt);
-    return exp / 2 + Math.random() * (exp / 2);
-  }
-
-  /** Least-loaded endpoint that is under its limit and not paused; waits if there is none. */
-  #acquire(): Promise<Endpoint> {
-    const endpoint = this.#pick();
-    if (endpoint) {
-      endpoint.active += 1;
-      return Promise.resolve(endpoint);
-    }
-    const waiting = new Promise<Endpoint>((resolve) => this.#waiters.push({ resolve }));
-    this.#dispatch();
-    return waiting;
-  }
-
-  #pick(): Endpoint | undefined {
-    const now = Date.now();
-    let best: Endpoint | undefined;
-    for (const e of this.#endpoints) {
-      if (e.active >= e.limit || e.pausedUntil > now) continue;
-      if (!best || e.active / e.limit < best.active / best.limit) best = e;
-    }
-    return best;
-  }
-
-  /**
-   * Adaptive concurrency (AIMD): a 429 halves the endpoint's limit and pauses it for the
-   * Retry-After time; a run of successes as long as the limit raises it by one again.
-   */
-  #release(endpoint: Endpoint, outcome: 'ok' | 'error' | 'rate-limited', pauseMs = 0): void {
-    endpoint.active -= 1;
-    if (outcome === 'rate-limited') {
-      endpoint.limit = Math.max(1, Math.floor(endpoint.limit / 2));
-      endpoint.successesSinceChange = 0;
-      endpoint.pausedUntil = Math.max(endpoint.pausedUntil, Date.now() + pauseMs);
-    } else if (outcome === 'ok' && endpoint.limit < this.#maxConcurrency) {
-      endpoint.successesSinceChange += 1;
-      if (endpoint.successesSinceChange >= endpoint.limit) {
-        endpoint.limit += 1;
-        endpoint.successesSinceChange = 0;
-      }
-    }
-    this.#dispatch();
-  }
-
-  #dispatch(): void {
-    while (this.#waiters.length > 0) {
-      const endpoint = this.#pick();
-      if (!endpoint) break;
-      endpoint.active += 1;
-      this.#waiters.shift()!.resolve(endpoint);
-    }
-    if (this.#waiters.length > 0 && this.#wakeTimer === undefined) {
-      // Everything is paused by a Retry-After: wake up when the first pause ends.
-      const now = Date.now();
-      const next = Math.min(...this.#endpoints.filter((e) => e.active < e.limit).map((e) => e.pausedUntil));
-      if (Number.isFinite(next)) {
-        this.#wakeTimer = setTimeout(() => {
-          this.#wakeTimer = undefined;
-          this.#dispatch();
-        }, Math.max(0, next - now));
-      }
-    }
-  }
-}
-
-function normalizeError(error: unknown, timeoutMs: number, endpoint: string): unknown {
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return new ModelCallError(`${endpoint}: no answer within ${timeoutMs} ms`, { retryable: true, endpoint, hint: 'Raise timeoutMs for this model in llmkb.config.json if the server is just slow.', cause: error });
-  }
-  return error;
 }

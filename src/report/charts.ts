@@ -6,8 +6,8 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { pearson, ranking, urByAnswerType } from '../analysis/compare-runs.js';
-import type { MetricKey } from '../metrics/reliability-metrics.js';
-import type { RunSummary } from '../metrics/summarize-run.js';
+import type { MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
+import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
 
 /**
  * Vega numbers SVG gradients with a counter global to the process; reset at the start of each

@@ -5,10 +5,10 @@
  * settings. Every piece of model or user text is escaped.
  */
 import { correlate, effects, paperTable, settingsOf, TABLE2_PAIRS, TABLE_TITLES, uninformativeShares, type PairedTest } from '../analysis/compare-runs.js';
-import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
-import { formatPercent, type RunSummary } from '../metrics/summarize-run.js';
-import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
-import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../evaluation/protocol.js';
+import { METRIC_KEYS } from '../methods/reliability/metrics/reliability-metrics.js';
+import { formatPercent, type RunSummary } from '../methods/reliability/metrics/summarize-run.js';
+import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
+import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../methods/reliability/protocol.js';
 import { VERSION } from '../version.js';
 import { answerTypeHeatmapSpec, rankingSpec, renderSvg, resetChartIds, scatterSpec } from './charts.js';
 

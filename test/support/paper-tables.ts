@@ -1,7 +1,7 @@
 /** The paper's Tables 9-11 (test/fixtures/paper-tables-9-11.json) as per-model, per-setting rows. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MetricRecord } from '../../src/metrics/reliability-metrics.js';
+import type { MetricRecord } from '../../src/methods/reliability/metrics/reliability-metrics.js';
 
 export const SETTINGS = ['zero-shot', 'four-shot', 'four-shot-2'] as const;
 export type PaperSetting = (typeof SETTINGS)[number];

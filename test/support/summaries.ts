@@ -1,5 +1,5 @@
-import type { MetricRecord } from '../../src/metrics/reliability-metrics.js';
-import { summarizeRun, type RunSummary, type ScoredRecord } from '../../src/metrics/summarize-run.js';
+import type { MetricRecord } from '../../src/methods/reliability/metrics/reliability-metrics.js';
+import { summarizeRun, type RunSummary, type ScoredRecord } from '../../src/methods/reliability/metrics/summarize-run.js';
 import { paperRows, syntheticRecords, type PaperSetting } from './paper-tables.js';
 
 const TYPES = ['number', 'person', 'time', 'location', 'other'];

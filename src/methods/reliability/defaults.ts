@@ -19,5 +19,5 @@ export const PAPER_CUTOFF = '2024-04-13';
 /** The model `llmkb eval` uses when none is configured: small, instruction-tuned, runs on a laptop CPU. */
 export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
 
-/** The lexical fallback judge (src/judging/lexical-match.ts). */
+/** The lexical fallback judge (src/methods/reliability/judging/lexical-match.ts). */
 export const LEXICAL_JUDGE_ID = 'lexical-v2';

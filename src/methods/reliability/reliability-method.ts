@@ -3,7 +3,7 @@
  * Re-thinking Factuality and Consistency"), described through the method seam: its roles, its
  * stages and the definitions of its metrics (section 2; equation numbers are the paper's).
  */
-import { METRIC_KEYS, type MetricKey } from '../../metrics/reliability-metrics.js';
+import { METRIC_KEYS, type MetricKey } from './metrics/reliability-metrics.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod, type MetricDef } from '../method.js';
 
 const DEFS: Record<MetricKey, Omit<MetricDef, 'id' | 'format'>> = {

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+/**
+ * `npm test`'s runner: every `*.test.ts` under src/ and test/, at any depth (fixtures/ and
+ * support/ folders hold test material, not tests), run by `node --test` one file at a time.
+ *
+ * A script rather than a glob in package.json: Node 20's `--test` does not expand globs, and npm
+ * runs scripts with sh, which has no `**`. Extra arguments are passed to `node --test` before the
+ * files (e.g. `--test-name-pattern`).
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, sep } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const SKIP = new Set(['fixtures', 'support', 'node_modules']);
+
+function testFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIP.has(entry.name)) out.push(...testFiles(path));
+    } else if (entry.name.endsWith('.test.ts')) {
+      out.push(path.split(sep).join('/'));
+    }
+  }
+  return out;
+}
+
+const files = [...testFiles('src'), ...testFiles('test')].sort();
+if (files.length === 0) {
+  process.stderr.write('run-tests: no *.test.ts files found\n');
+  process.exit(1);
+}
+process.stderr.write(`run-tests: ${files.length} test files\n`);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', '--test-concurrency=1', ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
+process.exit(result.status ?? 1);

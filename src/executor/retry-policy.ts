@@ -1,0 +1,87 @@
+/**
+ * When a failed model call is tried again, and after how long: transient errors only (a
+ * `ModelCallError` marked retryable: connection failures, time-outs, 408/409/425/429/5xx), at most
+ * `maxRetries` times after the first attempt; the wait is the server's Retry-After when it gives
+ * one (capped), else exponential back-off with jitter.
+ */
+import { ModelCallError } from '../errors.js';
+
+/** Default cap on a server's Retry-After: long enough for a real rate-limit window, short enough not to look hung. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+export interface RetryPolicyOptions {
+  /** Retries after the first attempt, for transient errors only (default 4). */
+  maxRetries?: number;
+  /** First back-off delay; doubles per retry (with jitter) up to `maxBackoffMs`. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Longest wait a server's Retry-After may impose (default 60 s): an hour-long one is capped, and said so. */
+  maxRetryAfterMs?: number;
+}
+
+export class RetryPolicy {
+  readonly maxRetries: number;
+  readonly #baseBackoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #modelId: string;
+  readonly #log: (line: string) => void;
+  #cappedRetryAfterLogged = false;
+
+  /** `log`: where the note about a capped Retry-After goes (once). */
+  constructor(options: RetryPolicyOptions, modelId: string, log: (line: string) => void) {
+    this.maxRetries = options.maxRetries ?? 4;
+    this.#baseBackoffMs = options.baseBackoffMs ?? 500;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 60_000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
+    this.#modelId = modelId;
+    this.#log = log;
+  }
+
+  /** Whether a failed attempt (0-based) is tried again. */
+  retries(error: unknown, attempt: number): boolean {
+    return error instanceof ModelCallError && error.retryable && attempt < this.maxRetries;
+  }
+
+  delayMs(attempt: number, error: unknown): number {
+    // The server's Retry-After wins over our own schedule, capped so that a bogus or hostile
+    // "wait an hour" does not stall a run in silence. Zero, negative (the provider clamps those
+    // to 0) or malformed values are no guidance at all: retrying at once would only hammer a
+    // server that is already refusing, so they fall back to the exponential schedule.
+    const retryAfter = error instanceof ModelCallError ? error.retryAfterMs : undefined;
+    if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0) {
+      if (retryAfter <= this.#maxRetryAfterMs) return retryAfter;
+      if (!this.#cappedRetryAfterLogged) {
+        this.#cappedRetryAfterLogged = true;
+        this.#log(`note: ${this.#modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${this.#maxRetryAfterMs / 1000} s instead (maxRetryAfterMs in llmkb.config.json)`);
+      }
+      return this.#maxRetryAfterMs;
+    }
+    const exp = Math.min(this.#maxBackoffMs, this.#baseBackoffMs * 2 ** attempt);
+    return exp / 2 + Math.random() * (exp / 2);
+  }
+
+  /**
+   * The error a call ends with: the error itself, or, when retries of a transient error ran out,
+   * the same error saying how many attempts were made (and no longer retryable).
+   */
+  finalError(error: unknown, attempt: number): unknown {
+    if (error instanceof ModelCallError && error.retryable && attempt > 0) {
+      return new ModelCallError(`${error.message} (gave up after ${attempt + 1} attempts)`, {
+        retryable: false,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(error.hint === undefined ? {} : { hint: error.hint }),
+        cause: error,
+      });
+    }
+    return error;
+  }
+}
+
+/** A time-out of one attempt as a retryable `ModelCallError`; other errors as they are. */
+export function normalizeError(error: unknown, timeoutMs: number, endpoint: string): unknown {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new ModelCallError(`${endpoint}: no answer within ${timeoutMs} ms`, { retryable: true, endpoint, hint: 'Raise timeoutMs for this model in llmkb.config.json if the server is just slow.', cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,202 @@
+/**
+ * The consistency stage: for every response labelled correct or wrong, distractors, X MCQs,
+ * the model's choices, and Cons(q, r) (paper Eq. 4). Every MCQ (options, the response's letter,
+ * the raw output, how it was parsed) is kept in the run store; the output records carry the score.
+ */
+import { checksumOfLines } from '../../../io/checksum.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
+import type { ModelExecutor } from '../../../executor/model-executor.js';
+import type { JudgedRecord } from '../judging/judge-response.js';
+import type { Shot } from '../prompts/paper-prompts.js';
+import type { ProgressOptions } from '../../../progress/progress.js';
+import { runStage } from '../../../store/run-stage.js';
+import type { Run, RunStore } from '../../../store/run-store.js';
+import { AnswerPool, distractorsFor, type DistractorSet } from './distractors.js';
+import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, type AnsweredMcq, type AnswerMode } from './mcq.js';
+
+export type ConsistencyRecord = JudgedRecord & {
+  /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
+  consistency: number | null;
+  consistencyDetail?: { mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode };
+};
+
+interface StageRecord {
+  consistency: number | null;
+  mode?: AnswerMode;
+  distractors?: DistractorSet;
+  mcqs?: AnsweredMcq[];
+  evaluatedTokens?: number;
+}
+
+export interface ConsistencyDiagnostics {
+  pairs: number;
+  distractorRepliesWithoutSeparator: number;
+  distractorRepliesOverTwenty: number;
+  distractorRepliesWithTheResponse: number;
+  distractorRepliesEmpty: number;
+  pairsToppedUpFromPool: number;
+  mcqs: number;
+  invalidAnswers: number;
+  optionsShortened: number;
+  tokensEvaluatedPerMcq: number;
+}
+
+export interface ConsistencyOptions {
+  records: readonly JudgedRecord[];
+  executor: ModelExecutor;
+  distractor?: ModelExecutor;
+  mode?: AnswerMode;
+  mcqs?: number;
+  seed: number;
+  /** The shots of the record's QA prompt (same setting); none by default. */
+  shotsFor?: (record: JudgedRecord) => Shot[];
+  runs: RunStore;
+  run?: Run;
+  progress?: ProgressOptions;
+  concurrency?: number;
+}
+
+/**
+ * The paper answers MCQs by generating and parsing the letter, so that is the default for every
+ * model; `logprobs` (one forward pass, faster) is an opt-in that the run's protocol records as a
+ * departure.
+ */
+export const DEFAULT_ANSWER_MODE: AnswerMode = 'generate';
+
+export function answerPoolFrom(records: readonly JudgedRecord[]): AnswerPool {
+  const pool = new AnswerPool();
+  for (const r of records) {
+    if (r.dataset === 'seen' && r.answers[0]) pool.add(r.answers[0], r.answerType);
+    if (r.label === 'correct' || r.label === 'wrong') pool.add(r.response, r.answerType);
+  }
+  return pool;
+}
+
+function checksum(records: readonly JudgedRecord[]): string {
+  return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${r.response}\u0000${r.label}`);
+}
+
+/** MCQs of one pair, asked one after another so the shared prompt prefix is reused. */
+async function askPair(record: JudgedRecord, options: ConsistencyOptions, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
+  const distractors = await distractorsFor({
+    itemId: record.id,
+    question: record.question,
+    response: record.response,
+    answerType: record.answerType,
+    pool,
+    seed: options.seed,
+    ...(options.distractor ? { executor: options.distractor } : {}),
+  });
+  const { cached: distractorsCached, ...distractorSet } = distractors;
+  const shots = options.shotsFor?.(record) ?? [];
+  const mcqs = buildMcqs(record.id, record.response, distractorSet.distractors, count, options.seed);
+  const answered: AnsweredMcq[] = new Array(mcqs.length);
+  let cached = distractorsCached || !options.distractor;
+  let evaluatedTokens = 0;
+  // Asked in the lexical order of their prompts, so consecutive MCQs also share leading options
+  // (more prefix to reuse); results are kept in MCQ order.
+  const prompts = mcqs.map((mcq, i) => ({ i, prompt: mcqPrompt(record.question, mcq, shots) }));
+  prompts.sort((a, b) => (a.prompt < b.prompt ? -1 : a.prompt > b.prompt ? 1 : a.i - b.i));
+  for (const { i, prompt } of prompts) {
+    const r = await answerMcq(options.executor, prompt, mcqs[i]!, mode);
+    answered[i] = r.answered;
+    cached &&= r.cached;
+    evaluatedTokens += r.evaluatedTokens;
+  }
+  return { record: { consistency: consistencyScore(answered), mode, distractors: distractorSet, mcqs: answered, evaluatedTokens }, cached };
+}
+
+export async function runConsistency(options: ConsistencyOptions): Promise<{ run: Run; records: ConsistencyRecord[]; diagnostics: ConsistencyDiagnostics }> {
+  const mode = options.mode ?? DEFAULT_ANSWER_MODE;
+  const count = options.mcqs ?? 20;
+  const pool = answerPoolFrom(options.records);
+  const run =
+    options.run ??
+    options.runs.open({
+      model: options.executor.model.cacheIdentity,
+      dataset: checksum(options.records),
+      setting: 'consistency',
+      seed: options.seed,
+      params: { mode, mcqs: count, distractor: options.distractor?.model.cacheIdentity ?? 'pool' },
+      label: `consistency ${options.executor.model.modelId}`,
+    });
+  const pairs = options.records.filter((r) => r.label === 'correct' || r.label === 'wrong');
+  const stored = await runStage<JudgedRecord, StageRecord>({
+    run,
+    stage: 'consistency',
+    items: pairs,
+    idOf: (r) => r.id,
+    // Each pair makes its distractor call, then its MCQs one after another: as many pairs at once
+    // as the model under test takes calls (the distractor LLM's own limit applies to its calls).
+    concurrency: options.concurrency ?? options.executor.concurrency,
+    ...(options.progress ? { progress: options.progress } : {}),
+    work: (record) => askPair(record, options, mode, pool, count),
+    info: (done) => diagnose([...done.values()]),
+  });
+  const records: ConsistencyRecord[] = options.records.map((r) => {
+    const s = stored.get(r.id);
+    if (!s || !s.mcqs) return { ...r, consistency: null };
+    return {
+      ...r,
+      consistency: s.consistency,
+      consistencyDetail: {
+        mcqs: s.mcqs.length,
+        choseResponse: s.mcqs.filter((m) => m.choseResponse).length,
+        choseUnsure: s.mcqs.filter((m) => m.choice === m.unsureLetter).length,
+        invalid: s.mcqs.filter((m) => m.parse === 'invalid').length,
+        distractorSource: s.distractors?.source ?? 'pool',
+        toppedUp: s.distractors?.toppedUp ?? 0,
+        mode: s.mode ?? mode,
+      },
+    };
+  });
+  return { run, records, diagnostics: diagnose([...stored.values()]) };
+}
+
+export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics {
+  const d: ConsistencyDiagnostics = { pairs: stored.length, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
+  let tokens = 0;
+  for (const s of stored) {
+    const diag = s.distractors?.diagnostics;
+    if (diag?.noSeparator) d.distractorRepliesWithoutSeparator++;
+    if (diag && diag.droppedBeyondWanted > 0) d.distractorRepliesOverTwenty++;
+    if (diag && diag.droppedEqualToResponse > 0) d.distractorRepliesWithTheResponse++;
+    if (s.distractors?.reply !== undefined && s.distractors.reply.trim() === '') d.distractorRepliesEmpty++;
+    if ((s.distractors?.toppedUp ?? 0) > 0) d.pairsToppedUpFromPool++;
+    for (const m of s.mcqs ?? []) {
+      d.mcqs++;
+      if (m.parse === 'invalid') d.invalidAnswers++;
+      if (m.options.some((o) => o.length >= MAX_OPTION_CHARS)) d.optionsShortened++;
+    }
+    tokens += s.evaluatedTokens ?? 0;
+  }
+  d.tokensEvaluatedPerMcq = d.mcqs === 0 ? 0 : tokens / d.mcqs;
+  return d;
+}
+
+export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
+
+/**
+ * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered
+ * again in the other mode. Returns null when the provider supports only one mode.
+ */
+export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[]; shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
+  if (!options.executor.model.capabilities.nextTokenLogprobs || !options.executor.model.capabilities.completion) return null;
+  const stored = options.run.records<StageRecord>('consistency');
+  const byId = new Map(options.records.map((r) => [r.id, r]));
+  const ids = SeededRandom.stream(options.seed, 'compare-modes').sample([...stored.keys()], options.sample);
+  let mcqs = 0;
+  let agree = 0;
+  for (const id of ids) {
+    const s = stored.get(id)!;
+    const record = byId.get(id);
+    if (!record || !s.mcqs) continue;
+    const other: AnswerMode = s.mode === 'logprobs' ? 'generate' : 'logprobs';
+    for (const m of s.mcqs) {
+      const r = await answerMcq(options.executor, mcqPrompt(record.question, m, options.shotsFor?.(record) ?? []), m, other);
+      mcqs++;
+      if (r.answered.choice === m.choice) agree++;
+    }
+  }
+  return { mcqs, agree, rate: mcqs === 0 ? 0 : agree / mcqs };
+}

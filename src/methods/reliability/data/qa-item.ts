@@ -1,0 +1,44 @@
+/**
+ * The one question format every stage reads and writes: JSONL, one object per line.
+ *
+ *   {"id":"nq-3f2a9c01d4","dataset":"seen","source":"nq","question":"who wrote ...",
+ *    "answers":["Bobby Scott"],"answerType":"person","sourceId":"NQ-open.dev.jsonl:2"}
+ *
+ * Users can bring their own question sets in this format.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { readJsonl } from '../../../io/jsonl.js';
+
+export const ANSWER_TYPES = ['number', 'person', 'time', 'location', 'other'] as const;
+export type AnswerType = (typeof ANSWER_TYPES)[number];
+
+export const qaItemSchema = z
+  .object({
+    id: z.string().min(1),
+    dataset: z.enum(['seen', 'unseen']),
+    /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
+    source: z.string().min(1),
+    question: z.string().min(1),
+    /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
+    answers: z.array(z.string()),
+    answerType: z.enum(ANSWER_TYPES).nullish(),
+    /** The item's id in its source data set (or file:line where the source has none). */
+    sourceId: z.string().optional(),
+  })
+  .passthrough()
+  .superRefine((item, ctx) => {
+    if (item.dataset === 'seen' && item.answers.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['answers'], message: 'a seen question needs at least one accepted answer' });
+    }
+  });
+export type QAItem = z.infer<typeof qaItemSchema>;
+
+export function stableId(prefix: string, ...parts: string[]): string {
+  return `${prefix}-${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 10)}`;
+}
+
+/** Reads a question set and checks ids are unique. */
+export function readQAItems(file: string): QAItem[] {
+  return readJsonl(file, qaItemSchema, 'question', { uniqueIds: true });
+}

@@ -1,0 +1,306 @@
+/**
+ * The main job: for one model and each prompt setting, ask -> judge -> consistency -> metrics,
+ * all inside one resumable run per setting, then one report over the settings.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from './asking/ask-questions.js';
+import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from './consistency/consistency-stage.js';
+import type { AnswerMode } from './consistency/mcq.js';
+import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from './data/build-datasets.js';
+import { readQAItems, type QAItem } from './data/qa-item.js';
+import { sha256 } from '../../io/checksum.js';
+import { writeFileAtomic } from '../../io/files.js';
+import { DataSourceError } from './data/source-files.js';
+import { fileAccessError } from '../../errors.js';
+import { SeededRandom } from '../../sampling/seeded-random.js';
+import type { Accounting, ModelExecutor } from '../../executor/model-executor.js';
+import { judgeRecords } from './judging/judge-records.js';
+import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from './judging/lexical-match.js';
+import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from './judging/judge-response.js';
+import { summarizeRun, type RunMeta, type RunSummary } from './metrics/summarize-run.js';
+import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
+import { renderReport } from '../../report/html-report.js';
+import type { RunStore } from '../../store/run-store.js';
+import { VERSION } from '../../version.js';
+import { limitItems } from '../../sampling/limit-items.js';
+import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
+import { meetsThreshold } from '../../analysis/thresholds.js';
+
+export { DEFAULT_MODEL } from './defaults.js';
+
+/** The lexical fallback judge and its measured agreement with human labels (README, "Asking and judging"). */
+const LEXICAL_JUDGE = {
+  id: LEXICAL_JUDGE_ID,
+  note: `labels agree with humans ${LEXICAL_JUDGE_AGREEMENT.agreement.toFixed(3)} on ${LEXICAL_JUDGE_AGREEMENT.dataset} (Cohen's kappa ${LEXICAL_JUDGE_AGREEMENT.kappa.toFixed(2)}, ${LEXICAL_JUDGE_AGREEMENT.responses} human-labelled answers)`,
+};
+
+export interface EvaluationOptions {
+  model: ModelExecutor;
+  /**
+   * The run's label: how the model is shown in tables and what its result files are named by
+   * (`--name`; by default the whole model spec, see `defaultRunLabel`).
+   */
+  modelName: string;
+  /** The command line that started the run, for its execution record. */
+  command?: string;
+  judge?: ModelExecutor;
+  distractor?: ModelExecutor;
+  embedder?: ModelExecutor;
+  settings: PromptSetting[];
+  runs: RunStore;
+  /** Folder with (or for) the data sets; results go to `<outDir>`. */
+  dataDir: string;
+  outDir: string;
+  /** Source files for building missing data sets (else downloaded into cacheDir). */
+  sourceDataDir?: string;
+  cacheDir: string;
+  seed: number;
+  /** Small seeded subset: `quick.seen` + `quick.unseen` questions, `quick.mcqs` MCQs. */
+  quick?: { seen: number; unseen: number; mcqs: number };
+  /**
+   * `--limit N`: a seeded sample of N questions (see limit-items.ts), after `quick`. A run of its
+   * own (another run id), recorded as an approximation in the protocol block; its result files
+   * are named `<label>.<setting>.limit-N.*` and its report `report.limit-N.html`, so a quick
+   * look never overwrites a full run's results.
+   */
+  limit?: number;
+  mcqs?: number;
+  maxTokens?: number;
+  mode?: AnswerMode;
+  cutoff?: string;
+  meta?: RunMeta;
+  log?: (line: string) => void;
+}
+
+export interface EvaluationResult {
+  summaries: RunSummary[];
+  reportFile: string;
+  summaryFiles: string[];
+  executions: ExecutionRecord[];
+}
+
+/** When and how a run ran: everything about it that differs between two runs of the same command. */
+export interface ExecutionRecord {
+  schema: 'llmkb-execution-v1';
+  runId: string;
+  label: string;
+  setting: string;
+  command?: string;
+  startedAt: string;
+  finishedAt: string;
+  llmkbVersion: string;
+  node: string;
+  /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
+  calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
+}
+
+/**
+ * Offline, `llmkb eval --quick` cannot download the default model or the data sources: the two
+ * ways out, named whichever download failed first.
+ */
+export const OFFLINE_HINT =
+  'Offline? llmkb eval needs a model and the source files of the data sets: pass a local model with --model gguf:PATH (a .gguf file) and a folder with local copies of the source files with --data-dir DIR (or LLMKB_DATA_DIR); otherwise check the network.';
+
+async function ensureDatasets(options: EvaluationOptions): Promise<void> {
+  try {
+    await buildMissingDatasets(options);
+  } catch (error) {
+    if (error instanceof DataSourceError && options.sourceDataDir === undefined) throw new DataSourceError(error.message, { hint: `${error.hint ?? ''} ${OFFLINE_HINT}`.trim(), exitCode: error.exitCode, cause: error });
+    throw error;
+  }
+}
+
+async function buildMissingDatasets(options: EvaluationOptions): Promise<void> {
+  const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(options.dataDir, f)));
+  if (need.length === 0) return;
+  options.log?.(`building data sets in ${options.dataDir} (missing: ${need.join(', ')})`);
+  const base = { outDir: options.dataDir, seed: options.seed, cacheDir: options.cacheDir, ...(options.sourceDataDir ? { dataDir: options.sourceDataDir } : {}) };
+  if (!existsSync(join(options.dataDir, DATASET_FILES.seenqa))) await buildSeenQAFiles({ ...base, perSource: 1000, ...(options.judge ? { timeSensitiveExecutor: options.judge } : {}) });
+  if (!existsSync(join(options.dataDir, DATASET_FILES.unseenqa))) await buildUnseenQAFiles({ ...base, ...(options.cutoff ? { cutoff: options.cutoff } : {}) });
+  await buildRepositoryFiles({ ...base, ...(options.cutoff ? { cutoff: options.cutoff } : {}) });
+}
+
+/** A run's label when none is given: the whole model spec, so two models never share one. */
+export function defaultRunLabel(spec: string): string {
+  return spec;
+}
+
+/**
+ * The stem of a run's result files: the whole label made safe for a file name (never just its
+ * last path segment, or `a/model.gguf` and `b/model.gguf` would overwrite each other). A label
+ * that had to be changed or shortened gets a hash of the whole label, to stay unique.
+ */
+export function resultFileStem(label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '') || 'model';
+  if (safe === label && safe.length <= 100) return safe;
+  // Made safe (or shortened): a hash of the whole label keeps "gguf:a/b" and "gguf_a_b" apart.
+  const hash = createHash('sha256').update(label).digest('hex').slice(0, 8);
+  return safe.length <= 90 ? `${safe}_${hash}` : `${hash}_${safe.slice(-90)}`;
+}
+
+/** The time filter SeenQA was built with, from its machine-readable card. */
+function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
+  const card = join(dataDir, DATASET_FILES.seenqa.replace(/\.jsonl$/, '.card.json'));
+  if (!existsSync(card)) return undefined;
+  try {
+    return (JSON.parse(readFileSync(card, 'utf8')) as { timeFilter?: TimeFilterProvenance }).timeFilter;
+  } catch {
+    return undefined; // an unreadable card: the protocol says the time filter is unknown
+  }
+}
+
+/**
+ * The records file, written as `toJsonl` would (one JSON line per record) but streamed in
+ * chunks, never as one string the size of the file, and atomically (a temporary file renamed).
+ */
+function writeJsonlAtomic(file: string, records: readonly unknown[]): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'w');
+    let chunk = '';
+    for (const r of records) {
+      chunk += `${JSON.stringify(r)}\n`;
+      if (chunk.length >= 1 << 20) {
+        writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) writeSync(fd, chunk);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw fileAccessError(file, error, 'write');
+  }
+}
+
+function fileChecksum(file: string): string {
+  return sha256(readFileSync(file));
+}
+
+function accountingDelta(now: Accounting, before: Accounting): ExecutionRecord['calls'][string] {
+  return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
+}
+
+export async function evaluateModel(options: EvaluationOptions): Promise<EvaluationResult> {
+  await ensureDatasets(options);
+  const seen = readQAItems(join(options.dataDir, DATASET_FILES.seenqa));
+  const unseen = readQAItems(join(options.dataDir, DATASET_FILES.unseenqa));
+  const rSeen = readQAItems(join(options.dataDir, DATASET_FILES.rSeen));
+  const rUnseen = readQAItems(join(options.dataDir, DATASET_FILES.rUnseen));
+  let items: QAItem[] = [...seen, ...unseen];
+  if (options.quick) {
+    items = [...SeededRandom.stream(options.seed, 'quick', 'seen').sample(seen, options.quick.seen), ...SeededRandom.stream(options.seed, 'quick', 'unseen').sample(unseen, options.quick.unseen)];
+  }
+  const unlimited = items.length;
+  const limited = options.limit !== undefined && options.limit < unlimited;
+  if (limited) {
+    items = limitItems(items, options.limit!, options.seed);
+    options.log?.(`--limit ${options.limit}: ${items.length} of ${unlimited} questions (a seeded sample; a run of its own, results named *.limit-${options.limit}.*)`);
+  }
+  const suffix = limited ? `.limit-${options.limit}` : '';
+  const mcqs = options.quick?.mcqs ?? options.mcqs ?? 20;
+  const mode = options.mode ?? DEFAULT_ANSWER_MODE;
+  const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
+  const selector: ShotSelector = options.embedder ? new EmbeddingShotSelector(options.embedder, rSeen, rUnseen) : new Bm25ShotSelector(rSeen, rUnseen);
+  const judge = new ResponseJudge(options.judge ? { judge: options.judge } : {});
+  const checksums = { questions: datasetChecksum(items) };
+  const datasets = { questions: checksums.questions, ...Object.fromEntries(Object.values(DATASET_FILES).map((f) => [f, fileChecksum(join(options.dataDir, f))])) };
+  const timeFilter = timeFilterOf(options.dataDir);
+  const runtime = options.model.model.runtime;
+  const roles = { model: options.model, judge: options.judge, distractor: options.distractor, embedder: options.embedder };
+  mkdirSync(options.outDir, { recursive: true });
+  const summaries: RunSummary[] = [];
+  const summaryFiles: string[] = [];
+  const executions: ExecutionRecord[] = [];
+  for (const setting of options.settings) {
+    const startedAt = new Date().toISOString();
+    const before = Object.fromEntries(Object.entries(roles).filter(([, e]) => e).map(([role, e]) => [role, { ...e!.accounting }]));
+    const run = options.runs.open({
+      model: options.model.model.cacheIdentity,
+      dataset: checksums.questions,
+      setting,
+      seed: options.seed,
+      params: {
+        kind: 'eval',
+        maxTokens,
+        shots: setting === 'zero-shot' ? 'none' : selector.id,
+        judge: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID,
+        distractor: options.distractor?.model.cacheIdentity ?? 'pool',
+        mcqs,
+        mode,
+        // Only when limited, so the ids of full runs stay what they were (resumable).
+        ...(limited ? { limit: options.limit } : {}),
+      },
+      label: options.modelName,
+    });
+    options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
+    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
+    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run });
+    const byId = new Map(asked.map((a) => [a.id, a]));
+    const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
+    const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
+    const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
+    if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
+    const protocol = buildProtocol({
+      setting,
+      ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),
+      lexicalJudge: LEXICAL_JUDGE,
+      // From the records, not this process's judge calls: a resumed run reads them back from the store.
+      lexicalFallbacks: judged.filter((r) => r.judgedBy === JUDGE_REPLY_UNPARSEABLE).length,
+      ...(timeFilter ? { timeFilter } : {}),
+      ...(options.distractor ? { distractor: options.distractor.model.cacheIdentity } : {}),
+      shotSelector: selector.id,
+      mode,
+      ...(options.quick ? { quick: options.quick } : {}),
+      ...(limited ? { limit: { n: options.limit!, of: unlimited } } : {}),
+      questions: { seen: items.filter((i) => i.dataset === 'seen').length, unseen: items.filter((i) => i.dataset === 'unseen').length },
+      mcqs,
+      maxTokens,
+      ...(runtime ? { sequences: runtime.sequences } : {}),
+      computeBackend: runtime?.backend ?? 'server',
+      datasets,
+      seed: options.seed,
+    });
+    const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, protocol, ...(options.meta ? { meta: options.meta } : {}) });
+    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
+    const execution: ExecutionRecord = {
+      schema: 'llmkb-execution-v1',
+      runId: run.id,
+      label: options.modelName,
+      setting,
+      ...(options.command ? { command: options.command } : {}),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      llmkbVersion: VERSION,
+      node: process.version,
+      calls: Object.fromEntries(Object.entries(before).map(([role, b]) => [role, accountingDelta(roles[role as keyof typeof roles]!.accounting, b)])),
+    };
+    writeJsonlAtomic(`${base}.records.jsonl`, scored);
+    writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
+    summaryFiles.push(`${base}.summary.json`);
+    summaries.push(summary);
+    executions.push(execution);
+  }
+  const reportFile = join(options.outDir, `report${suffix}.html`);
+  writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions }));
+  return { summaries, reportFile, summaryFiles, executions };
+}
+
+/** `--fail-under NCCR=0.2`: the metrics below their threshold (an undefined metric fails too). */
+export function failedThresholds(summaries: readonly RunSummary[], thresholds: ReadonlyArray<{ metric: string; value: number }>): string[] {
+  const failures: string[] = [];
+  for (const s of summaries) {
+    for (const t of thresholds) {
+      const v = s.metrics[t.metric as keyof typeof s.metrics];
+      if (!meetsThreshold(v, t.value)) failures.push(`${t.metric} = ${typeof v === 'number' ? v.toFixed(4) : 'undefined'} < ${t.value} (${s.model}, ${s.setting})`);
+    }
+  }
+  return failures;
+}

@@ -1,0 +1,177 @@
+/**
+ * One run's summary: the paper's metrics, counts, 95% bootstrap confidence intervals, and
+ * breakdowns by source data set, UnseenQA template and answer type, and uninformative sub-type.
+ * This is the JSON `llmkb metrics --format json` prints and `llmkb compare` / `llmkb report` read
+ * (schema `llmkb-summary-v1`, documented in the README).
+ */
+import { z } from 'zod';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
+import { departures, type Protocol } from '../protocol.js';
+import { VERSION } from '../../../version.js';
+import { addToSums, computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
+
+export const scoredRecordSchema = z
+  .object({
+    id: z.string(),
+    dataset: z.enum(['seen', 'unseen']),
+    source: z.string(),
+    answerType: z.string().nullish(),
+    label: z.enum(['correct', 'wrong', 'uninformative']),
+    uninformativeType: z.enum(['none', 'unsure', 'repetition']).nullish(),
+    consistency: z.number().min(0).max(1).nullish(),
+    approximate: z.boolean().optional(),
+  })
+  .passthrough();
+export type ScoredRecord = z.infer<typeof scoredRecordSchema>;
+
+export interface Group {
+  counts: MetricCounts;
+  metrics: Metrics;
+}
+
+export interface RunMeta {
+  /** Parameter count in billions, for the size analysis. */
+  paramsB?: number;
+  /** Instruction-tuned / RLHF ("fine-tuned" in the paper) or base. */
+  fineTuned?: boolean;
+  family?: string;
+}
+
+export interface RunSummary {
+  schema: 'llmkb-summary-v1';
+  llmkbVersion: string;
+  /** Display name of the model (spec or label). */
+  model: string;
+  /** Cache identity of the model (content hash for GGUF). */
+  modelIdentity?: string;
+  setting: string;
+  /** Seen labels partly from the lexical rule (no judge LLM): approximate. */
+  approximate: boolean;
+  datasetChecksums: Record<string, string>;
+  counts: MetricCounts;
+  metrics: Metrics;
+  intervals: Record<MetricKey, [number, number] | null>;
+  bootstrap: { resamples: number; seed: number; confidence: number };
+  breakdowns: {
+    bySource: Record<string, Group>;
+    byAnswerType: { seen: Record<string, Group>; unseen: Record<string, Group> };
+    uninformativeTypes: { seen: Record<string, number>; unseen: Record<string, number> };
+  };
+  meta?: RunMeta;
+  runId?: string;
+  /** How close the run is to the paper's protocol (runs made by `llmkb eval`). */
+  protocol?: Protocol;
+}
+
+function group(records: readonly ScoredRecord[]): Group {
+  return { counts: countRecords(records), metrics: computeMetrics(records) };
+}
+
+function groupBy(records: readonly ScoredRecord[], key: (r: ScoredRecord) => string | null | undefined): Record<string, Group> {
+  const buckets = new Map<string, ScoredRecord[]>();
+  for (const r of records) {
+    const k = key(r) ?? 'unknown';
+    const bucket = buckets.get(k);
+    if (bucket) bucket.push(r);
+    else buckets.set(k, [r]);
+  }
+  return Object.fromEntries([...buckets.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, rs]) => [k, group(rs)]));
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  const pos = (sorted.length - 1) * p;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+/**
+ * Percentile bootstrap, resampling seen and unseen questions separately (the two sets are fixed
+ * in size by design). An interval is null when the metric is undefined in more than half of the
+ * resamples.
+ */
+export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: number, seed: number, confidence = 0.95): Record<MetricKey, [number, number] | null> {
+  const seen = records.filter((r) => r.dataset === 'seen');
+  const unseen = records.filter((r) => r.dataset === 'unseen');
+  const rng = SeededRandom.stream(seed, 'bootstrap');
+  const samples: Record<MetricKey, number[]> = Object.fromEntries(METRIC_KEYS.map((k) => [k, []])) as unknown as Record<MetricKey, number[]>;
+  for (let b = 0; b < resamples; b++) {
+    const sums: MetricSums = { n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 };
+    for (let i = 0; i < seen.length; i++) addToSums(sums, seen[rng.int(0, seen.length - 1)]!);
+    for (let i = 0; i < unseen.length; i++) addToSums(sums, unseen[rng.int(0, unseen.length - 1)]!);
+    const m = metricsFromSums(sums);
+    for (const k of METRIC_KEYS) if (m[k] !== null) samples[k].push(m[k]!);
+  }
+  const alpha = (1 - confidence) / 2;
+  return Object.fromEntries(
+    METRIC_KEYS.map((k) => {
+      const values = samples[k].sort((a, b) => a - b);
+      return [k, values.length * 2 < resamples || values.length === 0 ? null : [percentile(values, alpha), percentile(values, 1 - alpha)]];
+    }),
+  ) as Record<MetricKey, [number, number] | null>;
+}
+
+export function summarizeRun(
+  records: readonly ScoredRecord[],
+  options: { model: string; modelIdentity?: string; setting: string; datasetChecksums?: Record<string, string>; resamples?: number; seed?: number; meta?: RunMeta; runId?: string; protocol?: Protocol },
+): RunSummary {
+  const resamples = options.resamples ?? 1000;
+  const seed = options.seed ?? 42;
+  const uninformativeTypes = { seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>, unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number> };
+  for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
+  return {
+    schema: 'llmkb-summary-v1',
+    llmkbVersion: VERSION,
+    model: options.model,
+    ...(options.modelIdentity === undefined ? {} : { modelIdentity: options.modelIdentity }),
+    setting: options.setting,
+    approximate: records.some((r) => r.approximate === true),
+    datasetChecksums: options.datasetChecksums ?? {},
+    counts: countRecords(records),
+    metrics: computeMetrics(records),
+    intervals: bootstrapIntervals(records, resamples, seed),
+    bootstrap: { resamples, seed, confidence: 0.95 },
+    breakdowns: {
+      bySource: groupBy(records, (r) => r.source),
+      byAnswerType: { seen: groupBy(records.filter((r) => r.dataset === 'seen'), (r) => r.answerType), unseen: groupBy(records.filter((r) => r.dataset === 'unseen'), (r) => r.answerType) },
+      uninformativeTypes,
+    },
+    ...(options.meta ? { meta: options.meta } : {}),
+    ...(options.runId ? { runId: options.runId } : {}),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
+  };
+}
+
+export function formatPercent(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined ? '-' : (100 * value).toFixed(digits);
+}
+
+const LABELS: Record<MetricKey, string> = {
+  CR: 'CR  correct rate (seen)', WR: 'WR  wrong rate (seen)', NCR: 'NCR net correct rate', UR: 'UR  uninformative rate (unseen)',
+  C_correct: 'C_correct', C_wrong_seen: 'C_wrong^s', C_wrong_unseen: 'C_wrong^u', C_wrong: 'C_wrong',
+  CCR: 'CCR consistently correct rate', CWR: 'CWR consistently wrong rate', NCCR: 'NCCR net consistently correct', IUR: 'IUR inconsistent/uninformative rate',
+};
+
+/** The human-readable table `llmkb metrics` prints (values x100, like the paper). */
+export function formatSummary(s: RunSummary): string {
+  const lines: string[] = [];
+  lines.push(`${s.model}  ${s.setting}  (N=${s.counts.seen} seen, L=${s.counts.unseen} unseen)${s.approximate ? '  [APPROXIMATE: lexical judge]' : ''}`);
+  for (const d of s.protocol ? departures(s.protocol) : []) lines.push(`departs from the paper: ${d.choice} = ${d.entry.choice} (${d.entry.status}${d.entry.note ? `: ${d.entry.note}` : ''})`);
+  lines.push('metric                                   value   95% CI');
+  for (const k of METRIC_KEYS) {
+    const ci = s.intervals[k];
+    lines.push(`${LABELS[k].padEnd(38)} ${formatPercent(s.metrics[k]).padStart(7)}   ${ci ? `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]` : '-'}`);
+  }
+  lines.push('');
+  lines.push('by source            n     CR     WR    NCR     UR  C_correct  C_wrong   NCCR    IUR');
+  for (const [source, g] of Object.entries(s.breakdowns.bySource)) {
+    const m = g.metrics;
+    const cw = source.startsWith('T') ? m.C_wrong_unseen : m.C_wrong_seen;
+    lines.push(`${source.padEnd(14)} ${String(g.counts.seen + g.counts.unseen).padStart(6)} ${formatPercent(m.CR, 1).padStart(6)} ${formatPercent(m.WR, 1).padStart(6)} ${formatPercent(m.NCR, 1).padStart(6)} ${formatPercent(m.UR, 1).padStart(6)} ${formatPercent(m.C_correct, 1).padStart(10)} ${formatPercent(cw, 1).padStart(8)} ${formatPercent(m.NCCR, 1).padStart(6)} ${formatPercent(m.IUR, 1).padStart(6)}`);
+  }
+  lines.push('');
+  lines.push(`UR by answer type (unseen): ${Object.entries(s.breakdowns.byAnswerType.unseen).map(([t, g]) => `${t} ${formatPercent(g.metrics.UR, 1)}`).join(', ')}`);
+  const u = s.breakdowns.uninformativeTypes;
+  lines.push(`uninformative sub-types: seen ${Object.entries(u.seen).map(([t, n]) => `${t} ${n}`).join(', ')}; unseen ${Object.entries(u.unseen).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  return lines.join('\n');
+}

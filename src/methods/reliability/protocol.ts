@@ -1,0 +1,154 @@
+/**
+ * How close a run is to the paper's protocol. Every choice that moves the published figures is
+ * named here with its status: `paper` (what Zheng, Lapata & Pan did), `approximation` (a cheaper
+ * or offline stand-in whose effect on the numbers is measured or at least stated), or
+ * `nondeterministic` (same inputs and seed may not give the same records). The block goes into
+ * every summary; the report shows the departures at the top and `llmkb compare` warns when it
+ * puts runs with different protocols side by side.
+ *
+ * Only choices that are the same on every re-run of the same command are recorded here, so a
+ * summary stays byte-identical across runs; when and how long a run ran, and the tokens it paid
+ * for, go to the run's execution record (`<label>.<setting>.run.json`).
+ */
+import { ANSWER_MAX_TOKENS } from './defaults.js';
+import type { AnswerMode } from './consistency/mcq.js';
+
+export type ProtocolStatus = 'paper' | 'approximation' | 'nondeterministic';
+
+export interface ProtocolEntry {
+  /** What the run did, e.g. `llm:openai:gpt-4o`, `lexical-v2`, `bm25-v1`, `generate`. */
+  choice: string;
+  status: ProtocolStatus;
+  /** Why it matters or how much: e.g. the lexical judge's measured agreement with humans. */
+  note?: string;
+}
+
+/** The choices, in the order the report lists them. */
+export const PROTOCOL_CHOICES = ['judge', 'timeFilter', 'distractors', 'shotSelector', 'mcqAnswerMode', 'questions', 'mcqsPerResponse', 'maxTokens', 'batching'] as const;
+export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
+
+export const PROTOCOL_TITLES: Record<ProtocolChoice, string> = {
+  judge: 'judge (correct vs wrong)',
+  timeFilter: 'time-sensitive question filter',
+  distractors: 'MCQ distractors',
+  shotSelector: 'few-shot selection',
+  mcqAnswerMode: 'MCQ answer mode',
+  questions: 'question set',
+  mcqsPerResponse: 'MCQs per response',
+  maxTokens: 'answer length',
+  batching: 'batching of model calls',
+};
+
+export interface Protocol {
+  schema: 'llmkb-protocol-v1';
+  entries: Record<ProtocolChoice, ProtocolEntry>;
+  /** Data set files the run read, with their SHA-256. */
+  datasets: Record<string, string>;
+  seed: number;
+  /** Where the model under test ran: `cpu`, `cuda`, `vulkan`, `metal`, or `server`. */
+  computeBackend: string;
+}
+
+/** What the time filter of the SeenQA build was, as its dataset card records it. */
+export interface TimeFilterProvenance {
+  /** `llm` or the keyword rule's id. */
+  method: string;
+  model?: string;
+  note?: string;
+}
+
+export interface ProtocolInputs {
+  setting: string;
+  /** Judge LLM identity; undefined: the lexical fallback decided. */
+  judge?: string;
+  /** The lexical fallback's id and its measured agreement with human labels. */
+  lexicalJudge: { id: string; note: string };
+  /** Some judge replies were unparseable and fell back to the lexical rule. */
+  lexicalFallbacks?: number;
+  timeFilter?: TimeFilterProvenance;
+  /** Distractor LLM identity; undefined: answer pool only. */
+  distractor?: string;
+  /** `embedding:<id>` or `bm25-v1`; ignored for zero-shot. */
+  shotSelector: string;
+  mode: AnswerMode;
+  quick?: { seen: number; unseen: number };
+  /** `--limit N`: a seeded sample of `n` of the `of` questions (after --quick's subset, if any). */
+  limit?: { n: number; of: number };
+  questions: { seen: number; unseen: number };
+  mcqs: number;
+  maxTokens: number;
+  /** Parallel sequences of an in-process model (1: sequential). */
+  sequences?: number;
+  computeBackend: string;
+  datasets: Record<string, string>;
+  seed: number;
+}
+
+const PAPER_MCQS = 20;
+
+export function buildProtocol(p: ProtocolInputs): Protocol {
+  const paper = (choice: string, note?: string): ProtocolEntry => ({ choice, status: 'paper', ...(note ? { note } : {}) });
+  const approx = (choice: string, note: string): ProtocolEntry => ({ choice, status: 'approximation', note });
+  const judge = p.judge
+    ? paper(`llm:${p.judge}`, p.lexicalFallbacks ? `${p.lexicalFallbacks} unparseable judge replies fell back to ${p.lexicalJudge.id}` : "the paper's Table 7 prompt")
+    : approx(p.lexicalJudge.id, p.lexicalJudge.note);
+  const timeFilter = p.timeFilter === undefined
+    ? approx('unknown', 'the data set folder has no machine-readable card; rebuild it with `llmkb data seenqa`')
+    : p.timeFilter.method === 'llm'
+      ? paper(`llm:${p.timeFilter.model ?? 'unknown'}`, "the paper's Table 5 prompt")
+      : approx(p.timeFilter.method, p.timeFilter.note ?? 'keyword rule instead of an LLM');
+  const distractors = p.distractor ? paper(`llm:${p.distractor}`, "the paper's Table 8 prompt") : approx('answer-pool', 'other questions\' answers and responses of the same answer type, no distractor LLM');
+  const shotSelector = p.setting === 'zero-shot'
+    ? paper('none (zero-shot)')
+    : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');
+  const mcqAnswerMode = p.mode === 'generate' ? paper('generate', 'greedy generation, the letter parsed') : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
+  const questions = p.limit
+    ? approx(`limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`)
+    : p.quick
+    ? approx(`quick: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `a seeded subset of ${p.quick.seen} + ${p.quick.unseen} questions: wide intervals`)
+    : paper(`${p.questions.seen} seen + ${p.questions.unseen} unseen`);
+  const mcqsPerResponse = p.mcqs === PAPER_MCQS ? paper(String(p.mcqs)) : approx(String(p.mcqs), `the paper asks ${PAPER_MCQS} MCQs per response`);
+  const maxTokens = p.maxTokens === ANSWER_MAX_TOKENS ? paper(`${p.maxTokens} new tokens`) : approx(`${p.maxTokens} new tokens`, `the paper generates at most ${ANSWER_MAX_TOKENS} new tokens`);
+  const batching = (p.sequences ?? 1) > 1
+    ? { choice: `${p.sequences} parallel sequences`, status: 'nondeterministic' as const, note: 'batched evaluation changes the numerics: re-runs may differ' }
+    : paper(p.computeBackend === 'server' ? 'as the server batches' : 'one sequence', p.computeBackend === 'server' ? 'a server may batch requests; its determinism is its own' : 'same inputs and seed give the same records');
+  return {
+    schema: 'llmkb-protocol-v1',
+    entries: { judge, timeFilter, distractors, shotSelector, mcqAnswerMode, questions, mcqsPerResponse, maxTokens, batching },
+    datasets: p.datasets,
+    seed: p.seed,
+    computeBackend: p.computeBackend,
+  };
+}
+
+/** The entries where a run departs from the paper's protocol. */
+export function departures(protocol: Protocol): Array<{ choice: ProtocolChoice; entry: ProtocolEntry }> {
+  return PROTOCOL_CHOICES.filter((c) => protocol.entries[c] && protocol.entries[c].status !== 'paper').map((choice) => ({ choice, entry: protocol.entries[choice] }));
+}
+
+/**
+ * Choices that differ between runs put side by side (the question set and seed included): such
+ * runs measure different things, and a table that mixes them says so.
+ */
+export function protocolDifferences(runs: ReadonlyArray<{ name: string; protocol?: Protocol | undefined }>): string[] {
+  const withProtocol = runs.filter((r): r is { name: string; protocol: Protocol } => r.protocol !== undefined);
+  const differences: string[] = [];
+  if (withProtocol.length < runs.length && withProtocol.length > 0) {
+    differences.push(`no protocol block in ${runs.filter((r) => r.protocol === undefined).map((r) => r.name).join(', ')} (made by an older llmkb)`);
+  }
+  // shotSelector differs between zero-shot and few-shot runs by design; compare it within a setting only.
+  const keys: ProtocolChoice[] = PROTOCOL_CHOICES.filter((c) => c !== 'shotSelector');
+  for (const key of keys) {
+    const values = new Map<string, string[]>();
+    for (const r of withProtocol) {
+      const v = r.protocol.entries[key]?.choice ?? 'unknown';
+      values.set(v, [...(values.get(v) ?? []), r.name]);
+    }
+    if (values.size > 1) differences.push(`${PROTOCOL_TITLES[key]}: ${[...values.entries()].map(([v, names]) => `${v} (${names.join(', ')})`).join(' vs ')}`);
+  }
+  const questionSets = new Set(withProtocol.map((r) => r.protocol.datasets.questions ?? 'unknown'));
+  if (questionSets.size > 1) differences.push(`question sets differ (${questionSets.size} different checksums)`);
+  const seeds = new Set(withProtocol.map((r) => r.protocol.seed));
+  if (seeds.size > 1) differences.push(`seed: ${[...seeds].join(' vs ')}`);
+  return differences;
+}

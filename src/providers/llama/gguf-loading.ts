@@ -1,0 +1,99 @@
+/**
+ * Loading a GGUF model file for node-llama-cpp: resolving `hf:` URIs (downloaded once into the
+ * models cache), checking the file is GGUF before handing it to native code, its content hash
+ * (the cache identity), and one shared llama.cpp runtime per thread count and GPU setting.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import type { Llama } from 'node-llama-cpp';
+import { ModelFileError } from '../../errors.js';
+
+const llamaInstances = new Map<string, Promise<Llama>>();
+
+export async function sharedLlama(threads: number, gpu: boolean): Promise<Llama> {
+  const key = `${threads}:${gpu}`;
+  let instance = llamaInstances.get(key);
+  if (!instance) {
+    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+    instance = getLlama({ gpu: gpu ? 'auto' : false, maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
+    llamaInstances.set(key, instance);
+  }
+  return instance;
+}
+
+/** Content hash of a model file; the cache identity, so a changed file never reuses old answers. */
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function assertGguf(path: string): Promise<void> {
+  let size: number;
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new ModelFileError(`${path} is not a file`, { hint: 'Give the path of a .gguf model file.' });
+    size = s.size;
+  } catch (error) {
+    if (error instanceof ModelFileError) throw error;
+    throw new ModelFileError(`model file ${path} does not exist`, {
+      hint: 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
+    });
+  }
+  const handle = await open(path, 'r');
+  try {
+    const magic = Buffer.alloc(4);
+    await handle.read(magic, 0, 4, 0);
+    if (size < 4 || magic.toString('latin1') !== 'GGUF') {
+      throw new ModelFileError(`${path} is not a GGUF model file (it does not start with the GGUF magic bytes)`, {
+        hint: 'llmkb runs GGUF files in-process; convert the model with llama.cpp, or serve it with vLLM/Ollama and use a vllm: or ollama: spec.',
+      });
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The local path of a model: a path as given, or an `hf:` / URL model downloaded into
+ * `modelsDir` (node-llama-cpp's resolver; an existing download is reused).
+ */
+export async function resolveGgufPath(settings: { model: string; modelsDir: string }): Promise<string> {
+  let path = settings.model;
+  if (path.startsWith('hf:') || /^https?:\/\//.test(path)) {
+    const { resolveModelFile } = await import('node-llama-cpp');
+    // Offline, the download can wait forever on a connection: give up after a stretch with no
+    // progress (not a total limit: a large model on a slow line keeps going while bytes arrive).
+    const idleMs = Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) > 0 ? Number(process.env.LLMKB_DOWNLOAD_TIMEOUT_MS) : 60_000;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let rearm = (): void => {};
+    const stalled = new Promise<never>((_, reject) => {
+      const arm = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          abort.abort();
+          reject(new ModelFileError(`no progress downloading ${settings.model} for ${idleMs / 1000} s (offline, or Hugging Face unreachable?)`, {
+            hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf). LLMKB_DOWNLOAD_TIMEOUT_MS sets this time-out.',
+            exitCode: 3,
+          }));
+        }, idleMs);
+      };
+      arm();
+      rearm = arm;
+    });
+    try {
+      path = await Promise.race([resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true, signal: abort.signal, onProgress: () => rearm() }), stalled]);
+    } catch (error) {
+      if (error instanceof ModelFileError) throw error;
+      throw new ModelFileError(`could not download ${settings.model}: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: 'Check the URI (hf:owner/repo:QUANT or hf:owner/repo/file.gguf) and the network, or download the file yourself and pass its path.',
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return path;
+}

@@ -1,0 +1,183 @@
+/**
+ * Models behind any OpenAI-compatible server: vLLM, Ollama, llama.cpp server, hosted APIs.
+ * The HTTP client is ./http-client.ts, the response shapes ./api-schemas.ts.
+ */
+import { UnsupportedCapabilityError } from '../../errors.js';
+import {
+  MODEL_SPECIFICATION_VERSION,
+  candidateForToken,
+  logSumExp,
+  type CallOptions,
+  type ChatRequest,
+  type CompletionRequest,
+  type CompletionResult,
+  type ContinuationLogLikelihoodRequest,
+  type ContinuationLogLikelihoodResult,
+  type EmbeddingRequest,
+  type EmbeddingResult,
+  type LanguageModel,
+  type ModelCapabilities,
+  type NextTokenLogprobsRequest,
+  type NextTokenLogprobsResult,
+  type Usage,
+} from '../language-model.js';
+import { chatSchema, completionsSchema, embeddingsSchema, finishReason, usageOf } from './api-schemas.js';
+import { OpenAIHttpClient } from './http-client.js';
+
+export interface OpenAICompatibleSettings {
+  /** Base URLs ending in `/v1`; several = replicas of one deployment, load-balanced by the executor. */
+  baseURLs: string[];
+  model: string;
+  /** The key itself (read from the environment variable the config names); never logged or cached. */
+  apiKey?: string;
+  /** Which endpoint answers `complete`: raw `/completions` (base models) or `/chat/completions`. */
+  api: 'completions' | 'chat';
+  /** Whether `/completions` accepts `echo: true` with prompt logprobs (vLLM does; OpenAI chat models do not). */
+  echo: boolean;
+  /** How many alternatives to request per position for next-token log-probabilities. */
+  topLogprobs: number;
+  /** Name used in the cache identity, e.g. `vllm`, `ollama`, `openai`. */
+  flavor: string;
+  concurrency: number;
+}
+
+export class OpenAICompatibleModel implements LanguageModel {
+  readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
+  readonly provider = 'openai-compatible';
+  readonly modelId: string;
+  readonly cacheIdentity: string;
+  readonly capabilities: ModelCapabilities;
+  readonly endpoints: readonly string[];
+  readonly defaultConcurrency: number;
+  readonly #settings: OpenAICompatibleSettings;
+  readonly #http: OpenAIHttpClient;
+
+  constructor(settings: OpenAICompatibleSettings) {
+    this.#settings = settings;
+    this.modelId = settings.model;
+    this.endpoints = settings.baseURLs.map((u) => u.replace(/\/+$/, ''));
+    this.defaultConcurrency = settings.concurrency;
+    this.#http = new OpenAIHttpClient(this.endpoints, settings.model, settings.apiKey);
+    // The URL is transport, not identity: the same model behind another host gives the same answers.
+    this.cacheIdentity = `openai-compatible:${settings.flavor}:${settings.model}:api=${settings.api}`;
+    this.capabilities = {
+      completion: true,
+      chat: true,
+      nextTokenLogprobs: true,
+      continuationLogLikelihood: settings.echo && settings.api === 'completions',
+      embeddings: true,
+    };
+  }
+
+  async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
+    if (this.#settings.api === 'chat') {
+      return this.chat({ messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) }, options);
+    }
+    const body = {
+      model: this.#settings.model,
+      prompt: request.prompt,
+      max_tokens: request.maxTokens,
+      temperature: 0,
+      ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+    };
+    const json = await this.#http.post('/completions', body, completionsSchema, options);
+    const choice = json.choices[0]!;
+    return { text: choice.text, finishReason: finishReason(choice.finish_reason), usage: usageOf(json.usage) };
+  }
+
+  async chat(request: ChatRequest, options: CallOptions = {}): Promise<CompletionResult> {
+    const body = {
+      model: this.#settings.model,
+      messages: request.messages,
+      max_tokens: request.maxTokens,
+      temperature: 0,
+      ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+    };
+    const json = await this.#http.post('/chat/completions', body, chatSchema, options);
+    const choice = json.choices[0]!;
+    return { text: choice.message.content ?? '', finishReason: finishReason(choice.finish_reason), usage: usageOf(json.usage) };
+  }
+
+  async nextTokenLogprobs(request: NextTokenLogprobsRequest, options: CallOptions = {}): Promise<NextTokenLogprobsResult> {
+    const top = this.#settings.topLogprobs;
+    const alternatives: Array<[string, number]> = [];
+    let usage: Usage;
+    if (request.asChat || this.#settings.api === 'chat') {
+      const body = {
+        model: this.#settings.model,
+        messages: [{ role: 'user', content: request.prompt }],
+        max_tokens: 1,
+        temperature: 0,
+        logprobs: true,
+        top_logprobs: top,
+      };
+      const json = await this.#http.post('/chat/completions', body, chatSchema, options);
+      const first = json.choices[0]!.logprobs?.content?.[0];
+      if (!first) throw this.#http.shapeError('/chat/completions', 'the response has no logprobs.content[0]; does this server support logprobs?');
+      for (const t of first.top_logprobs ?? [{ token: first.token, logprob: first.logprob }]) alternatives.push([t.token, t.logprob]);
+      usage = usageOf(json.usage);
+    } else {
+      const body = { model: this.#settings.model, prompt: request.prompt, max_tokens: 1, temperature: 0, logprobs: top };
+      const json = await this.#http.post('/completions', body, completionsSchema, options);
+      const first = json.choices[0]!.logprobs?.top_logprobs?.[0];
+      if (!first) throw this.#http.shapeError('/completions', 'the response has no logprobs.top_logprobs[0]; does this server support logprobs?');
+      for (const [token, lp] of Object.entries(first)) alternatives.push([token, lp]);
+      usage = usageOf(json.usage);
+    }
+    const byCandidate = new Map<string, number[]>();
+    for (const [token, lp] of alternatives) {
+      const c = candidateForToken(token, request.candidates);
+      if (c !== undefined) byCandidate.set(c, [...(byCandidate.get(c) ?? []), lp]);
+    }
+    const logprobs: Record<string, number | null> = {};
+    for (const c of request.candidates) {
+      const lps = byCandidate.get(c);
+      logprobs[c] = lps ? logSumExp(lps) : null;
+    }
+    return { logprobs, usage };
+  }
+
+  async continuationLogLikelihood(
+    request: ContinuationLogLikelihoodRequest,
+    options: CallOptions = {},
+  ): Promise<ContinuationLogLikelihoodResult> {
+    if (!this.capabilities.continuationLogLikelihood) {
+      throw new UnsupportedCapabilityError(
+        `${this.modelId}: continuation log-likelihood needs /v1/completions with "echo": true, which this model is configured without.`,
+        { hint: 'Use a vLLM or llama.cpp server (set "echo": true and "api": "completions" for the model in llmkb.config.json), or an in-process GGUF model.' },
+      );
+    }
+    const full = request.context + request.continuation;
+    const body = { model: this.#settings.model, prompt: full, max_tokens: 1, temperature: 0, echo: true, logprobs: 1 };
+    const json = await this.#http.post('/completions', body, completionsSchema, options);
+    const lp = json.choices[0]!.logprobs;
+    if (!lp?.token_logprobs || !lp.text_offset || !lp.tokens) {
+      throw this.#http.shapeError('/completions', 'echo response has no tokens/token_logprobs/text_offset; the server does not support echo');
+    }
+    let sum = 0;
+    let count = 0;
+    // Tokens that start inside the continuation and belong to the echoed prompt (not the 1 generated token).
+    for (let i = 0; i < lp.tokens.length; i++) {
+      const offset = lp.text_offset[i]!;
+      if (offset < request.context.length || offset >= full.length) continue;
+      const v = lp.token_logprobs[i];
+      if (v === null || v === undefined) continue;
+      sum += v;
+      count += 1;
+    }
+    return { logLikelihood: sum, tokens: count, usage: usageOf(json.usage) };
+  }
+
+  async embed(request: EmbeddingRequest, options: CallOptions = {}): Promise<EmbeddingResult> {
+    const json = await this.#http.post('/embeddings', { model: this.#settings.model, input: request.texts }, embeddingsSchema, options);
+    const embeddings: number[][] = new Array(request.texts.length);
+    for (const d of json.data) embeddings[d.index] = d.embedding;
+    if (embeddings.some((e) => e === undefined) || json.data.length !== request.texts.length) {
+      throw this.#http.shapeError('/embeddings', `expected ${request.texts.length} embeddings, got ${json.data.length}`);
+    }
+    const promptTokens = json.usage?.prompt_tokens ?? 0;
+    return { embeddings, usage: { promptTokens, completionTokens: 0, evaluatedTokens: promptTokens } };
+  }
+
+  async close(): Promise<void> {}
+}

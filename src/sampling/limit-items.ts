@@ -1,0 +1,38 @@
+/**
+ * `--limit N` (every stage and `llmkb eval`): a quick look at N items instead of all of them.
+ *
+ * The N items are a seeded sample, not the first N lines: SeenQA and UnseenQA files are grouped
+ * by source and template, so the first N would be all NQ and no unseen question at all. The
+ * sample is split between the data sets (`dataset`: seen / unseen) in proportion to their sizes,
+ * so both halves of the metrics stay defined, and kept in file order. The same N and seed give
+ * the same items in every stage (`ask --limit 20` then `judge --limit 20` keeps all 20).
+ *
+ * A limited run reads fewer items, so its data set checksum, and with it its run id, differs
+ * from the full run's: the records of the two never mix.
+ */
+import { SeededRandom } from './seeded-random.js';
+
+export function limitItems<T>(items: readonly T[], limit: number, seed: number): T[] {
+  if (limit >= items.length) return [...items];
+  const groups = new Map<string, Array<{ item: T; index: number }>>();
+  items.forEach((item, index) => {
+    const dataset = (item as { dataset?: unknown }).dataset;
+    const key = typeof dataset === 'string' ? dataset : '';
+    groups.set(key, [...(groups.get(key) ?? []), { item, index }]);
+  });
+  // Largest remainder: floor of each proportional share, the rest to the largest fractions.
+  const shares = [...groups.entries()].map(([key, members]) => {
+    const exact = (limit * members.length) / items.length;
+    return { key, members, quota: Math.floor(exact), fraction: exact - Math.floor(exact) };
+  });
+  let left = limit - shares.reduce((sum, s) => sum + s.quota, 0);
+  for (const s of [...shares].sort((a, b) => b.fraction - a.fraction)) {
+    if (left === 0) break;
+    s.quota += 1;
+    left -= 1;
+  }
+  return shares
+    .flatMap((s) => SeededRandom.stream(seed, 'limit', s.key).sample(s.members, s.quota))
+    .sort((a, b) => a.index - b.index)
+    .map((m) => m.item);
+}
