@@ -9,10 +9,10 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { readTextFile } from '../data/qa-item.js';
+import { readTextFile } from '../io/files.js';
 import { InputFileError, LlmkbError } from '../errors.js';
-import type { Protocol } from '../evaluation/protocol.js';
-import type { RunSummary } from '../metrics/summarize-run.js';
+import type { Protocol } from '../methods/reliability/protocol.js';
+import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
 import { openDatabase, type Db } from '../store/database.js';
 import type { SweepRecord } from './run-study.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison } from './study-report.js';

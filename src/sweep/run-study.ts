@@ -12,12 +12,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../data/qa-item.js';
+import { writeFileAtomic } from '../io/files.js';
 import { isLlmkbError, LlmkbError } from '../errors.js';
-import { evaluateModel, type ExecutionRecord } from '../evaluation/evaluate-model.js';
+import { evaluateModel, type ExecutionRecord } from '../methods/reliability/evaluate-model.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { ANSWER_MAX_TOKENS } from '../methods/reliability/defaults.js';
-import type { RunMeta } from '../metrics/summarize-run.js';
+import type { RunMeta } from '../methods/reliability/metrics/summarize-run.js';
 import { Progress } from '../progress/progress.js';
 import { parseModelSpec } from '../providers/model-spec.js';
 import type { CallCache } from '../store/call-cache.js';
@@ -356,7 +356,7 @@ function describe(error: unknown): string {
  */
 async function prepareData(study: Study, pool: ModelPool, options: SweepOptions, log: (line: string) => void, batch?: BatchOptions): Promise<void> {
   const { existsSync } = await import('node:fs');
-  const { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } = await import('../data/build-datasets.js');
+  const { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
   const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(study.data, f)));
   if (need.length === 0) return;
   log(`building data sets in ${study.data} (missing: ${need.join(', ')})`);

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASET_FILES } from '../data/build-datasets.js';
+import { DATASET_FILES } from '../methods/reliability/data/build-datasets.js';
 import { ANSWER_MAX_TOKENS } from '../methods/reliability/defaults.js';
 import type { RunStore } from '../store/run-store.js';
 import { formatMoney, priced } from './study-cost.js';

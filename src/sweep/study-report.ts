@@ -9,12 +9,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlate, distinguishRuns, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from '../analysis/compare-runs.js';
-import { readJsonl, readTextFile, writeFileAtomic } from '../data/qa-item.js';
+import { readTextFile, writeFileAtomic } from '../io/files.js';
+import { readJsonl } from '../io/jsonl.js';
 import { fileAccessError, InputFileError } from '../errors.js';
-import type { ExecutionRecord } from '../evaluation/evaluate-model.js';
-import { protocolDifferences } from '../evaluation/protocol.js';
-import type { MetricKey } from '../metrics/reliability-metrics.js';
-import { formatPercent, scoredRecordSchema, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
+import { protocolDifferences } from '../methods/reliability/protocol.js';
+import type { MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
+import { formatPercent, scoredRecordSchema, type RunSummary, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */

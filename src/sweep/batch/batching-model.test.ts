@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { startBatchServer, type BatchScript, type BatchServer } from '../../../test/support/batch-server.js';
 import { ModelCallError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
-import { OpenAICompatibleProvider } from '../../providers/openai-compatible-provider.js';
+import { OpenAICompatibleModel } from '../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';
 import { BatchClient, BatchingModel, recoverBatches } from './batching-model.js';
@@ -26,7 +26,7 @@ after(async () => {
 async function setup(script: Partial<BatchScript> = {}) {
   const server = await startBatchServer({ reply, ...script });
   servers.push(server);
-  const inner = new OpenAICompatibleProvider({ baseURLs: [server.baseURL], model: 'gpt-judge', api: 'chat', echo: false, topLogprobs: 5, flavor: 'openai', concurrency: 4 });
+  const inner = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'gpt-judge', api: 'chat', echo: false, topLogprobs: 5, flavor: 'openai', concurrency: 4 });
   const db = openDatabase(':memory:');
   const cache = new CallCache(db);
   const journalDir = mkdtempSync(join(tmpdir(), 'llmkb-batch-'));

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../data/qa-item.js';
+import { writeFileAtomic } from '../../io/files.js';
 import { ModelCallError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, LanguageModel } from '../../providers/language-model.js';
 import { Progress } from '../../progress/progress.js';
