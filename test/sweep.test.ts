@@ -188,4 +188,39 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       await judge.close();
     }
   });
+
+  it('a model on three replicas, one failing mid-run: the run completes, run.json and sweep.json say which replica served what', async () => {
+    const replicas = await Promise.all([
+      startScriptedModel('oracle', data),
+      startScriptedModel('oracle', data),
+      // Answers 3 requests, then fails every one.
+      startScriptedModel('oracle', data, { fault: (i) => (i >= 3 ? { kind: 'status', status: 500 } : undefined) }),
+    ]);
+    try {
+      const file = join(work, 'replicas.json');
+      const model = { label: 'oracle', spec: `vllm:${servers[0]!.baseURL}/oracle`, endpoints: replicas.map((r) => r.baseURL), concurrency: 1 };
+      writeFileSync(file, JSON.stringify({ name: 'replicas', models: [model], settings: ['zero-shot'], ...RUN, dataDir, data }));
+      const out = join(work, 'replicas-out');
+      const r = await llmkb(['--store', join(work, 'replicas.sqlite'), 'sweep', file, '--out', out], { cwd: work });
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(readFileSync(join(out, 'oracle', 'oracle.zero-shot.limit-8.run.json'), 'utf8')) as { calls: { model: { calls: number; cacheHits: number } }; replicas: { model: Array<{ url: string; served: number; failed: number; trips: number }> } };
+      const reps = run.replicas.model;
+      assert.deepEqual(reps.map((x) => x.url), replicas.map((x) => x.baseURL));
+      assert.equal(reps.reduce((n, x) => n + x.served, 0), run.calls.model.calls - run.calls.model.cacheHits, 'every call made was answered by one replica');
+      assert.equal(reps[2]!.served, 3, `${JSON.stringify(reps)} ${replicas.map((x) => x.requests.length + ':' + x.requests.slice(0, 12).map((q) => q.path).join(','))}`);
+      assert.ok(reps[2]!.failed >= 3 && reps[2]!.trips >= 1, JSON.stringify(reps));
+      assert.ok(reps[0]!.served > 0 && reps[1]!.served > 0);
+      assert.match(r.stdout, /oracle: .* 3 calls \(\d+ failed, taken out \d+x\)/);
+      const sweep = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { replicas: Record<string, unknown> };
+      assert.deepEqual(sweep.replicas.oracle, reps);
+      // The same results as from one healthy server (the replicas are one model).
+      const single = join(work, 'replicas-single');
+      writeFileSync(file, JSON.stringify({ name: 'replicas', models: [{ label: 'oracle', spec: `vllm:${replicas[0]!.baseURL}/oracle` }], settings: ['zero-shot'], ...RUN, dataDir, data }));
+      const one = await llmkb(['--store', join(work, 'replicas-single.sqlite'), 'sweep', file, '--out', single], { cwd: work });
+      assert.equal(one.code, 0, one.stderr);
+      for (const kind of ['records.jsonl', 'summary.json']) assert.equal(readFileSync(join(out, 'oracle', `oracle.zero-shot.limit-8.${kind}`), 'utf8'), readFileSync(join(single, 'oracle', `oracle.zero-shot.limit-8.${kind}`), 'utf8'), kind);
+    } finally {
+      await Promise.all(replicas.map((x) => x.close()));
+    }
+  });
 });

@@ -46,6 +46,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
           const cost = r.cost[role];
           process.stdout.write(`${role}: ${t.calls} calls (${t.requests} made, ${t.cacheHits} from the cache), tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
         }
+        for (const [label, reps] of Object.entries(r.replicas ?? {})) process.stdout.write(`${label}: ${reps.map((x) => `${x.url} ${x.served} calls${x.failed ? ` (${x.failed} failed, taken out ${x.trips}x)` : ''}`).join('; ')}\n`);
         for (const b of r.batches ?? []) process.stdout.write(`batch ${b.id} (${b.model}): ${b.requests} requests, ${b.status}${b.failed ? `, ${b.failed} failed (resubmitted)` : ''}\n`);
         process.stdout.write(`sweep record: ${result.recordFile}\n`);
         if (result.failures.length > 0) {

@@ -77,6 +77,7 @@ function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): s
     if (execution.command) rows.push(['command', execution.command, '', '']);
     rows.push(['ran', `${execution.startedAt} → ${execution.finishedAt}`, '', `llmkb ${execution.llmkbVersion}, Node ${execution.node}`]);
     for (const [role, a] of Object.entries(execution.calls)) rows.push([`calls: ${role}`, `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`, '', `tokens ${a.promptTokens} in + ${a.completionTokens} out`]);
+    for (const [role, replicas] of Object.entries(execution.replicas ?? {})) rows.push([`replicas: ${role}`, replicas.map((r) => `${r.url}: ${r.served}`).join(', '), '', `calls answered per replica; failed ${replicas.map((r) => r.failed).join('/')}, taken out ${replicas.map((r) => r.trips).join('/')} times`]);
   }
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }

@@ -24,6 +24,7 @@ import type { CallCache } from '../store/call-cache.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
 import { ModelPool, type BatchOptions } from './model-pool.js';
+import { prefixedStream } from './prefixed-stream.js';
 import { costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { inShard, isInProcess, modelFolder, questionCount, resultSuffix, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
@@ -77,6 +78,8 @@ export interface SweepRecord {
   /** This invocation's calls per role, summed over its runs (a resumed run counts what it paid for now). */
   tokens: Record<string, RoleTokens>;
   cost: Record<string, RoleCost>;
+  /** Models served by several replicas: calls each replica answered and failed over this invocation's runs, times taken out. */
+  replicas?: Record<string, Array<{ url: string; served: number; failed: number; trips: number }>>;
   /** `--batch`: the batches submitted, per role model. */
   batches?: Array<{ model: string; id: string; requests: number; status: string; failed: number }>;
 }
@@ -222,6 +225,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
             ...(study.limit === undefined ? {} : { limit: study.limit }),
             ...(study.mode ? { mode: study.mode } : {}),
             ...(meta ? { meta } : {}),
+            // Whole lines named by the run: several runs print into one log.
+            progress: { stream: prefixedStream(`[${model.label} · ${job.setting}] `), live: false },
             log,
           });
           const file = result.summaryFiles[0]!;
@@ -321,6 +326,18 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     const t = perModelTokens.get(label) ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
     perModelTokens.set(label, { calls: t.calls + a.calls, cacheHits: t.cacheHits + a.cacheHits, requests: t.requests + a.requests, promptTokens: t.promptTokens + a.promptTokens, completionTokens: t.completionTokens + a.completionTokens });
   }
+  const replicas: NonNullable<SweepRecord['replicas']> = {};
+  for (const [index, e] of executions) {
+    const reps = e.replicas?.model;
+    if (!reps) continue;
+    const label = jobs[index]!.model.label;
+    const sum = (replicas[label] ??= reps.map((r) => ({ url: r.url, served: 0, failed: 0, trips: 0 })));
+    reps.forEach((r, i) => {
+      sum[i]!.served += r.served;
+      sum[i]!.failed += r.failed;
+      sum[i]!.trips += r.trips;
+    });
+  }
   const cost = costOf(study, tokens, perModelTokens, options.batch ? BATCH_ROLES : []);
   const record: SweepRecord = {
     schema: 'llmkb-sweep-v1',
@@ -337,6 +354,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method, setting: j.setting, status: 'other shard' as const }),
     tokens,
     cost,
+    ...(Object.keys(replicas).length ? { replicas } : {}),
     ...(options.batch ? { batches } : {}),
   };
   const recordFile = join(outDir, options.shard ? `sweep.shard-${options.shard.index}-of-${options.shard.count}.json` : 'sweep.json');
