@@ -57,7 +57,8 @@ describe('many endpoints per model: least outstanding requests, a failing replic
   });
 
   it('least outstanding requests: a slow replica gets fewer calls than fast ones', async () => {
-    const [fast1, fast2, slow] = await replicas([{ delayMs: 2 }, { delayMs: 2 }, { delayMs: 40 }]);
+    // Slow enough that the difference holds on a loaded machine.
+    const [fast1, fast2, slow] = await replicas([{ delayMs: 1 }, { delayMs: 1 }, { delayMs: 300 }]);
     const executor = executorOver([fast1!.baseURL, fast2!.baseURL, slow!.baseURL]);
     await Promise.all(prompts(150, 'z').map((prompt) => executor.complete({ prompt, maxTokens: 4 })));
     const [s1, s2, s3] = executor.endpointStats();

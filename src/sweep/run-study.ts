@@ -12,8 +12,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { entryOptions, type ModelEntry } from '../config/config.js';
 import { writeFileAtomic } from '../io/files.js';
-import { isLlmkbError, LlmkbError } from '../errors.js';
+import { isLlmkbError } from '../errors.js';
 import { evaluateModel, type ExecutionRecord } from '../methods/reliability/evaluate-model.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { ANSWER_MAX_TOKENS } from '../methods/reliability/defaults.js';
@@ -198,7 +199,13 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     try {
       const contextSize = (executor.model as { contextSize?: unknown }).contextSize;
       const maxTokens = study.maxTokens ?? ANSWER_MAX_TOKENS;
-      if (typeof contextSize === 'number' && maxTokens >= contextSize) throw new LlmkbError(`${model.label}: maxTokens ${maxTokens} does not fit the model's context window of ${contextSize} tokens`, { hint: 'Lower "maxTokens" in the study, or give the model a larger "contextSize".' });
+      if (typeof contextSize === 'number' && maxTokens >= contextSize) {
+        const error = `maxTokens ${maxTokens} does not fit the model's context window of ${contextSize} tokens (lower "maxTokens" in the study, or give the model a larger "contextSize")`;
+        for (const job of modelJobs) results.set(job.index, { label: model.label, method: job.method, setting: job.setting, status: 'failed', error });
+        progress.failed += modelJobs.length;
+        log(`${model.label}: ${error}`);
+        return;
+      }
       const meta = metaOf(model);
       for (const job of modelJobs) {
         const roles = await roleExecutors();
@@ -244,7 +251,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
         }
       }
     } finally {
-      await pool.release(model.entry);
+      // Unloaded when done (one GGUF in memory at a time), unless a role uses the same model.
+      if (!roleEntries.some((r) => sameModel(study.roles[r]!.entry, model.entry))) await pool.release(model.entry);
     }
   };
 
@@ -360,6 +368,10 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const recordFile = join(outDir, options.shard ? `sweep.shard-${options.shard.index}-of-${options.shard.count}.json` : 'sweep.json');
   writeFileAtomic(recordFile, `${JSON.stringify(record, null, 2)}\n`);
   return { record, recordFile, markdown: comparison.markdown, failures: record.jobs.filter((j) => j.status === 'failed') };
+}
+
+function sameModel(a: ModelEntry, b: ModelEntry): boolean {
+  return entryOptions(a).spec === entryOptions(b).spec;
 }
 
 function describe(error: unknown): string {
