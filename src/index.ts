@@ -103,3 +103,11 @@ export { splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, type Passa
 export { ftsQuery, STOP_WORDS } from './corpus/fts-query.js';
 export { extractPdfText, PdfSkipError, type PdfText } from './corpus/pdf-text.js';
 export { type ReadOptions, type CorpusFormat } from './corpus/readers.js';
+
+// Studies: many models x settings in one command (llmkb sweep / merge)
+export { loadStudy, studySchema, type Study, type StudyFile, type StudyModel } from './sweep/study.js';
+export { runStudy, type SweepOptions, type SweepRecord, type SweepResult } from './sweep/run-study.js';
+export { planStudy, formatPlan, type StudyPlan } from './sweep/study-plan.js';
+export { mergeResults, type MergeOptions } from './sweep/merge-results.js';
+export { studyJobs, parseShard, type StudyJob, type Shard } from './sweep/study-jobs.js';
+export { BatchingModel, recoverBatches, type BatchSettings } from './sweep/batch/batching-model.js';

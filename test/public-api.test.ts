@@ -30,6 +30,7 @@ const EXPORTED = [
   'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
   'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',
   'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
+  'loadStudy', 'studySchema', 'runStudy', 'planStudy', 'formatPlan', 'mergeResults', 'studyJobs', 'parseShard', 'BatchingModel', 'recoverBatches',
 ];
 
 describe('public API', () => {

@@ -6,7 +6,23 @@
 import type { ComparedRun, CompareOutput } from '../methods/method.js';
 import { formatMetric, headlineDefs } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
-import { headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from './runs.js';
+import { differencesOf } from './protocol-differences.js';
+import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from './runs.js';
+
+/**
+ * Runs ready to compare side by side: two runs with one label get what tells them apart, and
+ * runs of one method whose protocols differ are named (each method names its own choices).
+ */
+export function distinctRuns<R extends ComparedRun>(runs: readonly R[]): { runs: R[]; warnings: string[] } {
+  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
+  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
+  const methodIds = [...new Set(distinct.map((r) => r.summary.method.id))];
+  const differences = methodIds.flatMap((id) => {
+    const method = findMethod(id);
+    return differencesOf(distinct.filter((r) => r.summary.method.id === id).map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []);
+  });
+  return { runs: distinct, warnings: [...renamed.map((r) => `runs with the same label are shown apart: ${r}`), ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
+}
 
 /** Headline tables and rankings of one method's runs, from their metricDefs. */
 export function compareByMetricDefs(id: string, title: string, runs: readonly ComparedRun[], order: readonly string[]): CompareOutput {

@@ -29,23 +29,10 @@ interface LoadedRun {
  * apart, never merged) and checked for protocol differences; both are said on stderr.
  */
 async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
-  const { distinguishRuns } = await import('../analysis/runs.js');
-  const { differencesOf } = await import('../analysis/protocol-differences.js');
-  const { findMethod } = await import('../methods/registry.js');
-  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
-  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
-  // Protocols are compared within a method: each names its own choices.
-  const methodIds = [...new Set(distinct.map((r) => r.summary.method.id))];
-  const differences = methodIds.flatMap((id) => {
-    const method = findMethod(id);
-    return differencesOf(distinct.filter((r) => r.summary.method.id === id).map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []);
-  });
-  const warnings = [
-    ...renamed.map((r) => `runs with the same label are shown apart: ${r}`),
-    ...differences.map((d) => `the runs differ in protocol: ${d}`),
-  ];
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  return { runs: distinct, warnings };
+  const { distinctRuns } = await import('../analysis/compare-methods.js');
+  const prepared = distinctRuns(runs);
+  for (const w of prepared.warnings) process.stderr.write(`warning: ${w}\n`);
+  return prepared;
 }
 
 /** The command line as typed (program name and arguments), for a run's execution record. */
@@ -78,22 +65,13 @@ async function loadRecordsFile(file: string, options: { resamples: number; seed:
 const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).';
 
 /**
- * A summary file's JSON as a v2 summary: a v1 file (a reliability run written before summaries
- * carried their method) is migrated; the v2 schema is checked, then the method's own checks when
- * it is registered, so that an incomplete file is named with its missing field instead of
- * crashing half-way through a report. A method that is not registered is shown from its
- * metricDefs alone.
+ * A summary file's JSON as a v2 summary (src/methods/load-summary.ts), then the method's own
+ * checks when it is registered. A method that is not registered is shown from its metricDefs alone.
  */
 async function readSummary(json: unknown, file: string): Promise<{ summary: MethodSummary }> {
-  const { checkSummary, migrateSummary, summaryVersion } = await import('../methods/method-summary.js');
-  const { findMethod, getMethod } = await import('../methods/registry.js');
-  const version = summaryVersion(json);
-  if (version === undefined) {
-    const schema = (json as { schema?: unknown } | null)?.schema;
-    throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "llmkb-summary-v2" or "llmkb-summary-v1")`, SUMMARY_HINT);
-  }
-  const v2 = version === 1 ? migrateSummary(json as Record<string, unknown>, getMethod('reliability')) : json;
-  const summary = checkSummary(v2, file, SUMMARY_HINT);
+  const { loadSummary } = await import('../methods/load-summary.js');
+  const { findMethod } = await import('../methods/registry.js');
+  const summary = loadSummary(json, file, SUMMARY_HINT);
   const issue = (await findMethod(summary.method.id)?.checkSummary?.(summary))?.[0];
   if (issue) throw new InputFileError(file, undefined, issue.path || undefined, issue.message, SUMMARY_HINT);
   return { summary };

@@ -15,6 +15,7 @@ import { registerAnalysisCommands } from './analysis-commands.js';
 import { registerMethodsCommand } from './methods-command.js';
 import { registerCorpusCommands } from './corpus-commands.js';
 import { registerConnerCommands } from './conner-commands.js';
+import { registerSweepCommands } from './sweep-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -156,6 +157,7 @@ export function buildProgram(): Command {
   registerMethodsCommand(program);
   registerCorpusCommands(program, workspace);
   registerConnerCommands(program, workspace);
+  registerSweepCommands(program, workspace);
   return program;
 }
 

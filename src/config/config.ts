@@ -80,6 +80,8 @@ export const COMMAND_OPTIONS = {
     cutoff: 'string', params: 'number', fineTuned: 'boolean', limit: 'number', failUnder: 'list', junit: 'string',
   },
   methods: { json: 'boolean' },
+  sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean' },
+  merge: { fromStore: 'list' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
   'corpus embed': { reset: 'boolean' },

@@ -20,7 +20,7 @@ import type {
 } from '../providers/language-model.js';
 import { hasKind, type ClassificationModel, type ClassificationRequest, type ClassificationResult, type ModelKind, type TokenScoresRequest, type TokenScoresResult } from '../providers/model-kinds.js';
 import { cacheKey, CanonicalRequest, type CallCache } from '../store/call-cache.js';
-import { EndpointPool } from './endpoint-pool.js';
+import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
 
 export { MAX_RETRY_AFTER_MS };
@@ -41,6 +41,8 @@ export interface ExecutorOptions {
   maxRetryAfterMs?: number;
   /** Where notes go (a capped Retry-After); default stderr. */
   log?: (line: string) => void;
+  /** When a failing replica is taken out of service and tried again (./endpoint-pool.ts). */
+  breaker?: BreakerOptions;
 }
 
 export interface Executed<T> {
@@ -124,7 +126,7 @@ export class ModelExecutor<M extends Model = Model> {
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
-    this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency);
+    this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
   }
 
   /**
@@ -134,6 +136,11 @@ export class ModelExecutor<M extends Model = Model> {
    */
   get concurrency(): number {
     return Math.max(1, this.#maxConcurrency * this.#endpoints.size);
+  }
+
+  /** Per endpoint (replica): calls it answered and failed, times it was taken out of service. */
+  endpointStats(): EndpointStats[] {
+    return this.#endpoints.stats();
   }
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
@@ -388,7 +395,9 @@ export class ModelExecutor<M extends Model = Model> {
       const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
       if (rateLimited) this.accounting.rateLimited += 1;
       const delay = this.#retry.delayMs(attempt, normalized);
-      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : 'error', rateLimited ? delay : 0);
+      // A failure worth a retry counts against the replica; a request refused for itself (a 400) does not.
+      const retryable = normalized instanceof ModelCallError && normalized.retryable;
+      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : retryable ? 'error' : 'rejected', rateLimited ? delay : 0);
       if (!this.#retry.retries(normalized, attempt)) {
         this.accounting.failures += 1;
         throw this.#retry.finalError(normalized, attempt);

@@ -81,6 +81,8 @@ export interface ExecutionRecord {
   node: string;
   /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
   calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
+  /** Per role served by several replicas: the calls each replica answered and failed in this run, and how often it was taken out. */
+  replicas?: Record<string, Array<{ url: string; served: number; failed: number; trips: number }>>;
 }
 
 const metricDefSchema = z.object({

@@ -13,6 +13,7 @@ import { formatMetric, type ExecutionRecord, type MethodSummary } from '../metho
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
 import { escapeHtml, htmlTable } from './html-parts.js';
+import { resetChartIds } from './render-svg.js';
 
 export { escapeHtml };
 
@@ -73,6 +74,7 @@ function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined)
     if (execution.command) rows.push(['command', execution.command, '', '']);
     rows.push(['ran', `${execution.startedAt} → ${execution.finishedAt}`, '', `llmkb ${execution.llmkbVersion}, Node ${execution.node}`]);
     for (const [role, a] of Object.entries(execution.calls)) rows.push([`calls: ${role}`, `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`, '', `tokens ${a.promptTokens} in + ${a.completionTokens} out`]);
+    for (const [role, replicas] of Object.entries(execution.replicas ?? {})) rows.push([`replicas: ${role}`, replicas.map((r) => `${r.url}: ${r.served}`).join(', '), '', `calls answered per replica; failed ${replicas.map((r) => r.failed).join('/')}, taken out ${replicas.map((r) => r.trips).join('/')} times`]);
   }
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }
@@ -96,6 +98,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   const only = groups.length === 1 ? groups[0]!.method : undefined;
   const title = options.title ?? only?.report?.title ?? 'llmkb report';
   const settings = settingsOf(summaries, only?.settings ?? []);
+  resetChartIds();
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
   const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
