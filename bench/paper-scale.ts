@@ -14,7 +14,7 @@
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -95,23 +95,26 @@ function storeBytes(path: string): number {
 }
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 
-async function pool(count: number, work: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) await work(next++);
-  }));
-}
-
-/** Replays the request bodies the server logged for a stage, `concurrency` at a time. */
+/**
+ * Replays the request bodies the server logged for a stage, `concurrency` at a time, reading the
+ * log as it goes (the bench's own memory stays flat too, so peak RSS is llmkb's).
+ */
 async function bare(stage: string): Promise<{ seconds: number; calls: number }> {
-  const bodies = readFileSync(join(logDir, `${stage}.jsonl`), 'utf8').split('\n').filter(Boolean);
+  const lines = createInterface({ input: createReadStream(join(logDir, `${stage}.jsonl`), 'utf8'), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  let calls = 0;
   const started = performance.now();
-  await pool(bodies.length, async (i) => {
-    const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[i] });
-    const json = (await res.json()) as { choices: Array<{ text: string }> };
-    return json.choices[0]!.text;
-  });
-  return { seconds: (performance.now() - started) / 1000, calls: bodies.length };
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) return;
+      if (!next.value) continue;
+      calls++;
+      const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: next.value });
+      const json = (await res.json()) as { choices: Array<{ text: string }> };
+      void json.choices[0]!.text;
+    }
+  }));
+  return { seconds: (performance.now() - started) / 1000, calls };
 }
 
 const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -129,17 +132,34 @@ console.log(`${questions} questions (${seen.length} seen, ${unseen.length} unsee
 // Warm up connections for both clients.
 await Promise.all(Array.from({ length: concurrency }, () => fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'warm', prompt: 'warm-up', max_tokens: 4 }) }).then((r) => r.text())));
 
+// llmkb's peak RSS, sampled while llmkb works (the bare client's replays are left out).
+let llmkbPeak = 0;
+let sampling = false;
+setInterval(() => {
+  if (sampling) llmkbPeak = Math.max(llmkbPeak, process.memoryUsage().rss);
+}, 20).unref();
+const measured = async <T>(work: () => Promise<T>): Promise<T> => {
+  sampling = true;
+  try {
+    return await work();
+  } finally {
+    llmkbPeak = Math.max(llmkbPeak, process.memoryUsage().rss);
+    sampling = false;
+  }
+};
+
 const written0 = writtenBytes();
 const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number }> = [];
 async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   await control('/bench/stage', { stage: name });
   const started = performance.now();
-  const result = await work();
+  const result = await measured(work);
   const seconds = (performance.now() - started) / 1000;
+  const rss = process.memoryUsage().rss;
   await control('/bench/flush', {});
   const b = await bare(name);
   rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls });
-  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(rss / 1e6).toFixed(0)} MB`);
   return result;
 }
 
@@ -157,6 +177,8 @@ const { records: judged } = await stage('judge', () => judgeRecords({ records: a
 const byId = new Map(asked.map((a) => [a.id, a]));
 const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
 await stage('consistency', () => runConsistency({ records: judged, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+// Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
+cache.checkpoint();
 const written = writtenBytes() - written0;
 const dbSize = storeBytes(dbPath);
 db.pragma('wal_checkpoint(TRUNCATE)');
@@ -174,7 +196,7 @@ writeFileSync(join(dataDir, 'r_seen.jsonl'), jsonl(rSeen));
 writeFileSync(join(dataDir, 'r_unseen.jsonl'), jsonl(rUnseen));
 const evalOnce = async (): Promise<number> => {
   const started = performance.now();
-  await evaluateModel({ model, modelName: 'bench', judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs });
+  await measured(() => evaluateModel({ model, modelName: 'bench', judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs }));
   return (performance.now() - started) / 1000;
 };
 // The mode-agreement sample (5 pairs in the other mode) is the only part not cached yet.
@@ -193,7 +215,9 @@ console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; m
 console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
 console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);
 console.log(`requests during the evals ${requestsAfter - requestsBefore}`);
-console.log(`peak RSS                  ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+console.log(`peak RSS, llmkb            ${(llmkbPeak / 1e6).toFixed(0)} MB (sampled while llmkb works; RSS independent of the number of questions is the target)`);
+console.log(`peak RSS, process         ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (with the bare client's replays)`);
+cache.close();
 db.close();
 server.kill();
 if (args['keep-store']) console.log(`kept ${dir}`);

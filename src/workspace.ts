@@ -5,7 +5,8 @@
 import { cacheDir, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry, type Role } from './config/config.js';
 import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
-import type { LanguageModel } from './providers/language-model.js';
+import { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
+import type { Model } from './providers/language-model.js';
 import { CallCache } from './store/call-cache.js';
 import { openDatabase, type Db } from './store/database.js';
 import { RunStore } from './store/run-store.js';
@@ -32,7 +33,9 @@ export class Workspace {
   readonly #noCache: boolean;
   readonly #env: NodeJS.ProcessEnv;
   /** Loaded models by what defines them: roles naming the same model share one (one GGUF load). */
-  readonly #models = new Map<string, Promise<LanguageModel>>();
+  readonly #models = new Map<string, Promise<Model>>();
+  /** Scoring / classification models (tei:, vllm-score:, llm-nli:, ...), loaded once each likewise. */
+  readonly #scorers = new Map<string, Promise<ScorerModel>>();
 
   constructor(options: WorkspaceOptions = {}) {
     this.#env = options.env ?? process.env;
@@ -76,12 +79,40 @@ export class Workspace {
     });
   }
 
+  /**
+   * An executor over a scoring or classification model (CONNER's scorer, relevance and NLI roles):
+   * any spec createScorerModel takes, the GGUF and vLLM text specs included. The caller checks the
+   * kind with `requireKind(executor.model, kind, role)`.
+   */
+  async scorerExecutor(entry: ModelEntry): Promise<ModelExecutor<ScorerModel>> {
+    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
+    const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
+    let loading = this.#scorers.get(key);
+    if (!loading) {
+      loading = createScorerModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
+      this.#scorers.set(key, loading);
+      loading.catch(() => this.#scorers.delete(key));
+    }
+    const model = await loading;
+    return new ModelExecutor<ScorerModel>(model, {
+      cache: this.#noCache ? null : this.cache,
+      ...(modelOptions.concurrency === undefined ? {} : { concurrency: modelOptions.concurrency }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
+    });
+  }
+
   async close(): Promise<void> {
     try {
-      const loaded = await Promise.allSettled(this.#models.values());
+      const loaded = await Promise.allSettled([...this.#models.values(), ...this.#scorers.values()]);
       this.#models.clear();
+      this.#scorers.clear();
       for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
     } finally {
+      // The call cache's journal moves into the store before the runs are released, so a
+      // process waiting for one of them finds every call made.
+      if (this.db.open) this.cache.close();
       this.runs.releaseLeases();
       if (this.db.open) this.db.close();
     }

@@ -10,6 +10,7 @@ import { toJsonl } from '../src/io/jsonl.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { qaPrompt } from '../src/methods/reliability/prompts/paper-prompts.js';
 import { LlamaModel } from '../src/providers/llama/llama-model.js';
+import { MockModel } from '../src/providers/mock/mock-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
@@ -97,23 +98,19 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
   });
 
   it('builds four-shot-2 prompts from the nearest R_seen and R_unseen questions, in a seeded order', async () => {
-    const server = await startOpenAICompatibleServer({ complete: scriptedModel });
-    try {
-      const dir = workdir();
-      const args = ['ask', '--model', `vllm:${server.baseURL}/base-model`, '--input', 'questions.jsonl', '--r-seen', 'r_seen.jsonl', '--r-unseen', 'r_unseen.jsonl', '--setting', 'four-shot-2'];
-      assert.equal((await llmkb([...args, '-o', 'a.jsonl'], { cwd: dir })).code, 0);
-      const hamlet = server.requests.map((r) => String(r.body.prompt)).find((p) => p.endsWith('QUESTION: Who wrote Hamlet?\nANSWER:'))!;
-      assert.equal(hamlet.split('QUESTION: ').length - 1, 5, 'four shots and the question');
-      assert.equal((hamlet.match(/ANSWER: unsure\n/g) ?? []).length, 2);
-      assert.match(hamlet, /QUESTION: Who wrote Macbeth\?\nANSWER: William Shakespeare\n/, 'the nearest seen shot is used');
-      const records = readRecords(join(dir, 'a.jsonl'));
-      assert.equal((records.find((r) => r.id === 'q-hamlet')!.shots as string[]).length, 4);
-      // again, in a fresh store: the same shots in the same order
-      assert.equal((await llmkb(['--store', join(dir, 'other.sqlite'), ...args, '-o', 'b.jsonl'], { cwd: dir })).code, 0);
-      assert.equal(readFileSync(join(dir, 'b.jsonl'), 'utf8'), readFileSync(join(dir, 'a.jsonl'), 'utf8'));
-    } finally {
-      await server.close();
-    }
+    // A scripted model (the mock provider) that keeps the prompts it was sent.
+    const model = new MockModel({ replies: ({ prompt }) => scriptedModel(prompt), identity: 'scripted-base-model' });
+    const { Bm25ShotSelector } = await import('../src/methods/reliability/prompts/shot-selector.js');
+    const ask = (db: ReturnType<typeof openDatabase>) => askQuestions({ items: ITEMS, executor: new ModelExecutor(model, { cache: new CallCache(db) }), setting: 'four-shot-2', seed: 42, selector: new Bm25ShotSelector(R_SEEN, R_UNSEEN), maxTokens: 100, runs: new RunStore(db), progress: { quiet: true } });
+    const a = await ask(openDatabase(':memory:'));
+    const hamlet = model.calls.map((c) => c.prompt).find((p) => p.endsWith('QUESTION: Who wrote Hamlet?\nANSWER:'))!;
+    assert.equal(hamlet.split('QUESTION: ').length - 1, 5, 'four shots and the question');
+    assert.equal((hamlet.match(/ANSWER: unsure\n/g) ?? []).length, 2);
+    assert.match(hamlet, /QUESTION: Who wrote Macbeth\?\nANSWER: William Shakespeare\n/, 'the nearest seen shot is used');
+    assert.equal(a.records.find((r) => r.id === 'q-hamlet')!.shots.length, 4);
+    // again, in a fresh store: the same shots in the same order, the same records
+    const b = await ask(openDatabase(':memory:'));
+    assert.deepEqual(b.records, a.records);
   });
 
   it('fails clearly on a prompt longer than the context window, or drops shots with --reduce-shots', async () => {

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { makePdf } from '../src/corpus/fixtures/make-pdf.test.js';
+import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
 
 const FIXTURES = resolve(import.meta.dirname, '..', 'src', 'corpus', 'fixtures');
@@ -85,6 +86,82 @@ describe('llmkb corpus', () => {
     assert.match(gone.stderr, /no corpus named "darwin" \(corpora: law\)/);
   });
 
+  it('searches densely and hybrid with an embedding model served over HTTP (embedded once, through the call cache)', async () => {
+    // A bag-of-words embedding: texts sharing content words are close, as with a real model.
+    const server = await startOpenAICompatibleServer({
+      embed: (text) => {
+        const v = new Array<number>(128).fill(0);
+        for (const w of text.toLowerCase().match(/\p{L}{4,}/gu) ?? []) v[[...w.replace(/s$/, '')].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 128, 7)]! += 1;
+        return v;
+      },
+    });
+    try {
+      const spec = `vllm:${server.baseURL}/bow-128`;
+      assert.equal((await run('add', 'dense', join(FIXTURES, 'texts'))).code, 0);
+      const embed = await run('embed', 'dense', '--embedder', spec);
+      assert.equal(embed.code, 0, embed.stderr);
+      assert.match(embed.stdout, /corpus "dense": \d+ passages embedded with bow-128/);
+      const requests = server.requests.length;
+      const dense = await run('search', 'dense', 'pigeons bred by fanciers', '--mode', 'dense', '--embedder', spec, '--json', '-k', '1');
+      assert.equal(dense.code, 0, dense.stderr);
+      assert.equal((JSON.parse(dense.stdout) as { docId: string }[])[0]!.docId, join('notes', 'pigeons.txt'));
+      assert.equal(server.requests.length, requests + 1, 'only the query was embedded');
+      const hybrid = await run('search', 'dense', 'finches beaks islands', '--mode', 'hybrid', '--embedder', spec, '-k', '1');
+      assert.equal(hybrid.code, 0, hybrid.stderr);
+      assert.match(hybrid.stdout, /^1\. score 0\.\d{5} {2}galapagos\.md/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('builds a QA set from a corpus with a scripted question writer, and the items run through ask, judge, consistency, metrics and report', async () => {
+    // The writer answers from the passage it is shown; the subject model knows one answer of two.
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => {
+        if (prompt.startsWith('INSTRUCTION: Write one factoid question')) {
+          const passage = prompt.slice(prompt.indexOf('PASSAGE: ') + 9);
+          if (passage.includes('twenty five Years')) return ' QUESTION: What minimum age must a member of the United States House of Representatives have reached?\nANSWER: twenty five Years\nTYPE: number';
+          if (passage.includes('thirty five Years')) return ' QUESTION: What minimum age must a President of the United States have reached?\nANSWER: thirty five Years\nTYPE: number';
+          if (passage.includes('Congress shall make no law')) return ' QUESTION: According to the text, what shall Congress not make?\nANSWER: no law\nTYPE: other';
+          return ' QUESTION: Which planet is the largest in the Solar System?\nANSWER: Jupiter\nTYPE: other';
+        }
+        if (prompt.startsWith('INSTRUCTION: For the given')) return ' forty Years [SEP] ten Years [SEP] fifty Years [SEP] sixty Years';
+        if (prompt.includes('House of Representatives have reached?\nANSWER:')) return ' twenty five Years';
+        if (prompt.includes('President of the United States have reached?\nANSWER:')) return ' forty Years';
+        return ' A';
+      },
+    });
+    try {
+      const work = mkdtempSync(join(tmpdir(), 'llmkb-corpus-qa-'));
+      const inWork = (...args: string[]) => llmkb(['--store', store, ...args], { cwd: work });
+      assert.equal((await inWork('corpus', 'add', 'constitution', join(FIXTURES, 'constitution.csv'), '--passage-words', '60', '--overlap-words', '15')).code, 0);
+      const built = await inWork('data', 'from-corpus', 'constitution', '--count', '5', '--seed', '3', '--out', 'data', '--question-writer', `vllm:${server.baseURL}/writer`);
+      assert.equal(built.code, 0, built.stderr);
+      assert.match(built.stdout, /corpus "constitution": 2 questions -> \S+corpus-constitution\.jsonl/);
+      assert.match(built.stdout, /7 passages tried\nrejected: passage-dependent 1, answer-not-in-passage 4;/);
+      const items = (await import('node:fs')).readFileSync(join(work, 'data', 'corpus-constitution.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; answers: string[]; provenance: { document: string; answerStart: number; answerEnd: number } });
+      assert.deepEqual(items.map((i) => i.answers[0]).sort(), ['thirty five Years', 'twenty five Years']);
+      assert.deepEqual(items.map((i) => i.provenance.document).sort(), ['article-1.txt', 'article-2.txt']);
+      const model = `vllm:${server.baseURL}/subject`;
+      const ask = await inWork('ask', '--model', model, '--input', join('data', 'corpus-constitution.jsonl'), '-o', 'responses.jsonl');
+      assert.equal(ask.code, 0, ask.stderr);
+      const judge = await inWork('judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl', '--no-judge');
+      assert.equal(judge.code, 0, judge.stderr);
+      const cons = await inWork('consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', model, '--distractor', `vllm:${server.baseURL}/distractor`, '--mcqs', '2', '--data', 'data', '--compare-modes', '0');
+      assert.equal(cons.code, 0, cons.stderr);
+      const metrics = await inWork('metrics', '-i', 'consistency.jsonl', '--format', 'json', '--resamples', '20');
+      assert.equal(metrics.code, 0, metrics.stderr);
+      (await import('node:fs')).writeFileSync(join(work, 'summary.json'), metrics.stdout);
+      const summary = JSON.parse(metrics.stdout) as Record<string, unknown>;
+      assert.match(JSON.stringify(summary), /"seen"/);
+      const report = await inWork('report', 'summary.json', '-o', 'report.html');
+      assert.equal(report.code, 0, report.stderr);
+      assert.match((await import('node:fs')).readFileSync(join(work, 'report.html'), 'utf8'), /<html/i);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reports bad input with the file, line and exit code 2', async () => {
     const bad = join(dir, 'bad.csv');
     writeFileSync(bad, 'filename,content\nx.txt,"text"\n');
@@ -98,7 +175,10 @@ describe('llmkb corpus', () => {
     assert.doesNotMatch((await run('list')).stdout, /^bad /m, 'a corpus that could not be filled is not left behind');
     const mode = await run('search', 'law', 'x', '--mode', 'dense');
     assert.equal(mode.code, 2);
-    assert.match(mode.stderr, /not available yet/);
+    assert.match(mode.stderr, /search mode "dense" needs an embedding model/);
+    const unknown = await run('search', 'law', 'x', '--mode', 'vector');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /must be bm25, dense or hybrid/);
   });
 
   it('extracts Chromium-made PDFs: spaces, columns, hyphenation, headers; names and counts unreadable PDFs', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -92,5 +92,42 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     const r = await llmkb([...QUICK, '--model', spec, '--settings', 'zero-shot', '--data', data, '--out', join(work, 'out-a'), '--store', join(work, 'a.sqlite'), '--fail-under', 'NCCR=0.5'], { cwd: work });
     assert.equal(r.code, 4);
     assert.match(r.stderr, /--fail-under: NCCR = .* < 0\.5/);
+  });
+});
+
+/** Scripted replies for every prompt of the method (mock: provider): judge, distractors, MCQs, and QA answers. */
+const REPLIES = [
+  { regex: '^INSTRUCTION: You need to check', reply: ' no' },
+  { regex: '^INSTRUCTION: For the given question-answer pair', reply: ` ${Array.from({ length: 20 }, (_, i) => `option ${i + 1}`).join(' [SEP] ')}` },
+  { regex: '^INSTRUCTION: Please answer knowledge-related multi-choice', reply: ' A' },
+  { regex: 'QUESTION: (Who|Which)[^\\n]*\\nANSWER:$', reply: ' John Smith\nQUESTION: and then' },
+  { regex: 'QUESTION: (When|In which year)[^\\n]*\\nANSWER:$', reply: ' 1999' },
+  { default: true, reply: ' unsure' },
+];
+
+describe('llmkb eval --quick with scripted mock: models (no model file needed)', { skip: dataDir ? false : 'LLMKB_DATA_DIR must be set' }, () => {
+  it('runs every stage with a judge and a distractor LLM, offline, and two fresh stores give byte-identical results', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'llmkb-eval-mock-'));
+    writeFileSync(join(work, 'replies.jsonl'), REPLIES.map((r) => JSON.stringify(r)).join('\n'));
+    const run = (name: string) => llmkb(['eval', '--quick', '--mcqs', '3', '--model', 'mock:replies.jsonl', '--judge', 'mock:replies.jsonl', '--distractor', 'mock:replies.jsonl', '--settings', 'zero-shot', '--data', join(work, 'data'), '--data-dir', dataDir!, '--out', join(work, name), '--store', join(work, `${name}.sqlite`)], { cwd: work });
+    const first = await run('a');
+    assert.equal(first.code, 0, first.stderr);
+    assert.doesNotMatch(first.stdout, /APPROXIMATE/, 'judged by the (scripted) judge LLM');
+    const stem = `${resultFileStem('mock:replies.jsonl')}.zero-shot`;
+    const summary = JSON.parse(readFileSync(join(work, 'a', `${stem}.summary.json`), 'utf8')) as { schema: string; method: { id: string }; metricDefs: Array<{ id: string }>; counts: Record<string, number>; metrics: Record<string, number | null> };
+    assert.equal(summary.schema, 'llmkb-summary-v2');
+    assert.equal(summary.method.id, 'reliability');
+    assert.deepEqual(summary.metricDefs.map((d) => d.id), Object.keys(summary.metrics));
+    assert.ok(summary.counts.seenWrong! > 0 && summary.counts.unseenUninformative! > 0, JSON.stringify(summary.counts));
+    assert.notEqual(summary.metrics.C_wrong, null, 'wrong responses were re-asked as MCQs');
+    // Every number can be traced to its exchanges: the cache keys of the question, judge and MCQ calls.
+    const records = readFileSync(join(work, 'a', `${stem}.records.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { callKey?: string; label: string; decision: { callKeys?: string[] }; consistencyDetail?: { mcqs: number; callKeys?: { distractors?: string; mcqs: string[] } } });
+    assert.ok(records.every((r) => /^[0-9a-f]{64}$/.test(r.callKey ?? '')));
+    const mcqd = records.filter((r) => r.consistencyDetail);
+    assert.ok(mcqd.length > 0 && mcqd.every((r) => r.consistencyDetail!.callKeys!.mcqs.length === r.consistencyDetail!.mcqs && /^[0-9a-f]{64}$/.test(r.consistencyDetail!.callKeys!.distractors ?? '')));
+    assert.ok(records.some((r) => r.decision.callKeys?.length), 'LLM-judged records keep the judge call keys');
+    const second = await run('b');
+    assert.equal(second.code, 0, second.stderr);
+    for (const kind of ['records.jsonl', 'summary.json'] as const) assert.equal(readFileSync(join(work, 'b', `${stem}.${kind}`), 'utf8'), readFileSync(join(work, 'a', `${stem}.${kind}`), 'utf8'), kind);
   });
 });

@@ -223,3 +223,31 @@ describe('llmkb view on the command line', () => {
     assert.match(stdout, /llmkb view: http:\/\/0\.0\.0\.0:\d+\//);
   });
 });
+
+describe('llmkb view: another method’s runs from their metric definitions', () => {
+  it('shows each generator and setting of a CONNER summary as a run with its metrics and CIs', async () => {
+    const { summarizeConner } = await import('../src/methods/conner/summary/conner-summary.js');
+    const { writeFileSync } = await import('node:fs');
+    const rec = (id: string, generator: string, label: 'factual-consistent' | 'non-verified', fact: number) =>
+      ({ id, generator, setting: 'zero-shot', scores: { factuality: fact, factualityLabel: label, relevance: null }, scorers: {} }) as never;
+    const records = [rec('1', 'gen-a', 'factual-consistent', 0.9), rec('2', 'gen-a', 'non-verified', 0.3), rec('1', 'gen-b', 'non-verified', 0.2), rec('2', 'gen-b', 'non-verified', 0.1)];
+    const summary = summarizeConner(records, { resamples: 200, seed: 3, protocol: [] });
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-conner-'));
+    writeFileSync(join(dir, 'conner-summary.json'), JSON.stringify(summary));
+    const view = await startViewServer({ resultsDir: dir, indexFile: join(dir, 'index.sqlite'), port: 0 });
+    try {
+      const runs = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string; label: string; method: string }>;
+      assert.deepEqual(runs.map((r) => [r.label, r.method]).sort(), [['gen-a', 'conner'], ['gen-b', 'conner']]);
+      const list = await (await fetch(`${view.url}/`)).text();
+      assert.match(list, /gen-a/);
+      const page = await fetch(`${view.url}/runs/${runs.find((r) => r.label === 'gen-a')!.key}`);
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      const def = summary.metricDefs.find((d) => d.id === 'fact_consistent')!;
+      assert.ok(html.includes(def.label), `the run page shows ${def.label}`);
+      assert.match(html, /50\.00/, 'gen-a: one of two items factual-consistent');
+    } finally {
+      await view.close();
+    }
+  });
+});

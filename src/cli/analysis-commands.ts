@@ -3,47 +3,20 @@ import { basename, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // Types only at the top (plus the dependency-free metric keys); the modules load inside the
 // actions, so `llmkb --help` does not load Vega, statistics or SQLite (see cli-defaults.ts).
-import type { PairedTest } from '../analysis/compare-runs.js';
+import type { PairedTest } from '../methods/reliability/across-models/compare-runs.js';
 import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
 import type { PromptSetting } from '../methods/reliability/asking/ask-questions.js';
 import { EXIT_CODES, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { METRIC_KEYS, type MetricKey } from '../methods/reliability/metrics/reliability-metrics.js';
 import type { RunMeta, RunSummary, ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
+import type { MethodSummary } from '../methods/method-summary.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
 import { checkMaxTokens, checkOutputFile, collect, isoDate, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 import { LIMIT_HELP } from './eval-commands.js';
 
-/**
- * What `report` and `compare` read from a summary file (schema llmkb-summary-v1, README
- * "Summary JSON"): checked up front so that an incomplete file is named with its missing field
- * instead of crashing half-way through the report. Other fields pass through.
- */
-async function summarySchema() {
-  const { z } = await import('zod');
-  const count = z.number().int().min(0);
-  const counts = z.object({ seen: count, seenCorrect: count, seenWrong: count, seenUninformative: count, unseen: count, unseenWrong: count, unseenUninformative: count }).passthrough();
-  const metrics = z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.number().nullable()]))).passthrough();
-  const group = z.object({ counts, metrics }).passthrough();
-  const groups = z.record(z.string(), group);
-  const shares = z.record(z.string(), z.number());
-  return z
-    .object({
-      schema: z.literal('llmkb-summary-v1'),
-      model: z.string(),
-      setting: z.string(),
-      approximate: z.boolean(),
-      counts,
-      metrics,
-      intervals: z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.tuple([z.number(), z.number()]).nullable()]))).passthrough(),
-      bootstrap: z.object({ resamples: count, seed: z.number(), confidence: z.number().gt(0).lt(1) }).passthrough(),
-      breakdowns: z.object({ bySource: groups, byAnswerType: z.object({ seen: groups, unseen: groups }), uninformativeTypes: z.object({ seen: shares, unseen: shares }) }).passthrough(),
-    })
-    .passthrough();
-}
-
 interface LoadedRun {
-  summary: RunSummary;
+  summary: MethodSummary;
   records?: ScoredRecord[];
   /** The run's execution record (`<stem>.run.json` beside a summary), when there is one. */
   execution?: ExecutionRecord;
@@ -56,16 +29,10 @@ interface LoadedRun {
  * apart, never merged) and checked for protocol differences; both are said on stderr.
  */
 async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
-  const { distinguishRuns } = await import('../analysis/compare-runs.js');
-  const { protocolDifferences } = await import('../methods/reliability/protocol.js');
-  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
-  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
-  const warnings = [
-    ...renamed.map((r) => `runs with the same label are shown apart: ${r}`),
-    ...protocolDifferences(distinct.map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol }))).map((d) => `the runs differ in protocol: ${d}`),
-  ];
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  return { runs: distinct, warnings };
+  const { distinctRuns } = await import('../analysis/compare-methods.js');
+  const prepared = distinctRuns(runs);
+  for (const w of prepared.warnings) process.stderr.write(`warning: ${w}\n`);
+  return prepared;
 }
 
 /** The command line as typed (program name and arguments), for a run's execution record. */
@@ -84,7 +51,7 @@ function metaFrom(opts: { params?: number; fineTuned?: boolean }): RunMeta | und
  * Scored records from a JSONL file, summarised. Setting: from the records (as `llmkb ask` writes
  * it) unless given; model: from the file name (`<model>.<setting>.records.jsonl`) unless given.
  */
-async function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Promise<LoadedRun & { records: ScoredRecord[] }> {
+async function loadRecordsFile(file: string, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }): Promise<LoadedRun & { summary: RunSummary; records: ScoredRecord[] }> {
   const { readJsonl } = await import('../io/jsonl.js');
   const { scoredRecordSchema, summarizeRun } = await import('../methods/reliability/metrics/summarize-run.js');
   const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
@@ -93,6 +60,21 @@ async function loadRecordsFile(file: string, options: { resamples: number; seed:
   const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
   const model = options.model ?? (stem.endsWith(`.${setting}`) ? stem.slice(0, -setting.length - 1) : stem);
   return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records, source: file };
+}
+
+const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).';
+
+/**
+ * A summary file's JSON as a v2 summary (src/methods/load-summary.ts), then the method's own
+ * checks when it is registered. A method that is not registered is shown from its metricDefs alone.
+ */
+async function readSummary(json: unknown, file: string): Promise<{ summary: MethodSummary }> {
+  const { loadSummary } = await import('../methods/load-summary.js');
+  const { findMethod } = await import('../methods/registry.js');
+  const summary = loadSummary(json, file, SUMMARY_HINT);
+  const issue = (await findMethod(summary.method.id)?.checkSummary?.(summary))?.[0];
+  if (issue) throw new InputFileError(file, undefined, issue.path || undefined, issue.message, SUMMARY_HINT);
+  return { summary };
 }
 
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
@@ -108,8 +90,7 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
   } catch (error) {
     throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const parsed = (await summarySchema()).safeParse(json);
-  if (!parsed.success) throw new InputFileError(file, undefined, parsed.error.issues[0]!.path.join('.') || undefined, parsed.error.issues[0]!.message, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
+  const { summary } = await readSummary(json, file);
   // The execution record beside a summary (`llmkb eval` writes both): shown in the report.
   const executionFile = file.replace(/\.summary\.json$/, '.run.json');
   let execution: ExecutionRecord | undefined;
@@ -121,11 +102,11 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
       process.stderr.write(`warning: ${executionFile} is not readable JSON (${error instanceof Error ? error.message : String(error)}); the report shows that run without its execution record\n`);
     }
   }
-  return { summary: parsed.data as unknown as RunSummary, source: file, ...(execution ? { execution } : {}) };
+  return { summary, source: file, ...(execution ? { execution } : {}) };
 }
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
-async function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
+async function loadStoredRun(ws: Workspace, id: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun & { summary: RunSummary }> {
   const { summarizeRun } = await import('../methods/reliability/metrics/summarize-run.js');
   const run = ws.runs.get(id);
   if (!run) throw new LlmkbError(`no run ${id} in ${ws.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
@@ -200,9 +181,8 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
     .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
     .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
-      const { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown } = await import('../analysis/compare-runs.js');
+      const { compareRuns } = await import('../analysis/compare-methods.js');
       const { writeFileAtomic } = await import('../io/files.js');
-      const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadRun(f, { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
@@ -215,45 +195,18 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       }
       if (loaded.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary JSON / records files, or --run ID for runs in the store.' });
       const { runs, warnings } = await prepareRuns(loaded);
-      const summaries = runs.map((r) => r.summary);
-      const out: string[] = [];
-      for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
-      const settings = settingsOf(summaries);
-      const correlations = settings.flatMap((s) => TABLE2_PAIRS.map(([x, y]) => correlate(summaries, x, y, s)));
-      const corrTable = { header: ['Comparison', ...settings], rows: TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => { const c = correlations.find((k) => k.x === x && k.y === y && k.setting === s)!; return c.r === null ? '-' : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${c.p!.toPrecision(2)})`; })]) };
-      out.push(`## Table 2: Pearson correlations across models (* p < 0.05)\n\n${toMarkdown(corrTable)}\n`);
-      const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, ranking(summaries, m, s)]))]));
-      for (const s of settings) out.push(`## Rankings (${s})\n\n${['NCCR', 'IUR'].map((m) => `${m}: ${(rankings[s]![m] as Array<{ model: string; value: number }>).map((r, i) => `${i + 1}. ${r.model} ${formatPercent(r.value)}`).join(', ')}`).join('\n')}\n`);
-      const fx = effects(summaries);
-      const pairedTests: PairedTest[] = [];
-      const withRecords = runs.filter((r) => r.records);
-      for (let i = 0; i < withRecords.length; i++) {
-        for (let j = i + 1; j < withRecords.length; j++) {
-          const a = withRecords[i]!;
-          const b = withRecords[j]!;
-          if (a.summary.setting !== b.summary.setting) continue;
-          for (const metric of ['NCCR', 'IUR'] as MetricKey[]) pairedTests.push(pairedBootstrap(a.records!, b.records!, metric, { names: [a.summary.model, b.summary.model], resamples: opts.resamples, seed: opts.seed }));
-        }
-      }
-      if (pairedTests.length) out.push(`## Paired bootstrap tests\n\n${toMarkdown({ header: ['A vs B', 'metric', 'A - B', '95% CI', 'p'], rows: pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatPercent(t.difference), t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2)]) })}\n`);
-      const tables = Object.fromEntries((['9', '10', '11'] as const).map((t) => [`table${t}`, paperTable(summaries, t)]));
-      const analysis = { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), ...tables, correlations, rankings, effects: fx, pairedTests, warnings };
-      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${out.join('\n')}`);
+      const result = await compareRuns(runs, { resamples: opts.resamples, seed: opts.seed });
+      const analysis = { ...result.analysis, warnings };
+      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${result.markdown}`);
       if (opts.out) {
         try {
           mkdirSync(opts.out, { recursive: true });
         } catch (error) {
           throw fileAccessError(opts.out, error, 'write', 'folder');
         }
-        for (const t of ['9', '10', '11'] as const) {
-          const table = paperTable(summaries, t);
-          writeFileAtomic(join(opts.out, `table${t}.md`), `${toMarkdown(table)}\n`);
-          writeFileAtomic(join(opts.out, `table${t}.csv`), toCsv(table));
-        }
-        writeFileAtomic(join(opts.out, 'correlations.md'), `${toMarkdown(corrTable)}\n`);
-        writeFileAtomic(join(opts.out, 'correlations.csv'), toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) }));
+        for (const [name, content] of Object.entries(result.files)) writeFileAtomic(join(opts.out, name), content);
         writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
-        process.stderr.write(`wrote tables, correlations and analysis.json to ${opts.out}\n`);
+        process.stderr.write(`wrote ${result.wrote} to ${opts.out}\n`);
       }
     });
 
@@ -276,6 +229,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       const { scoredRecordSchema } = await import('../methods/reliability/metrics/summarize-run.js');
       const records = runs.map((r) => {
         if (r.records) return r.records;
+        if (r.summary.method.id !== 'reliability') return undefined; // a scored-record file is the reliability method's
         const file = r.source.replace(/\.summary\.json$/, '.records.jsonl');
         return file !== r.source && existsSync(file) ? readJsonl(file, scoredRecordSchema, 'scored record') : undefined;
       });
@@ -337,6 +291,10 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         const judge = judgeEntry ? await ws.executor(judgeEntry) : undefined;
         const distractor = distractorEntry ? await ws.executor(distractorEntry) : undefined;
         const embedder = embedderEntry ? await ws.executor(embedderEntry) : undefined;
+        // Every role's model of the kind the method needs, before any call (an embedder as the model is refused here).
+        const { getMethod } = await import('../methods/registry.js');
+        const { checkRoles } = await import('../methods/run-method.js');
+        checkRoles(getMethod('reliability'), { model, ...(judge ? { judge } : {}), ...(distractor ? { distractor } : {}), ...(embedder ? { embedder } : {}) });
         const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
         const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : {}) });
         const result = await evaluateModel({

@@ -14,6 +14,11 @@ function fmtBytes(n: number): string {
   return `${n} B`;
 }
 
+function searchMode(value: string): 'bm25' | 'dense' | 'hybrid' {
+  if (value !== 'bm25' && value !== 'dense' && value !== 'hybrid') throw new InvalidArgumentError('must be bm25, dense or hybrid');
+  return value;
+}
+
 function passageWords(value: string): number {
   const n = positiveInteger(value);
   if (n < 5) throw new InvalidArgumentError('must be at least 5');
@@ -32,7 +37,7 @@ interface AddCliOptions {
 }
 
 export function registerCorpusCommands(program: Command, workspace: (command: Command) => Workspace): void {
-  const corpus = program.command('corpus').description('document corpora: add files (CSV/TSV, JSON/JSONL, text/Markdown, PDF), BM25 search');
+  const corpus = program.command('corpus').description('document corpora: add files (CSV/TSV, JSON/JSONL, text/Markdown, PDF); BM25, dense and hybrid search');
 
   corpus
     .command('add')
@@ -95,19 +100,31 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
 
   corpus
     .command('search')
-    .description('the best passages for a natural-language query (BM25, SQLite FTS5)')
+    .description('the best passages for a natural-language query: BM25 (SQLite FTS5), dense (embeddings) or hybrid (reciprocal-rank fusion of both)')
     .argument('<name>', 'corpus name')
     .argument('<query>', 'the query text (any text: it is never read as FTS5 syntax)')
     .option('-k, --top <k>', 'number of passages', positiveInteger, 5)
-    .option('--mode <mode>', 'retrieval mode (only bm25 in this version)', 'bm25')
+    .option('--mode <mode>', 'bm25, dense or hybrid (dense and hybrid need an embedding model; passages without a vector are embedded first)', searchMode, 'bm25')
+    .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
-    .action(async (name: string, query: string, opts: { top: number; mode: string; json?: boolean }, command: Command) => {
+    .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
       const { Corpus } = await import('../corpus/corpus.js');
-      const { LlmkbError } = await import('../errors.js');
-      if (opts.mode !== 'bm25') throw new LlmkbError(`search mode "${opts.mode}" is not available yet`, { hint: 'Only --mode bm25 exists in this version (dense and hybrid retrieval are planned).' });
       const ws = workspace(command);
       try {
-        const hits = Corpus.open(ws.db, name).search(query, { k: opts.top });
+        const c = Corpus.open(ws.db, name);
+        let embedder;
+        if (opts.mode !== 'bm25') {
+          const entry = ws.entryFor('embedder', opts.embedder);
+          if (entry !== undefined) embedder = await ws.executor(entry);
+        }
+        const hits = await c.retrieve(query, {
+          k: opts.top,
+          mode: opts.mode,
+          ...(embedder === undefined ? {} : { embedder }),
+          onEmbedProgress: (p) => {
+            if (p.embedded === p.total || p.embedded % 4096 < 256) process.stderr.write(`  embedding passages: ${p.embedded}/${p.total}\n`);
+          },
+        });
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
           return;
@@ -115,9 +132,34 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         if (hits.length === 0) process.stdout.write('no passage matches\n');
         for (const h of hits) {
           const page = h.page === h.pageEnd ? `p. ${h.page}` : `pp. ${h.page}-${h.pageEnd}`;
-          process.stdout.write(`${h.rank}. score ${h.score.toFixed(3)}  ${h.docId}  ${page}  chars ${h.start}-${h.end}  (passage ${h.passage})\n`);
+          process.stdout.write(`${h.rank}. score ${h.score.toFixed(opts.mode === 'hybrid' ? 5 : 3)}  ${h.docId}  ${page}  chars ${h.start}-${h.end}  (passage ${h.passage})\n`);
           process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
         }
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
+    .command('embed')
+    .description('embed the passages of a corpus that have no vector yet (for dense and hybrid search; calls cached, resumable)')
+    .argument('<name>', 'corpus name')
+    .option('--embedder <spec>', 'embedding model (default: "embedder" in the config)')
+    .option('--reset', 'drop the stored vectors first (to embed with another model)')
+    .action(async (name: string, opts: { embedder?: string; reset?: boolean }, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const { LlmkbError } = await import('../errors.js');
+      const ws = workspace(command);
+      try {
+        const c = Corpus.open(ws.db, name);
+        const entry = ws.entryFor('embedder', opts.embedder);
+        if (entry === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
+        const embedder = await ws.executor(entry);
+        if (opts.reset) c.resetVectors();
+        const started = performance.now();
+        const r = await c.embed(embedder, { onProgress: (p) => process.stderr.write(`  ${p.embedded}/${p.total} passages embedded\n`) });
+        const seconds = (performance.now() - started) / 1000;
+        process.stdout.write(`corpus "${name}": ${r.embedded} passages embedded with ${embedder.model.modelId} in ${seconds.toFixed(1)} s${r.embedded === 0 ? ' (all had vectors)' : ''}\n`);
       } finally {
         await ws.close();
       }

@@ -25,6 +25,40 @@ function sourceOptions(ws: Workspace, opts: DataOptions) {
 export function registerDataCommands(program: Command, workspace: (command: Command) => Workspace): void {
   const data = program.command('data').description('build the question sets: SeenQA, UnseenQA and the few-shot repositories');
 
+  data
+    .command('from-corpus')
+    .description('build a QA set from a corpus: one factoid question per sampled passage by a question-writer LLM, answers verified as spans of the passage, with a card')
+    .argument('<name>', 'corpus name (see `llmkb corpus list`)')
+    .option('--count <n>', 'questions wanted', positiveInteger, 100)
+    .option('--out <dir>', 'output folder', 'llmkb-data')
+    .option('--seed <n>', 'random seed of the passage sample', wholeNumber, 42)
+    .option('--question-writer <spec>', 'the question-writer LLM (default: "question_writer" in the config)')
+    .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
+    .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number }, command: Command) => {
+      const { Corpus } = await import('../corpus/corpus.js');
+      const { buildCorpusQuestions, writeCorpusQuestions } = await import('../corpus/corpus-questions.js');
+      const { LlmkbError } = await import('../errors.js');
+      const ws = workspace(command);
+      try {
+        const corpus = Corpus.open(ws.db, name);
+        const entry = ws.entryFor('question_writer', opts.questionWriter);
+        if (entry === undefined) throw new LlmkbError('no question-writer model', { hint: 'Configure one as "question_writer" in llmkb.config.json, or give --question-writer SPEC.' });
+        const writer = await ws.executor(entry);
+        const report = await buildCorpusQuestions(corpus, writer, {
+          count: opts.count,
+          seed: opts.seed,
+          maxAnswerWords: opts.maxAnswerWords,
+          onProgress: (p) => process.stderr.write(`  ${p.kept}/${opts.count} questions kept of ${p.tried} passages tried\n`),
+        });
+        const written = await writeCorpusQuestions(report, { outDir: resolve(opts.out), corpus, seed: opts.seed, count: opts.count, maxAnswerWords: opts.maxAnswerWords });
+        const rejected = Object.entries(report.rejected).filter(([, n]) => n > 0);
+        process.stdout.write(`corpus "${name}": ${report.items.length} questions -> ${written.file} (sha256 ${written.sha256.slice(0, 12)}…), ${report.tried} passages tried\n`);
+        process.stdout.write(`rejected: ${rejected.length === 0 ? 'none' : rejected.map(([r, n]) => `${r} ${n}`).join(', ')}; card: ${written.cardMarkdown}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
   common(data.command('seenqa'))
     .description('build SeenQA: factoid filter, time-sensitive questions removed, seeded sample per source')
     .option('--per-source <n>', 'questions per source', positiveInteger, 1000)

@@ -15,6 +15,8 @@ import { registerAnalysisCommands } from './analysis-commands.js';
 import { registerMethodsCommand } from './methods-command.js';
 import { registerCorpusCommands } from './corpus-commands.js';
 import { registerViewCommand } from './view-command.js';
+import { registerConnerCommands } from './conner-commands.js';
+import { registerSweepCommands } from './sweep-commands.js';
 
 interface GlobalOptions {
   config?: string;
@@ -156,6 +158,8 @@ export function buildProgram(): Command {
   registerMethodsCommand(program);
   registerCorpusCommands(program, workspace);
   registerViewCommand(program);
+  registerConnerCommands(program, workspace);
+  registerSweepCommands(program, workspace);
   return program;
 }
 

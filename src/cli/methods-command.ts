@@ -11,7 +11,9 @@ export function registerMethodsCommand(program: Command): void {
       const { METHOD_INTERFACE_VERSION } = await import('../methods/method.js');
       const methods = listMethods();
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ interfaceVersion: METHOD_INTERFACE_VERSION, methods }, null, 2)}\n`);
+        // The method's description only (its code hooks are not data).
+        const described = methods.map((m) => ({ id: m.id, version: m.version, title: m.title, paper: m.paper, ...(m.citation ? { citation: m.citation } : {}), ...(m.settings ? { settings: m.settings } : {}), roles: m.roles, stages: m.stages.map((st) => ({ id: st.id, description: st.description })), metricDefs: m.metricDefs }));
+        process.stdout.write(`${JSON.stringify({ interfaceVersion: METHOD_INTERFACE_VERSION, methods: described }, null, 2)}\n`);
         return;
       }
       for (const m of methods) {

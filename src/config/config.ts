@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
+import { classifierOptions } from '../providers/classification/classifier-options.js';
 import { llamaOptions } from '../providers/llama/llama-provider.js';
 import { openAICompatibleOptions } from '../providers/openai-compatible/openai-compatible-provider.js';
 
@@ -35,13 +36,15 @@ export const modelEntrySchema = z.union([
       /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
       maxRetryAfterMs: z.number().int().min(1).optional(),
       ...llamaOptions.shape,
+      /** Classification backends (tei:, vllm-score:, llm-nli:, ...): task, labels, scores, endpoint, ... */
+      ...classifierOptions.omit({ apiKeyEnv: true, concurrency: true }).shape,
     })
     .strict(),
 ]);
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type ModelEntryOptions = Exclude<ModelEntry, string>;
 
-export const ROLES = ['model', 'judge', 'distractor', 'embedder'] as const;
+export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance', 'question_writer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -64,6 +67,7 @@ export const COMMAND_OPTIONS = {
   'data seenqa': { dataDir: 'string', out: 'string', seed: 'number', perSource: 'number', llmFilter: 'boolean', batchSize: 'number', popqaLongtail: 'boolean' },
   'data unseenqa': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
   'data repositories': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
+  'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number' },
   ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
   judge: { output: 'string', limit: 'number' },
   'judge check': { evouna: 'string', input: 'string', concurrency: 'number', json: 'boolean' },
@@ -77,10 +81,17 @@ export const COMMAND_OPTIONS = {
   },
   methods: { json: 'boolean' },
   view: { port: 'number', host: 'string' },
+  sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean' },
+  merge: { fromStore: 'list' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
+  'corpus embed': { reset: 'boolean' },
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
+  'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
+  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', summary: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
+  'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', seed: 'number', task: 'string', output: 'string' },
+  'conner best-of': { gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', seed: 'number', output: 'string' },
 } as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
 
 const OPTION_TYPES = {
@@ -103,6 +114,14 @@ export const configSchema = z
     judge: modelEntrySchema.optional(),
     distractor: modelEntrySchema.optional(),
     embedder: modelEntrySchema.optional(),
+    /** CONNER: reference language model (perplexity, informativeness, helpfulness). */
+    scorer: modelEntrySchema.optional(),
+    /** CONNER: NLI model (factuality, validity). */
+    nli: modelEntrySchema.optional(),
+    /** CONNER: query-passage relevance model. */
+    relevance: modelEntrySchema.optional(),
+    /** Writes questions from corpus passages (`llmkb data from-corpus`). */
+    question_writer: modelEntrySchema.optional(),
     /** SQLite file holding the call cache and the run store. */
     store: z.string().min(1).optional(),
     /** Downloads (data sets, GGUF models). */
@@ -148,7 +167,7 @@ function configHint(path: ReadonlyArray<PropertyKey>): string {
   const command = typeof path[1] === 'string' ? COMMAND_OPTIONS[path[1] as keyof typeof COMMAND_OPTIONS] : undefined;
   const how = 'options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false), with the values the command line takes';
   if (command === undefined) return `"defaults" holds one section per command: ${Object.keys(COMMAND_OPTIONS).map((c) => `"${c}"`).join(', ')}; each with its ${how}.`;
-  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder).`;
+  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder, question_writer).`;
 }
 
 export function entryOptions(entry: ModelEntry): ModelEntryOptions {

@@ -138,6 +138,29 @@ describe('other shapes', () => {
   });
 });
 
+describe('a large file prepared in a worker thread', () => {
+  it('gives the same passages as in process, and the same errors (class, file, line)', async () => {
+    const { db, dir } = fresh();
+    const inProcess = Corpus.openOrCreate(db, 'in-process');
+    const threaded = Corpus.openOrCreate(db, 'threaded');
+    await inProcess.add([join(FIXTURES, 'constitution.csv'), join(FIXTURES, 'darwin.jsonl')]);
+    const report = await threaded.add([join(FIXTURES, 'constitution.csv'), join(FIXTURES, 'darwin.jsonl')], { workerMinBytes: 0 });
+    assert.equal(report.documents.added, 3 + 3);
+    const rows = (name: string) => db.prepare('SELECT d.doc_id, d.content_hash, p.seq, p.page, p.start, p.end, p.words, p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpora c ON c.id = d.corpus_id WHERE c.name = ? ORDER BY d.doc_id, p.seq').all(name);
+    assert.deepEqual(rows('threaded'), rows('in-process'));
+    assert.ok(rows('threaded').length > 5);
+    assert.deepEqual(threaded.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]), inProcess.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]));
+
+    const ragged = join(dir, 'ragged.csv');
+    writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.file === ragged && e.line === 3 && /malformed CSV/.test(e.message) && e.hint !== undefined);
+    const jsonl = join(dir, 'bad.jsonl');
+    writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.line === 2 && e.message.startsWith(`${jsonl}:2: not valid JSON`));
+    assert.equal(Corpus.list(db).find((c) => c.name === 'bad')?.documents ?? 0, 0);
+  });
+});
+
 describe('bad input', () => {
   it('names the columns present when the text column is missing', async () => {
     const { db, dir } = fresh();

@@ -21,12 +21,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { sha256 } from '../io/checksum.js';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { ftsQuery } from './fts-query.js';
-import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS, splitPassages } from './passages.js';
-import { listCorpusFiles, readDocuments, type CorpusFile, type CorpusFormat, type ReadOptions, type SourceDocument } from './readers.js';
+import { matchAll, matchAny, queryTokens } from './fts-query.js';
+import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS } from './passages.js';
+import { prepareDocuments, type PreparedDocument } from './prepared-documents.js';
+import { denseSearch, EMBEDDER_SCHEMA, embedPassages, ensureVectorTable, missingVectors, reciprocalRankFusion, resetVectors, vectorTable, type EmbedProgress, type Embedder } from './dense-index.js';
+import { listCorpusFiles, type CorpusFile, type CorpusFormat, type ReadOptions } from './readers.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS corpora (
@@ -120,6 +121,8 @@ export interface AddOptions extends ReadOptions {
   onProgress?: (progress: AddProgress) => void;
   /** Passages per write transaction (default 5000). */
   batchPassages?: number;
+  /** CSV/TSV/JSONL files of at least this many bytes are parsed and split in a worker thread (default 8 MB). */
+  workerMinBytes?: number;
 }
 
 export interface FileResult {
@@ -147,12 +150,35 @@ export interface SearchOptions {
   k?: number;
   /** Retrieval mode; only "bm25" in this version. */
   mode?: 'bm25';
+  /** Score every query term, frequent ones too (slow on large corpora; see `Corpus.search`). */
+  exhaustive?: boolean;
+}
+
+/**
+ * Postings a BM25 query may score: the query's rarest terms are kept while the passages they
+ * occur in add up to at most this many (see `Corpus.search`).
+ */
+export const POSTING_BUDGET = 20_000;
+
+export type SearchMode = 'bm25' | 'dense' | 'hybrid';
+
+export interface RetrieveOptions {
+  k?: number;
+  mode?: SearchMode;
+  /** The embedding model (an executor) for dense and hybrid search. */
+  embedder?: Embedder;
+  /** Depth of each ranking fused in hybrid search (default 100). */
+  depth?: number;
+  exhaustive?: boolean;
+  onEmbedProgress?: (p: EmbedProgress) => void;
 }
 
 export interface SearchHit {
   rank: number;
   /** -bm25(): higher is better. */
   score: number;
+  /** The passage's row id in the store (stable until its document changes). */
+  passageId: number;
   docId: string;
   source: string;
   page: number;
@@ -255,6 +281,7 @@ export class Corpus {
     const create = db.transaction(() => {
       const id = Number(db.prepare('INSERT INTO corpora (name, created_at, settings) VALUES (?, ?, ?)').run(name, new Date().toISOString(), JSON.stringify(full)).lastInsertRowid);
       const tokenize = full.stemming ? 'porter unicode61 remove_diacritics 2' : 'unicode61 remove_diacritics 2';
+      ensureVectorTable(db, id);
       db.exec(`CREATE VIRTUAL TABLE corpus_fts_${id} USING fts5(text, content='corpus_passages', content_rowid='id', tokenize='${tokenize}')`);
       return id;
     });
@@ -280,6 +307,9 @@ export class Corpus {
     if (row === undefined) return false;
     db.transaction(() => {
       db.exec(`DROP TABLE IF EXISTS corpus_fts_${row.id}`);
+      db.exec(`DROP TABLE IF EXISTS ${vectorTable(row.id)}`);
+      db.exec(EMBEDDER_SCHEMA);
+      db.prepare('DELETE FROM corpus_embedders WHERE corpus_id = ?').run(row.id);
       db.prepare('DELETE FROM corpus_passages WHERE document_id IN (SELECT id FROM corpus_documents WHERE corpus_id = ?)').run(row.id);
       db.prepare('DELETE FROM corpus_documents WHERE corpus_id = ?').run(row.id);
       db.prepare('DELETE FROM corpus_sources WHERE corpus_id = ?').run(row.id);
@@ -327,18 +357,20 @@ export class Corpus {
     const insertPassage = db.prepare('INSERT INTO corpus_passages (document_id, seq, page, page_end, start, end, words, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const indexPassage = db.prepare(`INSERT INTO ${this.ftsTable} (rowid, text) VALUES (?, ?)`);
     const unindexDoc = db.prepare(`INSERT INTO ${this.ftsTable} (${this.ftsTable}, rowid, text) SELECT 'delete', id, text FROM corpus_passages WHERE document_id = ?`);
-    const deletePassages = db.prepare('DELETE FROM corpus_passages WHERE document_id = ?');
+    ensureVectorTable(db, this.id);
+    const unvectorDoc = db.prepare(`DELETE FROM ${vectorTable(this.id)} WHERE passage_id IN (SELECT id FROM corpus_passages WHERE document_id = ?)`);
+    const deletePassageRows = db.prepare('DELETE FROM corpus_passages WHERE document_id = ?');
+    const deletePassages = { run: (documentId: number) => (unvectorDoc.run(documentId), deletePassageRows.run(documentId)) };
 
-    type Pending = { doc: SourceDocument; contentHash: string; metadata: string };
-    let pending: Pending[] = [];
+    let pending: PreparedDocument[] = [];
     let pendingPassages = 0;
     const batch = options.batchPassages ?? 5000;
     let documents = 0;
     let passages = 0;
     let changed = false;
 
-    const flush = db.transaction((docs: Pending[]) => {
-      for (const { doc, contentHash, metadata } of docs) {
+    const flush = db.transaction((docs: PreparedDocument[]) => {
+      for (const doc of docs) {
         const existing = findDoc.get(this.id, doc.docId) as { id: number; source_id: number; content_hash: string; generation: number } | undefined;
         if (existing !== undefined && existing.generation === generation) {
           throw new InputFileError(doc.location, undefined, undefined, `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`, 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).');
@@ -347,41 +379,42 @@ export class Corpus {
           const other = db.prepare('SELECT path FROM corpus_sources WHERE id = ?').get(existing.source_id) as { path: string };
           throw new InputFileError(doc.location, undefined, undefined, `document id "${doc.docId}" is already in corpus "${this.name}" from ${other.path}`, 'Document ids must be unique within a corpus: rename one of the files, or add them to separate corpora.');
         }
-        if (existing !== undefined && existing.content_hash === contentHash) {
+        if (existing !== undefined && existing.content_hash === doc.contentHash) {
           touchDoc.run(generation, existing.id);
           report.documents.unchanged += 1;
           continue;
         }
-        const parts = doc.text.trim().length === 0 ? [] : splitPassages(doc.text, this.settings, doc.pageStarts);
-        if (parts.length === 0) report.documents.empty += 1;
+        const parts = doc.passages;
+        const count = parts.length / 6;
+        if (count === 0) report.documents.empty += 1;
         let docRow: number;
         if (existing !== undefined) {
           unindexDoc.run(existing.id);
           deletePassages.run(existing.id);
-          updateDoc.run(sourceId, contentHash, doc.text.length, doc.pageStarts.length, parts.length, metadata, generation, existing.id);
+          updateDoc.run(sourceId, doc.contentHash, doc.text.length, doc.pageCount, count, doc.metadata, generation, existing.id);
           docRow = existing.id;
           report.documents.updated += 1;
         } else {
-          docRow = Number(insertDoc.run(this.id, sourceId, doc.docId, contentHash, doc.text.length, doc.pageStarts.length, parts.length, metadata, generation).lastInsertRowid);
+          docRow = Number(insertDoc.run(this.id, sourceId, doc.docId, doc.contentHash, doc.text.length, doc.pageCount, count, doc.metadata, generation).lastInsertRowid);
           report.documents.added += 1;
         }
         changed = true;
-        for (const p of parts) {
-          const rowid = insertPassage.run(docRow, p.seq, p.page, p.pageEnd, p.start, p.end, p.words, p.text).lastInsertRowid;
-          indexPassage.run(rowid, p.text);
+        for (let i = 0; i < parts.length; i += 6) {
+          const text = doc.text.slice(parts[i + 3]!, parts[i + 4]!);
+          const rowid = insertPassage.run(docRow, parts[i]!, parts[i + 1]!, parts[i + 2]!, parts[i + 3]!, parts[i + 4]!, parts[i + 5]!, text).lastInsertRowid;
+          indexPassage.run(rowid, text);
         }
-        passages += parts.length;
-        report.passages += parts.length;
+        passages += count;
+        report.passages += count;
       }
     });
 
     let bytesRead = 0;
     let lastProgress = 0;
     try {
-      for await (const doc of readDocuments(file, options, (n) => (bytesRead += n))) {
-        const metadata = JSON.stringify(doc.metadata);
-        pending.push({ doc, contentHash: sha256(`${doc.text}\u0000${metadata}`), metadata });
-        pendingPassages += Math.max(1, Math.ceil(doc.text.length / (this.settings.passageWords * 6)));
+      for await (const doc of prepareDocuments(file, bytes, options, this.settings, options, (n) => (bytesRead += n))) {
+        pending.push(doc);
+        pendingPassages += Math.max(1, doc.passages.length / 6);
         documents += 1;
         if (pendingPassages >= batch) {
           flush(pending);
@@ -429,19 +462,125 @@ export class Corpus {
     return { format: file.format, status, documents, passages };
   }
 
-  /** BM25 search: the `k` best passages for a natural-language query (see fts-query.ts for the query rules). */
+  /**
+   * BM25 search: the `k` best passages for a natural-language query (see fts-query.ts for how
+   * the text becomes query terms; stop words are dropped there).
+   *
+   * An OR query makes FTS5 read and score every passage that has any of its terms, so one
+   * frequent term costs time in proportion to the corpus. Query terms are therefore limited by
+   * document frequency: each term's document frequency is counted by FTS5 itself (with the
+   * corpus's tokenizer, and only up to just past `POSTING_BUDGET`, so a count is cheap), and the
+   * rarest terms are kept while their passages add up to at most `POSTING_BUDGET`; the more
+   * frequent terms are left out. When even the rarest term is over the budget, the passages must
+   * have all the terms (AND), and only when fewer than `k` do, any (OR). A term left out adds
+   * nothing to the scores; it is the lowest-IDF part of the query (FTS5's BM25 IDF is
+   * ln((N - n + 0.5) / (n + 0.5)): about 3.9 for a term in 2 % of the passages, against ~10 for a
+   * term in 50 of a million). Work per query is so bounded whatever the corpus size;
+   * `exhaustive: true` scores every term (the plain OR query).
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const k = options.k ?? 5;
     if (options.mode !== undefined && options.mode !== 'bm25') throw new LlmkbError(`search mode "${String(options.mode)}" is not available yet`, { hint: 'Only --mode bm25 exists in this version.' });
     if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
-    const match = ftsQuery(query);
-    if (match === undefined) return [];
-    const rows = this.db.prepare(`
-      WITH top AS (SELECT rowid AS id, rank FROM ${this.ftsTable} WHERE ${this.ftsTable} MATCH ? ORDER BY rank LIMIT ?)
-      SELECT top.rank AS rank, p.seq, p.page, p.page_end, p.start, p.end, p.text, d.doc_id, s.path
-      FROM top JOIN corpus_passages p ON p.id = top.id JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id
-      ORDER BY top.rank, p.id`).all(match, k) as { rank: number; seq: number; page: number; page_end: number; start: number; end: number; text: string; doc_id: string; path: string }[];
-    return rows.map((r, i) => ({ rank: i + 1, score: -r.rank, docId: r.doc_id, source: r.path, page: r.page, pageEnd: r.page_end, start: r.start, end: r.end, passage: r.seq, text: r.text }));
+    const ids = this.searchIds(query, k, options);
+    if (ids.length === 0) return [];
+    return this.hitsFor(ids);
+  }
+
+  /**
+   * Search in any mode: `bm25` (as `search`), `dense` (cosine similarity of the embeddings of
+   * the query and the passages; needs `embedder`, and the passages embedded: those without a
+   * vector are embedded first), or `hybrid` (BM25 and dense rankings, each `depth` deep, fused
+   * by reciprocal rank, k = 60; the score shown is the fused score).
+   */
+  async retrieve(query: string, options: RetrieveOptions = {}): Promise<SearchHit[]> {
+    const k = options.k ?? 5;
+    const mode = options.mode ?? 'bm25';
+    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+    if (mode === 'bm25') return this.search(query, { k, ...(options.exhaustive === undefined ? {} : { exhaustive: options.exhaustive }) });
+    if (mode !== 'dense' && mode !== 'hybrid') throw new LlmkbError(`unknown search mode "${String(mode)}"`, { hint: 'Use bm25, dense or hybrid.' });
+    const embedder = options.embedder;
+    if (embedder === undefined) {
+      throw new LlmkbError(`search mode "${mode}" needs an embedding model`, { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC (e.g. openai-compatible:MODEL@URL).' });
+    }
+    if (missingVectors(this.db, this.id) > 0) await this.embed(embedder, options.onEmbedProgress ? { onProgress: options.onEmbedProgress } : {});
+    if (mode === 'dense') return this.hitsFor(await denseSearch(this.db, this.id, this.name, embedder, query, k));
+    const depth = Math.max(options.depth ?? 100, k);
+    const fused = reciprocalRankFusion([this.searchIds(query, depth, options.exhaustive ? { exhaustive: true } : {}), await denseSearch(this.db, this.id, this.name, embedder, query, depth)]);
+    return this.hitsFor(fused.slice(0, k));
+  }
+
+  /** Embeds the passages that have no vector yet (see dense-index.ts). */
+  embed(embedder: Embedder, options: { batch?: number; onProgress?: (p: EmbedProgress) => void } = {}): Promise<{ embedded: number; total: number }> {
+    return embedPassages(this.db, this.id, this.name, embedder, options);
+  }
+
+  /** Drops the corpus's vectors (to embed it with another model). */
+  resetVectors(): void {
+    resetVectors(this.db, this.id);
+  }
+
+  /** The query terms the search uses (see `search`): the rarest, within the posting budget. */
+  searchTerms(query: string, options: { exhaustive?: boolean } = {}): { terms: string[]; dropped: string[]; all: boolean } {
+    const tokens = queryTokens(query);
+    if (options.exhaustive || tokens.length <= 1) return { terms: tokens, dropped: [], all: false };
+    const budget = POSTING_BUDGET;
+    const fts = this.ftsTable;
+    const count = this.db.prepare(`SELECT COUNT(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`);
+    // Document frequencies, counted only up to just past the budget (so a count is cheap).
+    const df = new Map(tokens.map((t) => [t, (count.get(matchAny([t]), budget + 1) as { n: number }).n]));
+    const present = tokens.filter((t) => df.get(t)! > 0);
+    if (present.length === 0) return { terms: tokens, dropped: [], all: false };
+    const byRarity = [...present].sort((a, b) => df.get(a)! - df.get(b)! || tokens.indexOf(a) - tokens.indexOf(b));
+    if (df.get(byRarity[0]!)! > budget) return { terms: present, dropped: [], all: true };
+    const kept = new Set<string>();
+    let postings = 0;
+    for (const t of byRarity) {
+      if (postings + df.get(t)! > budget) continue;
+      kept.add(t);
+      postings += df.get(t)!;
+    }
+    // In query order, for a stable MATCH string.
+    return { terms: tokens.filter((t) => kept.has(t)), dropped: present.filter((t) => !kept.has(t)), all: false };
+  }
+
+  /** Ranked passage rowids with their BM25 scores (higher is better): the search without the passage rows. */
+  searchIds(query: string, k: number, options: { exhaustive?: boolean } = {}): Array<{ id: number; score: number }> {
+    const { terms, all } = this.searchTerms(query, options);
+    if (terms.length === 0) return [];
+    const fts = this.ftsTable;
+    const top = (match: string): Array<{ id: number; score: number }> =>
+      (this.db.prepare(`SELECT rowid AS id, rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank, rowid LIMIT ?`).all(match, k) as { id: number; rank: number }[]).map((r) => ({ id: r.id, score: -r.rank }));
+    if (!all) return top(matchAny(terms));
+    const both = top(matchAll(terms));
+    return both.length >= k ? both : top(matchAny(terms));
+  }
+
+  #passageCountCache: { at: number; n: number } | undefined;
+
+  /** Passages in the corpus (cached for a few seconds: it only sets the frequent-term bound). */
+  #passageCount(): number {
+    const now = Date.now();
+    if (this.#passageCountCache === undefined || now - this.#passageCountCache.at > 10_000) {
+      const n = (this.db.prepare('SELECT COALESCE(SUM(passages), 0) AS n FROM corpus_documents WHERE corpus_id = ?').get(this.id) as { n: number }).n;
+      this.#passageCountCache = { at: now, n };
+    }
+    return this.#passageCountCache.n;
+  }
+
+  /** The passages of the given rowids, in the given order, with their scores. */
+  hitsFor(ranked: ReadonlyArray<{ id: number; score: number }>): SearchHit[] {
+    const get = this.db.prepare(`
+      SELECT p.seq, p.page, p.page_end, p.start, p.end, p.text, d.doc_id, s.path
+      FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id
+      WHERE p.id = ?`);
+    const hits: SearchHit[] = [];
+    for (const { id, score } of ranked) {
+      const r = get.get(id) as { seq: number; page: number; page_end: number; start: number; end: number; text: string; doc_id: string; path: string } | undefined;
+      if (r === undefined) continue;
+      hits.push({ rank: hits.length + 1, score, passageId: id, docId: r.doc_id, source: r.path, page: r.page, pageEnd: r.page_end, start: r.start, end: r.end, passage: r.seq, text: r.text });
+    }
+    return hits;
   }
 
   stats(): CorpusStats {

@@ -40,3 +40,13 @@ export function ftsQuery(query: string): string | undefined {
   if (tokens.length === 0) return undefined;
   return tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
 }
+
+/** FTS5 MATCH expression for one token, or several ORed. */
+export function matchAny(tokens: readonly string[]): string {
+  return tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+}
+
+/** FTS5 MATCH expression that needs every token. */
+export function matchAll(tokens: readonly string[]): string {
+  return tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
+}

@@ -38,21 +38,30 @@ interface Unit {
   words: number;
 }
 
-const WORD = /\S+/g;
-
+/** Whitespace-separated words (the same count as /\S+/g, without a regular expression's match objects). */
 function countWords(text: string): number {
   let n = 0;
-  WORD.lastIndex = 0;
-  while (WORD.exec(text) !== null) n += 1;
+  let inWord = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    // ASCII white space, NBSP and the Unicode spaces \s matches.
+    const space = c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+    if (space) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      n += 1;
+    }
+  }
   return n;
 }
 
 /** Longest piece of text given to the segmenter at once (see `segments`). */
-const CHUNK = 16_384;
+const CHUNK = 4096;
 
 /**
- * The sentence segments of `text`, segmenting it in pieces of at most ~16 KB: iterating
- * `Intl.Segmenter` over one long string is quadratic in Node 20 (1 MB takes ~19 s, 16 KB ~2 ms).
+ * The sentence segments of `text`, segmenting it in pieces of at most ~4 KB: iterating
+ * `Intl.Segmenter` over one long string is quadratic in Node 20 (1 MB takes ~19 s; measured on
+ * 4 MB of English text: 64 KB pieces 0.5 MB/s, 16 KB 6 MB/s, 2-8 KB 15-26 MB/s).
  * A piece ends at a paragraph break when the window has one, else after sentence-final
  * punctuation followed by white space, else at white space: places where the segmenter breaks.
  */

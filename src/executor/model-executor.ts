@@ -13,14 +13,14 @@ import type {
   ContinuationLogLikelihoodRequest,
   ContinuationLogLikelihoodResult,
   EmbeddingResult,
-  LanguageModel,
-  ModelCapabilities,
+  Model,
   NextTokenLogprobsRequest,
   NextTokenLogprobsResult,
   Usage,
 } from '../providers/language-model.js';
-import { cacheKey, type CallCache } from '../store/call-cache.js';
-import { EndpointPool } from './endpoint-pool.js';
+import { hasKind, type ClassificationModel, type ClassificationRequest, type ClassificationResult, type ModelKind, type TokenScoresRequest, type TokenScoresResult } from '../providers/model-kinds.js';
+import { cacheKey, CanonicalRequest, type CallCache } from '../store/call-cache.js';
+import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
 
 export { MAX_RETRY_AFTER_MS };
@@ -41,6 +41,8 @@ export interface ExecutorOptions {
   maxRetryAfterMs?: number;
   /** Where notes go (a capped Retry-After); default stderr. */
   log?: (line: string) => void;
+  /** When a failing replica is taken out of service and tried again (./endpoint-pool.ts). */
+  breaker?: BreakerOptions;
 }
 
 export interface Executed<T> {
@@ -69,21 +71,34 @@ export interface Accounting {
   latencyMsTotal: number;
 }
 
-type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed';
+type Kind = 'complete' | 'chat' | 'nextTokenLogprobs' | 'continuationLogLikelihood' | 'embed' | 'scoreTokens' | 'classify';
 
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
 
-const CAPABILITY: Record<Kind, keyof ModelCapabilities> = {
-  complete: 'completion',
-  chat: 'chat',
-  nextTokenLogprobs: 'nextTokenLogprobs',
-  continuationLogLikelihood: 'continuationLogLikelihood',
-  embed: 'embeddings',
+/** The model kind each call needs; the model must also have the method (optional ones may be absent). */
+const KIND_OF: Record<Kind, ModelKind> = {
+  complete: 'text-generation',
+  chat: 'text-generation',
+  nextTokenLogprobs: 'text-generation',
+  continuationLogLikelihood: 'text-generation',
+  embed: 'embedding',
+  scoreTokens: 'scoring',
+  classify: 'classification',
 };
 
-export class ModelExecutor {
-  readonly model: LanguageModel;
+/** Text pairs per classification request (servers take lists; TEI's default max batch is 32). */
+export const CLASSIFY_BATCH = 32;
+
+/** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
+export type ExecutableModel = Model;
+
+/**
+ * `M` is the model's own type where the caller knows it (e.g. `ModelExecutor<LlamaModel>`);
+ * each call checks at run time that the model has the kind and method it needs.
+ */
+export class ModelExecutor<M extends Model = Model> {
+  readonly model: M;
   readonly accounting: Accounting = {
     calls: 0,
     cacheHits: 0,
@@ -105,13 +120,13 @@ export class ModelExecutor {
   readonly #endpoints: EndpointPool;
   readonly #inFlight = new Map<string, Promise<Executed<unknown>>>();
 
-  constructor(model: LanguageModel, options: ExecutorOptions) {
+  constructor(model: M, options: ExecutorOptions) {
     this.model = model;
     this.#cache = options.cache;
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
-    this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency);
+    this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
   }
 
   /**
@@ -123,23 +138,28 @@ export class ModelExecutor {
     return Math.max(1, this.#maxConcurrency * this.#endpoints.size);
   }
 
+  /** Per endpoint (replica): calls it answered and failed, times it was taken out of service. */
+  endpointStats(): EndpointStats[] {
+    return this.#endpoints.stats();
+  }
+
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('complete', params, (opts) => this.model.complete(request, opts), (r) => r.usage);
+    return this.#call('complete', params, (opts) => this.model.complete!(request, opts), (r) => r.usage);
   }
 
   chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
     const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    return this.#call('chat', params, (opts) => this.model.chat(request, opts), (r) => r.usage);
+    return this.#call('chat', params, (opts) => this.model.chat!(request, opts), (r) => r.usage);
   }
 
   nextTokenLogprobs(request: NextTokenLogprobsRequest): Promise<Executed<NextTokenLogprobsResult>> {
     const params = { prompt: request.prompt, candidates: request.candidates, asChat: request.asChat ?? false };
-    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs(request, opts), (r) => r.usage);
+    return this.#call('nextTokenLogprobs', params, (opts) => this.model.nextTokenLogprobs!(request, opts), (r) => r.usage);
   }
 
   continuationLogLikelihood(request: ContinuationLogLikelihoodRequest): Promise<Executed<ContinuationLogLikelihoodResult>> {
-    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood(request, opts), (r) => r.usage);
+    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood!(request, opts), (r) => r.usage);
   }
 
   /**
@@ -173,7 +193,7 @@ export class ModelExecutor {
       batches.map(async (batch) => {
         const request = { texts: batch.map((b) => b.text) };
         try {
-          const r = await this.#execute('embed', null, request, (opts) => this.model.embed(request, opts), (v: EmbeddingResult) => v.usage);
+          const r = await this.#execute('embed', null, request, (opts) => this.model.embed!(request, opts), (v: EmbeddingResult) => v.usage);
           const totalChars = Math.max(1, request.texts.reduce((n, t) => n + t.length, 0));
           const singles = batch.map((b, i) => {
             // The request's tokens, shared out by length: what a cache hit on this text saves.
@@ -198,11 +218,112 @@ export class ModelExecutor {
     };
   }
 
-  #assertCapable(kind: Kind): void {
-    if (!this.model.capabilities[CAPABILITY[kind]]) {
-      throw new UnsupportedCapabilityError(`${this.model.provider} model ${this.model.modelId} does not support ${kind}`);
+  /**
+   * Per-token log-probabilities of a continuation given a prefix (a scoring model), cached per
+   * (context, continuation).
+   */
+  scoreTokens(request: TokenScoresRequest): Promise<Executed<TokenScoresResult>> {
+    const params = { context: request.context, continuation: request.continuation };
+    return this.#call('scoreTokens', params, (opts) => this.model.scoreTokens!({ context: request.context, continuation: request.continuation }, opts), (r) => r.usage);
+  }
+
+  /**
+   * Label probabilities per text pair (a classification model). One cache entry per (task, pair),
+   * so overlapping requests never pay twice for a pair; the pairs not cached go out
+   * CLASSIFY_BATCH to a request, concurrently under the endpoint's limit, as in `embed`.
+   */
+  async classify(request: ClassificationRequest): Promise<Executed<ClassificationResult>> {
+    this.#assertCapable('classify', request.task);
+    const model = this.model as M & ClassificationModel;
+    const task = request.task;
+    const pairKey = (p: { text: string; textPair: string }): string => JSON.stringify([p.text, p.textPair]);
+    const perPair = new Map<string, Promise<Executed<ClassificationResult>>>();
+    type Pending = { pair: { text: string; textPair: string }; key: string; settle: { resolve: (e: Executed<ClassificationResult>) => void; reject: (e: unknown) => void } };
+    const toFetch: Pending[] = [];
+    for (const pair of request.pairs) {
+      const id = pairKey(pair);
+      if (perPair.has(id)) continue;
+      this.accounting.calls += 1;
+      const params = { task, text: pair.text, textPair: pair.textPair };
+      const key = cacheKey(this.model.cacheIdentity, 'classify', params);
+      const found = this.#fromCacheOrFlight<ClassificationResult>(key);
+      if (found) {
+        perPair.set(id, found);
+        continue;
+      }
+      let settle!: Pending['settle'];
+      const promise = new Promise<Executed<ClassificationResult>>((resolve, reject) => (settle = { resolve, reject }));
+      this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
+      // Also marks a failure as handled here: the caller sees it through perPair below.
+      void promise.then(() => this.#inFlight.delete(key), () => this.#inFlight.delete(key));
+      perPair.set(id, promise);
+      toFetch.push({ pair: { text: pair.text, textPair: pair.textPair }, key, settle });
+    }
+    const batches: Pending[][] = [];
+    for (let i = 0; i < toFetch.length; i += CLASSIFY_BATCH) batches.push(toFetch.slice(i, i + CLASSIFY_BATCH));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const sub: ClassificationRequest = { task, pairs: batch.map((b) => b.pair) };
+        try {
+          const r = await this.#execute('classify', null, sub, (opts) => model.classify(sub, opts), (v: ClassificationResult) => v.usage);
+          if (r.value.scores.length !== batch.length) {
+            throw new ModelCallError(`${this.model.provider} model ${this.model.modelId} returned ${r.value.scores.length} scores for ${batch.length} pairs`, { retryable: false });
+          }
+          const totalChars = Math.max(1, batch.reduce((n, b) => n + b.pair.text.length + b.pair.textPair.length, 0));
+          const singles = batch.map((b, i) => {
+            // The request's tokens, shared out by length: what a cache hit on this pair saves.
+            const share = (b.pair.text.length + b.pair.textPair.length) / totalChars;
+            const promptTokens = Math.round(r.value.usage.promptTokens * share);
+            const completionTokens = Math.round(r.value.usage.completionTokens * share);
+            const evaluatedTokens = Math.round(r.value.usage.evaluatedTokens * share);
+            const single: ClassificationResult = { scores: [r.value.scores[i]!], usage: { promptTokens, completionTokens, evaluatedTokens } };
+            return { b, single };
+          });
+          // One commit for the whole batch; each pair is resolved only once it is committed.
+          await Promise.all(
+            singles.map(({ b, single }) =>
+              this.#cache?.put(b.key, this.model.cacheIdentity, 'classify', { task, text: b.pair.text, textPair: b.pair.textPair }, { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs: r.latencyMs }),
+            ),
+          );
+          for (const { b, single } of singles) b.settle.resolve({ value: single, cached: false, latencyMs: r.latencyMs, key: b.key });
+        } catch (error) {
+          for (const b of batch) b.settle.reject(error);
+        }
+      }),
+    );
+    const results = await Promise.all(request.pairs.map((p) => perPair.get(pairKey(p))!));
+    const usage = { promptTokens: 0, completionTokens: 0, evaluatedTokens: 0 };
+    for (const e of results) {
+      if (e.cached) continue;
+      usage.promptTokens += e.value.usage.promptTokens;
+      usage.completionTokens += e.value.usage.completionTokens;
+      usage.evaluatedTokens += e.value.usage.evaluatedTokens;
+    }
+    return {
+      value: { scores: results.map((e) => e.value.scores[0]!), usage },
+      cached: results.every((e) => e.cached),
+      latencyMs: Math.max(0, ...results.map((e) => e.latencyMs)),
+      key: results.length === 1 ? results[0]!.key : '',
+    };
+  }
+
+  #assertCapable(kind: Kind, task?: string): void {
+    const model = this.model;
+    const what = `${model.provider} model ${model.modelId}`;
+    if (!hasKind(model, KIND_OF[kind]) || typeof model[kind] !== 'function') {
+      if (kind === 'scoreTokens' || kind === 'classify') {
+        throw new UnsupportedCapabilityError(`${what} is not a ${KIND_OF[kind]} model (it provides ${model.kinds.join(', ')}), so it cannot ${kind === 'scoreTokens' ? 'score tokens' : 'classify text pairs'}`, {
+          hint: `Configure a ${KIND_OF[kind]} model for this role in llmkb.config.json (README: "Scorer backends").`,
+        });
+      }
+      throw new UnsupportedCapabilityError(`${what} does not support ${kind}`);
+    }
+    const tasks = (model as Partial<ClassificationModel>).tasks;
+    if (kind === 'classify' && task !== undefined && tasks && !tasks.includes(task as ClassificationModel['tasks'][number])) {
+      throw new UnsupportedCapabilityError(`${what} does ${tasks.join(', ')}, not ${task}`, { hint: `Configure a classification model with task "${task}" for this role (README: "Scorer backends").` });
     }
   }
+
 
   /** A cached answer, or the promise of an identical call already in flight (counted as a hit). */
   #fromCacheOrFlight<T>(key: string): Promise<Executed<T>> | undefined {
@@ -225,10 +346,12 @@ export class ModelExecutor {
   async #call<T>(kind: Kind, params: object, run: (opts: { signal: AbortSignal; endpoint: string }) => Promise<T>, usageOf: (value: T) => Usage): Promise<Executed<T>> {
     this.accounting.calls += 1;
     this.#assertCapable(kind);
-    const key = cacheKey(this.model.cacheIdentity, kind, params);
+    // Serialised once, for the key and for the stored request.
+    const canonical = CanonicalRequest.of(params);
+    const key = cacheKey(this.model.cacheIdentity, kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
-    const promise = this.#execute(kind, key, params, run, usageOf);
+    const promise = this.#execute(kind, key, canonical, run, usageOf);
     this.#inFlight.set(key, promise as Promise<Executed<unknown>>);
     try {
       return await promise;
@@ -272,7 +395,9 @@ export class ModelExecutor {
       const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
       if (rateLimited) this.accounting.rateLimited += 1;
       const delay = this.#retry.delayMs(attempt, normalized);
-      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : 'error', rateLimited ? delay : 0);
+      // A failure worth a retry counts against the replica; a request refused for itself (a 400) does not.
+      const retryable = normalized instanceof ModelCallError && normalized.retryable;
+      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : retryable ? 'error' : 'rejected', rateLimited ? delay : 0);
       if (!this.#retry.retries(normalized, attempt)) {
         this.accounting.failures += 1;
         throw this.#retry.finalError(normalized, attempt);

@@ -7,7 +7,10 @@
  * Versioned like the model interface: a method built against another version of this interface
  * is refused at registration rather than misread.
  */
+import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ModelKind } from '../providers/model-kinds.js';
+import type { Run } from '../store/run-store.js';
+import type { MethodSummary } from './method-summary.js';
 
 export type { ModelKind };
 
@@ -24,9 +27,81 @@ export interface RoleDef {
   fallback?: string;
 }
 
+/** What a stage gets from the generic stage runner (./run-method.ts). */
+export interface StageContext {
+  /** The run in the store: stages save their records in it (`runStage`), so a run resumes. */
+  run: Run;
+  items: readonly unknown[];
+  /** Executors by role id (an optional role without a model is absent). */
+  roles: Readonly<Record<string, ModelExecutor>>;
+  setting: string;
+  seed: number;
+  /** Records of the stages before this one, by stage id, then by item id. */
+  records: Readonly<Record<string, Map<string, unknown>>>;
+}
+
 export interface StageDef {
   id: string;
   description: string;
+  /**
+   * Runs the stage resumably (through `runStage`) and returns its records by item id. Left out
+   * by a method whose own command orchestrates its stages (the reliability method: `llmkb eval`).
+   */
+  run?(ctx: StageContext): Promise<Map<string, unknown>>;
+}
+
+export interface SummarizeContext {
+  records: Readonly<Record<string, Map<string, unknown>>>;
+  items: readonly unknown[];
+  model: string;
+  modelIdentity: string;
+  setting: string;
+  seed: number;
+  runId: string;
+  datasetChecksums: Record<string, string>;
+}
+
+/** A run as `compare` holds it: its summary, and its scored records when it was read from them. */
+export interface ComparedRun {
+  summary: MethodSummary;
+  records?: readonly unknown[];
+  source: string;
+}
+
+/** A method's own cross-run analysis (`llmkb compare`), e.g. the paper's tables. */
+export interface CompareOutput {
+  /** Markdown printed by `llmkb compare`. */
+  markdown: string;
+  /** Printed by `--json` and written as analysis.json. */
+  analysis: Record<string, unknown>;
+  /** Extra files written with `--out` (name -> content). */
+  files: Record<string, string>;
+  /** How `--out` describes what it wrote, e.g. "tables, correlations and analysis.json". */
+  wrote?: string;
+}
+
+/** A method's own parts of the HTML report; the rest (headline, runs, protocol) is generic. */
+export interface MethodReport {
+  /** Default page title when all runs are of this method. */
+  title?: string;
+  /** Why a run is marked approximate, e.g. "were judged without a judge LLM (lexical rule)". */
+  approximateNote?: string;
+  /**
+   * Sections after the introduction (tables, figures), replacing the generic headline table.
+   * `records[i]` are the per-item records of `summaries[i]` when the caller has them (e.g. for
+   * significance marks); a section must still render without them.
+   */
+  sections?(summaries: readonly MethodSummary[], context?: MethodReportContext): Promise<string[]>;
+  /** The one-line summary of a run in the Runs section (HTML). */
+  runHeadline?(summary: MethodSummary): string;
+  /** HTML shown under a run's metric table (breakdowns; example responses when its records are given). */
+  runDetails?(summary: MethodSummary, records?: readonly object[]): string;
+}
+
+/** What the report hands a method's sections besides the summaries. */
+export interface MethodReportContext {
+  /** Per-item records of each summary, same order; undefined where not available. */
+  records?: ReadonlyArray<readonly object[] | undefined>;
 }
 
 export interface MetricDef {
@@ -57,4 +132,19 @@ export interface EvaluationMethod {
   readonly roles: readonly RoleDef[];
   readonly stages: readonly StageDef[];
   readonly metricDefs: readonly MetricDef[];
+  /** Who defined the metrics, short, for report captions (e.g. "Zheng, Lapata & Pan"). */
+  readonly citation?: string;
+  /** The variants a run can use (the reliability method's prompt settings), in display order. */
+  readonly settings?: readonly string[];
+  /** Protocol choices a run records, in display order, with their titles. */
+  readonly protocolChoices?: Readonly<Record<string, string>>;
+  /** Protocol choices that differ between settings by design (not flagged when runs of several settings are shown together). */
+  readonly protocolPerSetting?: readonly string[];
+  /** Builds the summary (schema v2) from the stages' records (the generic stage runner). */
+  summarize?(ctx: SummarizeContext): MethodSummary;
+  /** Checks a summary of this method read from a file, beyond the v2 schema; returns a message per problem (with its field). */
+  checkSummary?(summary: MethodSummary): Promise<Array<{ path: string; message: string }>>;
+  /** Its own cross-run analysis for `llmkb compare` (default: headline tables and rankings from metricDefs). */
+  compare?(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput>;
+  report?: MethodReport;
 }

@@ -4,6 +4,7 @@
  */
 import { LlmkbError } from '../errors.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from './method.js';
+import { connerMethod } from './conner/conner-method.js';
 import { reliabilityMethod } from './reliability/reliability-method.js';
 
 const methods = new Map<string, EvaluationMethod>();
@@ -25,6 +26,11 @@ export function listMethods(): EvaluationMethod[] {
   return [...methods.values()];
 }
 
+/** The registered method with this id, if any (a summary of an unregistered method still shows, from its metricDefs). */
+export function findMethod(id: string): EvaluationMethod | undefined {
+  return methods.get(id);
+}
+
 export function getMethod(id: string): EvaluationMethod {
   const method = methods.get(id);
   if (!method) throw new LlmkbError(`unknown evaluation method "${id}"`, { hint: `Registered methods: ${[...methods.keys()].join(', ')}. List them with \`llmkb methods\`.` });
@@ -32,3 +38,4 @@ export function getMethod(id: string): EvaluationMethod {
 }
 
 registerMethod(reliabilityMethod);
+registerMethod(connerMethod);

@@ -1,25 +1,15 @@
 /**
- * The one interface every model provider implements (version `llmkb-model-v1`).
+ * Text generation and embedding models, and the requests and results of every model call
+ * (version `llmkb-model-v1`). The kinds (./model-kinds.ts) are small interfaces on top of
+ * `ModelBase`; a model implements the kinds its backend has and lists them in `kinds`.
  *
- * A provider is a thin adapter: it turns one request into one model call and reports what it
- * cost. Caching, retries, concurrency and accounting live in the executor, so a provider never
- * retries on its own and never swallows an error.
+ * A model is a thin adapter: it turns one request into one model call and reports what it cost.
+ * Caching, retries, concurrency and accounting live in the executor, so a model never retries on
+ * its own and never swallows an error.
  */
+import type { ClassificationModel, ModelBase, ScoringModel } from './model-kinds.js';
 
 export const MODEL_SPECIFICATION_VERSION = 'llmkb-model-v1' as const;
-
-export interface ModelCapabilities {
-  /** Raw-prompt text completion (base models need this: the paper's prompts are raw text). */
-  completion: boolean;
-  /** Chat messages, for instruction-tuned models served behind a chat template. */
-  chat: boolean;
-  /** Log-probabilities of the next token, restricted to candidate strings (MCQ letters). */
-  nextTokenLogprobs: boolean;
-  /** Log-likelihood of a given continuation after a context (teacher forcing). */
-  continuationLogLikelihood: boolean;
-  /** Text embeddings. */
-  embeddings: boolean;
-}
 
 /** Where and how a model runs, as far as it changes the numbers (recorded in a run's protocol). */
 export interface ModelRuntime {
@@ -104,37 +94,28 @@ export interface CallOptions {
   endpoint?: string;
 }
 
-export interface LanguageModel {
-  readonly specificationVersion: typeof MODEL_SPECIFICATION_VERSION;
-  /** Provider name, e.g. `openai-compatible` or `llama`. */
-  readonly provider: string;
-  /** Model id as the user named it. */
-  readonly modelId: string;
-  /**
-   * Everything about the model that can change its output, and nothing about transport:
-   * the cache key is built from this plus the request. For a GGUF file this includes the
-   * file's content hash, so a re-quantised file at the same path is a different model.
-   */
-  readonly cacheIdentity: string;
-  readonly capabilities: ModelCapabilities;
-  /** Endpoints the executor may spread calls over (several replicas of one deployment). */
-  readonly endpoints: readonly string[];
-  /** Calls one endpoint can usefully serve at once. */
-  readonly defaultConcurrency: number;
-  /** Compute backend and batching; absent for servers (whose batching is their own). */
-  readonly runtime?: ModelRuntime;
-
+/** Kind `text-generation`: raw completion and chat, greedy; optionally token log-probabilities. */
+export interface TextGenerationModel extends ModelBase {
   complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult>;
   chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult>;
-  nextTokenLogprobs(request: NextTokenLogprobsRequest, options?: CallOptions): Promise<NextTokenLogprobsResult>;
-  continuationLogLikelihood(
-    request: ContinuationLogLikelihoodRequest,
-    options?: CallOptions,
-  ): Promise<ContinuationLogLikelihoodResult>;
-  embed(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResult>;
-  /** Free native resources / sockets. Safe to call twice. */
-  close(): Promise<void>;
+  /** Log-probabilities of the next token over candidate strings (MCQ letters); absent when the backend has none. */
+  nextTokenLogprobs?(request: NextTokenLogprobsRequest, options?: CallOptions): Promise<NextTokenLogprobsResult>;
+  /** Log-likelihood of a continuation after a context (teacher forcing); absent when the backend has none. */
+  continuationLogLikelihood?(request: ContinuationLogLikelihoodRequest, options?: CallOptions): Promise<ContinuationLogLikelihoodResult>;
 }
+
+/** Kind `embedding`: text vectors. */
+export interface EmbeddingModel extends ModelBase {
+  embed(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResult>;
+}
+
+type Methods<T> = Partial<Omit<T, keyof ModelBase>>;
+
+/**
+ * A model of one or more kinds, as a provider creates it and the executor holds it: `kinds`
+ * says which of the kinds' methods it has (`requireKind` checks a role's kind at start-up).
+ */
+export type Model = ModelBase & Methods<TextGenerationModel> & Methods<EmbeddingModel> & Methods<ScoringModel> & Methods<ClassificationModel>;
 
 /** Stable log-sum-exp, used to merge a candidate's probability over its token spellings. */
 export function logSumExp(values: number[]): number {

@@ -6,8 +6,11 @@
  * `create`; nothing else in llmkb names a provider.
  */
 import type { z } from 'zod';
-import type { LanguageModel } from './language-model.js';
+import type { Model } from './language-model.js';
 import type { ModelKind } from './model-kinds.js';
+
+/** What a provider builds: a model of one or more kinds (text, embedding, scoring, classification). */
+export type ProvidedModel = Model;
 
 export interface CreateModelContext {
   /** Download cache; GGUF models go to `<cacheDir>/models`. */
@@ -40,5 +43,5 @@ export interface ModelProvider<Spec extends ParsedSpec = ParsedSpec, Options ext
   /** `rest` is what follows `scheme:` (the whole spec when matched bare, with `scheme` ''). */
   parseSpec(spec: string, scheme: string, rest: string, env: NodeJS.ProcessEnv): Spec;
   /** Builds the model; fails early (a missing API key, a missing file) before any call. */
-  create(spec: Spec, options: EntryOptions<Options>, context: CreateModelContext): Promise<LanguageModel>;
+  create(spec: Spec, options: EntryOptions<Options>, context: CreateModelContext): Promise<ProvidedModel>;
 }

@@ -9,12 +9,14 @@
  *   vllm:http://host:8000/v1/meta-llama/Llama-3-8B
  *                                any OpenAI-compatible server: base URL up to /v1, then the model
  *   llamacpp:http://host:8080/v1/model, ollama:llama3.1, openai-compatible:...
+ *   mock:./replies.jsonl         scripted replies (./mock/mock-provider.ts)
  */
 import type { LlamaSpec } from './llama/llama-provider.js';
+import type { MockSpec } from './mock/mock-provider.js';
 import type { OpenAICompatibleSpec } from './openai-compatible/openai-compatible-provider.js';
 import { resolveModelSpec } from './provider-registry.js';
 
-export type ModelSpec = LlamaSpec | OpenAICompatibleSpec;
+export type ModelSpec = LlamaSpec | OpenAICompatibleSpec | MockSpec;
 
 /** The spec parsed by the provider that owns its scheme. */
 export function parseModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): ModelSpec {

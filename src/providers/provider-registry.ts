@@ -4,8 +4,12 @@
  */
 import { LlmkbError, ModelSpecError } from '../errors.js';
 import { llamaProvider } from './llama/llama-provider.js';
+import { mockProvider } from './mock/mock-provider.js';
+import { llmClassifierProvider } from './llm-classifier/llm-classifier-provider.js';
 import type { ModelProvider, ParsedSpec } from './model-provider.js';
 import { openAICompatibleProvider } from './openai-compatible/openai-compatible-provider.js';
+import { teiProvider } from './tei/tei-provider.js';
+import { vllmPoolingProvider } from './vllm-pooling/vllm-pooling-provider.js';
 
 const providers: ModelProvider[] = [];
 const bySchemes = new Map<string, ModelProvider>();
@@ -43,3 +47,7 @@ export function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.
 
 registerProvider(llamaProvider);
 registerProvider(openAICompatibleProvider);
+registerProvider(mockProvider);
+registerProvider(teiProvider);
+registerProvider(vllmPoolingProvider);
+registerProvider(llmClassifierProvider);

@@ -1,41 +1,21 @@
 /**
  * `llmkb report`: one self-contained HTML file (inline CSS and SVG charts; no script, no font,
- * no network) with the paper's tables and figures for any set of runs, and each run's
- * breakdowns. Per-item records are aggregated, so the file stays small for 30 models x 3
- * settings. Every piece of model or user text is escaped.
+ * no network) for any set of runs of any method. It knows a method only through its summaries
+ * (metric definitions, values, intervals, protocol) and, for a registered method, the sections
+ * the method adds (the reliability method: the paper's tables and figures). Per-item records are
+ * aggregated, so the file stays small for 30 models x 3 settings. Every piece of model or user
+ * text is escaped.
  */
-import { correlate, effects, modelsOf, settingsOf, TABLE2_PAIRS, TABLE_TITLES, type PairedTest } from '../analysis/compare-runs.js';
-import type { MetricDef } from '../methods/method.js';
-import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
-import { METRIC_KEYS } from '../methods/reliability/metrics/reliability-metrics.js';
-import { formatPercent, type RunSummary, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
-import type { ExecutionRecord } from '../methods/reliability/evaluate-model.js';
-import { departures, PROTOCOL_CHOICES, PROTOCOL_TITLES, protocolDifferences } from '../methods/reliability/protocol.js';
+import { choicesOf, departuresOf, differencesOf } from '../analysis/protocol-differences.js';
+import { settingsOf, type PairedTest } from '../analysis/runs.js';
+import type { EvaluationMethod } from '../methods/method.js';
+import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
+import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
-import { escapeHtml } from './escape-html.js';
-import { isMetricKey, PairedResampler } from './significance.js';
-import { renderSvg } from './charts.js';
-import { answerTypeFigure, consistencyFigure, correctWrongFigure, effectFigures, rankingFigure, scatterFigure, subtypeFigure, type Figure } from './paper-figures.js';
+import { escapeHtml, htmlTable } from './html-parts.js';
+import { resetChartIds } from './render-svg.js';
 
 export { escapeHtml };
-
-function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
-  return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`)
-    .join('')}</tbody></table>`;
-}
-
-/** Vega's SVG, with anything that is not drawing removed (it contains none, but the page promises no script). */
-function safeSvg(svg: string): string {
-  return svg.replace(/<script[\s\S]*?<\/script>/gi, '').replace(/\son\w+="[^"]*"/gi, '');
-}
-
-/** A figure, or, when the runs do not carry what it needs, one line saying what to add. */
-async function figure(f: Figure): Promise<string> {
-  if (!f.spec) return `<figure class="chart empty" id="${escapeHtml(f.id)}"><figcaption><strong>${escapeHtml(f.title)}</strong>: not drawn. ${escapeHtml(f.note ?? '')}</figcaption></figure>`;
-  const caption = f.caption.startsWith('Figure') ? f.caption : `${f.title}. ${f.caption}`;
-  return `<figure class="chart" id="${escapeHtml(f.id)}">${safeSvg(await renderSvg(f.spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
-}
 
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1f}
@@ -56,20 +36,30 @@ table.examples td{text-align:left;max-width:32rem;overflow-wrap:anywhere}p.note{
 @page{size:A4 landscape;margin:12mm}
 `;
 
+/** The runs of each method, in the order the methods first appear. */
+function byMethod(summaries: readonly MethodSummary[]): Array<{ id: string; method: EvaluationMethod | undefined; summaries: MethodSummary[] }> {
+  const groups = new Map<string, MethodSummary[]>();
+  for (const s of summaries) groups.set(s.method.id, [...(groups.get(s.method.id) ?? []), s]);
+  return [...groups.entries()].map(([id, group]) => ({ id, method: findMethod(id), summaries: group }));
+}
+
+const titlesOf = (s: MethodSummary): Readonly<Record<string, string>> => findMethod(s.method.id)?.protocolChoices ?? {};
+
 /**
  * "Departures from the paper's protocol": one line per choice that some run made differently
  * from the paper, naming the runs; and what differs between the runs shown side by side.
  */
-function protocolBox(summaries: readonly RunSummary[]): string {
+function protocolBox(summaries: readonly MethodSummary[]): string {
   const byChoice = new Map<string, string[]>();
   for (const s of summaries) {
     if (!s.protocol) continue;
-    for (const { choice, entry } of departures(s.protocol)) {
-      const line = `${PROTOCOL_TITLES[choice]}: ${entry.choice}${entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}${entry.note ? ` — ${entry.note}` : ''}`;
+    const titles = titlesOf(s);
+    for (const { choice, entry } of departuresOf(s.protocol, titles)) {
+      const line = `${titles[choice] ?? choice}: ${entry.choice}${entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}${entry.note ? ` — ${entry.note}` : ''}`;
       byChoice.set(line, [...(byChoice.get(line) ?? []), `${s.model} (${s.setting})`]);
     }
   }
-  const differences = protocolDifferences(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })));
+  const differences = byMethod(summaries).flatMap((g) => differencesOf(g.summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
   if (byChoice.size === 0 && differences.length === 0) return '';
   const all = summaries.length;
   const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
@@ -77,12 +67,13 @@ function protocolBox(summaries: readonly RunSummary[]): string {
   return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and its measured effect: README, "How close to the paper is a run?".</p></section>`;
 }
 
-function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): string {
+function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined): string {
   const rows: string[][] = [];
   if (s.protocol) {
-    for (const c of PROTOCOL_CHOICES) {
+    const titles = titlesOf(s);
+    for (const c of choicesOf(s.protocol, titles)) {
       const e = s.protocol.entries[c];
-      if (e) rows.push([PROTOCOL_TITLES[c], e.choice, e.status, e.note ?? '']);
+      if (e) rows.push([titles[c] ?? c, e.choice, e.status, e.note ?? '']);
     }
     rows.push(['seed', String(s.protocol.seed), '', '']);
     rows.push(['compute backend', s.protocol.computeBackend, '', '']);
@@ -92,178 +83,106 @@ function protocolTable(s: RunSummary, execution: ExecutionRecord | undefined): s
     if (execution.command) rows.push(['command', execution.command, '', '']);
     rows.push(['ran', `${execution.startedAt} → ${execution.finishedAt}`, '', `llmkb ${execution.llmkbVersion}, Node ${execution.node}`]);
     for (const [role, a] of Object.entries(execution.calls)) rows.push([`calls: ${role}`, `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`, '', `tokens ${a.promptTokens} in + ${a.completionTokens} out`]);
+    for (const [role, replicas] of Object.entries(execution.replicas ?? {})) rows.push([`replicas: ${role}`, replicas.map((r) => `${r.url}: ${r.served}`).join(', '), '', `calls answered per replica; failed ${replicas.map((r) => r.failed).join('/')}, taken out ${replicas.map((r) => r.trips).join('/')} times`]);
   }
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }
 
-/** The metric definitions of the runs' method (summary v2 carries them; v1 summaries are reliability runs). */
-function metricDefsOf(summaries: readonly RunSummary[]): Map<string, MetricDef> {
-  const own = (summaries[0] as unknown as { metricDefs?: MetricDef[] } | undefined)?.metricDefs;
-  return new Map((own ?? reliabilityMethod.metricDefs).map((d) => [d.id, d]));
+function runSection(s: MethodSummary, method: EvaluationMethod | undefined, execution: ExecutionRecord | undefined, records: readonly object[] | undefined): string {
+  const headline = method?.report?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
+  const metricRows = s.metricDefs.map((d) => {
+    const ci = s.intervals[d.id];
+    return [d.id, formatMetric(d, s.metrics[d.id]), ci ? `[${formatMetric(d, ci[0])}, ${formatMetric(d, ci[1])}]` : '-'];
+  });
+  const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
+  const details = method?.report?.runDetails?.(s, records);
+  return `<details><summary>${headline}</summary>
+<div class="scroll">${htmlTable(['Metric', 'value', ciHeader], metricRows)}</div>
+${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
+${protocolTable(s, execution)}</details>`;
 }
-
-/** The paper's Tables 9-11: the metric ids of each, four per prompt setting. */
-const PAPER_TABLES: Record<'9' | '10' | '11', string[]> = {
-  '9': ['WR', 'CR', 'NCR', 'UR'],
-  '10': ['C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'C_correct'],
-  '11': ['CWR', 'CCR', 'NCCR', 'IUR'],
-};
-
-type Mark = 'best' | 'tie' | undefined;
 
 /**
- * Significance marks: in each setting and column, the best run is bold and the runs that the
- * paired bootstrap (1000 resamples over the questions both answered) cannot tell from it
- * (p >= 0.05) are underlined. Needs the runs' records; without them only the best is marked.
+ * Any method's headline metrics from its metricDefs alone: a row per model, a column group per
+ * setting, each value with its bootstrap CI below it; the best run of a setting in a column (by
+ * the metric's `better`) is bold.
  */
-function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyArray<readonly ScoredRecord[] | undefined>, metrics: readonly string[], defs: ReadonlyMap<string, MetricDef>): Map<string, Mark> {
-  const marks = new Map<string, Mark>();
-  const resampler = new PairedResampler();
-  for (const setting of settingsOf(summaries)) {
-    const runs = summaries.map((s, i) => ({ s, i })).filter(({ s }) => s.setting === setting);
-    if (runs.length < 2) continue;
-    for (const metric of metrics) {
-      const def = defs.get(metric);
-      const valued = runs.filter(({ s }) => s.metrics[metric as never] !== null && s.metrics[metric as never] !== undefined);
-      if (valued.length < 2 || !def) continue;
-      const sign = def.better === 'higher' ? 1 : -1;
-      const best = valued.reduce((a, b) => (sign * ((b.s.metrics[metric as never] as number) - (a.s.metrics[metric as never] as number)) > 0 ? b : a));
-      marks.set(`${best.i}/${metric}`, 'best');
-      const bestRecords = records[best.i];
-      if (!bestRecords) continue;
-      for (const { s, i } of valued) {
-        if (i === best.i || !records[i]) continue;
-        if (s.metrics[metric as never] === best.s.metrics[metric as never]) {
-          marks.set(`${i}/${metric}`, 'best');
-          continue;
-        }
-        const p = isMetricKey(metric) ? resampler.p(bestRecords, records[i]!, metric) : null;
-        if (p !== null && p >= 0.05) marks.set(`${i}/${metric}`, 'tie');
-      }
+function headlineHtml(summaries: readonly MethodSummary[], order: readonly string[]): string {
+  const defs = (summaries[0]?.metricDefs ?? []).filter((d) => d.headline);
+  const shown = defs.length ? defs : (summaries[0]?.metricDefs ?? []);
+  const settings = settingsOf(summaries, order);
+  const models = [...new Set(summaries.map((s) => s.model))];
+  const best = new Map<string, number>();
+  for (const setting of settings) {
+    for (const d of shown) {
+      const values = summaries.filter((s) => s.setting === setting).map((s) => s.metrics[d.id]).filter((v): v is number => typeof v === 'number');
+      if (values.length >= 2) best.set(`${setting}/${d.id}`, d.better === 'lower' ? Math.min(...values) : Math.max(...values));
     }
   }
-  return marks;
-}
-
-/** A paper table: a row per model, a column group per prompt setting (grouped header), each value with its 95% CI. */
-function paperTableHtml(summaries: readonly RunSummary[], table: '9' | '10' | '11', defs: ReadonlyMap<string, MetricDef>, marks: ReadonlyMap<string, Mark>): string {
-  const settings = settingsOf(summaries);
-  const ids = PAPER_TABLES[table];
-  const label = (id: string) => `${defs.get(id)?.label ?? id} ${defs.get(id)?.better === 'lower' ? '↓' : '↑'}`;
-  const head = `<thead><tr><th rowspan="2" scope="col">Model</th>${settings.map((s) => `<th class="group first" colspan="${ids.length}" scope="colgroup">${escapeHtml(s)}</th>`).join('')}</tr><tr>${settings.map(() => ids.map((id, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(defs.get(id)?.description ?? '')}">${escapeHtml(label(id))}</th>`).join('')).join('')}</tr></thead>`;
-  const rows = modelsOf(summaries).map((model) => `<tr><th scope="row">${escapeHtml(model)}</th>${settings.map((setting) => {
-    const i = summaries.findIndex((x) => x.model === model && x.setting === setting);
-    const s = summaries[i];
-    return ids.map((id, k) => {
+  const head = `<thead><tr><th rowspan="2" scope="col">Model</th>${settings.map((st) => `<th class="group first" colspan="${shown.length}" scope="colgroup">${escapeHtml(st)}</th>`).join('')}</tr><tr>${settings.map(() => shown.map((d, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(d.description)}">${escapeHtml(`${d.label} ${d.better === 'lower' ? '↓' : '↑'}`)}</th>`).join('')).join('')}</tr></thead>`;
+  const rows = models.map((model) => `<tr><th scope="row">${escapeHtml(model)}</th>${settings.map((setting) => {
+    const s = summaries.find((x) => x.model === model && x.setting === setting);
+    return shown.map((d, k) => {
       const first = k === 0 ? 'first' : '';
       if (!s) return `<td class="${first}"></td>`;
-      const v = s.metrics[id as never] as number | null;
-      const ci = s.intervals[id as never] as [number, number] | null | undefined;
-      const mark = marks.get(`${i}/${id}`) ?? '';
-      return `<td class="${`${first} ${mark}`.trim()}">${escapeHtml(formatPercent(v))}${ci ? `<span class="ci">[${escapeHtml(formatPercent(ci[0], 1))}, ${escapeHtml(formatPercent(ci[1], 1))}]</span>` : ''}</td>`;
+      const v = s.metrics[d.id];
+      const ci = s.intervals[d.id];
+      const mark = typeof v === 'number' && best.get(`${setting}/${d.id}`) === v ? 'best' : '';
+      return `<td class="${`${first} ${mark}`.trim()}">${escapeHtml(formatMetric(d, v))}${ci ? `<span class="ci">[${escapeHtml(formatMetric(d, ci[0], 1))}, ${escapeHtml(formatMetric(d, ci[1], 1))}]</span>` : ''}</td>`;
     }).join('');
   }).join('')}</tr>`);
-  return `<div class="scroll"><table class="paper" id="table${table}">${head}<tbody>${rows.join('')}</tbody></table></div>`;
+  const anyCi = summaries.some((s) => Object.values(s.intervals).some(Boolean));
+  return `<div class="scroll"><table class="paper">${head}<tbody>${rows.join('')}</tbody></table></div><p class="note">${anyCi ? `${ciLevel(summaries)} bootstrap CIs below each value. ` : ''}Bold: the best run of the setting in that column.</p>`;
 }
 
-/** A few responses of each label, spread over the run (every k-th), with the question and the accepted answer. */
-function examplesHtml(records: readonly ScoredRecord[] | undefined, perLabel = 3): string {
-  if (!records || records.length === 0) return '';
-  const rows: string[] = [];
-  for (const label of ['correct', 'wrong', 'uninformative'] as const) {
-    const all = records.filter((r) => r.label === label);
-    const step = Math.max(1, Math.floor(all.length / perLabel));
-    const picked = all.filter((_, i) => i % step === 0).slice(0, perLabel);
-    for (const r of picked) {
-      const q = typeof r.question === 'string' ? r.question : r.id;
-      const answers = Array.isArray(r.answers) ? (r.answers as unknown[]).filter((a): a is string => typeof a === 'string') : [];
-      const response = typeof r.response === 'string' ? r.response : '';
-      rows.push(`<tr><th scope="row">${escapeHtml(label)}${r.uninformativeType ? ` (${escapeHtml(r.uninformativeType)})` : ''}</th><td>${escapeHtml(q)}</td><td>${escapeHtml(answers[0] ?? (r.dataset === 'unseen' ? '(unseen: no answer)' : ''))}</td><td>${escapeHtml(response.length > 240 ? `${response.slice(0, 239)}…` : response)}</td></tr>`);
-    }
-  }
-  return rows.length ? `<h4>Example responses</h4><div class="scroll"><table class="examples"><thead><tr><th>label</th><th>question</th><th>accepted answer</th><th>response</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : '';
-}
+const ciLevel = (summaries: readonly MethodSummary[]): string => {
+  const b = summaries.find((s) => s.bootstrap)?.bootstrap;
+  return b ? `${Math.round(100 * b.confidence)}%` : 'The';
+};
 
 export interface ReportOptions {
   title?: string;
   pairedTests?: readonly PairedTest[];
   executions?: readonly ExecutionRecord[];
-  /** Each run's scored records (same order as the summaries): significance marks and example responses. */
-  records?: ReadonlyArray<readonly ScoredRecord[] | undefined>;
+  /** Each run's per-item records (same order as the summaries), for the method's sections (significance marks) and run details (examples). */
+  records?: ReadonlyArray<readonly object[] | undefined>;
 }
 
-export async function renderReport(summaries: readonly RunSummary[], options: ReportOptions = {}): Promise<string> {
-  const title = options.title ?? 'llmkb report: reliability of LLMs as knowledge bases';
-  const settings = settingsOf(summaries);
-  const defs = metricDefsOf(summaries);
-  const records = options.records ?? [];
-  const hasRecords = summaries.some((_, i) => records[i]);
+export async function renderReport(summaries: readonly MethodSummary[], options: ReportOptions = {}): Promise<string> {
+  const groups = byMethod(summaries);
+  const only = groups.length === 1 ? groups[0]!.method : undefined;
+  const title = options.title ?? only?.report?.title ?? 'llmkb report';
+  const settings = settingsOf(summaries, only?.settings ?? []);
+  resetChartIds();
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
-  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by Zheng, Lapata &amp; Pan (values x100, 95% bootstrap CIs below each value); made by llmkb ${escapeHtml(VERSION)}.</p>`);
+  const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
+  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)} (values x100); made by llmkb ${escapeHtml(VERSION)}.</p>`);
   parts.push(protocolBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
-    parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) were judged without a judge LLM (lexical rule): ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
+    const notes = new Set(approximate.map((s) => findMethod(s.method.id)?.report?.approximateNote ?? 'used an approximation'));
+    parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) ${escapeHtml(notes.size === 1 ? [...notes][0]! : 'used an approximation')}: ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
   }
 
-  const marks = significanceMarks(summaries, records, Object.values(PAPER_TABLES).flat(), defs);
-  const markNote = summaries.length < 2 || settings.every((st) => summaries.filter((s) => s.setting === st).length < 2)
-    ? ''
-    : hasRecords
-      ? '<p class="note">Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples, p ≥ 0.05).</p>'
-      : '<p class="note">Bold: the best run of the setting in that column. Significance marks need the runs\' records (<code>.records.jsonl</code> beside each summary).</p>';
-  for (const t of ['9', '10', '11'] as const) {
-    parts.push(`<h2>${escapeHtml(TABLE_TITLES[t])}</h2>${paperTableHtml(summaries, t, defs, marks)}`);
-  }
-  parts.push(markNote);
-
-  parts.push('<h2>Correlations across models (Table 2)</h2>');
-  const corrRows = TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => {
-    const c = correlate(summaries, x, y, s);
-    return c.r === null ? `- (n=${c.n})` : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${c.p!.toPrecision(2)}, n=${c.n})`;
-  })]);
-  parts.push(`<div class="scroll">${htmlTable(['Comparison', ...settings], corrRows)}</div><p class="note">Pearson's R across the runs of each setting; * p &lt; 0.05; "-" where fewer than three runs have both metrics.</p>`);
-
-  const headline = [...defs.values()].filter((d) => d.headline).map((d) => d.id);
-  parts.push('<h2>Figures</h2><div class="charts">');
-  parts.push(await figure(scatterFigure(summaries, defs, 'UR', 'NCR', 'fig7a', 'Figure 7(a): factuality on seen (NCR) vs unseen (UR) knowledge; dashed line y = x.')));
-  parts.push(await figure(scatterFigure(summaries, defs, 'C_correct', 'C_wrong', 'fig7b', 'Figure 7(b): consistency on wrong vs correct responses; lower right is better.')));
-  parts.push(await figure(scatterFigure(summaries, defs, 'IUR', 'NCCR', 'fig7c', 'Figure 7(c): reliability on seen (NCCR) vs unseen (IUR) knowledge; dashed line y = x.')));
-  for (const id of ['NCCR', 'IUR']) if (defs.get(id)) parts.push(await figure(rankingFigure(summaries, defs.get(id)!)));
-  parts.push(await figure(answerTypeFigure(summaries)));
-  parts.push(await figure(subtypeFigure(summaries)));
-  parts.push(await figure(consistencyFigure(summaries)));
-  parts.push(await figure(correctWrongFigure(summaries)));
-  for (const f of effectFigures(summaries, headline)) parts.push(await figure(f));
-  parts.push('</div>');
-
-  const fx = effects(summaries);
-  if (fx.size.length + fx.fineTuning.length + fx.icl.length > 0) {
-    parts.push('<h2>Size, fine-tuning and in-context learning (Figure 3, as numbers)</h2>');
-    const metricCols = headline;
-    if (fx.size.length) parts.push(`<h3>By model size</h3><div class="scroll">${htmlTable(['Setting / size', 'runs', ...metricCols], fx.size.map((r) => [`${r.setting} / ${r.sizeClass}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}</div>`);
-    if (fx.fineTuning.length) parts.push(`<h3>Base vs fine-tuned</h3><div class="scroll">${htmlTable(['Setting / type', 'runs', ...metricCols], fx.fineTuning.map((r) => [`${r.setting} / ${r.fineTuned ? 'fine-tuned' : 'base'}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}</div>`);
-    if (fx.icl.length) parts.push(`<h3>Change from zero-shot (mean over models)</h3><div class="scroll">${htmlTable(['Setting', 'models', ...metricCols], fx.icl.map((r) => [r.setting, String(r.models), ...metricCols.map((k) => formatPercent(r.meanChangeFromZeroShot[k] ?? null))]))}</div>`);
+  for (const g of groups) {
+    if (g.method?.report?.sections) {
+      const records = options.records;
+      parts.push(...(await g.method.report.sections(g.summaries, records ? { records: g.summaries.map((x) => records[summaries.indexOf(x)]) } : {})));
+      continue;
+    }
+    // Any method: its headline metrics per model and setting, from the summaries' metricDefs alone.
+    parts.push(`<h2>${escapeHtml(g.method?.title ?? `method ${g.id}`)}: headline metrics</h2>${headlineHtml(g.summaries, g.method?.settings ?? [])}`);
   }
 
   if (options.pairedTests && options.pairedTests.length > 0) {
     parts.push('<h2>Paired bootstrap tests</h2>');
-    parts.push(`<div class="scroll">${htmlTable(['A vs B', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, `${formatPercent(t.difference)}${t.p !== null && t.p < 0.05 ? '*' : ''}`, t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)]))}</div>`);
+    const pct = { format: 'percent' as const };
+    parts.push(htmlTable(['A vs B', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatMetric(pct, t.difference), t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
   }
 
   parts.push('<h2>Runs</h2>');
-  for (const [index, s] of summaries.entries()) {
-    const metricRows = [...defs.values()].map((d) => [d.label, formatPercent(s.metrics[d.id as never]), s.intervals[d.id as never] ? `[${formatPercent(s.intervals[d.id as never]![0])}, ${formatPercent(s.intervals[d.id as never]![1])}]` : '-']);
-    const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(source.startsWith('T') ? g.metrics.C_wrong_unseen : g.metrics.C_wrong_seen), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
-    const c = s.counts;
-    parts.push(`<details><summary><strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}</summary>
-<div class="scroll">${htmlTable(['Metric', 'value', `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)`], metricRows)}</div>
-<div class="scroll">${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}</div>
-${examplesHtml(records[index])}
-<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
-${protocolTable(s, options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting))}</details>`);
-  }
+  for (const [i, s] of summaries.entries()) parts.push(runSection(s, findMethod(s.method.id), options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting), options.records?.[i]));
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -44,19 +44,60 @@ describe('CallCache', () => {
     old.exec(SCHEMA_1);
     old.prepare('INSERT INTO call_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(key, 'vllm:old-model', 'complete', canonicalJson(request), JSON.stringify({ text: ' Bobby Scott', finishReason: 'stop' }), 12, 3, 20.5, '2026-01-01T00:00:00.000Z');
     old.prepare('INSERT INTO runs VALUES (?, ?, ?, ?)').run('abc', JSON.stringify({ model: 'vllm:old-model', dataset: 'd', setting: 'zero-shot', seed: 42 }), '2026-01-01', '2026-01-01');
+    old.prepare('INSERT INTO run_records VALUES (?, ?, ?, ?, ?, ?)').run('abc', 'ask', 'q1', 0, JSON.stringify({ id: 'q1', response: 'x' }), '2026-01-01');
     old.close();
 
     const db = openDatabase(path);
-    assert.equal(db.pragma('user_version', { simple: true }), 2);
+    assert.equal(db.pragma('user_version', { simple: true }), 3);
     const cache = new CallCache(db);
     assert.deepEqual(cache.get(key), { response: { text: ' Bobby Scott', finishReason: 'stop' }, promptTokens: 12, completionTokens: 3, latencyMs: 20.5 });
     assert.equal(cache.request(key), canonicalJson(request));
     assert.equal(cache.stats().entries, 1);
     assert.equal(new RunStore(db).get('abc')?.spec.model, 'vllm:old-model');
+    assert.deepEqual([...new RunStore(db).get('abc')!.records('ask')], [['q1', { id: 'q1', response: 'x' }]], 'run records move to the rowid table');
     db.close();
-    // Opening it again (now schema 2) changes nothing.
+    // Opening it again (now schema 3) changes nothing.
     const again = openDatabase(path);
     assert.equal(new CallCache(again).get(key)?.promptTokens, 12);
     again.close();
+  });
+
+  it('journals calls beside a store file, moves them into the store in batches and on close, and ignores a torn last entry', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'llmkb-journal-'));
+    const path = join(folder, 'store.sqlite');
+    const db = openDatabase(path);
+    const cache = new CallCache(db, { mergeEntries: 10 });
+    const entry = (i: number) => ({ response: { text: ` a${i}` }, promptTokens: i, completionTokens: 1, latencyMs: 2 });
+    const keys = Array.from({ length: 25 }, (_, i) => cacheKey('m', 'complete', { i }));
+    await Promise.all(keys.slice(0, 5).map((k, i) => cache.put(k, 'm', 'complete', { i }, entry(i))));
+    const journal = readdirSync(folder).filter((f) => f.endsWith('.journal'));
+    assert.equal(journal.length, 1, 'one journal file beside the store');
+    assert.match(journal[0]!, /^store\.sqlite\.calls-.+~\d+~[0-9a-f]+\.journal$/);
+    // Written, not yet moved: found through the journal, not in the table.
+    assert.deepEqual(cache.get(keys[3]!), entry(3));
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 0);
+    // The tenth entry moves all ten into the table.
+    await Promise.all(keys.slice(5, 12).map((k, i) => cache.put(k, 'm', 'complete', { i: i + 5 }, entry(i + 5))));
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 12);
+    await Promise.all(keys.slice(12, 15).map((k, i) => cache.put(k, 'm', 'complete', { i: i + 12 }, entry(i + 12))));
+    assert.equal(cache.stats().entries, 15, 'stats count journal entries too');
+    await Promise.all(keys.slice(15, 17).map((k, i) => cache.put(k, 'm', 'complete', { i: i + 15 }, entry(i + 15))));
+    // A kill during a write leaves a torn entry at the end: it was never reported done, and is skipped.
+    const file = join(folder, journal[0]!);
+    appendFileSync(file, Buffer.from([200, 1, 0, 0, 1, 2, 3]));
+    // Another process finds this journal once its owner is gone: here, a copy named after a pid that does not exist.
+    copyFileSync(file, join(folder, journal[0]!.replace(/~\d+~/, '~999999999~')));
+    cache.close();
+    assert.deepEqual(readdirSync(folder).filter((f) => f.endsWith('.journal') && !f.includes('~999999999~')), [], 'close moves the journal into the store and removes it');
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 17);
+    db.prepare('DELETE FROM calls').run();
+    db.close();
+    const reopened = openDatabase(path);
+    const recovered = new CallCache(reopened);
+    assert.ok(!readdirSync(folder).some((f) => f.includes('~999999999~')), "the dead process's journal is moved and removed");
+    assert.deepEqual(recovered.get(keys[16]!), entry(16));
+    assert.equal(recovered.stats().entries, 2, "the dead process's journal (the two calls since its last move), up to its torn entry");
+    recovered.close();
+    reopened.close();
   });
 });

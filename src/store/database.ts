@@ -31,7 +31,14 @@ export const SqliteDatabase = createRequire(import.meta.url)(sqliteDriver()) as 
 
 export type Db = BetterSqlite3.Database;
 
-const SCHEMA_VERSION = 2;
+/**
+ * 3: run records in rowid order with a unique index (schema 2's clustered table is rebuilt
+ * once), those longer than 512 characters stored raw-DEFLATEd (a BLOB in `record`), and
+ * cached calls may wait in a journal file beside the store (see CallCache) before they move into
+ * `calls`; text records are read as they are. The number keeps an older llmkb from misreading
+ * a newer store.
+ */
+const SCHEMA_VERSION = 3;
 
 /**
  * The call cache (schema 2). Keys are SHA-256 hashes, i.e. random: a table clustered on them
@@ -66,6 +73,23 @@ INSERT OR REPLACE INTO calls (key, model, kind, response, prompt_tokens, complet
 DROP TABLE call_cache;
 `;
 
+/** Schema 1 and 2's run records (clustered, WITHOUT ROWID) into schema 3's table. */
+const MIGRATE_RECORDS_TO_3 = `
+CREATE TABLE run_records_3 (
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stage TEXT NOT NULL,
+  item_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+INSERT INTO run_records_3 (run_id, stage, item_id, seq, record, created_at)
+  SELECT run_id, stage, item_id, seq, record, created_at FROM run_records ORDER BY run_id, stage, seq;
+DROP TABLE run_records;
+ALTER TABLE run_records_3 RENAME TO run_records;
+`;
+
 const SCHEMA = `${CALLS_TABLE}
 
 CREATE TABLE IF NOT EXISTS runs (
@@ -84,15 +108,20 @@ CREATE TABLE IF NOT EXISTS run_stages (
   PRIMARY KEY (run_id, stage)
 ) WITHOUT ROWID;
 
+-- Schema 3: rows in rowid order (appended as records finish) found through a unique index;
+-- schema 2 clustered them on (run, stage, item id), so records finishing in any order were
+-- inserted at random places and left pages about 40% full.
 CREATE TABLE IF NOT EXISTS run_records (
+  id INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   stage TEXT NOT NULL,
   item_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
+  -- JSON text, or raw DEFLATE of it (a BLOB) for records over 512 characters
   record TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (run_id, stage, item_id)
-) WITHOUT ROWID;
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS run_records_item ON run_records (run_id, stage, item_id);
 
 -- One process works on a run at a time (see RunStore: leases). Added within schema 1: older
 -- versions simply ignore the table.
@@ -149,6 +178,10 @@ export function openDatabase(path: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // 32 MiB of page cache (SQLite's default is 2 MiB): a cached re-run looks up every call by a
+    // random key, and the key index (about 5 MB at paper scale) then stays in memory. A cap, so
+    // memory stays flat however large the store grows.
+    db.pragma('cache_size = -32768');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new LlmkbError(`${path} was written by a newer llmkb (store schema ${version}, this version reads ${SCHEMA_VERSION})`, {
@@ -156,10 +189,12 @@ export function openDatabase(path: string): Db {
       });
     }
     const hasV1Cache = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined;
-    if (hasV1Cache) {
-      // A store of schema 1: its cached calls move to the new table, all or nothing.
+    const clusteredRecords = (db: Db) => (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'run_records'").pluck().get() as string | undefined)?.includes('WITHOUT ROWID') === true;
+    if (hasV1Cache || clusteredRecords(db)) {
+      // A store of schema 1 or 2: its cached calls and run records move to the new tables, all or nothing.
       const migrating = db;
       migrating.transaction(() => {
+        if (clusteredRecords(migrating)) migrating.exec(MIGRATE_RECORDS_TO_3);
         migrating.exec(SCHEMA);
         if (migrating.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined) migrating.exec(MIGRATE_1_TO_2);
         migrating.pragma(`user_version = ${SCHEMA_VERSION}`);

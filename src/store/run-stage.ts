@@ -2,7 +2,7 @@ import { LlmkbError } from '../errors.js';
 import { Progress, type ProgressOptions } from '../progress/progress.js';
 import type { Run } from './run-store.js';
 
-export interface StageWork<I, R> {
+export interface StageWork<I, R, P = R> {
   run: Run;
   stage: string;
   items: readonly I[];
@@ -11,8 +11,13 @@ export interface StageWork<I, R> {
   work: (item: I, index: number) => Promise<{ record: R; cached?: boolean }>;
   concurrency: number;
   progress?: ProgressOptions;
-  /** Summary stored with the finished stage (diagnostics, which judge was used, ...). */
-  info?: (records: Map<string, R>) => unknown;
+  /**
+   * What the returned map keeps of each stored record (default: all of it). Records are read
+   * back one at a time and reduced, so large records (a pair's every MCQ) stay in the store.
+   */
+  project?: (record: R) => P;
+  /** Summary stored with the finished stage (diagnostics, which judge was used, ...), from the projected records. */
+  info?: (records: Map<string, P>) => unknown;
 }
 
 /**
@@ -21,7 +26,7 @@ export interface StageWork<I, R> {
  * its stored records without doing anything. On the first failure no new item is started,
  * items in flight finish and are saved, and the error is rethrown: re-running continues there.
  */
-export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<string, R>> {
+export async function runStage<I, R, P = R>(options: StageWork<I, R, P>): Promise<Map<string, P>> {
   const { run, stage, items, idOf } = options;
   const ids = new Set<string>();
   for (const item of items) {
@@ -31,9 +36,9 @@ export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<stri
   }
   // Before looking at what is done: another process may be doing it right now.
   await run.acquireLease();
-  if (run.stageStatus(stage) === 'done') return run.records<R>(stage);
+  if (run.stageStatus(stage) === 'done') return run.records<R, P>(stage, options.project);
   run.startStage(stage);
-  const existing = run.records<R>(stage);
+  const existing = new Set(run.recordIds(stage));
   const todo = items.map((item, index) => ({ item, index })).filter(({ item }) => !existing.has(idOf(item)));
   const progress = new Progress(stage, items.length, options.progress);
   progress.skip(items.length - todo.length);
@@ -76,7 +81,7 @@ export async function runStage<I, R>(options: StageWork<I, R>): Promise<Map<stri
     progress.finish('stopped on an error; run the same command again to resume');
     throw failure.error;
   }
-  const records = run.records<R>(stage);
+  const records = run.records<R, P>(stage, options.project);
   run.finishStage(stage, options.info?.(records));
   progress.finish(todo.length < items.length ? `${items.length - todo.length} resumed from the store` : '');
   return records;

@@ -7,6 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
@@ -182,6 +183,22 @@ class Leases {
   }
 }
 
+/**
+ * Records are JSON; those longer than this are stored raw-DEFLATEd (a BLOB in the same column):
+ * a consistency record holds its pair's every MCQ, and deflated the run store is about a quarter
+ * of its size, and so is what a stage writes to disk.
+ */
+const DEFLATE_RECORDS_FROM = 512;
+
+function encodeRecord(record: unknown): string | Buffer {
+  const json = JSON.stringify(record);
+  return json.length < DEFLATE_RECORDS_FROM ? json : deflateRawSync(json, { level: 1 });
+}
+
+function decodeRecord<T>(stored: string | Buffer): T {
+  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored).toString('utf8')) as T;
+}
+
 export class RunStore {
   readonly #db: Db;
   readonly #leases: Leases;
@@ -286,21 +303,41 @@ export class Run {
 
   /** Saves one item's record; committed before this returns. */
   saveRecord(stage: string, itemId: string, seq: number, record: unknown): void {
-    this.#save.run(this.id, stage, itemId, seq, JSON.stringify(record), new Date().toISOString());
+    this.#save.run(this.id, stage, itemId, seq, encodeRecord(record), new Date().toISOString());
   }
 
   /** Saves several items' records in one transaction; all are committed when this returns. */
   saveRecords(stage: string, entries: ReadonlyArray<{ itemId: string; seq: number; record: unknown }>): void {
     const now = new Date().toISOString();
     this.#db.transaction(() => {
-      for (const e of entries) this.#save.run(this.id, stage, e.itemId, e.seq, JSON.stringify(e.record), now);
+      for (const e of entries) this.#save.run(this.id, stage, e.itemId, e.seq, encodeRecord(e.record), now);
     })();
   }
 
-  /** Records of a stage in item order (`seq`), keyed by item id. */
-  records<T>(stage: string): Map<string, T> {
-    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').all(this.id, stage) as Array<{ item_id: string; record: string }>;
-    return new Map(rows.map((r) => [r.item_id, JSON.parse(r.record) as T]));
+  /**
+   * Records of a stage in item order (`seq`), keyed by item id. With `project`, each record is
+   * read and reduced one at a time, so a stage whose records are large (every MCQ of every pair)
+   * is never in memory all at once.
+   */
+  records<T, P = T>(stage: string, project?: (record: T) => P): Map<string, P> {
+    const out = new Map<string, P>();
+    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
+    for (const r of rows) {
+      const record = decodeRecord<T>(r.record);
+      out.set(r.item_id, project ? project(record) : (record as unknown as P));
+    }
+    return out;
+  }
+
+  /** Ids of a stage's stored records, in item order. */
+  recordIds(stage: string): string[] {
+    return this.#db.prepare('SELECT item_id FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').pluck().all(this.id, stage) as string[];
+  }
+
+  /** One item's stored record of a stage. */
+  record<T>(stage: string, itemId: string): T | undefined {
+    const row = this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck().get(this.id, stage, itemId) as string | Buffer | undefined;
+    return row === undefined ? undefined : decodeRecord<T>(row);
   }
 
   #setStage(stage: string, status: 'running' | 'done', info: unknown, keepDone: boolean): void {

@@ -9,7 +9,7 @@ import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 const LABEL_COLORS = { domain: ['correct', 'wrong', 'uninformative', '(no label)'], range: ['#2e7d32', '#c62828', '#9e9e9e', '#bdbdbd'] };
 
 async function svg(spec: TopLevelSpec): Promise<string> {
-  const { renderSvg } = await import('../report/charts.js');
+  const { renderSvg } = await import('../report/render-svg.js');
   return (await renderSvg(spec)).replace(/<script[\s\S]*?<\/script>/gi, '');
 }
 
@@ -101,7 +101,7 @@ function callKeysOf(record: Record<string, unknown> | undefined): string[] {
 
 function exchange(index: ViewIndex, key: string): string {
   const call = index.call(key);
-  if (!call) return `<p class="muted small">call <code>${esc(key.slice(0, 16))}…</code> is not in this store's call cache</p>`;
+  if (!call) return `<p class="muted small">call <code>${esc(key.slice(0, 16))}…</code> is not in this store's call cache (an evaluation still running keeps its latest calls in its journal until it ends)</p>`;
   const req = call.request as { prompt?: string; messages?: unknown; maxTokens?: number; stop?: string[] };
   const res = call.response as { text?: string; logprobs?: unknown };
   return `<div class="exchange"><p class="muted small">${esc(call.kind)} · ${esc(call.model)} · key <code>${esc(key.slice(0, 16))}…</code>${req.maxTokens ? ` · max tokens ${esc(req.maxTokens)}` : ''}${req.stop?.length ? ` · stop ${esc(JSON.stringify(req.stop))}` : ''}</p><h4>Sent</h4>${pre(req.prompt ?? req.messages ?? req, 'prompt')}<h4>Received</h4>${pre(res.text ?? res, 'response')}</div>`;

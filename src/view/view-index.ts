@@ -41,8 +41,34 @@ export interface ViewRun {
   updatedAt?: string;
   stages: StageState[];
   summaryFile?: string;
+  /** A CONNER summary holds one group per generator and setting: which of them this run is. */
+  summaryGroup?: number;
   recordsFile?: string;
   executionFile?: string;
+}
+
+/** `llmkb conner score --summary` writes this schema (src/methods/conner/summary/conner-summary.ts). */
+const CONNER_SUMMARY_SCHEMA = 'llmkb-conner-summary-v1';
+
+/**
+ * One group of a CONNER summary as a summary of the shape the view reads: each metric's mean,
+ * its bootstrap interval, and the summary's own metric definitions.
+ */
+export function connerGroupSummary(summary: Record<string, unknown>, group: number): Record<string, unknown> | undefined {
+  const g = (summary.groups as Array<{ generator: string; setting: string; n: number; metrics: Record<string, { mean: number | null; ci: [number, number] | null }>; scorers?: Record<string, string> }> | undefined)?.[group];
+  if (!g) return undefined;
+  return {
+    method: summary.method,
+    metricDefs: summary.metricDefs,
+    model: g.generator,
+    setting: g.setting,
+    counts: { items: g.n },
+    metrics: Object.fromEntries(Object.entries(g.metrics).map(([id, e]) => [id, e.mean])),
+    intervals: Object.fromEntries(Object.entries(g.metrics).map(([id, e]) => [id, e.ci])),
+    bootstrap: summary.bootstrap,
+    protocol: summary.protocol,
+    scorers: g.scorers,
+  };
 }
 
 /** A run's summary as the view needs it, whatever the method (summary v1 or v2). */
@@ -197,6 +223,9 @@ export class ViewIndex {
     this.resultsDir = options.resultsDir && existsSync(options.resultsDir) ? resolve(options.resultsDir) : undefined;
     this.indexFile = options.indexFile ?? (this.hasStore ? join(dirname(resolve(options.store!)), 'view-index.sqlite') : join(this.resultsDir ?? '.', '.llmkb-view-index.sqlite'));
     this.db = this.hasStore ? openDatabase(options.store!) : new SqliteDatabase(':memory:');
+    // The store keeps long records raw-DEFLATEd (a BLOB in the same column, see run-store.ts):
+    // SQL reads every record through this, which gives its JSON text either way.
+    this.db.function('llmkb_record', { deterministic: true }, (stored: unknown) => (Buffer.isBuffer(stored) || stored instanceof Uint8Array ? inflateRawSync(stored).toString('utf8') : stored) as string | null);
     this.db.prepare('ATTACH DATABASE ? AS vi').run(this.indexFile);
     this.db.pragma('vi.journal_mode = WAL');
     const version = this.db.prepare("SELECT 1 FROM vi.sqlite_schema WHERE name = 'meta'").get() ? (this.db.prepare("SELECT value FROM vi.meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
@@ -279,6 +308,16 @@ export class ViewIndex {
       const m = /^(.*)\.(summary\.json|records\.jsonl)$/.exec(n);
       if (m) stems.add(m[1]!);
     }
+    // CONNER summaries (`conner-summary.json` by default, or any `*summary.json`): a run per group.
+    for (const n of names.filter((n) => /summary\.json$/.test(n) && !/\.summary\.json$/.test(n)).sort()) {
+      const file = join(this.resultsDir, n);
+      const summary = readJsonFile(file);
+      if (summary?.schema !== CONNER_SUMMARY_SCHEMA || !Array.isArray(summary.groups)) continue;
+      const updatedAt = statSync(file).mtime.toISOString();
+      (summary.groups as Array<{ generator: string; setting: string; n: number }>).forEach((g, i) => {
+        out.push({ key: `f-${hashKey(`${resolve(file)}#${i}`)}`, kind: 'file', label: String(g.generator), setting: String(g.setting), method: methodOf(summary), updatedAt, stages: [{ stage: 'scores', status: 'done', records: g.n }], summaryFile: file, summaryGroup: i });
+      });
+    }
     for (const stem of [...stems].sort()) {
       const summaryFile = names.includes(`${stem}.summary.json`) ? join(this.resultsDir, `${stem}.summary.json`) : undefined;
       const recordsFile = names.includes(`${stem}.records.jsonl`) ? join(this.resultsDir, `${stem}.records.jsonl`) : undefined;
@@ -350,7 +389,7 @@ export class ViewIndex {
               `INSERT INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response)
                SELECT @key, j.seq, j.item_id, json_extract(j.record, '$.dataset'), json_extract(j.record, '$.source'), json_extract(j.record, '$.answerType'),
                       json_extract(j.record, '$.label'), json_extract(j.record, '$.uninformativeType'), json_extract(j.record, '$.consistency'), json_extract(j.record, '$.judgedBy'), ${q}, ${r}
-               FROM main.run_records j WHERE j.run_id = @key AND j.stage = @stage ORDER BY j.seq`,
+               FROM (SELECT seq, item_id, llmkb_record(record) AS record FROM main.run_records WHERE run_id = @key AND stage = @stage) j ORDER BY j.seq`,
             )
             .run({ key: run.key, stage }).changes;
           // The consistency scores in a second pass: one sequential read of that stage's (large)
@@ -358,7 +397,7 @@ export class ViewIndex {
           if (stage !== 'consistency' && run.stages.some((s) => s.stage === 'consistency')) {
             this.db
               .prepare(
-                `UPDATE vi.items SET consistency = c.score FROM (SELECT item_id, ${CONSISTENCY_SQL} AS score FROM (SELECT item_id, substr(record, 1, 40) AS head FROM main.run_records WHERE run_id = @key AND stage = 'consistency') AS c) AS c
+                `UPDATE vi.items SET consistency = c.score FROM (SELECT item_id, ${CONSISTENCY_SQL} AS score FROM (SELECT item_id, substr(llmkb_record(record), 1, 40) AS head FROM main.run_records WHERE run_id = @key AND stage = 'consistency') AS c) AS c
                  WHERE vi.items.run_key = @key AND vi.items.item_id = c.item_id AND c.score IS NOT NULL`,
               )
               .run({ key: run.key });
@@ -479,7 +518,7 @@ export class ViewIndex {
   /** An item's records, stage by stage (store runs), or its line of the records file. */
   itemRecords(run: ViewRun, itemId: string): Record<string, Record<string, unknown>> {
     if (run.kind === 'store') {
-      const rows = this.db.prepare('SELECT stage, record FROM main.run_records WHERE run_id = ? AND item_id = ?').all(run.key, itemId) as Array<{ stage: string; record: string }>;
+      const rows = this.db.prepare('SELECT stage, llmkb_record(record) AS record FROM main.run_records WHERE run_id = ? AND item_id = ?').all(run.key, itemId) as Array<{ stage: string; record: string }>;
       return Object.fromEntries(rows.map((r) => [r.stage, JSON.parse(r.record) as Record<string, unknown>]));
     }
     const row = this.itemRow(run, itemId);
@@ -507,7 +546,12 @@ export class ViewIndex {
   async summary(run: ViewRun, options: { quick?: boolean } = {}): Promise<ViewSummary | undefined> {
     if (run.summaryFile && (run.kind === 'file' || run.stages.every((s) => s.status === 'done'))) {
       try {
-        return viewSummary(JSON.parse(readFileSync(run.summaryFile, 'utf8')) as Record<string, unknown>);
+        const raw = JSON.parse(readFileSync(run.summaryFile, 'utf8')) as Record<string, unknown>;
+        if (run.summaryGroup !== undefined) {
+          const group = connerGroupSummary(raw, run.summaryGroup);
+          return group ? viewSummary(group) : undefined;
+        }
+        return viewSummary(raw);
       } catch {
         // Computed below instead.
       }

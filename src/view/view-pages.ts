@@ -4,7 +4,7 @@
  * shown from the method's metric definitions (`metricDefs`), so any method's runs appear without
  * code of their own. Charts are Vega-Lite rendered to SVG on the server (no script, no network).
  */
-import { escapeHtml } from '../report/escape-html.js';
+import { escapeHtml } from '../report/html-parts.js';
 import type { MetricDef } from '../methods/method.js';
 import type { ItemFilter, ItemRow, ViewRun, ViewSummary } from './view-index.js';
 

@@ -77,7 +77,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const key = `${a.key}|${b.key}|${(index.db.prepare('SELECT group_concat(fingerprint) AS f FROM vi.sources WHERE run_key IN (?, ?)').get(a.key, b.key) as { f: string }).f}`;
     const known = pairedCache.get(key);
     if (known) return known;
-    const { pairedBootstrap } = await import('../analysis/compare-runs.js');
+    const { pairedBootstrap } = await import('../methods/reliability/across-models/compare-runs.js');
     const { METRIC_KEYS } = await import('../methods/reliability/metrics/reliability-metrics.js');
     const { reliabilityMethod } = await import('../methods/reliability/reliability-method.js');
     const ra = index.scored(a);

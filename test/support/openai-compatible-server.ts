@@ -30,6 +30,8 @@ export interface ServerScript {
   fault?: (index: number, path: string) => Fault | undefined;
   /** Fixed delay before every answer. */
   delayMs?: number;
+  /** Embedding of one input text (default: [length, number of "a"s, 1]). */
+  embed?: (text: string) => number[];
   /** Prompts for which the server answers 400 "maximum context length" as vLLM does. */
   contextLimit?: (prompt: string) => boolean;
 }
@@ -180,7 +182,7 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}): Pr
       const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
       json = {
         id: `embd-${index}`, object: 'list', created, model,
-        data: input.map((text, i) => ({ index: i, object: 'embedding', embedding: [text.length, (text.match(/a/g) ?? []).length, 1] })),
+        data: input.map((text, i) => ({ index: i, object: 'embedding', embedding: script.embed ? script.embed(text) : [text.length, (text.match(/a/g) ?? []).length, 1] })),
         usage: { prompt_tokens: input.length, total_tokens: input.length, completion_tokens: 0 },
       };
     } else {

@@ -103,6 +103,8 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
       } else cons.push({ itemId: id, seq: i, record: { consistency: null } });
     }
     await Promise.all(puts);
+    // As a finished evaluation does: its journal of calls moves into the store (see CallCache).
+    cache.checkpoint();
     run.startStage('ask');
     run.saveRecords('ask', ask);
     run.finishStage('ask', { items: options.items });
@@ -114,6 +116,7 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
     run.finishStage('consistency', {});
     out.push({ id: run.id, label: spec.label, setting: spec.setting });
   }
+  cache.close();
   db.close();
   return out;
 }

@@ -19,9 +19,13 @@ import type { Accounting, ModelExecutor } from '../../executor/model-executor.js
 import { judgeRecords } from './judging/judge-records.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from './judging/lexical-match.js';
 import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from './judging/judge-response.js';
-import { summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from './metrics/summarize-run.js';
+import type { ExecutionRecord } from '../method-summary.js';
+import { summarizeRun, type RunMeta, type RunSummary } from './metrics/summarize-run.js';
+
+export type { ExecutionRecord };
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
 import { renderReport } from '../../report/html-report.js';
+import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import { VERSION } from '../../version.js';
 import { limitItems } from '../../sampling/limit-items.js';
@@ -72,6 +76,8 @@ export interface EvaluationOptions {
   cutoff?: string;
   meta?: RunMeta;
   log?: (line: string) => void;
+  /** How the stages show their progress (e.g. whole lines, for runs side by side in `llmkb sweep`). */
+  progress?: ProgressOptions;
 }
 
 export interface EvaluationResult {
@@ -79,21 +85,6 @@ export interface EvaluationResult {
   reportFile: string;
   summaryFiles: string[];
   executions: ExecutionRecord[];
-}
-
-/** When and how a run ran: everything about it that differs between two runs of the same command. */
-export interface ExecutionRecord {
-  schema: 'llmkb-execution-v1';
-  runId: string;
-  label: string;
-  setting: string;
-  command?: string;
-  startedAt: string;
-  finishedAt: string;
-  llmkbVersion: string;
-  node: string;
-  /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
-  calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
 }
 
 /**
@@ -216,12 +207,13 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
   const roles = { model: options.model, judge: options.judge, distractor: options.distractor, embedder: options.embedder };
   mkdirSync(options.outDir, { recursive: true });
   const summaries: RunSummary[] = [];
-  const scoredBySetting: ScoredRecord[][] = [];
+  const scoredBySetting: object[][] = [];
   const summaryFiles: string[] = [];
   const executions: ExecutionRecord[] = [];
   for (const setting of options.settings) {
     const startedAt = new Date().toISOString();
     const before = Object.fromEntries(Object.entries(roles).filter(([, e]) => e).map(([role, e]) => [role, { ...e!.accounting }]));
+    const replicasBefore = Object.fromEntries(Object.entries(roles).filter(([, e]) => e && e.endpointStats().length > 1).map(([role, e]) => [role, e!.endpointStats()]));
     const run = options.runs.open({
       model: options.model.model.cacheIdentity,
       dataset: checksums.questions,
@@ -241,11 +233,11 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       label: options.modelName,
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
-    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName });
-    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run });
+    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName, ...(options.progress ? { progress: options.progress } : {}) });
+    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
     const byId = new Map(asked.map((a) => [a.id, a]));
     const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
-    const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run });
+    const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
     const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
     if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
     const protocol = buildProtocol({
@@ -281,14 +273,21 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       llmkbVersion: VERSION,
       node: process.version,
       calls: Object.fromEntries(Object.entries(before).map(([role, b]) => [role, accountingDelta(roles[role as keyof typeof roles]!.accounting, b)])),
+      ...(Object.keys(replicasBefore).length
+        ? {
+            replicas: Object.fromEntries(
+              Object.entries(replicasBefore).map(([role, b]) => [role, roles[role as keyof typeof roles]!.endpointStats().map((e, i) => ({ url: e.url, served: e.served - b[i]!.served, failed: e.failed - b[i]!.failed, trips: e.trips - b[i]!.trips }))]),
+            ),
+          }
+        : {}),
     };
     writeJsonlAtomic(`${base}.records.jsonl`, scored);
     writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
     writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
     summaryFiles.push(`${base}.summary.json`);
     summaries.push(summary);
-    executions.push(execution);
     scoredBySetting.push(scored);
+    executions.push(execution);
   }
   const reportFile = join(options.outDir, `report${suffix}.html`);
   writeFileAtomic(reportFile, await renderReport(summaries, { title: `llmkb report: ${options.modelName}`, executions, records: scoredBySetting }));

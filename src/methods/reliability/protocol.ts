@@ -10,6 +10,7 @@
  * summary stays byte-identical across runs; when and how long a run ran, and the tokens it paid
  * for, go to the run's execution record (`<label>.<setting>.run.json`).
  */
+import { departuresOf, differencesOf } from '../../analysis/protocol-differences.js';
 import { ANSWER_MAX_TOKENS } from './defaults.js';
 import type { AnswerMode } from './consistency/mcq.js';
 
@@ -123,32 +124,16 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
 
 /** The entries where a run departs from the paper's protocol. */
 export function departures(protocol: Protocol): Array<{ choice: ProtocolChoice; entry: ProtocolEntry }> {
-  return PROTOCOL_CHOICES.filter((c) => protocol.entries[c] && protocol.entries[c].status !== 'paper').map((choice) => ({ choice, entry: protocol.entries[choice] }));
+  return departuresOf(protocol, PROTOCOL_TITLES) as Array<{ choice: ProtocolChoice; entry: ProtocolEntry }>;
 }
+
+/** Few-shot selection differs between zero-shot and few-shot runs by design: compared within a setting only. */
+export const PROTOCOL_PER_SETTING: readonly ProtocolChoice[] = ['shotSelector'];
 
 /**
  * Choices that differ between runs put side by side (the question set and seed included): such
  * runs measure different things, and a table that mixes them says so.
  */
 export function protocolDifferences(runs: ReadonlyArray<{ name: string; protocol?: Protocol | undefined }>): string[] {
-  const withProtocol = runs.filter((r): r is { name: string; protocol: Protocol } => r.protocol !== undefined);
-  const differences: string[] = [];
-  if (withProtocol.length < runs.length && withProtocol.length > 0) {
-    differences.push(`no protocol block in ${runs.filter((r) => r.protocol === undefined).map((r) => r.name).join(', ')} (made by an older llmkb)`);
-  }
-  // shotSelector differs between zero-shot and few-shot runs by design; compare it within a setting only.
-  const keys: ProtocolChoice[] = PROTOCOL_CHOICES.filter((c) => c !== 'shotSelector');
-  for (const key of keys) {
-    const values = new Map<string, string[]>();
-    for (const r of withProtocol) {
-      const v = r.protocol.entries[key]?.choice ?? 'unknown';
-      values.set(v, [...(values.get(v) ?? []), r.name]);
-    }
-    if (values.size > 1) differences.push(`${PROTOCOL_TITLES[key]}: ${[...values.entries()].map(([v, names]) => `${v} (${names.join(', ')})`).join(' vs ')}`);
-  }
-  const questionSets = new Set(withProtocol.map((r) => r.protocol.datasets.questions ?? 'unknown'));
-  if (questionSets.size > 1) differences.push(`question sets differ (${questionSets.size} different checksums)`);
-  const seeds = new Set(withProtocol.map((r) => r.protocol.seed));
-  if (seeds.size > 1) differences.push(`seed: ${[...seeds].join(' vs ')}`);
-  return differences;
+  return differencesOf(runs, PROTOCOL_TITLES, PROTOCOL_PER_SETTING);
 }

@@ -23,13 +23,14 @@ import {
   type ContinuationLogLikelihoodResult,
   type EmbeddingRequest,
   type EmbeddingResult,
-  type LanguageModel,
-  type ModelCapabilities,
+  type EmbeddingModel,
+  type TextGenerationModel,
   type ModelRuntime,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
 } from '../language-model.js';
+import type { ModelKind, ScoringModel, TokenScoresRequest, TokenScoresResult } from '../model-kinds.js';
 
 export interface LlamaSettings {
   /** A local `.gguf` path, or an `hf:owner/repo:QUANT` / `hf:owner/repo/file.gguf` URI. */
@@ -55,18 +56,13 @@ export interface LlamaSettings {
 /** One sequence: deterministic (see `LlamaSettings.sequences`). */
 export const DEFAULT_SEQUENCES = 1;
 
-export class LlamaModel implements LanguageModel {
+export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = 'llama';
+  /** Also a scoring model (`scoreTokens`): the same weights score continuations token by token. */
+  readonly kinds: readonly ModelKind[] = ['text-generation', 'embedding', 'scoring'];
   readonly modelId: string;
   readonly cacheIdentity: string;
-  readonly capabilities: ModelCapabilities = {
-    completion: true,
-    chat: true,
-    nextTokenLogprobs: true,
-    continuationLogLikelihood: true,
-    embeddings: true,
-  };
   readonly endpoints: readonly string[] = ['in-process'];
   readonly defaultConcurrency: number;
   runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };
@@ -177,15 +173,27 @@ export class LlamaModel implements LanguageModel {
     request: ContinuationLogLikelihoodRequest,
     options: CallOptions = {},
   ): Promise<ContinuationLogLikelihoodResult> {
+    const r = await this.scoreTokens(request, options);
+    return { logLikelihood: r.logLikelihood, tokens: r.tokens.length, usage: r.usage };
+  }
+
+  /**
+   * Teacher forcing: the natural-log probability of each continuation token given everything
+   * before it, in one evaluation. The sequence keeps what it evaluated, so the next call with the
+   * same context (helpfulness scores one query+knowledge prefix with several continuations; a
+   * paragraph's sentences share their prefix) evaluates only the tokens after the shared prefix.
+   */
+  async scoreTokens(request: TokenScoresRequest, options: CallOptions = {}): Promise<TokenScoresResult> {
     // Tokenise context and continuation together, then split where they stop agreeing: tokenising
     // the continuation alone adds spurious word-start tokens and gives a wrong likelihood.
     const all = this.tokenize(request.context + request.continuation);
     const contextTokens = this.tokenize(request.context);
     let boundary = 0;
     while (boundary < contextTokens.length && boundary < all.length && contextTokens[boundary] === all[boundary]) boundary++;
+    // An empty context (no BOS either): the first token has no prediction, so scoring starts at the second.
     boundary = Math.max(1, boundary);
     if (boundary >= all.length) {
-      return { logLikelihood: 0, tokens: 0, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: 0 } };
+      return { tokens: [], tokenLogprobs: [], logLikelihood: 0, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: 0 } };
     }
     // Logits for position boundary-1 onwards are needed, so at most boundary-1 tokens may be reused.
     return this.#pool.withSequence(all, options, async (sequence, reused) => {
@@ -194,13 +202,24 @@ export class LlamaModel implements LanguageModel {
         return i >= boundary - 1 && i < all.length - 1 ? ([token, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }]) : token;
       });
       const results = await sequence.controlledEvaluate(input);
-      let sum = 0;
+      const tokenLogprobs: number[] = [];
+      const tokens: string[] = [];
       for (let i = boundary - 1; i < all.length - 1; i++) {
         const p = results[i - reused]?.next?.probabilities?.get(all[i + 1]!) ?? 0;
-        sum += p > 0 ? Math.log(p) : -1e9;
+        // A token the model gives no probability (below float precision): a finite floor, so sums stay numbers.
+        tokenLogprobs.push(p > 0 ? Math.log(p) : -1e9);
+        tokens.push(this.#tokenText(all, i + 1));
       }
-      return { logLikelihood: sum, tokens: all.length - boundary, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: input.length } };
+      const logLikelihood = tokenLogprobs.reduce((a, b) => a + b, 0);
+      return { tokens, tokenLogprobs, logLikelihood, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: input.length } };
     }, boundary - 1);
+  }
+
+  /** Text of token `i` of `tokens` as it reads in place (with its leading space, which `detokenize([t])` drops). */
+  #tokenText(tokens: Token[], i: number): string {
+    const before = this.#model.detokenize(tokens.slice(Math.max(0, i - 1), i));
+    const both = this.#model.detokenize(tokens.slice(Math.max(0, i - 1), i + 1));
+    return both.startsWith(before) ? both.slice(before.length) : this.#model.detokenize([tokens[i]!]);
   }
 
   async embed(request: EmbeddingRequest): Promise<EmbeddingResult> {

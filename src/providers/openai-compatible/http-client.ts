@@ -4,13 +4,15 @@
  * (the executor decides whether to retry; this client never does). The API key goes only into
  * the Authorization header and is redacted from every message, even one a server echoes back.
  *
- * Plain `fetch` rather than the `openai` SDK: the executor already owns retries, time-outs and
+ * Plain HTTP (`postJson`, node:http with kept-alive connections) rather than the `openai` SDK: the executor already owns retries, time-outs and
  * concurrency (the SDK would add a second, conflicting layer of each), and we need fields the SDK
  * does not type for legacy completions (`echo`, `text_offset`).
  */
 import type { z } from 'zod';
 import { ContextOverflowError, ModelCallError } from '../../errors.js';
 import type { CallOptions } from '../language-model.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { postJson, toHeaders } from './http-post.js';
 
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429]);
 
@@ -31,15 +33,14 @@ export class OpenAIHttpClient {
     const url = base + path;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    let response: Response;
+    let response: { status: number; headers: IncomingHttpHeaders };
     let text: string;
     try {
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(options.signal ? { signal: options.signal } : {}) });
-      text = await response.text();
+      ({ text, ...response } = await postJson(url, headers, JSON.stringify(body), options.signal));
     } catch (error) {
       throw this.#transportError(url, base, error);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       // vLLM / OpenAI / llama.cpp wording for a prompt longer than the context window.
       if (response.status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text)) {
         throw new ContextOverflowError(`${url}: ${this.#redact(serverErrorMessage(text))}`);
@@ -80,14 +81,14 @@ export class OpenAIHttpClient {
     });
   }
 
-  #statusError(url: string, response: Response, text: string): ModelCallError {
+  #statusError(url: string, response: { status: number; headers: IncomingHttpHeaders }, text: string): ModelCallError {
     const status = response.status;
     const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
     const serverMessage = this.#redact(serverErrorMessage(text));
     let hint: string | undefined;
     if (status === 401 || status === 403) hint = 'Check the API key: set the environment variable named by "apiKeyEnv" for this model.';
     else if (status === 404) hint = `Check the model name ("${this.#modelId}") and that the base URL ends in /v1.`;
-    const retryAfterMs = parseRetryAfter(response.headers);
+    const retryAfterMs = parseRetryAfter(toHeaders(response.headers));
     return new ModelCallError(`${url} answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
       retryable,
       status,

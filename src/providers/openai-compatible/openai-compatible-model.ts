@@ -15,12 +15,13 @@ import {
   type ContinuationLogLikelihoodResult,
   type EmbeddingRequest,
   type EmbeddingResult,
-  type LanguageModel,
-  type ModelCapabilities,
+  type EmbeddingModel,
+  type TextGenerationModel,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
   type Usage,
 } from '../language-model.js';
+import type { ModelKind, TokenScoresRequest, TokenScoresResult } from '../model-kinds.js';
 import { chatSchema, completionsSchema, embeddingsSchema, finishReason, usageOf } from './api-schemas.js';
 import { OpenAIHttpClient } from './http-client.js';
 
@@ -41,12 +42,15 @@ export interface OpenAICompatibleSettings {
   concurrency: number;
 }
 
-export class OpenAICompatibleModel implements LanguageModel {
+export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = 'openai-compatible';
   readonly modelId: string;
   readonly cacheIdentity: string;
-  readonly capabilities: ModelCapabilities;
+  /** A scoring model too when the server echoes prompt log-probabilities (vLLM). */
+  readonly kinds: readonly ModelKind[];
+  /** `/completions` with `echo` gives prompt log-probabilities: continuation log-likelihood works. */
+  readonly #echoLogprobs: boolean;
   readonly endpoints: readonly string[];
   readonly defaultConcurrency: number;
   readonly #settings: OpenAICompatibleSettings;
@@ -60,13 +64,8 @@ export class OpenAICompatibleModel implements LanguageModel {
     this.#http = new OpenAIHttpClient(this.endpoints, settings.model, settings.apiKey);
     // The URL is transport, not identity: the same model behind another host gives the same answers.
     this.cacheIdentity = `openai-compatible:${settings.flavor}:${settings.model}:api=${settings.api}`;
-    this.capabilities = {
-      completion: true,
-      chat: true,
-      nextTokenLogprobs: true,
-      continuationLogLikelihood: settings.echo && settings.api === 'completions',
-      embeddings: true,
-    };
+    this.#echoLogprobs = settings.echo && settings.api === 'completions';
+    this.kinds = this.#echoLogprobs ? ['text-generation', 'embedding', 'scoring'] : ['text-generation', 'embedding'];
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
@@ -141,7 +140,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     request: ContinuationLogLikelihoodRequest,
     options: CallOptions = {},
   ): Promise<ContinuationLogLikelihoodResult> {
-    if (!this.capabilities.continuationLogLikelihood) {
+    if (!this.#echoLogprobs) {
       throw new UnsupportedCapabilityError(
         `${this.modelId}: continuation log-likelihood needs /v1/completions with "echo": true, which this model is configured without.`,
         { hint: 'Use a vLLM or llama.cpp server (set "echo": true and "api": "completions" for the model in llmkb.config.json), or an in-process GGUF model.' },
@@ -166,6 +165,47 @@ export class OpenAICompatibleModel implements LanguageModel {
       count += 1;
     }
     return { logLikelihood: sum, tokens: count, usage: usageOf(json.usage) };
+  }
+
+  /**
+   * Per-token log-probabilities of the continuation from `/completions` with `echo: true,
+   * logprobs: 1, max_tokens: 1` (vLLM returns the prompt's own token log-probabilities; the one
+   * generated token is ignored). A continuation token is one whose text covers a character of the
+   * continuation, so a token that straddles the join counts, as in the in-process scorer.
+   */
+  async scoreTokens(request: TokenScoresRequest, options: CallOptions = {}): Promise<TokenScoresResult> {
+    if (!this.#echoLogprobs) {
+      throw new UnsupportedCapabilityError(`${this.modelId}: token scores need /v1/completions with "echo": true, which this model is configured without.`, {
+        hint: 'Use a vLLM server (set "echo": true and "api": "completions" for the model in llmkb.config.json), or an in-process GGUF model.',
+      });
+    }
+    const full = request.context + request.continuation;
+    const body = { model: this.#settings.model, prompt: full, max_tokens: 1, temperature: 0, echo: true, logprobs: 1 };
+    const json = await this.#http.post('/completions', body, completionsSchema, options);
+    const lp = json.choices[0]!.logprobs;
+    if (!lp?.token_logprobs || !lp.text_offset || !lp.tokens || lp.tokens.length !== lp.text_offset.length || lp.tokens.length !== lp.token_logprobs.length) {
+      throw this.#http.shapeError('/completions', 'echo response has no matching tokens/token_logprobs/text_offset; the server does not support echo with prompt log-probabilities');
+    }
+    const tokens: string[] = [];
+    const tokenLogprobs: number[] = [];
+    // The echoed prompt's tokens are those that start inside it; the rest were generated.
+    const promptTokenCount = lp.text_offset.filter((o) => o < full.length).length;
+    for (let i = 0; i < promptTokenCount; i++) {
+      const end = i + 1 < promptTokenCount ? lp.text_offset[i + 1]! : full.length;
+      if (end <= request.context.length || lp.text_offset[i]! >= full.length) continue;
+      const v = lp.token_logprobs[i];
+      if (v === null || v === undefined) {
+        // Only the very first prompt token has no log-probability (nothing before it).
+        if (i === 0) continue;
+        throw this.#http.shapeError('/completions', `prompt token ${i} has no log-probability`);
+      }
+      tokens.push(lp.tokens[i]!);
+      tokenLogprobs.push(v);
+    }
+    if (tokens.length === 0 && request.continuation !== '') {
+      throw this.#http.shapeError('/completions', 'the echo response has no log-probabilities for the continuation (llama.cpp server returns only generated tokens\' log-probabilities)');
+    }
+    return { tokens, tokenLogprobs, logLikelihood: tokenLogprobs.reduce((a, b) => a + b, 0), usage: usageOf(json.usage) };
   }
 
   async embed(request: EmbeddingRequest, options: CallOptions = {}): Promise<EmbeddingResult> {

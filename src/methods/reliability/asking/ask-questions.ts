@@ -51,6 +51,8 @@ export type AskedRecord = QAItem & {
   /** Shots removed so the prompt fits the context window (only with reduceShots). */
   shotsDropped?: number;
   finishReason: string;
+  /** Cache key of the question call: the exact exchange behind the response is in the call cache. */
+  callKey?: string;
 };
 
 export interface AskOptions {
@@ -115,6 +117,7 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
             shots: choice.ids.slice(0, shots.length),
             finishReason: result.value.finishReason,
             ...(dropped > 0 ? { shotsDropped: dropped } : {}),
+            callKey: result.key,
           };
           return { record, cached: result.cached };
         } catch (error) {
@@ -127,11 +130,22 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
   return { run, records: [...records.values()] };
 }
 
+/** A repository's items by id, built once per repository (shotsFromIds runs once per pair). */
+const byIdCache = new WeakMap<readonly QAItem[], Map<string, QAItem>>();
+function byIdOf(items: readonly QAItem[]): Map<string, QAItem> {
+  let byId = byIdCache.get(items);
+  if (!byId || byId.size !== items.length) {
+    byId = new Map(items.map((i) => [i.id, i]));
+    byIdCache.set(items, byId);
+  }
+  return byId;
+}
+
 /** Rebuilds a record's shots (for its MCQs) from the ids `askQuestions` stored. */
 export function shotsFromIds(ids: readonly string[] | undefined, rSeen: readonly QAItem[], rUnseen: readonly QAItem[]): Shot[] {
   if (!ids || ids.length === 0) return [];
-  const seen = new Map(rSeen.map((i) => [i.id, i]));
-  const unseen = new Map(rUnseen.map((i) => [i.id, i]));
+  const seen = byIdOf(rSeen);
+  const unseen = byIdOf(rUnseen);
   return ids.map((id) => {
     const s = seen.get(id);
     if (s) return { question: s.question, answer: s.answers[0]! };

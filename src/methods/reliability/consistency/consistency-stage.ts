@@ -17,7 +17,11 @@ import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, ty
 export type ConsistencyRecord = JudgedRecord & {
   /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
   consistency: number | null;
-  consistencyDetail?: { mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode };
+  consistencyDetail?: {
+    mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode;
+    /** Cache keys of the distractor call (when an LLM wrote them) and of each MCQ's call, in MCQ order. */
+    callKeys?: { distractors?: string; mcqs: string[] };
+  };
 };
 
 interface StageRecord {
@@ -121,7 +125,8 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
       label: `consistency ${options.executor.model.modelId}`,
     });
   const pairs = options.records.filter((r) => r.label === 'correct' || r.label === 'wrong');
-  const stored = await runStage<JudgedRecord, StageRecord>({
+  // Only what the output records and diagnostics need is read back: the MCQs stay in the store.
+  const stored = await runStage<JudgedRecord, StageRecord, PairOutcome>({
     run,
     stage: 'consistency',
     items: pairs,
@@ -131,47 +136,94 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
     concurrency: options.concurrency ?? options.executor.concurrency,
     ...(options.progress ? { progress: options.progress } : {}),
     work: (record) => askPair(record, options, mode, pool, count),
-    info: (done) => diagnose([...done.values()]),
+    project: (s) => pairOutcome(s, mode),
+    info: (done) => combineDiagnostics([...done.values()].map((o) => o.diagnostics)),
   });
   const records: ConsistencyRecord[] = options.records.map((r) => {
     const s = stored.get(r.id);
-    if (!s || !s.mcqs) return { ...r, consistency: null };
-    return {
-      ...r,
-      consistency: s.consistency,
-      consistencyDetail: {
-        mcqs: s.mcqs.length,
-        choseResponse: s.mcqs.filter((m) => m.choseResponse).length,
-        choseUnsure: s.mcqs.filter((m) => m.choice === m.unsureLetter).length,
-        invalid: s.mcqs.filter((m) => m.parse === 'invalid').length,
-        distractorSource: s.distractors?.source ?? 'pool',
-        toppedUp: s.distractors?.toppedUp ?? 0,
-        mode: s.mode ?? mode,
-      },
-    };
+    if (!s || !s.detail) return { ...r, consistency: null };
+    return { ...r, consistency: s.consistency, consistencyDetail: s.detail };
   });
-  return { run, records, diagnostics: diagnose([...stored.values()]) };
+  return { run, records, diagnostics: combineDiagnostics([...stored.values()].map((o) => o.diagnostics)) };
 }
 
-export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics {
-  const d: ConsistencyDiagnostics = { pairs: stored.length, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
+/** What the output records and the diagnostics need of a stored pair. */
+interface PairOutcome {
+  consistency: number | null;
+  /** Absent when the pair has no MCQs. */
+  detail?: NonNullable<ConsistencyRecord['consistencyDetail']>;
+  diagnostics: PairDiagnostics;
+}
+
+interface PairDiagnostics {
+  noSeparator: boolean;
+  overTwenty: boolean;
+  withTheResponse: boolean;
+  emptyReply: boolean;
+  toppedUp: boolean;
+  mcqs: number;
+  invalid: number;
+  optionsShortened: number;
+  evaluatedTokens: number;
+}
+
+function pairOutcome(s: StageRecord, mode: AnswerMode): PairOutcome {
+  return {
+    consistency: s.consistency,
+    ...(s.mcqs
+      ? {
+          detail: {
+            mcqs: s.mcqs.length,
+            choseResponse: s.mcqs.filter((m) => m.choseResponse).length,
+            choseUnsure: s.mcqs.filter((m) => m.choice === m.unsureLetter).length,
+            invalid: s.mcqs.filter((m) => m.parse === 'invalid').length,
+            distractorSource: s.distractors?.source ?? 'pool',
+            toppedUp: s.distractors?.toppedUp ?? 0,
+            mode: s.mode ?? mode,
+            ...(s.mcqs.every((m) => m.callKey !== undefined) ? { callKeys: { ...(s.distractors?.callKey ? { distractors: s.distractors.callKey } : {}), mcqs: s.mcqs.map((m) => m.callKey!) } } : {}),
+          },
+        }
+      : {}),
+    diagnostics: pairDiagnostics(s),
+  };
+}
+
+function pairDiagnostics(s: StageRecord): PairDiagnostics {
+  const diag = s.distractors?.diagnostics;
+  const mcqs = s.mcqs ?? [];
+  return {
+    noSeparator: diag?.noSeparator === true,
+    overTwenty: diag !== undefined && diag.droppedBeyondWanted > 0,
+    withTheResponse: diag !== undefined && diag.droppedEqualToResponse > 0,
+    emptyReply: s.distractors?.reply !== undefined && s.distractors.reply.trim() === '',
+    toppedUp: (s.distractors?.toppedUp ?? 0) > 0,
+    mcqs: mcqs.length,
+    invalid: mcqs.filter((m) => m.parse === 'invalid').length,
+    optionsShortened: mcqs.filter((m) => m.options.some((o) => o.length >= MAX_OPTION_CHARS)).length,
+    evaluatedTokens: s.evaluatedTokens ?? 0,
+  };
+}
+
+function combineDiagnostics(pairs: readonly PairDiagnostics[]): ConsistencyDiagnostics {
+  const d: ConsistencyDiagnostics = { pairs: pairs.length, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
   let tokens = 0;
-  for (const s of stored) {
-    const diag = s.distractors?.diagnostics;
-    if (diag?.noSeparator) d.distractorRepliesWithoutSeparator++;
-    if (diag && diag.droppedBeyondWanted > 0) d.distractorRepliesOverTwenty++;
-    if (diag && diag.droppedEqualToResponse > 0) d.distractorRepliesWithTheResponse++;
-    if (s.distractors?.reply !== undefined && s.distractors.reply.trim() === '') d.distractorRepliesEmpty++;
-    if ((s.distractors?.toppedUp ?? 0) > 0) d.pairsToppedUpFromPool++;
-    for (const m of s.mcqs ?? []) {
-      d.mcqs++;
-      if (m.parse === 'invalid') d.invalidAnswers++;
-      if (m.options.some((o) => o.length >= MAX_OPTION_CHARS)) d.optionsShortened++;
-    }
-    tokens += s.evaluatedTokens ?? 0;
+  for (const p of pairs) {
+    if (p.noSeparator) d.distractorRepliesWithoutSeparator++;
+    if (p.overTwenty) d.distractorRepliesOverTwenty++;
+    if (p.withTheResponse) d.distractorRepliesWithTheResponse++;
+    if (p.emptyReply) d.distractorRepliesEmpty++;
+    if (p.toppedUp) d.pairsToppedUpFromPool++;
+    d.mcqs += p.mcqs;
+    d.invalidAnswers += p.invalid;
+    d.optionsShortened += p.optionsShortened;
+    tokens += p.evaluatedTokens;
   }
   d.tokensEvaluatedPerMcq = d.mcqs === 0 ? 0 : tokens / d.mcqs;
   return d;
+}
+
+export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics {
+  return combineDiagnostics(stored.map(pairDiagnostics));
 }
 
 export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
@@ -181,14 +233,14 @@ export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
  * again in the other mode. Returns null when the provider supports only one mode.
  */
 export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[]; shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
-  if (!options.executor.model.capabilities.nextTokenLogprobs || !options.executor.model.capabilities.completion) return null;
-  const stored = options.run.records<StageRecord>('consistency');
+  if (!options.executor.model.nextTokenLogprobs || !options.executor.model.complete) return null;
+  // The sampled pairs' MCQs only, read one pair at a time.
   const byId = new Map(options.records.map((r) => [r.id, r]));
-  const ids = SeededRandom.stream(options.seed, 'compare-modes').sample([...stored.keys()], options.sample);
+  const ids = SeededRandom.stream(options.seed, 'compare-modes').sample(options.run.recordIds('consistency'), options.sample);
   let mcqs = 0;
   let agree = 0;
   for (const id of ids) {
-    const s = stored.get(id)!;
+    const s = options.run.record<StageRecord>('consistency', id)!;
     const record = byId.get(id);
     if (!record || !s.mcqs) continue;
     const other: AnswerMode = s.mode === 'logprobs' ? 'generate' : 'logprobs';

@@ -44,6 +44,8 @@ export interface AnsweredMcq extends Mcq {
   choice: Letter | null;
   parse: McqParse;
   choseResponse: boolean;
+  /** Cache key of the call that answered it. */
+  callKey?: string;
 }
 
 function shorten(option: string): string {
@@ -129,7 +131,7 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
     }
     const raw = JSON.stringify(r.value.logprobs);
     return {
-      answered: { ...mcq, raw, choice: best, parse: best === null ? 'invalid' : 'logprobs', choseResponse: best === mcq.responseLetter },
+      answered: { ...mcq, raw, choice: best, parse: best === null ? 'invalid' : 'logprobs', choseResponse: best === mcq.responseLetter, callKey: r.key },
       cached: r.cached,
       evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
     };
@@ -137,7 +139,7 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
   const r = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP });
   const { choice, parse } = parseChoice(r.value.text, mcq);
   return {
-    answered: { ...mcq, raw: r.value.text, choice, parse, choseResponse: choice === mcq.responseLetter },
+    answered: { ...mcq, raw: r.value.text, choice, parse, choseResponse: choice === mcq.responseLetter, callKey: r.key },
     cached: r.cached,
     evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
   };

@@ -17,6 +17,9 @@ export interface JudgeRunSummary {
 /** Records judged at once when no judge LLM is named (rules and the lexical match are synchronous). */
 const RULES_ONLY_CONCURRENCY = 16;
 
+/** Records in flight per call the judge LLM takes at once (see judgeRecords). */
+const RECORDS_PER_JUDGE_CALL = 4;
+
 function checksum(records: readonly ResponseRecord[]): string {
   return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${JSON.stringify(r.answers)}\u0000${r.response}`);
 }
@@ -30,7 +33,7 @@ export async function judgeRecords(options: {
   /** Judge inside an existing evaluation run (stage `judge`); otherwise a run of its own. */
   run?: Run;
   progress?: ProgressOptions;
-  /** Records judged at once; default: the judge LLM's concurrency (`judgeExecutor`), else 16. */
+  /** Records judged at once; default: 4x the judge LLM's concurrency (`judgeExecutor`), else 16. */
   concurrency?: number;
   /** The judge LLM's executor, whose configured concurrency the stage runs at. */
   judgeExecutor?: ModelExecutor;
@@ -41,7 +44,10 @@ export async function judgeRecords(options: {
     stage: 'judge',
     items: options.records,
     idOf: (r) => r.id,
-    concurrency: options.concurrency ?? options.judgeExecutor?.concurrency ?? RULES_ONLY_CONCURRENCY,
+    // Most records are decided by rules, with no call: more records than the judge takes calls are
+    // in flight, so rule-decided ones go on while others wait for the judge; the judge's executor
+    // still sends at most its configured concurrency of calls at once.
+    concurrency: options.concurrency ?? (options.judgeExecutor ? options.judgeExecutor.concurrency * RECORDS_PER_JUDGE_CALL : RULES_ONLY_CONCURRENCY),
     ...(options.progress ? { progress: options.progress } : {}),
     work: async (record) => options.judge.judge(record),
     info: (done) => summarize([...done.values()], options.judge.stats),

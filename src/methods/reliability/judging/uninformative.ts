@@ -127,8 +127,12 @@ function stem(word: string): string {
 /** Questions whose answer is itself a name or title (album, song, band...). */
 const ASKS_FOR_NAME = /\b(album|song|single|film|movie|book|novel|band|title|group|show|series|play|poem|painting|record)\b/i;
 
-function words(text: string): string[] {
-  return normalizeAnswer(text).split(' ').filter(Boolean);
+let lastWords: { text: string; words: readonly string[] } | undefined;
+
+/** Normalised words; the last text's are kept, since one question is checked against each of its twenty distractors in a row. */
+function words(text: string): readonly string[] {
+  if (lastWords?.text !== text) lastWords = { text, words: normalizeAnswer(text).split(' ').filter(Boolean) };
+  return lastWords.words;
 }
 
 /**

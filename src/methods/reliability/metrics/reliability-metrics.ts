@@ -24,7 +24,8 @@ export interface MetricRecord {
   consistency?: number | null;
 }
 
-export interface MetricCounts {
+// A type, not an interface: it is also a summary's `Record<string, number>` of counts.
+export type MetricCounts = {
   /** N: seen questions. */
   seen: number;
   seenCorrect: number;
@@ -38,7 +39,7 @@ export interface MetricCounts {
   unseenCorrect: number;
   /** Correct/wrong responses without a Cons(q, r) (left out of the consistency means). */
   consistencyMissing: number;
-}
+};
 
 /** Rate times a mean: 0 when the rate is 0 (nothing to be consistent about), else undefined if the mean is. */
 function rateTimesMean(rate: number | null, m: number | null): number | null {

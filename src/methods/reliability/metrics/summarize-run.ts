@@ -2,13 +2,15 @@
  * One run's summary: the paper's metrics, counts, 95% bootstrap confidence intervals, and
  * breakdowns by source data set, UnseenQA template and answer type, and uninformative sub-type.
  * This is the JSON `llmkb metrics --format json` prints and `llmkb compare` / `llmkb report` read
- * (schema `llmkb-summary-v1`, documented in the README).
+ * (schema `llmkb-summary-v2`, src/methods/method-summary.ts, documented in the README).
  */
 import { z } from 'zod';
+import { SUMMARY_SCHEMA, type MethodSummary, type RunMeta } from '../../method-summary.js';
+import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metric-defs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
-import { addToSums, computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
+import { computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
 
 export const scoredRecordSchema = z
   .object({
@@ -29,25 +31,10 @@ export interface Group {
   metrics: Metrics;
 }
 
-export interface RunMeta {
-  /** Parameter count in billions, for the size analysis. */
-  paramsB?: number;
-  /** Instruction-tuned / RLHF ("fine-tuned" in the paper) or base. */
-  fineTuned?: boolean;
-  family?: string;
-}
+export type { RunMeta };
 
-export interface RunSummary {
-  schema: 'llmkb-summary-v1';
-  llmkbVersion: string;
-  /** Display name of the model (spec or label). */
-  model: string;
-  /** Cache identity of the model (content hash for GGUF). */
-  modelIdentity?: string;
-  setting: string;
-  /** Seen labels partly from the lexical rule (no judge LLM): approximate. */
-  approximate: boolean;
-  datasetChecksums: Record<string, string>;
+/** A reliability run's summary (schema v2): the generic fields, typed with the method's own metrics, counts and breakdowns. */
+export interface RunSummary extends MethodSummary {
   counts: MetricCounts;
   metrics: Metrics;
   intervals: Record<MetricKey, [number, number] | null>;
@@ -57,8 +44,6 @@ export interface RunSummary {
     byAnswerType: { seen: Record<string, Group>; unseen: Record<string, Group> };
     uninformativeTypes: { seen: Record<string, number>; unseen: Record<string, number> };
   };
-  meta?: RunMeta;
-  runId?: string;
   /** How close the run is to the paper's protocol (runs made by `llmkb eval`). */
   protocol?: Protocol;
 }
@@ -85,20 +70,73 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+const CORRECT = 0;
+const WRONG = 1;
+const UNINFORMATIVE = 2;
+
+/** A group's records as the bootstrap reads them (see addToSums): label codes and consistency (NaN for none). */
+function compactForBootstrap(records: readonly ScoredRecord[]): { groups: Uint8Array; cons: Float64Array } {
+  const groups = new Uint8Array(records.length);
+  const cons = new Float64Array(records.length);
+  records.forEach((r, i) => {
+    groups[i] = r.label === 'correct' ? CORRECT : r.label === 'wrong' ? WRONG : UNINFORMATIVE;
+    cons[i] = r.consistency ?? Number.NaN;
+  });
+  return { groups, cons };
+}
+
 /**
  * Percentile bootstrap, resampling seen and unseen questions separately (the two sets are fixed
  * in size by design). An interval is null when the metric is undefined in more than half of the
  * resamples.
  */
 export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: number, seed: number, confidence = 0.95): Record<MetricKey, [number, number] | null> {
-  const seen = records.filter((r) => r.dataset === 'seen');
-  const unseen = records.filter((r) => r.dataset === 'unseen');
+  const seen = compactForBootstrap(records.filter((r) => r.dataset === 'seen'));
+  const unseen = compactForBootstrap(records.filter((r) => r.dataset === 'unseen'));
   const rng = SeededRandom.stream(seed, 'bootstrap');
   const samples: Record<MetricKey, number[]> = Object.fromEntries(METRIC_KEYS.map((k) => [k, []])) as unknown as Record<MetricKey, number[]>;
   for (let b = 0; b < resamples; b++) {
-    const sums: MetricSums = { n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 };
-    for (let i = 0; i < seen.length; i++) addToSums(sums, seen[rng.int(0, seen.length - 1)]!);
-    for (let i = 0; i < unseen.length; i++) addToSums(sums, unseen[rng.int(0, unseen.length - 1)]!);
+    // addToSums over the resampled records, on local numbers: the same additions in the same
+    // order (so the same sums, bit for bit), without an object property per addition.
+    let nCorrect = 0;
+    let nWrong = 0;
+    let lUninformative = 0;
+    let consCorrectSum = 0;
+    let consCorrectCount = 0;
+    let consWrongSeenSum = 0;
+    let consWrongSeenCount = 0;
+    let consWrongUnseenSum = 0;
+    let consWrongUnseenCount = 0;
+    for (let i = 0; i < seen.groups.length; i++) {
+      const j = rng.int(0, seen.groups.length - 1);
+      const group = seen.groups[j]!;
+      const cons = seen.cons[j]!;
+      if (group === CORRECT) {
+        nCorrect++;
+        if (cons === cons) {
+          consCorrectSum += cons;
+          consCorrectCount++;
+        }
+      } else if (group === WRONG) {
+        nWrong++;
+        if (cons === cons) {
+          consWrongSeenSum += cons;
+          consWrongSeenCount++;
+        }
+      }
+    }
+    for (let i = 0; i < unseen.groups.length; i++) {
+      const j = rng.int(0, unseen.groups.length - 1);
+      if (unseen.groups[j] === UNINFORMATIVE) lUninformative++;
+      else {
+        const cons = unseen.cons[j]!;
+        if (cons === cons) {
+          consWrongUnseenSum += cons;
+          consWrongUnseenCount++;
+        }
+      }
+    }
+    const sums: MetricSums = { n: seen.groups.length, nCorrect, nWrong, l: unseen.groups.length, lUninformative, consCorrectSum, consCorrectCount, consWrongSeenSum, consWrongSeenCount, consWrongUnseenSum, consWrongUnseenCount };
     const m = metricsFromSums(sums);
     for (const k of METRIC_KEYS) if (m[k] !== null) samples[k].push(m[k]!);
   }
@@ -120,7 +158,8 @@ export function summarizeRun(
   const uninformativeTypes = { seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>, unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number> };
   for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
   return {
-    schema: 'llmkb-summary-v1',
+    schema: SUMMARY_SCHEMA,
+    method: { id: RELIABILITY_METHOD.id, version: RELIABILITY_METHOD.version },
     llmkbVersion: VERSION,
     model: options.model,
     ...(options.modelIdentity === undefined ? {} : { modelIdentity: options.modelIdentity }),
@@ -128,6 +167,7 @@ export function summarizeRun(
     approximate: records.some((r) => r.approximate === true),
     datasetChecksums: options.datasetChecksums ?? {},
     counts: countRecords(records),
+    metricDefs: RELIABILITY_METRIC_DEFS.map((d) => ({ ...d })),
     metrics: computeMetrics(records),
     intervals: bootstrapIntervals(records, resamples, seed),
     bootstrap: { resamples, seed, confidence: 0.95 },

@@ -7,12 +7,21 @@
  */
 import { createHash } from 'node:crypto';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
-import { SeededRandom } from '../sampling/seeded-random.js';
-import { reliabilityMethod } from '../methods/reliability/reliability-method.js';
-import { formatPercent, type RunSummary, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
-import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../methods/reliability/metrics/reliability-metrics.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
+import { PROMPT_SETTINGS } from '../defaults.js';
+import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
+import { distinguishRuns, modelsOf, settingsOf as settingsIn, toCsv, toMarkdown, type PairedTest } from '../../../analysis/runs.js';
+import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
 
-export const SETTING_ORDER = ['zero-shot', 'four-shot', 'four-shot-2'];
+export const SETTING_ORDER: readonly string[] = PROMPT_SETTINGS;
+
+export { distinguishRuns, modelsOf, toCsv, toMarkdown, type PairedTest };
+
+/** The settings present, in the paper's order (zero-shot, four-shot, four-shot-2), others after. */
+export function settingsOf(summaries: readonly RunSummary[]): string[] {
+  return settingsIn(summaries, SETTING_ORDER);
+}
 
 /** Table 2's comparisons: [x, y]. C_wrong is the average of both sides (Eq. 6). */
 export const TABLE2_PAIRS: Array<[MetricKey, MetricKey]> = [
@@ -26,7 +35,7 @@ export const TABLE2_PAIRS: Array<[MetricKey, MetricKey]> = [
 ];
 
 /** Direction in which a metric is better (for rankings): the paper's ↑ / ↓. */
-export const HIGHER_IS_BETTER = Object.fromEntries(reliabilityMethod.metricDefs.map((d) => [d.id, d.better === 'higher'])) as Record<MetricKey, boolean>;
+export const HIGHER_IS_BETTER = Object.fromEntries(RELIABILITY_METRIC_DEFS.map((d) => [d.id, d.better === 'higher'])) as Record<MetricKey, boolean>;
 
 export interface Correlation {
   x: MetricKey;
@@ -67,55 +76,6 @@ export function correlate(summaries: readonly RunSummary[], x: MetricKey, y: Met
   return { x, y, setting, n: pairs.length, r, p };
 }
 
-export function settingsOf(summaries: readonly RunSummary[]): string[] {
-  const present = [...new Set(summaries.map((s) => s.setting))];
-  return present.sort((a, b) => (SETTING_ORDER.indexOf(a) + 99 * Number(!SETTING_ORDER.includes(a))) - (SETTING_ORDER.indexOf(b) + 99 * Number(!SETTING_ORDER.includes(b))) || a.localeCompare(b));
-}
-
-/**
- * Run identity: tables have one row per model label, so two different runs that carry the same
- * label (two models whose specs end alike, or one model judged two ways) would be merged into
- * one row, one silently hiding the other. Such runs are never merged: each gets its label plus
- * what tells it apart (the model's identity, else its run id, else where it was read from), and
- * the caller is told.
- */
-export function distinguishRuns(summaries: readonly RunSummary[], sources: readonly string[] = []): { summaries: RunSummary[]; renamed: string[] } {
-  const byLabel = new Map<string, number[]>();
-  summaries.forEach((s, i) => byLabel.set(s.model, [...(byLabel.get(s.model) ?? []), i]));
-  const out = [...summaries];
-  const renamed: string[] = [];
-  const short = (id: string) => (id.length > 28 ? `${id.slice(0, 12)}…${id.slice(-15)}` : id);
-  // What tells runs apart, in order of preference: something all settings of one evaluation share
-  // (the folder its files are in, the model's identity), then the run itself.
-  const tags: Array<(s: RunSummary, i: number) => string | undefined> = [
-    (_s, i) => (sources[i] && /[\\/]/.test(sources[i]!) ? sources[i]!.replace(/[\\/][^\\/]*$/, '') : undefined),
-    (s) => (s.modelIdentity ? short(s.modelIdentity) : undefined),
-    (s) => (s.runId ? `run ${s.runId.slice(0, 8)}` : undefined),
-    (_s, i) => sources[i] ?? `#${i + 1}`,
-  ];
-  for (const [label, indexes] of byLabel) {
-    const group = indexes.map((i) => summaries[i]!);
-    const identities = new Set(group.map((s) => s.modelIdentity ?? '?'));
-    if (identities.size <= 1 && new Set(group.map((s) => s.setting)).size === group.length) continue;
-    // The first kind of tag that makes every (tag, setting) of the group unique; the position as a last resort.
-    const tagOf =
-      tags.find((tag) => {
-        const keys = indexes.map((i) => tag(summaries[i]!, i));
-        return keys.every((k) => k !== undefined) && new Set(keys.map((k, n) => `${k}\u0000${group[n]!.setting}`)).size === keys.length;
-      }) ?? ((_s: RunSummary, i: number) => `#${i + 1}`);
-    for (const i of indexes) {
-      const name = `${label} [${tagOf(summaries[i]!, i)}]`;
-      out[i] = { ...summaries[i]!, model: name };
-      renamed.push(`${label} (${summaries[i]!.setting}) -> ${name}`);
-    }
-  }
-  return { summaries: out, renamed };
-}
-
-export function modelsOf(summaries: readonly RunSummary[]): string[] {
-  return [...new Set(summaries.map((s) => s.model))];
-}
-
 const TABLE_COLUMNS: Record<'9' | '10' | '11', Array<[MetricKey, string]>> = {
   '9': [['WR', 'WR (↓)'], ['CR', 'CR (↑)'], ['NCR', 'NCR (↑)'], ['UR', 'UR (↑)']],
   '10': [['C_wrong_seen', 'C_wrong^s (↓)'], ['C_wrong_unseen', 'C_wrong^u (↓)'], ['C_wrong', 'C_wrong (↓)'], ['C_correct', 'C_correct (↑)']],
@@ -135,16 +95,6 @@ export function paperTable(summaries: readonly RunSummary[], table: '9' | '10' |
     }),
   ]);
   return { header, rows };
-}
-
-export function toMarkdown(table: { header: string[]; rows: string[][] }): string {
-  const esc = (c: string) => c.replace(/\|/g, '\\|');
-  return [`| ${table.header.map(esc).join(' | ')} |`, `| ${table.header.map(() => '---').join(' | ')} |`, ...table.rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
-}
-
-export function toCsv(table: { header: string[]; rows: string[][] }): string {
-  const cell = (c: string) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c);
-  return `${[table.header, ...table.rows].map((r) => r.map(cell).join(',')).join('\n')}\n`;
 }
 
 /** Models ranked by a metric in one setting, best first (Figure 6). */
@@ -218,18 +168,6 @@ export function effects(summaries: readonly RunSummary[]): {
     if (models > 0) icl.push({ setting, models, meanChangeFromZeroShot: Object.fromEntries(Object.entries(deltas).map(([k, v]) => [k, v.length ? v.reduce((a, b) => a + b, 0) / v.length : null])) });
   }
   return { size, fineTuning, icl };
-}
-
-export interface PairedTest {
-  metric: MetricKey;
-  a: string;
-  b: string;
-  /** a - b on the full data. */
-  difference: number | null;
-  interval: [number, number] | null;
-  /** Two-sided bootstrap p-value for "no difference". */
-  p: number | null;
-  questions: number;
 }
 
 /**

@@ -6,9 +6,9 @@
  * range from its definition (UR 0..100, NCR -100..100), and no label is cut.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { pearson, settingsOf, sizeClass, uninformativeShares } from '../analysis/compare-runs.js';
-import type { MetricDef } from '../methods/method.js';
-import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
+import { pearson, settingsOf, sizeClass, uninformativeShares } from './compare-runs.js';
+import type { MetricDef } from '../../method.js';
+import type { RunSummary } from '../metrics/summarize-run.js';
 
 export interface Figure {
   id: string;

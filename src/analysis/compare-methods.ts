@@ -1,0 +1,60 @@
+/**
+ * `llmkb compare` over runs of any methods. A registered method with its own cross-run analysis
+ * (the reliability method: the paper's tables) gives it; any other method (registered or not)
+ * gets headline tables and rankings built from its summaries' metricDefs alone.
+ */
+import type { ComparedRun, CompareOutput } from '../methods/method.js';
+import { formatMetric, headlineDefs } from '../methods/method-summary.js';
+import { findMethod } from '../methods/registry.js';
+import { differencesOf } from './protocol-differences.js';
+import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from './runs.js';
+
+/**
+ * Runs ready to compare side by side: two runs with one label get what tells them apart, and
+ * runs of one method whose protocols differ are named (each method names its own choices).
+ */
+export function distinctRuns<R extends ComparedRun>(runs: readonly R[]): { runs: R[]; warnings: string[] } {
+  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
+  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
+  const methodIds = [...new Set(distinct.map((r) => r.summary.method.id))];
+  const differences = methodIds.flatMap((id) => {
+    const method = findMethod(id);
+    return differencesOf(distinct.filter((r) => r.summary.method.id === id).map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []);
+  });
+  return { runs: distinct, warnings: [...renamed.map((r) => `runs with the same label are shown apart: ${r}`), ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
+}
+
+/** Headline tables and rankings of one method's runs, from their metricDefs. */
+export function compareByMetricDefs(id: string, title: string, runs: readonly ComparedRun[], order: readonly string[]): CompareOutput {
+  const summaries = runs.map((r) => r.summary);
+  const table = headlineTable(summaries, order);
+  const defs = headlineDefs(summaries[0]?.metricDefs ?? []);
+  const settings = settingsOf(summaries, order);
+  const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries(defs.map((d) => [d.id, rankRuns(summaries, d.id, s)]))]));
+  const out = [`## ${title}: headline metrics\n\n${toMarkdown(table)}\n`];
+  for (const s of settings) out.push(`## Rankings: ${title} (${s})\n\n${defs.map((d) => `${d.id}: ${rankings[s]![d.id]!.map((r, i) => `${i + 1}. ${r.model} ${formatMetric(d, r.value)}`).join(', ')}`).join('\n')}\n`);
+  return {
+    markdown: out.join('\n'),
+    analysis: { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), method: id, headline: table, rankings },
+    files: { [`${id}-headline.md`]: `${toMarkdown(table)}\n`, [`${id}-headline.csv`]: toCsv(table) },
+  };
+}
+
+export async function compareRuns(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput & { wrote: string }> {
+  const groups = new Map<string, ComparedRun[]>();
+  for (const r of runs) groups.set(r.summary.method.id, [...(groups.get(r.summary.method.id) ?? []), r]);
+  const outputs: CompareOutput[] = [];
+  for (const [id, group] of groups) {
+    const method = findMethod(id);
+    outputs.push(method?.compare ? await method.compare(group, options) : compareByMetricDefs(id, method?.title ?? `method ${id}`, group, method?.settings ?? []));
+  }
+  if (outputs.length === 1) return { ...outputs[0]!, wrote: outputs[0]!.wrote ?? `${Object.keys(outputs[0]!.files).join(', ')} and analysis.json` };
+  // Several methods: each its own part, one after the other.
+  const files = Object.assign({}, ...outputs.map((o) => o.files)) as Record<string, string>;
+  return {
+    markdown: outputs.map((o) => o.markdown).join('\n'),
+    analysis: { runs: runs.map((r) => ({ label: r.summary.model, method: r.summary.method.id, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), methods: Object.fromEntries([...groups.keys()].map((id, i) => [id, outputs[i]!.analysis])) },
+    files,
+    wrote: `${Object.keys(files).join(', ')} and analysis.json`,
+  };
+}

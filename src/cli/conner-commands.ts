@@ -1,0 +1,248 @@
+/**
+ * `llmkb conner generate|score|select-demos|best-of`: the CONNER method (Chen et al. 2023). The
+ * method's modules load inside the actions, so `llmkb --help` does not pay for them.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { LlmkbError } from '../errors.js';
+import type { Workspace } from '../workspace.js';
+import { checkOutputFile, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
+
+function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+function promptNumber(value: string): number {
+  const n = positiveInteger(value);
+  if (n > 4) throw new InvalidArgumentError('Table 11 has prompts 1-4 (4 is the paper\'s best)');
+  return n;
+}
+
+function gammaOption(value: string): string {
+  // Checked here so a typo fails before anything loads; parsed again where it is used.
+  const parts = value.split(',').map((p) => Number(p.trim()));
+  if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) throw new InvalidArgumentError('must be four numbers separated by commas (weights of fact, rel, coh_para, info; Eq. 9), e.g. 1,1,1,1');
+  return value;
+}
+
+interface ScorerCliOptions {
+  scorer?: string;
+  nli?: string;
+  relevance?: string;
+  corpus?: string;
+  evidenceTop: number;
+  seed: number;
+}
+
+/** The scorers and the evidence source of a scoring command, from its options and the config. */
+async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
+  const { executorClassifier, executorTokenScorer } = await import('../methods/conner/scoring/executor-scorers.js');
+  const { corpusEvidence, referenceEvidence } = await import('../methods/conner/evidence/evidence-source.js');
+  type AnyExecutor = Parameters<typeof executorTokenScorer>[0];
+  const load = async (role: 'scorer' | 'nli' | 'relevance', spec?: string): Promise<AnyExecutor | undefined> => {
+    const entry = ws.entryFor(role, spec);
+    return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as AnyExecutor);
+  };
+  const scorerEx = await load('scorer', opts.scorer);
+  const nliEx = await load('nli', opts.nli);
+  const relevanceEx = await load('relevance', opts.relevance);
+  if (!scorerEx && !nliEx && !relevanceEx) {
+    throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli and/or --relevance model specs, or set "scorer", "nli", "relevance" in llmkb.config.json (README: CONNER).' });
+  }
+  if (opts.corpus !== undefined) {
+    const { Corpus } = await import('../corpus/corpus.js');
+    Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
+  }
+  const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;
+  const nli = nliEx ? executorClassifier(nliEx, 'nli') : undefined;
+  const relevance = relevanceEx ? executorClassifier(relevanceEx, 'relevance') : undefined;
+  const evidence = opts.corpus === undefined ? referenceEvidence() : corpusEvidence(ws.db, opts.corpus, opts.evidenceTop);
+  const unscored = [
+    ...(nli ? [] : ['factuality', 'validity']),
+    ...(relevance ? [] : ['relevance']),
+    ...(scorer ? [] : ['coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness']),
+  ];
+  return {
+    ...(scorer ? { scorer } : {}),
+    ...(nli ? { nli } : {}),
+    ...(relevance ? { relevance } : {}),
+    evidence,
+    unscored,
+    concurrency: Math.min(...[scorerEx, nliEx, relevanceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
+  };
+}
+
+function addScorerOptions(command: Command): Command {
+  return command
+    .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
+    .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config), e.g. tei:URL/MODEL with "task": "nli" in the config, or llm-nli:<text model spec>')
+    .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config), e.g. tei:URL/cross-encoder/ms-marco-MiniLM-L-6-v2')
+    .option('--corpus <name>', "evidence from this corpus of the store (BM25; `llmkb corpus add`); default: each query's reference knowledge")
+    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5);
+}
+
+export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
+  const conner = program.command('conner').description('CONNER (Chen et al. 2023): generate knowledge, score it on six perspectives, select demonstrations and the best knowledge');
+
+  conner
+    .command('generate')
+    .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
+    .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})")
+    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
+    .option('--setting <setting>', 'zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
+    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
+    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
+    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
+    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
+    .option('--seed <n>', 'seed of the demonstration draws', wholeNumber, 0)
+    .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, 128)
+    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
+    .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
+    .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
+    .action(async (input: string, opts: { model?: string; setting: 'zero-shot' | 'few-shot'; prompt: number; shots: number; answerShots: number; demos?: string; fixedDemos?: boolean; task?: 'qa' | 'dialogue'; seed: number; maxTokens: number; answerMaxTokens: number; limit?: number; output: string }, command: Command) => {
+      const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
+      const { demonstrationsOf, generateKnowledge } = await import('../methods/conner/generation/generate-knowledge.js');
+      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const { z } = await import('zod');
+      const ws = workspace(command);
+      try {
+        checkOutputFile(opts.output);
+        const how = "Give one of CONNER's test files or a JSONL query file (README: CONNER).";
+        const all = readConnerQueries(requireFile(input, how), opts.task);
+        const queries = opts.limit === undefined ? all : all.slice(0, opts.limit);
+        if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
+        const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
+        const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
+        const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
+        const entry = ws.entryFor('model', opts.model);
+        if (entry === undefined) throw new LlmkbError('no knowledge generator', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
+        const generator = await ws.executor(entry);
+        const records = await generateKnowledge({
+          queries, generator, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
+          ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
+        });
+        writeFileAtomic(opts.output, toJsonl(records));
+        process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}) -> ${opts.output}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  addScorerOptions(
+    conner
+      .command('score')
+      .description('score knowledge files on factuality, relevance, coherence, informativeness, helpfulness, validity (Eq. 1-8); several files: one row per generator')
+      .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?})'),
+  )
+    .option('--aggregation <op>', 'factuality over sentences: min (the paper), mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
+    .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
+    .option('--seed <n>', 'seed of the helpfulness negatives and the bootstrap', wholeNumber, 0)
+    .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', wholeNumber, 1000)
+    .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0-2): Somers' D per metric")
+    .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
+    .option('--limit <n>', 'only the first n records of each file', positiveInteger)
+    .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
+    .option('--summary <file>', 'summary JSON', 'conner-summary.json')
+    .option('--json', 'print the summary as JSON instead of the table')
+    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; summary: string; json?: boolean }, command: Command) => {
+      const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
+      const { scoreKnowledge } = await import('../methods/conner/scoring/score-knowledge.js');
+      const { connerProtocol } = await import('../methods/conner/conner-protocol.js');
+      const { formatConnerSummary, readRatings, summarizeConner } = await import('../methods/conner/summary/conner-summary.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const ws = workspace(command);
+      try {
+        checkOutputFile(opts.output);
+        checkOutputFile(opts.summary);
+        const files = inputs.map((f) => {
+          const all = readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (README: CONNER).'));
+          return opts.limit === undefined ? all : all.slice(0, opts.limit);
+        });
+        const ratings = opts.ratings === undefined ? undefined : readRatings(requireFile(opts.ratings, 'One JSON line per rated item (README: CONNER).'));
+        const setup = await scoringSetup(ws, opts);
+        const records = [];
+        for (const items of files) {
+          records.push(...(await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency })));
+        }
+        const protocol = connerProtocol({ evidence: setup.evidence.id, aggregation: opts.aggregation, negatives: opts.negatives, unscored: setup.unscored, givenKnowledge: files.flat().some((k) => k.setting === 'given') });
+        const summary = summarizeConner(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}) });
+        writeFileAtomic(opts.output, toJsonl(records));
+        writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
+        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatConnerSummary(summary)}\n\nscores -> ${opts.output}, summary -> ${opts.summary}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  addScorerOptions(
+    conner
+      .command('select-demos')
+      .description('use case 1 (section 5): sample m candidate demonstrations, keep the n with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9)')
+      .argument('<pool>', 'query file with gold knowledge and answers (a CONNER file or JSONL)'),
+  )
+    .option('--candidates <m>', 'm: candidates sampled from the pool (seeded)', positiveInteger, 30)
+    .option('--top <n>', 'n: demonstrations kept', positiveInteger, 8)
+    .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
+    .option('--seed <n>', 'seed of the candidate sample', wholeNumber, 0)
+    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name)', oneOf(['qa', 'dialogue'] as const))
+    .option('-o, --output <file>', 'demonstrations JSONL (for `conner generate --demos FILE --fixed-demos`)', 'conner-demos.jsonl')
+    .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string }, command: Command) => {
+      const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
+      const { selectDemonstrations } = await import('../methods/conner/use-cases/select-demos.js');
+      const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const ws = workspace(command);
+      try {
+        checkOutputFile(opts.output);
+        const queries = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task).filter(
+          (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
+        );
+        if (queries.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
+        const setup = await scoringSetup(ws, opts);
+        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma: parseGamma(opts.gamma) });
+        writeFileAtomic(opts.output, toJsonl(demos));
+        process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  addScorerOptions(
+    conner
+      .command('best-of')
+      .description('use case 2 (section 5): per query, keep the knowledge with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9) among r candidate files')
+      .argument('<inputs...>', 'r knowledge JSONL files for the same queries (e.g. `conner generate` with --prompt 1..4)'),
+  )
+    .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
+    .option('--aggregation <op>', 'factuality over sentences: min, mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
+    .option('--seed <n>', 'seed of the helpfulness negatives', wholeNumber, 0)
+    .option('-o, --output <file>', 'chosen knowledge JSONL (input of `conner score`)', 'conner-best.jsonl')
+    .action(async (inputs: string[], opts: ScorerCliOptions & { gamma: string; aggregation: 'min' | 'mean' | 'max'; output: string }, command: Command) => {
+      const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
+      const { bestOf } = await import('../methods/conner/use-cases/best-of.js');
+      const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
+      const { toJsonl } = await import('../io/jsonl.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const ws = workspace(command);
+      try {
+        checkOutputFile(opts.output);
+        if (inputs.length < 2) throw new LlmkbError('best-of needs at least two candidate files', { hint: 'Generate candidates with `llmkb conner generate --prompt N -o candN.jsonl` for N = 1..4, or with several models.' });
+        const candidates = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
+        const setup = await scoringSetup(ws, opts);
+        const choices = await bestOf(candidates, { runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: 5, seed: opts.seed, gamma: parseGamma(opts.gamma) });
+        writeFileAtomic(opts.output, toJsonl(choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: inputs[c.candidate], qualities: c.qualities, gamma: opts.gamma } }))));
+        const counts = inputs.map((_, i) => choices.filter((c) => c.candidate === i).length);
+        process.stdout.write(`chose knowledge for ${choices.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+}

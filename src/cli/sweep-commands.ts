@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+// Types only at the top: the sweep's modules load inside the actions (start-up time).
+import { LlmkbError } from '../errors.js';
+import type { Workspace } from '../workspace.js';
+import { collect } from './cli-options.js';
+
+/** The command line as typed, for the runs' execution records. */
+function commandLine(): string {
+  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export function registerSweepCommands(program: Command, workspace: (command: Command) => Workspace): void {
+  program
+    .command('sweep')
+    .description('a whole study from one file: every (model, method, setting) as a resumable run, then compare and report over all of them')
+    .argument('<study>', 'study file (YAML or JSON): models with their metadata, settings, data sets, roles; see examples/paper-study.yaml')
+    .option('--out <dir>', 'results folder: one folder per model (as `llmkb eval` writes it), tables, analysis.json, report.html (default: "out" in the study, else llmkb-sweep)')
+    .option('--plan', 'print what would run, what is done already and the calls still to pay for (tokens, money with prices); run nothing')
+    .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`')
+    .option('--batch', 'send the judge, distractor and time-filter calls through the OpenAI Batch API (half the price, answers within 24 h); resumable')
+    .action(async (studyFile: string, opts: { out?: string; plan?: boolean; shard?: string; batch?: boolean }, command: Command) => {
+      const { loadStudy } = await import('../sweep/study.js');
+      const { parseShard } = await import('../sweep/study-jobs.js');
+      const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+      const study = loadStudy(studyFile);
+      const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
+      const ws = workspace(command);
+      try {
+        if (opts.plan) {
+          const { formatPlan, planStudy } = await import('../sweep/study-plan.js');
+          process.stdout.write(formatPlan(study, planStudy(study, ws.runs, shard, opts.batch === true), shard));
+          return;
+        }
+        const { runStudy } = await import('../sweep/run-study.js');
+        const { formatMoney } = await import('../sweep/study-cost.js');
+        const noCache = command.optsWithGlobals<{ cache?: boolean }>().cache === false;
+        const ms = (name: string) => (process.env[name] !== undefined && Number(process.env[name]) >= 0 ? Number(process.env[name]) : undefined);
+        const batch = opts.batch ? { ...(ms('LLMKB_BATCH_POLL_MS') === undefined ? {} : { pollMs: ms('LLMKB_BATCH_POLL_MS')! }), ...(ms('LLMKB_BATCH_GATHER_MS') === undefined ? {} : { gatherMs: ms('LLMKB_BATCH_GATHER_MS')! }) } : undefined;
+        const result = await runStudy({ study, outDir, runs: ws.runs, cache: noCache ? null : ws.cache, cacheDir: ws.cacheDir, ...(shard ? { shard } : {}), ...(batch ? { batch } : {}), command: commandLine() });
+        process.stdout.write(result.markdown);
+        const r = result.record;
+        const done = r.jobs.filter((j) => j.status === 'done').length;
+        process.stdout.write(`\n${done} of ${r.jobs.length} runs done here${shard ? ` (shard ${shard.index}/${shard.count}; ${r.jobs.filter((j) => j.status === 'other shard').length} on other shards)` : ''}; results and report.html in ${outDir}\n`);
+        for (const [role, t] of Object.entries(r.tokens)) {
+          const cost = r.cost[role];
+          process.stdout.write(`${role}: ${t.calls} calls (${t.requests} made, ${t.cacheHits} from the cache), tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
+        }
+        for (const [label, reps] of Object.entries(r.replicas ?? {})) process.stdout.write(`${label}: ${reps.map((x) => `${x.url} ${x.served} calls${x.failed ? ` (${x.failed} failed, taken out ${x.trips}x)` : ''}`).join('; ')}\n`);
+        for (const b of r.batches ?? []) process.stdout.write(`batch ${b.id} (${b.model}): ${b.requests} requests, ${b.status}${b.failed ? `, ${b.failed} failed (resubmitted)` : ''}\n`);
+        process.stdout.write(`sweep record: ${result.recordFile}\n`);
+        if (result.failures.length > 0) {
+          throw new LlmkbError(`${result.failures.length} run(s) failed: ${result.failures.map((f) => `${f.label} (${f.setting}): ${f.error}`).join('; ')}`, {
+            exitCode: 3,
+            hint: 'The report covers the runs that finished. Fix the cause (a server down, a missing key) and run the same command again: finished runs are not redone.',
+          });
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+  program
+    .command('merge')
+    .description('fold the results of `llmkb sweep --shard i/n` from several machines into one folder and store, refusing runs whose protocol differs')
+    .argument('<dirs...>', 'the shards\' results folders')
+    .requiredOption('--out <dir>', 'merged results folder (tables, analysis.json, report.html, one folder per model)')
+    .option('--from-store <file>', 'a shard\'s store (its --store) to fold into this store (repeatable)', collect)
+    .action(async (dirs: string[], opts: { out: string; fromStore?: string[] }, command: Command) => {
+      const { mergeResults } = await import('../sweep/merge-results.js');
+      const ws = opts.fromStore?.length ? workspace(command) : undefined;
+      try {
+        const result = await mergeResults({ from: dirs.map((d) => resolve(d)), outDir: resolve(opts.out), ...(opts.fromStore ? { stores: opts.fromStore.map((s) => resolve(s)) } : {}), ...(ws ? { into: ws.db } : {}) });
+        process.stdout.write(result.markdown);
+        process.stdout.write(`\nmerged ${result.runs} runs from ${dirs.length} folders into ${opts.out}${ws ? `; store ${ws.storePath}: +${result.storeRows.calls} cached calls, +${result.storeRows.runs} runs` : ''}\n`);
+      } finally {
+        await ws?.close();
+      }
+    });
+}

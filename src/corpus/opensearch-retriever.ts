@@ -1,0 +1,122 @@
+/**
+ * A retriever backed by an OpenSearch or Elasticsearch index over HTTP, for a corpus that has
+ * outgrown one machine: `POST /<index>/_search` with a `match` query on the text field
+ * (`{"size": k, "query": {"match": {"<field>": "<query>"}}}`), read from the response's
+ * `hits.hits[]` (`_id`, `_score`, `_source`). The index's own BM25 ranks the passages.
+ *
+ * Credentials come from an environment variable named in the options (never from the config
+ * file, never logged): `user:password` (sent as HTTP Basic), or a full Authorization value
+ * (`Basic ...`, `Bearer ...`, `ApiKey ...`).
+ */
+import { z } from 'zod';
+import { ConfigError, LlmkbError, ModelCallError } from '../errors.js';
+import type { RetrievedPassage, Retriever } from './retriever.js';
+
+export interface OpenSearchRetrieverOptions {
+  /** Base URL of the cluster, e.g. `https://search.example.org:9200`. */
+  url: string;
+  index: string;
+  /** `_source` field with the passage text, matched by the query (default "text"). */
+  textField?: string;
+  /** `_source` field with the document id (default: the hit's `_id`). */
+  docIdField?: string;
+  /** `_source` fields with the page and the character offsets, when the index has them. */
+  pageField?: string;
+  startField?: string;
+  endField?: string;
+  /** Name of the environment variable holding the credentials (see the module comment). */
+  authEnv?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+const hitSchema = z.object({ _id: z.string(), _score: z.number().nullable(), _source: z.record(z.string(), z.unknown()).optional() });
+const responseSchema = z.object({ hits: z.object({ hits: z.array(hitSchema) }) });
+
+export class OpenSearchRetriever implements Retriever {
+  readonly #options: OpenSearchRetrieverOptions;
+  readonly #authorization: string | undefined;
+
+  constructor(options: OpenSearchRetrieverOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new ConfigError(`not a URL: "${options.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`);
+    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`);
+    this.#options = options;
+    if (options.authEnv !== undefined) {
+      const value = (options.env ?? process.env)[options.authEnv];
+      if (value === undefined || value === '') throw new ConfigError(`the environment variable ${options.authEnv} (OpenSearch credentials) is not set`, { hint: `Set ${options.authEnv} to user:password or to a full Authorization value (e.g. "ApiKey ...").` });
+      this.#authorization = /^(Basic|Bearer|ApiKey) /.test(value) ? value : `Basic ${Buffer.from(value).toString('base64')}`;
+    }
+  }
+
+  get description(): string {
+    return `OpenSearch index ${this.#options.index} at ${new URL(this.#options.url).origin}`;
+  }
+
+  async search(query: string, k: number): Promise<RetrievedPassage[]> {
+    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+    const o = this.#options;
+    const textField = o.textField ?? 'text';
+    const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.index)}/_search`;
+    const body = { size: k, query: { match: { [textField]: query } } };
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.#authorization === undefined ? {} : { authorization: this.#authorization }) },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+      });
+    } catch (error) {
+      throw new ModelCallError(`OpenSearch at ${new URL(o.url).origin} cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, hint: 'Check the URL and that the cluster is running.' });
+    }
+    const raw = await response.text();
+    if (!response.ok) {
+      let reason = raw.slice(0, 300);
+      try {
+        const e = JSON.parse(raw) as { error?: { type?: string; reason?: string } | string };
+        if (typeof e.error === 'object' && e.error !== null) reason = `${e.error.type ?? 'error'}: ${e.error.reason ?? ''}`;
+        else if (typeof e.error === 'string') reason = e.error;
+      } catch {
+        // not JSON: the start of the body is the reason
+      }
+      const hint = response.status === 401 || response.status === 403 ? `Check the credentials${o.authEnv === undefined ? ' (none were sent: set authEnv)' : ` in ${o.authEnv}`}.` : response.status === 404 ? `Check the index name "${o.index}".` : undefined;
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} failed with HTTP ${response.status}: ${reason}`, { retryable: response.status === 429 || response.status >= 500, ...(hint === undefined ? {} : { hint }) });
+    }
+    let parsed: z.infer<typeof responseSchema>;
+    try {
+      parsed = responseSchema.parse(JSON.parse(raw));
+    } catch (error) {
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`, { retryable: false });
+    }
+    const number = (source: Record<string, unknown>, field: string | undefined): number | undefined => {
+      if (field === undefined) return undefined;
+      const v = source[field];
+      return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+    };
+    return parsed.hits.hits.map((hit, i) => {
+      const source = hit._source ?? {};
+      const text = source[textField];
+      if (typeof text !== 'string') throw new ModelCallError(`OpenSearch hit ${hit._id} has no text field "${textField}" in _source`, { retryable: false, hint: 'Set textField to the field that holds the passage text.' });
+      const docIdValue = o.docIdField === undefined ? hit._id : source[o.docIdField];
+      const page = number(source, o.pageField);
+      const start = number(source, o.startField);
+      const end = number(source, o.endField);
+      return {
+        rank: i + 1,
+        score: hit._score ?? 0,
+        text,
+        docId: typeof docIdValue === 'string' || typeof docIdValue === 'number' ? String(docIdValue) : hit._id,
+        source: o.index,
+        ...(page === undefined ? {} : { page, pageEnd: page }),
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+      };
+    });
+  }
+}

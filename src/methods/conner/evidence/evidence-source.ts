@@ -1,0 +1,36 @@
+/**
+ * Where factuality and validity get their evidence (paper section 3.3: evidence E_i recalled for
+ * each sentence s_i from a knowledge base). Two sources: the passages of a corpus in the store,
+ * searched with BM25 using the sentence as the query (the paper used ColBERTv2 over Wikipedia;
+ * recorded as a departure), or reference passages given with the query (the gold knowledge of
+ * CONNER's test files: the paper's Appendix B shows reference knowledge suffices).
+ */
+import { searchCorpus } from '../../../corpus/corpus.js';
+import type { Db } from '../../../store/database.js';
+
+export interface Evidence {
+  /** `corpus:<name>/<doc id>#<passage>` or `reference`. */
+  source: string;
+  text: string;
+}
+
+export interface EvidenceSource {
+  /** Recorded in every record, e.g. `corpus:wiki (bm25, top 5)` or `reference`. */
+  readonly id: string;
+  /** Evidence for one claim (a sentence, or an open-ended answer); `reference` is the query's gold knowledge. */
+  retrieve(claim: string, reference: readonly string[]): Evidence[];
+}
+
+export function referenceEvidence(): EvidenceSource {
+  return {
+    id: 'reference',
+    retrieve: (_claim, reference) => reference.filter((r) => r.trim() !== '').map((text) => ({ source: 'reference', text })),
+  };
+}
+
+export function corpusEvidence(db: Db, corpus: string, top: number): EvidenceSource {
+  return {
+    id: `corpus:${corpus} (bm25, top ${top})`,
+    retrieve: (claim) => searchCorpus(db, corpus, claim, { k: top }).map((hit) => ({ source: `corpus:${corpus}/${hit.docId}#${hit.passage}`, text: hit.text })),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * CONNER's queries: the released test files (4 tab-separated fields, no header) and llmkb's own
+ * JSONL query format. NQ rows are (Wikipedia title, question, gold passage, short answer); WoW
+ * rows are (topic, dialogue history with turns separated by " [SEP] ", gold knowledge sentence,
+ * gold next response). For dialogue the query is the dialogue partner's last utterance, as the
+ * paper's Table 11 caption defines `{utterance}`; the history is kept.
+ */
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { InputFileError } from '../../../errors.js';
+import { readJsonl } from '../../../io/jsonl.js';
+import { readTextFile } from '../../../io/files.js';
+
+/** Open-domain QA (span answers, NQ) or knowledge-grounded dialogue (open answers, WoW). */
+export type ConnerTask = 'qa' | 'dialogue';
+
+export interface ConnerQuery {
+  /** Unique in its file: `<file stem>:<line>` for CONNER files, the record's own id for JSONL. */
+  id: string;
+  task: ConnerTask;
+  topic: string;
+  /** The question (QA) or the partner's last utterance (dialogue). */
+  query: string;
+  /** Dialogue turns before the last utterance (dialogue only). */
+  history?: string[];
+  /** The gold knowledge (the reference rows of the paper's tables; evidence with `--evidence reference`). */
+  referenceKnowledge?: string;
+  /** The gold answer a* (span) or gold next response (dialogue): helpfulness's `a`, validity's `a*`. */
+  goldAnswer?: string;
+}
+
+export const connerQuerySchema = z
+  .object({
+    id: z.string().min(1),
+    task: z.enum(['qa', 'dialogue']).default('qa'),
+    topic: z.string().default(''),
+    query: z.string().min(1),
+    history: z.array(z.string()).optional(),
+    referenceKnowledge: z.string().optional(),
+    goldAnswer: z.string().optional(),
+  })
+  .strip();
+
+/** The task a CONNER file holds, from its name: `nq_*` is QA, WoW's `seen_*`/`unseen_*` dialogue. */
+export function taskOfConnerFile(file: string): ConnerTask {
+  return /(^|[^a-z])nq/i.test(basename(file)) ? 'qa' : 'dialogue';
+}
+
+/** Parses one of CONNER's released test files. */
+export function parseConnerTestFile(text: string, file: string, task: ConnerTask = taskOfConnerFile(file)): ConnerQuery[] {
+  const stem = basename(file).replace(/\.[^.]*$/, '');
+  const out: ConnerQuery[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const fields = line.split('\t');
+    if (fields.length !== 4) {
+      throw new InputFileError(file, i + 1, undefined, `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`, "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (README, CONNER).");
+    }
+    const [topic, query, knowledge, answer] = fields.map((f) => f.trim()) as [string, string, string, string];
+    if (query === '') throw new InputFileError(file, i + 1, 'query', 'the query field is empty');
+    const base: ConnerQuery = { id: `${stem}:${i + 1}`, task, topic, query, referenceKnowledge: knowledge, goldAnswer: answer };
+    if (task === 'dialogue') {
+      const turns = query.split(' [SEP] ').map((t) => t.trim());
+      base.query = turns[turns.length - 1]!;
+      base.history = turns.slice(0, -1);
+    }
+    out.push(base);
+  }
+  if (out.length === 0) throw new InputFileError(file, undefined, undefined, 'no queries (the file is empty)');
+  return out;
+}
+
+/** Reads queries: `.jsonl` in llmkb's query format, anything else as a CONNER test file. */
+export function readConnerQueries(file: string, task?: ConnerTask): ConnerQuery[] {
+  if (/\.jsonl$/i.test(file)) return readJsonl(file, connerQuerySchema, 'query', { uniqueIds: true }) as ConnerQuery[];
+  return parseConnerTestFile(readTextFile(file), file, task);
+}

@@ -1,0 +1,96 @@
+/**
+ * Factuality, paper Eq. 1: S_fact(k, E) = min_i max_j NLI(s_i, e_ij). For each sentence s_i the
+ * NLI model gives (entailment, neutral, contradiction) for every evidence e_ij (premise) and the
+ * sentence (hypothesis); the evidence with the highest entailment is kept; the sentences are then
+ * aggregated "along the entailment dimension" with min (default), mean or max. The three
+ * dimensions of the result are the factual-consistent, non-verified and factual-inconsistent
+ * scores.
+ *
+ * Decisions the paper leaves open (recorded in the run's protocol):
+ * - min / max pick the sentence with the lowest / highest entailment and keep its whole vector
+ *   (so the three scores still sum to 1); mean averages the vectors;
+ * - a sentence with no evidence at all is non-verified: (0, 1, 0);
+ * - an item's label, for the shares of Table 2, is the largest of its three scores (ties go to
+ *   the first in the order consistent, non-verified, inconsistent).
+ */
+import type { Evidence } from '../evidence/evidence-source.js';
+import { nliVector, type NliVector, type PairClassifier } from './scorers.js';
+
+export type FactualityAggregation = 'min' | 'mean' | 'max';
+export const FACTUALITY_AGGREGATIONS: readonly FactualityAggregation[] = ['min', 'mean', 'max'];
+
+export type FactualityLabel = 'factual-consistent' | 'non-verified' | 'factual-inconsistent';
+export const FACTUALITY_LABELS: readonly FactualityLabel[] = ['factual-consistent', 'non-verified', 'factual-inconsistent'];
+
+export const NO_EVIDENCE: NliVector = [0, 1, 0];
+
+export interface SentenceFactuality {
+  sentence: string;
+  /** The evidence with the highest entailment (absent when there was none). */
+  evidence?: Evidence;
+  /** f(s_i, E_i) = max_j NLI(s_i, e_ij), by entailment. */
+  nli: NliVector;
+  /** How many evidence passages were checked. */
+  candidates: number;
+}
+
+export interface Factuality {
+  sentences: SentenceFactuality[];
+  /** S_fact: (factual-consistent, non-verified, factual-inconsistent). */
+  score: NliVector;
+  label: FactualityLabel;
+}
+
+/** max_j over one sentence's evidence, by the entailment dimension (first wins ties). */
+export function bestEvidence(vectors: readonly NliVector[]): number {
+  let best = -1;
+  for (let j = 0; j < vectors.length; j++) if (best === -1 || vectors[j]![0] > vectors[best]![0]) best = j;
+  return best;
+}
+
+/** Aggregation over sentences along the entailment dimension (Eq. 1 with min, or mean / max). */
+export function aggregateFactuality(vectors: readonly NliVector[], op: FactualityAggregation): NliVector {
+  if (vectors.length === 0) throw new Error('aggregateFactuality of no sentences');
+  if (op === 'mean') {
+    const sum: NliVector = [0, 0, 0];
+    for (const v of vectors) for (let d = 0; d < 3; d++) sum[d] = sum[d]! + v[d]!;
+    return sum.map((x) => x / vectors.length) as NliVector;
+  }
+  let pick = 0;
+  for (let i = 1; i < vectors.length; i++) {
+    if (op === 'min' ? vectors[i]![0] < vectors[pick]![0] : vectors[i]![0] > vectors[pick]![0]) pick = i;
+  }
+  return [...vectors[pick]!] as NliVector;
+}
+
+export function factualityLabel(v: NliVector): FactualityLabel {
+  let best = 0;
+  for (let d = 1; d < 3; d++) if (v[d]! > v[best]!) best = d;
+  return FACTUALITY_LABELS[best]!;
+}
+
+/** Scores each sentence against its evidence with the NLI classifier, then aggregates. */
+export async function scoreFactuality(
+  sentences: readonly string[],
+  evidenceFor: (sentence: string) => Evidence[],
+  nli: PairClassifier,
+  op: FactualityAggregation,
+): Promise<{ factuality: Factuality; cached: boolean } | undefined> {
+  if (sentences.length === 0) return undefined;
+  let cached = true;
+  const perSentence: SentenceFactuality[] = [];
+  for (const sentence of sentences) {
+    const evidence = evidenceFor(sentence);
+    if (evidence.length === 0) {
+      perSentence.push({ sentence, nli: [...NO_EVIDENCE], candidates: 0 });
+      continue;
+    }
+    const r = await nli.classify('nli', evidence.map((e) => ({ text: e.text, textPair: sentence })));
+    cached &&= r.cached;
+    const vectors = r.scores.map(nliVector);
+    const j = bestEvidence(vectors);
+    perSentence.push({ sentence, evidence: evidence[j]!, nli: vectors[j]!, candidates: evidence.length });
+  }
+  const score = aggregateFactuality(perSentence.map((s) => s.nli), op);
+  return { factuality: { sentences: perSentence, score, label: factualityLabel(score) }, cached };
+}

@@ -1,0 +1,62 @@
+/**
+ * Helpfulness, paper Eq. 6 (first form): S_help = max(0, 1 - L(q, k, a) / ((1/u) sum_i L(q, k_i^-, a))),
+ * where L is the cross-entropy of the gold answer `a` (per-token mean over the answer's tokens)
+ * given the query and a knowledge text, and k_1^-..k_u^- are u knowledge texts of other queries
+ * drawn at random (seeded). The second printed form lacks the 1/u; the method notes follow the
+ * first. The answer is scored after the Table 13 answer template (zero-shot: no demonstrations).
+ */
+import { SeededRandom } from '../../../sampling/seeded-random.js';
+import { answerExample } from '../generation/conner-prompts.js';
+import type { ConnerQuery } from '../generation/conner-queries.js';
+import { meanLogProb, type TokenScorer } from './scorers.js';
+
+export interface Helpfulness {
+  /** max(0, 1 - ratio). */
+  value: number;
+  /** 1 - ratio without the max(0, .) (the paper's Table 16 reports this form). */
+  raw: number;
+  loss: number;
+  baselineLosses: number[];
+  /** Ids of the queries whose knowledge served as k_i^-. */
+  negatives: string[];
+}
+
+/** The u other items whose knowledge is the baseline for `id`: seeded per item, never the item itself. */
+export function sampleNegatives(id: string, pool: readonly string[], u: number, seed: number): string[] {
+  return SeededRandom.stream(seed, 'helpfulness-negatives', id).sample(pool.filter((p) => p !== id), u);
+}
+
+/** L(q, k, a): mean negative log-probability per answer token; undefined when no token was scored. */
+export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer): Promise<{ loss: number | undefined; cached: boolean }> {
+  const ll = await scorer.logLikelihood(answerExample(q.task, q.topic, knowledge, q.query), ` ${answer}`);
+  const mean = meanLogProb(ll);
+  return { loss: mean === undefined ? undefined : -mean, cached: ll.cached };
+}
+
+/** Eq. 6 from the losses. */
+export function helpfulnessFromLosses(loss: number, baselineLosses: readonly number[]): { value: number; raw: number } {
+  const baseline = baselineLosses.reduce((a, b) => a + b, 0) / baselineLosses.length;
+  const raw = 1 - loss / baseline;
+  return { value: Math.max(0, raw), raw };
+}
+
+export async function scoreHelpfulness(
+  q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>,
+  knowledge: string,
+  answer: string,
+  negatives: ReadonlyArray<{ id: string; knowledge: string }>,
+  scorer: TokenScorer,
+): Promise<{ helpfulness: Helpfulness | undefined; cached: boolean }> {
+  const own = await answerLoss(q, knowledge, answer, scorer);
+  let cached = own.cached;
+  const baselineLosses: number[] = [];
+  for (const n of negatives) {
+    const r = await answerLoss(q, n.knowledge, answer, scorer);
+    cached &&= r.cached;
+    if (r.loss !== undefined) baselineLosses.push(r.loss);
+  }
+  if (own.loss === undefined || baselineLosses.length === 0) return { helpfulness: undefined, cached };
+  const baseline = baselineLosses.reduce((a, b) => a + b, 0) / baselineLosses.length;
+  if (!(baseline > 0)) return { helpfulness: undefined, cached };
+  return { helpfulness: { ...helpfulnessFromLosses(own.loss, baselineLosses), loss: own.loss, baselineLosses, negatives: negatives.map((n) => n.id) }, cached };
+}

@@ -1,0 +1,33 @@
+/**
+ * The overall quality of knowledge k for query q, paper Eq. 9:
+ * Q_know(q, k) = gamma^T . S_intr, S_intr = [S_fact, S_rel, S_coh_para, S_info]^T, gamma in R^4.
+ * The paper does not give gamma; llmkb's default weighs the four equally (1, 1, 1, 1). A metric
+ * that was not scored for an item contributes 0 and is listed in `missing`.
+ */
+import { InvalidArgumentError } from 'commander';
+import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
+
+export type Gamma = [number, number, number, number];
+export const DEFAULT_GAMMA: Gamma = [1, 1, 1, 1];
+export const INTRINSIC_METRICS = ['factuality', 'relevance', 'coherence_paragraph', 'informativeness'] as const;
+
+export function knowledgeQuality(r: Pick<ScoredKnowledge, 'scores'>, gamma: Gamma): { q: number; missing: string[] } {
+  let q = 0;
+  const missing: string[] = [];
+  INTRINSIC_METRICS.forEach((m, i) => {
+    const v = r.scores[m];
+    if (v === null) missing.push(m);
+    else q += gamma[i]! * v;
+  });
+  return { q, missing };
+}
+
+/** `--gamma 1,1,1,1`: four numbers, for fact, rel, coh_para, info. */
+export function parseGamma(value: string): Gamma {
+  const parts = value.split(',').map((p) => p.trim());
+  const numbers = parts.map((p) => (p === '' ? Number.NaN : Number(p)));
+  if (numbers.length !== 4 || numbers.some((n) => !Number.isFinite(n))) {
+    throw new InvalidArgumentError('must be four numbers separated by commas: weights of factuality, relevance, paragraph coherence, informativeness (Eq. 9), e.g. 1,1,1,1');
+  }
+  return numbers as Gamma;
+}

@@ -1,0 +1,20 @@
+/**
+ * A summary file's JSON as a v2 summary: a v1 file (a reliability run written before summaries
+ * carried their method) is migrated, then the v2 schema is checked, so that an incomplete file is
+ * named with its missing field instead of crashing half-way through a comparison or a report.
+ */
+import { InputFileError } from '../errors.js';
+import { checkSummary, migrateSummary, summaryVersion, type MethodSummary } from './method-summary.js';
+import { getMethod } from './registry.js';
+
+export const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval` (or records files).';
+
+export function loadSummary(json: unknown, file: string, hint = SUMMARY_HINT): MethodSummary {
+  const version = summaryVersion(json);
+  if (version === undefined) {
+    const schema = (json as { schema?: unknown } | null)?.schema;
+    throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "llmkb-summary-v2" or "llmkb-summary-v1")`, hint);
+  }
+  const v2 = version === 1 ? migrateSummary(json as Record<string, unknown>, getMethod('reliability')) : json;
+  return checkSummary(v2, file, hint);
+}

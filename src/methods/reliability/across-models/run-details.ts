@@ -1,0 +1,34 @@
+/** The reliability method's per-run lines in the report: the counts, the table by source and template, example responses. */
+import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
+import type { MethodSummary } from '../../method-summary.js';
+import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+
+export function runHeadline(summary: MethodSummary): string {
+  const s = summary as RunSummary;
+  const c = s.counts;
+  return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}`;
+}
+
+/** A few responses of each label, spread over the run (every k-th), with the question and the accepted answer. */
+function examplesHtml(records: readonly ScoredRecord[] | undefined, perLabel = 3): string {
+  if (!records || records.length === 0) return '';
+  const rows: string[] = [];
+  for (const label of ['correct', 'wrong', 'uninformative'] as const) {
+    const all = records.filter((r) => r.label === label);
+    const step = Math.max(1, Math.floor(all.length / perLabel));
+    const picked = all.filter((_, i) => i % step === 0).slice(0, perLabel);
+    for (const r of picked) {
+      const q = typeof r.question === 'string' ? r.question : r.id;
+      const answers = Array.isArray(r.answers) ? (r.answers as unknown[]).filter((a): a is string => typeof a === 'string') : [];
+      const response = typeof r.response === 'string' ? r.response : '';
+      rows.push(`<tr><th scope="row">${escapeHtml(label)}${r.uninformativeType ? ` (${escapeHtml(r.uninformativeType)})` : ''}</th><td>${escapeHtml(q)}</td><td>${escapeHtml(answers[0] ?? (r.dataset === 'unseen' ? '(unseen: no answer)' : ''))}</td><td>${escapeHtml(response.length > 240 ? `${response.slice(0, 239)}…` : response)}</td></tr>`);
+    }
+  }
+  return rows.length ? `<h4>Example responses</h4><div class="scroll"><table class="examples"><thead><tr><th>label</th><th>question</th><th>accepted answer</th><th>response</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : '';
+}
+
+export function runDetails(summary: MethodSummary, records?: readonly object[]): string {
+  const s = summary as RunSummary;
+  const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(source.startsWith('T') ? g.metrics.C_wrong_unseen : g.metrics.C_wrong_seen), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
+  return `<div class="scroll">${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}</div>${examplesHtml(records as readonly ScoredRecord[] | undefined)}`;
+}

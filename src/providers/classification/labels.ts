@@ -1,0 +1,91 @@
+/**
+ * From what a classifier server returns to the scores llmkb's classification models report
+ * (`ClassificationResult.scores`): NLI probabilities of `entailment`, `neutral`, `contradiction`
+ * summing to 1, and relevance as a probability in [0, 1].
+ *
+ * The rule, the same for every backend (README, "Scorer backends"):
+ * - llmkb asks servers for RAW scores (logits) wherever the API allows it (TEI `raw_scores: true`,
+ *   vLLM `use_activation: false`) and applies the activation itself, so the numbers do not depend
+ *   on a server's default: relevance = sigmoid(logit) (a one-logit cross-encoder, as
+ *   sentence-transformers' CrossEncoder does), NLI = softmax over the label logits.
+ * - A server that can only return probabilities (older vLLM has no `use_activation`) is used as
+ *   `scores: "probability"`: the values are taken as they are and checked to be probabilities.
+ */
+import { ModelCallError } from '../../errors.js';
+import { NLI_LABELS, type NliLabel } from '../model-kinds.js';
+
+export type ScoreScale = 'logit' | 'probability';
+
+export function sigmoid(x: number): number {
+  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+}
+
+/** Stable softmax. */
+export function softmax(logits: readonly number[]): number[] {
+  const max = Math.max(...logits);
+  const exps = logits.map((v) => Math.exp(v - max));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / sum);
+}
+
+/**
+ * The NLI label a model's label name stands for: the configured map first (for `LABEL_0`-style
+ * names), else the name itself (`ENTAILMENT`, `entailment`, `contradiction`, `Neutral`, ...).
+ */
+export function nliLabelFor(name: string, map: Readonly<Record<string, NliLabel>> | undefined): NliLabel | undefined {
+  const mapped = map?.[name];
+  if (mapped) return mapped;
+  const lower = name.trim().toLowerCase();
+  if (lower.startsWith('entail')) return 'entailment';
+  if (lower.startsWith('neutral')) return 'neutral';
+  if (lower.startsWith('contradict')) return 'contradiction';
+  return undefined;
+}
+
+/**
+ * NLI probabilities from one pair's label scores. `scale: "logit"`: softmax over the model's
+ * labels; `"probability"`: the values as given, which must sum to 1. Every label of the model
+ * must map to one of the three (a two-label model's `not_entailment` is mapped by the config), so
+ * the three always sum to 1.
+ */
+export function nliScores(labelScores: ReadonlyArray<{ label: string; score: number }>, scale: ScoreScale, map: Readonly<Record<string, NliLabel>> | undefined, where: string): Record<NliLabel, number> {
+  const probabilities = scale === 'logit' ? softmax(labelScores.map((l) => l.score)) : labelScores.map((l) => l.score);
+  if (scale === 'probability') {
+    const total = probabilities.reduce((a, b) => a + b, 0);
+    if (probabilities.some((p) => !(p >= 0 && p <= 1)) || Math.abs(total - 1) > 1e-3) {
+      throw new ModelCallError(`${where} returned label scores that are not probabilities (${labelScores.map((l) => `${l.label}=${l.score}`).join(', ')})`, {
+        retryable: false,
+        hint: 'The server returns raw logits: set "scores": "logit" for this model in llmkb.config.json.',
+      });
+    }
+  }
+  const out: Record<NliLabel, number> = { entailment: 0, neutral: 0, contradiction: 0 };
+  const unknown: string[] = [];
+  labelScores.forEach((l, i) => {
+    const label = nliLabelFor(l.label, map);
+    if (label) out[label] += probabilities[i]!;
+    else unknown.push(l.label);
+  });
+  if (unknown.length > 0) {
+    throw new ModelCallError(`${where}: cannot tell which of the model's labels ${labelScores.map((l) => l.label).join(', ')} is entailment, neutral or contradiction`, {
+      retryable: false,
+      hint: `Map them with "labels" for this model in llmkb.config.json, e.g. {"LABEL_0": "contradiction", "LABEL_1": "entailment", "LABEL_2": "neutral"} (the model card's id2label).`,
+    });
+  }
+  return out;
+}
+
+/** Relevance in [0, 1] from a cross-encoder's one score. */
+export function relevanceScore(score: number, scale: ScoreScale, where: string): number {
+  if (!Number.isFinite(score)) throw new ModelCallError(`${where} returned a score that is not a number (${score})`, { retryable: false });
+  if (scale === 'logit') return sigmoid(score);
+  if (score < 0 || score > 1) {
+    throw new ModelCallError(`${where} returned a relevance score of ${score}, outside [0, 1]`, {
+      retryable: false,
+      hint: 'The server returns raw logits: set "scores": "logit" for this model in llmkb.config.json.',
+    });
+  }
+  return score;
+}
+
+export { NLI_LABELS };

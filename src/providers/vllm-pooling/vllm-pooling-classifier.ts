@@ -1,0 +1,156 @@
+/**
+ * vLLM's pooling endpoints as a classification model: `/score` and `/rerank` (a cross-encoder
+ * such as cross-encoder/ms-marco-MiniLM-L-6-v2 served with `vllm serve MODEL`: relevance), and
+ * `/classify` (a sequence classifier: NLI).
+ *
+ * vLLM applies the model's activation by default (sigmoid for a one-logit cross-encoder, softmax
+ * for a classifier), so the default here is `scores: "probability"`, checked to be probabilities;
+ * `scores: "logit"` sends `use_activation: false` (vLLM versions that have it) and llmkb applies
+ * sigmoid / softmax itself (src/providers/classification/labels.ts).
+ *
+ * `/classify` takes single texts, not pairs: a pair is joined with `pairTemplate` as the model's
+ * tokenizer would join it (RoBERTa: "{text}</s></s>{textPair}"), and the class probabilities are
+ * read by index through `labels` (the model card's id2label).
+ */
+import { z } from 'zod';
+import { ModelSpecError } from '../../errors.js';
+import type { CallOptions } from '../language-model.js';
+import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind, NliLabel } from '../model-kinds.js';
+import { nliScores, relevanceScore, type ScoreScale } from '../classification/labels.js';
+import { postJson, shapeError } from '../classification/post-json.js';
+
+export type VllmPoolingEndpoint = 'score' | 'rerank' | 'v1/rerank' | 'classify';
+
+export interface VllmPoolingSettings {
+  /** Base URLs ending in /v1, as for vllm: specs; the pooling endpoints are found from them. */
+  baseURLs: string[];
+  model: string;
+  endpoint: VllmPoolingEndpoint;
+  scores?: ScoreScale;
+  /** `/classify`: class index ("0", "1", ...) -> NLI label. */
+  labels?: Record<string, NliLabel>;
+  /** `/classify`: how a pair becomes one input text. */
+  pairTemplate?: string;
+  apiKey?: string;
+  concurrency?: number;
+}
+
+const usageSchema = z.object({ prompt_tokens: z.number().optional(), total_tokens: z.number().optional() }).nullish();
+const scoreSchema = z.object({ data: z.array(z.object({ index: z.number().int().min(0), score: z.number() })), usage: usageSchema });
+const rerankSchema = z.object({ results: z.array(z.object({ index: z.number().int().min(0), relevance_score: z.number() })), usage: usageSchema });
+const classifySchema = z.object({ data: z.array(z.object({ index: z.number().int().min(0), probs: z.array(z.number()).min(1) })), usage: usageSchema });
+
+export class VllmPoolingClassifier implements ClassificationModel {
+  readonly specificationVersion = 'llmkb-model-v1' as const;
+  readonly provider = 'vllm-pooling';
+  readonly modelId: string;
+  readonly cacheIdentity: string;
+  readonly kinds: readonly ModelKind[] = ['classification'];
+  readonly tasks: readonly ClassificationTask[];
+  readonly endpoints: readonly string[];
+  readonly defaultConcurrency: number;
+  readonly #settings: VllmPoolingSettings;
+  readonly #scale: ScoreScale;
+
+  constructor(settings: VllmPoolingSettings) {
+    this.#settings = settings;
+    this.modelId = settings.model;
+    this.#scale = settings.scores ?? 'probability';
+    this.tasks = [settings.endpoint === 'classify' ? 'nli' : 'relevance'];
+    if (settings.endpoint === 'classify') {
+      const indices = Object.keys(settings.labels ?? {});
+      if (indices.length === 0 || indices.some((k) => !/^\d+$/.test(k)) || settings.pairTemplate === undefined) {
+        throw new ModelSpecError(`vllm-classify model ${settings.model} needs "labels" by class index and a "pairTemplate"`, {
+          hint: 'E.g. "labels": {"0": "contradiction", "1": "entailment", "2": "neutral"} (the model card\'s id2label) and "pairTemplate": "{text}</s></s>{textPair}" (RoBERTa) in llmkb.config.json.',
+        });
+      }
+    }
+    // The pooling endpoints hang off the server root, not /v1 (vLLM also serves /v1/score and /v1/rerank).
+    this.endpoints = settings.baseURLs.map((u) => u.replace(/\/+$/, '').replace(/\/v1$/, ''));
+    this.defaultConcurrency = settings.concurrency ?? 16;
+    const extra = settings.endpoint === 'classify' ? `:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate)}` : '';
+    this.cacheIdentity = `vllm-pooling:${settings.model}:endpoint=${settings.endpoint}:scores=${this.#scale}${extra}`;
+  }
+
+  async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
+    const root = options.endpoint ?? this.endpoints[0]!;
+    switch (this.#settings.endpoint) {
+      case 'score':
+        return this.#score(root, request, options);
+      case 'classify':
+        return this.#classify(root, request, options);
+      default:
+        return this.#rerank(root, request, options);
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** `/score` with `text_1` and `text_2` as lists of the same length: one score per pair, one request. */
+  async #score(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
+    const body = { model: this.modelId, text_1: request.pairs.map((p) => p.text), text_2: request.pairs.map((p) => p.textPair), ...this.#activation() };
+    const { json } = await postJson(root, '/score', body, scoreSchema, options, this.#post('/score'));
+    const scores = placeByIndex(json.data.map((d) => [d.index, d.score]), request.pairs.length, `${root}/score`);
+    return { scores: scores.map((s) => ({ relevant: relevanceScore(s, this.#scale, `${root}/score (${this.modelId})`) })), usage: usageOf(json.usage) };
+  }
+
+  /** `/rerank` takes one query and many documents: one request per distinct query. */
+  async #rerank(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
+    const path = this.#settings.endpoint === 'v1/rerank' ? '/v1/rerank' : '/rerank';
+    const byQuery = new Map<string, number[]>();
+    request.pairs.forEach((p, i) => byQuery.set(p.text, [...(byQuery.get(p.text) ?? []), i]));
+    const scores: Array<Record<string, number>> = new Array(request.pairs.length);
+    let promptTokens = 0;
+    for (const [query, indices] of byQuery) {
+      const body = { model: this.modelId, query, documents: indices.map((i) => request.pairs[i]!.textPair), top_n: indices.length, ...this.#activation() };
+      const { json } = await postJson(root, path, body, rerankSchema, options, this.#post(path));
+      const placed = placeByIndex(json.results.map((r) => [r.index, r.relevance_score]), indices.length, `${root}${path}`);
+      placed.forEach((s, j) => (scores[indices[j]!] = { relevant: relevanceScore(s, this.#scale, `${root}${path} (${this.modelId})`) }));
+      promptTokens += usageOf(json.usage).promptTokens;
+    }
+    return { scores, usage: { promptTokens, completionTokens: 0, evaluatedTokens: promptTokens } };
+  }
+
+  async #classify(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
+    const template = this.#settings.pairTemplate!;
+    const input = request.pairs.map((p) => template.replace('{text}', () => p.text).replace('{textPair}', () => p.textPair));
+    const body = { model: this.modelId, input, ...this.#activation() };
+    const { json } = await postJson(root, '/classify', body, classifySchema, options, this.#post('/classify'));
+    const probs = placeByIndex(json.data.map((d) => [d.index, d.probs]), request.pairs.length, `${root}/classify`);
+    const labels = this.#settings.labels!;
+    const scores = probs.map((p) => {
+      if (p.length !== Object.keys(labels).length) throw shapeError(`${root}/classify`, `${p.length} classes, but "labels" names ${Object.keys(labels).length}`);
+      return nliScores(p.map((score, i) => ({ label: String(i), score })), this.#scale, labels, `${root}/classify (${this.modelId})`);
+    });
+    return { scores, usage: usageOf(json.usage) };
+  }
+
+  #activation(): { use_activation?: false } {
+    return this.#scale === 'logit' ? { use_activation: false } : {};
+  }
+
+  #post(path: string): { apiKey?: string; notFoundHint: string } {
+    return {
+      ...(this.#settings.apiKey ? { apiKey: this.#settings.apiKey } : {}),
+      notFoundHint: `Does this vLLM serve ${path} for ${this.modelId}? /score and /rerank need a cross-encoder with one label, /classify a classification model; the spec's URL ends in /v1.`,
+    };
+  }
+}
+
+/** Answers carry the input's index (vLLM sorts rerank results by score): back into input order, each exactly once. */
+function placeByIndex<T>(entries: Array<[number, T]>, count: number, url: string): T[] {
+  const out: T[] = new Array(count);
+  const seen = new Set<number>();
+  for (const [i, v] of entries) {
+    if (i >= count || seen.has(i)) throw shapeError(url, `index ${i} out of range or repeated for ${count} inputs`);
+    seen.add(i);
+    out[i] = v;
+  }
+  if (seen.size !== count) throw shapeError(url, `${seen.size} answers for ${count} inputs`);
+  return out;
+}
+
+function usageOf(usage: z.infer<typeof usageSchema>): { promptTokens: number; completionTokens: number; evaluatedTokens: number } {
+  const promptTokens = usage?.prompt_tokens ?? usage?.total_tokens ?? 0;
+  return { promptTokens, completionTokens: 0, evaluatedTokens: promptTokens };
+}

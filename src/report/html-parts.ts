@@ -1,0 +1,22 @@
+/** Pieces of the HTML report that a method's own report sections use too (Vega loads only when a figure is drawn). */
+import type { TopLevelSpec } from 'vega-lite';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+export function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
+  return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+/** Vega's SVG, with anything that is not drawing removed (it contains none, but the page promises no script). */
+function safeSvg(svg: string): string {
+  return svg.replace(/<script[\s\S]*?<\/script>/gi, '').replace(/\son\w+="[^"]*"/gi, '');
+}
+
+export async function figure(spec: TopLevelSpec, caption: string): Promise<string> {
+  const { renderSvg } = await import('./render-svg.js');
+  return `<figure class="chart">${safeSvg(await renderSvg(spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+}

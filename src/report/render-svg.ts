@@ -1,0 +1,24 @@
+/**
+ * Charts as SVG: Vega-Lite specs rendered on the server (Vega's headless renderer), so the report
+ * is a single file that needs no JavaScript, no fonts and no network to show them.
+ */
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+
+/**
+ * Vega numbers SVG gradients with a counter global to the process; reset at the start of each
+ * page, a page's ids depend on the page alone (a report is the same bytes whether it is the
+ * first or the fifth rendered by a process, as in `llmkb sweep`).
+ */
+export function resetChartIds(): void {
+  vega.resetSVGDefIds();
+}
+
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}

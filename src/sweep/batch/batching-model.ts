@@ -1,0 +1,357 @@
+/**
+ * `llmkb sweep --batch`: the roles whose latency does not matter (judge, distractor, time
+ * filter) answered through the OpenAI Batch API, at half the price.
+ *
+ * A BatchingModel stands in for the role's model under the same executor: its `chat` and
+ * `complete` calls are gathered (until no new one has come for `gatherMs`, at most 50,000 to a
+ * batch), written as one Batch API input file (JSONL: custom_id, method, url, body exactly as the
+ * provider would POST it), uploaded to /v1/files, submitted to /v1/batches, polled with progress,
+ * and answered from the output and error files. The executor above it caches each answer under
+ * the key it always uses, so the rest of the pipeline is unchanged: a rerun finds every answer in
+ * the cache, with or without --batch. Requests that failed inside a batch (error file: a server
+ * error, `batch_expired`, `batch_cancelled`, `request_timeout`) fail retryable, and the
+ * executor's retry puts them into the next batch; a batch that failed validation fails its
+ * requests for good.
+ *
+ * A batch outlives the process: every batch is written to a journal (in the store folder) with
+ * the cache key of each of its requests, so a sweep interrupted while it waits picks the batch up
+ * again instead of paying for it twice (`recoverBatches`, called before any run starts), and
+ * imports its results into the call cache.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { writeFileAtomic } from '../../io/files.js';
+import { ModelCallError } from '../../errors.js';
+import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
+import type { ModelKind } from '../../providers/model-kinds.js';
+import { Progress } from '../../progress/progress.js';
+import { cacheKey, type CallCache } from '../../store/call-cache.js';
+
+/** Requests per batch file (the Batch API's limit). */
+export const MAX_BATCH_REQUESTS = 50_000;
+
+export interface BatchSettings {
+  /** The API root, ending in /v1. */
+  baseURL: string;
+  apiKey?: string;
+  model: string;
+  /** Which endpoint answers `complete` (as the provider's `api`). */
+  api: 'completions' | 'chat';
+  /** Folder for the journal of submitted batches. */
+  journalDir: string;
+  /** Wait this long for more requests before submitting (default 2 s). */
+  gatherMs?: number;
+  /** Between status polls (default 30 s). */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+const batchSchema = z.object({
+  id: z.string(),
+  status: z.enum(['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled']),
+  output_file_id: z.string().nullish(),
+  error_file_id: z.string().nullish(),
+  request_counts: z.object({ total: z.number(), completed: z.number(), failed: z.number() }).nullish(),
+  errors: z.object({ data: z.array(z.object({ code: z.string().nullish(), message: z.string().nullish(), line: z.number().nullish() })).nullish() }).nullish(),
+});
+type Batch = z.infer<typeof batchSchema>;
+
+const outputLineSchema = z.object({
+  custom_id: z.string(),
+  response: z.object({ status_code: z.number(), body: z.unknown() }).nullish(),
+  error: z.object({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
+});
+
+const usageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
+const chatBodySchema = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
+const completionsBodySchema = z.object({ choices: z.array(z.object({ text: z.string(), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
+
+/** One request of a batch: what the executor keyed it by, and the line sent. */
+interface JournalRequest {
+  customId: string;
+  /** The executor's cache key, kind and request params (to import the answer into the cache). */
+  key: string;
+  kind: 'chat' | 'complete';
+  params: unknown;
+  url: '/v1/chat/completions' | '/v1/completions';
+}
+
+interface Journal {
+  batchId: string;
+  baseURL: string;
+  modelIdentity: string;
+  submittedAt: string;
+  requests: JournalRequest[];
+}
+
+interface Pending extends JournalRequest {
+  body: unknown;
+  resolve: (r: CompletionResult) => void;
+  reject: (e: unknown) => void;
+}
+
+function finishReason(reason: string | null | undefined): CompletionResult['finishReason'] {
+  return reason === 'stop' ? 'stop' : reason === 'length' ? 'length' : 'other';
+}
+
+/** A body from a batch's output file, read as the provider reads a live answer. */
+function resultOf(url: JournalRequest['url'], body: unknown): CompletionResult {
+  if (url === '/v1/chat/completions') {
+    const b = chatBodySchema.parse(body);
+    return { text: b.choices[0]!.message.content ?? '', finishReason: finishReason(b.choices[0]!.finish_reason), usage: usage(b.usage) };
+  }
+  const b = completionsBodySchema.parse(body);
+  return { text: b.choices[0]!.text, finishReason: finishReason(b.choices[0]!.finish_reason), usage: usage(b.usage) };
+}
+
+function usage(u: z.infer<typeof usageSchema>): CompletionResult['usage'] {
+  const promptTokens = u?.prompt_tokens ?? 0;
+  const completionTokens = u?.completion_tokens ?? 0;
+  return { promptTokens, completionTokens, evaluatedTokens: promptTokens + completionTokens };
+}
+
+/** Error-file codes and statuses worth another try in a later batch. */
+function retryable(code: string | null | undefined, status: number | undefined): boolean {
+  return code === 'batch_expired' || code === 'batch_cancelled' || code === 'request_timeout' || status === 429 || (status !== undefined && status >= 500);
+}
+
+/** The Batch API's HTTP calls. */
+export class BatchClient {
+  readonly #base: string;
+  readonly #key: string | undefined;
+  constructor(baseURL: string, apiKey?: string) {
+    this.#base = baseURL.replace(/\/+$/, '');
+    this.#key = apiKey;
+  }
+
+  async #fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.#key) headers.set('authorization', `Bearer ${this.#key}`);
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, { ...init, headers });
+    } catch (error) {
+      throw new ModelCallError(`cannot reach ${this.#base}${path}: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, endpoint: this.#base, cause: error });
+    }
+    if (!response.ok) {
+      const text = (await response.text()).slice(0, 300);
+      throw new ModelCallError(`${this.#base}${path} answered ${response.status}: ${this.#key ? text.split(this.#key).join('***') : text}`, { retryable: response.status === 429 || response.status >= 500, status: response.status, endpoint: this.#base });
+    }
+    return response;
+  }
+
+  async uploadBatchFile(jsonl: string, filename: string): Promise<string> {
+    const form = new FormData();
+    form.set('purpose', 'batch');
+    form.set('file', new Blob([jsonl], { type: 'application/jsonl' }), filename);
+    const json = (await (await this.#fetch('/files', { method: 'POST', body: form })).json()) as { id?: unknown };
+    if (typeof json.id !== 'string') throw new ModelCallError(`${this.#base}/files answered without a file id`, { retryable: false, endpoint: this.#base });
+    return json.id;
+  }
+
+  async createBatch(inputFileId: string, endpoint: string): Promise<Batch> {
+    const r = await this.#fetch('/batches', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input_file_id: inputFileId, endpoint, completion_window: '24h' }) });
+    return batchSchema.parse(await r.json());
+  }
+
+  async getBatch(id: string): Promise<Batch> {
+    return batchSchema.parse(await (await this.#fetch(`/batches/${encodeURIComponent(id)}`)).json());
+  }
+
+  async fileContent(id: string): Promise<string> {
+    return (await this.#fetch(`/files/${encodeURIComponent(id)}/content`)).text();
+  }
+}
+
+const TERMINAL = new Set(['completed', 'expired', 'cancelled', 'failed']);
+
+/** Polls a batch until it ends, with progress; returns it and its outcome per custom_id. */
+async function awaitBatch(client: BatchClient, batchId: string, total: number, pollMs: number, label: string, signal?: AbortSignal): Promise<{ batch: Batch; outcomes: Map<string, { result?: unknown; error?: { message: string; retryable: boolean; status?: number } }> }> {
+  const progress = new Progress(label, total);
+  let batch: Batch;
+  for (;;) {
+    batch = await client.getBatch(batchId);
+    const counts = batch.request_counts;
+    if (counts) {
+      while (progress.done + progress.failed < counts.completed + counts.failed) progress.tick(progress.failed < counts.failed ? { failed: true } : {});
+    }
+    if (TERMINAL.has(batch.status)) break;
+    await sleep(pollMs, undefined, signal ? { signal } : {});
+  }
+  progress.finish(batch.status === 'completed' ? '' : `(${batch.status})`);
+  const outcomes = new Map<string, { result?: unknown; error?: { message: string; retryable: boolean; status?: number } }>();
+  for (const fileId of [batch.output_file_id, batch.error_file_id]) {
+    if (!fileId) continue;
+    for (const line of (await client.fileContent(fileId)).split('\n')) {
+      if (!line.trim()) continue;
+      const parsed = outputLineSchema.safeParse(JSON.parse(line));
+      if (!parsed.success) continue;
+      const { custom_id: id, response, error } = parsed.data;
+      if (response && response.status_code === 200 && !error) outcomes.set(id, { result: response.body });
+      else {
+        const status = response?.status_code;
+        const bodyMessage = (response?.body as { error?: { message?: string } } | undefined)?.error?.message;
+        outcomes.set(id, { error: { message: error?.message ?? bodyMessage ?? `status ${status ?? 'unknown'}`, retryable: retryable(error?.code, status), ...(status === undefined ? {} : { status }) } });
+      }
+    }
+  }
+  return { batch, outcomes };
+}
+
+export class BatchingModel implements Model {
+  readonly specificationVersion: Model['specificationVersion'];
+  readonly provider: string;
+  readonly modelId: string;
+  readonly cacheIdentity: string;
+  readonly kinds: readonly ModelKind[];
+  /** The wrapped model's own, when it has them: only completions and chat go through batches. */
+  readonly nextTokenLogprobs?: Model['nextTokenLogprobs'];
+  readonly continuationLogLikelihood?: Model['continuationLogLikelihood'];
+  readonly embed?: Model['embed'];
+  readonly endpoints: readonly string[];
+  readonly defaultConcurrency = MAX_BATCH_REQUESTS;
+  /** Batches submitted by this model, with their final status (for the sweep's record). */
+  readonly batches: Array<{ id: string; requests: number; status: string; failed: number }> = [];
+  readonly #inner: Model;
+  readonly #settings: BatchSettings;
+  readonly #client: BatchClient;
+  #queue: Pending[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  /** Ends the polling of batches still running when the model is closed. */
+  readonly #stop = new AbortController();
+
+  constructor(inner: Model, settings: BatchSettings) {
+    this.#inner = inner;
+    this.#settings = settings;
+    this.#client = new BatchClient(settings.baseURL, settings.apiKey);
+    this.specificationVersion = inner.specificationVersion;
+    this.provider = inner.provider;
+    this.modelId = inner.modelId;
+    this.cacheIdentity = inner.cacheIdentity;
+    this.kinds = inner.kinds;
+    if (inner.nextTokenLogprobs) this.nextTokenLogprobs = inner.nextTokenLogprobs.bind(inner);
+    if (inner.continuationLogLikelihood) this.continuationLogLikelihood = inner.continuationLogLikelihood.bind(inner);
+    if (inner.embed) this.embed = inner.embed.bind(inner);
+    this.endpoints = ['batch'];
+  }
+
+  complete(request: CompletionRequest, _options?: CallOptions): Promise<CompletionResult> {
+    if (this.#settings.api === 'chat') return this.#enqueue('complete', request, { messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) });
+    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
+    const body = { model: this.#settings.model, prompt: request.prompt, max_tokens: request.maxTokens, temperature: 0, ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}) };
+    return this.#push({ kind: 'complete', params, url: '/v1/completions', body });
+  }
+
+  chat(request: ChatRequest, _options?: CallOptions): Promise<CompletionResult> {
+    return this.#enqueue('chat', request, request);
+  }
+
+  /** As the executor keys the call (`kind`, `params`) and as the provider posts it (chat body). */
+  #enqueue(kind: 'chat' | 'complete', original: CompletionRequest | ChatRequest, chat: ChatRequest): Promise<CompletionResult> {
+    const params = kind === 'chat' ? { messages: chat.messages, maxTokens: chat.maxTokens, stop: chat.stop ?? [], temperature: 0 } : { prompt: (original as CompletionRequest).prompt, maxTokens: original.maxTokens, stop: original.stop ?? [], temperature: 0 };
+    const body = { model: this.#settings.model, messages: chat.messages, max_tokens: chat.maxTokens, temperature: 0, ...(chat.stop && chat.stop.length > 0 ? { stop: chat.stop } : {}) };
+    return this.#push({ kind, params, url: '/v1/chat/completions', body });
+  }
+
+  #push(r: { kind: 'chat' | 'complete'; params: unknown; url: JournalRequest['url']; body: unknown }): Promise<CompletionResult> {
+    const key = cacheKey(this.cacheIdentity, r.kind, r.params);
+    return new Promise<CompletionResult>((resolve, reject) => {
+      this.#queue.push({ customId: key, key, kind: r.kind, params: r.params, url: r.url, body: r.body, resolve, reject });
+      if (this.#timer) clearTimeout(this.#timer);
+      if (this.#queue.length >= MAX_BATCH_REQUESTS) this.#flush();
+      else this.#timer = setTimeout(() => this.#flush(), this.#settings.gatherMs ?? 2000);
+    });
+  }
+
+  #flush(): void {
+    this.#timer = undefined;
+    const requests = this.#queue.splice(0, MAX_BATCH_REQUESTS);
+    if (requests.length === 0) return;
+    void this.#submit(requests).catch((error: unknown) => {
+      for (const r of requests) r.reject(error);
+    });
+  }
+
+  async #submit(requests: Pending[]): Promise<void> {
+    // One line per distinct request (custom ids must be unique in a batch).
+    const unique = new Map<string, Pending[]>();
+    for (const r of requests) unique.set(r.customId, [...(unique.get(r.customId) ?? []), r]);
+    const byUrl = new Map<string, Pending[]>();
+    for (const [, rs] of unique) byUrl.set(rs[0]!.url, [...(byUrl.get(rs[0]!.url) ?? []), rs[0]!]);
+    await Promise.all(
+      [...byUrl].map(async ([url, lines]) => {
+        const jsonl = lines.map((r) => JSON.stringify({ custom_id: r.customId, method: 'POST', url, body: r.body })).join('\n') + '\n';
+        const fileId = await this.#client.uploadBatchFile(jsonl, `llmkb-${createHash('sha256').update(jsonl).digest('hex').slice(0, 12)}.jsonl`);
+        const batch = await this.#client.createBatch(fileId, url);
+        const journal: Journal = { batchId: batch.id, baseURL: this.#settings.baseURL, modelIdentity: this.cacheIdentity, submittedAt: new Date().toISOString(), requests: lines.map(({ customId, key, kind, params, url: u }) => ({ customId, key, kind, params, url: u })) };
+        const journalFile = writeJournal(this.#settings.journalDir, journal);
+        this.#settings.log?.(`batch ${batch.id}: ${lines.length} requests to ${this.modelId} submitted (${url})`);
+        const { batch: done, outcomes } = await awaitBatch(this.#client, batch.id, lines.length, this.#settings.pollMs ?? 30_000, `batch ${this.modelId}`, this.#stop.signal);
+        let failed = 0;
+        for (const line of lines) {
+          const outcome = outcomes.get(line.customId);
+          for (const r of unique.get(line.customId)!) {
+            if (done.status === 'failed') {
+              r.reject(new ModelCallError(`batch ${done.id} failed: ${done.errors?.data?.[0]?.message ?? 'the Batch API refused the input file'}`, { retryable: false, endpoint: this.#settings.baseURL }));
+            } else if (outcome?.result !== undefined) {
+              try {
+                r.resolve(resultOf(r.url, outcome.result));
+              } catch (error) {
+                r.reject(new ModelCallError(`batch ${done.id}: an answer in an unexpected shape for ${r.customId.slice(0, 12)}: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, { retryable: false, endpoint: this.#settings.baseURL }));
+              }
+            } else {
+              failed += 1;
+              const e = outcome?.error ?? { message: `not in the output of batch ${done.id} (${done.status})`, retryable: true };
+              r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#settings.baseURL, ...(e.status === undefined ? {} : { status: e.status }) }));
+            }
+          }
+        }
+        this.batches.push({ id: done.id, requests: lines.length, status: done.status, failed });
+        // Answered: the executor caches each answer as it resolves; the journal has done its job.
+        rmSync(journalFile, { force: true });
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#stop.abort();
+    await this.#inner.close();
+  }
+}
+
+function writeJournal(dir: string, journal: Journal): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${journal.batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.json`);
+  writeFileAtomic(file, `${JSON.stringify(journal)}\n`);
+  return file;
+}
+
+/**
+ * Batches submitted by an earlier, interrupted sweep: waited for, and their answers imported
+ * into the call cache under the executor's keys (so the runs find them there). Returns the
+ * number of answers imported.
+ */
+export async function recoverBatches(journalDir: string, cache: CallCache, options: { apiKeyFor: (baseURL: string) => string | undefined; pollMs?: number; log?: (line: string) => void }): Promise<number> {
+  if (!existsSync(journalDir)) return 0;
+  let imported = 0;
+  for (const name of readdirSync(journalDir).filter((n) => n.endsWith('.json')).sort()) {
+    const file = join(journalDir, name);
+    const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+    const client = new BatchClient(journal.baseURL, options.apiKeyFor(journal.baseURL));
+    options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} by an earlier run; waiting for it`);
+    const { outcomes } = await awaitBatch(client, journal.batchId, journal.requests.length, options.pollMs ?? 30_000, `batch ${journal.batchId}`);
+    for (const r of journal.requests) {
+      const outcome = outcomes.get(r.customId);
+      if (outcome?.result === undefined) continue;
+      const result = resultOf(r.url, outcome.result);
+      await cache.put(r.key, journal.modelIdentity, r.kind, r.params, { response: result, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, latencyMs: 0 });
+      imported += 1;
+    }
+    rmSync(file, { force: true });
+  }
+  return imported;
+}

@@ -1,0 +1,100 @@
+/**
+ * The models of a sweep: each loaded once (a GGUF file is read once however many runs use it)
+ * and unloaded when the sweep is done with it, so a study of many in-process models never holds
+ * more than one of them in memory. Every run gets executors of its own over the shared model,
+ * so a run's execution record counts its own calls even while other runs use the same judge.
+ */
+import type { ModelEntry } from '../config/config.js';
+import { entryOptions } from '../config/config.js';
+import { ModelExecutor } from '../executor/model-executor.js';
+import { createLanguageModel } from '../providers/create-language-model.js';
+import type { Model } from '../providers/language-model.js';
+import type { CallCache } from '../store/call-cache.js';
+import { LlmkbError } from '../errors.js';
+import { parseModelSpec } from '../providers/model-spec.js';
+import { BatchingModel, MAX_BATCH_REQUESTS } from './batch/batching-model.js';
+
+/** `--batch`: where batch journals go, and how often to poll. */
+export interface BatchOptions {
+  journalDir: string;
+  gatherMs?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export class ModelPool {
+  readonly #models = new Map<string, Promise<Model>>();
+  /** One batching model per role model: calls from runs side by side go into the same batches. */
+  readonly #batching = new Map<string, BatchingModel>();
+  readonly #cache: CallCache | null;
+  readonly #cacheDir: string;
+  readonly #env: NodeJS.ProcessEnv;
+
+  constructor(options: { cache: CallCache | null; cacheDir: string; env?: NodeJS.ProcessEnv }) {
+    this.#cache = options.cache;
+    this.#cacheDir = options.cacheDir;
+    this.#env = options.env ?? process.env;
+  }
+
+  #key(entry: ModelEntry): { key: string; modelOptions: ReturnType<typeof entryOptions>; transport: { timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number } } {
+    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
+    const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
+    return { key, modelOptions, transport: { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(maxRetries === undefined ? {} : { maxRetries }), ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }) } };
+  }
+
+  /** A new executor over the (shared) model; `concurrency` overrides the entry's per-endpoint limit. */
+  async executor(entry: ModelEntry, concurrency?: number, batch?: BatchOptions): Promise<ModelExecutor> {
+    const { key, modelOptions, transport } = this.#key(entry);
+    let loading = this.#models.get(key);
+    if (!loading) {
+      loading = createLanguageModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env });
+      this.#models.set(key, loading);
+      loading.catch(() => this.#models.delete(key));
+    }
+    const model = await loading;
+    if (batch) {
+      let batching = this.#batching.get(key);
+      if (!batching) {
+        batching = new BatchingModel(model, { ...this.batchSettings(entry), journalDir: batch.journalDir, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
+        this.#batching.set(key, batching);
+      }
+      // Every call of a stage at once: they wait in the same batch, not in a queue of their own.
+      return new ModelExecutor(batching, { cache: this.#cache, concurrency: MAX_BATCH_REQUESTS, ...transport });
+    }
+    const limit = concurrency ?? modelOptions.concurrency;
+    return new ModelExecutor(model, { cache: this.#cache, ...(limit === undefined ? {} : { concurrency: limit }), ...transport });
+  }
+
+  /** Where a role's Batch API is, and its key (from the variable the entry names). */
+  batchSettings(entry: ModelEntry): { baseURL: string; apiKey?: string; model: string; api: 'completions' | 'chat' } {
+    const options = entryOptions(entry);
+    const spec = parseModelSpec(options.spec, this.#env);
+    if (spec.provider !== 'openai-compatible') throw new LlmkbError(`--batch: ${options.spec} runs in-process; the Batch API is for models behind a server`, { hint: 'Batch only roles served by the OpenAI API (or a server with /v1/files and /v1/batches), or drop --batch.' });
+    const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
+    const apiKey = keyEnv ? this.#env[keyEnv] : undefined;
+    return { baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: options.api ?? spec.api };
+  }
+
+  /** Unloads a model (its executors must be done). */
+  async release(entry: ModelEntry): Promise<void> {
+    const { key } = this.#key(entry);
+    const loading = this.#models.get(key);
+    if (!loading) return;
+    this.#models.delete(key);
+    const model = await loading.catch(() => undefined);
+    await model?.close();
+  }
+
+  /** Batches submitted through --batch, per role model. */
+  batches(): Array<{ model: string; id: string; requests: number; status: string; failed: number }> {
+    return [...this.#batching.values()].flatMap((m) => m.batches.map((b) => ({ model: m.modelId, ...b })));
+  }
+
+  async close(): Promise<void> {
+    for (const b of this.#batching.values()) await b.close().catch(() => undefined);
+    this.#batching.clear();
+    const loaded = await Promise.allSettled(this.#models.values());
+    this.#models.clear();
+    for (const m of loaded) if (m.status === 'fulfilled') await m.value.close();
+  }
+}
