@@ -83,7 +83,7 @@ describe('a third method through the seam: exact-match accuracy', () => {
     assert.match(readFileSync(join(work, 'cmp', 'exact-match-headline.csv'), 'utf8'), /poor-model,25\.00/);
     const report = await llmkb(['report', ...files, '-o', join(work, 'report.html')], { cwd: work });
     assert.equal(report.code, 0, report.stderr);
-    assert.match(readFileSync(join(work, 'report.html'), 'utf8'), /<th scope="row">poor-model<\/th><td>25\.00<\/td>/);
+    assert.match(readFileSync(join(work, 'report.html'), 'utf8'), /<th scope="row">poor-model<\/th><td class="first">25\.00(<span class="ci">|<\/td>)/);
   });
 
   it('reads a v1 summary file (written before schema v2) in compare and report', async () => {

@@ -94,6 +94,7 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
   };
   for (const [name, content] of Object.entries(result.files)) write(name, content);
   write('analysis.json', `${JSON.stringify({ ...result.analysis, warnings }, null, 2)}\n`);
-  write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])) }));
+  // The runs' records as `llmkb report` reads them beside the summaries: the same significance marks and examples.
+  write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: compared.map((r) => (r.records?.length ? r.records : undefined)) }));
   return { markdown: result.markdown, warnings, files };
 }
