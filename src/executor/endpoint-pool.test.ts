@@ -45,15 +45,25 @@ describe('many endpoints per model: least outstanding requests, a failing replic
     // Fails requests 3..8 (a restart), then answers again.
     const [a, b] = await replicas([{ delayMs: 4 }, { delayMs: 4, fault: (i) => (i >= 3 && i < 9 ? { kind: 'status', status: 503 } : undefined) }]);
     const executor = executorOver([a!.baseURL, b!.baseURL], { cooldownMs: 20 });
-    for (const batch of [prompts(60, 'y1'), prompts(60, 'y2'), prompts(60, 'y3')]) {
-      await Promise.all(batch.map((prompt) => executor.complete({ prompt, maxTokens: 4 })));
+    // Its six failures trip it, and each failed trial call doubles the cool-down (20, 40, 80,
+    // 160 ms): how many batches that takes depends on the machine's speed, so run batches until
+    // it is back (bounded), then check it takes its share of the next one.
+    let calls = 0;
+    for (let round = 0; round < 40; round++) {
+      await Promise.all(prompts(60, `y${round}`).map((prompt) => executor.complete({ prompt, maxTokens: 4 })));
+      calls += 60;
       await new Promise((r) => setTimeout(r, 30));
+      if (executor.endpointStats()[1]!.trips >= 1 && executor.endpointStats()[1]!.state === 'closed') break;
     }
+    const [, before] = executor.endpointStats();
+    assert.ok(before!.trips >= 1, 'the failing replica was taken out');
+    assert.equal(before!.state, 'closed', 'back in service');
+    await Promise.all(prompts(60, 'after').map((prompt) => executor.complete({ prompt, maxTokens: 4 })));
+    calls += 60;
     const [sa, sb] = executor.endpointStats();
-    assert.ok(sb!.trips >= 1);
-    assert.equal(sb!.state, 'closed', 'back in service');
-    assert.ok(sb!.served > 40, `served ${sb!.served} after recovering`);
-    assert.equal(sa!.served + sb!.served, 180);
+    // Two replicas of equal speed: about half each; a third is plenty to show it is back.
+    assert.ok(sb!.served - before!.served >= 20, `served ${sb!.served - before!.served} of 60 after recovering`);
+    assert.equal(sa!.served + sb!.served, calls);
   });
 
   it('least outstanding requests: a slow replica gets fewer calls than fast ones', async () => {
