@@ -23,7 +23,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { matchAll, matchAny, queryTokens } from './fts-query.js';
+import { Bm25TopK, type Bm25Plan } from './bm25-top-k.js';
+import { queryTokens } from './fts-query.js';
 import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS } from './passages.js';
 import { prepareDocuments, type PreparedDocument } from './prepared-documents.js';
 import { denseSearch, EMBEDDER_SCHEMA, embedPassages, ensureVectorTable, missingVectors, reciprocalRankFusion, resetVectors, vectorTable, type EmbedProgress, type Embedder } from './dense-index.js';
@@ -154,11 +155,7 @@ export interface SearchOptions {
   exhaustive?: boolean;
 }
 
-/**
- * Postings a BM25 query may score: the query's rarest terms are kept while the passages they
- * occur in add up to at most this many (see `Corpus.search`).
- */
-export const POSTING_BUDGET = 20_000;
+export { POSTING_BUDGET } from './bm25-top-k.js';
 
 export type SearchMode = 'bm25' | 'dense' | 'hybrid';
 
@@ -464,19 +461,9 @@ export class Corpus {
 
   /**
    * BM25 search: the `k` best passages for a natural-language query (see fts-query.ts for how
-   * the text becomes query terms; stop words are dropped there).
-   *
-   * An OR query makes FTS5 read and score every passage that has any of its terms, so one
-   * frequent term costs time in proportion to the corpus. Query terms are therefore limited by
-   * document frequency: each term's document frequency is counted by FTS5 itself (with the
-   * corpus's tokenizer, and only up to just past `POSTING_BUDGET`, so a count is cheap), and the
-   * rarest terms are kept while their passages add up to at most `POSTING_BUDGET`; the more
-   * frequent terms are left out. When even the rarest term is over the budget, the passages must
-   * have all the terms (AND), and only when fewer than `k` do, any (OR). A term left out adds
-   * nothing to the scores; it is the lowest-IDF part of the query (FTS5's BM25 IDF is
-   * ln((N - n + 0.5) / (n + 0.5)): about 3.9 for a term in 2 % of the passages, against ~10 for a
-   * term in 50 of a million). Work per query is so bounded whatever the corpus size;
-   * `exhaustive: true` scores every term (the plain OR query).
+   * the text becomes query terms; stop words are dropped there). The ranking is exactly FTS5's
+   * `bm25()` over the OR of the query terms, found without scoring every passage of the frequent
+   * terms (MaxScore, see bm25-top-k.ts); `exhaustive: true` runs the plain FTS5 query instead.
    */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const k = options.k ?? 5;
@@ -520,52 +507,25 @@ export class Corpus {
     resetVectors(this.db, this.id);
   }
 
-  /** The query terms the search uses (see `search`): the rarest, within the posting budget. */
-  searchTerms(query: string, options: { exhaustive?: boolean } = {}): { terms: string[]; dropped: string[]; all: boolean } {
-    const tokens = queryTokens(query);
-    if (options.exhaustive || tokens.length <= 1) return { terms: tokens, dropped: [], all: false };
-    const budget = POSTING_BUDGET;
-    const fts = this.ftsTable;
-    const count = this.db.prepare(`SELECT COUNT(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`);
-    // Document frequencies, counted only up to just past the budget (so a count is cheap).
-    const df = new Map(tokens.map((t) => [t, (count.get(matchAny([t]), budget + 1) as { n: number }).n]));
-    const present = tokens.filter((t) => df.get(t)! > 0);
-    if (present.length === 0) return { terms: tokens, dropped: [], all: false };
-    const byRarity = [...present].sort((a, b) => df.get(a)! - df.get(b)! || tokens.indexOf(a) - tokens.indexOf(b));
-    if (df.get(byRarity[0]!)! > budget) return { terms: present, dropped: [], all: true };
-    const kept = new Set<string>();
-    let postings = 0;
-    for (const t of byRarity) {
-      if (postings + df.get(t)! > budget) continue;
-      kept.add(t);
-      postings += df.get(t)!;
-    }
-    // In query order, for a stable MATCH string.
-    return { terms: tokens.filter((t) => kept.has(t)), dropped: present.filter((t) => !kept.has(t)), all: false };
+  #bm25: Bm25TopK | undefined;
+
+  /** The query terms the search uses (see `search` and fts-query.ts). */
+  searchTerms(query: string): string[] {
+    return queryTokens(query);
+  }
+
+  /** How the search evaluates a query (which terms FTS5 ranks, which only complete candidates). */
+  searchPlan(query: string, k: number): Bm25Plan {
+    this.#bm25 ??= new Bm25TopK(this.db, this.ftsTable);
+    return this.#bm25.search(queryTokens(query), k).plan;
   }
 
   /** Ranked passage rowids with their BM25 scores (higher is better): the search without the passage rows. */
   searchIds(query: string, k: number, options: { exhaustive?: boolean } = {}): Array<{ id: number; score: number }> {
-    const { terms, all } = this.searchTerms(query, options);
+    const terms = queryTokens(query);
     if (terms.length === 0) return [];
-    const fts = this.ftsTable;
-    const top = (match: string): Array<{ id: number; score: number }> =>
-      (this.db.prepare(`SELECT rowid AS id, rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank, rowid LIMIT ?`).all(match, k) as { id: number; rank: number }[]).map((r) => ({ id: r.id, score: -r.rank }));
-    if (!all) return top(matchAny(terms));
-    const both = top(matchAll(terms));
-    return both.length >= k ? both : top(matchAny(terms));
-  }
-
-  #passageCountCache: { at: number; n: number } | undefined;
-
-  /** Passages in the corpus (cached for a few seconds: it only sets the frequent-term bound). */
-  #passageCount(): number {
-    const now = Date.now();
-    if (this.#passageCountCache === undefined || now - this.#passageCountCache.at > 10_000) {
-      const n = (this.db.prepare('SELECT COALESCE(SUM(passages), 0) AS n FROM corpus_documents WHERE corpus_id = ?').get(this.id) as { n: number }).n;
-      this.#passageCountCache = { at: now, n };
-    }
-    return this.#passageCountCache.n;
+    this.#bm25 ??= new Bm25TopK(this.db, this.ftsTable);
+    return options.exhaustive ? this.#bm25.exhaustive(terms, k) : this.#bm25.search(terms, k).hits;
   }
 
   /** The passages of the given rowids, in the given order, with their scores. */
