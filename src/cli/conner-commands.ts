@@ -54,7 +54,8 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
   }
   if (opts.corpus !== undefined) {
     const { Corpus } = await import('../corpus/corpus.js');
-    Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
+    const { remoteCorpus } = await import('../corpus/remote-corpora.js');
+    if (remoteCorpus(ws.db, opts.corpus) === undefined) Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
   }
   const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;
   const nli = nliEx ? executorClassifier(nliEx, 'nli') : undefined;
@@ -80,7 +81,7 @@ function addScorerOptions(command: Command): Command {
     .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
     .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config), e.g. tei:URL/MODEL with "task": "nli" in the config, or llm-nli:<text model spec>')
     .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config), e.g. tei:URL/cross-encoder/ms-marco-MiniLM-L-6-v2')
-    .option('--corpus <name>', "evidence from this corpus of the store (BM25; `llmkb corpus add`); default: each query's reference knowledge")
+    .option('--corpus <name>', "evidence from this corpus (BM25 over a corpus of the store, `llmkb corpus add`, or an OpenSearch index registered with `llmkb corpus add-remote`); default: each query's reference knowledge")
     .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5);
 }
 

@@ -1,7 +1,8 @@
 /**
- * `llmkb corpus add|search|list|stats|remove`: document corpora in the workspace store, searched
- * with BM25 (SQLite FTS5). The corpus modules (and pdf.js, only when a PDF is met) load inside
- * the actions, so `llmkb --help` does not pay for them.
+ * `llmkb corpus add|add-remote|search|embed|list|stats|remove`: document corpora in the workspace
+ * store, searched with BM25 (SQLite FTS5), dense or hybrid; or OpenSearch indices registered by
+ * name. The corpus modules (and pdf.js, only when a PDF is met) load inside the actions, so
+ * `llmkb --help` does not pay for them.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -99,6 +100,38 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     });
 
   corpus
+    .command('add-remote')
+    .description('register an OpenSearch/Elasticsearch index as a corpus: `corpus search` and `conner score --corpus` then query it over HTTP (_search, its own BM25); nothing is copied')
+    .argument('<name>', 'corpus name (letters, digits, ".", "_", "-")')
+    .requiredOption('--opensearch <url>', 'cluster address, e.g. https://search.example.org:9200 (no credentials in it: see --auth-env)')
+    .requiredOption('--index <name>', 'index (or alias) holding one passage per document')
+    .option('--text-field <name>', '_source field with the passage text, matched by the query (default "text")')
+    .option('--doc-id-field <name>', "_source field with the document id (default: the hit's _id)")
+    .option('--page-field <name>', '_source field with the page number, if the index has one')
+    .option('--start-field <name>', '_source field with the start character offset, if any')
+    .option('--end-field <name>', '_source field with the end character offset, if any')
+    .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
+    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string }, command: Command) => {
+      const { addRemoteCorpus } = await import('../corpus/remote-corpora.js');
+      const ws = workspace(command);
+      try {
+        const r = addRemoteCorpus(ws.db, name, {
+          url: opts.opensearch,
+          index: opts.index,
+          ...(opts.textField === undefined ? {} : { textField: opts.textField }),
+          ...(opts.docIdField === undefined ? {} : { docIdField: opts.docIdField }),
+          ...(opts.pageField === undefined ? {} : { pageField: opts.pageField }),
+          ...(opts.startField === undefined ? {} : { startField: opts.startField }),
+          ...(opts.endField === undefined ? {} : { endField: opts.endField }),
+          ...(opts.authEnv === undefined ? {} : { authEnv: opts.authEnv }),
+        });
+        process.stdout.write(`corpus "${name}": OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? ' (no credentials)' : ` (credentials from $${r.settings.authEnv})`}\n`);
+      } finally {
+        await ws.close();
+      }
+    });
+
+  corpus
     .command('search')
     .description('the best passages for a natural-language query: BM25 (SQLite FTS5), dense (embeddings) or hybrid (reciprocal-rank fusion of both)')
     .argument('<name>', 'corpus name')
@@ -109,8 +142,26 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--json', 'print JSON')
     .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
       const { Corpus } = await import('../corpus/corpus.js');
+      const { remoteCorpus, remoteRetriever } = await import('../corpus/remote-corpora.js');
       const ws = workspace(command);
       try {
+        const remote = remoteCorpus(ws.db, name);
+        if (remote !== undefined) {
+          const { retrieverFor } = await import('../corpus/retriever.js');
+          const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
+          if (opts.json) {
+            process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
+            return;
+          }
+          process.stdout.write(`${remoteRetriever(remote).description}\n`);
+          if (passages.length === 0) process.stdout.write('no passage matches\n');
+          for (const h of passages) {
+            const where = [h.page === undefined ? '' : `p. ${h.page}`, h.start === undefined || h.end === undefined ? '' : `chars ${h.start}-${h.end}`].filter((x) => x !== '').join('  ');
+            process.stdout.write(`${h.rank}. score ${h.score.toFixed(3)}  ${h.docId}${where === '' ? '' : `  ${where}`}\n`);
+            process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
+          }
+          return;
+        }
         const c = Corpus.open(ws.db, name);
         let embedder;
         if (opts.mode !== 'bm25') {
@@ -173,12 +224,15 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       const { Corpus } = await import('../corpus/corpus.js');
       const ws = workspace(command);
       try {
+        const { listRemoteCorpora } = await import('../corpus/remote-corpora.js');
         const list = Corpus.list(ws.db);
+        const remotes = listRemoteCorpora(ws.db);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify(remotes.length === 0 ? list : [...list, ...remotes.map((r) => ({ name: r.name, createdAt: r.createdAt, remote: { kind: r.kind, ...r.settings } }))], null, 2)}\n`);
           return;
         }
-        if (list.length === 0) process.stdout.write('no corpora yet\n');
+        if (list.length === 0 && remotes.length === 0) process.stdout.write('no corpora yet\n');
+        for (const r of remotes) process.stdout.write(`${r.name}  OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? '' : ` (credentials from $${r.settings.authEnv})`}\n`);
         for (const c of list) process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
       } finally {
         await ws.close();
@@ -194,6 +248,13 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       const { Corpus } = await import('../corpus/corpus.js');
       const ws = workspace(command);
       try {
+        const { remoteCorpus } = await import('../corpus/remote-corpora.js');
+        const remote = remoteCorpus(ws.db, name);
+        if (remote !== undefined) {
+          if (opts.json) process.stdout.write(`${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`);
+          else process.stdout.write(`corpus "${name}" (registered ${remote.createdAt}): OpenSearch index ${remote.settings.index} at ${new URL(remote.settings.url).origin}, text field "${remote.settings.textField ?? 'text'}"; its size is the cluster's to tell (GET /${remote.settings.index}/_count)\n`);
+          return;
+        }
         const s = Corpus.open(ws.db, name).stats();
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
@@ -218,6 +279,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       const { Corpus, CorpusNotFoundError } = await import('../corpus/corpus.js');
       const ws = workspace(command);
       try {
+        const { removeRemoteCorpus } = await import('../corpus/remote-corpora.js');
+        if (removeRemoteCorpus(ws.db, name)) {
+          process.stdout.write(`removed corpus "${name}" (the registration of a remote index; the index itself is not touched)\n`);
+          return;
+        }
         if (!Corpus.remove(ws.db, name)) throw new CorpusNotFoundError(name, Corpus.list(ws.db).map((c) => c.name));
         process.stdout.write(`removed corpus "${name}"\n`);
       } finally {

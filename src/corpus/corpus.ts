@@ -257,6 +257,9 @@ export class Corpus {
     ensureCorpusSchema(db);
     if (!NAME.test(name)) throw new LlmkbError(`invalid corpus name "${name}"`, { hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.' });
     const existing = db.prepare('SELECT id, name, created_at, settings FROM corpora WHERE name = ?').get(name) as CorpusRow | undefined;
+    if (existing === undefined && db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_remotes'").get() !== undefined && db.prepare('SELECT 1 FROM corpus_remotes WHERE name = ?').get(name) !== undefined) {
+      throw new LlmkbError(`corpus "${name}" is a remote index (\`llmkb corpus add-remote\`): files cannot be added to it here`, { hint: 'Index the files in the cluster, or use another corpus name for local passages.' });
+    }
     if (existing !== undefined) {
       const corpus = new Corpus(db, existing);
       for (const key of ['passageWords', 'overlapWords', 'stemming'] as const) {

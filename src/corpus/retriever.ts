@@ -3,9 +3,11 @@
  * search, hybrid (reciprocal-rank fusion of the two), and an OpenSearch/Elasticsearch index over
  * HTTP. CONNER's factuality step, the question writer and `llmkb corpus search` take any of them.
  */
+import { LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { Corpus, type SearchMode } from './corpus.js';
 import type { Embedder } from './dense-index.js';
+import { remoteCorpus, remoteRetriever } from './remote-corpora.js';
 
 export interface RetrievedPassage {
   /** 1-based rank in the result. */
@@ -63,4 +65,17 @@ export class CorpusRetriever implements Retriever {
 /** The retriever of corpus `name` in `db`. */
 export function corpusRetriever(db: Db, name: string, options: CorpusRetrieverOptions = {}): CorpusRetriever {
   return new CorpusRetriever(Corpus.open(db, name), options);
+}
+
+/**
+ * The retriever of the corpus called `name`: a remote index registered with `llmkb corpus
+ * add-remote` (its own ranking: only bm25 mode), or a corpus of the store.
+ */
+export function retrieverFor(db: Db, name: string, options: CorpusRetrieverOptions & { env?: NodeJS.ProcessEnv } = {}): Retriever {
+  const remote = remoteCorpus(db, name);
+  if (remote === undefined) return corpusRetriever(db, name, options);
+  if (options.mode !== undefined && options.mode !== 'bm25') {
+    throw new LlmkbError(`corpus "${name}" is an OpenSearch index: search mode "${options.mode}" is not available for it`, { hint: 'A remote index is searched with its own ranking (--mode bm25).' });
+  }
+  return remoteRetriever(remote, options.env);
 }

@@ -6,6 +6,8 @@
  * CONNER's test files: the paper's Appendix B shows reference knowledge suffices).
  */
 import { searchCorpus } from '../../../corpus/corpus.js';
+import { remoteCorpus } from '../../../corpus/remote-corpora.js';
+import { retrieverFor } from '../../../corpus/retriever.js';
 import type { Db } from '../../../store/database.js';
 
 export interface Evidence {
@@ -18,7 +20,7 @@ export interface EvidenceSource {
   /** Recorded in every record, e.g. `corpus:wiki (bm25, top 5)` or `reference`. */
   readonly id: string;
   /** Evidence for one claim (a sentence, or an open-ended answer); `reference` is the query's gold knowledge. */
-  retrieve(claim: string, reference: readonly string[]): Evidence[];
+  retrieve(claim: string, reference: readonly string[]): Evidence[] | Promise<Evidence[]>;
 }
 
 export function referenceEvidence(): EvidenceSource {
@@ -29,6 +31,15 @@ export function referenceEvidence(): EvidenceSource {
 }
 
 export function corpusEvidence(db: Db, corpus: string, top: number): EvidenceSource {
+  const remote = remoteCorpus(db, corpus);
+  if (remote !== undefined) {
+    // A corpus registered with `llmkb corpus add-remote`: the index's own ranking, over HTTP.
+    const retriever = retrieverFor(db, corpus);
+    return {
+      id: `corpus:${corpus} (${retriever.description}, top ${top})`,
+      retrieve: async (claim) => (await retriever.search(claim, top)).map((hit) => ({ source: `corpus:${corpus}/${hit.docId}`, text: hit.text })),
+    };
+  }
   return {
     id: `corpus:${corpus} (bm25, top ${top})`,
     retrieve: (claim) => searchCorpus(db, corpus, claim, { k: top }).map((hit) => ({ source: `corpus:${corpus}/${hit.docId}#${hit.passage}`, text: hit.text })),

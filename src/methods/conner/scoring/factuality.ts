@@ -72,7 +72,7 @@ export function factualityLabel(v: NliVector): FactualityLabel {
 /** Scores each sentence against its evidence with the NLI classifier, then aggregates. */
 export async function scoreFactuality(
   sentences: readonly string[],
-  evidenceFor: (sentence: string) => Evidence[],
+  evidenceFor: (sentence: string) => Evidence[] | Promise<Evidence[]>,
   nli: PairClassifier,
   op: FactualityAggregation,
 ): Promise<{ factuality: Factuality; cached: boolean } | undefined> {
@@ -80,7 +80,7 @@ export async function scoreFactuality(
   let cached = true;
   const perSentence: SentenceFactuality[] = [];
   for (const sentence of sentences) {
-    const evidence = evidenceFor(sentence);
+    const evidence = await evidenceFor(sentence);
     if (evidence.length === 0) {
       perSentence.push({ sentence, nli: [...NO_EVIDENCE], candidates: 0 });
       continue;

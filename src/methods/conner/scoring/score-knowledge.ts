@@ -172,7 +172,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
           scores.validity = v.validity.value;
         }
       } else {
-        const v = await openValidity(answer, options.evidence.retrieve(answer, reference(item)), options.nli);
+        const v = await openValidity(answer, await options.evidence.retrieve(answer, reference(item)), options.nli);
         cached &&= v.cached;
         if (v.validity) {
           scores.validity = v.validity.value;
