@@ -34,7 +34,8 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--seed <n>', 'random seed of the passage sample', wholeNumber, 42)
     .option('--question-writer <spec>', 'the question-writer LLM (default: "question_writer" in the config)')
     .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
-    .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number }, command: Command) => {
+    .option('--date-field <name>', 'document metadata field with the publication date, kept on every item (default: the first of date, published, publication_date, ... a document has)')
+    .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; dateField?: string }, command: Command) => {
       const { Corpus } = await import('../corpus/corpus.js');
       const { buildCorpusQuestions, writeCorpusQuestions } = await import('../corpus/corpus-questions.js');
       const { LlmkbError } = await import('../errors.js');
@@ -48,12 +49,15 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
           count: opts.count,
           seed: opts.seed,
           maxAnswerWords: opts.maxAnswerWords,
+          ...(opts.dateField === undefined ? {} : { dateField: opts.dateField }),
           onProgress: (p) => process.stderr.write(`  ${p.kept}/${opts.count} questions kept of ${p.tried} passages tried\n`),
         });
-        const written = await writeCorpusQuestions(report, { outDir: resolve(opts.out), corpus, seed: opts.seed, count: opts.count, maxAnswerWords: opts.maxAnswerWords });
+        const written = await writeCorpusQuestions(report, { outDir: resolve(opts.out), corpus, seed: opts.seed, count: opts.count, maxAnswerWords: opts.maxAnswerWords, ...(opts.dateField === undefined ? {} : { dateField: opts.dateField }) });
         const rejected = Object.entries(report.rejected).filter(([, n]) => n > 0);
         process.stdout.write(`corpus "${name}": ${report.items.length} questions -> ${written.file} (sha256 ${written.sha256.slice(0, 12)}…), ${report.tried} passages tried\n`);
         process.stdout.write(`rejected: ${rejected.length === 0 ? 'none' : rejected.map(([r, n]) => `${r} ${n}`).join(', ')}; card: ${written.cardMarkdown}\n`);
+        const d = report.dates;
+        process.stdout.write(d.dated > 0 ? `document dates: ${d.dated} items dated (${d.fields.join(', ')}), ${d.earliest} to ${d.latest}; ${d.undated + d.unparsed} without\n` : 'document dates: none (no date field in the documents\' metadata; see --date-field)\n');
       } finally {
         await ws.close();
       }

@@ -67,7 +67,7 @@ export const COMMAND_OPTIONS = {
   'data seenqa': { dataDir: 'string', out: 'string', seed: 'number', perSource: 'number', llmFilter: 'boolean', batchSize: 'number', popqaLongtail: 'boolean' },
   'data unseenqa': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
   'data repositories': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
-  'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number' },
+  'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number', dateField: 'string' },
   ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
   judge: { output: 'string', limit: 'number' },
   'judge check': { evouna: 'string', input: 'string', concurrency: 'number', json: 'boolean' },

@@ -10,7 +10,7 @@ import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-com
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus } from './corpus.js';
-import { buildCorpusQuestions, findSpan, normalizeForMatch, parseWriterReply, PASSAGE_DEPENDENT, questionWriterPrompt, ruleAnswerType, writeCorpusQuestions } from './corpus-questions.js';
+import { buildCorpusQuestions, documentDate, findSpan, normalizeForMatch, parseWriterReply, PASSAGE_DEPENDENT, questionWriterPrompt, ruleAnswerType, writeCorpusQuestions } from './corpus-questions.js';
 
 describe('answer span verification (hand-checked)', () => {
   const text = 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia.';
@@ -128,5 +128,36 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     assert.match(md, /- kept: 3 questions from 3 documents\n- rejected: 7\n {2}- unparseable: 1/);
     assert.match(md, /Fewer questions than asked for/);
     assert.equal(readFileSync(written.file, 'utf8').trim().split('\n').length, 3);
+  });
+
+  it("keeps each document's date from its metadata on the items and in the card (seen/unseen split by a cutoff)", async () => {
+    const csv = join(dir, 'dated.csv');
+    const cell = (t: string): string => `"${t.replaceAll('"', '""')}"`;
+    writeFileSync(csv, `filename,published,article\na.txt,2023-05-01,${cell(PASSAGES['a.txt']!.text)}\nd.txt,"March 3, 2024",${cell(PASSAGES['d.txt']!.text)}\nf.txt,n.d.,${cell(PASSAGES['f.txt']!.text)}\n`);
+    const dated = Corpus.openOrCreate(db, 'dated');
+    await dated.add([csv]);
+    const report = await buildCorpusQuestions(dated, writer(), { count: 3, seed: 1, minPassageWords: 10 });
+    assert.deepEqual(report.items.map((i) => [i.provenance.document, i.provenance.documentDate]).sort(), [['a.txt', '2023-05-01'], ['d.txt', '2024-03-03'], ['f.txt', undefined]]);
+    assert.deepEqual(report.dates, { fields: report.dates.fields, dated: 2, unparsed: 1, undated: 0, earliest: '2023-05-01', latest: '2024-03-03', byYear: { 2023: 1, 2024: 1 } });
+    assert.deepEqual(report.dates.fields, ['published']);
+    const written = await writeCorpusQuestions(report, { outDir: join(dir, 'out-dated'), corpus: dated, seed: 1, count: 3, maxAnswerWords: 5 });
+    const md = readFileSync(written.cardMarkdown, 'utf8');
+    assert.match(md, /## Document dates\n\n- 2 items with a dated document \(from `published`\), 0 without a date, 1 whose date value could not be read\n- earliest 2023-05-01, latest 2024-03-03; by year: 2023 1, 2024 1\n/);
+    assert.deepEqual((JSON.parse(readFileSync(written.cardJson, 'utf8')) as { documentDates: { dated: number } }).documentDates.dated, 2);
+    // The other corpus's documents have no metadata: the card says so.
+    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
+    assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document has a date \(looked for the first metadata field of `date`, `published`/);
+  });
+});
+
+describe('documentDate', () => {
+  it('reads years, ISO dates and parseable dates from the named or the first known field', () => {
+    assert.deepEqual(documentDate({ Published: '2024-02-29T10:00:00Z' }), { field: 'Published', raw: '2024-02-29T10:00:00Z', date: '2024-02-29' });
+    assert.deepEqual(documentDate({ year: 2021 }), { field: 'year', raw: '2021', date: '2021' });
+    assert.deepEqual(documentDate({ date: '2020-07' }), { field: 'date', raw: '2020-07', date: '2020-07' });
+    assert.deepEqual(documentDate({ when: '1 January 2019', date: 'x' }, 'when'), { field: 'when', raw: '1 January 2019', date: '2019-01-01' });
+    assert.deepEqual(documentDate({ date: 'forthcoming' }), { field: 'date', raw: 'forthcoming', date: undefined });
+    assert.equal(documentDate({ title: 'x' }), undefined);
+    assert.equal(documentDate({ date: '' }), undefined);
   });
 });

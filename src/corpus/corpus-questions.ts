@@ -158,7 +158,53 @@ export interface CorpusQuestionOptions {
   minPassageWords?: number;
   /** Writer calls in flight (default 8). */
   concurrency?: number;
+  /** Document metadata field with the document's date (default: the first of DATE_FIELDS a document has). */
+  dateField?: string;
   onProgress?: (p: { tried: number; kept: number }) => void;
+}
+
+/**
+ * Metadata fields read as a document's date when none is named (case-insensitive), e.g. a CSV
+ * column `published`: with dates on the items, a study can split the questions into knowledge
+ * published before and after a model's training cutoff (seen and unseen).
+ */
+export const DATE_FIELDS: readonly string[] = ['date', 'published', 'publication_date', 'published_date', 'publish_date', 'pub_date', 'year', 'created'];
+
+/**
+ * The date of a document from its metadata: the named field, or the first of DATE_FIELDS it has.
+ * `date` is `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (as precise as the value is) when the value is a
+ * year, starts with an ISO date, or is a date JavaScript parses (e.g. "March 3, 2024");
+ * otherwise undefined, and the raw value is kept.
+ */
+export function documentDate(metadata: Record<string, unknown>, field?: string): { field: string; raw: string; date: string | undefined } | undefined {
+  const keys = Object.keys(metadata);
+  const key = field !== undefined ? keys.find((k) => k === field) ?? keys.find((k) => k.toLowerCase() === field.toLowerCase()) : DATE_FIELDS.map((f) => keys.find((k) => k.toLowerCase() === f)).find((k) => k !== undefined);
+  if (key === undefined) return undefined;
+  const value = metadata[key];
+  if (value === null || value === undefined || (typeof value !== 'string' && typeof value !== 'number')) return undefined;
+  const raw = String(value).trim();
+  if (raw === '') return undefined;
+  const iso = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:$|[T ])/.exec(raw);
+  if (iso !== null) return { field: key, raw, date: [iso[1], iso[2], iso[3]].filter((x) => x !== undefined).join('-') };
+  const parsed = /\d{4}/.test(raw) ? new Date(raw) : undefined;
+  if (parsed !== undefined && !Number.isNaN(parsed.getTime())) {
+    const pad = (n: number): string => String(n).padStart(2, '0');
+    return { field: key, raw, date: `${parsed.getFullYear()}-${pad(parsed.getMonth() + 1)}-${pad(parsed.getDate())}` };
+  }
+  return { field: key, raw, date: undefined };
+}
+
+/** What the card says about the kept items' document dates. */
+export interface DocumentDates {
+  /** Metadata fields the dates came from. */
+  fields: string[];
+  dated: number;
+  /** Items whose document has the field but a value that is not a date. */
+  unparsed: number;
+  undated: number;
+  earliest?: string;
+  latest?: string;
+  byYear: Record<string, number>;
 }
 
 export interface CorpusQuestionProvenance {
@@ -173,6 +219,8 @@ export interface CorpusQuestionProvenance {
   /** The answer span's offsets in the document text. */
   answerStart: number;
   answerEnd: number;
+  /** The document's date (`YYYY[-MM[-DD]]`) from its metadata, when it has one (see `documentDate`). */
+  documentDate?: string;
   passageText: string;
 }
 
@@ -187,6 +235,7 @@ export interface CorpusQuestionReport {
   examples: Partial<Record<RejectionReason, string[]>>;
   writer: string;
   passagesInCorpus: number;
+  dates: DocumentDates;
 }
 
 interface PassageRow {
@@ -200,6 +249,7 @@ interface PassageRow {
   text: string;
   doc_id: string;
   path: string;
+  metadata: string;
 }
 
 /** Builds the QA items (see the module comment). */
@@ -210,7 +260,7 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
   const ids = (db.prepare('SELECT p.id FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ? AND p.words >= ? ORDER BY p.id').raw(true).all(corpus.id, minWords) as [number][]).map((r) => r[0]);
   const order = SeededRandom.stream(options.seed, 'corpus-questions', corpus.name).shuffle(ids);
   const limit = Math.min(order.length, Math.ceil(options.count * (options.maxAttemptsFactor ?? 3)));
-  const getPassage = db.prepare('SELECT p.id, p.seq, p.page, p.page_end, p.start, p.end, p.words, p.text, d.doc_id, s.path FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id WHERE p.id = ?');
+  const getPassage = db.prepare('SELECT p.id, p.seq, p.page, p.page_end, p.start, p.end, p.words, p.text, d.doc_id, s.path, d.metadata FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id WHERE p.id = ?');
   const rejected = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
   const examples: Partial<Record<RejectionReason, string[]>> = {};
   const reject = (reason: RejectionReason, example: string): void => {
@@ -225,6 +275,7 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
     return r.value.text;
   };
   const items: CorpusQAItem[] = [];
+  const dates: DocumentDates = { fields: [], dated: 0, unparsed: 0, undated: 0, byYear: {} };
   const seen = new Set<string>();
   let tried = 0;
   const concurrency = options.concurrency ?? 8;
@@ -276,6 +327,21 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
       const written = (ANSWER_TYPES as readonly string[]).includes(parsed.type ?? '') ? (parsed.type as AnswerType) : undefined;
       // The rules win only where they are sure and the writer disagrees.
       const answerType = ruled ?? written ?? 'other';
+      let date: ReturnType<typeof documentDate>;
+      try {
+        date = documentDate(JSON.parse(row.metadata) as Record<string, unknown>, options.dateField);
+      } catch {
+        date = undefined;
+      }
+      if (date?.date !== undefined) {
+        dates.dated += 1;
+        if (!dates.fields.includes(date.field)) dates.fields.push(date.field);
+        const year = date.date.slice(0, 4);
+        dates.byYear[year] = (dates.byYear[year] ?? 0) + 1;
+        if (dates.earliest === undefined || date.date < dates.earliest) dates.earliest = date.date;
+        if (dates.latest === undefined || date.date > dates.latest) dates.latest = date.date;
+      } else if (date !== undefined) dates.unparsed += 1;
+      else dates.undated += 1;
       items.push({
         id: stableId('corpus', corpus.name, row.doc_id, String(row.start + span.start), question),
         dataset: 'seen',
@@ -297,12 +363,14 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
           answerStart: row.start + span.start,
           answerEnd: row.start + span.end,
           passageText: row.text,
+          ...(date?.date === undefined ? {} : { documentDate: date.date }),
         },
       });
     }
     options.onProgress?.({ tried, kept: items.length });
   }
-  return { items, sampled: limit, tried, rejected, examples, writer: writer.model.modelId, passagesInCorpus: ids.length };
+  dates.byYear = Object.fromEntries(Object.entries(dates.byYear).sort(([a], [b]) => a.localeCompare(b)));
+  return { items, sampled: limit, tried, rejected, examples, writer: writer.model.modelId, passagesInCorpus: ids.length, dates };
 }
 
 export interface WrittenCorpusQuestions {
@@ -323,8 +391,19 @@ const REASON_TEXT: Record<RejectionReason, string> = {
   'empty-passage': 'passage without text',
 };
 
+function datesText(d: DocumentDates, field: string | undefined): string {
+  const source = field !== undefined ? `metadata field \`${field}\`` : `the first metadata field of ${DATE_FIELDS.map((f) => `\`${f}\``).join(', ')} a document has`;
+  if (d.dated === 0 && d.unparsed === 0) return `No document has a date (looked for ${source}; \`--date-field NAME\` names another). Without dates the items cannot be split into knowledge published before and after a model's cutoff.`;
+  const years = Object.entries(d.byYear).map(([y, n]) => `${y} ${n}`).join(', ');
+  return [
+    `- ${d.dated} items with a dated document (from ${d.fields.map((f) => `\`${f}\``).join(', ') || source}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
+    ...(d.earliest === undefined ? [] : [`- earliest ${d.earliest}, latest ${d.latest}; by year: ${years}`]),
+    "- each item's \`provenance.documentDate\` holds it: split the set at a model's training cutoff to compare seen and unseen knowledge",
+  ].join('\n');
+}
+
 /** Writes `<outDir>/<name>.jsonl` with its card (`.card.md`, `.card.json`), atomically. */
-export async function writeCorpusQuestions(report: CorpusQuestionReport, options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number }): Promise<WrittenCorpusQuestions> {
+export async function writeCorpusQuestions(report: CorpusQuestionReport, options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number; dateField?: string }): Promise<WrittenCorpusQuestions> {
   const { mkdirSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { sha256 } = await import('../io/checksum.js');
@@ -361,6 +440,10 @@ papers published after the model's training cutoff).
 ${REJECTION_REASONS.filter((r) => report.rejected[r] > 0).map((r) => `  - ${r}: ${report.rejected[r]} (${REASON_TEXT[r]})`).join('\n') || '  - none'}
 - answer types: ${ANSWER_TYPES.map((t) => `${t} ${types[t]}`).join(', ')} (${byWriter} from the writer, ${report.items.length - byWriter} by rule: a date or year is a time, a number a number, otherwise the writer's type, else other)
 ${report.items.length < options.count ? `\nFewer questions than asked for: the writer's questions were rejected too often within ${report.sampled} passages.\n` : ''}
+## Document dates
+
+${datesText(report.dates, options.dateField)}
+
 ## Rejected examples
 
 ${REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0).map((r) => `- ${r}: ${report.examples[r]!.map((e) => `\`${e.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`).join('\n') || '- none'}
@@ -389,6 +472,7 @@ ${REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0).map((r)
     answerTypes: types,
     answerTypeFromWriter: byWriter,
     documents,
+    documentDates: report.dates,
   };
   writeFileAtomic(cardJson, `${JSON.stringify(json, null, 2)}\n`);
   return { file, cardMarkdown, cardJson, sha256: checksum };

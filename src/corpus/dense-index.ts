@@ -155,11 +155,16 @@ export async function denseSearch(db: Db, corpusId: number, corpusName: string, 
   };
   const rows = db.prepare(`SELECT passage_id, vector FROM ${vectorTable(corpusId)}`).raw(true);
   const dims = q.length;
+  // The BLOB's bytes are 4-byte aligned only by chance (small Buffers share a pool): an unaligned
+  // one is copied into this one scratch vector, not into a new allocation per row.
+  const scratch = new Float32Array(dims);
+  const scratchBytes = new Uint8Array(scratch.buffer);
   for (const row of rows.iterate() as Iterable<[number, Buffer]>) {
     const blob = row[1];
     if (blob.byteLength !== dims * 4) throw new EmbedderMismatchError(`query vector has ${dims} dimensions, stored vectors ${blob.byteLength / 4}`);
-    // The BLOB's bytes are 4-byte aligned only by chance: copy when they are not.
-    const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, dims) : new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+    let v: Float32Array = scratch;
+    if (blob.byteOffset % 4 === 0) v = new Float32Array(blob.buffer, blob.byteOffset, dims);
+    else scratchBytes.set(blob);
     let dot = 0;
     for (let i = 0; i < dims; i += 1) dot += q[i]! * v[i]!;
     push({ id: row[0], score: dot });
