@@ -96,9 +96,11 @@ export { renderReport } from './report/html-report.js';
 // Document corpora (BM25 over SQLite FTS5)
 export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, type CorpusSettings, type CorpusInfo, type CorpusStats, type AddOptions, type AddReport, type FileResult, type SkippedFile, type SearchOptions, type SearchHit, type SearchMode, type RetrieveOptions } from './corpus/corpus.js';
 export { reciprocalRankFusion, RRF_K, EmbedderMismatchError, type Embedder, type EmbedProgress } from './corpus/dense-index.js';
-export { CorpusRetriever, corpusRetriever, type Retriever, type RetrievedPassage, type CorpusRetrieverOptions } from './corpus/retriever.js';
+export { CorpusRetriever, corpusRetriever, retrieverFor, type Retriever, type RetrievedPassage, type CorpusRetrieverOptions } from './corpus/retriever.js';
 export { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './corpus/opensearch-retriever.js';
-export { buildCorpusQuestions, writeCorpusQuestions, findSpan, questionWriterPrompt, QUESTION_WRITER_PROMPT_VERSION, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type QuestionWriter, type RejectionReason } from './corpus/corpus-questions.js';
+export { addRemoteCorpus, remoteCorpus, type RemoteCorpusInfo, type RemoteCorpusSettings } from './corpus/remote-corpora.js';
+export { Bm25TopK, type Bm25Hit, type Bm25Plan } from './corpus/bm25-top-k.js';
+export { buildCorpusQuestions, writeCorpusQuestions, documentDate, findSpan, questionWriterPrompt, QUESTION_WRITER_PROMPT_VERSION, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type QuestionWriter, type RejectionReason, type DocumentDates } from './corpus/corpus-questions.js';
 export { splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, type Passage, type PassageOptions } from './corpus/passages.js';
 export { ftsQuery, STOP_WORDS } from './corpus/fts-query.js';
 export { extractPdfText, PdfSkipError, type PdfText } from './corpus/pdf-text.js';

@@ -85,7 +85,7 @@ export const COMMAND_OPTIONS = {
   merge: { fromStore: 'list' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
-  'corpus add-remote': { opensearch: 'string', index: 'string', textField: 'string', docIdField: 'string', pageField: 'string', startField: 'string', endField: 'string', authEnv: 'string' },
+  'corpus add-remote': { textField: 'string', docIdField: 'string', pageField: 'string', startField: 'string', endField: 'string', authEnv: 'string' },
   'corpus embed': { reset: 'boolean' },
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
