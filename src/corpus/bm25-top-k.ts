@@ -53,12 +53,12 @@ export interface Bm25Plan {
   /** The other terms, and the bound on what a passage with only those can score (ΣUB). */
   rest: string[];
   restBound: number;
-  /** Rounds (1 + budget increases) and whether it ended with the plain query over all terms. */
+  /** Rounds of the two ranked queries (at most 2), and whether it ended with the plain query over all terms. */
   rounds: number;
   exhaustive: boolean;
 }
 
-/** SQLite varint (big-endian groups of 7 bits; a 9th byte holds 8): FTS5's docsize and averages records use it. */
+/** SQLite varints (big-endian groups of 7 bits; a 9th byte holds 8), as in FTS5's averages record. */
 function readVarints(blob: Uint8Array, count: number): number[] {
   const out: number[] = [];
   let i = 0;
