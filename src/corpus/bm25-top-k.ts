@@ -36,7 +36,7 @@ const B = 0.75;
 /**
  * Postings of the rarest terms ranked in the first round (see the module comment and `search`).
  */
-export const POSTING_BUDGET = 5_000;
+export const POSTING_BUDGET = 20_000;
 const TIGHT_BOUND_MAX_DF = 100_000;
 
 export interface Bm25Hit {
@@ -103,6 +103,9 @@ export class Bm25TopK {
   #stats: IndexStats | undefined;
   readonly #df = new Map<string, number>();
   readonly #max = new Map<string, number>();
+
+  /** Postings of the first round's terms (default POSTING_BUDGET). */
+  budget = POSTING_BUDGET;
 
   constructor(db: Db, ftsTable: string) {
     this.#db = db;
@@ -180,7 +183,7 @@ export class Bm25TopK {
     // proven (round 2's k-th score is at least θ1); when no term can be left out, the plain query.
     let postings = 0;
     let n = 0;
-    while (n < byRarity.length && (n === 0 || postings + df.get(byRarity[n]!)! <= POSTING_BUDGET)) postings += df.get(byRarity[n++]!)!;
+    while (n < byRarity.length && (n === 0 || postings + df.get(byRarity[n]!)! <= this.budget)) postings += df.get(byRarity[n++]!)!;
     let rareSet = new Set(byRarity.slice(0, n));
     const byBound = [...present].sort((a, b) => bound(a) - bound(b) || present.indexOf(a) - present.indexOf(b));
     let rounds = 0;
