@@ -174,6 +174,10 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.deepEqual(demos.map((d) => d.rank), [1, 2, 3]);
     assert.ok(demos[0]!.quality >= demos[1]!.quality && demos[1]!.quality >= demos[2]!.quality);
     assert.deepEqual(demos[0]!.missing, []);
+    const selSummary = JSON.parse(readFileSync(join(dir, 'conner-demos.json'), 'utf8')) as { demonstrations: Array<{ id: string; quality: number }>; protocol: Array<{ id: string; kind: string }> };
+    assert.deepEqual(selSummary.demonstrations.map((d) => d.id), demos.map((d) => d.id));
+    assert.equal(selSummary.protocol.find((p) => p.id === 'demos-self-evidence')?.kind, 'departure', 'gold knowledge checked against itself is recorded');
+    assert.match(sel.stderr, /checks each demonstration's gold knowledge against itself/);
     const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], { cwd: dir });
     assert.equal(few.code, 0, few.stderr);
     const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });

@@ -223,22 +223,29 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--seed <n>', 'seed of the candidate sample', wholeNumber, 0)
     .option('--task <task>', 'qa or dialogue (default: from the CONNER file name)', oneOf(['qa', 'dialogue'] as const))
     .option('-o, --output <file>', 'demonstrations JSONL (for `conner generate --demos FILE --fixed-demos`)', 'conner-demos.jsonl')
-    .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string }, command: Command) => {
+    .option('--summary <file>', 'what the selection did: the protocol and the Q of every kept demonstration', 'conner-demos.json')
+    .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string; summary: string }, command: Command) => {
       const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
-      const { selectDemonstrations } = await import('../methods/conner/use-cases/select-demos.js');
+      const { selectDemonstrations, selectDemosProtocol } = await import('../methods/conner/use-cases/select-demos.js');
       const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        const queries = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task).filter(
+        checkOutputFile(opts.summary);
+        const gamma = parseGamma(opts.gamma);
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task);
+        const queries = all.filter(
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );
         if (queries.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
         const setup = await scoringSetup(ws, opts);
-        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma: parseGamma(opts.gamma) });
+        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma });
+        const protocol = selectDemosProtocol({ candidates: opts.candidates, top: opts.top, gamma, evidence: setup.evidence.id, skipped: all.length - queries.length });
         writeFileAtomic(opts.output, toJsonl(demos));
+        writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
+        if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
         process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
       } finally {
         await ws.close();

@@ -21,7 +21,7 @@ import type { ConnerProtocolNote } from '../conner-protocol.js';
 import { answersFor, type GeneratedKnowledge, type GenerateOptions } from '../generation/generate-knowledge.js';
 import { sampleKnowledge, type SampleOptions, type SampledKnowledge } from '../generation/sample-knowledge.js';
 import { scoreKnowledge, settingLabel, type ScoreOptions, type ScoredKnowledge } from '../scoring/score-knowledge.js';
-import { knowledgeQuality, type Gamma } from './knowledge-quality.js';
+import { intrinsicOnly, knowledgeQuality, type Gamma } from './knowledge-quality.js';
 
 export interface BestOfChoice {
   /** The chosen knowledge record, as `conner score` takes it; generator and setting name the selection. */
@@ -40,15 +40,6 @@ export interface BestOfProtocolNote {
 }
 
 type CandidateScoring = Omit<ScoreOptions, 'items' | 'label'> & { gamma: Gamma };
-
-/**
- * A candidate as it is scored for Q_know: without the gold answer and the downstream answer, so
- * that only the intrinsic metrics of Eq. 9 are computed (helpfulness and validity are not part of Q).
- */
-function intrinsicOnly(k: GeneratedKnowledge): GeneratedKnowledge {
-  const { goldAnswer: _gold, answerWithKnowledge: _with, answerWithoutKnowledge: _without, ...rest } = k;
-  return rest;
-}
 
 /**
  * Q_know of every candidate set (one scoring run each) and, per query id, the argmax. The first
