@@ -19,6 +19,8 @@ import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache, cacheKey } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
+import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
+import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: CONNER best-of GGUF tests need LLMKB_TEST_GGUF\n');
@@ -164,5 +166,27 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     assert.equal(notes.find((n) => n.id === 'best-of-seeds')!.kind, 'nondeterministic');
     assert.match(notes.find((n) => n.id === 'best-of-sampling')!.text, /p = 0\.9.*temperature 1/);
     assert.equal(bestOfProtocol({ mode: 'files', gamma: [1, 1, 1, 1], files: 3 }).find((n) => n.id === 'best-of-candidates')!.kind, 'departure');
+  });
+});
+
+describe('sampling on an OpenAI-compatible server', () => {
+  it('sends temperature, top_p and seed on both endpoints only when the request samples; never the draw index', async () => {
+    const server = await startOpenAICompatibleServer({});
+    try {
+      for (const api of ['completions', 'chat'] as const) {
+        const model = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'm', api, echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
+        await model.complete({ prompt: 'Lily went', maxTokens: 4 });
+        await model.complete({ prompt: 'Lily went', maxTokens: 4, sampling: { temperature: 1, topP: 0.9, seed: 4242, sample: 3 } });
+      }
+      const bodies = server.requests.map((r) => ({ path: r.path, temperature: r.body.temperature, top_p: r.body.top_p, seed: r.body.seed, sample: r.body.sample }));
+      assert.deepEqual(bodies, [
+        { path: '/completions', temperature: 0, top_p: undefined, seed: undefined, sample: undefined },
+        { path: '/completions', temperature: 1, top_p: 0.9, seed: 4242, sample: undefined },
+        { path: '/chat/completions', temperature: 0, top_p: undefined, seed: undefined, sample: undefined },
+        { path: '/chat/completions', temperature: 1, top_p: 0.9, seed: 4242, sample: undefined },
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });
