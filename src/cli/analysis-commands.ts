@@ -17,7 +17,8 @@ import { LIMIT_HELP } from './eval-commands.js';
 
 interface LoadedRun {
   summary: MethodSummary;
-  records?: ScoredRecord[];
+  /** Per-item records: the reliability method's scored records, or another method's records read beside its summary. */
+  records?: readonly object[];
   /** The run's execution record (`<stem>.run.json` beside a summary), when there is one. */
   execution?: ExecutionRecord;
   /** Where it was read from: a file or `run ID`. */
@@ -102,7 +103,17 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
       process.stderr.write(`warning: ${executionFile} is not readable JSON (${error instanceof Error ? error.message : String(error)}); the report shows that run without its execution record\n`);
     }
   }
-  return { summary, source: file, ...(execution ? { execution } : {}) };
+  // Another method's records beside its summary (`llmkb conner score --out` writes both): its
+  // compare hook pairs runs on shared items, its report shows examples. (A reliability summary's
+  // records are read only by the report, below, as before.)
+  let records: object[] | undefined;
+  const recordsFile = file.replace(/\.summary\.json$/, '.records.jsonl');
+  if (summary.method.id !== 'reliability' && recordsFile !== file && existsSync(recordsFile)) {
+    const { readJsonl } = await import('../io/jsonl.js');
+    const { z } = await import('zod');
+    records = readJsonl(recordsFile, z.object({ id: z.string() }).passthrough(), 'record');
+  }
+  return { summary, source: file, ...(execution ? { execution } : {}), ...(records ? { records } : {}) };
 }
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */
