@@ -86,11 +86,11 @@ describe('CONNER in compare and report', () => {
     const pct = (v: number) => `${(100 * v).toFixed(2)}%`;
     assert.ok(out.markdown.includes(`| gen-a | zero-shot | 40 | **${pct(a.metrics.fact_consistent!)} [`), 'gen-a has more consistent knowledge: bold');
     assert.ok(out.markdown.includes(`| gen-b | zero-shot | 40 | ${pct(b.metrics.fact_consistent!)} [`));
-    const paired = (out.analysis as { pairedDifferences: Array<{ metric: string; difference: number; interval: [number, number] | null; items: number; p: number | null }> }).pairedDifferences;
+    const paired = (out.analysis as { pairedDifferences: Array<{ metric: string; difference: number; interval: [number, number] | null; questions: number; p: number | null }> }).pairedDifferences;
     assert.equal(paired.length, 9, 'one per column of the paper table');
     // Every query is shared and defined in both: the mean of the differences is the difference of the means.
     const fc = paired.find((p) => p.metric === 'fact_consistent')!;
-    assert.equal(fc.items, 40);
+    assert.equal(fc.questions, 40);
     assert.ok(Math.abs(fc.difference - (a.metrics.fact_consistent! - b.metrics.fact_consistent!)) < 1e-12);
     assert.ok(fc.interval![0] <= fc.difference && fc.difference <= fc.interval![1]);
     assert.ok(fc.p! < 0.05, 'gen-a is clearly more often consistent');

@@ -45,7 +45,7 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     const rows = paired.map((t) => {
       const def = defs.get(t.metric)!;
       const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
-      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / options.resamples}` : t.p.toPrecision(2), String(t.items)];
+      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / options.resamples}` : t.p.toPrecision(2), String(t.questions)];
     });
     const table = { header: ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'], rows };
     out.push(`## CONNER: paired differences on shared queries (* p < 0.05)\n\n${toMarkdown(table)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);

@@ -5,21 +5,13 @@
  * metric) and the two-sided bootstrap p-value for "no difference", as the reliability method's
  * paired tests compute theirs.
  */
+import type { PairedTest } from '../../../analysis/runs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { metricValue } from '../summary/conner-summary.js';
 
-export interface ConnerPairedDifference {
-  metric: string;
-  a: string;
-  b: string;
-  /** Mean of A − B over the shared items (null: no item with both values). */
-  difference: number | null;
-  interval: [number, number] | null;
-  p: number | null;
-  /** Items with a value in both runs. */
-  items: number;
-}
+/** A paired test as every method's compare prints it; `questions`: the queries with a value in both runs. */
+export type ConnerPairedDifference = PairedTest;
 
 /** Items of both runs, matched by id (in A's order). */
 export function sharedItems(a: readonly ScoredKnowledge[], b: readonly ScoredKnowledge[]): Array<[ScoredKnowledge, ScoredKnowledge]> {
@@ -34,7 +26,7 @@ export function pairedDifference(pairs: ReadonlyArray<readonly [ScoredKnowledge,
     const vy = metricValue(y, metric);
     if (vx !== null && vy !== null) diffs.push(vx - vy);
   }
-  const base = { metric, a: options.names[0], b: options.names[1], items: diffs.length };
+  const base = { metric, a: options.names[0], b: options.names[1], questions: diffs.length };
   if (diffs.length === 0) return { ...base, difference: null, interval: null, p: null };
   const difference = diffs.reduce((s, d) => s + d, 0) / diffs.length;
   if (options.resamples <= 0 || diffs.length < 2) return { ...base, difference, interval: null, p: null };
