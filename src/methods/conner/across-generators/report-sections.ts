@@ -14,10 +14,22 @@ import { bestOf, PAPER_TABLE_GROUPS, paperInterval, paperTableDefs, paperValue, 
 
 function tableHtml(settings: ReadonlyArray<{ setting: string; runs: MethodSummary[] }>): string {
   const defs = paperTableDefs();
-  const groupHead = PAPER_TABLE_GROUPS.map((g) => `<th class="group first" colspan="${g.span}" scope="colgroup">${escapeHtml(g.title)}</th>`).join('');
   let at = 0;
   const starts = new Set(PAPER_TABLE_GROUPS.map((g) => ((at += g.span), at - g.span)));
-  const head = `<thead><tr><th rowspan="2" scope="col">Model</th><th rowspan="2" scope="col">Setting</th><th rowspan="2" scope="col">n</th>${groupHead}</tr><tr>${defs.map((d, k) => `<th scope="col"${starts.has(k) ? ' class="first"' : ''} title="${escapeHtml(`${d.description} (${d.equation ?? ''})`)}">${escapeHtml(`${d.label} ${d.better === 'lower' ? '↓' : '↑'}`)}</th>`).join('')}</tr></thead>`;
+  const colTitle = (k: number): string => `${defs[k]!.description} (${defs[k]!.equation ?? ''})`;
+  const arrow = (k: number): string => (defs[k]!.better === 'lower' ? '↓' : '↑');
+  // A group of one column is one header cell over both rows, as in the paper.
+  at = 0;
+  const groupHead = PAPER_TABLE_GROUPS.map((g) => {
+    const k = (at += g.span) - g.span;
+    return g.span === 1 ? `<th class="first" rowspan="2" scope="col" title="${escapeHtml(colTitle(k))}">${escapeHtml(`${g.title} ${arrow(k)}`)}</th>` : `<th class="group first" colspan="${g.span}" scope="colgroup">${escapeHtml(g.title)}</th>`;
+  }).join('');
+  at = 0;
+  const subHead = PAPER_TABLE_GROUPS.flatMap((g) => {
+    const k = (at += g.span) - g.span;
+    return g.span === 1 ? [] : defs.slice(k, k + g.span).map((d, j) => `<th scope="col"${j === 0 ? ' class="first"' : ''} title="${escapeHtml(colTitle(k + j))}">${escapeHtml(`${d.label} ${arrow(k + j)}`)}</th>`);
+  }).join('');
+  const head = `<thead><tr><th rowspan="2" scope="col">Model</th><th rowspan="2" scope="col">Setting</th><th rowspan="2" scope="col">n</th>${groupHead}</tr><tr>${subHead}</tr></thead>`;
   const rows = settings.flatMap(({ setting, runs }) => {
     const best = new Map(defs.map((d) => [d.id, bestOf(runs, d)]));
     return runs.map((s, i) => `<tr><th scope="row">${escapeHtml(s.model)}</th>${i === 0 ? `<th scope="rowgroup" rowspan="${runs.length}">${escapeHtml(setting)}</th>` : ''}<td>${escapeHtml(String(s.counts.items ?? ''))}</td>${defs.map((d, k) => {
@@ -57,9 +69,9 @@ export async function connerReportSections(summaries: readonly MethodSummary[], 
   const charts: string[] = [];
   for (const def of paperTableDefs()) {
     const spec = metricSpec(summaries, def.id);
-    if (spec) charts.push(await figure(spec, `${def.label}: ${def.description} (${def.equation ?? ''}); bars: means, lines: 95% CIs.`));
+    if (spec) charts.push(await figure(spec, `${def.label} (${def.equation ?? ''}): bars are means, lines 95% CIs.`));
   }
-  if (charts.length) parts.push(`<h3>Each metric across runs</h3><div class="charts">${charts.join('')}</div>`);
+  if (charts.length) parts.push(`<h3>Each metric across runs</h3><p class="note">Definitions: the metric table of each run below, or hover a column of the table above.</p><div class="charts">${charts.join('')}</div>`);
   const runs = summaries.map((summary, i) => ({ summary, source: '', ...(context?.records?.[i] ? { records: context.records[i] } : {}) }));
   const paired = connerPairedTests(runs, { resamples: 1000, seed: 42 });
   if (paired.length) {
