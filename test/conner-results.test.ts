@@ -126,6 +126,10 @@ describe('CONNER in compare and report', () => {
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /CONNER: automatic evaluation/);
     assert.match(res.stdout, /gen-a \(zero-shot\) vs gen-b \(zero-shot\)/);
+    // The records files name the same runs (read through the summaries beside them).
+    const viaRecords = await llmkb(['compare', ...files.map((f) => f.replace(/\.summary\.json$/, '.records.jsonl')), '--resamples', '200']);
+    assert.equal(viaRecords.code, 0, viaRecords.stderr);
+    assert.equal(viaRecords.stdout, res.stdout);
     writeFileSync(join(dir, 'old.json'), JSON.stringify({ schema: 'llmkb-conner-summary-v1', groups: [] }));
     const old = await llmkb(['compare', join(dir, 'old.json')]);
     assert.equal(old.code, 2);

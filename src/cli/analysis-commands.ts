@@ -81,8 +81,21 @@ async function readSummary(json: unknown, file: string): Promise<{ summary: Meth
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
 async function loadRun(file: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
   requireFile(file, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
-  if (file.endsWith('.jsonl')) return loadRecordsFile(file, defaults);
   const { readTextFile } = await import('../io/files.js');
+  if (file.endsWith('.jsonl')) {
+    // Another method's records (`llmkb conner score --out`): read through the summary beside them.
+    const beside = file.replace(/\.records\.jsonl$/, '.summary.json');
+    if (beside !== file && existsSync(beside)) {
+      let method: unknown;
+      try {
+        method = (JSON.parse(readTextFile(beside)) as { method?: { id?: unknown } }).method?.id;
+      } catch {
+        method = undefined; // not a summary: the records file is read on its own
+      }
+      if (typeof method === 'string' && method !== 'reliability') return loadRun(beside, defaults);
+    }
+    return loadRecordsFile(file, defaults);
+  }
   const text = readTextFile(file);
   if (text.trim() === '') throw new InputFileError(file, undefined, undefined, 'the file is empty', 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`; an empty file usually means an earlier step did not finish.');
   let json: unknown;
