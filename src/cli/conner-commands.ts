@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { LlmkbError } from '../errors.js';
+import { join } from 'node:path';
+import { fileAccessError, LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
 import { checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
@@ -178,19 +179,21 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
     .option('--limit <n>', 'only the first n records of each file', positiveInteger)
     .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
-    .option('--summary <file>', 'summary JSON', 'conner-summary.json')
-    .option('--json', 'print the summary as JSON instead of the table')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; summary: string; json?: boolean }, command: Command) => {
+    .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
+    .option('--json', 'print the summaries as JSON instead of the table')
+    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
       const { scoreKnowledge } = await import('../methods/conner/scoring/score-knowledge.js');
       const { connerProtocol } = await import('../methods/conner/conner-protocol.js');
-      const { formatConnerSummary, readRatings, summarizeConner } = await import('../methods/conner/summary/conner-summary.js');
+      const { connerRunSummaries, formatConnerRuns, readRatings } = await import('../methods/conner/summary/conner-summary.js');
+      const { connerResultStem } = await import('../methods/conner/summary/conner-result-files.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
+      const { createHash } = await import('node:crypto');
+      const { readFileSync, mkdirSync } = await import('node:fs');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
         const files = inputs.map((f) => {
           const all = readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (README: CONNER).'));
           return opts.limit === undefined ? all : all.slice(0, opts.limit);
@@ -198,14 +201,33 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         const ratings = opts.ratings === undefined ? undefined : readRatings(requireFile(opts.ratings, 'One JSON line per rated item (README: CONNER).'));
         const setup = await scoringSetup(ws, opts);
         const records = [];
-        for (const items of files) {
-          records.push(...(await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency })));
+        // Which input files each generator and setting was read from: the checksums in its summary.
+        const sources = new Map<string, Record<string, string>>();
+        for (const [i, items] of files.entries()) {
+          const scored = await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency });
+          const sha = createHash('sha256').update(readFileSync(inputs[i]!)).digest('hex');
+          for (const r of scored) {
+            const key = `${r.generator}\u0000${r.setting}`;
+            sources.set(key, { ...sources.get(key), [inputs[i]!]: sha });
+          }
+          records.push(...scored);
         }
         const protocol = connerProtocol({ evidence: setup.evidence.id, aggregation: opts.aggregation, negatives: opts.negatives, unscored: setup.unscored, givenKnowledge: files.flat().some((k) => k.setting === 'given') });
-        const summary = summarizeConner(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}) });
+        const summaries = connerRunSummaries(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}), datasets: (g, s) => sources.get(`${g}\u0000${s}`) ?? {} });
         writeFileAtomic(opts.output, toJsonl(records));
-        writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
-        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatConnerSummary(summary)}\n\nscores -> ${opts.output}, summary -> ${opts.summary}\n`);
+        try {
+          mkdirSync(opts.out, { recursive: true });
+        } catch (error) {
+          throw fileAccessError(opts.out, error, 'write', 'folder');
+        }
+        const written: string[] = [];
+        for (const summary of summaries) {
+          const base = join(opts.out, connerResultStem(summary.model, summary.setting));
+          writeFileAtomic(`${base}.records.jsonl`, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
+          writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
+          written.push(`${base}.summary.json`);
+        }
+        process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
       } finally {
         await ws.close();
       }
