@@ -4,6 +4,7 @@
  */
 import { LlmkbError, ModelSpecError } from '../errors.js';
 import { llamaProvider } from './llama/llama-provider.js';
+import { llamaRerankerProvider } from './llama/llama-reranker-provider.js';
 import { mockProvider } from './mock/mock-provider.js';
 import { llmClassifierProvider } from './llm-classifier/llm-classifier-provider.js';
 import type { ModelProvider, ParsedSpec } from './model-provider.js';
@@ -53,3 +54,4 @@ registerProvider(teiProvider);
 registerProvider(vllmPoolingProvider);
 registerProvider(llmClassifierProvider);
 registerProvider(onnxProvider);
+registerProvider(llamaRerankerProvider);
