@@ -13,9 +13,10 @@
 import { cpus } from 'node:os';
 import type { LlamaModel as NativeModel, LlamaRankingContext } from 'node-llama-cpp';
 import { ContextOverflowError, ModelCallError, ModelFileError } from '../../errors.js';
+import { InProcessClassifier } from '../classification/classifier-base.js';
 import { relevanceScore } from '../classification/labels.js';
-import type { CallOptions, ModelRuntime } from '../language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind } from '../model-kinds.js';
+import type { CallOptions } from '../language-model.js';
+import type { ClassificationRequest, ClassificationResult } from '../model-kinds.js';
 import { assertGguf, fileSha256, resolveGgufPath, sharedLlama } from './gguf-loading.js';
 
 export interface LlamaRerankerSettings {
@@ -30,25 +31,14 @@ export interface LlamaRerankerSettings {
   gpu?: boolean;
 }
 
-export class LlamaReranker implements ClassificationModel {
-  readonly specificationVersion = 'llmkb-model-v1' as const;
+/** The ranking context has one sequence: pairs are evaluated one after another. */
+export class LlamaReranker extends InProcessClassifier {
   readonly provider = 'llama-rerank';
-  readonly modelId: string;
-  readonly cacheIdentity: string;
-  readonly kinds: readonly ModelKind[] = ['classification'];
-  readonly tasks: readonly ClassificationTask[] = ['relevance'];
-  readonly endpoints: readonly string[] = ['in-process'];
-  /** The ranking context has one sequence: pairs are evaluated one after another. */
-  readonly defaultConcurrency = 1;
-  runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };
   readonly #model: NativeModel;
   readonly #context: LlamaRankingContext;
-  #queue: Promise<unknown> = Promise.resolve();
-  #closed = false;
 
   private constructor(modelId: string, identity: string, model: NativeModel, context: LlamaRankingContext) {
-    this.modelId = modelId;
-    this.cacheIdentity = identity;
+    super({ modelId, cacheIdentity: identity, tasks: ['relevance'] });
     this.#model = model;
     this.#context = context;
   }
@@ -89,13 +79,10 @@ export class LlamaReranker implements ClassificationModel {
     if (request.task !== 'relevance') {
       throw new ModelCallError(`GGUF reranker ${this.modelId} scores relevance, not ${request.task}`, { retryable: false, hint: 'For NLI use an NLI cross-encoder (onnx:, tei:, vllm-classify:) or llm-nli:<text model spec>.' });
     }
-    const run = this.#queue.then(() => this.#rank(request, options));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.serially(() => this.#rank(request, options));
   }
 
   async #rank(request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
-    if (this.#closed) throw new ModelCallError(`GGUF reranker ${this.modelId} is closed`, { retryable: false });
     const where = `GGUF reranker ${this.modelId}`;
     const scores: Array<Record<string, number>> = [];
     let tokens = 0;
@@ -110,10 +97,7 @@ export class LlamaReranker implements ClassificationModel {
     return { scores, usage: { promptTokens: tokens, completionTokens: 0, evaluatedTokens: tokens } };
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#queue;
+  protected async dispose(): Promise<void> {
     await this.#context.dispose();
     await this.#model.dispose();
   }

@@ -16,9 +16,10 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContextOverflowError, ModelCallError, ModelFileError, ModelSpecError, UnsupportedCapabilityError } from '../../errors.js';
+import { InProcessClassifier } from '../classification/classifier-base.js';
 import { nliScores, relevanceScore } from '../classification/labels.js';
-import type { CallOptions, ModelRuntime } from '../language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind, NliLabel } from '../model-kinds.js';
+import type { CallOptions } from '../language-model.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask, NliLabel } from '../model-kinds.js';
 
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 
@@ -69,29 +70,17 @@ export async function importTransformers(importer: () => Promise<unknown> = () =
 
 const MODEL_FILES = ['config.json', 'tokenizer.json', join('onnx', 'model.onnx')];
 
-export class OnnxClassifier implements ClassificationModel {
-  readonly specificationVersion = 'llmkb-model-v1' as const;
+/** One request's pairs are one padded batch, one forward pass (./onnx-classifier.ts header). */
+export class OnnxClassifier extends InProcessClassifier {
   readonly provider = 'onnx';
-  readonly modelId: string;
-  readonly cacheIdentity: string;
-  readonly kinds: readonly ModelKind[] = ['classification'];
-  readonly tasks: readonly ClassificationTask[];
-  readonly endpoints: readonly string[] = ['in-process'];
-  /** One forward pass at a time; a request's pairs are one padded batch. */
-  readonly defaultConcurrency = 1;
-  readonly runtime: ModelRuntime = { backend: 'cpu', sequences: 1 };
   readonly #settings: OnnxClassifierSettings;
   readonly #tokenizer: Tokenizer;
   readonly #model: SequenceClassifier;
   readonly #labelNames: string[];
-  #queue: Promise<unknown> = Promise.resolve();
-  #closed = false;
 
   private constructor(settings: OnnxClassifierSettings, identity: string, tokenizer: Tokenizer, model: SequenceClassifier) {
+    super({ modelId: settings.modelId, cacheIdentity: identity, tasks: [settings.task] });
     this.#settings = settings;
-    this.modelId = settings.modelId;
-    this.tasks = [settings.task];
-    this.cacheIdentity = identity;
     this.#tokenizer = tokenizer;
     this.#model = model;
     const id2label = model.config.id2label ?? {};
@@ -153,14 +142,11 @@ export class OnnxClassifier implements ClassificationModel {
       throw new ModelCallError(`onnx model ${this.modelId} does ${this.tasks.join(', ')}, not ${request.task}`, { retryable: false });
     }
     if (request.pairs.length === 0) return { scores: [], usage: { promptTokens: 0, completionTokens: 0, evaluatedTokens: 0 } };
-    const run = this.#queue.then(() => this.#classify(request, options));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.serially(() => this.#classify(request, options));
   }
 
   async #classify(request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
     options.signal?.throwIfAborted();
-    if (this.#closed) throw new ModelCallError(`onnx model ${this.modelId} is closed`, { retryable: false });
     const texts = request.pairs.map((p) => p.text);
     const textPairs = request.pairs.map((p) => p.textPair);
     const truncate = this.#settings.truncate ?? false;
@@ -193,10 +179,7 @@ export class OnnxClassifier implements ClassificationModel {
     return { scores, usage: { promptTokens: tokens, completionTokens: 0, evaluatedTokens: tokens } };
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#queue;
+  protected async dispose(): Promise<void> {
     await this.#model.dispose();
   }
 }
