@@ -10,14 +10,13 @@
  * is a probability in [0, 1], reported as `relevant` like every relevance backend
  * (src/providers/classification/labels.ts).
  */
-import { cpus } from 'node:os';
 import type { LlamaModel as NativeModel, LlamaRankingContext } from 'node-llama-cpp';
 import { ContextOverflowError, ModelCallError, ModelFileError } from '../../errors.js';
 import { InProcessClassifier } from '../classification/classifier-base.js';
 import { relevanceScore } from '../classification/labels.js';
 import type { CallOptions } from '../language-model.js';
 import type { ClassificationRequest, ClassificationResult } from '../model-kinds.js';
-import { assertGguf, fileSha256, resolveGgufPath, sharedLlama } from './gguf-loading.js';
+import { fileSha256, loadGgufModel } from './gguf-loading.js';
 
 export interface LlamaRerankerSettings {
   /** A local `.gguf` path, or an `hf:owner/repo:QUANT` / `hf:owner/repo/file.gguf` URI. */
@@ -44,19 +43,7 @@ export class LlamaReranker extends InProcessClassifier {
   }
 
   static async load(settings: LlamaRerankerSettings): Promise<LlamaReranker> {
-    const path = await resolveGgufPath(settings);
-    await assertGguf(path);
-    const threads = settings.threads ?? Math.max(1, cpus().length - 1);
-    const llama = await sharedLlama(threads, settings.gpu ?? false);
-    let model: NativeModel;
-    try {
-      model = await llama.loadModel({ modelPath: path });
-    } catch (error) {
-      throw new ModelFileError(`node-llama-cpp could not load ${path}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'The file may be truncated or use an architecture this llama.cpp build does not support.',
-        cause: error,
-      });
-    }
+    const { path, llama, model, threads } = await loadGgufModel(settings);
     if (!model.fileInsights.supportsRanking) {
       await model.dispose();
       throw new ModelFileError(`${path} is not a reranker: it has no classification head (cls.output.weight) that llama.cpp can rank with`, {
