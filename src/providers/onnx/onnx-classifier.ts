@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileSha256 } from '../llama/gguf-loading.js';
 import { ContextOverflowError, ModelCallError, ModelFileError, ModelSpecError, UnsupportedCapabilityError } from '../../errors.js';
 import { InProcessClassifier } from '../classification/classifier-base.js';
 import { nliScores, relevanceScore } from '../classification/labels.js';
@@ -97,11 +98,14 @@ export class OnnxClassifier extends InProcessClassifier {
         if (!(await stat(path)).isFile()) throw new Error('not a file');
       } catch {
         throw new ModelFileError(`${settings.folder} is not an ONNX model folder: ${file} is missing`, {
-          hint: 'onnx: takes a folder in the Hugging Face layout: config.json (with id2label), tokenizer.json and onnx/model.onnx, e.g. a Xenova/* repository or `optimum-cli export onnx --task text-classification` output.',
+          hint: 'onnx: takes a folder in the Hugging Face layout: config.json (with id2label), tokenizer.json and onnx/model.onnx, as the Xenova/* repositories ship them. `optimum-cli export onnx --task text-classification` writes model.onnx beside config.json: move it into onnx/.',
         });
       }
       hash.update(`${file}\0`).update(await readFile(path));
     }
+    // Weights over 2 GB live beside the graph (ONNX external data): they are the model too.
+    const external = join(settings.folder, 'onnx', 'model.onnx_data');
+    if (await stat(external).then((s) => s.isFile(), () => false)) hash.update('onnx/model.onnx_data\0').update(await fileSha256(external));
     const t = transformers ?? (await importTransformers());
     // Local folders only: a typo must not turn into a download from the Hub.
     t.env.allowRemoteModels = false;
