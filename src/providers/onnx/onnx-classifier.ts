@@ -48,7 +48,6 @@ interface SequenceClassifier {
   dispose(): Promise<unknown>;
 }
 interface TransformersModule {
-  env: { allowRemoteModels: boolean; allowLocalModels: boolean };
   AutoTokenizer: { from_pretrained(path: string, options: object): Promise<Tokenizer> };
   AutoModelForSequenceClassification: { from_pretrained(path: string, options: object): Promise<SequenceClassifier> };
 }
@@ -107,9 +106,8 @@ export class OnnxClassifier extends InProcessClassifier {
     const external = join(settings.folder, 'onnx', 'model.onnx_data');
     if (await stat(external).then((s) => s.isFile(), () => false)) hash.update('onnx/model.onnx_data\0').update(await fileSha256(external));
     const t = transformers ?? (await importTransformers());
-    // Local folders only: a typo must not turn into a download from the Hub.
-    t.env.allowRemoteModels = false;
-    t.env.allowLocalModels = true;
+    // Local files only: a typo must not turn into a download from the Hub. (transformers.js's
+    // global `env` is left as the application set it.)
     const options = { local_files_only: true };
     let tokenizer: Tokenizer;
     let model: SequenceClassifier;
