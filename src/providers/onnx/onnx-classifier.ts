@@ -60,7 +60,7 @@ export async function importTransformers(importer: () => Promise<unknown> = () =
     const code = (error as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
       throw new UnsupportedCapabilityError(`onnx: models need the optional package ${TRANSFORMERS_PACKAGE}, which is not installed`, {
-        hint: `Install it next to llmkb: npm install ${TRANSFORMERS_PACKAGE} (it brings onnxruntime). Or serve the model with TEI (tei:) or vLLM (vllm-score:, vllm-classify:).`,
+        hint: `Install it next to llmkb: npm install ${TRANSFORMERS_PACKAGE} (it brings onnxruntime; ONNXRUNTIME_NODE_INSTALL=skip skips its CUDA download on Linux). Or serve the model with TEI (tei:) or vLLM (vllm-score:, vllm-classify:).`,
         cause: error,
       });
     }
