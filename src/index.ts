@@ -56,6 +56,8 @@ export { createScorerModel, type ScorerModel } from './providers/create-scorer-m
 export { TeiClassifier, type TeiSettings } from './providers/tei/tei-classifier.js';
 export { VllmPoolingClassifier, type VllmPoolingSettings } from './providers/vllm-pooling/vllm-pooling-classifier.js';
 export { LlmClassifier, type LlmClassifierSettings } from './providers/llm-classifier/llm-classifier.js';
+export { OnnxClassifier, type OnnxClassifierSettings } from './providers/onnx/onnx-classifier.js';
+export { LlamaReranker, type LlamaRerankerSettings } from './providers/llama/llama-reranker.js';
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';
