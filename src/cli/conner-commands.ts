@@ -117,6 +117,19 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
   };
 }
 
+/** The knowledge generator and its prompt: the same for `generate` and `best-of`'s draws. */
+function addGenerationOptions(command: Command): Command {
+  return command
+    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
+    .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
+    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
+    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
+    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
+    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const));
+}
+
 function addScorerOptions(command: Command): Command {
   return command
     .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
@@ -129,18 +142,12 @@ function addScorerOptions(command: Command): Command {
 export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
   const conner = program.command('conner').description('CONNER (Chen et al. 2023): generate knowledge, score it on six perspectives, select demonstrations and the best knowledge');
 
-  conner
-    .command('generate')
-    .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
-    .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})")
-    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
-    .option('--setting <setting>', 'zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
-    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
-    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
-    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
-    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
+  addGenerationOptions(
+    conner
+      .command('generate')
+      .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
+      .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})"),
+  )
     .option('--seed <n>', 'seed of the demonstration draws', wholeNumber, 0)
     .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
@@ -275,23 +282,17 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     });
 
   addScorerOptions(
-    conner
-      .command('best-of')
-      .description('use case 2 (section 5): per query, draw r knowledge texts by top-p sampling and keep the one with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9); or choose among r --input files')
-      .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
+    addGenerationOptions(
+      conner
+        .command('best-of')
+        .description('use case 2 (section 5): per query, draw r knowledge texts by top-p sampling and keep the one with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9); or choose among r --input files')
+        .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
+    ),
   )
     .option('--input <file>', 'files mode instead of sampling: a knowledge JSONL per candidate (repeatable, at least two; e.g. `conner generate` with --prompt 1..4), a departure from the paper', collect)
-    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
     .option('--samples <r>', 'r: knowledge texts drawn per query (the paper: 5)', positiveInteger, 5)
     .option('--top-p <p>', 'nucleus sampling: keep the most probable tokens up to this total probability (the paper: 0.9)', probability, 0.9)
     .option('--temperature <t>', 'sampling temperature (the paper does not give it; 1 is the OpenAI API default)', positiveNumber, 1)
-    .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
-    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
-    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
-    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
-    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
     .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
     .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
