@@ -11,7 +11,7 @@ export { VERSION } from './version.js';
 // Evaluation methods: the seam, the registry, the generic stage runner, summaries (schema v2)
 export {
   METHOD_INTERFACE_VERSION,
-  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodReport,
+  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodReport, type MethodView,
 } from './methods/method.js';
 export { registerMethod, listMethods, getMethod, findMethod } from './methods/registry.js';
 export { runMethod, checkRoles, type RunMethodOptions, type MethodRunResult } from './methods/run-method.js';
@@ -28,10 +28,11 @@ export { executorTokenScorer, executorClassifier } from './methods/conner/scorin
 export type { TokenScorer, PairClassifier } from './methods/conner/scoring/scorers.js';
 export { corpusEvidence, referenceEvidence, type EvidenceSource } from './methods/conner/evidence/evidence-source.js';
 export { connerProtocol } from './methods/conner/conner-protocol.js';
-export { summarizeConner, formatConnerSummary, type ConnerSummary } from './methods/conner/summary/conner-summary.js';
+export { summarizeConner, formatConnerSummary, connerRunSummaries, formatConnerRuns, type ConnerSummary, type ConnerBreakdowns } from './methods/conner/summary/conner-summary.js';
 export { somersD } from './methods/conner/summary/somers-d.js';
 export { selectDemonstrations } from './methods/conner/use-cases/select-demos.js';
-export { bestOf } from './methods/conner/use-cases/best-of.js';
+export { bestOf, bestOfSamples, type BestOfChoice, type SampledChoice } from './methods/conner/use-cases/best-of.js';
+export { sampleKnowledge, type SampledKnowledge } from './methods/conner/generation/sample-knowledge.js';
 export { knowledgeQuality } from './methods/conner/use-cases/knowledge-quality.js';
 
 // Models: kinds, providers, the executor
@@ -40,7 +41,7 @@ export {
   MODEL_SPECIFICATION_VERSION,
   type Model, type TextGenerationModel, type EmbeddingModel, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
   type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
-  type EmbeddingResult, type CallOptions,
+  type EmbeddingResult, type CallOptions, type Sampling,
 } from './providers/language-model.js';
 export { registerProvider, listProviders } from './providers/provider-registry.js';
 export type { ModelProvider, CreateModelContext, ParsedSpec } from './providers/model-provider.js';
@@ -55,6 +56,8 @@ export { createScorerModel, type ScorerModel } from './providers/create-scorer-m
 export { TeiClassifier, type TeiSettings } from './providers/tei/tei-classifier.js';
 export { VllmPoolingClassifier, type VllmPoolingSettings } from './providers/vllm-pooling/vllm-pooling-classifier.js';
 export { LlmClassifier, type LlmClassifierSettings } from './providers/llm-classifier/llm-classifier.js';
+export { OnnxClassifier, type OnnxClassifierSettings } from './providers/onnx/onnx-classifier.js';
+export { LlamaReranker, type LlamaRerankerSettings } from './providers/llama/llama-reranker.js';
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';
