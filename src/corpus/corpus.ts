@@ -208,6 +208,9 @@ function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** Exact top-k searchers per connection and corpus (see `Corpus.#bm25`). */
+const BM25_SEARCHERS = new WeakMap<Db, Map<string, Bm25TopK>>();
+
 export class CorpusNotFoundError extends LlmkbError {
   constructor(name: string, known: readonly string[]) {
     super(`no corpus named "${name}"${known.length > 0 ? ` (corpora: ${known.join(', ')})` : ' (the store has no corpora yet)'}`, { hint: 'Create it with `llmkb corpus add NAME PATH...`; `llmkb corpus list` shows the corpora.' });
@@ -510,16 +513,27 @@ export class Corpus {
     resetVectors(this.db, this.id);
   }
 
-  #bm25: Bm25TopK | undefined;
+  /**
+   * The exact top-k searcher of this corpus, shared by every `Corpus` object of it on the same
+   * connection, so its cached term frequencies and bounds serve a whole run (e.g. CONNER's
+   * evidence, one search per sentence).
+   */
+  get #bm25(): Bm25TopK {
+    let perDb = BM25_SEARCHERS.get(this.db);
+    if (perDb === undefined) BM25_SEARCHERS.set(this.db, (perDb = new Map()));
+    const key = `${this.ftsTable} ${this.createdAt}`;
+    let searcher = perDb.get(key);
+    if (searcher === undefined) perDb.set(key, (searcher = new Bm25TopK(this.db, this.ftsTable)));
+    return searcher;
+  }
 
   /** The query terms the search uses (see `search` and fts-query.ts). */
   searchTerms(query: string): string[] {
     return queryTokens(query);
   }
 
-  /** How the search evaluates a query (which terms FTS5 ranks, which only complete candidates). */
+  /** How the search evaluates a query (the rarest terms, the rest, rounds; see bm25-top-k.ts). */
   searchPlan(query: string, k: number): Bm25Plan {
-    this.#bm25 ??= new Bm25TopK(this.db, this.ftsTable);
     return this.#bm25.search(queryTokens(query), k).plan;
   }
 
@@ -527,8 +541,8 @@ export class Corpus {
   searchIds(query: string, k: number, options: { exhaustive?: boolean } = {}): Array<{ id: number; score: number }> {
     const terms = queryTokens(query);
     if (terms.length === 0) return [];
-    this.#bm25 ??= new Bm25TopK(this.db, this.ftsTable);
-    return options.exhaustive ? this.#bm25.exhaustive(terms, k) : this.#bm25.search(terms, k).hits;
+    const searcher = this.#bm25;
+    return options.exhaustive ? searcher.exhaustive(terms, k) : searcher.search(terms, k).hits;
   }
 
   /** The passages of the given rowids, in the given order, with their scores. */
