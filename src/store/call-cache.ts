@@ -35,6 +35,59 @@ const KEY_VERSION = 'llmkb-cache-v1';
 
 /** JSON with object keys sorted, so equal requests hash equally whatever order fields were set in. */
 export function canonicalJson(value: unknown): string {
+  // A call's parameters are plain data: written directly (about three times faster than a
+  // replacer, which copies every object); anything else takes the general path below.
+  const fast = plainCanonicalJson(value);
+  return fast ?? replacerCanonicalJson(value);
+}
+
+/** An array index as a property key ("0", "17"): objects list those first, in numeric order. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
+/**
+ * canonicalJson of plain data (strings, finite numbers, booleans, null, arrays, plain objects
+ * without array-index keys), the same text the replacer path gives; undefined for anything else
+ * (dates, buffers, class instances, toJSON, bigint, non-finite numbers, undefined in arrays).
+ */
+function plainCanonicalJson(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) {
+        const parts: string[] = [];
+        for (const x of v) {
+          const j = plainCanonicalJson(x);
+          if (j === undefined) return undefined;
+          parts.push(j);
+        }
+        return `[${parts.join(',')}]`;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const keys = Object.keys(v).sort();
+      const parts: string[] = [];
+      for (const k of keys) {
+        if (INDEX_KEY.test(k)) return undefined;
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        const j = plainCanonicalJson(x);
+        if (j === undefined) return undefined;
+        parts.push(`${JSON.stringify(k)}:${j}`);
+      }
+      return `{${parts.join(',')}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function replacerCanonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const sorted: Record<string, unknown> = {};
@@ -235,6 +288,8 @@ function recoverJournals(db: Db, store: string): void {
  * have no journal and commit every batch.
  */
 export class CallCache {
+  /** Bytes this cache appended to its journal and calls it moved into the store (for `bench/paper-scale.ts`). */
+  readonly writes = { journalBytes: 0, merged: 0 };
   readonly #db: Db;
   readonly #get: import('better-sqlite3').Statement<[Buffer], { response: string; prompt_tokens: number; completion_tokens: number; latency_ms: number }>;
   readonly #interval: number;
@@ -318,7 +373,9 @@ export class CallCache {
       const journal = this.#journal;
       if (journal) {
         if (this.#closed) throw new Error('the call cache is closed');
-        writeSync(journal.fd, encodeRows(rows));
+        const bytes = encodeRows(rows);
+        writeSync(journal.fd, bytes);
+        this.writes.journalBytes += bytes.length;
         for (let i = 0; i < rows.length; i++) journal.recent.set(batch[i]!.key, rows[i]!);
       } else {
         insertRows(this.#db, rows);
@@ -346,6 +403,7 @@ export class CallCache {
     const db = this.#db.open ? this.#db : [...journal.dbs].find((d) => d.open);
     if (!db) return;
     insertRows(db, [...journal.recent.values()]);
+    this.writes.merged += journal.recent.size;
     ftruncateSync(journal.fd, 0);
     journal.recent.clear();
   }

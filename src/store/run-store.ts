@@ -254,6 +254,7 @@ export class Run {
   readonly spec: RunSpec;
   readonly #db: Db;
   readonly #save: Statement<unknown[]>;
+  #recordById: Statement<unknown[]> | undefined;
   readonly #leases: Leases | undefined;
 
   constructor(db: Db, id: string, spec: RunSpec, leases?: Leases) {
@@ -329,6 +330,20 @@ export class Run {
     return out;
   }
 
+  /**
+   * A stage's records in item order (`seq`) as `[item id, record]`, read and decoded one at a
+   * time, so a stage of any size is never in memory at once. Reads only: while the iteration is
+   * open the connection cannot write (better-sqlite3), so finish it (or `return()`) before
+   * saving anything; reading other records meanwhile is fine.
+   */
+  *entries<T, P = T>(stage: string, project?: (record: T) => P): Generator<[string, P]> {
+    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
+    for (const r of rows) {
+      const record = decodeRecord<T>(r.record);
+      yield [r.item_id, project ? project(record) : (record as unknown as P)];
+    }
+  }
+
   /** Ids of a stage's stored records, in item order. */
   recordIds(stage: string): string[] {
     return this.#db.prepare('SELECT item_id FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').pluck().all(this.id, stage) as string[];
@@ -336,7 +351,9 @@ export class Run {
 
   /** One item's stored record of a stage. */
   record<T>(stage: string, itemId: string): T | undefined {
-    const row = this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck().get(this.id, stage, itemId) as string | Buffer | undefined;
+    // Prepared once: stages load their items one at a time by id.
+    this.#recordById ??= this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck();
+    const row = this.#recordById.get(this.id, stage, itemId) as string | Buffer | undefined;
     return row === undefined ? undefined : decodeRecord<T>(row);
   }
 
