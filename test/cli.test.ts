@@ -62,6 +62,28 @@ describe('llmkb CLI: bad input ends with one clear message', () => {
     assertCleanError(notGguf, /is not a GGUF model file/);
   });
 
+  it('a model URL that names nothing is bad input (2); a download source that fails is a model error (3)', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      res.statusCode = req.url === '/missing.gguf' ? 404 : 503;
+      res.end();
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'llmkb-dl-'));
+      const env = { LLMKB_DOWNLOAD_TIMEOUT_MS: '3000' };
+      const missing = await llmkb(['complete', '--model', `gguf:http://127.0.0.1:${port}/missing.gguf`, 'hi'], { cwd, env });
+      assertCleanError(missing, /could not download .*404/);
+      assert.equal(missing.code, 2);
+      const down = await llmkb(['complete', '--model', `gguf:http://127.0.0.1:${port}/down.gguf`, 'hi'], { cwd, env });
+      assert.equal(down.code, 3, down.stderr);
+      assert.match(down.stderr, /^llmkb: error: (could not download|no progress downloading)/m);
+    } finally {
+      server.close();
+    }
+  });
+
   it('config file with an unknown field names the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmkb-cfg-'));
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ judge: { spec: 'openai:gpt-4o', apiKey: 'sk-123' } }));
@@ -87,6 +109,20 @@ describe('llmkb CLI: working calls', () => {
       const stats = await llmkb(['cache', 'stats'], { cwd });
       assert.match(stats.stdout, /1 cached calls/);
       assert.match(stats.stdout, /openai-compatible:vllm:meta-llama\/Llama-3-8B:api=completions\s+complete\s+1 calls/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads --stop as one value, so the prompt after it stays the prompt', async () => {
+    const server = await startOpenAICompatibleServer({ complete: () => ' Paris' });
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'llmkb-cli-'));
+      const r = await llmkb(['complete', '--model', `vllm:${server.baseURL}/m`, '--stop', '\n', '--stop', '.', 'QUESTION: capital of France?'], { cwd });
+      assert.equal(r.code, 0, r.stderr);
+      const body = server.requests[0]!.body as { prompt: string; stop: string[] };
+      assert.equal(body.prompt, 'QUESTION: capital of France?');
+      assert.deepEqual(body.stop, ['\n', '.']);
     } finally {
       await server.close();
     }

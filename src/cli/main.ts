@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, LlmkbError, RunBusyError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
-import { checkMaxTokens, positiveInteger } from './cli-options.js';
+import { checkMaxTokens, collect, positiveInteger } from './cli-options.js';
 import { registerDataCommands } from './data-commands.js';
 import { registerEvalCommands } from './eval-commands.js';
 import { registerJudgeCheckCommand } from './judge-check-command.js';
@@ -80,7 +80,7 @@ export function buildProgram(): Command {
     .description('greedy completion of one raw prompt (check that a model is reachable and what it says)')
     .option('-m, --model <spec>', 'model spec, e.g. gguf:./model.gguf, vllm:http://localhost:8000/v1/NAME, ollama:llama3.1 (default: "model" in the config)')
     .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, 100)
-    .option('--stop <string...>', 'stop sequences')
+    .option('--stop <string>', 'a stop sequence (repeat for several: --stop A --stop B)', collect)
     .option('--chat', 'send the prompt as a chat message instead of raw text')
     .argument('<prompt>', 'the prompt text')
     .action(async (prompt: string, opts: { model?: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {

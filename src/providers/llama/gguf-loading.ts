@@ -87,9 +87,17 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
       path = await Promise.race([resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true, signal: abort.signal, onProgress: () => rearm() }), stalled]);
     } catch (error) {
       if (error instanceof ModelFileError) throw error;
-      throw new ModelFileError(`could not download ${settings.model}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check the URI (hf:owner/repo:QUANT or hf:owner/repo/file.gguf) and the network, or download the file yourself and pass its path.',
+      const message = error instanceof Error ? error.message : String(error);
+      // A URI that names nothing (HTTP 401/403/404, no such file in the repo) is the user's input
+      // (exit 2); anything else (DNS, refused or reset connections, 5xx) is the model's source not
+      // being reachable (exit 3, like a model server that is down).
+      const badUri = /\b(400|401|403|404)\b|not found|no such|invalid|does not exist/i.test(message);
+      throw new ModelFileError(`could not download ${settings.model}: ${message}`, {
+        hint: badUri
+          ? 'Check the URI (hf:owner/repo:QUANT or hf:owner/repo/file.gguf), or download the file yourself and pass its path.'
+          : 'Check the network (and HF_ENDPOINT / proxy settings), or download the file yourself and pass its path (gguf:./file.gguf).',
         cause: error,
+        ...(badUri ? {} : { exitCode: 3 }),
       });
     } finally {
       clearTimeout(timer);
