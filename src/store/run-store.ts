@@ -11,7 +11,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
-import { canonicalJson } from './call-cache.js';
+import { canonicalJson, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
 import type { Db } from './database.js';
 
 export interface RunSpec {
@@ -192,11 +192,11 @@ const DEFLATE_RECORDS_FROM = 512;
 
 function encodeRecord(record: unknown): string | Buffer {
   const json = JSON.stringify(record);
-  return json.length < DEFLATE_RECORDS_FROM ? json : deflateRawSync(json, { level: 1 });
+  return json.length < DEFLATE_RECORDS_FROM ? json : deflateRawSync(json, SMALL_DEFLATE);
 }
 
 function decodeRecord<T>(stored: string | Buffer): T {
-  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored).toString('utf8')) as T;
+  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored, SMALL_INFLATE).toString('utf8')) as T;
 }
 
 export class RunStore {
