@@ -168,6 +168,9 @@ export async function runConsistencyStage(
 ): Promise<void> {
   const mode = options.mode ?? DEFAULT_ANSWER_MODE;
   const count = options.mcqs ?? 20;
+  // A finished stage needs no answer pool: no pass over the judged records (a re-run).
+  await options.run.acquireLease();
+  if (options.run.stageStatus('consistency') === 'done') return;
   const pool = new AnswerPool();
   const pairIds: string[] = [];
   for (const r of options.judged) {
