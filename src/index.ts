@@ -31,7 +31,8 @@ export { connerProtocol } from './methods/conner/conner-protocol.js';
 export { summarizeConner, formatConnerSummary, type ConnerSummary } from './methods/conner/summary/conner-summary.js';
 export { somersD } from './methods/conner/summary/somers-d.js';
 export { selectDemonstrations } from './methods/conner/use-cases/select-demos.js';
-export { bestOf } from './methods/conner/use-cases/best-of.js';
+export { bestOf, bestOfSamples, type BestOfChoice, type SampledChoice } from './methods/conner/use-cases/best-of.js';
+export { sampleKnowledge, type SampledKnowledge } from './methods/conner/generation/sample-knowledge.js';
 export { knowledgeQuality } from './methods/conner/use-cases/knowledge-quality.js';
 
 // Models: kinds, providers, the executor
@@ -40,7 +41,7 @@ export {
   MODEL_SPECIFICATION_VERSION,
   type Model, type TextGenerationModel, type EmbeddingModel, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
   type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
-  type EmbeddingResult, type CallOptions,
+  type EmbeddingResult, type CallOptions, type Sampling,
 } from './providers/language-model.js';
 export { registerProvider, listProviders } from './providers/provider-registry.js';
 export type { ModelProvider, CreateModelContext, ParsedSpec } from './providers/model-provider.js';

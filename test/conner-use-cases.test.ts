@@ -134,7 +134,12 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     const { base } = setup();
     const good = [item('q1', 'where did Lily go', 'Lily went to the park with her mom.'), item('q2', 'what did they see', 'The cat sat on the mat.')];
     const other = [item('q1', 'where did Lily go', 'The boat was on the sea.'), item('q2', 'what did they see', 'They saw a big tree in the park.')];
-    const choices = await bestOf([good, other], { ...base, gamma: [1, 1, 0, 0] });
+    // Q needs the four intrinsic metrics only: no helpfulness pass (the gold answer "the park" is never scored).
+    const continuations: string[] = [];
+    const watching: TokenScorer = { id: scorer.id, identity: scorer.identity, logLikelihood: (c, k) => (continuations.push(k), scorer.logLikelihood(c, k)) };
+    const choices = await bestOf([good, other], { ...base, scorer: watching, gamma: [1, 1, 0, 0] });
+    assert.ok(continuations.length > 0 && !continuations.includes(' the park'), JSON.stringify(continuations));
+    assert.ok(choices.every((c) => c.chosen.answerWithKnowledge === 'the park'), 'the chosen record keeps its answers');
     assert.deepEqual(choices.map((c) => c.candidate), [0, 1]);
     assert.equal(choices[1]!.chosen.knowledge, 'They saw a big tree in the park.');
     assert.equal(choices[0]!.chosen.setting, 'best-of 2 (zero-shot)', 'a summary shows the selection as its own row');

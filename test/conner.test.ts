@@ -25,10 +25,18 @@ if (skip) process.stderr.write(`SKIPPED: CONNER end-to-end test ${skip}\n`);
 const FILES = ['nq_test_random_testset.txt', 'seen_random_testset.txt', 'unseen_random_testset.txt'];
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 
-/** The scripted knowledge generator: knowledge that names the prompt's last topic; a short answer. */
-function script(prompt: string): string {
+/**
+ * The scripted knowledge generator: knowledge that names the prompt's last topic; a short answer.
+ * A sampled request (`seed`, `top_p`) gets one of three texts chosen by its seed, as a sampling
+ * server that honours seeds would.
+ */
+function script(prompt: string, body: Record<string, unknown> = {}): string {
   const topics = [...prompt.matchAll(/^Topic: (.*)$/gm)];
   const topic = topics[topics.length - 1]?.[1] ?? 'it';
+  if (/(Wikipedia|knowledge):$/.test(prompt) && typeof body.seed === 'number') {
+    const variants = [` ${topic} is a subject with a long history.`, ` Many people know about ${topic}. It is often discussed in books.`, ` The weather was fine. A dog barked at the moon all night long.`];
+    return `${variants[body.seed % 3]}\nTopic: next example`;
+  }
   if (/(Wikipedia|knowledge):$/.test(prompt)) return ` ${topic} is a subject with a long history. Many people know about ${topic}. It is often discussed.\nTopic: next example`;
   return ` ${topic} is the answer.\nTopic: next example`;
 }
@@ -166,6 +174,10 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.deepEqual(demos.map((d) => d.rank), [1, 2, 3]);
     assert.ok(demos[0]!.quality >= demos[1]!.quality && demos[1]!.quality >= demos[2]!.quality);
     assert.deepEqual(demos[0]!.missing, []);
+    const selSummary = JSON.parse(readFileSync(join(dir, 'conner-demos.json'), 'utf8')) as { demonstrations: Array<{ id: string; quality: number }>; protocol: Array<{ id: string; kind: string }> };
+    assert.deepEqual(selSummary.demonstrations.map((d) => d.id), demos.map((d) => d.id));
+    assert.equal(selSummary.protocol.find((p) => p.id === 'demos-self-evidence')?.kind, 'departure', 'gold knowledge checked against itself is recorded');
+    assert.match(sel.stderr, /checks each demonstration's gold knowledge against itself/);
     const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], { cwd: dir });
     assert.equal(few.code, 0, few.stderr);
     const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });
@@ -173,7 +185,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     const p1 = await llmkb(['conner', 'generate', nq, '--limit', '5', '--prompt', '1', '-o', 'p1.jsonl'], { cwd: dir });
     const p4 = await llmkb(['conner', 'generate', nq, '--limit', '5', '-o', 'p4.jsonl'], { cwd: dir });
     assert.equal(p1.code + p4.code, 0, p1.stderr + p4.stderr);
-    const best = await llmkb(['conner', 'best-of', 'p1.jsonl', 'p4.jsonl', '-o', 'best.jsonl'], { cwd: dir });
+    const best = await llmkb(['conner', 'best-of', '--input', 'p1.jsonl', '--input', 'p4.jsonl', '-o', 'best.jsonl'], { cwd: dir });
     assert.equal(best.code, 0, best.stderr);
     assert.match(best.stdout, /chose knowledge for 5 queries; from each file: \d, \d/);
     const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { setting: string; bestOf: { candidate: number; qualities: number[] } });
@@ -195,6 +207,48 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal(summary.groups.find((g) => g.setting !== 'zero-shot')!.humanCorrelation!.informativeness, undefined, 'ratings are matched by generator, setting and id');
   });
 
+  it('best-of as the paper does it: r top-p draws per query, argmax Q, answered; a re-run is byte-identical', { timeout: 300_000 }, async () => {
+    const dir = project();
+    const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
+    const args = ['conner', 'best-of', nq, '--limit', '4', '--samples', '3', '--answer-shots', '1', '-o', 'best.jsonl', '--summary', 'best-of.json'];
+    const atStart = server.requests.length;
+    const r = await llmkb(args, { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /chose among 3 top-p draws \(p 0\.9, T 1\) for 4 queries; chosen from each draw: \d, \d, \d; mean Q chosen \d\.\d{3}, per draw/);
+    assert.match(r.stdout, /nondeterministic: see the summary/, 'a server may ignore the seed');
+    const sent = server.requests.slice(atStart).map((q) => q.body);
+    const draws = sent.filter((b) => b.seed !== undefined);
+    assert.equal(draws.length, 12, '4 queries x 3 draws');
+    assert.ok(draws.every((b) => b.top_p === 0.9 && b.temperature === 1));
+    assert.equal(new Set(draws.map((b) => b.seed)).size, 12, 'a seed per query and draw');
+    assert.equal(sent.filter((b) => b.seed === undefined).length, 8, 'greedy answers with and without the chosen knowledge only');
+    type Chosen = { setting: string; knowledge: string; answerWithKnowledge: string; bestOf: { sample: number; qualities: number[]; samples: string[]; seeds: number[] } };
+    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Chosen);
+    assert.equal(chosen.length, 4);
+    for (const c of chosen) {
+      assert.equal(c.setting, 'best-of 3 (top-p 0.9, T 1; zero-shot)');
+      assert.equal(c.bestOf.samples.length, 3);
+      assert.equal(c.bestOf.qualities[c.bestOf.sample], Math.max(...c.bestOf.qualities));
+      assert.equal(c.knowledge, c.bestOf.samples[c.bestOf.sample]);
+      assert.match(c.answerWithKnowledge, /is the answer/);
+    }
+    assert.ok(chosen.some((c) => new Set(c.bestOf.samples).size > 1), 'the draws differ');
+    const summary = JSON.parse(readFileSync(join(dir, 'best-of.json'), 'utf8')) as { mode: string; protocol: Array<{ id: string; kind: string }>; meanQuality: { chosen: number; perCandidate: number[] } };
+    assert.equal(summary.mode, 'samples');
+    assert.equal(summary.protocol.find((p) => p.id === 'best-of-seeds')!.kind, 'nondeterministic');
+    assert.ok(summary.meanQuality.perCandidate.every((q) => q <= summary.meanQuality.chosen));
+    const before = [readFileSync(join(dir, 'best.jsonl'), 'utf8'), readFileSync(join(dir, 'best-of.json'), 'utf8')];
+    const sentBefore = server.requests.length;
+    const again = await llmkb(args, { cwd: dir });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.requests.length, sentBefore, 'the re-run reads the store: no model call');
+    assert.deepEqual([readFileSync(join(dir, 'best.jsonl'), 'utf8'), readFileSync(join(dir, 'best-of.json'), 'utf8')], before);
+    // The chosen knowledge is scored like any knowledge file (helpfulness and validity of the selection: the paper's Table 8).
+    const scored = await llmkb(['conner', 'score', 'best.jsonl', '--negatives', '2', '--resamples', '50'], { cwd: dir });
+    assert.equal(scored.code, 0, scored.stderr);
+    assert.match(scored.stdout, /best-of 3 \(top-p 0\.9, T 1; zero-shot\)/);
+  });
+
   it('refuses bad input with a named error, file and line, and a hint', async () => {
     const dir = project();
     writeFileSync(join(dir, 'bad.txt'), 'topic\tquery\tknowledge\tanswer\nonly\ttwo\n');
@@ -212,8 +266,14 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     const none = await llmkb(['conner', 'score', 'k.jsonl'], { cwd: dir });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /no scorer configured/);
-    const gamma = await llmkb(['conner', 'best-of', 'a', 'b', '--gamma', '1,2'], { cwd: dir });
+    const gamma = await llmkb(['conner', 'best-of', 'a', '--gamma', '1,2'], { cwd: dir });
     assert.equal(gamma.code, 2);
     assert.match(gamma.stderr, /four numbers/);
+    const both = await llmkb(['conner', 'best-of', 'q.txt', '--input', 'a.jsonl'], { cwd: dir });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /either a query file .* or --input files, not both/);
+    const topP = await llmkb(['conner', 'best-of', 'q.txt', '--top-p', '1.5'], { cwd: dir });
+    assert.equal(topP.code, 2);
+    assert.match(topP.stderr, /> 0 and <= 1/);
   });
 });

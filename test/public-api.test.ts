@@ -28,7 +28,7 @@ const EXPORTED = [
   'toJsonl', 'writeFileAtomic',
   'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier',
   'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
-  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'knowledgeQuality',
+  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'bestOfSamples', 'sampleKnowledge', 'knowledgeQuality',
   'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
   'loadStudy', 'studySchema', 'runStudy', 'planStudy', 'formatPlan', 'mergeResults', 'studyJobs', 'parseShard', 'BatchingModel', 'recoverBatches',
 ];

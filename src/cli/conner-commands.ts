@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFile, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
+import { checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
@@ -26,6 +26,47 @@ function gammaOption(value: string): string {
   const parts = value.split(',').map((p) => Number(p.trim()));
   if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) throw new InvalidArgumentError('must be four numbers separated by commas (weights of fact, rel, coh_para, info; Eq. 9), e.g. 1,1,1,1');
   return value;
+}
+
+interface GenerationCliOptions {
+  model?: string;
+  setting: 'zero-shot' | 'few-shot';
+  prompt: number;
+  shots: number;
+  answerShots: number;
+  demos?: string;
+  fixedDemos?: boolean;
+  task?: 'qa' | 'dialogue';
+  seed: number;
+  maxTokens: number;
+  answerMaxTokens: number;
+  limit?: number;
+}
+
+/** The queries, the demonstrations and the generator of a generating command (`generate`, `best-of`). */
+async function generationInputs(ws: Workspace, input: string, opts: GenerationCliOptions) {
+  const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
+  const { demonstrationsOf } = await import('../methods/conner/generation/generate-knowledge.js');
+  const { readJsonl } = await import('../io/jsonl.js');
+  const { z } = await import('zod');
+  const how = "Give one of CONNER's test files or a JSONL query file (README: CONNER).";
+  const all = readConnerQueries(requireFile(input, how), opts.task);
+  const queries = opts.limit === undefined ? all : all.slice(0, opts.limit);
+  if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
+  const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
+  const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
+  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
+  const entry = ws.entryFor('model', opts.model);
+  if (entry === undefined) throw new LlmkbError('no knowledge generator', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
+  const generator = await ws.executor(entry);
+  return { queries, demoPool, fixedDemos, generator };
+}
+
+/** A probability p with 0 < p <= 1 (top-p). */
+function probability(value: string): number {
+  const n = positiveNumber(value);
+  if (n > 1) throw new InvalidArgumentError('must be a number > 0 and <= 1');
+  return n;
 }
 
 interface ScorerCliOptions {
@@ -104,25 +145,14 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
     .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
-    .action(async (input: string, opts: { model?: string; setting: 'zero-shot' | 'few-shot'; prompt: number; shots: number; answerShots: number; demos?: string; fixedDemos?: boolean; task?: 'qa' | 'dialogue'; seed: number; maxTokens: number; answerMaxTokens: number; limit?: number; output: string }, command: Command) => {
-      const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
-      const { demonstrationsOf, generateKnowledge } = await import('../methods/conner/generation/generate-knowledge.js');
-      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+    .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
+      const { generateKnowledge } = await import('../methods/conner/generation/generate-knowledge.js');
+      const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
-      const { z } = await import('zod');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        const how = "Give one of CONNER's test files or a JSONL query file (README: CONNER).";
-        const all = readConnerQueries(requireFile(input, how), opts.task);
-        const queries = opts.limit === undefined ? all : all.slice(0, opts.limit);
-        if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
-        const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
-        const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
-        const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
-        const entry = ws.entryFor('model', opts.model);
-        if (entry === undefined) throw new LlmkbError('no knowledge generator', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
-        const generator = await ws.executor(entry);
+        const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, input, opts);
         const records = await generateKnowledge({
           queries, generator, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
           ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
@@ -193,22 +223,29 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--seed <n>', 'seed of the candidate sample', wholeNumber, 0)
     .option('--task <task>', 'qa or dialogue (default: from the CONNER file name)', oneOf(['qa', 'dialogue'] as const))
     .option('-o, --output <file>', 'demonstrations JSONL (for `conner generate --demos FILE --fixed-demos`)', 'conner-demos.jsonl')
-    .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string }, command: Command) => {
+    .option('--summary <file>', 'what the selection did: the protocol and the Q of every kept demonstration', 'conner-demos.json')
+    .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string; summary: string }, command: Command) => {
       const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
-      const { selectDemonstrations } = await import('../methods/conner/use-cases/select-demos.js');
+      const { selectDemonstrations, selectDemosProtocol } = await import('../methods/conner/use-cases/select-demos.js');
       const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        const queries = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task).filter(
+        checkOutputFile(opts.summary);
+        const gamma = parseGamma(opts.gamma);
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task);
+        const queries = all.filter(
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );
         if (queries.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
         const setup = await scoringSetup(ws, opts);
-        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma: parseGamma(opts.gamma) });
+        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma });
+        const protocol = selectDemosProtocol({ candidates: opts.candidates, top: opts.top, gamma, evidence: setup.evidence.id, skipped: all.length - queries.length });
         writeFileAtomic(opts.output, toJsonl(demos));
+        writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
+        if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
         process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
       } finally {
         await ws.close();
@@ -218,29 +255,77 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
   addScorerOptions(
     conner
       .command('best-of')
-      .description('use case 2 (section 5): per query, keep the knowledge with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9) among r candidate files')
-      .argument('<inputs...>', 'r knowledge JSONL files for the same queries (e.g. `conner generate` with --prompt 1..4)'),
+      .description('use case 2 (section 5): per query, draw r knowledge texts by top-p sampling and keep the one with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9); or choose among r --input files')
+      .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
   )
+    .option('--input <file>', 'files mode instead of sampling: a knowledge JSONL per candidate (repeatable, at least two; e.g. `conner generate` with --prompt 1..4), a departure from the paper', collect)
+    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
+    .option('--samples <r>', 'r: knowledge texts drawn per query (the paper: 5)', positiveInteger, 5)
+    .option('--top-p <p>', 'nucleus sampling: keep the most probable tokens up to this total probability (the paper: 0.9)', probability, 0.9)
+    .option('--temperature <t>', 'sampling temperature (the paper does not give it; 1 is the OpenAI API default)', positiveNumber, 1)
+    .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
+    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
+    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
+    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
+    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
+    .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, 128)
+    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
+    .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
     .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
     .option('--aggregation <op>', 'factuality over sentences: min, mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
-    .option('--seed <n>', 'seed of the helpfulness negatives', wholeNumber, 0)
+    .option('--seed <n>', 'seed of the draws (one per query and draw) and of the demonstrations', wholeNumber, 0)
     .option('-o, --output <file>', 'chosen knowledge JSONL (input of `conner score`)', 'conner-best.jsonl')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { gamma: string; aggregation: 'min' | 'mean' | 'max'; output: string }, command: Command) => {
-      const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
-      const { bestOf } = await import('../methods/conner/use-cases/best-of.js');
+    .option('--summary <file>', 'what the selection did: protocol, mean Q of the chosen and of each candidate, choices per candidate', 'conner-best-of.json')
+    .action(async (queriesFile: string | undefined, opts: ScorerCliOptions & GenerationCliOptions & { input?: string[]; samples: number; topP: number; temperature: number; gamma: string; aggregation: 'min' | 'mean' | 'max'; output: string; summary: string }, command: Command) => {
+      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, samplingDeterminism } = await import('../methods/conner/use-cases/best-of.js');
       const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        if (inputs.length < 2) throw new LlmkbError('best-of needs at least two candidate files', { hint: 'Generate candidates with `llmkb conner generate --prompt N -o candN.jsonl` for N = 1..4, or with several models.' });
-        const candidates = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
-        const setup = await scoringSetup(ws, opts);
-        const choices = await bestOf(candidates, { runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: 5, seed: opts.seed, gamma: parseGamma(opts.gamma) });
-        writeFileAtomic(opts.output, toJsonl(choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: inputs[c.candidate], qualities: c.qualities, gamma: opts.gamma } }))));
-        const counts = inputs.map((_, i) => choices.filter((c) => c.candidate === i).length);
-        process.stdout.write(`chose knowledge for ${choices.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
+        checkOutputFile(opts.summary);
+        const gamma = parseGamma(opts.gamma);
+        const files = opts.input ?? [];
+        if (queriesFile !== undefined && files.length > 0) throw new LlmkbError('give either a query file (top-p sampling, as the paper) or --input files, not both', { hint: 'llmkb conner best-of QUERIES --samples 5, or llmkb conner best-of --input a.jsonl --input b.jsonl' });
+        if (queriesFile === undefined && files.length === 0) throw new LlmkbError('best-of needs a query file or --input files', { hint: 'llmkb conner best-of nq_test_random_testset.txt --samples 5 --top-p 0.9 draws the candidates as the paper does; --input FILE (repeatable) chooses among files instead.' });
+        if (queriesFile === undefined && files.length < 2) throw new LlmkbError('files mode needs at least two --input files', { hint: 'Generate candidates with `llmkb conner generate --prompt N -o candN.jsonl` for N = 1..4, or with several models; or give a query file to sample from.' });
+        const scoring = async () => {
+          const setup = await scoringSetup(ws, opts);
+          return { runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: 5, seed: opts.seed, gamma };
+        };
+        let lines: object[];
+        let summary: object;
+        if (queriesFile === undefined) {
+          const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
+          const candidates = files.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
+          const choices = await bestOf(candidates, await scoring());
+          lines = choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: opts.gamma } }));
+          const counts = files.map((_, i) => choices.filter((c) => c.candidate === i).length);
+          summary = { schema: 'llmkb-conner-best-of-v1', mode: 'files', files, gamma, queries: choices.length, chosenFrom: counts, meanQuality: bestOfGain(choices), protocol: bestOfProtocol({ mode: 'files', gamma, files: files.length }) };
+          process.stdout.write(`chose knowledge for ${choices.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
+        } else {
+          const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, queriesFile, opts);
+          const setup = await scoring();
+          const choices = await bestOfSamples({
+            queries, generator, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,
+            samples: opts.samples, topP: opts.topP, temperature: opts.temperature, answerShots: opts.answerShots, answerMaxTokens: opts.answerMaxTokens, scoring: setup,
+          });
+          lines = choices.map((c) => ({ ...c.chosen, bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
+          const counts = Array.from({ length: opts.samples }, (_, i) => choices.filter((c) => c.candidate === i).length);
+          const determinism = samplingDeterminism(generator.model);
+          summary = {
+            schema: 'llmkb-conner-best-of-v1', mode: 'samples', generator: `${generator.model.provider}:${generator.model.modelId}`, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, seed: opts.seed, gamma,
+            queries: choices.length, chosenFrom: counts, meanQuality: bestOfGain(choices), protocol: bestOfProtocol({ mode: 'samples', gamma, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, determinism }),
+          };
+          const gain = bestOfGain(choices);
+          const fmt = (q: number | null): string => (q === null ? '-' : q.toFixed(3));
+          process.stdout.write(`chose among ${opts.samples} top-p draws (p ${opts.topP}, T ${opts.temperature}) for ${choices.length} queries; chosen from each draw: ${counts.join(', ')}; mean Q chosen ${fmt(gain.chosen)}, per draw ${gain.perCandidate.map(fmt).join(', ')}${determinism.deterministic ? '' : ' (nondeterministic: see the summary)'} -> ${opts.output}\n`);
+        }
+        writeFileAtomic(opts.output, toJsonl(lines));
+        writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
       } finally {
         await ws.close();
       }

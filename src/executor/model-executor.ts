@@ -16,6 +16,7 @@ import type {
   Model,
   NextTokenLogprobsRequest,
   NextTokenLogprobsResult,
+  Sampling,
   Usage,
 } from '../providers/language-model.js';
 import { hasKind, type ClassificationModel, type ClassificationRequest, type ClassificationResult, type ModelKind, type TokenScoresRequest, type TokenScoresResult } from '../providers/model-kinds.js';
@@ -90,6 +91,16 @@ const KIND_OF: Record<Kind, ModelKind> = {
 /** Text pairs per classification request (servers take lists; TEI's default max batch is 32). */
 export const CLASSIFY_BATCH = 32;
 
+/**
+ * The sampling part of a generation call's cache key. Greedy calls keep exactly the key they
+ * always had (`temperature: 0`, nothing more), so existing caches stay valid; a sampled call adds
+ * top-p, its seed and its draw index, so each of r draws is its own entry.
+ */
+function samplingParams(sampling: Sampling | undefined): { temperature: number; topP?: number; seed?: number; sample?: number } {
+  if (sampling === undefined) return { temperature: 0 };
+  return { temperature: sampling.temperature, topP: sampling.topP, seed: sampling.seed, sample: sampling.sample };
+}
+
 /** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
 export type ExecutableModel = Model;
 
@@ -144,12 +155,12 @@ export class ModelExecutor<M extends Model = Model> {
   }
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
-    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
+    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
     return this.#call('complete', params, (opts) => this.model.complete!(request, opts), (r) => r.usage);
   }
 
   chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
-    const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
+    const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
     return this.#call('chat', params, (opts) => this.model.chat!(request, opts), (r) => r.usage);
   }
 

@@ -24,17 +24,33 @@ export interface ChatMessage {
   content: string;
 }
 
+/**
+ * Nucleus (top-p) sampling instead of greedy decoding, for a call that wants one of several
+ * different texts (CONNER's best-of-r knowledge selection). Absent: greedy, temperature 0.
+ */
+export interface Sampling {
+  temperature: number;
+  /** Keep the smallest set of tokens whose probability sums to at least topP; no top-k cut. */
+  topP: number;
+  /** Seed of the draw (an unsigned 32-bit integer): in-process the same seed gives the same text; servers may ignore it. */
+  seed: number;
+  /** Which draw of several for one prompt this is: part of the cache key only, never sent to a model. */
+  sample: number;
+}
+
 export interface CompletionRequest {
   prompt: string;
   maxTokens: number;
   /** Generation stops before the first of these strings; the stop string is not returned. */
   stop?: string[];
+  sampling?: Sampling;
 }
 
 export interface ChatRequest {
   messages: ChatMessage[];
   maxTokens: number;
   stop?: string[];
+  sampling?: Sampling;
 }
 
 export interface NextTokenLogprobsRequest {
@@ -94,7 +110,7 @@ export interface CallOptions {
   endpoint?: string;
 }
 
-/** Kind `text-generation`: raw completion and chat, greedy; optionally token log-probabilities. */
+/** Kind `text-generation`: raw completion and chat, greedy unless a request asks for sampling; optionally token log-probabilities. */
 export interface TextGenerationModel extends ModelBase {
   complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult>;
   chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult>;

@@ -35,7 +35,7 @@ export const connerMethod: EvaluationMethod = {
     { id: 'generate', description: 'knowledge per query (zero- or few-shot, Tables 11-12), then the answer with and without it (Table 13)' },
     { id: 'score', description: 'the six perspectives per knowledge text (Eq. 1-8), with evidence and scorer ids' },
     { id: 'select-demos', description: 'use case 1: rank candidate demonstrations by Q = gamma . [fact, rel, coh_para, info] (Eq. 9)' },
-    { id: 'best-of', description: 'use case 2: keep the best of r knowledge texts per query by Q (Eq. 9)' },
+    { id: 'best-of', description: 'use case 2: draw r knowledge texts per query by top-p sampling (p = 0.9, r = 5), keep the one with the highest Q (Eq. 9)' },
   ],
   metricDefs: CONNER_METRIC_DEFS,
 };

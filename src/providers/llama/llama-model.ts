@@ -28,6 +28,7 @@ import {
   type ModelRuntime,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
+  type Sampling,
   type Usage,
 } from '../language-model.js';
 import type { ModelKind, ScoringModel, TokenScoresRequest, TokenScoresResult } from '../model-kinds.js';
@@ -131,7 +132,7 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
-    return this.#generate(this.tokenize(request.prompt), request.maxTokens, request.stop, options);
+    return this.#generate(this.tokenize(request.prompt), request.maxTokens, request.stop, options, request.sampling);
   }
 
   async chat(request: ChatRequest, options: CallOptions = {}): Promise<CompletionResult> {
@@ -144,7 +145,7 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
     const state = wrapper.generateContextState({ chatHistory: history });
     const tokens = state.contextText.tokenize(this.#model.tokenizer);
     const triggers = state.stopGenerationTriggers.map((t) => t.toString()).filter((s) => s.length > 0);
-    return this.#generate(tokens, request.maxTokens, [...(request.stop ?? []), ...triggers], options);
+    return this.#generate(tokens, request.maxTokens, [...(request.stop ?? []), ...triggers], options, request.sampling);
   }
 
   async nextTokenLogprobs(request: NextTokenLogprobsRequest, options: CallOptions = {}): Promise<NextTokenLogprobsResult> {
@@ -247,14 +248,18 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
     await this.#model.dispose();
   }
 
-  async #generate(tokens: Token[], maxTokens: number, stop: string[] | undefined, options: CallOptions): Promise<CompletionResult> {
+  async #generate(tokens: Token[], maxTokens: number, stop: string[] | undefined, options: CallOptions, sampling?: Sampling): Promise<CompletionResult> {
+    // Sampling: node-llama-cpp's chain is top-k, top-p, min-p, temperature, then a draw seeded
+    // with `seed` (a fresh sampler per call, so one seed gives one text). topK 0 turns the top-k
+    // cut off (its default is 40), leaving pure nucleus sampling.
+    const how = sampling === undefined ? { temperature: 0 } : { temperature: sampling.temperature, topP: sampling.topP, topK: 0, minP: 0, seed: sampling.seed };
     return this.#pool.withSequence(tokens, options, async (sequence, reused) => {
       const rest = tokens.slice(reused);
       const generated: Token[] = [];
       let text = '';
       let finishReason: CompletionResult['finishReason'] = 'length';
       if (maxTokens > 0) {
-        for await (const token of sequence.evaluate(rest, { temperature: 0 })) {
+        for await (const token of sequence.evaluate(rest, how)) {
           if (options.signal?.aborted) throw options.signal.reason;
           if (this.#model.isEogToken(token)) {
             finishReason = 'stop';

@@ -19,6 +19,7 @@ import {
   type TextGenerationModel,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
+  type Sampling,
   type Usage,
 } from '../language-model.js';
 import type { ModelKind, TokenScoresRequest, TokenScoresResult } from '../model-kinds.js';
@@ -40,6 +41,15 @@ export interface OpenAICompatibleSettings {
   /** Name used in the cache identity, e.g. `vllm`, `ollama`, `openai`. */
   flavor: string;
   concurrency: number;
+}
+
+/**
+ * Greedy (`temperature: 0`) unless the request samples: then `temperature`, `top_p` and `seed`
+ * (the OpenAI API, vLLM and llama.cpp server take `seed`; OpenAI calls it best effort, so a
+ * server may give another text for the same seed).
+ */
+function samplingFields(sampling: Sampling | undefined): { temperature: number; top_p?: number; seed?: number } {
+  return sampling === undefined ? { temperature: 0 } : { temperature: sampling.temperature, top_p: sampling.topP, seed: sampling.seed };
 }
 
 export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingModel {
@@ -70,13 +80,13 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
     if (this.#settings.api === 'chat') {
-      return this.chat({ messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) }, options);
+      return this.chat({ messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}), ...(request.sampling ? { sampling: request.sampling } : {}) }, options);
     }
     const body = {
       model: this.#settings.model,
       prompt: request.prompt,
       max_tokens: request.maxTokens,
-      temperature: 0,
+      ...samplingFields(request.sampling),
       ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
     };
     const json = await this.#http.post('/completions', body, completionsSchema, options);
@@ -89,7 +99,7 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
       model: this.#settings.model,
       messages: request.messages,
       max_tokens: request.maxTokens,
-      temperature: 0,
+      ...samplingFields(request.sampling),
       ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
     };
     const json = await this.#http.post('/chat/completions', body, chatSchema, options);

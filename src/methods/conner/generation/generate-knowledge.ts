@@ -117,14 +117,10 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
   return queries.map((q) => records.get(q.id)!);
 
   async function generateOne(q: ConnerQuery): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
-    const knowledgeDemos =
-      options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
-    const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
+    const { prompt, knowledgeDemos } = knowledgePromptFor(q, options);
     const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP });
     const knowledge = k.value.text.trim();
-    const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
-    const withK = await generator.complete({ prompt: answerPrompt(q, knowledge, answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
-    const withoutK = await generator.complete({ prompt: answerPrompt(q, '', answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+    const answers = await answersFor(generator, q, knowledge, options);
     const record: GeneratedKnowledge = {
       ...q,
       generator: generatorId,
@@ -132,10 +128,39 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
       ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
       knowledgeDemos: knowledgeDemos.map((d) => d.id),
       knowledge,
-      answerDemos: answerDemos.map((d) => d.id),
-      answerWithKnowledge: withK.value.text.trim(),
-      answerWithoutKnowledge: withoutK.value.text.trim(),
+      answerDemos: answers.answerDemos,
+      answerWithKnowledge: answers.answerWithKnowledge,
+      answerWithoutKnowledge: answers.answerWithoutKnowledge,
     };
-    return { record, cached: k.cached && withK.cached && withoutK.cached };
+    return { record, cached: k.cached && answers.cached };
   }
+}
+
+/** The knowledge prompt of one query (Table 11 or 12) and the demonstrations in it. */
+export function knowledgePromptFor(
+  q: ConnerQuery,
+  options: Pick<GenerateOptions, 'setting' | 'prompt' | 'shots' | 'demoPool' | 'fixedDemos' | 'seed'>,
+): { prompt: string; knowledgeDemos: Demonstration[] } {
+  const knowledgeDemos =
+    options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
+  const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
+  return { prompt, knowledgeDemos };
+}
+
+/** The downstream answers (Table 13, greedy) with the knowledge and with an empty passage. */
+export async function answersFor(
+  generator: ModelExecutor,
+  q: ConnerQuery,
+  knowledge: string,
+  options: Pick<GenerateOptions, 'demoPool' | 'answerShots' | 'seed' | 'answerMaxTokens'>,
+): Promise<{ answerDemos: string[]; answerWithKnowledge: string; answerWithoutKnowledge: string; cached: boolean }> {
+  const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
+  const withK = await generator.complete({ prompt: answerPrompt(q, knowledge, answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+  const withoutK = await generator.complete({ prompt: answerPrompt(q, '', answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+  return {
+    answerDemos: answerDemos.map((d) => d.id),
+    answerWithKnowledge: withK.value.text.trim(),
+    answerWithoutKnowledge: withoutK.value.text.trim(),
+    cached: withK.cached && withoutK.cached,
+  };
 }

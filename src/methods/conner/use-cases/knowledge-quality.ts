@@ -5,6 +5,7 @@
  * that was not scored for an item contributes 0 and is listed in `missing`.
  */
 import { InvalidArgumentError } from 'commander';
+import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 
 export type Gamma = [number, number, number, number];
@@ -20,6 +21,16 @@ export function knowledgeQuality(r: Pick<ScoredKnowledge, 'scores'>, gamma: Gamm
     else q += gamma[i]! * v;
   });
   return { q, missing };
+}
+
+/**
+ * A knowledge record as it is scored for Q_know: without the gold answer and the downstream
+ * answers, so that only the four intrinsic metrics of Eq. 9 are computed (helpfulness and
+ * validity are not part of Q, and would cost a language-model pass per negative).
+ */
+export function intrinsicOnly(k: GeneratedKnowledge): GeneratedKnowledge {
+  const { goldAnswer: _gold, answerWithKnowledge: _with, answerWithoutKnowledge: _without, ...rest } = k;
+  return rest;
 }
 
 /** `--gamma 1,1,1,1`: four numbers, for fact, rel, coh_para, info. */
