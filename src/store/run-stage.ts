@@ -63,8 +63,8 @@ const EVENT_LOOP_TURN_MS = 2;
 
 /**
  * Runs one stage of a run over its items, resumably: items with a stored record are skipped,
- * every new record is committed within RECORD_COMMIT_INTERVAL_MS of its making, and a stage already marked done returns
- * its stored records without doing anything. On the first failure no new item is started,
+ * every new record is committed within RECORD_COMMIT_INTERVAL_MS of its making, and a stage
+ * already marked done returns at once. On the first failure no new item is started,
  * items in flight finish and are saved, and the error is rethrown: re-running continues there.
  */
 export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R, P>): Promise<void> {
@@ -122,8 +122,8 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   let next = 0;
   // Work that needs no I/O (answered from the cache, decided by a rule) never waits: the event
   // loop gets a turn every few milliseconds (replies of the calls in flight, timers, progress,
-  // Ctrl-C), as it did when every record waited for its commit. 50 ms between turns made the
-  // judge stage's LLM calls wait that long for their replies (0.28x the bare client).
+  // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
+  // replies of the calls in flight (the judge's, while rules decide other records) as long.
   let turnAt = performance.now();
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < todo.length) {
