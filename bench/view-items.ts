@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startViewServer } from '../src/view/view-server.js';
+import { connerRecords, writeConnerResults } from '../test/support/conner-fixture.js';
 import { writeFixtureResults, writeFixtureStore } from '../test/support/view-fixture.js';
 
 if (process.argv[2] === '--serve') {
@@ -24,11 +25,14 @@ if (process.argv[2] === '--serve') {
   // Consistency records as big as real ones: 20 MCQs with distractor-length options.
   const [run] = await writeFixtureStore(join(dir, 'store.sqlite'), { runs: [{ label: 'bench', setting: 'zero-shot', seed: 3, correctShare: 0.4 }], items, mcqs: 20, distractorText: ', a plausible but wrong answer of about the length a distractor model writes' });
   writeFixtureResults(join(dir, 'results'), 'bench-file', 'four-shot', items);
+  // A CONNER run as `llmkb conner score --out` writes it (records with sentences, evidence, NLI vectors).
+  writeConnerResults(join(dir, 'results'), connerRecords(items, [['bench-conner', 0.6]]), 200);
   const child = spawn(process.execPath, ['--import', 'tsx', process.argv[1]!, '--serve', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  const runs = (await (await fetch(`${url}/api/runs`)).json()) as Array<{ key: string; kind: string }>;
-  const fileRun = runs.find((r) => r.kind === 'file')!;
+  const runs = (await (await fetch(`${url}/api/runs`)).json()) as Array<{ key: string; kind: string; label: string }>;
+  const fileRun = runs.find((r) => r.kind === 'file' && r.label === 'bench-file')!;
+  const connerRun = runs.find((r) => r.label === 'bench-conner')!;
   async function time(path: string): Promise<{ ms: number; bytes: number }> {
     const started = performance.now();
     const res = await fetch(`${url}${path}`);
@@ -48,6 +52,12 @@ if (process.argv[2] === '--serve') {
   row('store run: an item page', await time(`/runs/${run!.id}/items/seen-${2 * Math.floor(items / 4)}`));
   row(`records file, ${items} items: item list, first open (import)`, await time(`/runs/${fileRun.key}/items`));
   row('records file: item list again', await time(`/runs/${fileRun.key}/items`));
+  row(`CONNER records file, ${items} items: item list, first open (import)`, await time(`/runs/${connerRun.key}/items`));
+  row('CONNER: item list again', await time(`/runs/${connerRun.key}/items`));
+  row('CONNER: factuality label = non-verified', await time(`/runs/${connerRun.key}/items?label=non-verified`));
+  row('CONNER: first text search "everest" (builds FTS5)', await time(`/runs/${connerRun.key}/items?q=everest`));
+  row('CONNER: an item page', await time(`/runs/${connerRun.key}/items/nq%3A${Math.floor(items / 2)}`));
+  row('CONNER: run page', await time(`/runs/${connerRun.key}`));
   row('run page, first (summary with 1000 bootstrap resamples, charts)', await time(`/runs/${run!.id}`));
   row('run page again', await time(`/runs/${run!.id}`));
   const rssAfter = rss();

@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 import { renderReport } from '../src/report/html-report.js';
 import { startViewServer } from '../src/view/view-server.js';
 import { paperSummaries } from '../test/support/summaries.js';
+import { connerRecords, writeConnerResults } from '../test/support/conner-fixture.js';
 import { writeFixtureResults, writeFixtureStore } from '../test/support/view-fixture.js';
 
 const out = join(import.meta.dirname, '..', 'docs', 'screenshots');
@@ -31,6 +32,13 @@ for (const [name, path] of shots) {
   await page.goto(`${view.url}${path}`);
   await page.screenshot({ path: join(out, `${name}.png`) });
 }
+// A CONNER run as `llmkb conner score --out` writes it: its item page.
+writeConnerResults(join(dir, 'conner'), connerRecords(60, [['gen-a', 0.8], ['gen-b', 0.4]]));
+const connerView = await startViewServer({ resultsDir: join(dir, 'conner'), port: 0, pageSize: 25 });
+const connerRun = ((await (await fetch(`${connerView.url}/api/runs`)).json()) as Array<{ key: string; label: string }>).find((r) => r.label === 'gen-b')!;
+await page.goto(`${connerView.url}/runs/${connerRun.key}/items/nq%3A8`);
+await page.screenshot({ path: join(out, 'view-conner-item.png'), fullPage: true });
+await connerView.close();
 const reportFile = join(dir, 'report.html');
 writeFileSync(reportFile, await renderReport(paperSummaries(['zero-shot', 'four-shot', 'four-shot-2'], 20)));
 await page.goto(`file://${reportFile}`);

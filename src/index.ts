@@ -11,7 +11,7 @@ export { VERSION } from './version.js';
 // Evaluation methods: the seam, the registry, the generic stage runner, summaries (schema v2)
 export {
   METHOD_INTERFACE_VERSION,
-  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodReport,
+  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodReport, type MethodView,
 } from './methods/method.js';
 export { registerMethod, listMethods, getMethod, findMethod } from './methods/registry.js';
 export { runMethod, checkRoles, type RunMethodOptions, type MethodRunResult } from './methods/run-method.js';
@@ -28,7 +28,7 @@ export { executorTokenScorer, executorClassifier } from './methods/conner/scorin
 export type { TokenScorer, PairClassifier } from './methods/conner/scoring/scorers.js';
 export { corpusEvidence, referenceEvidence, type EvidenceSource } from './methods/conner/evidence/evidence-source.js';
 export { connerProtocol } from './methods/conner/conner-protocol.js';
-export { summarizeConner, formatConnerSummary, type ConnerSummary } from './methods/conner/summary/conner-summary.js';
+export { summarizeConner, formatConnerSummary, connerRunSummaries, formatConnerRuns, type ConnerSummary, type ConnerBreakdowns } from './methods/conner/summary/conner-summary.js';
 export { somersD } from './methods/conner/summary/somers-d.js';
 export { selectDemonstrations } from './methods/conner/use-cases/select-demos.js';
 export { bestOf, bestOfSamples, type BestOfChoice, type SampledChoice } from './methods/conner/use-cases/best-of.js';
@@ -56,6 +56,8 @@ export { createScorerModel, type ScorerModel } from './providers/create-scorer-m
 export { TeiClassifier, type TeiSettings } from './providers/tei/tei-classifier.js';
 export { VllmPoolingClassifier, type VllmPoolingSettings } from './providers/vllm-pooling/vllm-pooling-classifier.js';
 export { LlmClassifier, type LlmClassifierSettings } from './providers/llm-classifier/llm-classifier.js';
+export { OnnxClassifier, type OnnxClassifierSettings } from './providers/onnx/onnx-classifier.js';
+export { LlamaReranker, type LlamaRerankerSettings } from './providers/llama/llama-reranker.js';
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';

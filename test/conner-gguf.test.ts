@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { Llama, LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
+import type { Llama, LlamaModel as NativeLlamaModel } from 'node-llama-cpp';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
 import { answerExample } from '../src/methods/conner/generation/conner-prompts.js';
 import { paragraphCoherence, sentenceCoherence } from '../src/methods/conner/scoring/coherence.js';
@@ -19,36 +19,10 @@ import type { TokenScorer } from '../src/methods/conner/scoring/scorers.js';
 import { LlamaModel } from '../src/providers/llama/llama-model.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
+import { referenceLogprobs } from './support/gguf-reference-logprobs.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: CONNER GGUF tests need LLMKB_TEST_GGUF (e.g. ../shared/models/stories260K.gguf)\n');
-
-/** ln P(token_i | tokens_<i) for each continuation token, from fresh sequences. */
-async function modelLogprobs(model: NativeLlamaModel, context: string, continuation: string): Promise<number[]> {
-  const withBos = (t: Token[]): Token[] => (model.tokens.shouldPrependBosToken && model.tokens.bos !== null ? [model.tokens.bos, ...t] : t);
-  const all = withBos(model.tokenize(context + continuation, false));
-  const ctx = withBos(model.tokenize(context, false));
-  let boundary = 0;
-  while (boundary < ctx.length && ctx[boundary] === all[boundary]) boundary++;
-  const out: number[] = [];
-  const context_ = await model.createContext({ contextSize: 512, threads: 1 });
-  try {
-    for (let i = Math.max(1, boundary); i < all.length; i++) {
-      const sequence = context_.getSequence();
-      try {
-        for await (const r of sequence.evaluateWithMetadata(all.slice(0, i), { probabilities: true }, { temperature: 0 })) {
-          out.push(Math.log(r.probabilities.get(all[i]!) ?? 0));
-          break;
-        }
-      } finally {
-        sequence.dispose();
-      }
-    }
-  } finally {
-    await context_.dispose();
-  }
-  return out;
-}
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Probabilities are float32 and two code paths evaluate them: 1e-4 on values in [0, 1]; a wrong formula is off by far more. */
@@ -79,24 +53,24 @@ describe('CONNER language-model metrics on $LLMKB_TEST_GGUF', { skip: gguf ? fal
     const sentences = ['Lily went to the park with her mom.', 'They saw a big tree.', 'The sun was warm.'];
     const r = await sentenceCoherence(sentences, scorer);
     const expected: number[] = [];
-    for (const s of sentences) expected.push(Math.exp(mean(await modelLogprobs(model, '', s))));
+    for (const s of sentences) expected.push(Math.exp(mean(await referenceLogprobs(model, '', s))));
     expected.forEach((v, i) => close(r.perSentence[i]!, v, `1/PPL of sentence ${i}`));
     close(r.value!, mean(expected), 'S_coh_sent');
     assert.ok(r.value! > 0 && r.value! < 1);
     const p = await paragraphCoherence(knowledge, scorer);
-    close(p.value!, Math.exp(mean(await modelLogprobs(model, '', knowledge))), 'paragraph 1/PPL');
+    close(p.value!, Math.exp(mean(await referenceLogprobs(model, '', knowledge))), 'paragraph 1/PPL');
   });
 
   it('informativeness (Eq. 5) is 1 - exp(mean ln P(k_t | k_<t, q))', async () => {
     const r = await scoreInformativeness(q, knowledge, scorer);
-    const lp = await modelLogprobs(model, informativenessContext(q), ` ${knowledge}`);
+    const lp = await referenceLogprobs(model, informativenessContext(q), ` ${knowledge}`);
     assert.ok(lp.length > 10);
     close(r.value!, 1 - Math.exp(mean(lp)), 'S_info');
   });
 
   it('helpfulness (Eq. 6) is max(0, 1 - L(q,k,a) / mean_i L(q,k_i^-,a)) with per-token mean losses', async () => {
     const answer = 'the park';
-    const loss = async (k: string): Promise<number> => -mean(await modelLogprobs(model, answerExample('qa', q.topic, k, q.query), ` ${answer}`));
+    const loss = async (k: string): Promise<number> => -mean(await referenceLogprobs(model, answerExample('qa', q.topic, k, q.query), ` ${answer}`));
     const own = await loss(knowledge);
     const baseline = mean(await Promise.all(others.map(loss)));
     const r = await scoreHelpfulness(q, knowledge, answer, others.map((k, i) => ({ id: `n${i}`, knowledge: k })), scorer);

@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadSummary } from '../src/methods/load-summary.js';
 import { openDatabase } from '../src/store/database.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
@@ -108,7 +109,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.match(String(rec.knowledge), /^\S.* is a subject with a long history\. .*discussed\.$/, 'the knowledge is cut at the next "Topic:"');
     assert.equal((rec.answerDemos as string[]).length, 4);
 
-    const scoreArgs = ['conner', 'score', ...filesA, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--summary', 'summary.json'];
+    const scoreArgs = ['conner', 'score', ...filesA, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'];
     const classifierRequests = (): number => nliServer.requests.length + rerankServer.requests.length;
     const atStart = classifierRequests();
     // Interrupted: SIGKILL once some records are stored.
@@ -127,13 +128,16 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /resumed from the store/);
     const paidA = classifierRequests() - atStart;
-    const fresh = await llmkb(['conner', 'score', ...filesB, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--summary', 'summary.json'], { cwd: b });
+    const fresh = await llmkb(['conner', 'score', ...filesB, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'], { cwd: b });
     assert.equal(fresh.code, 0, fresh.stderr);
     const paidB = classifierRequests() - atStart - paidA;
     // Only what was in flight at the kill (one item at a time) may be asked twice.
     assert.ok(paidA <= paidB + 4, `interrupted + resumed: ${paidA} classifier requests, uninterrupted: ${paidB}`);
     assert.equal(readFileSync(join(a, 'scores.jsonl'), 'utf8'), readFileSync(join(b, 'scores.jsonl'), 'utf8'));
-    assert.equal(readFileSync(join(a, 'summary.json'), 'utf8'), readFileSync(join(b, 'summary.json'), 'utf8'));
+    const summaryFiles = readdirSync(join(a, 'res')).sort();
+    assert.deepEqual(readdirSync(join(b, 'res')).sort(), summaryFiles);
+    assert.equal(summaryFiles.length, 2, 'one generator and setting: a summary and its records');
+    for (const f of summaryFiles) assert.equal(readFileSync(join(a, 'res', f), 'utf8'), readFileSync(join(b, 'res', f), 'utf8'), `${f} differs`);
     assert.equal(resumed.stdout, fresh.stdout);
 
     type Scored = { id: string; task: string; scores: Record<string, number | string | null>; scorers: Record<string, string>; sentences: Array<{ evidence?: { source: string } }>; notes: string[] };
@@ -152,16 +156,20 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
       assert.equal(s.scorers.relevance, 'tei:cross-encoder/ms-marco-MiniLM-L-6-v2');
       assert.deepEqual(s.notes, []);
     }
-    const summary = JSON.parse(readFileSync(join(a, 'summary.json'), 'utf8')) as { method: string; groups: Array<{ n: number; metrics: Record<string, { mean: number | null; ci: [number, number] | null }> }>; protocol: Array<{ id: string }> };
-    assert.equal(summary.method, 'conner');
-    assert.equal(summary.groups.length, 1);
-    assert.equal(summary.groups[0]!.n, 150);
-    const metrics = summary.groups[0]!.metrics;
-    for (const [id, m] of Object.entries(metrics)) assert.ok(m.mean !== null && m.ci![0] <= m.mean && m.mean <= m.ci![1], `${id}: ${JSON.stringify(m)}`);
-    const shares = metrics.fact_consistent!.mean! + metrics.non_verified!.mean! + metrics.fact_inconsistent!.mean!;
+    const summaryFile = join(a, 'res', summaryFiles.find((f) => f.endsWith('.summary.json'))!);
+    const summary = loadSummary(JSON.parse(readFileSync(summaryFile, 'utf8')), summaryFile);
+    assert.deepEqual(summary.method, { id: 'conner', version: '1' });
+    assert.equal(summary.counts.items, 150);
+    for (const d of summary.metricDefs) {
+      const m = summary.metrics[d.id]!;
+      const ci = summary.intervals[d.id]!;
+      assert.ok(m !== null && ci[0] <= m && m <= ci[1], `${d.id}: ${m} ${JSON.stringify(ci)}`);
+    }
+    const shares = summary.metrics.fact_consistent! + summary.metrics.non_verified! + summary.metrics.fact_inconsistent!;
     assert.ok(Math.abs(shares - 1) < 1e-12, 'the three shares sum to 1');
-    assert.ok(summary.protocol.some((p) => p.id === 'coherence-paragraph'));
-    assert.ok(!summary.protocol.some((p) => p.id.startsWith('unscored-')));
+    assert.equal(summary.protocol!.entries['coherence-paragraph']!.status, 'approximation');
+    assert.ok(!Object.keys(summary.protocol!.entries).some((id) => id.startsWith('unscored-')));
+    assert.equal(readFileSync(summaryFile.replace(/\.summary\.json$/, '.records.jsonl'), 'utf8'), readFileSync(join(a, 'scores.jsonl'), 'utf8'), 'one group: its records are all the scores');
     assert.match(resumed.stdout, /Fact-cons\..*Coh-sent\./);
   });
 
@@ -201,10 +209,11 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal(scored.code, 0, scored.stderr);
     assert.match(scored.stdout, /best-of 2/);
     assert.match(scored.stdout, /Somers' D with human ratings \(openai-compatible:scripted, zero-shot\):\n  coherence_sentence: D = -?\d\.\d\d \(n 5, p \d\.\d{3}\)/);
-    const summary = JSON.parse(readFileSync(join(dir, 'conner-summary.json'), 'utf8')) as { groups: Array<{ setting: string; humanCorrelation?: Record<string, { n: number; d: number | null }> }> };
-    const p4Group = summary.groups.find((g) => g.setting === 'zero-shot')!;
-    assert.equal(p4Group.humanCorrelation!.informativeness!.n, 5);
-    assert.equal(summary.groups.find((g) => g.setting !== 'zero-shot')!.humanCorrelation!.informativeness, undefined, 'ratings are matched by generator, setting and id');
+    const summaries = readdirSync(join(dir, 'conner-results')).filter((f) => f.endsWith('.summary.json')).map((f) => JSON.parse(readFileSync(join(dir, 'conner-results', f), 'utf8')) as { setting: string; breakdowns: { humanCorrelation?: Record<string, { n: number; d: number | null }> } });
+    assert.equal(summaries.length, 2, 'the best-of selection and p4: a run each');
+    const p4Run = summaries.find((g) => g.setting === 'zero-shot')!;
+    assert.equal(p4Run.breakdowns.humanCorrelation!.informativeness!.n, 5);
+    assert.equal(summaries.find((g) => g.setting !== 'zero-shot')!.breakdowns.humanCorrelation!.informativeness, undefined, 'ratings are matched by generator, setting and id');
   });
 
   it('best-of as the paper does it: r top-p draws per query, argmax Q, answered; a re-run is byte-identical', { timeout: 300_000 }, async () => {

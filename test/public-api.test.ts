@@ -26,9 +26,9 @@ const EXPORTED = [
   'reliabilityMethod', 'renderReport', 'requireKind', 'resultFileStem', 'runConsistency', 'runMethod', 'runStage',
   'searchCorpus', 'settingsOf', 'splitPassages', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt',
   'toJsonl', 'writeFileAtomic',
-  'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier',
+  'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier', 'OnnxClassifier', 'LlamaReranker',
   'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
-  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'somersD', 'selectDemonstrations', 'bestOf', 'bestOfSamples', 'sampleKnowledge', 'knowledgeQuality',
+  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'connerRunSummaries', 'formatConnerRuns', 'somersD', 'selectDemonstrations', 'bestOf', 'bestOfSamples', 'sampleKnowledge', 'knowledgeQuality',
   'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'OpenSearchRetriever', 'buildCorpusQuestions', 'writeCorpusQuestions', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
   'loadStudy', 'studySchema', 'runStudy', 'planStudy', 'formatPlan', 'mergeResults', 'studyJobs', 'parseShard', 'BatchingModel', 'recoverBatches',
 ];

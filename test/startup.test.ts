@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'llmkb.js');
-const HEAVY = ['node-llama-cpp', 'vega', 'vega-lite', '@stdlib', 'better-sqlite3', 'zod', 'csv-parse', 'pure-rand'];
+const HEAVY = ['node-llama-cpp', 'vega', 'vega-lite', '@stdlib', 'better-sqlite3', 'zod', 'csv-parse', 'pure-rand', '@huggingface/transformers', 'onnxruntime-node'];
 
 function loadedBy(args: string[]): string[] {
   const log = join(mkdtempSync(join(tmpdir(), 'llmkb-imports-')), 'imports.log');

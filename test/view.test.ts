@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
+import { connerRecords, writeConnerResults } from './support/conner-fixture.js';
 import { HOSTILE, writeFixtureResults, writeFixtureStore, type FixtureRun } from './support/view-fixture.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
@@ -20,6 +21,7 @@ const ARTIFACTS = resolve(process.env.LLMKB_TEST_ARTIFACTS ?? 'test-artifacts');
 describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
   let view: ViewServer;
+  let connerView: ViewServer;
   let runs: FixtureRun[];
   const problems: string[] = [];
   const foreign: string[] = [];
@@ -36,12 +38,16 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     });
     writeFixtureResults(join(dir, 'results'), 'file-model', 'four-shot', 120);
     view = await startViewServer({ store: join(dir, 'store.sqlite'), resultsDir: join(dir, 'results'), port: 0, pageSize: 25 });
+    // CONNER runs as `llmkb conner score --out` writes them: two generators over the same 60 queries.
+    writeConnerResults(join(dir, 'conner'), connerRecords(60, [['gen-a', 0.8], ['gen-b', 0.4]], { hostile: true }));
+    connerView = await startViewServer({ resultsDir: join(dir, 'conner'), port: 0, pageSize: 25 });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
     mkdirSync(ARTIFACTS, { recursive: true });
   });
   after(async () => {
     await browser?.close();
     await view?.close();
+    await connerView?.close();
   });
 
   async function page(): Promise<Page> {
@@ -55,7 +61,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
       void d.dismiss();
     });
     p.on('request', (r) => {
-      if (!r.url().startsWith(view.url)) foreign.push(r.url());
+      if (!r.url().startsWith(view.url) && !r.url().startsWith(connerView.url)) foreign.push(r.url());
     });
     return p;
   }
@@ -200,6 +206,43 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     await p.close();
   });
 
+  it('CONNER: runs with the paper\'s metrics, items filtered by factuality label and text, an item with its sentences, evidence, NLI verdicts, scores and scorers', async () => {
+    const p = await page();
+    await p.goto(`${connerView.url}/`);
+    assert.equal(await p.locator('table.runs tbody tr').count(), 2);
+    assert.match(await p.locator('table.runs thead').innerText(), /Fact-cons\.\s*↑[\s\S]*Validity\s*↑/);
+    assert.ok((await p.locator('table.runs .ci').count()) > 0, 'bootstrap CIs');
+    await Promise.all([p.waitForURL(/\/runs\/f-/), p.getByRole('link', { name: 'gen-b' }).click()]);
+    assert.match(await p.locator('main').innerText(), /Items by factuality/);
+    await Promise.all([p.waitForURL(/\/items$/), p.getByRole('link', { name: /All 60 items/ }).click()]);
+    assert.match(await p.locator('.pager').first().innerText(), /^60 item\(s\), page 1 of 3/);
+    assert.deepEqual(await p.locator('table.items thead th').allInnerTexts(), ['#', 'Query', 'Knowledge', 'Factuality', 'Topic']);
+    assert.equal(await p.locator('select[name="subtype"]').count(), 0, 'no reliability-only filter');
+    await Promise.all([p.waitForURL(/label=non-verified/), p.locator('select[name="label"]').selectOption('non-verified')]);
+    const labels = await p.locator('table.items tbody tr td:nth-child(4)').allInnerTexts();
+    assert.ok(labels.length > 0 && labels.every((l) => l === 'non-verified'), labels.join('|'));
+    // gen-a's items (its third has hostile knowledge), searched by text.
+    await p.goto(`${connerView.url}/`);
+    await Promise.all([p.waitForURL(/\/runs\/f-/), p.getByRole('link', { name: 'gen-a' }).click()]);
+    await Promise.all([p.waitForURL(/\/items$/), p.getByRole('link', { name: /All 60 items/ }).click()]);
+    await p.locator('input[name="q"]').fill('everest');
+    await Promise.all([p.waitForURL(/q=everest/), p.locator('form.filters button[type="submit"]').click()]);
+    const queries = await p.locator('table.items tbody tr td:nth-child(2)').allInnerTexts();
+    assert.ok(queries.length === 12 && queries.every((q) => q.includes('mount everest')), queries.join('|'));
+    await shot(p, 'conner-items');
+    await Promise.all([p.waitForURL(/\/items\/nq%3A3$/), p.locator('table.items tbody tr td:nth-child(2) a').first().click()]);
+    const main = await p.locator('main').innerText();
+    assert.match(main, /what is known about mount everest \(2\)/);
+    assert.match(main, /Hostile <script>window\.__pwned = 3<\/script>/, 'the hostile knowledge is shown as text');
+    assert.equal(await p.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await p.locator('table.sentences tbody tr').count(), 2);
+    assert.match(await p.locator('table.sentences tbody tr').first().innerText(), /Reference passage on Mount Everest, sentence 1\.[\s\S]*(entailment|neutral|contradiction)/);
+    assert.match(await p.locator('table.conner-scores').innerText(), /Relevance[\s\S]*mock:ranker[\s\S]*Inform\.[\s\S]*gguf:stories260K/);
+    assert.match(await p.locator('table.answers').innerText(), /Gold answer\s+gold 2[\s\S]*with the knowledge\s+answer 2[\s\S]*without it\s+guess 2/);
+    await shot(p, 'conner-item');
+    await p.close();
+  });
+
   it('no console errors, no request leaves the server', () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(foreign, []);
@@ -225,27 +268,28 @@ describe('llmkb view on the command line', () => {
 });
 
 describe('llmkb view: another method’s runs from their metric definitions', () => {
-  it('shows each generator and setting of a CONNER summary as a run with its metrics and CIs', async () => {
-    const { summarizeConner } = await import('../src/methods/conner/summary/conner-summary.js');
-    const { writeFileSync } = await import('node:fs');
-    const rec = (id: string, generator: string, label: 'factual-consistent' | 'non-verified', fact: number) =>
-      ({ id, generator, setting: 'zero-shot', scores: { factuality: fact, factualityLabel: label, relevance: null }, scorers: {} }) as never;
-    const records = [rec('1', 'gen-a', 'factual-consistent', 0.9), rec('2', 'gen-a', 'non-verified', 0.3), rec('1', 'gen-b', 'non-verified', 0.2), rec('2', 'gen-b', 'non-verified', 0.1)];
-    const summary = summarizeConner(records, { resamples: 200, seed: 3, protocol: [] });
+  it('shows each generator and setting of `conner score --out` as a run with its metrics and CIs, its items by factuality label', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-conner-'));
-    writeFileSync(join(dir, 'conner-summary.json'), JSON.stringify(summary));
+    const summaries = writeConnerResults(dir, connerRecords(10));
     const view = await startViewServer({ resultsDir: dir, indexFile: join(dir, 'index.sqlite'), port: 0 });
     try {
       const runs = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string; label: string; method: string }>;
       assert.deepEqual(runs.map((r) => [r.label, r.method]).sort(), [['gen-a', 'conner'], ['gen-b', 'conner']]);
       const list = await (await fetch(`${view.url}/`)).text();
       assert.match(list, /gen-a/);
-      const page = await fetch(`${view.url}/runs/${runs.find((r) => r.label === 'gen-a')!.key}`);
+      const key = runs.find((r) => r.label === 'gen-b')!.key;
+      const page = await fetch(`${view.url}/runs/${key}`);
       assert.equal(page.status, 200);
       const html = await page.text();
-      const def = summary.metricDefs.find((d) => d.id === 'fact_consistent')!;
+      const b = summaries.find((s) => s.model === 'gen-b')!;
+      const def = b.metricDefs.find((d) => d.id === 'fact_consistent')!;
       assert.ok(html.includes(def.label), `the run page shows ${def.label}`);
-      assert.match(html, /50\.00/, 'gen-a: one of two items factual-consistent');
+      assert.ok(html.includes((100 * b.metrics.fact_consistent!).toFixed(2)), 'gen-b: its share of factual-consistent knowledge');
+      assert.match(html, /Items by factuality/);
+      const items = await (await fetch(`${view.url}/runs/${key}/items?label=non-verified`)).text();
+      const nonVerified = (b.breakdowns!.factualityLabels as Record<string, number>)['non-verified']!;
+      assert.ok(nonVerified > 0);
+      assert.ok(items.includes(`<p class="pager">${nonVerified} item(s)`), 'the filter by factuality label');
     } finally {
       await view.close();
     }

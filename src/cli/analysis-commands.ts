@@ -17,7 +17,8 @@ import { LIMIT_HELP } from './eval-commands.js';
 
 interface LoadedRun {
   summary: MethodSummary;
-  records?: ScoredRecord[];
+  /** Per-item records: the reliability method's scored records, or another method's records read beside its summary. */
+  records?: readonly object[];
   /** The run's execution record (`<stem>.run.json` beside a summary), when there is one. */
   execution?: ExecutionRecord;
   /** Where it was read from: a file or `run ID`. */
@@ -80,8 +81,21 @@ async function readSummary(json: unknown, file: string): Promise<{ summary: Meth
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
 async function loadRun(file: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
   requireFile(file, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
-  if (file.endsWith('.jsonl')) return loadRecordsFile(file, defaults);
   const { readTextFile } = await import('../io/files.js');
+  if (file.endsWith('.jsonl')) {
+    // Another method's records (`llmkb conner score --out`): read through the summary beside them.
+    const beside = file.replace(/\.records\.jsonl$/, '.summary.json');
+    if (beside !== file && existsSync(beside)) {
+      let method: unknown;
+      try {
+        method = (JSON.parse(readTextFile(beside)) as { method?: { id?: unknown } }).method?.id;
+      } catch {
+        method = undefined; // not a summary: the records file is read on its own
+      }
+      if (typeof method === 'string' && method !== 'reliability') return loadRun(beside, defaults);
+    }
+    return loadRecordsFile(file, defaults);
+  }
   const text = readTextFile(file);
   if (text.trim() === '') throw new InputFileError(file, undefined, undefined, 'the file is empty', 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`; an empty file usually means an earlier step did not finish.');
   let json: unknown;
@@ -102,7 +116,17 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
       process.stderr.write(`warning: ${executionFile} is not readable JSON (${error instanceof Error ? error.message : String(error)}); the report shows that run without its execution record\n`);
     }
   }
-  return { summary, source: file, ...(execution ? { execution } : {}) };
+  // Another method's records beside its summary (`llmkb conner score --out` writes both): its
+  // compare hook pairs runs on shared items, its report shows examples. (A reliability summary's
+  // records are read only by the report, below, as before.)
+  let records: object[] | undefined;
+  const recordsFile = file.replace(/\.summary\.json$/, '.records.jsonl');
+  if (summary.method.id !== 'reliability' && recordsFile !== file && existsSync(recordsFile)) {
+    const { readJsonl } = await import('../io/jsonl.js');
+    const { z } = await import('zod');
+    records = readJsonl(recordsFile, z.object({ id: z.string() }).passthrough(), 'record');
+  }
+  return { summary, source: file, ...(execution ? { execution } : {}), ...(records ? { records } : {}) };
 }
 
 /** A run in the store (from `llmkb eval`, or ask -> judge -> consistency inside one run) as scored records. */

@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { LlmkbError } from '../errors.js';
+import { join } from 'node:path';
+import { fileAccessError, LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
 import { checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
@@ -116,6 +117,19 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
   };
 }
 
+/** The knowledge generator and its prompt: the same for `generate` and `best-of`'s draws. */
+function addGenerationOptions(command: Command): Command {
+  return command
+    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
+    .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
+    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
+    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
+    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
+    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const));
+}
+
 function addScorerOptions(command: Command): Command {
   return command
     .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
@@ -128,18 +142,12 @@ function addScorerOptions(command: Command): Command {
 export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
   const conner = program.command('conner').description('CONNER (Chen et al. 2023): generate knowledge, score it on six perspectives, select demonstrations and the best knowledge');
 
-  conner
-    .command('generate')
-    .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
-    .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})")
-    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
-    .option('--setting <setting>', 'zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
-    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
-    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
-    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
-    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
+  addGenerationOptions(
+    conner
+      .command('generate')
+      .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
+      .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})"),
+  )
     .option('--seed <n>', 'seed of the demonstration draws', wholeNumber, 0)
     .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
@@ -178,19 +186,21 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
     .option('--limit <n>', 'only the first n records of each file', positiveInteger)
     .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
-    .option('--summary <file>', 'summary JSON', 'conner-summary.json')
-    .option('--json', 'print the summary as JSON instead of the table')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; summary: string; json?: boolean }, command: Command) => {
+    .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
+    .option('--json', 'print the summaries as JSON instead of the table')
+    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
       const { scoreKnowledge } = await import('../methods/conner/scoring/score-knowledge.js');
       const { connerProtocol } = await import('../methods/conner/conner-protocol.js');
-      const { formatConnerSummary, readRatings, summarizeConner } = await import('../methods/conner/summary/conner-summary.js');
+      const { connerRunSummaries, formatConnerRuns, readRatings } = await import('../methods/conner/summary/conner-summary.js');
+      const { connerResultStem } = await import('../methods/conner/summary/conner-result-files.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
+      const { createHash } = await import('node:crypto');
+      const { readFileSync, mkdirSync } = await import('node:fs');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
         const files = inputs.map((f) => {
           const all = readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (README: CONNER).'));
           return opts.limit === undefined ? all : all.slice(0, opts.limit);
@@ -198,14 +208,33 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         const ratings = opts.ratings === undefined ? undefined : readRatings(requireFile(opts.ratings, 'One JSON line per rated item (README: CONNER).'));
         const setup = await scoringSetup(ws, opts);
         const records = [];
-        for (const items of files) {
-          records.push(...(await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency })));
+        // Which input files each generator and setting was read from: the checksums in its summary.
+        const sources = new Map<string, Record<string, string>>();
+        for (const [i, items] of files.entries()) {
+          const scored = await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency });
+          const sha = createHash('sha256').update(readFileSync(inputs[i]!)).digest('hex');
+          for (const r of scored) {
+            const key = `${r.generator}\u0000${r.setting}`;
+            sources.set(key, { ...sources.get(key), [inputs[i]!]: sha });
+          }
+          records.push(...scored);
         }
         const protocol = connerProtocol({ evidence: setup.evidence.id, aggregation: opts.aggregation, negatives: opts.negatives, unscored: setup.unscored, givenKnowledge: files.flat().some((k) => k.setting === 'given') });
-        const summary = summarizeConner(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}) });
+        const summaries = connerRunSummaries(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}), datasets: (g, s) => sources.get(`${g}\u0000${s}`) ?? {} });
         writeFileAtomic(opts.output, toJsonl(records));
-        writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
-        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatConnerSummary(summary)}\n\nscores -> ${opts.output}, summary -> ${opts.summary}\n`);
+        try {
+          mkdirSync(opts.out, { recursive: true });
+        } catch (error) {
+          throw fileAccessError(opts.out, error, 'write', 'folder');
+        }
+        const written: string[] = [];
+        for (const summary of summaries) {
+          const base = join(opts.out, connerResultStem(summary.model, summary.setting));
+          writeFileAtomic(`${base}.records.jsonl`, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
+          writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
+          written.push(`${base}.summary.json`);
+        }
+        process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
       } finally {
         await ws.close();
       }
@@ -253,23 +282,17 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     });
 
   addScorerOptions(
-    conner
-      .command('best-of')
-      .description('use case 2 (section 5): per query, draw r knowledge texts by top-p sampling and keep the one with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9); or choose among r --input files')
-      .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
+    addGenerationOptions(
+      conner
+        .command('best-of')
+        .description('use case 2 (section 5): per query, draw r knowledge texts by top-p sampling and keep the one with the highest Q = gamma . [fact, rel, coh_para, info] (Eq. 9); or choose among r --input files')
+        .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
+    ),
   )
     .option('--input <file>', 'files mode instead of sampling: a knowledge JSONL per candidate (repeatable, at least two; e.g. `conner generate` with --prompt 1..4), a departure from the paper', collect)
-    .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
     .option('--samples <r>', 'r: knowledge texts drawn per query (the paper: 5)', positiveInteger, 5)
     .option('--top-p <p>', 'nucleus sampling: keep the most probable tokens up to this total probability (the paper: 0.9)', probability, 0.9)
     .option('--temperature <t>', 'sampling temperature (the paper does not give it; 1 is the OpenAI API default)', positiveNumber, 1)
-    .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
-    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
-    .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
-    .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
-    .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const))
     .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
     .option('--limit <n>', 'only the first n queries of the input', positiveInteger)

@@ -89,7 +89,7 @@ export const COMMAND_OPTIONS = {
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
   'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
-  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', summary: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
+  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', out: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
   'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', seed: 'number', task: 'string', output: 'string', summary: 'string' },
   'conner best-of': {
     input: 'list', samples: 'number', topP: 'number', temperature: 'number', setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string',

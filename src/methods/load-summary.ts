@@ -11,6 +11,11 @@ export const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics -
 
 export function loadSummary(json: unknown, file: string, hint = SUMMARY_HINT): MethodSummary {
   const version = summaryVersion(json);
+  if (version === undefined && (json as { schema?: unknown } | null)?.schema === 'llmkb-conner-summary-v1') {
+    // All generators in one file and no records beside it: not one run, so not migrated; scoring
+    // again writes the v2 files from the call cache without a model call.
+    throw new InputFileError(file, undefined, 'schema', 'a CONNER summary of the old layout (llmkb-conner-summary-v1: every generator and setting in one file, without their records)', 'Score the same knowledge files again with `llmkb conner score FILES --out DIR` (every model call comes from the cache) and give DIR/*.summary.json.');
+  }
   if (version === undefined) {
     const schema = (json as { schema?: unknown } | null)?.schema;
     throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "llmkb-summary-v2" or "llmkb-summary-v1")`, hint);

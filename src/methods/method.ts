@@ -104,6 +104,19 @@ export interface MethodReportContext {
   records?: ReadonlyArray<readonly object[] | undefined>;
 }
 
+/** The columns of an item in `llmkb view`'s index (src/view/view-index.ts). */
+export type ViewItemField = 'label' | 'subtype' | 'source' | 'answerType' | 'dataset' | 'question' | 'response' | 'consistency';
+
+/** How `llmkb view` shows a method's items; without it, items are read as the reliability method's records. */
+export interface MethodView {
+  /** Where each column is in one of the method's records (JSON paths for SQLite's json_extract, e.g. `$.scores.factualityLabel`). */
+  itemFields?: Partial<Record<ViewItemField, string>>;
+  /** Titles of the columns and filters on the items page; null hides one. */
+  itemTitles?: Partial<Record<ViewItemField, string | null>>;
+  /** The item page's main part (HTML, every piece of model text escaped), from the item's records by stage. */
+  itemPage?(records: Readonly<Record<string, Record<string, unknown>>>): Promise<string>;
+}
+
 export interface MetricDef {
   /** Key in a summary's `metrics`, e.g. `NCCR`. */
   id: string;
@@ -147,4 +160,5 @@ export interface EvaluationMethod {
   /** Its own cross-run analysis for `llmkb compare` (default: headline tables and rankings from metricDefs). */
   compare?(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput>;
   report?: MethodReport;
+  view?: MethodView;
 }

@@ -5,6 +5,8 @@
  *   tei:URL/MODEL                         TEI /rerank or /predict           (classification)
  *   vllm-score: / vllm-rerank: / vllm-classify:URL/v1/MODEL   vLLM pooling  (classification)
  *   llm-nli: / llm-relevance:<text model spec>   a text model prompted     (classification)
+ *   onnx:FOLDER                           in-process ONNX via transformers.js (classification)
+ *   gguf-rerank:FILE.gguf / hf:...        in-process GGUF reranker          (classification, relevance)
  *   gguf:, hf:, vllm:, ...                the text model specs: in-process GGUF and vLLM
  *                                         (echo) are scoring models too (`scoreTokens`)
  *

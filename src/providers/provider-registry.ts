@@ -4,9 +4,11 @@
  */
 import { LlmkbError, ModelSpecError } from '../errors.js';
 import { llamaProvider } from './llama/llama-provider.js';
+import { llamaRerankerProvider } from './llama/llama-reranker-provider.js';
 import { mockProvider } from './mock/mock-provider.js';
 import { llmClassifierProvider } from './llm-classifier/llm-classifier-provider.js';
 import type { ModelProvider, ParsedSpec } from './model-provider.js';
+import { onnxProvider } from './onnx/onnx-provider.js';
 import { openAICompatibleProvider } from './openai-compatible/openai-compatible-provider.js';
 import { teiProvider } from './tei/tei-provider.js';
 import { vllmPoolingProvider } from './vllm-pooling/vllm-pooling-provider.js';
@@ -51,3 +53,5 @@ registerProvider(mockProvider);
 registerProvider(teiProvider);
 registerProvider(vllmPoolingProvider);
 registerProvider(llmClassifierProvider);
+registerProvider(onnxProvider);
+registerProvider(llamaRerankerProvider);

@@ -148,6 +148,13 @@ export interface ReportOptions {
   records?: ReadonlyArray<readonly object[] | undefined>;
 }
 
+/** How values are shown: rates x100 (as the papers print them), scores as they are. */
+function scaleNote(summaries: readonly MethodSummary[]): string {
+  const formats = new Set(summaries.flatMap((s) => s.metricDefs.map((d) => d.format)));
+  if (!formats.has('percent')) return '';
+  return formats.has('number') ? ' (rates x100, scores as they are)' : ' (values x100)';
+}
+
 export async function renderReport(summaries: readonly MethodSummary[], options: ReportOptions = {}): Promise<string> {
   const groups = byMethod(summaries);
   const only = groups.length === 1 ? groups[0]!.method : undefined;
@@ -157,7 +164,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
   const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
-  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)} (values x100); made by llmkb ${escapeHtml(VERSION)}.</p>`);
+  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)}${scaleNote(summaries)}; made by llmkb ${escapeHtml(VERSION)}.</p>`);
   parts.push(protocolBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {

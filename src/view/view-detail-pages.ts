@@ -3,6 +3,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
+import { findMethod } from '../methods/registry.js';
 import { countsTable, esc, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, layout, metricsTable, pre, qs, runHref } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 
@@ -66,6 +67,16 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     parts.push('<h2>Metrics</h2>');
     parts.push(metricsTable(summary.metricDefs, summary));
   } else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
+  const titles = findMethod(run.method)?.view?.itemTitles;
+  if (titles) {
+    // Another method's run: its items by label (e.g. CONNER's factuality label), each count a link.
+    const mc = summary ? metricChart(summary.metricDefs, summary) : undefined;
+    if (mc) parts.push(`<h2>Charts</h2><div class="charts"><figure class="chart">${await svg(mc)}</figure></div>`);
+    const byLabel = index.facets(run, 'label');
+    const title = titles.label ?? 'label';
+    parts.push(`<h2>Items by ${esc(title)}</h2><p class="muted">Each count links to the items behind it.</p><div class="scroll"><table class="counts"><thead><tr><th>${esc(title)}</th><th>items</th></tr></thead><tbody>${byLabel.map((r) => `<tr><th scope="row">${esc(r.value ?? '(none)')}</th><td class="num"><a href="${esc(itemsHref(run, { label: r.value ?? '(none)' }))}">${r.n}</a></td></tr>`).join('')}</tbody></table></div>`);
+    return layout(`${run.label} · ${run.setting}`, parts.join('\n'), [[`${run.label} · ${run.setting}`]]);
+  }
   const bySource = index.counts(run, 'source');
   const charts: string[] = [];
   const mc = summary ? metricChart(summary.metricDefs, summary) : undefined;
@@ -159,6 +170,12 @@ export async function itemPage(index: ViewIndex, run: ViewRun, itemId: string): 
   const row = index.itemRow(run, itemId);
   if (!row) return undefined;
   const recs = index.itemRecords(run, itemId);
+  const own = findMethod(run.method)?.view?.itemPage;
+  if (own) {
+    const head = `<h1>Item <code>${esc(itemId)}</code> <span class="label ${esc(row.label ?? 'none')}">${esc(row.label ?? 'no label')}</span></h1>`;
+    const all = `<details><summary>All fields</summary>${Object.entries(recs).map(([stage, r]) => `<h4>${esc(stage)}</h4>${pre(r)}`).join('')}</details>`;
+    return layout(`Item ${itemId}`, `${head}\n${await own(recs)}\n${all}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items', itemsHref(run)], [itemId]]);
+  }
   const ask = recs.ask ?? recs.records ?? {};
   const judged = recs.judge ?? recs.records ?? {};
   const cons = recs.consistency as Record<string, unknown> | undefined;

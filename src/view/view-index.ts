@@ -17,8 +17,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { inflateRawSync } from 'node:zlib';
 import { ftsQuery } from '../corpus/fts-query.js';
-import { getMethod } from '../methods/registry.js';
-import type { MetricDef } from '../methods/method.js';
+import { findMethod, getMethod } from '../methods/registry.js';
+import type { MetricDef, ViewItemField } from '../methods/method.js';
 import { openDatabase, SqliteDatabase, type Db } from '../store/database.js';
 
 export type RunKind = 'store' | 'file';
@@ -41,34 +41,8 @@ export interface ViewRun {
   updatedAt?: string;
   stages: StageState[];
   summaryFile?: string;
-  /** A CONNER summary holds one group per generator and setting: which of them this run is. */
-  summaryGroup?: number;
   recordsFile?: string;
   executionFile?: string;
-}
-
-/** `llmkb conner score --summary` writes this schema (src/methods/conner/summary/conner-summary.ts). */
-const CONNER_SUMMARY_SCHEMA = 'llmkb-conner-summary-v1';
-
-/**
- * One group of a CONNER summary as a summary of the shape the view reads: each metric's mean,
- * its bootstrap interval, and the summary's own metric definitions.
- */
-export function connerGroupSummary(summary: Record<string, unknown>, group: number): Record<string, unknown> | undefined {
-  const g = (summary.groups as Array<{ generator: string; setting: string; n: number; metrics: Record<string, { mean: number | null; ci: [number, number] | null }>; scorers?: Record<string, string> }> | undefined)?.[group];
-  if (!g) return undefined;
-  return {
-    method: summary.method,
-    metricDefs: summary.metricDefs,
-    model: g.generator,
-    setting: g.setting,
-    counts: { items: g.n },
-    metrics: Object.fromEntries(Object.entries(g.metrics).map(([id, e]) => [id, e.mean])),
-    intervals: Object.fromEntries(Object.entries(g.metrics).map(([id, e]) => [id, e.ci])),
-    bootstrap: summary.bootstrap,
-    protocol: summary.protocol,
-    scorers: g.scorers,
-  };
 }
 
 /** A run's summary as the view needs it, whatever the method (summary v1 or v2). */
@@ -122,7 +96,8 @@ export interface ScoredRow {
   approximate?: boolean;
 }
 
-const INDEX_VERSION = 2;
+// 3: another method's items are indexed by its own fields (EvaluationMethod.view.itemFields).
+const INDEX_VERSION = 3;
 
 const INDEX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS vi.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -200,6 +175,31 @@ const CONSISTENCY_SQL = `CASE WHEN substr(c.head, 1, 15) = '{"consistency":' THE
 const QUESTION_FIELDS = ['question', 'query', 'prompt'] as const;
 const RESPONSE_FIELDS = ['response', 'knowledge', 'answer'] as const;
 
+/** Where the index columns are in a record: the reliability records' fields, unless the method says otherwise. */
+const DEFAULT_FIELDS: Record<ViewItemField | 'judgedBy', string | readonly string[]> = {
+  label: '$.label',
+  subtype: '$.uninformativeType',
+  source: '$.source',
+  answerType: '$.answerType',
+  dataset: '$.dataset',
+  consistency: '$.consistency',
+  judgedBy: '$.judgedBy',
+  question: QUESTION_FIELDS.map((f) => `$.${f}`),
+  response: RESPONSE_FIELDS.map((f) => `$.${f}`),
+};
+
+/** JSON paths of each index column for a run's records (paths are the method's own constants, never user input). */
+function fieldPaths(method: string): Record<ViewItemField | 'judgedBy', readonly string[]> {
+  const own = findMethod(method)?.view?.itemFields ?? {};
+  const out = {} as Record<ViewItemField | 'judgedBy', readonly string[]>;
+  for (const [k, v] of Object.entries(DEFAULT_FIELDS) as Array<[ViewItemField | 'judgedBy', string | readonly string[]]>) {
+    const path = own[k as ViewItemField] ?? v;
+    for (const p of typeof path === 'string' ? [path] : path) if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(p)) throw new Error(`view: bad JSON path ${p}`);
+    out[k] = typeof path === 'string' ? [path] : path;
+  }
+  return out;
+}
+
 export interface ViewIndexOptions {
   /** The run store (SQLite); runs and the call cache come from it when the file exists. */
   store?: string;
@@ -276,7 +276,8 @@ export class ViewIndex {
           runId: r.id,
           label: spec.label ?? spec.model,
           setting: spec.setting,
-          method: typeof spec.params?.method === 'string' ? spec.params.method : 'reliability',
+          // `llmkb conner score` keeps its scoring runs in the store under the setting `conner-score`.
+          method: typeof spec.params?.method === 'string' ? spec.params.method : spec.setting === 'conner-score' ? 'conner' : 'reliability',
           model: spec.model,
           updatedAt: r.updated_at,
           stages: stages.all(r.id) as StageState[],
@@ -307,16 +308,6 @@ export class ViewIndex {
     for (const n of names) {
       const m = /^(.*)\.(summary\.json|records\.jsonl)$/.exec(n);
       if (m) stems.add(m[1]!);
-    }
-    // CONNER summaries (`conner-summary.json` by default, or any `*summary.json`): a run per group.
-    for (const n of names.filter((n) => /summary\.json$/.test(n) && !/\.summary\.json$/.test(n)).sort()) {
-      const file = join(this.resultsDir, n);
-      const summary = readJsonFile(file);
-      if (summary?.schema !== CONNER_SUMMARY_SCHEMA || !Array.isArray(summary.groups)) continue;
-      const updatedAt = statSync(file).mtime.toISOString();
-      (summary.groups as Array<{ generator: string; setting: string; n: number }>).forEach((g, i) => {
-        out.push({ key: `f-${hashKey(`${resolve(file)}#${i}`)}`, kind: 'file', label: String(g.generator), setting: String(g.setting), method: methodOf(summary), updatedAt, stages: [{ stage: 'scores', status: 'done', records: g.n }], summaryFile: file, summaryGroup: i });
-      });
     }
     for (const stem of [...stems].sort()) {
       const summaryFile = names.includes(`${stem}.summary.json`) ? join(this.resultsDir, `${stem}.summary.json`) : undefined;
@@ -382,13 +373,13 @@ export class ViewIndex {
       this.db.transaction(() => {
         this.#deleteItems(run.key);
         if (stage !== undefined) {
-          const q = `coalesce(${QUESTION_FIELDS.map((f) => `json_extract(j.record, '$.${f}')`).join(', ')})`;
-          const r = `coalesce(${RESPONSE_FIELDS.map((f) => `json_extract(j.record, '$.${f}')`).join(', ')})`;
+          const f = fieldPaths(run.method);
+          const x = (k: keyof typeof f) => (f[k].length === 1 ? `json_extract(j.record, '${f[k][0]}')` : `coalesce(${f[k].map((p) => `json_extract(j.record, '${p}')`).join(', ')})`);
           items = this.db
             .prepare(
               `INSERT INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response)
-               SELECT @key, j.seq, j.item_id, json_extract(j.record, '$.dataset'), json_extract(j.record, '$.source'), json_extract(j.record, '$.answerType'),
-                      json_extract(j.record, '$.label'), json_extract(j.record, '$.uninformativeType'), json_extract(j.record, '$.consistency'), json_extract(j.record, '$.judgedBy'), ${q}, ${r}
+               SELECT @key, j.seq, j.item_id, ${x('dataset')}, ${x('source')}, ${x('answerType')},
+                      ${x('label')}, ${x('subtype')}, ${x('consistency')}, ${x('judgedBy')}, ${x('question')}, ${x('response')}
                FROM (SELECT seq, item_id, llmkb_record(record) AS record FROM main.run_records WHERE run_id = @key AND stage = @stage) j ORDER BY j.seq`,
             )
             .run({ key: run.key, stage }).changes;
@@ -418,13 +409,16 @@ export class ViewIndex {
         const lines = createInterface({ input: createReadStream(run.recordsFile, { encoding: 'utf8' }), crlfDelay: Infinity });
         let seq = 0;
         for await (const line of lines) if (line.trim() !== '') insert.run(seq++, line);
-        const str = (f: string) => `CASE WHEN json_type(line, '$.${f}') = 'text' THEN json_extract(line, '$.${f}') END`;
+        const f = fieldPaths(run.method);
+        const str1 = (p: string) => `CASE WHEN json_type(line, '${p}') = 'text' THEN json_extract(line, '${p}') END`;
+        const str = (k: keyof typeof f) => (f[k].length === 1 ? str1(f[k][0]!) : `coalesce(${f[k].map(str1).join(', ')})`);
+        const cons = f.consistency[0]!;
         this.db
           .prepare(
             `INSERT OR REPLACE INTO vi.items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response, record)
-             SELECT ?, seq, coalesce(${str('id')}, CAST(seq AS TEXT)), ${str('dataset')}, ${str('source')}, ${str('answerType')}, ${str('label')}, ${str('uninformativeType')},
-                    CASE WHEN json_type(line, '$.consistency') IN ('integer', 'real') THEN json_extract(line, '$.consistency') END, ${str('judgedBy')},
-                    coalesce(${QUESTION_FIELDS.map(str).join(', ')}), coalesce(${RESPONSE_FIELDS.map(str).join(', ')}), line
+             SELECT ?, seq, coalesce(${str1('$.id')}, CAST(seq AS TEXT)), ${str('dataset')}, ${str('source')}, ${str('answerType')}, ${str('label')}, ${str('subtype')},
+                    CASE WHEN json_type(line, '${cons}') IN ('integer', 'real') THEN json_extract(line, '${cons}') END, ${str('judgedBy')},
+                    ${str('question')}, ${str('response')}, line
              FROM temp.view_lines WHERE json_valid(line) ORDER BY seq`,
           )
           .run(run.key);
@@ -547,10 +541,6 @@ export class ViewIndex {
     if (run.summaryFile && (run.kind === 'file' || run.stages.every((s) => s.status === 'done'))) {
       try {
         const raw = JSON.parse(readFileSync(run.summaryFile, 'utf8')) as Record<string, unknown>;
-        if (run.summaryGroup !== undefined) {
-          const group = connerGroupSummary(raw, run.summaryGroup);
-          return group ? viewSummary(group) : undefined;
-        }
         return viewSummary(raw);
       } catch {
         // Computed below instead.

@@ -5,7 +5,8 @@
  * code of their own. Charts are Vega-Lite rendered to SVG on the server (no script, no network).
  */
 import { escapeHtml } from '../report/html-parts.js';
-import type { MetricDef } from '../methods/method.js';
+import type { MetricDef, ViewItemField } from '../methods/method.js';
+import { findMethod } from '../methods/registry.js';
 import type { ItemFilter, ItemRow, ViewRun, ViewSummary } from './view-index.js';
 
 export const esc = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
@@ -155,28 +156,37 @@ export function filterParams(f: ItemFilter): Record<string, string | number | un
   return { label: f.label, subtype: f.subtype, source: f.source, answerType: f.answerType, dataset: f.dataset, cmin: f.consistencyMin, cmax: f.consistencyMax, q: f.text };
 }
 
+/** Titles of the item columns and filters: the method's own (null hides one), else the reliability method's. */
+function itemTitles(run: ViewRun): Record<ViewItemField, string | null> {
+  return { label: 'label', subtype: 'uninformative type', source: 'source', answerType: 'answer type', dataset: 'dataset', question: 'Question', response: 'Response', consistency: 'consistency', ...findMethod(run.method)?.view?.itemTitles };
+}
+
 export function itemsPage(d: ItemsPageData): string {
   const { run, filter } = d;
+  const t = itemTitles(run);
   const isTemplate = (v: string) => /^T\d+$/.test(v);
   const templates = d.facets.source.filter((o) => isTemplate(o.value ?? ''));
   const form = `<form method="get" class="filters" id="filters">
-${select('label', 'label', d.facets.label, filter.label)}
-${select('subtype', 'uninformative type', d.facets.subtype, filter.subtype)}
-${select('source', 'source', d.facets.source, filter.source && !isTemplate(filter.source) ? filter.source : undefined, (v) => !isTemplate(v))}
+${t.label === null ? '' : select('label', t.label, d.facets.label, filter.label)}
+${t.subtype === null ? '' : select('subtype', t.subtype, d.facets.subtype, filter.subtype)}
+${t.source === null ? '' : select('source', t.source, d.facets.source, filter.source && !isTemplate(filter.source) ? filter.source : undefined, (v) => !isTemplate(v))}
 ${templates.length ? select('template', 'template', templates, filter.source && isTemplate(filter.source) ? filter.source : undefined) : ''}
-${select('answerType', 'answer type', d.facets.answer_type, filter.answerType)}
-${select('dataset', 'dataset', d.facets.dataset, filter.dataset)}
-<label>consistency <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>
-<label>text <input type="search" name="q" value="${esc(filter.text ?? '')}" placeholder="question or response"></label>
+${t.answerType === null ? '' : select('answerType', t.answerType, d.facets.answer_type, filter.answerType)}
+${t.dataset === null ? '' : select('dataset', t.dataset, d.facets.dataset, filter.dataset)}
+${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>`}
+<label>text <input type="search" name="q" value="${esc(filter.text ?? '')}" placeholder="${esc(`${(t.question ?? 'question').toLowerCase()} or ${(t.response ?? 'response').toLowerCase()}`)}"></label>
 <button type="submit">Filter</button> <a href="${esc(itemsHref(run))}">clear</a>
 </form>`;
   const pages = Math.max(1, Math.ceil(d.total / d.pageSize));
   const params = filterParams(filter);
   const pager = `<p class="pager">${d.total} item(s)${d.total > 0 ? `, page ${d.page + 1} of ${pages}` : ''} ${d.page > 0 ? `<a rel="prev" href="${esc(itemsHref(run, { ...params, page: d.page }))}">‹ previous</a>` : ''} ${d.page + 1 < pages ? `<a rel="next" href="${esc(itemsHref(run, { ...params, page: d.page + 2 }))}">next ›</a>` : ''} <span class="muted small">(${d.elapsedMs.toFixed(0)} ms)</span></p>`;
+  const col = (k: ViewItemField, title: string) => (t[k] === null ? '' : `<th>${esc(title)}</th>`);
+  const cell = (k: ViewItemField, html: string) => (t[k] === null ? '' : html);
+  const cap = (s: string | null) => (s === null ? '' : s.charAt(0).toUpperCase() + s.slice(1));
   const table = d.rows.length === 0
     ? '<p class="empty">No item matches these filters.</p>'
-    : `<div class="scroll"><table class="items"><thead><tr><th>#</th><th>Question</th><th>Response</th><th>Label</th><th>Source</th><th>Answer type</th><th>Cons</th></tr></thead><tbody>${d.rows
-        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td><td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td><td class="text response">${esc(r.response)}</td><td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td><td>${esc(r.source)}</td><td>${esc(r.answer_type ?? '')}</td><td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td></tr>`)
+    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', 'Cons')}</tr></thead><tbody>${d.rows
+        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}</tr>`)
         .join('')}</tbody></table></div>`;
   return layout(`Items · ${run.label}`, `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items']]);
 }

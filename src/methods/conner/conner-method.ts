@@ -3,6 +3,7 @@
  * Knowledge Generators", EMNLP 2023), described through the method seam: its roles, stages and
  * metric definitions, with the paper's equation numbers.
  */
+import { connerRunDetails, connerRunHeadline } from './across-generators/run-details.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod, type MetricDef } from '../method.js';
 
 export const CONNER_METRIC_DEFS: readonly MetricDef[] = [
@@ -38,4 +39,28 @@ export const connerMethod: EvaluationMethod = {
     { id: 'best-of', description: 'use case 2: draw r knowledge texts per query by top-p sampling (p = 0.9, r = 5), keep the one with the highest Q (Eq. 9)' },
   ],
   metricDefs: CONNER_METRIC_DEFS,
+  citation: 'Chen et al. (CONNER, EMNLP 2023)',
+  protocolChoices: {
+    evidence: 'evidence',
+    'coherence-paragraph': 'paragraph coherence (Eq. 4)',
+    'factuality-aggregation': 'factuality over sentences',
+    'factuality-shares': 'factuality shares',
+    helpfulness: 'helpfulness (Eq. 6)',
+    'scorer-truncation': 'scorer input length',
+    sentences: 'sentence splitting',
+    'prompt-line-breaks': 'prompt line breaks',
+  },
+  compare: async (runs, options) => (await import('./across-generators/compare-conner.js')).compareConner(runs, options),
+  report: {
+    title: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
+    approximateNote: 'used a stand-in for one of the paper\'s scorers (see the departures above)',
+    sections: async (summaries, context) => (await import('./across-generators/report-sections.js')).connerReportSections(summaries, context),
+    runHeadline: (summary) => connerRunHeadline(summary),
+    runDetails: (summary, records) => connerRunDetails(summary, records),
+  },
+  view: {
+    itemFields: { label: '$.scores.factualityLabel', source: '$.topic', dataset: '$.task', question: '$.query', response: '$.knowledge' },
+    itemTitles: { label: 'factuality', source: 'topic', dataset: 'task', question: 'Query', response: 'Knowledge', subtype: null, answerType: null, consistency: null },
+    itemPage: async (records) => (await import('./across-generators/conner-item-page.js')).connerItemPage(records),
+  },
 };

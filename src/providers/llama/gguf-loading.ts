@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import type { Llama } from 'node-llama-cpp';
+import { cpus } from 'node:os';
+import type { Llama, LlamaModel as NativeModel } from 'node-llama-cpp';
 import { ModelFileError } from '../../errors.js';
 
 const llamaInstances = new Map<string, Promise<Llama>>();
@@ -104,4 +105,24 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
     }
   }
   return path;
+}
+
+/**
+ * A GGUF model loaded by node-llama-cpp: resolved (downloaded for `hf:`), checked to be GGUF, on
+ * the shared runtime for its thread count (default: cores - 1; node-llama-cpp's 4 crawls on small
+ * machines). A file llama.cpp refuses is a ModelFileError, not a native stack trace.
+ */
+export async function loadGgufModel(settings: { model: string; modelsDir: string; threads?: number | undefined; gpu?: boolean | undefined }): Promise<{ path: string; llama: Llama; model: NativeModel; threads: number }> {
+  const path = await resolveGgufPath(settings);
+  await assertGguf(path);
+  const threads = settings.threads ?? Math.max(1, cpus().length - 1);
+  const llama = await sharedLlama(threads, settings.gpu ?? false);
+  try {
+    return { path, llama, model: await llama.loadModel({ modelPath: path }), threads };
+  } catch (error) {
+    throw new ModelFileError(`node-llama-cpp could not load ${path}: ${error instanceof Error ? error.message : String(error)}`, {
+      hint: 'The file may be truncated or use an architecture this llama.cpp build does not support.',
+      cause: error,
+    });
+  }
 }

@@ -5,10 +5,8 @@
  * node-llama-cpp evaluates them in the same batch (the sequence pool: ./sequence-pool.ts, which
  * also reuses evaluated prompt prefixes). Loading and hashing the file: ./gguf-loading.ts.
  */
-import { cpus } from 'node:os';
 import type { LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel as NativeModel, Token } from 'node-llama-cpp';
-import { ModelFileError } from '../../errors.js';
-import { assertGguf, fileSha256, resolveGgufPath, sharedLlama } from './gguf-loading.js';
+import { fileSha256, loadGgufModel } from './gguf-loading.js';
 import { SequencePool } from './sequence-pool.js';
 import {
   MODEL_SPECIFICATION_VERSION,
@@ -86,19 +84,7 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
   }
 
   static async load(settings: LlamaSettings): Promise<LlamaModel> {
-    const path = await resolveGgufPath(settings);
-    await assertGguf(path);
-    const threads = settings.threads ?? Math.max(1, cpus().length - 1);
-    const llama = await sharedLlama(threads, settings.gpu ?? false);
-    let model: NativeModel;
-    try {
-      model = await llama.loadModel({ modelPath: path });
-    } catch (error) {
-      throw new ModelFileError(`node-llama-cpp could not load ${path}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'The file may be truncated or use an architecture this llama.cpp build does not support.',
-        cause: error,
-      });
-    }
+    const { path, llama, model, threads } = await loadGgufModel(settings);
     const sequenceCount = settings.sequences ?? DEFAULT_SEQUENCES;
     const contextSize = settings.contextSize ?? Math.min(model.trainContextSize, 4096);
     const context = await model.createContext({ sequences: sequenceCount, contextSize, threads });

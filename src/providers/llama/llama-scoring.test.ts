@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import type { Llama, LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
+import type { Llama, LlamaModel as NativeLlamaModel } from 'node-llama-cpp';
+import { referenceLogprobs } from '../../../test/support/gguf-reference-logprobs.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';
@@ -9,41 +10,6 @@ import { LlamaModel } from './llama-model.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: GGUF scoring tests need LLMKB_TEST_GGUF (e.g. ../shared/models/stories260K.gguf)\n');
-
-/**
- * The reference: for each continuation token, a FRESH sequence evaluates the whole prefix before
- * it and reads the model's full next-token distribution (evaluateWithMetadata, a different code
- * path from the provider's one-pass controlledEvaluate with prefix reuse); the log of the target's
- * probability is the reference value. The distribution is checked to be one (sums to 1 over the
- * vocabulary), so the value is the log-softmax of the model's logits.
- */
-async function referenceLogprobs(model: NativeLlamaModel, context: string, continuation: string): Promise<number[]> {
-  const withBos = (t: Token[]): Token[] => (model.tokens.shouldPrependBosToken && model.tokens.bos !== null ? [model.tokens.bos, ...t] : t);
-  const all = withBos(model.tokenize(context + continuation, false));
-  const ctx = withBos(model.tokenize(context, false));
-  let boundary = 0;
-  while (boundary < ctx.length && ctx[boundary] === all[boundary]) boundary++;
-  const out: number[] = [];
-  const context_ = await model.createContext({ contextSize: 256, threads: 1 });
-  try {
-    for (let i = Math.max(1, boundary); i < all.length; i++) {
-      const sequence = context_.getSequence();
-      try {
-        for await (const r of sequence.evaluateWithMetadata(all.slice(0, i), { probabilities: true }, { temperature: 0 })) {
-          const total = [...r.probabilities.values()].reduce((a, b) => a + b, 0);
-          assert.ok(Math.abs(total - 1) < 1e-4, `next-token distribution sums to ${total}`);
-          out.push(Math.log(r.probabilities.get(all[i]!) ?? 0));
-          break;
-        }
-      } finally {
-        sequence.dispose();
-      }
-    }
-  } finally {
-    await context_.dispose();
-  }
-  return out;
-}
 
 describe('LlamaModel.scoreTokens on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
   let provider: LlamaModel;

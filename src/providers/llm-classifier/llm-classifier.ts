@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import { ModelCallError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { logSumExp, type CallOptions, type Model } from '../language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind, TextPair } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask, TextPair } from '../model-kinds.js';
+import { ClassifierBase } from '../classification/classifier-base.js';
 
 /** The default prompts: raw completion text ending where the answer word comes. */
 export const LLM_CLASSIFIER_PROMPTS: Record<ClassificationTask, string> = {
@@ -44,16 +45,8 @@ export interface LlmClassifierSettings {
   ownsModel?: boolean;
 }
 
-export class LlmClassifier implements ClassificationModel {
-  readonly specificationVersion = 'llmkb-model-v1' as const;
+export class LlmClassifier extends ClassifierBase {
   readonly provider = 'llm-classifier';
-  readonly modelId: string;
-  readonly cacheIdentity: string;
-  readonly kinds: readonly ModelKind[] = ['classification'];
-  readonly tasks: readonly ClassificationTask[];
-  /** The text model's executor balances its own endpoints; this model is one logical endpoint. */
-  readonly endpoints: readonly string[] = ['llm'];
-  readonly defaultConcurrency: number;
   readonly #executor: ModelExecutor<Model>;
   readonly #prompt: string;
   readonly #labelWords: Record<string, string[]>;
@@ -65,24 +58,32 @@ export class LlmClassifier implements ClassificationModel {
   constructor(settings: LlmClassifierSettings) {
     // Without an executor of its own: retries and concurrency, no cache (the classifier's own
     // executor caches each pair's scores).
-    this.#executor = settings.model instanceof ModelExecutor ? settings.model : new ModelExecutor(settings.model, { cache: null });
-    const text = this.#executor.model;
-    this.#task = settings.task;
-    this.tasks = [settings.task];
-    this.#prompt = settings.prompt ?? LLM_CLASSIFIER_PROMPTS[settings.task];
-    this.#labelWords = settings.labelWords ?? LLM_CLASSIFIER_LABEL_WORDS[settings.task];
+    const executor = settings.model instanceof ModelExecutor ? settings.model : new ModelExecutor(settings.model, { cache: null });
+    const text = executor.model;
+    const prompt = settings.prompt ?? LLM_CLASSIFIER_PROMPTS[settings.task];
+    const labelWords = settings.labelWords ?? LLM_CLASSIFIER_LABEL_WORDS[settings.task];
     const required = settings.task === 'nli' ? ['entailment', 'neutral', 'contradiction'] : ['relevant'];
-    const missing = required.filter((l) => !(this.#labelWords[l]?.length));
-    if (missing.length > 0 || Object.keys(this.#labelWords).length < 2) {
+    const missing = required.filter((l) => !(labelWords[l]?.length));
+    if (missing.length > 0 || Object.keys(labelWords).length < 2) {
       throw new ModelCallError(`llm classifier for ${settings.task}: label words must name ${required.join(', ')}${settings.task === 'relevance' ? ' and at least one alternative' : ''} (missing ${missing.join(', ') || 'an alternative'})`, { retryable: false, hint: 'Fix "labelWords" for this model in llmkb.config.json.' });
     }
-    this.#candidates = [...new Set(Object.values(this.#labelWords).flat())];
-    this.#asChat = settings.asChat ?? false;
+    const asChat = settings.asChat ?? false;
+    const recipe = createHash('sha256').update(JSON.stringify([prompt, Object.entries(labelWords).sort(), asChat])).digest('hex').slice(0, 16);
+    super({
+      modelId: text.modelId,
+      tasks: [settings.task],
+      // The text model's executor balances its own endpoints; this model is one logical endpoint.
+      endpoints: ['llm'],
+      defaultConcurrency: executor.concurrency,
+      cacheIdentity: `llm-classifier:${settings.task}:${recipe}:${text.cacheIdentity}`,
+    });
+    this.#executor = executor;
+    this.#task = settings.task;
+    this.#prompt = prompt;
+    this.#labelWords = labelWords;
+    this.#candidates = [...new Set(Object.values(labelWords).flat())];
+    this.#asChat = asChat;
     this.#ownsModel = settings.ownsModel ?? false;
-    this.modelId = text.modelId;
-    this.defaultConcurrency = this.#executor.concurrency;
-    const recipe = createHash('sha256').update(JSON.stringify([this.#prompt, Object.entries(this.#labelWords).sort(), this.#asChat])).digest('hex').slice(0, 16);
-    this.cacheIdentity = `llm-classifier:${settings.task}:${recipe}:${text.cacheIdentity}`;
   }
 
   /** The prompt for one pair (exported for tests and for reports that show the prompt). */
@@ -123,7 +124,7 @@ export class LlmClassifier implements ClassificationModel {
     return out;
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.#ownsModel) await this.#executor.model.close();
   }
 }

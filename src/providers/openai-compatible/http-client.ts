@@ -14,101 +14,113 @@ import type { CallOptions } from '../language-model.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { postJson, toHeaders } from './http-post.js';
 
-const RETRYABLE_STATUS = new Set([408, 409, 425, 429]);
+/**
+ * What differs between the servers llmkb posts JSON to (OpenAI-compatible APIs here, TEI and
+ * vLLM's pooling endpoints in ../classification/post-json.ts); the rest of `requestJson` is shared.
+ */
+export interface JsonPostPolicy {
+  apiKey?: string | undefined;
+  /** Statuses besides 5xx that a retry can help. */
+  retryableStatus: ReadonlySet<number>;
+  /** Whether a failed answer says the input was longer than the model's window (`message`: the server's own, redacted). */
+  isContextOverflow(status: number, text: string, message: string): boolean;
+  /** Hint when the server cannot be reached (`base`: the endpoint). */
+  unreachableHint(base: string): string;
+  notFoundHint?: string | undefined;
+  notJsonHint?: string | undefined;
+  shapeHint: string;
+}
 
-export class OpenAIHttpClient {
-  readonly #endpoints: readonly string[];
-  readonly #modelId: string;
-  readonly #apiKey: string | undefined;
-
-  /** `endpoints`: base URLs ending in /v1 (the first is used when a call names none). */
-  constructor(endpoints: readonly string[], modelId: string, apiKey: string | undefined) {
-    this.#endpoints = endpoints;
-    this.#modelId = modelId;
-    this.#apiKey = apiKey;
+/**
+ * POSTs `body` to `base + path` and returns the answer validated by `schema`; every failure is a
+ * `ModelCallError` saying whether a retry can help (transport failures, 5xx and the policy's
+ * statuses, with Retry-After), or a `ContextOverflowError`. The API key goes only into the
+ * Authorization header and is redacted from every message.
+ */
+export async function requestJson<T>(base: string, path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions, policy: JsonPostPolicy): Promise<{ json: T; headers: IncomingHttpHeaders }> {
+  const url = base + path;
+  const redact = (text: string): string => (policy.apiKey && policy.apiKey.length >= 4 ? text.split(policy.apiKey).join('***') : text);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (policy.apiKey) headers.authorization = `Bearer ${policy.apiKey}`;
+  let response: { status: number; headers: IncomingHttpHeaders };
+  let text: string;
+  try {
+    ({ text, ...response } = await postJson(url, headers, JSON.stringify(body), options.signal));
+  } catch (error) {
+    throw transportError(url, base, error, policy);
   }
-
-  async post<T>(path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions): Promise<T> {
-    const base = options.endpoint ?? this.#endpoints[0]!;
-    const url = base + path;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    let response: { status: number; headers: IncomingHttpHeaders };
-    let text: string;
-    try {
-      ({ text, ...response } = await postJson(url, headers, JSON.stringify(body), options.signal));
-    } catch (error) {
-      throw this.#transportError(url, base, error);
-    }
-    if (response.status < 200 || response.status > 299) {
-      // vLLM / OpenAI / llama.cpp wording for a prompt longer than the context window.
-      if (response.status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text)) {
-        throw new ContextOverflowError(`${url}: ${this.#redact(serverErrorMessage(text))}`);
-      }
-      throw this.#statusError(url, response, text);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new ModelCallError(`${url} answered with a body that is not JSON: ${this.#redact(snippet(text))}`, {
-        retryable: false,
-        status: response.status,
-        endpoint: base,
-        hint: 'Is this an OpenAI-compatible server? The base URL must be the API root, usually ending in /v1.',
-      });
-    }
-    const result = schema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw this.shapeError(path, `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${this.#redact(snippet(text))}`, base);
-    }
-    return result.data;
-  }
-
-  #transportError(url: string, base: string, error: unknown): Error {
-    if (error instanceof Error && error.name === 'AbortError') return error;
-    if (error instanceof Error && error.name === 'TimeoutError') {
-      return new ModelCallError(`${url} did not answer in time`, { retryable: true, endpoint: base, cause: error });
-    }
-    const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-    const code = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-    return new ModelCallError(`cannot reach ${url}: ${code}`, {
-      retryable: true,
-      endpoint: base,
-      hint: `Is the server running at ${base}? Check the base URL in the model spec or llmkb.config.json.`,
-      cause: error,
-    });
-  }
-
-  #statusError(url: string, response: { status: number; headers: IncomingHttpHeaders }, text: string): ModelCallError {
+  if (response.status < 200 || response.status > 299) {
     const status = response.status;
-    const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
-    const serverMessage = this.#redact(serverErrorMessage(text));
+    const message = redact(serverErrorMessage(text));
+    if (policy.isContextOverflow(status, text, message)) throw new ContextOverflowError(`${url}: ${message}`);
     let hint: string | undefined;
     if (status === 401 || status === 403) hint = 'Check the API key: set the environment variable named by "apiKeyEnv" for this model.';
-    else if (status === 404) hint = `Check the model name ("${this.#modelId}") and that the base URL ends in /v1.`;
+    else if (status === 404) hint = policy.notFoundHint;
     const retryAfterMs = parseRetryAfter(toHeaders(response.headers));
-    return new ModelCallError(`${url} answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : ''}`, {
-      retryable,
+    throw new ModelCallError(`${url} answered HTTP ${status}${message ? `: ${message}` : ''}`, {
+      retryable: policy.retryableStatus.has(status) || status >= 500,
       status,
       endpoint: url,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       ...(hint === undefined ? {} : { hint }),
     });
   }
-
-  shapeError(path: string, detail: string, base?: string): ModelCallError {
-    return new ModelCallError(`${base ?? this.#endpoints[0]}${path} answered in an unexpected shape: ${detail}`, {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ModelCallError(`${url} answered with a body that is not JSON: ${redact(snippet(text))}`, {
       retryable: false,
-      hint: 'The server does not speak the OpenAI API shape llmkb expects for this call.',
+      status: response.status,
+      endpoint: base,
+      ...(policy.notJsonHint === undefined ? {} : { hint: policy.notJsonHint }),
     });
   }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ModelCallError(`${url} answered in an unexpected shape: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${redact(snippet(text))}`, { retryable: false, hint: policy.shapeHint });
+  }
+  return { json: result.data, headers: response.headers };
+}
 
-  /** Keeps the API key out of every message, even if a server echoes it back. */
-  #redact(text: string): string {
-    const key = this.#apiKey;
-    return key && key.length >= 4 ? text.split(key).join('***') : text;
+function transportError(url: string, base: string, error: unknown, policy: JsonPostPolicy): Error {
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new ModelCallError(`${url} did not answer in time`, { retryable: true, endpoint: base, cause: error });
+  }
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  const code = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return new ModelCallError(`cannot reach ${url}: ${code}`, { retryable: true, endpoint: base, hint: policy.unreachableHint(base), cause: error });
+}
+
+const OPENAI_SHAPE_HINT = 'The server does not speak the OpenAI API shape llmkb expects for this call.';
+
+export class OpenAIHttpClient {
+  readonly #endpoints: readonly string[];
+  readonly #policy: JsonPostPolicy;
+
+  /** `endpoints`: base URLs ending in /v1 (the first is used when a call names none). */
+  constructor(endpoints: readonly string[], modelId: string, apiKey: string | undefined) {
+    this.#endpoints = endpoints;
+    this.#policy = {
+      apiKey,
+      retryableStatus: new Set([408, 409, 425, 429]),
+      // vLLM / OpenAI / llama.cpp wording for a prompt longer than the context window.
+      isContextOverflow: (status, text) => status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text),
+      unreachableHint: (base) => `Is the server running at ${base}? Check the base URL in the model spec or llmkb.config.json.`,
+      notFoundHint: `Check the model name ("${modelId}") and that the base URL ends in /v1.`,
+      notJsonHint: 'Is this an OpenAI-compatible server? The base URL must be the API root, usually ending in /v1.',
+      shapeHint: OPENAI_SHAPE_HINT,
+    };
+  }
+
+  async post<T>(path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions): Promise<T> {
+    return (await requestJson(options.endpoint ?? this.#endpoints[0]!, path, body, schema, options, this.#policy)).json;
+  }
+
+  shapeError(path: string, detail: string, base?: string): ModelCallError {
+    return new ModelCallError(`${base ?? this.#endpoints[0]}${path} answered in an unexpected shape: ${detail}`, { retryable: false, hint: OPENAI_SHAPE_HINT });
   }
 }
 
@@ -117,6 +129,7 @@ function snippet(text: string): string {
   return JSON.stringify(flat.length > 200 ? `${flat.slice(0, 200)}…` : flat);
 }
 
+/** OpenAI / vLLM: `{"error": {"message": ...}}` or `{"message": ...}`; TEI: `{"error": "...", "error_type": "..."}`; FastAPI: `{"detail": ...}`. */
 function serverErrorMessage(text: string): string {
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
@@ -124,6 +137,7 @@ function serverErrorMessage(text: string): string {
     if (json.error && typeof json.error.message === 'string') return json.error.message;
     if (typeof json.message === 'string') return json.message;
     if (typeof json.detail === 'string') return json.detail;
+    if (json.detail !== undefined) return JSON.stringify(json.detail).slice(0, 300);
   } catch {
     // not JSON: fall through to the raw text
   }

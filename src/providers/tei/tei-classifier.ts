@@ -11,7 +11,8 @@
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
 import type { CallOptions, Usage } from '../language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind, NliLabel } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask, NliLabel } from '../model-kinds.js';
+import { ClassifierBase } from '../classification/classifier-base.js';
 import { nliScores, relevanceScore, type ScoreScale } from '../classification/labels.js';
 import { postJson, shapeError } from '../classification/post-json.js';
 
@@ -34,31 +35,27 @@ export interface TeiSettings {
 const predictSchema = z.array(z.array(z.object({ label: z.string(), score: z.number() })).min(1));
 const rerankSchema = z.array(z.object({ index: z.number().int().min(0), score: z.number(), text: z.string().optional() }));
 
-export class TeiClassifier implements ClassificationModel {
-  readonly specificationVersion = 'llmkb-model-v1' as const;
+export class TeiClassifier extends ClassifierBase {
   readonly provider = 'tei';
-  readonly modelId: string;
-  readonly cacheIdentity: string;
-  readonly kinds: readonly ModelKind[] = ['classification'];
-  readonly tasks: readonly ClassificationTask[];
-  readonly endpoints: readonly string[];
-  readonly defaultConcurrency: number;
   readonly #settings: TeiSettings;
   readonly #endpoint: 'rerank' | 'predict';
 
   constructor(settings: TeiSettings) {
-    this.#settings = settings;
-    this.modelId = settings.model;
-    this.tasks = [settings.task];
-    this.#endpoint = settings.endpoint ?? (settings.task === 'relevance' ? 'rerank' : 'predict');
-    if (settings.task === 'nli' && this.#endpoint === 'rerank') {
+    const endpoint = settings.endpoint ?? (settings.task === 'relevance' ? 'rerank' : 'predict');
+    if (settings.task === 'nli' && endpoint === 'rerank') {
       throw new ModelSpecError(`tei model ${settings.model}: /rerank gives one relevance score per pair, not NLI labels`, { hint: 'Use "endpoint": "predict" (the default) for task "nli".' });
     }
-    this.endpoints = settings.baseURLs.map((u) => u.replace(/\/+$/, ''));
-    this.defaultConcurrency = settings.concurrency ?? 8;
     const labels = settings.labels ? `:labels=${JSON.stringify(Object.entries(settings.labels).sort())}` : '';
-    // Raw scores + llmkb's own activation: part of the identity, as it fixes what the numbers mean.
-    this.cacheIdentity = `tei:${settings.model}:task=${settings.task}:endpoint=${this.#endpoint}:scores=raw:truncate=${settings.truncate ?? false}${labels}`;
+    super({
+      modelId: settings.model,
+      tasks: [settings.task],
+      endpoints: settings.baseURLs.map((u) => u.replace(/\/+$/, '')),
+      defaultConcurrency: settings.concurrency ?? 8,
+      // Raw scores + llmkb's own activation: part of the identity, as it fixes what the numbers mean.
+      cacheIdentity: `tei:${settings.model}:task=${settings.task}:endpoint=${endpoint}:scores=raw:truncate=${settings.truncate ?? false}${labels}`,
+    });
+    this.#settings = settings;
+    this.#endpoint = endpoint;
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
@@ -66,8 +63,6 @@ export class TeiClassifier implements ClassificationModel {
     if (this.#endpoint === 'predict') return this.#predict(base, request, options);
     return this.#rerank(base, request, options);
   }
-
-  async close(): Promise<void> {}
 
   /** One `/predict` request for the whole batch of pairs: `inputs: [[text, textPair], ...]`. */
   async #predict(base: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {

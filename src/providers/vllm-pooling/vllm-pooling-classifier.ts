@@ -15,7 +15,8 @@
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
 import type { CallOptions } from '../language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ClassificationTask, ModelKind, NliLabel } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, NliLabel } from '../model-kinds.js';
+import { ClassifierBase } from '../classification/classifier-base.js';
 import { nliScores, relevanceScore, type ScoreScale } from '../classification/labels.js';
 import { postJson, shapeError } from '../classification/post-json.js';
 
@@ -40,23 +41,13 @@ const scoreSchema = z.object({ data: z.array(z.object({ index: z.number().int().
 const rerankSchema = z.object({ results: z.array(z.object({ index: z.number().int().min(0), relevance_score: z.number() })), usage: usageSchema });
 const classifySchema = z.object({ data: z.array(z.object({ index: z.number().int().min(0), probs: z.array(z.number()).min(1) })), usage: usageSchema });
 
-export class VllmPoolingClassifier implements ClassificationModel {
-  readonly specificationVersion = 'llmkb-model-v1' as const;
+export class VllmPoolingClassifier extends ClassifierBase {
   readonly provider = 'vllm-pooling';
-  readonly modelId: string;
-  readonly cacheIdentity: string;
-  readonly kinds: readonly ModelKind[] = ['classification'];
-  readonly tasks: readonly ClassificationTask[];
-  readonly endpoints: readonly string[];
-  readonly defaultConcurrency: number;
   readonly #settings: VllmPoolingSettings;
   readonly #scale: ScoreScale;
 
   constructor(settings: VllmPoolingSettings) {
-    this.#settings = settings;
-    this.modelId = settings.model;
-    this.#scale = settings.scores ?? 'probability';
-    this.tasks = [settings.endpoint === 'classify' ? 'nli' : 'relevance'];
+    const scale = settings.scores ?? 'probability';
     if (settings.endpoint === 'classify') {
       const indices = Object.keys(settings.labels ?? {});
       if (indices.length === 0 || indices.some((k) => !/^\d+$/.test(k)) || settings.pairTemplate === undefined) {
@@ -65,11 +56,17 @@ export class VllmPoolingClassifier implements ClassificationModel {
         });
       }
     }
-    // The pooling endpoints hang off the server root, not /v1 (vLLM also serves /v1/score and /v1/rerank).
-    this.endpoints = settings.baseURLs.map((u) => u.replace(/\/+$/, '').replace(/\/v1$/, ''));
-    this.defaultConcurrency = settings.concurrency ?? 16;
     const extra = settings.endpoint === 'classify' ? `:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate)}` : '';
-    this.cacheIdentity = `vllm-pooling:${settings.model}:endpoint=${settings.endpoint}:scores=${this.#scale}${extra}`;
+    super({
+      modelId: settings.model,
+      tasks: [settings.endpoint === 'classify' ? 'nli' : 'relevance'],
+      // The pooling endpoints hang off the server root, not /v1 (vLLM also serves /v1/score and /v1/rerank).
+      endpoints: settings.baseURLs.map((u) => u.replace(/\/+$/, '').replace(/\/v1$/, '')),
+      defaultConcurrency: settings.concurrency ?? 16,
+      cacheIdentity: `vllm-pooling:${settings.model}:endpoint=${settings.endpoint}:scores=${scale}${extra}`,
+    });
+    this.#settings = settings;
+    this.#scale = scale;
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
@@ -83,8 +80,6 @@ export class VllmPoolingClassifier implements ClassificationModel {
         return this.#rerank(root, request, options);
     }
   }
-
-  async close(): Promise<void> {}
 
   /** `/score` with `text_1` and `text_2` as lists of the same length: one score per pair, one request. */
   async #score(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {

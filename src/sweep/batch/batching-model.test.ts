@@ -37,6 +37,13 @@ async function setup(script: Partial<BatchScript> = {}) {
 }
 
 describe('--batch: judge calls through the OpenAI Batch API', () => {
+  it('refuses a sampled request instead of sending it greedy under a greedy key', async () => {
+    const { server, executor, cache } = await setup();
+    await assert.rejects(executor.chat({ messages: [{ role: 'user', content: 'Is 2 even?' }], maxTokens: 2, sampling: { temperature: 1, topP: 0.9, seed: 7, sample: 0 } }), /greedy requests only/);
+    assert.equal(server.batches.length, 0);
+    assert.equal(cache.stats().entries, 0);
+  });
+
   it('gathers the calls into one batch file, answers each from the output file, caches them under the executor\'s own keys', async () => {
     const { server, inner, cache, model, executor, ask, journalDir } = await setup();
     const answers = await Promise.all(questions.map(ask));

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/files.js';
-import { ModelCallError } from '../../errors.js';
+import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
 import { Progress } from '../../progress/progress.js';
@@ -239,6 +239,7 @@ export class BatchingModel implements Model {
   }
 
   complete(request: CompletionRequest, _options?: CallOptions): Promise<CompletionResult> {
+    refuseSampling(request);
     if (this.#settings.api === 'chat') return this.#enqueue('complete', request, { messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) });
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
     const body = { model: this.#settings.model, prompt: request.prompt, max_tokens: request.maxTokens, temperature: 0, ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}) };
@@ -246,6 +247,7 @@ export class BatchingModel implements Model {
   }
 
   chat(request: ChatRequest, _options?: CallOptions): Promise<CompletionResult> {
+    refuseSampling(request);
     return this.#enqueue('chat', request, request);
   }
 
@@ -354,4 +356,17 @@ export async function recoverBatches(journalDir: string, cache: CallCache, optio
     rmSync(file, { force: true });
   }
   return imported;
+}
+
+/**
+ * Batches are built for the sweep's greedy calls: their journal keys and bodies carry no
+ * sampling settings, so a sampled request (CONNER's best-of draws) would be sent greedy and
+ * cached under a greedy key. Refuse it instead of answering something else.
+ */
+function refuseSampling(request: CompletionRequest | ChatRequest): void {
+  if (request.sampling) {
+    throw new UnsupportedCapabilityError('the batch API path sends greedy requests only; a sampled request (top-p draws) cannot go through it', {
+      hint: 'Run sampling commands (conner best-of) against the model without batch: true.',
+    });
+  }
 }

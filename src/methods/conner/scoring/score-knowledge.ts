@@ -49,6 +49,8 @@ export interface ScoredKnowledge {
   knowledge: string;
   goldAnswer: string | null;
   answer: string | null;
+  /** The downstream answer with an empty passage (shown beside `answer`; not scored). */
+  answerWithoutKnowledge?: string | null;
   scores: ConnerScores;
   /** Per sentence: the evidence with the highest entailment and its NLI vector. */
   sentences: SentenceFactuality[];
@@ -148,7 +150,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ScoreOptions, 
   };
   const record: ScoredKnowledge = {
     id: item.id, generator: item.generator, setting: settingLabel(item), task: item.task, topic: item.topic, query: item.query, knowledge: item.knowledge,
-    goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null,
+    goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null, answerWithoutKnowledge: item.answerWithoutKnowledge ?? null,
     scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: scorerIds(options), notes: [],
   };
   if (options.nli) {

@@ -3,11 +3,17 @@
  * bootstrap interval (seeded), the factuality shares, the scorer behind each metric, the run's
  * protocol notes, and, given human ratings, Somers' D between each metric and the ratings (the
  * paper's section 6).
+ *
+ * `summarizeConner` computes all groups at once (the terminal table); `connerRunSummaries` turns
+ * each group into a summary of the method seam (`llmkb-summary-v2`, one run = one generator x
+ * setting), the file `llmkb conner score --out` writes and `compare`, `report` and `view` read.
  */
 import { z } from 'zod';
 import { readJsonl } from '../../../io/jsonl.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
+import { VERSION } from '../../../version.js';
 import type { MetricDef } from '../../method.js';
+import { SUMMARY_SCHEMA, type MethodProtocol, type MethodSummary } from '../../method-summary.js';
 import { CONNER_METRIC_DEFS, connerMethod } from '../conner-method.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
@@ -191,5 +197,91 @@ export function formatConnerSummary(s: ConnerSummary): string {
   }
   out.push('', 'Protocol:');
   for (const p of s.protocol) out.push(`  [${p.kind}] ${p.text}`);
+  return out.join('\n');
+}
+
+/** What a CONNER v2 summary keeps beside the metrics (`breakdowns`). */
+export interface ConnerBreakdowns {
+  /** `qa` (Natural Questions: the paper's Table 2) or `dialogue` (Wizard of Wikipedia: Table 3). */
+  task: string;
+  /** The scorer behind each metric (model ids, evidence source, aggregation). */
+  scorers: Record<string, string>;
+  /** Items per factuality label (the counts behind Fact-cons./Non-verif./Fact-incon.). */
+  factualityLabels: Record<string, number>;
+  /** Somers' D(metric | human rating) per metric, when ratings were given (the paper's section 6). */
+  humanCorrelation?: Record<string, SomersResult>;
+}
+
+/**
+ * A protocol note as an entry of the seam's protocol block: a departure from the paper is an
+ * `approximation`; a decision where the paper says nothing keeps the paper's protocol (`paper`),
+ * with the decision in its note.
+ */
+export function connerProtocolBlock(notes: readonly ConnerProtocolNote[], seed: number, datasets: Record<string, string>): MethodProtocol {
+  return {
+    schema: 'llmkb-conner-protocol-v1',
+    entries: Object.fromEntries(notes.map((n) => [n.id, n.kind === 'departure' ? { choice: n.text, status: 'approximation' as const } : { choice: 'decision (the paper does not say)', status: 'paper' as const, note: n.text }])),
+    datasets,
+    seed,
+    computeBackend: 'n/a (scorers per metric: see breakdowns.scorers)',
+  };
+}
+
+/**
+ * One summary (schema v2) per generator and setting, in the order of `summarizeConner`'s groups.
+ * `datasets(generator, setting)`: the SHA-256 of the knowledge files the group was read from.
+ */
+export function connerRunSummaries(records: readonly ScoredKnowledge[], options: SummarizeOptions & { datasets?: (generator: string, setting: string) => Record<string, string> }): MethodSummary[] {
+  const all = summarizeConner(records, options);
+  const departs = options.protocol.some((n) => n.kind === 'departure');
+  return all.groups.map((g) => {
+    const datasets = options.datasets?.(g.generator, g.setting) ?? {};
+    const group = records.filter((r) => r.generator === g.generator && r.setting === g.setting);
+    const factualityLabels: Record<string, number> = {};
+    for (const r of group) {
+      const label = r.scores.factualityLabel ?? '(not scored)';
+      factualityLabels[label] = (factualityLabels[label] ?? 0) + 1;
+    }
+    const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, factualityLabels, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
+    return {
+      schema: SUMMARY_SCHEMA,
+      method: { id: connerMethod.id, version: connerMethod.version },
+      llmkbVersion: VERSION,
+      model: g.generator,
+      setting: g.setting,
+      // Every departure (e.g. 1/PPL standing in for the discourse-coherence model) marks the run approximate.
+      approximate: departs,
+      datasetChecksums: datasets,
+      // Items, then the items each metric is defined for.
+      counts: { items: g.n, ...Object.fromEntries(CONNER_METRIC_DEFS.map((d) => [d.id, g.metrics[d.id]!.n])) },
+      metricDefs: CONNER_METRIC_DEFS.map((d) => ({ ...d })),
+      metrics: Object.fromEntries(CONNER_METRIC_DEFS.map((d) => [d.id, g.metrics[d.id]!.mean])),
+      intervals: Object.fromEntries(CONNER_METRIC_DEFS.map((d) => [d.id, g.metrics[d.id]!.ci])),
+      bootstrap: all.bootstrap,
+      breakdowns: breakdowns as unknown as Record<string, unknown>,
+      protocol: connerProtocolBlock(options.protocol, options.seed, datasets),
+    };
+  });
+}
+
+/** The paper's Table 3/4 layout from v2 summaries (the terminal table of `llmkb conner score`). */
+export function formatConnerRuns(summaries: readonly MethodSummary[]): string {
+  const defs = CONNER_METRIC_DEFS;
+  const header = ['Model', 'Setting', 'n', ...defs.map((d) => d.label)];
+  const rows = summaries.map((s) => [s.model, s.setting, String(s.counts.items ?? ''), ...defs.map((d) => fmt(d, { mean: s.metrics[d.id] ?? null, n: 0, ci: null }))]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  for (const s of summaries) {
+    const hc = (s.breakdowns as unknown as ConnerBreakdowns | undefined)?.humanCorrelation;
+    if (!hc) continue;
+    out.push('', `Somers' D with human ratings (${s.model}, ${s.setting}):`);
+    for (const [m, r] of Object.entries(hc)) out.push(`  ${m}: D = ${r.d === null ? '-' : r.d.toFixed(2)} (n ${r.n}${r.pValue === null ? '' : `, p ${r.pValue.toFixed(3)}`})`);
+  }
+  const first = summaries[0]?.protocol;
+  if (first) {
+    out.push('', 'Protocol:');
+    for (const [id, e] of Object.entries(first.entries)) out.push(`  [${e.status === 'paper' ? 'decision' : 'departure'}] ${id}: ${e.note ?? e.choice}`);
+  }
   return out.join('\n');
 }

@@ -34,6 +34,23 @@ function spec(s: Record<string, unknown>): TopLevelSpec {
   return { $schema: SCHEMA, config: CONFIG, ...s } as unknown as TopLevelSpec;
 }
 
+/**
+ * A figure of panels side by side, one per value of `column.field` (the prompt settings, or the
+ * metrics), each drawn by `panel`; `independentY`: each panel orders its own rows (rankings).
+ */
+function panelFigure(head: { id: string; title: string; caption: string }, values: readonly object[], column: { field: string; sort: readonly string[] }, panel: Record<string, unknown>, independentY = false): Figure {
+  return {
+    ...head,
+    spec: spec({
+      title: head.title,
+      data: { values },
+      facet: { column: { field: column.field, type: 'nominal', sort: column.sort, title: null } },
+      ...(independentY ? { resolve: { scale: { y: 'independent' } } } : {}),
+      spec: panel,
+    }),
+  };
+}
+
 /** Figure 7: two metrics across runs, one colour per prompt setting, y = x where both share a scale; R per setting in the caption. */
 export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMap<string, MetricDef>, x: string, y: string, id: string, caption: string): Figure {
   const title = `${defs.get(y)?.label ?? y} vs ${defs.get(x)?.label ?? x}`;
@@ -71,27 +88,15 @@ export function rankingFigure(summaries: readonly RunSummary[], def: MetricDef):
   const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: s.model, setting: s.setting, value: pct(s.metrics[def.id as never]) }));
   const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.`;
   if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined; this report has ${values.length}.` };
-  const settings = settingsOf(summaries);
-  return {
-    id: `rank-${def.id}`,
-    title,
-    caption,
-    spec: spec({
-      title,
-      data: { values },
-      facet: { column: { field: 'setting', type: 'nominal', sort: settings, title: null } },
-      resolve: { scale: { y: 'independent' } },
-      spec: {
-        width: 200,
-        height: { step: 13 },
-        mark: { type: 'bar', color: METRIC_COLORS[def.id] ?? '#4c78a8' },
-        encoding: {
-          y: { field: 'model', type: 'nominal', sort: { field: 'value', order: def.better === 'higher' ? 'descending' : 'ascending' }, title: null },
-          x: { field: 'value', type: 'quantitative', title: `${def.label} (x100)`, scale: { domain: domainOf(def) } },
-        },
-      },
-    }),
-  };
+  return panelFigure({ id: `rank-${def.id}`, title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
+    width: 200,
+    height: { step: 13 },
+    mark: { type: 'bar', color: METRIC_COLORS[def.id] ?? '#4c78a8' },
+    encoding: {
+      y: { field: 'model', type: 'nominal', sort: { field: 'value', order: def.better === 'higher' ? 'descending' : 'ascending' }, title: null },
+      x: { field: 'value', type: 'quantitative', title: `${def.label} (x100)`, scale: { domain: domainOf(def) } },
+    },
+  }, true);
 }
 
 /** Figure 4: UR by UnseenQA answer type, a row per model and a panel per setting. */
@@ -100,24 +105,14 @@ export function answerTypeFigure(summaries: readonly RunSummary[]): Figure {
   const values = summaries.flatMap((s) => Object.entries(s.breakdowns.byAnswerType.unseen).filter(([t]) => t !== 'unknown').map(([answerType, g]) => ({ model: s.model, setting: s.setting, answerType, UR: pct(g.metrics.UR) })));
   const caption = 'Figure 4: UR on unseen questions grouped by answer type; darker = more often uninformative (better).';
   if (values.length === 0) return { id: 'fig4', title, caption, note: 'No unseen question carries an answer type, so UR cannot be grouped by it.' };
-  return {
-    id: 'fig4',
-    title,
-    caption,
-    spec: spec({
-      title,
-      data: { values },
-      facet: { column: { field: 'setting', type: 'nominal', sort: settingsOf(summaries), title: null } },
-      spec: {
-        width: { step: 52 },
-        height: { step: 14 },
-        layer: [
-          { mark: 'rect', encoding: { x: { field: 'answerType', type: 'nominal', title: null }, y: { field: 'model', type: 'nominal', title: null }, color: { field: 'UR', type: 'quantitative', scale: { scheme: 'blues', domain: [0, 100] }, title: 'UR' } } },
-          { mark: { type: 'text', fontSize: 8 }, encoding: { x: { field: 'answerType', type: 'nominal' }, y: { field: 'model', type: 'nominal' }, text: { field: 'UR', type: 'quantitative', format: '.0f' }, color: { condition: { test: 'datum.UR > 60', value: 'white' }, value: 'black' } } },
-        ],
-      },
-    }),
-  };
+  return panelFigure({ id: 'fig4', title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
+    width: { step: 52 },
+    height: { step: 14 },
+    layer: [
+      { mark: 'rect', encoding: { x: { field: 'answerType', type: 'nominal', title: null }, y: { field: 'model', type: 'nominal', title: null }, color: { field: 'UR', type: 'quantitative', scale: { scheme: 'blues', domain: [0, 100] }, title: 'UR' } } },
+      { mark: { type: 'text', fontSize: 8 }, encoding: { x: { field: 'answerType', type: 'nominal' }, y: { field: 'model', type: 'nominal' }, text: { field: 'UR', type: 'quantitative', format: '.0f' }, color: { condition: { test: 'datum.UR > 60', value: 'white' }, value: 'black' } } },
+    ],
+  });
 }
 
 /** Figure 5: shares of the uninformative sub-types among uninformative unseen responses. */
@@ -126,26 +121,16 @@ export function subtypeFigure(summaries: readonly RunSummary[]): Figure {
   const values = summaries.flatMap((s) => Object.entries(uninformativeShares(s)).filter(([, v]) => v !== null).map(([subtype, share]) => ({ model: s.model, setting: s.setting, subtype, share })));
   const caption = 'Figure 5: among the uninformative responses to unseen questions, the share of each sub-type (none, unsure, repetition).';
   if (values.length === 0) return { id: 'fig5', title, caption, note: 'No run has an uninformative response to an unseen question.' };
-  return {
-    id: 'fig5',
-    title,
-    caption,
-    spec: spec({
-      title,
-      data: { values },
-      facet: { column: { field: 'setting', type: 'nominal', sort: settingsOf(summaries), title: null } },
-      spec: {
-        width: 180,
-        height: { step: 13 },
-        mark: 'bar',
-        encoding: {
-          y: { field: 'model', type: 'nominal', title: null },
-          x: { field: 'share', type: 'quantitative', stack: 'normalize', title: 'share', axis: { format: '%' } },
-          color: { field: 'subtype', type: 'nominal', scale: { domain: ['none', 'unsure', 'repetition'], range: ['#bab0ac', '#4c78a8', '#f58518'] }, title: 'sub-type' },
-        },
-      },
-    }),
-  };
+  return panelFigure({ id: 'fig5', title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
+    width: 180,
+    height: { step: 13 },
+    mark: 'bar',
+    encoding: {
+      y: { field: 'model', type: 'nominal', title: null },
+      x: { field: 'share', type: 'quantitative', stack: 'normalize', title: 'share', axis: { format: '%' } },
+      color: { field: 'subtype', type: 'nominal', scale: { domain: ['none', 'unsure', 'repetition'], range: ['#bab0ac', '#4c78a8', '#f58518'] }, title: 'sub-type' },
+    },
+  });
 }
 
 /** Figure 11: C_correct and C_wrong per model, models ranked by C_correct (one panel per setting). */
@@ -154,27 +139,16 @@ export function consistencyFigure(summaries: readonly RunSummary[]): Figure {
   const values = summaries.flatMap((s) => (['C_correct', 'C_wrong'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: s.model, setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: pct(s.metrics.C_correct) ?? -1 })));
   const caption = 'Figure 11: a model should keep its correct answers (high C_correct) and drop its wrong ones (low C_wrong).';
   if (values.length === 0) return { id: 'fig11', title, caption, note: 'No run has a consistency score (no correct or wrong responses re-asked as MCQs).' };
-  return {
-    id: 'fig11',
-    title,
-    caption,
-    spec: spec({
-      title,
-      data: { values },
-      facet: { column: { field: 'setting', type: 'nominal', sort: settingsOf(summaries), title: null } },
-      resolve: { scale: { y: 'independent' } },
-      spec: {
-        width: 200,
-        height: { step: 13 },
-        mark: { type: 'point', filled: true, size: 45 },
-        encoding: {
-          y: { field: 'model', type: 'nominal', sort: { field: 'rankBy', order: 'descending' }, title: null },
-          x: { field: 'value', type: 'quantitative', title: 'x100', scale: { domain: [0, 100] } },
-          color: { field: 'metric', type: 'nominal', scale: { domain: ['C_correct', 'C_wrong'], range: [METRIC_COLORS.C_correct, METRIC_COLORS.C_wrong] }, title: null },
-        },
-      },
-    }),
-  };
+  return panelFigure({ id: 'fig11', title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
+    width: 200,
+    height: { step: 13 },
+    mark: { type: 'point', filled: true, size: 45 },
+    encoding: {
+      y: { field: 'model', type: 'nominal', sort: { field: 'rankBy', order: 'descending' }, title: null },
+      x: { field: 'value', type: 'quantitative', title: 'x100', scale: { domain: [0, 100] } },
+      color: { field: 'metric', type: 'nominal', scale: { domain: ['C_correct', 'C_wrong'], range: [METRIC_COLORS.C_correct, METRIC_COLORS.C_wrong] }, title: null },
+    },
+  }, true);
 }
 
 /** Figure 12: CR and WR in each prompt setting, models ranked by zero-shot CR. */
@@ -185,27 +159,17 @@ export function correctWrongFigure(summaries: readonly RunSummary[]): Figure {
   const values = summaries.flatMap((s) => (['CR', 'WR'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: s.model, setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: zero.get(s.model) ?? -1 })));
   const caption = `Figure 12: CR and WR under each prompt setting, models ranked by CR under ${settings[0] ?? 'the first setting'}.`;
   if (values.length === 0) return { id: 'fig12', title, caption, note: 'No run has seen questions.' };
-  return {
-    id: 'fig12',
-    title,
-    caption,
-    spec: spec({
-      title,
-      data: { values },
-      facet: { column: { field: 'metric', type: 'nominal', sort: ['CR', 'WR'], title: null } },
-      spec: {
-        width: 230,
-        height: { step: 13 },
-        mark: { type: 'point', filled: true, size: 45 },
-        encoding: {
-          y: { field: 'model', type: 'nominal', sort: { field: 'rankBy', order: 'descending' }, title: null },
-          x: { field: 'value', type: 'quantitative', title: 'x100', scale: { domain: [0, 100] } },
-          color: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
-          shape: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
-        },
-      },
-    }),
-  };
+  return panelFigure({ id: 'fig12', title, caption }, values, { field: 'metric', sort: ['CR', 'WR'] }, {
+    width: 230,
+    height: { step: 13 },
+    mark: { type: 'point', filled: true, size: 45 },
+    encoding: {
+      y: { field: 'model', type: 'nominal', sort: { field: 'rankBy', order: 'descending' }, title: null },
+      x: { field: 'value', type: 'quantitative', title: 'x100', scale: { domain: [0, 100] } },
+      color: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
+      shape: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
+    },
+  });
 }
 
 interface EffectRow {

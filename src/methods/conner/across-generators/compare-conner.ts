@@ -1,0 +1,69 @@
+/**
+ * `llmkb compare` for CONNER runs: the paper's table (Tables 2-3 layout, one per task) with
+ * bootstrap CIs, the best run of each setting in bold, and paired differences between every two
+ * runs of one task that scored the same queries (read from the records beside their summaries).
+ */
+import { toCsv, toMarkdown } from '../../../analysis/runs.js';
+import type { CompareOutput, ComparedRun } from '../../method.js';
+import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
+import { pairedDifference, sharedItems, type ConnerPairedDifference } from './paired-difference.js';
+import { paperTableDefs, paperTableRows, paperValue, tableGroups, taskOf, TASK_TABLES } from './paper-table.js';
+
+/** Runs that pair: same task, at least two shared items; A and B by the order given. */
+export function connerPairedTests(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): ConnerPairedDifference[] {
+  const withRecords = runs.filter((r) => r.records && r.records.length > 0);
+  const tests: ConnerPairedDifference[] = [];
+  for (let i = 0; i < withRecords.length; i++) {
+    for (let j = i + 1; j < withRecords.length; j++) {
+      const a = withRecords[i]!;
+      const b = withRecords[j]!;
+      if (taskOf(a.summary) !== taskOf(b.summary)) continue;
+      const pairs = sharedItems(a.records as ScoredKnowledge[], b.records as ScoredKnowledge[]);
+      if (pairs.length < 2) continue;
+      const names: [string, string] = [`${a.summary.model} (${a.summary.setting})`, `${b.summary.model} (${b.summary.setting})`];
+      for (const def of paperTableDefs()) tests.push(pairedDifference(pairs, def.id, { names, ...options }));
+    }
+  }
+  return tests;
+}
+
+export async function compareConner(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput> {
+  const summaries = runs.map((r) => r.summary);
+  const out: string[] = [];
+  const files: Record<string, string> = {};
+  const tables: Record<string, { header: string[]; rows: string[][] }> = {};
+  for (const { task, settings } of tableGroups(summaries)) {
+    const table = paperTableRows(settings, { withCi: true, markBest: true });
+    tables[task] = paperTableRows(settings, { withCi: true, markBest: false });
+    out.push(`## CONNER: automatic evaluation, ${TASK_TABLES[task] ?? task}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column.\n`);
+    files[`conner-${task}.md`] = `${toMarkdown(table)}\n`;
+    files[`conner-${task}.csv`] = toCsv(tables[task]);
+  }
+  const defs = new Map(paperTableDefs().map((d) => [d.id, d]));
+  const paired = connerPairedTests(runs, options);
+  if (paired.length > 0) {
+    const rows = paired.map((t) => {
+      const def = defs.get(t.metric)!;
+      const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
+      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / options.resamples}` : t.p.toPrecision(2), String(t.questions)];
+    });
+    const table = { header: ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'], rows };
+    out.push(`## CONNER: paired differences on shared queries (* p < 0.05)\n\n${toMarkdown(table)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);
+    files['conner-paired.md'] = `${toMarkdown(table)}\n`;
+    files['conner-paired.csv'] = toCsv(table);
+  } else if (runs.length > 1) {
+    out.push(`Paired differences: none (no two runs of one task with their records and shared queries; give the .summary.json files written by \`llmkb conner score --out\`, with their .records.jsonl beside them).\n`);
+  }
+  return {
+    markdown: out.join('\n'),
+    analysis: {
+      method: 'conner',
+      runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), items: r.summary.counts.items ?? null, source: r.source, records: r.records?.length ?? 0 })),
+      metrics: Object.fromEntries(runs.map((r, i) => [`${i}`, { model: r.summary.model, setting: r.summary.setting, metrics: r.summary.metrics, intervals: r.summary.intervals }])),
+      tables,
+      pairedDifferences: paired,
+    },
+    files,
+    wrote: 'the paper\'s tables (Markdown, CSV), paired differences and analysis.json',
+  };
+}

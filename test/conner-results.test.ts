@@ -1,0 +1,139 @@
+/**
+ * CONNER results through the method seam: the v2 summary per generator and setting (hand-checked
+ * numbers on scripted records, a JSON round trip through the summary loader), the refusal of the
+ * old one-file summary, `llmkb compare` (the paper's table, paired differences on shared
+ * queries, from the files `llmkb conner score --out` writes) and the report's CONNER section.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { compareRuns } from '../src/analysis/compare-methods.js';
+import { InputFileError } from '../src/errors.js';
+import { connerRunSummaries } from '../src/methods/conner/summary/conner-summary.js';
+import type { ScoredKnowledge } from '../src/methods/conner/scoring/score-knowledge.js';
+import { loadSummary } from '../src/methods/load-summary.js';
+import { renderReport } from '../src/report/html-report.js';
+import { CONNER_FIXTURE_PROTOCOL, CONNER_HOSTILE, connerRecord, connerRecords, writeConnerResults } from './support/conner-fixture.js';
+import { llmkb } from './support/run-cli.js';
+
+/** Four items with scores chosen by hand. */
+function scripted(): ScoredKnowledge[] {
+  const labels = ['factual-consistent', 'factual-consistent', 'non-verified', 'factual-inconsistent'] as const;
+  const relevance = [0.2, 0.4, 0.6, null];
+  return labels.map((label, i) => {
+    const r = connerRecord(i, 'gen-a', 0.5);
+    r.scores = { ...r.scores, factualityLabel: label, factuality: [0.9, 0.7, 0.3, 0.1][i]!, relevance: relevance[i]!, validity: [1, 0, 1, 1][i]! };
+    return r;
+  });
+}
+
+describe('CONNER summary v2', () => {
+  it('one summary per generator and setting: means, shares, counts, CIs, scorers and protocol; a JSON round trip through the loader', () => {
+    const records = [...scripted(), connerRecord(0, 'gen-a', 0.5, { setting: 'few-shot' })];
+    const summaries = connerRunSummaries(records, { resamples: 200, seed: 1, protocol: CONNER_FIXTURE_PROTOCOL, datasets: () => ({ 'k.jsonl': 'ab'.repeat(32) }) });
+    assert.deepEqual(summaries.map((s) => [s.model, s.setting, s.counts.items]), [['gen-a', 'zero-shot', 4], ['gen-a', 'few-shot', 1]]);
+    const s = summaries[0]!;
+    assert.equal(s.schema, 'llmkb-summary-v2');
+    assert.deepEqual(s.method, { id: 'conner', version: '1' });
+    // Hand-checked: 2 of 4 consistent, 1 non-verified, 1 inconsistent; factuality (0.9+0.7+0.3+0.1)/4;
+    // relevance over the 3 items that have one; validity 3 of 4.
+    assert.equal(s.metrics.fact_consistent, 0.5);
+    assert.equal(s.metrics.non_verified, 0.25);
+    assert.equal(s.metrics.fact_inconsistent, 0.25);
+    assert.ok(Math.abs(s.metrics.factuality! - 0.5) < 1e-12);
+    assert.ok(Math.abs(s.metrics.relevance! - 0.4) < 1e-12);
+    assert.equal(s.metrics.validity, 0.75);
+    assert.equal(s.counts.relevance, 3, 'relevance is defined for 3 items');
+    const [lo, hi] = s.intervals.relevance!;
+    assert.ok(lo >= 0.2 && hi <= 0.6 && lo <= 0.4 && 0.4 <= hi, `${lo} ${hi}`);
+    assert.deepEqual(s.bootstrap, { resamples: 200, seed: 1, confidence: 0.95 });
+    assert.deepEqual(s.metricDefs.map((d) => d.id).slice(0, 4), ['factuality', 'fact_consistent', 'non_verified', 'fact_inconsistent']);
+    const b = s.breakdowns as { task: string; scorers: Record<string, string>; factualityLabels: Record<string, number> };
+    assert.equal(b.task, 'qa');
+    assert.equal(b.scorers.relevance, 'mock:ranker');
+    assert.deepEqual(b.factualityLabels, { 'factual-consistent': 2, 'non-verified': 1, 'factual-inconsistent': 1 });
+    // The protocol notes: departures are approximations, decisions keep the paper's protocol.
+    assert.equal(s.protocol!.entries['coherence-paragraph']!.status, 'approximation');
+    assert.equal(s.protocol!.entries.sentences!.status, 'paper');
+    assert.match(s.protocol!.entries.sentences!.note!, /Intl\.Segmenter/);
+    assert.equal(s.approximate, true, 'a departure marks the run approximate');
+    assert.deepEqual(s.datasetChecksums, { 'k.jsonl': 'ab'.repeat(32) });
+    const file = join(mkdtempSync(join(tmpdir(), 'llmkb-conner-v2-')), 'gen-a.zero-shot.summary.json');
+    writeFileSync(file, JSON.stringify(s));
+    assert.deepEqual(loadSummary(JSON.parse(readFileSync(file, 'utf8')), file), JSON.parse(JSON.stringify(s)));
+    assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, protocol: CONNER_FIXTURE_PROTOCOL }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
+  });
+
+  it('refuses the old one-file CONNER summary with what to do instead', () => {
+    const v1 = { schema: 'llmkb-conner-summary-v1', method: 'conner', groups: [] };
+    assert.throws(() => loadSummary(v1, 'conner-summary.json'), (e: unknown) => e instanceof InputFileError && /old layout/.test(e.message) && /conner score FILES --out DIR/.test(e.hint ?? ''));
+  });
+});
+
+describe('CONNER in compare and report', () => {
+  const records = connerRecords(40, [['gen-a', 0.8], ['gen-b', 0.4]], { hostile: true });
+  const summaries = connerRunSummaries(records, { resamples: 200, seed: 0, protocol: CONNER_FIXTURE_PROTOCOL });
+  const runs = summaries.map((summary) => ({ summary, records: records.filter((r) => r.generator === summary.model), source: `${summary.model}.summary.json` }));
+
+  it("compare: the paper's table with CIs and the best run in bold; paired differences on the shared queries", async () => {
+    const out = await compareRuns(runs, { resamples: 300, seed: 5 });
+    assert.match(out.markdown, /## CONNER: automatic evaluation, open-domain QA \(the paper's Table 2: Natural Questions\)/);
+    assert.match(out.markdown, /\| Model \| Setting \| n \| Fact-cons\. ↑ \| Non-verif\. ↓ \| Fact-incon\. ↓ \| Relevance ↑ \| Coh-sent\. ↑ \| Coh-para\. ↑ \| Inform\. ↑ \| Helpful\. ↑ \| Validity ↑ \|/);
+    const a = summaries[0]!;
+    const b = summaries[1]!;
+    const pct = (v: number) => `${(100 * v).toFixed(2)}%`;
+    assert.ok(out.markdown.includes(`| gen-a | zero-shot | 40 | **${pct(a.metrics.fact_consistent!)} [`), 'gen-a has more consistent knowledge: bold');
+    assert.ok(out.markdown.includes(`| gen-b | zero-shot | 40 | ${pct(b.metrics.fact_consistent!)} [`));
+    const paired = (out.analysis as { pairedDifferences: Array<{ metric: string; difference: number; interval: [number, number] | null; questions: number; p: number | null }> }).pairedDifferences;
+    assert.equal(paired.length, 9, 'one per column of the paper table');
+    // Every query is shared and defined in both: the mean of the differences is the difference of the means.
+    const fc = paired.find((p) => p.metric === 'fact_consistent')!;
+    assert.equal(fc.questions, 40);
+    assert.ok(Math.abs(fc.difference - (a.metrics.fact_consistent! - b.metrics.fact_consistent!)) < 1e-12);
+    assert.ok(fc.interval![0] <= fc.difference && fc.difference <= fc.interval![1]);
+    assert.ok(fc.p! < 0.05, 'gen-a is clearly more often consistent');
+    const validity = paired.find((p) => p.metric === 'validity')!;
+    assert.deepEqual([validity.difference, validity.interval, validity.p], [0, [0, 0], 1], 'the same validity for both: no difference');
+    assert.match(out.markdown, /## CONNER: paired differences on shared queries/);
+    assert.match(out.markdown, /\| gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\. \| \+\d+\.\d\d% \*/);
+    assert.ok(out.files['conner-qa.csv']!.startsWith('Model,Setting,n,'));
+    // Without records: the table, and why there are no paired differences.
+    const bare = await compareRuns(runs.map((r) => ({ summary: r.summary, source: r.source })), { resamples: 100, seed: 5 });
+    assert.match(bare.markdown, /Paired differences: none/);
+  });
+
+  it("report: the paper's table with grouped headers and CIs, a chart per metric, paired differences, examples per factuality label (escaped)", async () => {
+    const html = await renderReport(summaries, { records: runs.map((r) => r.records) });
+    assert.match(html, /<title>llmkb report: quality of LLM-generated knowledge \(CONNER\)<\/title>/);
+    assert.match(html, /<th class="group first" colspan="3" scope="colgroup">Factuality<\/th>/);
+    assert.match(html, /<th class="group first" colspan="2" scope="colgroup">Coherence<\/th>/);
+    assert.ok((html.match(/<figure class="chart">/g) ?? []).length >= 9, 'a chart per metric');
+    assert.match(html, /Paired differences on shared queries/);
+    assert.match(html, /Example knowledge per factuality label/);
+    assert.ok(!html.includes(CONNER_HOSTILE) && !html.includes('<script>window'), 'model text is escaped');
+    assert.match(html, /Departures from the paper's protocol/);
+    assert.match(html, /Scorers/);
+  });
+
+  it('llmkb compare reads the files of `conner score --out` (records beside the summaries); an old summary exits with the usage code and a hint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-compare-'));
+    writeConnerResults(dir, connerRecords(12));
+    const files = readdirSync(dir).filter((f) => f.endsWith('.summary.json')).sort().map((f) => join(dir, f));
+    assert.deepEqual(files.map((f) => f.slice(dir.length + 1)), ['gen-a.zero-shot.summary.json', 'gen-b.zero-shot.summary.json']);
+    const res = await llmkb(['compare', ...files, '--resamples', '200']);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /CONNER: automatic evaluation/);
+    assert.match(res.stdout, /gen-a \(zero-shot\) vs gen-b \(zero-shot\)/);
+    // The records files name the same runs (read through the summaries beside them).
+    const viaRecords = await llmkb(['compare', ...files.map((f) => f.replace(/\.summary\.json$/, '.records.jsonl')), '--resamples', '200']);
+    assert.equal(viaRecords.code, 0, viaRecords.stderr);
+    assert.equal(viaRecords.stdout, res.stdout);
+    writeFileSync(join(dir, 'old.json'), JSON.stringify({ schema: 'llmkb-conner-summary-v1', groups: [] }));
+    const old = await llmkb(['compare', join(dir, 'old.json')]);
+    assert.equal(old.code, 2);
+    assert.match(old.stderr, /old layout/);
+    assert.match(old.stderr, /--out DIR/);
+  });
+});
