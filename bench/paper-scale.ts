@@ -19,13 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { askQuestions, datasetChecksum, shotsFromIds } from '../src/methods/reliability/asking/ask-questions.js';
-import { runConsistency } from '../src/methods/reliability/consistency/consistency-stage.js';
+import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
+import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
 import type { QAItem } from '../src/methods/reliability/data/qa-item.js';
 import { SeededRandom } from '../src/sampling/seeded-random.js';
 import { evaluateModel } from '../src/methods/reliability/evaluate-model.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
-import { judgeRecords } from '../src/methods/reliability/judging/judge-records.js';
+import { runJudgeStage } from '../src/methods/reliability/judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
 import { Bm25ShotSelector } from '../src/methods/reliability/prompts/shot-selector.js';
 import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
@@ -149,17 +149,24 @@ const measured = async <T>(work: () => Promise<T>): Promise<T> => {
 };
 
 const written0 = writtenBytes();
-const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number }> = [];
+const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number; written: number; journal: number }> = [];
 async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   await control('/bench/stage', { stage: name });
   const started = performance.now();
+  const writtenBefore = writtenBytes();
+  const journalBefore = cache.writes.journalBytes;
   const result = await measured(work);
   const seconds = (performance.now() - started) / 1000;
-  const rss = process.memoryUsage().rss;
+  const written = writtenBytes() - writtenBefore;
+  const journal = cache.writes.journalBytes - journalBefore;
+  const memory = process.memoryUsage();
+  const rss = memory.rss;
+  // With --expose-gc: what is live after a full collection (the rest of the heap is slack).
+  const live = (globalThis as { gc?: () => void }).gc ? ((globalThis as unknown as { gc: () => void }).gc(), ` live ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB after GC`) : '';
   await control('/bench/flush', {});
   const b = await bare(name);
-  rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls });
-  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(rss / 1e6).toFixed(0)} MB`);
+  rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls, written, journal });
+  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(rss / 1e6).toFixed(0)} MB (heap ${(memory.heapUsed / 1e6).toFixed(0)}/${(memory.heapTotal / 1e6).toFixed(0)} MB${live}, external ${(memory.external / 1e6).toFixed(0)} MB)   written ${mb(written)} (call journal ${mb(journal)})`);
   return result;
 }
 
@@ -172,14 +179,19 @@ const run = runs.open({
   params: { kind: 'eval', maxTokens: 100, shots: selector.id, judge: judgeLLM.model.cacheIdentity, distractor: distractorLLM.model.cacheIdentity, mcqs, mode: 'generate' },
   label: 'bench',
 });
-const { records: asked } = await stage('ask', () => askQuestions({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-const { records: judged } = await stage('judge', () => judgeRecords({ records: asked, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet }));
-const byId = new Map(asked.map((a) => [a.id, a]));
-const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
-await stage('consistency', () => runConsistency({ records: judged, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+// The stages as evaluateModel runs them: records go to the store and are read back one at a time.
+await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
+await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)! }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet }));
+const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
+const judged = function* () {
+  for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
+};
+await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
 // Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
+const beforeMerge = writtenBytes();
 cache.checkpoint();
 const written = writtenBytes() - written0;
+const mergeAtEnd = writtenBytes() - beforeMerge;
 const dbSize = storeBytes(dbPath);
 db.pragma('wal_checkpoint(TRUNCATE)');
 const dbSizeCheckpointed = storeBytes(dbPath);
@@ -211,6 +223,7 @@ console.log('');
 for (const r of rows) console.log(`${`${r.stage} / bare`.padEnd(24)} ${r.bare > 0 ? (r.bare / r.llmkb).toFixed(2) : '-'}x   (target >= 0.85x)`);
 console.log(`store after the stages    ${mb(dbSize)} (checkpointed: ${mb(dbSizeCheckpointed)})   (target <= 100 MB at 6,000 questions)`);
 console.log(`bytes written by stages   ${mb(written)} = ${(written / dbSizeCheckpointed).toFixed(2)}x the store   (target <= 3x)`);
+console.log(`  of which                 ${rows.map((r) => `${r.stage} ${mb(r.written)}`).join(', ')}, last journal move ${mb(mergeAtEnd)}; call journal ${mb(cache.writes.journalBytes)} (${cache.writes.merged} calls moved)`);
 console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; mode-agreement sample and files)`);
 console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
 console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);

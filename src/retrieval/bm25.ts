@@ -63,12 +63,23 @@ export class Bm25Index {
   }
 }
 
-/** Indices of the k highest scores, ties broken by repository order (deterministic). */
+/**
+ * Indices of the k highest scores, ties broken by repository order (deterministic): the order a
+ * full sort by (score descending, index ascending) gives, kept in a k-long list instead of
+ * sorting every score (one pass; a query costs O(n k), not O(n log n) and an object per document).
+ */
 export function topK(scores: ArrayLike<number>, k: number, allowed: (i: number) => boolean): number[] {
-  const ranked: Array<{ score: number; i: number }> = [];
-  for (let i = 0; i < scores.length; i++) if (allowed(i)) ranked.push({ score: scores[i]!, i });
-  return ranked
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .slice(0, k)
-    .map(({ i }) => i);
+  const best: number[] = [];
+  if (k <= 0) return best;
+  for (let i = 0; i < scores.length; i++) {
+    const score = scores[i]!;
+    // Indices only grow, so an equal score never goes before one already kept.
+    if (best.length === k && !(score > scores[best[k - 1]!]!)) continue;
+    if (!allowed(i)) continue;
+    let at = best.length;
+    while (at > 0 && score > scores[best[at - 1]!]!) at--;
+    best.splice(at, 0, i);
+    if (best.length > k) best.pop();
+  }
+  return best;
 }

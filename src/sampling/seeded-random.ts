@@ -3,7 +3,7 @@
  * Streams are named: `SeededRandom.stream(seed, 'seenqa', 'nq')` gives the same numbers
  * whatever else was drawn before, so adding a step never shifts another step's sample.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
@@ -18,7 +18,8 @@ export class SeededRandom {
 
   /** An independent stream for (seed, ...names). */
   static stream(seed: number, ...names: Array<string | number>): SeededRandom {
-    const digest = createHash('sha256').update(`${seed}\u0000${names.join('\u0000')}`).digest();
+    // One-shot hashing (no Hash object): streams are made per item and per pair.
+    const digest = hash('sha256', `${seed}\u0000${names.join('\u0000')}`, 'buffer');
     return new SeededRandom(digest.readInt32LE(0));
   }
 

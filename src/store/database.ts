@@ -178,10 +178,11 @@ export function openDatabase(path: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // 32 MiB of page cache (SQLite's default is 2 MiB): a cached re-run looks up every call by a
+    // 16 MiB of page cache (SQLite's default is 2 MiB): a cached re-run looks up every call by a
     // random key, and the key index (about 5 MB at paper scale) then stays in memory. A cap, so
-    // memory stays flat however large the store grows.
-    db.pragma('cache_size = -32768');
+    // memory stays flat however large the store grows (32 MiB was 27 MB more RSS at paper scale
+    // than on a small store, and no faster).
+    db.pragma('cache_size = -16384');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new LlmkbError(`${path} was written by a newer llmkb (store schema ${version}, this version reads ${SCHEMA_VERSION})`, {

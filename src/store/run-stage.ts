@@ -21,55 +21,121 @@ export interface StageWork<I, R, P = R> {
 }
 
 /**
- * Runs one stage of a run over its items, resumably: items with a stored record are skipped,
- * every new record is committed as soon as it exists, and a stage already marked done returns
- * its stored records without doing anything. On the first failure no new item is started,
- * items in flight finish and are saved, and the error is rethrown: re-running continues there.
+ * A stage's items loaded one at a time by id (e.g. the previous stage's records, from the run
+ * store), so a stage over many items never holds them all: only their ids.
+ */
+export interface StageItems<I> {
+  readonly ids: readonly string[];
+  /** The item with this id (at this position of `ids`). */
+  load: (id: string, index: number) => I;
+}
+
+/** `runStoredStage`'s work: like StageWork, but items may be loaded by id and nothing is returned. */
+export interface StoredStageWork<I, R, P = R> extends Omit<StageWork<I, R, P>, 'items' | 'idOf' | 'info'> {
+  items: readonly I[] | StageItems<I>;
+  /** Needed when `items` is an array. */
+  idOf?: (item: I) => string;
+  /**
+   * Summary stored with the finished stage, from the projected records as `[item id, record]`
+   * in item order (a single pass). The projections of the records this process made are kept
+   * for it (so `project` should keep little); those of records resumed from the store are read
+   * back.
+   */
+  info?: (records: Iterable<[string, P]>) => unknown;
+}
+
+/**
+ * Runs one stage of a run over its items, resumably (see `runStoredStage`), and returns its
+ * records by item id (projected with `project`), read back from the store.
  */
 export async function runStage<I, R, P = R>(options: StageWork<I, R, P>): Promise<Map<string, P>> {
-  const { run, stage, items, idOf } = options;
+  const { info } = options;
+  await runStoredStage<I, R, P>({ ...options, ...(info ? { info: (entries) => info(new Map(entries)) } : { info: undefined }) });
+  return options.run.records<R, P>(options.stage, options.project);
+}
+
+/** Longest a finished record waits for its commit (see runStoredStage). */
+export const RECORD_COMMIT_INTERVAL_MS = 200;
+/** Records committed at once at most. */
+const RECORD_COMMIT_BATCH = 1024;
+/** Longest a stage keeps the event loop to itself when its work needs no I/O. */
+const EVENT_LOOP_TURN_MS = 2;
+
+/**
+ * Runs one stage of a run over its items, resumably: items with a stored record are skipped,
+ * every new record is committed within RECORD_COMMIT_INTERVAL_MS of its making, and a stage
+ * already marked done returns at once. On the first failure no new item is started,
+ * items in flight finish and are saved, and the error is rethrown: re-running continues there.
+ */
+export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R, P>): Promise<void> {
+  const { run, stage } = options;
+  const source: StageItems<I> = Array.isArray(options.items) ? arrayItems(options.items as readonly I[], options.idOf!) : (options.items as StageItems<I>);
   const ids = new Set<string>();
-  for (const item of items) {
-    const id = idOf(item);
+  for (const id of source.ids) {
     if (ids.has(id)) throw new LlmkbError(`duplicate item id "${id}" in stage ${stage}`, { hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.' });
     ids.add(id);
   }
   // Before looking at what is done: another process may be doing it right now.
   await run.acquireLease();
-  if (run.stageStatus(stage) === 'done') return run.records<R, P>(stage, options.project);
+  if (run.stageStatus(stage) === 'done') return;
   run.startStage(stage);
   const existing = new Set(run.recordIds(stage));
-  const todo = items.map((item, index) => ({ item, index })).filter(({ item }) => !existing.has(idOf(item)));
-  const progress = new Progress(stage, items.length, options.progress);
-  progress.skip(items.length - todo.length);
-  // Records finishing in the same tick are committed together (one transaction, not one each);
-  // a worker goes on only once its record is committed.
-  let pending: Array<{ itemId: string; seq: number; record: R; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const total = source.ids.length;
+  const todo: number[] = [];
+  for (let index = 0; index < total; index++) if (!existing.has(source.ids[index]!)) todo.push(index);
+  existing.clear();
+  const progress = new Progress(stage, total, options.progress);
+  progress.skip(total - todo.length);
+  const project = options.project ?? ((record: R) => record as unknown as P);
+  // For the stage's info: what `project` keeps of each record made here (no second read of the store).
+  const made: Array<P | undefined> | undefined = options.info ? new Array<P | undefined>(total) : undefined;
+  // Records are committed in groups, at most every RECORD_COMMIT_INTERVAL_MS (or RECORD_COMMIT_BATCH
+  // records), and a worker goes on to its next item without waiting for the commit: one
+  // transaction per record rewrote the table's last page and an index page for every record,
+  // about five times the records' size written at paper scale. A kill loses at most the
+  // records of the last interval, and their model calls are in the call cache, so a resumed run
+  // remakes them without a call. Progress counts a record once it is committed.
+  let pending: Array<{ itemId: string; seq: number; record: R; cached: boolean }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  let failure: { error: unknown } | undefined;
   const flush = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     const batch = pending;
     pending = [];
+    if (batch.length === 0) return;
     try {
       run.saveRecords(stage, batch);
     } catch (error) {
-      for (const p of batch) p.reject(error);
+      failure ??= { error };
+      for (let i = 0; i < batch.length; i++) progress.tick({ failed: true });
       return;
     }
-    for (const p of batch) p.resolve();
+    for (const p of batch) progress.tick({ cached: p.cached });
   };
-  const save = (itemId: string, seq: number, record: R): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ itemId, seq, record, resolve, reject });
-    });
+  const save = (itemId: string, seq: number, record: R, cached: boolean): void => {
+    if (made) made[seq] = project(record);
+    pending.push({ itemId, seq, record, cached });
+    if (pending.length >= RECORD_COMMIT_BATCH) flush();
+    else if (timer === undefined) timer = setTimeout(flush, RECORD_COMMIT_INTERVAL_MS);
+  };
   let next = 0;
-  let failure: { error: unknown } | undefined;
+  // Work that needs no I/O (answered from the cache, decided by a rule) never waits: the event
+  // loop gets a turn every few milliseconds (replies of the calls in flight, timers, progress,
+  // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
+  // replies of the calls in flight (the judge's, while rules decide other records) as long.
+  let turnAt = performance.now();
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < todo.length) {
-      const { item, index } = todo[next++]!;
+      const index = todo[next++]!;
+      const id = source.ids[index]!;
       try {
-        const { record, cached } = await options.work(item, index);
-        await save(idOf(item), index, record);
-        progress.tick({ cached: cached ?? false });
+        const { record, cached } = await options.work(source.load(id, index), index);
+        save(id, index, record, cached ?? false);
+        if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          turnAt = performance.now();
+        }
       } catch (error) {
         failure ??= { error };
         progress.tick({ failed: true });
@@ -77,12 +143,32 @@ export async function runStage<I, R, P = R>(options: StageWork<I, R, P>): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, worker));
+  // Whatever finished is saved, also when the stage stops on an error (a re-run continues there).
+  flush();
   if (failure) {
     progress.finish('stopped on an error; run the same command again to resume');
     throw failure.error;
   }
-  const records = run.records<R, P>(stage, options.project);
-  run.finishStage(stage, options.info?.(records));
-  progress.finish(todo.length < items.length ? `${items.length - todo.length} resumed from the store` : '');
-  return records;
+  run.finishStage(stage, options.info && made ? options.info(madeAndResumed(run, stage, source.ids, made, project, todo.length < total)) : undefined);
+  progress.finish(todo.length < total ? `${total - todo.length} resumed from the store` : '');
+}
+
+/**
+ * The stage's projected records in item order: those made in this process from memory, those
+ * resumed from the store read back (one at a time).
+ */
+function* madeAndResumed<R, P>(run: Run, stage: string, ids: readonly string[], made: Array<P | undefined>, project: (record: R) => P, resumed: boolean): Generator<[string, P]> {
+  if (resumed) {
+    const index = new Map(ids.map((id, i) => [id, i]));
+    for (const [id, record] of run.entries<R>(stage)) {
+      const i = index.get(id);
+      if (i !== undefined && made[i] === undefined) made[i] = project(record);
+    }
+  }
+  for (let i = 0; i < ids.length; i++) if (made[i] !== undefined) yield [ids[i]!, made[i]!];
+}
+
+/** An array of items as StageItems. */
+function arrayItems<I>(items: readonly I[], idOf: (item: I) => string): StageItems<I> {
+  return { ids: items.map(idOf), load: (_id, index) => items[index]! };
 }

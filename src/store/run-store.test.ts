@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openDatabase } from './database.js';
-import { runStage } from './run-stage.js';
+import { runStage, runStoredStage } from './run-stage.js';
 import { RunStore, runId } from './run-store.js';
 
 const spec = { model: 'llama:sha256=abc', dataset: 'sha256:def', setting: 'zero-shot', seed: 42, label: 'tiny' };
@@ -65,6 +65,62 @@ describe('runStage', () => {
     await runStage({ run, stage: 'judge', items, idOf: (i) => i.id, concurrency: 2, work, progress: { quiet: true } });
     assert.equal(calls, 10);
     assert.deepEqual(run.stageInfo('judge'), { n: 10 });
+  });
+
+  it('runs a stage over items loaded by id, keeps nothing but the projected info, and resumes from the store', async () => {
+    const run = new RunStore(openDatabase(':memory:')).open(spec);
+    // The previous stage's records, in the store: the next stage loads them one at a time.
+    run.saveRecords('ask', items.map((item, seq) => ({ itemId: item.id, seq, record: { ...item, answer: `a${seq}` } })));
+    const loaded: string[] = [];
+    const source = { ids: items.map((i) => i.id), load: (id: string) => (loaded.push(id), run.record<{ id: string; answer: string }>('ask', id)!) };
+    let fail = true;
+    const work = async (r: { id: string; answer: string }) => {
+      if (fail && r.id === 'q6') throw new Error('judge went away');
+      return { record: { id: r.id, label: Number(r.answer.slice(1)) % 3 === 0 ? 'correct' : 'wrong', detail: 'x'.repeat(600) } };
+    };
+    const info = (done: Iterable<[string, string]>) => {
+      const labels: Record<string, number> = {};
+      const order: string[] = [];
+      for (const [id, label] of done) {
+        order.push(id);
+        labels[label] = (labels[label] ?? 0) + 1;
+      }
+      return { labels, order };
+    };
+    const stage = { run, stage: 'judge', items: source, concurrency: 1, progress: { quiet: true }, work, project: (r: { label: string }) => r.label, info };
+    await assert.rejects(runStoredStage(stage), /judge went away/);
+    // Every record finished before the failure is committed (the last group at the failure).
+    assert.deepEqual(run.recordIds('judge'), ['q0', 'q1', 'q2', 'q3', 'q4', 'q5']);
+    fail = false;
+    loaded.length = 0;
+    await runStoredStage(stage);
+    assert.deepEqual(loaded, ['q6', 'q7', 'q8', 'q9'], 'only the items without a record are loaded');
+    // The info covers resumed and new records, in item order, as a pass over the store gives.
+    assert.deepEqual(run.stageInfo('judge'), { labels: { correct: 4, wrong: 6 }, order: items.map((i) => i.id) });
+    assert.deepEqual([...run.entries<{ label: string }, string>('judge', (r) => r.label)].map(([id]) => id), items.map((i) => i.id));
+    assert.equal(run.record<{ detail: string }>('judge', 'q9')!.detail.length, 600, 'a long record comes back whole (stored deflated)');
+  });
+
+  it('commits the records of work that needs no I/O in groups, and lets the event loop run meanwhile', async () => {
+    const run = new RunStore(openDatabase(':memory:')).open(spec);
+    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `i${i}` }));
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
+    try {
+      await runStoredStage({
+        run, stage: 'rules', items: many, idOf: (i) => i.id, concurrency: 8, progress: { quiet: true },
+        work: async (item) => {
+          // A few milliseconds of synchronous work per 100 items, as a judge's rules take.
+          if (Number(item.id.slice(1)) % 100 === 0) for (const end = performance.now() + 3; performance.now() < end; );
+          return { record: { id: item.id } };
+        },
+      });
+    } finally {
+      clearInterval(timer);
+    }
+    assert.equal(run.recordIds('rules').length, 3000);
+    // About 90 ms of work: without turns the timer would not run at all until the stage ends.
+    assert.ok(turns >= 2, `timers ran ${turns} times while the stage worked`);
   });
 
   it('rejects duplicate item ids', async () => {

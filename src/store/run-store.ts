@@ -11,7 +11,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
-import { canonicalJson } from './call-cache.js';
+import { canonicalJson, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
 import type { Db } from './database.js';
 
 export interface RunSpec {
@@ -192,11 +192,11 @@ const DEFLATE_RECORDS_FROM = 512;
 
 function encodeRecord(record: unknown): string | Buffer {
   const json = JSON.stringify(record);
-  return json.length < DEFLATE_RECORDS_FROM ? json : deflateRawSync(json, { level: 1 });
+  return json.length < DEFLATE_RECORDS_FROM ? json : deflateRawSync(json, SMALL_DEFLATE);
 }
 
 function decodeRecord<T>(stored: string | Buffer): T {
-  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored).toString('utf8')) as T;
+  return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored, SMALL_INFLATE).toString('utf8')) as T;
 }
 
 export class RunStore {
@@ -254,6 +254,7 @@ export class Run {
   readonly spec: RunSpec;
   readonly #db: Db;
   readonly #save: Statement<unknown[]>;
+  #recordById: Statement<unknown[]> | undefined;
   readonly #leases: Leases | undefined;
 
   constructor(db: Db, id: string, spec: RunSpec, leases?: Leases) {
@@ -329,6 +330,20 @@ export class Run {
     return out;
   }
 
+  /**
+   * A stage's records in item order (`seq`) as `[item id, record]`, read and decoded one at a
+   * time, so a stage of any size is never in memory at once. Reads only: while the iteration is
+   * open the connection cannot write (better-sqlite3), so finish it (or `return()`) before
+   * saving anything; reading other records meanwhile is fine.
+   */
+  *entries<T, P = T>(stage: string, project?: (record: T) => P): Generator<[string, P]> {
+    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
+    for (const r of rows) {
+      const record = decodeRecord<T>(r.record);
+      yield [r.item_id, project ? project(record) : (record as unknown as P)];
+    }
+  }
+
   /** Ids of a stage's stored records, in item order. */
   recordIds(stage: string): string[] {
     return this.#db.prepare('SELECT item_id FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').pluck().all(this.id, stage) as string[];
@@ -336,7 +351,9 @@ export class Run {
 
   /** One item's stored record of a stage. */
   record<T>(stage: string, itemId: string): T | undefined {
-    const row = this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck().get(this.id, stage, itemId) as string | Buffer | undefined;
+    // Prepared once: stages load their items one at a time by id.
+    this.#recordById ??= this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck();
+    const row = this.#recordById.get(this.id, stage, itemId) as string | Buffer | undefined;
     return row === undefined ? undefined : decodeRecord<T>(row);
   }
 

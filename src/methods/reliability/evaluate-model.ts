@@ -5,28 +5,28 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_MAX_TOKENS, askQuestions, datasetChecksum, shotsFromIds, type PromptSetting } from './asking/ask-questions.js';
-import { compareAnswerModes, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistency } from './consistency/consistency-stage.js';
+import { ANSWER_MAX_TOKENS, datasetChecksum, runAskStage, shotsFromIds, type AskedRecord, type PromptSetting } from './asking/ask-questions.js';
+import { compareAnswerModes, consistencyRecordOf, DEFAULT_ANSWER_MODE, MODE_AGREEMENT_SAMPLE, runConsistencyStage, type ConsistencyRecord } from './consistency/consistency-stage.js';
 import type { AnswerMode } from './consistency/mcq.js';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from './data/build-datasets.js';
 import { readQAItems, type QAItem } from './data/qa-item.js';
 import { sha256 } from '../../io/checksum.js';
 import { writeFileAtomic } from '../../io/files.js';
 import { DataSourceError } from './data/source-files.js';
-import { fileAccessError } from '../../errors.js';
+import { fileAccessError, LlmkbError } from '../../errors.js';
 import { SeededRandom } from '../../sampling/seeded-random.js';
 import type { Accounting, ModelExecutor } from '../../executor/model-executor.js';
-import { judgeRecords } from './judging/judge-records.js';
+import { runJudgeStage } from './judging/judge-records.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from './judging/lexical-match.js';
 import { JUDGE_REPLY_UNPARSEABLE, ResponseJudge, type JudgedRecord } from './judging/judge-response.js';
 import type { ExecutionRecord } from '../method-summary.js';
-import { summarizeRun, type RunMeta, type RunSummary } from './metrics/summarize-run.js';
+import { summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from './metrics/summarize-run.js';
 
 export type { ExecutionRecord };
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
 import { renderReport } from '../../report/html-report.js';
 import type { ProgressOptions } from '../../progress/progress.js';
-import type { RunStore } from '../../store/run-store.js';
+import type { Run, RunStore } from '../../store/run-store.js';
 import { VERSION } from '../../version.js';
 import { limitItems } from '../../sampling/limit-items.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
@@ -144,9 +144,10 @@ function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
 
 /**
  * The records file, written as `toJsonl` would (one JSON line per record) but streamed in
- * chunks, never as one string the size of the file, and atomically (a temporary file renamed).
+ * chunks as the records come, never as one string the size of the file, and atomically (a
+ * temporary file renamed).
  */
-function writeJsonlAtomic(file: string, records: readonly unknown[]): void {
+function writeJsonlAtomic(file: string, records: Iterable<unknown>): void {
   const tmp = `${file}.tmp-${process.pid}`;
   let fd: number | undefined;
   try {
@@ -166,8 +167,38 @@ function writeJsonlAtomic(file: string, records: readonly unknown[]): void {
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw fileAccessError(file, error, 'write');
+    throw error instanceof LlmkbError ? error : fileAccessError(file, error, 'write');
   }
+}
+
+/**
+ * What the summary and the report read of a scored record: the fields of the metrics, the
+ * breakdowns and the significance marks, and the question, first accepted answer and response
+ * the report shows as examples. Kept for every record instead of the whole record (its raw
+ * output, judge decision and MCQ call keys stay in the records file and the store).
+ */
+function summaryFields(r: ConsistencyRecord): ScoredRecord {
+  return {
+    id: r.id,
+    dataset: r.dataset,
+    source: r.source,
+    answerType: r.answerType,
+    label: r.label,
+    uninformativeType: r.uninformativeType,
+    consistency: r.consistency,
+    ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
+    question: r.question,
+    answers: r.answers.slice(0, 1),
+    response: r.response,
+  };
+}
+
+/**
+ * The run's output records (judged records with their Cons(q, r)), in item order, read from the
+ * store one at a time.
+ */
+function* scoredRecords(run: Run, mode: AnswerMode): Generator<ConsistencyRecord> {
+  for (const [, judged] of run.entries<JudgedRecord>('judge')) yield consistencyRecordOf(run, judged, mode);
 }
 
 function fileChecksum(file: string): string {
@@ -233,19 +264,38 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       label: options.modelName,
     });
     options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
-    const { records: asked } = await askQuestions({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName, ...(options.progress ? { progress: options.progress } : {}) });
-    const { records: judged } = await judgeRecords({ records: asked, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
-    const byId = new Map(asked.map((a) => [a.id, a]));
-    const shotsFor = (r: JudgedRecord) => shotsFromIds(byId.get(r.id)?.shots, rSeen, rUnseen);
-    const { records: scored } = await runConsistency({ records: judged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
-    const agreement = await compareAnswerModes({ run, executor: options.model, records: judged, shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
+    // Every stage's records go to the store as they finish and are read back one at a time by
+    // the next stage and by the pass that writes the records file: memory does not grow with
+    // the number of questions (issue 13).
+    await runAskStage({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName, ...(options.progress ? { progress: options.progress } : {}) });
+    const loadAsked = (id: string): AskedRecord => run.record<AskedRecord>('ask', id)!;
+    await runJudgeStage({ records: { ids: items.map((i) => i.id), load: loadAsked }, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
+    const loadJudged = (id: string): JudgedRecord => run.record<JudgedRecord>('judge', id)!;
+    // A judged record carries its asked record's fields, the ids of its shots among them.
+    const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
+    await runConsistencyStage({ judged: (function* () {
+      for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
+    })(), load: loadJudged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
+    const agreement = await compareAnswerModes({ run, executor: options.model, records: (id) => run.record<JudgedRecord>('judge', id), shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
     if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
+    // One pass over the records: the records file is written as they are read, and only what
+    // the summary and the report need of each is kept.
+    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
+    const scored: ScoredRecord[] = [];
+    let lexicalFallbacks = 0;
+    writeJsonlAtomic(`${base}.records.jsonl`, (function* () {
+      for (const r of scoredRecords(run, mode)) {
+        if (r.judgedBy === JUDGE_REPLY_UNPARSEABLE) lexicalFallbacks++;
+        scored.push(summaryFields(r));
+        yield r;
+      }
+    })());
     const protocol = buildProtocol({
       setting,
       ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),
       lexicalJudge: LEXICAL_JUDGE,
       // From the records, not this process's judge calls: a resumed run reads them back from the store.
-      lexicalFallbacks: judged.filter((r) => r.judgedBy === JUDGE_REPLY_UNPARSEABLE).length,
+      lexicalFallbacks,
       ...(timeFilter ? { timeFilter } : {}),
       ...(options.distractor ? { distractor: options.distractor.model.cacheIdentity } : {}),
       shotSelector: selector.id,
@@ -261,7 +311,6 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       seed: options.seed,
     });
     const summary = summarizeRun(scored, { model: options.modelName, modelIdentity: options.model.model.cacheIdentity, setting, datasetChecksums: checksums, seed: options.seed, runId: run.id, protocol, ...(options.meta ? { meta: options.meta } : {}) });
-    const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
     const execution: ExecutionRecord = {
       schema: 'llmkb-execution-v1',
       runId: run.id,
@@ -281,7 +330,6 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
           }
         : {}),
     };
-    writeJsonlAtomic(`${base}.records.jsonl`, scored);
     writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
     writeFileAtomic(`${base}.run.json`, `${JSON.stringify(execution, null, 2)}\n`);
     summaryFiles.push(`${base}.summary.json`);

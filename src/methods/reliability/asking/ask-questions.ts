@@ -12,7 +12,7 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { qaPrompt, type Shot } from '../prompts/paper-prompts.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
-import { runStage } from '../../../store/run-stage.js';
+import { runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS } from '../defaults.js';
 
@@ -88,14 +88,25 @@ export function askRun(options: AskOptions): Run {
   });
 }
 
+/** Asks every question; returns the run and its records (read back from the store). */
 export async function askQuestions(options: AskOptions): Promise<{ run: Run; records: AskedRecord[] }> {
+  const run = await runAskStage(options);
+  return { run, records: [...run.entries<AskedRecord>('ask')].map(([, r]) => r) };
+}
+
+/**
+ * Asks every question, resumably, into the run's `ask` stage; the records stay in the store
+ * (read them with `run.entries('ask')` or `run.record('ask', id)`), so memory does not grow
+ * with the number of questions.
+ */
+export async function runAskStage(options: AskOptions): Promise<Run> {
   const maxTokens = options.maxTokens ?? ANSWER_MAX_TOKENS;
   const run = options.run ?? askRun(options);
   if (options.setting !== 'zero-shot') {
     if (!options.selector) throw new Error(`${options.setting} needs the few-shot repositories`);
     await options.selector.prepare(options.items.map((i) => i.question));
   }
-  const records = await runStage<QAItem, AskedRecord>({
+  await runStoredStage<QAItem, AskedRecord, number>({
     run,
     stage: `ask`,
     items: options.items,
@@ -125,9 +136,19 @@ export async function askQuestions(options: AskOptions): Promise<{ run: Run; rec
         }
       }
     },
-    info: (done) => ({ items: done.size, shotsDroppedItems: [...done.values()].filter((r) => r.shotsDropped).length }),
+    // The stage's info needs only whether shots were dropped.
+    project: (r) => (r.shotsDropped ? 1 : 0),
+    info: (done) => {
+      let items = 0;
+      let shotsDroppedItems = 0;
+      for (const [, dropped] of done) {
+        items++;
+        shotsDroppedItems += dropped;
+      }
+      return { items, shotsDroppedItems };
+    },
   });
-  return { run, records: [...records.values()] };
+  return run;
 }
 
 /** A repository's items by id, built once per repository (shotsFromIds runs once per pair). */

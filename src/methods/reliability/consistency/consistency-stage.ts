@@ -9,7 +9,7 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
 import type { Shot } from '../prompts/paper-prompts.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
-import { runStage } from '../../../store/run-stage.js';
+import { runStage, runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import { AnswerPool, distractorsFor, type DistractorSet } from './distractors.js';
 import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, type AnsweredMcq, type AnswerMode } from './mcq.js';
@@ -69,11 +69,13 @@ export const DEFAULT_ANSWER_MODE: AnswerMode = 'generate';
 
 export function answerPoolFrom(records: readonly JudgedRecord[]): AnswerPool {
   const pool = new AnswerPool();
-  for (const r of records) {
-    if (r.dataset === 'seen' && r.answers[0]) pool.add(r.answers[0], r.answerType);
-    if (r.label === 'correct' || r.label === 'wrong') pool.add(r.response, r.answerType);
-  }
+  for (const r of records) addToPool(pool, r);
   return pool;
+}
+
+function addToPool(pool: AnswerPool, r: JudgedRecord): void {
+  if (r.dataset === 'seen' && r.answers[0]) pool.add(r.answers[0], r.answerType);
+  if (r.label === 'correct' || r.label === 'wrong') pool.add(r.response, r.answerType);
 }
 
 function checksum(records: readonly JudgedRecord[]): string {
@@ -81,7 +83,7 @@ function checksum(records: readonly JudgedRecord[]): string {
 }
 
 /** MCQs of one pair, asked one after another so the shared prompt prefix is reused. */
-async function askPair(record: JudgedRecord, options: ConsistencyOptions, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
+async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, 'records'>, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
   const distractors = await distractorsFor({
     itemId: record.id,
     question: record.question,
@@ -139,12 +141,60 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
     project: (s) => pairOutcome(s, mode),
     info: (done) => combineDiagnostics([...done.values()].map((o) => o.diagnostics)),
   });
-  const records: ConsistencyRecord[] = options.records.map((r) => {
-    const s = stored.get(r.id);
-    if (!s || !s.detail) return { ...r, consistency: null };
-    return { ...r, consistency: s.consistency, consistencyDetail: s.detail };
-  });
+  const records: ConsistencyRecord[] = options.records.map((r) => withConsistency(r, stored.get(r.id)));
   return { run, records, diagnostics: combineDiagnostics([...stored.values()].map((o) => o.diagnostics)) };
+}
+
+/** A judged record with its pair's Cons(q, r) and detail (null when it is no pair or has no MCQs). */
+function withConsistency(r: JudgedRecord, s: PairOutcome | undefined): ConsistencyRecord {
+  if (!s || !s.detail) return { ...r, consistency: null };
+  return { ...r, consistency: s.consistency, consistencyDetail: s.detail };
+}
+
+/**
+ * The consistency stage inside an evaluation run, with its records left in the store: the
+ * judged records are read once (for the answer pool and the pairs' ids) and then loaded one
+ * pair at a time, so memory does not grow with the number of questions. Read the output
+ * records with `consistencyRecordOf`.
+ */
+export async function runConsistencyStage(
+  options: Omit<ConsistencyOptions, 'records' | 'run'> & {
+    run: Run;
+    /** Every judged record, in item order, read once. */
+    judged: Iterable<JudgedRecord>;
+    /** A judged record by id. */
+    load: (id: string) => JudgedRecord;
+  },
+): Promise<void> {
+  const mode = options.mode ?? DEFAULT_ANSWER_MODE;
+  const count = options.mcqs ?? 20;
+  // A finished stage needs no answer pool: no pass over the judged records (a re-run).
+  await options.run.acquireLease();
+  if (options.run.stageStatus('consistency') === 'done') return;
+  const pool = new AnswerPool();
+  const pairIds: string[] = [];
+  for (const r of options.judged) {
+    addToPool(pool, r);
+    if (r.label === 'correct' || r.label === 'wrong') pairIds.push(r.id);
+  }
+  await runStoredStage<JudgedRecord, StageRecord, PairDiagnostics>({
+    run: options.run,
+    stage: 'consistency',
+    items: { ids: pairIds, load: options.load },
+    concurrency: options.concurrency ?? options.executor.concurrency,
+    ...(options.progress ? { progress: options.progress } : {}),
+    work: (record) => askPair(record, options, mode, pool, count),
+    project: pairDiagnostics,
+    info: (done) => combineDiagnostics((function* () {
+      for (const [, d] of done) yield d;
+    })()),
+  });
+}
+
+/** A judged record as `runConsistency` outputs it, with its pair's stored consistency (if any). */
+export function consistencyRecordOf(run: Run, record: JudgedRecord, mode: AnswerMode = DEFAULT_ANSWER_MODE): ConsistencyRecord {
+  const s = record.label === 'correct' || record.label === 'wrong' ? run.record<StageRecord>('consistency', record.id) : undefined;
+  return withConsistency(record, s === undefined ? undefined : pairOutcome(s, mode));
 }
 
 /** What the output records and the diagnostics need of a stored pair. */
@@ -204,10 +254,11 @@ function pairDiagnostics(s: StageRecord): PairDiagnostics {
   };
 }
 
-function combineDiagnostics(pairs: readonly PairDiagnostics[]): ConsistencyDiagnostics {
-  const d: ConsistencyDiagnostics = { pairs: pairs.length, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
+function combineDiagnostics(pairs: Iterable<PairDiagnostics>): ConsistencyDiagnostics {
+  const d: ConsistencyDiagnostics = { pairs: 0, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
   let tokens = 0;
   for (const p of pairs) {
+    d.pairs++;
     if (p.noSeparator) d.distractorRepliesWithoutSeparator++;
     if (p.overTwenty) d.distractorRepliesOverTwenty++;
     if (p.withTheResponse) d.distractorRepliesWithTheResponse++;
@@ -232,10 +283,11 @@ export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
  * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered
  * again in the other mode. Returns null when the provider supports only one mode.
  */
-export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[]; shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
+export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[] | ((id: string) => JudgedRecord | undefined); shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
   if (!options.executor.model.nextTokenLogprobs || !options.executor.model.complete) return null;
   // The sampled pairs' MCQs only, read one pair at a time.
-  const byId = new Map(options.records.map((r) => [r.id, r]));
+  const records = options.records;
+  const byId = typeof records === 'function' ? { get: records } : new Map(records.map((r) => [r.id, r]));
   const ids = SeededRandom.stream(options.seed, 'compare-modes').sample(options.run.recordIds('consistency'), options.sample);
   let mcqs = 0;
   let agree = 0;

@@ -1,7 +1,7 @@
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
-import { runStage } from '../../../store/run-stage.js';
+import { runStoredStage, type StageItems } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import type { JudgedRecord, JudgeStats, ResponseJudge, ResponseRecord } from './judge-response.js';
 
@@ -24,23 +24,39 @@ function checksum(records: readonly ResponseRecord[]): string {
   return checksumOfLines(records, (r) => `${r.id}\u0000${r.question}\u0000${JSON.stringify(r.answers)}\u0000${r.response}`);
 }
 
-/** Labels every record (resumably, in the run store) and summarises how the labels were decided. */
-export async function judgeRecords(options: {
-  records: readonly ResponseRecord[];
+interface JudgeOptions {
   judge: ResponseJudge;
   judgeIdentity: string;
   runs: RunStore;
-  /** Judge inside an existing evaluation run (stage `judge`); otherwise a run of its own. */
-  run?: Run;
   progress?: ProgressOptions;
   /** Records judged at once; default: 4x the judge LLM's concurrency (`judgeExecutor`), else 16. */
   concurrency?: number;
   /** The judge LLM's executor, whose configured concurrency the stage runs at. */
   judgeExecutor?: ModelExecutor;
-}): Promise<{ run: Run; records: JudgedRecord[]; summary: JudgeRunSummary }> {
+}
+
+/** Labels every record (resumably, in the run store) and summarises how the labels were decided. */
+export async function judgeRecords(
+  options: JudgeOptions & {
+    records: readonly ResponseRecord[];
+    /** Judge inside an existing evaluation run (stage `judge`); otherwise a run of its own. */
+    run?: Run;
+  },
+): Promise<{ run: Run; records: JudgedRecord[]; summary: JudgeRunSummary }> {
   const run = options.run ?? options.runs.open({ model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` });
-  const judged = await runStage<ResponseRecord, JudgedRecord>({
-    run,
+  await runJudgeStage({ ...options, run, records: options.records });
+  const records = [...run.entries<JudgedRecord>('judge')].map(([, r]) => r);
+  return { run, records, summary: summarize(records, options.judge.stats) };
+}
+
+/**
+ * Labels every record into the run's `judge` stage, resumably; the records stay in the store.
+ * `records` may be loaded one at a time by id (e.g. the run's `ask` records), so memory does
+ * not grow with the number of questions.
+ */
+export async function runJudgeStage(options: JudgeOptions & { run: Run; records: readonly ResponseRecord[] | StageItems<ResponseRecord> }): Promise<void> {
+  await runStoredStage<ResponseRecord, JudgedRecord, LabelOf>({
+    run: options.run,
     stage: 'judge',
     items: options.records,
     idOf: (r) => r.id,
@@ -50,20 +66,30 @@ export async function judgeRecords(options: {
     concurrency: options.concurrency ?? (options.judgeExecutor ? options.judgeExecutor.concurrency * RECORDS_PER_JUDGE_CALL : RULES_ONLY_CONCURRENCY),
     ...(options.progress ? { progress: options.progress } : {}),
     work: async (record) => options.judge.judge(record),
-    info: (done) => summarize([...done.values()], options.judge.stats),
+    // What the stage's info (summarize) reads of a record.
+    project: (r) => ({ label: r.label, uninformativeType: r.uninformativeType, judgedBy: r.judgedBy, ...(r.approximate === undefined ? {} : { approximate: r.approximate }) }),
+    info: (done) => summarize((function* () {
+      for (const [, r] of done) yield r;
+    })(), options.judge.stats),
   });
-  const records = [...judged.values()];
-  return { run, records, summary: summarize(records, options.judge.stats) };
 }
 
-export function summarize(records: readonly JudgedRecord[], stats: JudgeStats): JudgeRunSummary {
+/** What `summarize` reads of a judged record. */
+type LabelOf = Pick<JudgedRecord, 'label' | 'uninformativeType' | 'judgedBy' | 'approximate'>;
+
+/** One pass over the records (an array, or records read one at a time). */
+export function summarize(records: Iterable<LabelOf>, stats: JudgeStats): JudgeRunSummary {
   const labels: Record<string, number> = {};
   const judgedBy: Record<string, number> = {};
+  let count = 0;
+  let approximate = false;
   for (const r of records) {
+    count++;
+    if (r.approximate === true) approximate = true;
     const key = r.label === 'uninformative' ? `uninformative:${r.uninformativeType}` : r.label;
     labels[key] = (labels[key] ?? 0) + 1;
     const by = r.judgedBy.startsWith('llm:') ? 'llm' : r.judgedBy;
     judgedBy[by] = (judgedBy[by] ?? 0) + 1;
   }
-  return { records: records.length, labels, judgedBy, approximate: records.some((r) => r.approximate === true), stats: { ...stats } };
+  return { records: count, labels, judgedBy, approximate, stats: { ...stats } };
 }
