@@ -418,6 +418,13 @@ export class CallCache {
         journal = { file, fd: openSync(file, 'a+'), recent: new Map(), size: 0, dbs: new Set() };
         journals.set(store, journal);
       }
+      if (journal.reader && ![...journal.dbs].some((d) => d.open)) {
+        // Every connection that shared it was closed without closing its cache: the file may
+        // have been replaced since, so lookups open a new reader.
+        endRead(journal);
+        journal.reader.db.close();
+        journal.reader = undefined;
+      }
       journal.dbs.add(db);
       this.#journal = journal;
     }
