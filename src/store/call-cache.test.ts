@@ -125,4 +125,26 @@ describe('CallCache', () => {
     recovered.close();
     reopened.close();
   });
+
+  it('looks up through a read transaction that spans a turn, yet sees in that turn every call it moves into the store and every clear', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-reader-')), 'store.sqlite');
+    const db = openDatabase(path);
+    const cache = new CallCache(db, { mergeEntries: 1000 });
+    const entry = (i: number) => ({ response: { text: ` a${i}` }, promptTokens: i, completionTokens: 1, latencyMs: 2 });
+    const keys = Array.from({ length: 3 }, (_, i) => cacheKey('m', 'complete', { i }));
+    await cache.put(keys[0]!, 'm', 'complete', { i: 0 }, entry(0));
+    cache.checkpoint();
+    await cache.put(keys[1]!, 'm', 'complete', { i: 1 }, entry(1));
+    // All in one turn: the first lookup takes a snapshot of the store (key 1 is still in the journal).
+    assert.deepEqual(cache.get(keys[0]!), entry(0));
+    assert.equal(cache.get(keys[2]!), undefined);
+    cache.checkpoint(); // key 1 leaves the journal for the store
+    assert.deepEqual(cache.get(keys[1]!), entry(1), 'a call moved into the store in this turn is found');
+    assert.equal(cache.clear('m'), 2);
+    assert.equal(cache.get(keys[0]!), undefined, 'a cleared call is gone in this turn');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(cache.get(keys[1]!), undefined);
+    cache.close();
+    db.close();
+  });
 });

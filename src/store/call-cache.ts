@@ -12,7 +12,7 @@ import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { Db } from './database.js';
+import { SqliteDatabase, type Db } from './database.js';
 
 export interface CacheEntry {
   response: unknown;
@@ -142,6 +142,9 @@ export const COMMIT_INTERVAL_MS = 0;
  */
 export const MERGE_ENTRIES = 16_384;
 
+/** The lookup connection's page cache (see Reader): the key index (about 5 MB at paper scale) and hot pages; as the store's own. */
+const READER_CACHE_SIZE = -16384;
+
 /** On a miss, journals of processes that died are looked for at most this often (see `get`). */
 const RECOVERY_INTERVAL_MS = 1_000;
 
@@ -178,6 +181,36 @@ interface Journal {
   size: number;
   /** Open connections of the caches sharing it (a move uses any that is still open). */
   dbs: Set<Db>;
+  /** The connection lookups read through (see Reader); opened at the first lookup. */
+  reader?: Reader | undefined;
+}
+
+type LookupStatement = import('better-sqlite3').Statement<[Buffer], { response: string; prompt_tokens: number; completion_tokens: number; latency_ms: number }>;
+
+const LOOKUP_SQL = 'SELECT response, prompt_tokens, completion_tokens, latency_ms FROM calls WHERE key = ?';
+
+/**
+ * A read-only connection of its own for the cache's lookups, whose read transaction spans a
+ * turn of the event loop: on their own, each lookup opens and closes a read transaction (in WAL
+ * mode, locks on the shared index file, system calls), about 40% of a lookup, and a cached
+ * re-run at paper scale looks up 107,000 calls (see `bench/support/cached-eval.ts`). A
+ * connection of its own, so the read transaction never holds up or takes in the writes of the
+ * store's connection (the run store's commits stay commits when they return). It ends at the end
+ * of the turn, and before every move of a journal into the store, so a lookup always sees every
+ * call this process has moved (another process's calls, as before, once they are moved, now up
+ * to a turn later).
+ */
+interface Reader {
+  db: Db;
+  get: LookupStatement;
+  reading: boolean;
+}
+
+function endRead(journal: Journal | undefined): void {
+  const reader = journal?.reader;
+  if (!reader?.reading) return;
+  reader.reading = false;
+  if (reader.db.open && reader.db.inTransaction) reader.db.exec('COMMIT');
 }
 
 const journals = new Map<string, Journal>();
@@ -319,6 +352,7 @@ function recoverJournals(db: Db, store: string): void {
     return;
   }
   const host = safeHost();
+  for (const journal of journals.values()) if (journal.file.startsWith(`${store}.calls-`)) endRead(journal);
   for (const name of names) {
     const m = JOURNAL_NAME.exec(name);
     if (!m || m[1] !== base || m[2] !== host) continue;
@@ -358,7 +392,7 @@ export class CallCache {
   /** Bytes this cache appended to its journal and calls it moved into the store (for `bench/paper-scale.ts`). */
   readonly writes = { journalBytes: 0, merged: 0 };
   readonly #db: Db;
-  readonly #get: import('better-sqlite3').Statement<[Buffer], { response: string; prompt_tokens: number; completion_tokens: number; latency_ms: number }>;
+  readonly #get: LookupStatement;
   readonly #interval: number;
   readonly #mergeEntries: number;
   readonly #journal: Journal | undefined;
@@ -373,7 +407,7 @@ export class CallCache {
     this.#db = db;
     this.#interval = options.commitIntervalMs ?? COMMIT_INTERVAL_MS;
     this.#mergeEntries = Math.max(1, options.mergeEntries ?? MERGE_ENTRIES);
-    this.#get = db.prepare('SELECT response, prompt_tokens, completion_tokens, latency_ms FROM calls WHERE key = ?');
+    this.#get = db.prepare(LOOKUP_SQL);
     if (!db.memory) {
       const store = resolve(db.name);
       this.#store = store;
@@ -383,6 +417,13 @@ export class CallCache {
         const file = `${store}.calls-${safeHost()}~${process.pid}~${randomBytes(4).toString('hex')}.journal`;
         journal = { file, fd: openSync(file, 'a+'), recent: new Map(), size: 0, dbs: new Set() };
         journals.set(store, journal);
+      }
+      if (journal.reader && ![...journal.dbs].some((d) => d.open)) {
+        // Every connection that shared it was closed without closing its cache: the file may
+        // have been replaced since, so lookups open a new reader.
+        endRead(journal);
+        journal.reader.db.close();
+        journal.reader = undefined;
       }
       journal.dbs.add(db);
       this.#journal = journal;
@@ -395,16 +436,42 @@ export class CallCache {
       const recent = readFrame(this.#journal!.fd, at).find((r) => r.key.toString('hex') === key);
       if (recent) return { response: JSON.parse(recent.response), promptTokens: recent.promptTokens, completionTokens: recent.completionTokens, latencyMs: recent.latencyMs };
     }
-    let row = this.#get.get(Buffer.from(key, 'hex'));
+    let row = this.#lookUp(Buffer.from(key, 'hex'));
     if (!row && this.#journal && performance.now() - this.#recoveredAt > RECOVERY_INTERVAL_MS) {
       // A process that died since the store was opened (one whose run this process took over)
       // may have left calls in its journal.
       this.#recoveredAt = performance.now();
       recoverJournals(this.#db, this.#store!);
-      row = this.#get.get(Buffer.from(key, 'hex'));
+      row = this.#lookUp(Buffer.from(key, 'hex'));
     }
     if (!row) return undefined;
     return { response: JSON.parse(row.response), promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens, latencyMs: row.latency_ms };
+  }
+
+  /** A row of `calls`, through the journal's reader (see Reader) when the store is a file. */
+  #lookUp(key: Buffer): ReturnType<LookupStatement['get']> {
+    const journal = this.#journal;
+    if (!journal || this.#closed) return this.#get.get(key);
+    let reader = journal.reader;
+    if (!reader) {
+      let db: Db;
+      try {
+        db = new SqliteDatabase(this.#store!, { readonly: true, fileMustExist: true });
+        db.pragma('busy_timeout = 5000');
+        db.pragma(`cache_size = ${READER_CACHE_SIZE}`);
+      } catch {
+        // No second connection (e.g. the folder is not writable for the shared-memory file): the store's own.
+        return this.#get.get(key);
+      }
+      reader = { db, get: db.prepare(LOOKUP_SQL), reading: false };
+      journal.reader = reader;
+    }
+    if (!reader.reading) {
+      reader.db.exec('BEGIN');
+      reader.reading = true;
+      setImmediate(() => endRead(journal));
+    }
+    return reader.get.get(key);
   }
 
   /** Resolves once the entry is written (journal or store). */
@@ -477,6 +544,8 @@ export class CallCache {
     // The latest entry of each key (a key written twice keeps its last answer, as in the store).
     const rows = new Map<string, Row>();
     for (const r of decodeRows(readFileSync(journal.file))) rows.set(r.key.toString('hex'), r);
+    // Lookups after the move must see the moved calls (they leave `recent`): a new snapshot.
+    endRead(journal);
     insertRows(db, [...rows.values()]);
     this.writes.merged += rows.size;
     ftruncateSync(journal.fd, 0);
@@ -502,6 +571,9 @@ export class CallCache {
     this.#merge();
     journal.dbs.delete(this.#db);
     if ([...journal.dbs].some((d) => d.open)) return;
+    endRead(journal);
+    journal.reader?.db.close();
+    journal.reader = undefined;
     closeSync(journal.fd);
     if (journal.recent.size === 0) rmSync(journal.file, { force: true });
     journals.delete([...journals].find(([, j]) => j === journal)![0]);
@@ -528,6 +600,7 @@ export class CallCache {
 
   clear(model?: string): number {
     this.#merge();
+    endRead(this.#journal);
     const result = model === undefined ? this.#db.prepare('DELETE FROM calls').run() : this.#db.prepare('DELETE FROM calls WHERE model = ?').run(model);
     return result.changes;
   }

@@ -33,7 +33,7 @@ export type Db = BetterSqlite3.Database;
 
 /**
  * 3: run records in rowid order with a unique index (schema 2's clustered table is rebuilt
- * once), those longer than 512 characters stored raw-DEFLATEd (a BLOB in `record`), and
+ * once), the long ones stored raw-DEFLATEd (run-store.ts: DEFLATE_RECORDS_FROM; 512 characters before 2,048) (a BLOB in `record`), and
  * cached calls may wait in a journal file beside the store (see CallCache) before they move into
  * `calls`; text records are read as they are. The number keeps an older llmkb from misreading
  * a newer store.
@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS run_records (
   stage TEXT NOT NULL,
   item_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
-  -- JSON text, or raw DEFLATE of it (a BLOB) for records over 512 characters
+  -- JSON text, or raw DEFLATE of it (a BLOB) for long records (run-store.ts: DEFLATE_RECORDS_FROM)
   record TEXT NOT NULL,
   created_at TEXT NOT NULL
 );
