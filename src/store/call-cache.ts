@@ -222,7 +222,8 @@ function safeHost(): string {
   return hostname().replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
-function processAlive(pid: number): boolean {
+/** A process on this host that no longer exists cannot be working on anything (EPERM: it exists, owned by another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -11,7 +11,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
-import { canonicalJson, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
+import { canonicalJson, processAlive, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
 import type { Db } from './database.js';
 
 export interface RunSpec {
@@ -63,15 +63,6 @@ export interface LeaseHolder {
 const DEFAULT_LEASE_TTL_MS = 60_000;
 const LEASE_POLL_MS = 1_000;
 
-/** A process on this host that no longer exists cannot be working on anything. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 /**
  * Leases: one process works on a run at a time. Two processes on the same run (two terminals,

@@ -5,17 +5,12 @@
  */
 import { z } from 'zod';
 import { readJsonl } from '../../../io/jsonl.js';
+import { connerQuerySchema } from './conner-queries.js';
 import type { GeneratedKnowledge } from './generate-knowledge.js';
 
-export const generatedKnowledgeSchema = z
-  .object({
-    id: z.string().min(1),
-    task: z.enum(['qa', 'dialogue']).default('qa'),
-    topic: z.string().default(''),
-    query: z.string().min(1),
-    history: z.array(z.string()).optional(),
-    referenceKnowledge: z.string().optional(),
-    goldAnswer: z.string().optional(),
+/** A query record (`connerQuerySchema`) with the knowledge generated for it. */
+export const generatedKnowledgeSchema = connerQuerySchema
+  .extend({
     generator: z.string().min(1).default('given'),
     /** `zero-shot`, `few-shot`, `given` (brought from elsewhere), `best-of ...` (from `conner best-of`). */
     setting: z.string().min(1).default('given'),
