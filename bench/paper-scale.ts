@@ -13,16 +13,13 @@
  * Targets: every stage >= 0.85x the bare client; store <= 100 MB and bytes written <= 3x the
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
  */
-import { spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
 import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
-import type { QAItem } from '../src/methods/reliability/data/qa-item.js';
-import { SeededRandom } from '../src/sampling/seeded-random.js';
 import { evaluateModel } from '../src/methods/reliability/evaluate-model.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { runJudgeStage } from '../src/methods/reliability/judging/judge-records.js';
@@ -32,7 +29,7 @@ import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
-import { rightAnswer } from './support/paper-scale-answers.js';
+import { paperScaleQuestions, startPaperScaleServer, writeDataDir } from './support/paper-scale-data.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,28 +51,12 @@ const seed = 42;
 const setting = 'four-shot' as const;
 
 // --- the question set: half seen (answers accepted), half unseen; words from a fixed vocabulary
-const rng = SeededRandom.stream(seed, 'bench-paper-scale');
-const vocabulary = Array.from({ length: 3000 }, (_, i) => `term${i.toString(36)}`);
-const STEMS = ['who wrote', 'when was', 'where is', 'what is the name of', 'how many', 'which country has'];
-const sentence = (): string => `${STEMS[rng.int(0, STEMS.length - 1)]} ${Array.from({ length: rng.int(3, 8) }, () => vocabulary[rng.int(0, vocabulary.length - 1)]).join(' ')}?`;
-function makeItems(count: number, dataset: 'seen' | 'unseen', prefix: string): QAItem[] {
-  return Array.from({ length: count }, (_, i) => {
-    const question = `${sentence()} (${prefix}${i})`;
-    return { id: `${prefix}-${i}`, dataset, source: dataset === 'seen' ? ['nq', 'triviaqa', 'popqa'][i % 3]! : `T${1 + (i % 20)}`, question, answers: dataset === 'seen' ? [rightAnswer(question)] : [], answerType: 'other', sourceId: `${prefix}:${i}` };
-  });
-}
-const seen = makeItems(Math.ceil(questions / 2), 'seen', 's');
-const unseen = makeItems(Math.floor(questions / 2), 'unseen', 'u');
-const rSeen = makeItems(Number(args.repository), 'seen', 'rs');
-const rUnseen = makeItems(Number(args.repository), 'unseen', 'ru');
-const items = [...seen, ...unseen];
+const { seen, unseen, rSeen, rUnseen, items } = paperScaleQuestions(questions, Number(args.repository), seed);
 
 // --- the server
 const dir = mkdtempSync(join(tmpdir(), 'llmkb-paper-scale-'));
 const logDir = mkdtempSync(join(dir, 'requests-'));
-const server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'paper-scale-server.ts'), String(delayMs), logDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve));
-const baseURL = `http://127.0.0.1:${port}/v1`;
+const { server, port, baseURL } = await startPaperScaleServer(delayMs, logDir);
 const control = (path: string, body: unknown) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.text());
 
 function writtenBytes(): number {
@@ -199,13 +180,7 @@ const dbSizeCheckpointed = storeBytes(dbPath);
 // --- the whole eval again, every call cached
 const dataDir = join(dir, 'data');
 const outDir = join(dir, 'out');
-const { mkdirSync } = await import('node:fs');
-mkdirSync(dataDir, { recursive: true });
-const jsonl = (xs: QAItem[]) => xs.map((x) => JSON.stringify(x)).join('\n') + '\n';
-writeFileSync(join(dataDir, 'seenqa.jsonl'), jsonl(seen));
-writeFileSync(join(dataDir, 'unseenqa.jsonl'), jsonl(unseen));
-writeFileSync(join(dataDir, 'r_seen.jsonl'), jsonl(rSeen));
-writeFileSync(join(dataDir, 'r_unseen.jsonl'), jsonl(rUnseen));
+writeDataDir(dataDir, { seen, unseen, rSeen, rUnseen, items });
 const evalOnce = async (): Promise<number> => {
   const started = performance.now();
   await measured(() => evaluateModel({ model, modelName: 'bench', judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs }));

@@ -1,0 +1,17 @@
+// Preloaded into the `llmkb eval` child of bench/eval-memory.ts (node --import): samples the
+// process's memory every 50 ms and, at exit, writes the peaks as one JSON line to the file named
+// by LLMKB_MEMORY_PROBE. Plain JavaScript, so the child needs no TypeScript loader.
+import { writeFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
+
+const file = process.env.LLMKB_MEMORY_PROBE;
+const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
+const sample = () => {
+  const m = process.memoryUsage();
+  for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], m[k]);
+};
+setInterval(sample, 50).unref();
+process.on('exit', () => {
+  sample();
+  if (file) writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
+});
