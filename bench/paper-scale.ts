@@ -9,11 +9,12 @@
  * not a test.
  *
  *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20] [--commit-interval ms]
+ *     [--stages ask,judge] (a judge-only series: no consistency, no whole eval)
  *
  * Targets: every stage >= 0.85x the bare client; store <= 100 MB and bytes written <= 3x the
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
  */
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,6 +40,8 @@ const { values: args } = parseArgs({
     mcqs: { type: 'string', default: '20' },
     repository: { type: 'string', default: '300' },
     'keep-store': { type: 'boolean', default: false },
+    /** `ask,judge` for a judge-only series (e.g. at --questions 30000: more judge calls, a steadier ratio); the whole eval re-runs only with every stage. */
+    stages: { type: 'string', default: 'ask,judge,consistency' },
     /** The call cache's group-commit interval (default: the library's). */
     'commit-interval': { type: 'string' },
   },
@@ -49,6 +52,8 @@ const delayMs = Number(args.delay);
 const mcqs = Number(args.mcqs);
 const seed = 42;
 const setting = 'four-shot' as const;
+const stages = new Set(args.stages.split(','));
+const allStages = stages.has('consistency');
 
 // --- the question set: half seen (answers accepted), half unseen; words from a fixed vocabulary
 const { seen, unseen, rSeen, rUnseen, items } = paperScaleQuestions(questions, Number(args.repository), seed);
@@ -129,15 +134,34 @@ const measured = async <T>(work: () => Promise<T>): Promise<T> => {
   }
 };
 
+async function startProfile(): Promise<(name: string) => Promise<void>> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return async (name) => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 const written0 = writtenBytes();
 const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number; written: number; journal: number }> = [];
 async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   await control('/bench/stage', { stage: name });
   const started = performance.now();
+  const elu0 = performance.eventLoopUtilization();
   const writtenBefore = writtenBytes();
   const journalBefore = cache.writes.journalBytes;
+  // LLMKB_BENCH_PROFILE=<stage>: a CPU profile of that stage alone (llmkb's side), as <stage>.cpuprofile in the current folder.
+  const profiling = process.env.LLMKB_BENCH_PROFILE === name ? await startProfile() : undefined;
   const result = await measured(work);
+  if (profiling) await profiling(name);
   const seconds = (performance.now() - started) / 1000;
+  const elu = performance.eventLoopUtilization(elu0).utilization;
   const written = writtenBytes() - writtenBefore;
   const journal = cache.writes.journalBytes - journalBefore;
   const memory = process.memoryUsage();
@@ -145,9 +169,11 @@ async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   // With --expose-gc: what is live after a full collection (the rest of the heap is slack).
   const live = (globalThis as { gc?: () => void }).gc ? ((globalThis as unknown as { gc: () => void }).gc(), ` live ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB after GC`) : '';
   await control('/bench/flush', {});
+  const bareElu0 = performance.eventLoopUtilization();
   const b = await bare(name);
+  const bareElu = performance.eventLoopUtilization(bareElu0).utilization;
   rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls, written, journal });
-  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   RSS ${(rss / 1e6).toFixed(0)} MB (heap ${(memory.heapUsed / 1e6).toFixed(0)}/${(memory.heapTotal / 1e6).toFixed(0)} MB${live}, external ${(memory.external / 1e6).toFixed(0)} MB)   written ${mb(written)} (call journal ${mb(journal)})`);
+  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   main thread busy ${(100 * elu).toFixed(0)}% (bare ${(100 * bareElu).toFixed(0)}%)   RSS ${(rss / 1e6).toFixed(0)} MB (heap ${(memory.heapUsed / 1e6).toFixed(0)}/${(memory.heapTotal / 1e6).toFixed(0)} MB${live}, external ${(memory.external / 1e6).toFixed(0)} MB)   written ${mb(written)} (call journal ${mb(journal)})`);
   return result;
 }
 
@@ -167,7 +193,7 @@ const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<Ask
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
 };
-await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
 // Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
 const beforeMerge = writtenBytes();
 cache.checkpoint();
@@ -188,20 +214,26 @@ const evalOnce = async (): Promise<number> => {
 };
 // The mode-agreement sample (5 pairs in the other mode) is the only part not cached yet.
 const requestsBefore = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
-const firstEval = await evalOnce();
-const rerunDone = await evalOnce();
-db.exec('DELETE FROM run_records; DELETE FROM run_stages; DELETE FROM run_leases; DELETE FROM runs;');
-const rerunCached = await evalOnce();
+let firstEval = Number.NaN;
+let rerunDone = Number.NaN;
+let rerunCached = Number.NaN;
+if (allStages) {
+  firstEval = await evalOnce();
+  rerunDone = await evalOnce();
+  db.exec('DELETE FROM run_records; DELETE FROM run_stages; DELETE FROM run_leases; DELETE FROM runs;');
+  rerunCached = await evalOnce();
+}
 const requestsAfter = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
-
 console.log('');
 for (const r of rows) console.log(`${`${r.stage} / bare`.padEnd(24)} ${r.bare > 0 ? (r.bare / r.llmkb).toFixed(2) : '-'}x   (target >= 0.85x)`);
 console.log(`store after the stages    ${mb(dbSize)} (checkpointed: ${mb(dbSizeCheckpointed)})   (target <= 100 MB at 6,000 questions)`);
 console.log(`bytes written by stages   ${mb(written)} = ${(written / dbSizeCheckpointed).toFixed(2)}x the store   (target <= 3x)`);
 console.log(`  of which                 ${rows.map((r) => `${r.stage} ${mb(r.written)}`).join(', ')}, last journal move ${mb(mergeAtEnd)}; call journal ${mb(cache.writes.journalBytes)} (${cache.writes.merged} calls moved)`);
-console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; mode-agreement sample and files)`);
-console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
-console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);
+if (allStages) {
+  console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; mode-agreement sample and files)`);
+  console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
+  console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);
+}
 console.log(`requests during the evals ${requestsAfter - requestsBefore}`);
 console.log(`peak RSS, llmkb            ${(llmkbPeak / 1e6).toFixed(0)} MB (sampled while llmkb works; RSS independent of the number of questions is the target)`);
 console.log(`peak RSS, process         ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (with the bare client's replays)`);

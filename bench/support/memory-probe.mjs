@@ -10,7 +10,15 @@ const sample = () => {
   const m = process.memoryUsage();
   for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], m[k]);
 };
-setInterval(sample, 50).unref();
+let tick = 0;
+setInterval(() => {
+  sample();
+  // LLMKB_MEMORY_TRACE=1: a line a second on stderr, between the stages' progress lines.
+  if (process.env.LLMKB_MEMORY_TRACE && ++tick % 20 === 0) {
+    const m = process.memoryUsage();
+    process.stderr.write(`memory: rss ${(m.rss / 1e6).toFixed(0)} MB, heap ${(m.heapUsed / 1e6).toFixed(0)}/${(m.heapTotal / 1e6).toFixed(0)} MB, external ${(m.external / 1e6).toFixed(0)} MB, array buffers ${(m.arrayBuffers / 1e6).toFixed(0)} MB\n`);
+  }
+}, 50).unref();
 process.on('exit', () => {
   sample();
   if (file) writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
