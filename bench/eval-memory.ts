@@ -10,6 +10,7 @@
  *   npm run build && npm run bench:eval-memory -- [--questions 300,2000,6000] [--mcqs 20] [--delay 20]
  *     [--keep DIR] (keep the stores, data and results there)  [--snapshot] (a heap snapshot of the
  *     child when its consistency stage is half done, into the kept / temporary folder)
+ *     [--live] (a full GC every second in the child: the largest heap in use after one)
  *
  * Target: peak RSS at 6,000 questions within ~10% of that at 300.
  */
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     repository: { type: 'string', default: '300' },
     keep: { type: 'string' },
     snapshot: { type: 'boolean', default: false },
+    /** A full collection every second in the child: its live heap (changes its timing and RSS). */
+    live: { type: 'boolean', default: false },
   },
 });
 const root = join(import.meta.dirname, '..');
@@ -50,7 +53,7 @@ function statusField(pid: number, field: string): number | undefined {
   }
 }
 
-interface Figures { questions: number; seconds: number; vmHWM: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
+interface Figures { questions: number; seconds: number; vmHWM: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; liveHeap: number }
 
 async function evalAt(questions: number): Promise<Figures> {
   const work = join(dir, `q${questions}`);
@@ -62,7 +65,7 @@ async function evalAt(questions: number): Promise<Figures> {
   writeFileSync(config, JSON.stringify({ model: entry('bench-model'), judge: entry('bench-judge'), distractor: entry('bench-distractor') }, null, 2));
   const probe = join(work, 'memory.json');
   const cli = ['eval', '--config', config, '--store', join(work, 'store.sqlite'), '--data', join(work, 'data'), '--out', join(work, 'out'), '--settings', 'four-shot', '--mcqs', args.mcqs, '--name', 'bench'];
-  const node = ['--import', join(import.meta.dirname, 'support', 'memory-probe.mjs'), ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : [])];
+  const node = ['--import', join(import.meta.dirname, 'support', 'memory-probe.mjs'), ...(args.live ? ['--expose-gc'] : []), ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : [])];
   const started = performance.now();
   const child = spawn(process.execPath, [...node, bin, ...cli], { cwd: work, env: { ...process.env, CI: '1', LLMKB_MEMORY_PROBE: probe }, stdio: ['ignore', 'pipe', 'pipe'] });
   let vmHWM = 0;
@@ -86,12 +89,12 @@ async function evalAt(questions: number): Promise<Figures> {
   const seconds = (performance.now() - started) / 1000;
   writeFileSync(join(work, 'stderr.log'), stderr);
   if (code !== 0) throw new Error(`llmkb eval at ${questions} questions exited ${code}:\n${stderr.slice(-3000)}`);
-  const peak = JSON.parse(readFileSync(probe, 'utf8')) as { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number };
+  const peak = JSON.parse(readFileSync(probe, 'utf8')) as { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number; liveHeap: number };
   // The last /proc read may precede the final peak by one interval; getrusage's maxRSS is the same high-water mark.
   vmHWM = Math.max(vmHWM, peak.maxRSS);
   const snapshots = readdirSync(work).filter((f) => f.endsWith('.heapsnapshot'));
   if (snapshots.length) console.log(`  heap snapshot: ${join(work, snapshots[0]!)}`);
-  return { questions, seconds, vmHWM, heapUsed: peak.heapUsed, heapTotal: peak.heapTotal, external: peak.external, arrayBuffers: peak.arrayBuffers };
+  return { questions, seconds, vmHWM, heapUsed: peak.heapUsed, heapTotal: peak.heapTotal, external: peak.external, arrayBuffers: peak.arrayBuffers, liveHeap: peak.liveHeap };
 }
 
 console.log(`llmkb eval (built CLI, child process) against a loopback server (${args.delay} ms, concurrency ${concurrency}), four-shot, ${args.mcqs} MCQs per pair, judge and distractor LLMs`);
@@ -100,7 +103,7 @@ try {
   for (const q of sizes) {
     const f = await evalAt(q);
     rows.push(f);
-    console.log(`${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)}   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})`);
+    console.log(`${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)}   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})${args.live ? `   peak live heap ${mb(f.liveHeap)}` : ''}`);
   }
 } finally {
   server.kill();
