@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     'keep-store': { type: 'boolean', default: false },
     /** `ask,judge` for a judge-only series (e.g. at --questions 30000: more judge calls, a steadier ratio); the whole eval re-runs only with every stage. */
     stages: { type: 'string', default: 'ask,judge,consistency' },
+    /** Records the judge stage has in flight (default: the stage's own, from the judge's concurrency). */
+    'judge-records': { type: 'string' },
     /** The call cache's group-commit interval (default: the library's). */
     'commit-interval': { type: 'string' },
   },
@@ -188,7 +190,7 @@ const run = runs.open({
 });
 // The stages as evaluateModel runs them: records go to the store and are read back one at a time.
 await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)! }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet }));
+await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)! }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) }));
 const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
