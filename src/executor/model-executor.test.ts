@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../test/support/openai-compatible-server.js';
 import { ModelCallError } from '../errors.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache } from '../store/call-cache.js';
+import { CallCache, canonicalJson } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
-import { EMBED_BATCH, ModelExecutor, type ExecutorOptions } from './model-executor.js';
+import { EMBED_BATCH, greedyCompletionParams, ModelExecutor, type ExecutorOptions } from './model-executor.js';
 
 function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleModel {
   return new OpenAICompatibleModel({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -227,5 +227,19 @@ describe('ModelExecutor', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('greedyCompletionParams', () => {
+  it('writes the canonical JSON the general path gives (the cache keys of existing caches), and leaves other shapes to it', () => {
+    const cases = [
+      { prompt: 'Q: "who"\nA:\u0000 ünï \ud83d\ude00 \\ </script>', maxTokens: 7, stop: ['\nQUESTION:', '\nINSTRUCTION:'] },
+      { prompt: '', maxTokens: 0, stop: [] },
+      { prompt: 'x', maxTokens: 100 },
+      { prompt: 'x', maxTokens: 1.5, stop: ['"', '\t'] },
+    ];
+    for (const c of cases) assert.equal(greedyCompletionParams(c)!.json, canonicalJson({ prompt: c.prompt, maxTokens: c.maxTokens, stop: c.stop ?? [], temperature: 0 }));
+    assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: Number.NaN }), undefined);
+    assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: 4, sampling: { temperature: 1, topP: 0.9, seed: 1, sample: 0 } }), undefined);
   });
 });

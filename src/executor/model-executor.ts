@@ -101,6 +101,26 @@ function samplingParams(sampling: Sampling | undefined): { temperature: number; 
   return { temperature: sampling.temperature, topP: sampling.topP, seed: sampling.seed, sample: sampling.sample };
 }
 
+/**
+ * A greedy completion's parameters as canonical JSON, written directly: the text canonicalJson
+ * gives for `{ prompt, maxTokens, stop, temperature: 0 }` (keys in sorted order), without its
+ * general walk (sorting keys, a part per value), which was about a tenth of a cached re-run at
+ * paper scale (100,000 MCQ calls). Undefined for any other shape (sampled calls, a non-finite
+ * budget): those take the general path. model-executor.test.ts checks both give the same text.
+ */
+export function greedyCompletionParams(request: CompletionRequest): CanonicalRequest | undefined {
+  if (request.sampling !== undefined || typeof request.maxTokens !== 'number' || !Number.isFinite(request.maxTokens) || typeof request.prompt !== 'string') return undefined;
+  const stop = request.stop ?? [];
+  if (!Array.isArray(stop)) return undefined;
+  let stops = '';
+  for (let i = 0; i < stop.length; i++) {
+    const s = stop[i];
+    if (typeof s !== 'string') return undefined;
+    stops += i === 0 ? JSON.stringify(s) : `,${JSON.stringify(s)}`;
+  }
+  return new CanonicalRequest(`{"maxTokens":${JSON.stringify(request.maxTokens)},"prompt":${JSON.stringify(request.prompt)},"stop":[${stops}],"temperature":0}`);
+}
+
 /** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
 export type ExecutableModel = Model;
 
@@ -155,7 +175,7 @@ export class ModelExecutor<M extends Model = Model> {
   }
 
   complete(request: CompletionRequest): Promise<Executed<CompletionResult>> {
-    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
+    const params = greedyCompletionParams(request) ?? { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
     return this.#call('complete', params, (opts) => this.model.complete!(request, opts), (r) => r.usage);
   }
 
