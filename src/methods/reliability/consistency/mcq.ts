@@ -19,7 +19,7 @@
  */
 import { ANSWER_MAX_TOKENS } from '../asking/ask-questions.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-import type { ModelExecutor } from '../../../executor/model-executor.js';
+import type { ModelExecutor, PromptPrefix } from '../../../executor/model-executor.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 import { MCQ_INSTRUCTION, qaPrompt, type Shot } from '../prompts/paper-prompts.js';
 
@@ -70,6 +70,16 @@ export function buildMcqs(itemId: string, response: string, distractors: readonl
 export function mcqPrompt(question: string, mcq: Mcq, shots: readonly Shot[] = []): string {
   const withOptions = `${question}\n${mcq.options.map((o, i) => `${LETTERS[i]}. ${o}`).join('\n')}`;
   return qaPrompt(withOptions, shots, MCQ_INSTRUCTION);
+}
+
+/**
+ * What every MCQ prompt of a question shares: everything before its first option (see
+ * mcqPrompt; the QA prompt ends with "QUESTION: <question>" and "ANSWER:" lines, so the options
+ * come right after the question's line). For PromptPrefix.
+ */
+export function mcqPromptPrefix(question: string, shots: readonly Shot[] = []): string {
+  const prompt = qaPrompt(`${question}\n`, shots, MCQ_INSTRUCTION);
+  return prompt.slice(0, prompt.length - '\nANSWER:'.length);
 }
 
 /**
@@ -125,7 +135,7 @@ function answeredMcq(mcq: Mcq, raw: string, choice: Letter | null, parse: McqPar
 }
 
 /** Asks one MCQ. Returns the answered MCQ and whether the call came from the cache. */
-export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mcq, mode: AnswerMode): Promise<{ answered: AnsweredMcq; cached: boolean; evaluatedTokens: number }> {
+export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mcq, mode: AnswerMode, prefix?: PromptPrefix): Promise<{ answered: AnsweredMcq; cached: boolean; evaluatedTokens: number }> {
   const letters = LETTERS.slice(0, mcq.options.length);
   if (mode === 'logprobs') {
     const r = await executor.nextTokenLogprobs({ prompt, candidates: [...letters] });
@@ -145,7 +155,7 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
       evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
     };
   }
-  const r = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP });
+  const r = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP }, prefix);
   const { choice, parse } = parseChoice(r.value.text, mcq);
   return {
     answered: answeredMcq(mcq, r.value.text, choice, parse, r.key),
