@@ -47,7 +47,12 @@ describe('parseChoice', () => {
     it(`${JSON.stringify(output)} -> ${choice ?? 'invalid'}`, () => {
       assert.deepEqual(parseChoice(output, mcq), { choice, parse });
     });
-  }
+  }  it('a lone letter beyond the options is no letter: a 4-option MCQ answered " E " or "e" is invalid, "d" is D', () => {
+    const four: Mcq = { options: ['Paris', 'Nice', 'unsure', 'E'], responseLetter: 'A', unsureLetter: 'C' };
+    assert.deepEqual(parseChoice(' e ', { ...four, options: ['Paris', 'Nice', 'unsure', 'Lille'] }), { choice: null, parse: 'invalid' });
+    assert.deepEqual(parseChoice(' E ', four), { choice: 'D', parse: 'option-text' });
+    assert.deepEqual(parseChoice('d', four), { choice: 'D', parse: 'letter' });
+  });
 });
 
 describe('consistencyScore (Eq. 4)', () => {
