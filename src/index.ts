@@ -88,7 +88,8 @@ export { runConsistency, type ConsistencyRecord } from './methods/reliability/co
 export { type Mcq, type AnswerMode } from './methods/reliability/consistency/mcq.js';
 export { METRIC_KEYS, computeMetrics, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './methods/reliability/metrics/reliability-metrics.js';
 export { summarizeRun, formatSummary, type RunSummary, type ScoredRecord } from './methods/reliability/metrics/summarize-run.js';
-export { evaluateModel, failedThresholds, defaultRunLabel, resultFileStem, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult } from './methods/reliability/evaluate-model.js';
+export { evaluateModel, failedThresholds, defaultRunLabel, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult } from './methods/reliability/evaluate-model.js';
+export { resultFileStem } from './io/result-file-stem.js';
 export { type Protocol, type ProtocolStatus, type ProtocolChoice } from './methods/reliability/protocol.js';
 
 // Across runs of any method

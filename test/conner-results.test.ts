@@ -5,7 +5,7 @@
  * queries, from the files `llmkb conner score --out` writes) and the report's CONNER section.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -130,6 +130,13 @@ describe('CONNER in compare and report', () => {
     const viaRecords = await llmkb(['compare', ...files.map((f) => f.replace(/\.summary\.json$/, '.records.jsonl')), '--resamples', '200']);
     assert.equal(viaRecords.code, 0, viaRecords.stderr);
     assert.equal(viaRecords.stdout, res.stdout);
+    // Records whose summary is gone: named, with what to give instead (not a reliability schema error).
+    rmSync(files[1]!);
+    const alone = await llmkb(['compare', files[1]!.replace(/\.summary\.json$/, '.records.jsonl')]);
+    assert.equal(alone.code, 2, alone.stderr);
+    assert.match(alone.stderr, /gen-b\.zero-shot\.records\.jsonl.*CONNER records with no summary beside them/);
+    assert.match(alone.stderr, /conner score --out DIR/);
+    assert.doesNotMatch(alone.stderr, /correct|at \w+ \(/, 'no reliability field error, no stack trace');
     writeFileSync(join(dir, 'old.json'), JSON.stringify({ schema: 'llmkb-conner-summary-v1', groups: [] }));
     const old = await llmkb(['compare', join(dir, 'old.json')]);
     assert.equal(old.code, 2);

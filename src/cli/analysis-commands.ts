@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // Types only at the top (plus the dependency-free metric keys); the modules load inside the
@@ -78,6 +78,31 @@ async function readSummary(json: unknown, file: string): Promise<{ summary: Meth
   return { summary };
 }
 
+/**
+ * CONNER's records (`llmkb conner score --out`) hold no summary of their own: the run's setting,
+ * scorers and protocol are in the `.summary.json` written beside them. Read alone, they would
+ * fail the reliability record schema on a field the user never wrote; say what to give instead.
+ */
+function refuseConnerRecordsAlone(file: string): void {
+  // The first line only (a records file may be hundreds of MB); a CONNER record is a few KB.
+  const head = Buffer.alloc(1 << 20);
+  const fd = openSync(file, 'r');
+  const length = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const first = head.subarray(0, length).toString('utf8').split('\n', 1)[0]!.replace(/^\uFEFF/, '').trim();
+  let record: unknown;
+  try {
+    record = JSON.parse(first);
+  } catch {
+    return; // not JSON: the records reader names the line
+  }
+  const r = record as { generator?: unknown; knowledge?: unknown; scores?: unknown } | null;
+  if (r !== null && typeof r === 'object' && typeof r.generator === 'string' && typeof r.knowledge === 'string' && typeof r.scores === 'object') {
+    const summary = file.replace(/(\.records)?\.jsonl$/, '.summary.json');
+    throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${summary} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
+  }
+}
+
 /** A summary JSON (`llmkb metrics --format json`) or a JSONL of scored records. */
 async function loadRun(file: string, defaults: { resamples: number; seed: number }): Promise<LoadedRun> {
   requireFile(file, 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval`, or scored records (.jsonl).');
@@ -94,6 +119,7 @@ async function loadRun(file: string, defaults: { resamples: number; seed: number
       }
       if (typeof method === 'string' && method !== 'reliability') return loadRun(beside, defaults);
     }
+    refuseConnerRecordsAlone(file);
     return loadRecordsFile(file, defaults);
   }
   const text = readTextFile(file);

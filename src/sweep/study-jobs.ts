@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATASET_FILES } from '../methods/reliability/data/build-datasets.js';
 import { LlmkbError } from '../errors.js';
-import { resultFileStem } from '../methods/reliability/evaluate-model.js';
+import { resultFileStem } from '../io/result-file-stem.js';
 import { parseModelSpec } from '../providers/model-spec.js';
 import type { Study } from './study.js';
 

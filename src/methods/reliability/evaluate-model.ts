@@ -2,7 +2,6 @@
  * The main job: for one model and each prompt setting, ask -> judge -> consistency -> metrics,
  * all inside one resumable run per setting, then one report over the settings.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_MAX_TOKENS, datasetChecksum, runAskStage, shotsFromIds, type AskedRecord, type PromptSetting } from './asking/ask-questions.js';
@@ -29,6 +28,7 @@ import type { ProgressOptions } from '../../progress/progress.js';
 import type { Run, RunStore } from '../../store/run-store.js';
 import { VERSION } from '../../version.js';
 import { limitItems } from '../../sampling/limit-items.js';
+import { resultFileStem } from '../../io/result-file-stem.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 import { meetsThreshold } from '../../analysis/thresholds.js';
 
@@ -118,18 +118,7 @@ export function defaultRunLabel(spec: string): string {
   return spec;
 }
 
-/**
- * The stem of a run's result files: the whole label made safe for a file name (never just its
- * last path segment, or `a/model.gguf` and `b/model.gguf` would overwrite each other). A label
- * that had to be changed or shortened gets a hash of the whole label, to stay unique.
- */
-export function resultFileStem(label: string): string {
-  const safe = label.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '') || 'model';
-  if (safe === label && safe.length <= 100) return safe;
-  // Made safe (or shortened): a hash of the whole label keeps "gguf:a/b" and "gguf_a_b" apart.
-  const hash = createHash('sha256').update(label).digest('hex').slice(0, 8);
-  return safe.length <= 90 ? `${safe}_${hash}` : `${hash}_${safe.slice(-90)}`;
-}
+export { resultFileStem };
 
 /** The time filter SeenQA was built with, from its machine-readable card. */
 function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {

@@ -5,6 +5,10 @@
  * generation (`complete`, `chat`) and, where a rule gives `logprobs`, next-token
  * log-probabilities (MCQ answers in logprobs mode).
  *
+ * A sampled call (`sampling`, e.g. `llmkb conner best-of`) gets one of a rule's `samples`, picked
+ * by the draw's seed, so draws differ as a sampled model's would and the same seed gives the same
+ * text; without `samples` it gets `reply`, as a greedy call does.
+ *
  * Tokens are white-space words (`/\s*\S+/`): `maxTokens` cuts a reply after that many, and usage
  * counts them, so a run's token accounting is stable too.
  */
@@ -20,6 +24,7 @@ import {
   type CompletionResult,
   type NextTokenLogprobsRequest,
   type NextTokenLogprobsResult,
+  type Sampling,
   type TextGenerationModel,
   type Usage,
 } from '../language-model.js';
@@ -39,6 +44,8 @@ export interface MockRule {
   default?: boolean;
   /** The generated text. */
   reply?: string;
+  /** Texts for sampled calls (top-p draws): the draw's seed picks one. Greedy calls get `reply`. */
+  samples?: string[];
   /** Next-token log-probabilities per candidate (natural log), for MCQ answers in logprobs mode. */
   logprobs?: Record<string, number>;
 }
@@ -49,6 +56,8 @@ export interface MockCall {
   prompt: string;
   messages?: ChatMessage[];
   candidates?: string[];
+  /** A sampled generation call's settings (absent for greedy calls). */
+  sampling?: Sampling;
 }
 
 export type MockResponder = (call: MockCall) => string | { reply?: string; logprobs?: Record<string, number> };
@@ -66,6 +75,11 @@ export interface MockSettings {
   concurrency?: number;
   /** A function answers next-token log-probability calls too (it returns `logprobs` for them). Rules: when any rule has `logprobs`. */
   logprobs?: boolean;
+}
+
+/** Which of n samples a draw gets: from its seed alone (SHA-256, so nearby seeds spread). */
+function sampleIndex(sampling: Sampling, n: number): number {
+  return createHash('sha256').update(String(sampling.seed)).digest().readUInt32BE(0) % n;
 }
 
 function words(text: string): string[] {
@@ -107,7 +121,8 @@ export class MockModel implements TextGenerationModel {
             hint: 'Add a rule that matches it, or a {"default": true, "reply": "..."} line, to the replies file.',
           });
         }
-        return { ...(rule.reply === undefined ? {} : { reply: rule.reply }), ...(rule.logprobs === undefined ? {} : { logprobs: rule.logprobs }) };
+        const reply = call.sampling && rule.samples?.length ? rule.samples[sampleIndex(call.sampling, rule.samples.length)] : rule.reply;
+        return { ...(reply === undefined ? {} : { reply }), ...(rule.logprobs === undefined ? {} : { logprobs: rule.logprobs }) };
       };
       this.cacheIdentity = settings.identity ?? `mock:sha256=${createHash('sha256').update(JSON.stringify(settings.replies)).digest('hex')}`;
     }
@@ -124,7 +139,7 @@ export class MockModel implements TextGenerationModel {
   #generate(call: MockCall, maxTokens: number, stop: string[] | undefined, options: CallOptions): CompletionResult {
     options.signal?.throwIfAborted();
     const { reply } = this.#answer(call);
-    if (reply === undefined) throw new ModelCallError(`${this.modelId}: the matching rule has no "reply" (only "logprobs")`, { retryable: false, hint: 'Give the rule a "reply".' });
+    if (reply === undefined) throw new ModelCallError(`${this.modelId}: the matching rule has no "reply" (only ${call.sampling ? '"logprobs", and no "samples" for this sampled call' : '"logprobs"'})`, { retryable: false, hint: call.sampling ? 'Give the rule "samples" (or a "reply").' : 'Give the rule a "reply".' });
     const tokens = words(reply);
     const kept = tokens.slice(0, maxTokens).join('');
     const cut = cutAtStop(kept, stop);
@@ -133,11 +148,11 @@ export class MockModel implements TextGenerationModel {
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
-    return this.#generate({ kind: 'complete', prompt: request.prompt }, request.maxTokens, request.stop, options);
+    return this.#generate({ kind: 'complete', prompt: request.prompt, ...(request.sampling ? { sampling: request.sampling } : {}) }, request.maxTokens, request.stop, options);
   }
 
   async chat(request: ChatRequest, options: CallOptions = {}): Promise<CompletionResult> {
-    return this.#generate({ kind: 'chat', prompt: request.messages.map((m) => m.content).join('\n'), messages: request.messages }, request.maxTokens, request.stop, options);
+    return this.#generate({ kind: 'chat', prompt: request.messages.map((m) => m.content).join('\n'), messages: request.messages, ...(request.sampling ? { sampling: request.sampling } : {}) }, request.maxTokens, request.stop, options);
   }
 
   async #nextTokenLogprobs(request: NextTokenLogprobsRequest, options: CallOptions = {}): Promise<NextTokenLogprobsResult> {

@@ -40,11 +40,12 @@ export const mockRuleSchema: z.ZodType<MockRule> = z
     flags: z.string().regex(/^[dgimsuvy]*$/, 'not regular-expression flags').optional(),
     default: z.boolean().optional(),
     reply: z.string().optional(),
+    samples: z.array(z.string()).min(1).optional(),
     logprobs: z.record(z.string(), z.number().max(0)).optional(),
   })
   .strict()
   .refine((r) => r.prompt !== undefined || r.contains !== undefined || r.regex !== undefined || r.default === true, 'a rule needs "prompt", "contains", "regex" or "default": true')
-  .refine((r) => r.reply !== undefined || r.logprobs !== undefined, 'a rule needs "reply" or "logprobs"');
+  .refine((r) => r.reply !== undefined || r.logprobs !== undefined || r.samples !== undefined, 'a rule needs "reply", "samples" or "logprobs"');
 
 /** The rules of a replies file; errors name the file, line and field. */
 export function readMockReplies(file: string): MockRule[] {
