@@ -76,6 +76,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           onProgress: (p) => {
             if (!opts.json) err.write(`  ... ${p.file}: ${p.documents} documents, ${p.passages} passages, ${fmtBytes(p.bytes)}\n`);
           },
+          onBoundsProgress: (p) => {
+            if (!opts.json && p.total >= 1000) err.write(`  ... BM25 term bounds: ${p.done}/${p.total} ${p.phase}\n`);
+          },
         });
         const report = await adding.catch((error: unknown) => {
           // A corpus this command created and could not fill is not left behind empty.
@@ -87,7 +90,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         } else {
           const d = report.documents;
           const rate = report.seconds > 0 ? `, ${Math.round(report.passages / report.seconds)} passages/s, ${(report.bytes / 1024 / 1024 / report.seconds).toFixed(1)} MB/s` : '';
-          process.stdout.write(`corpus "${name}"${created ? ' (new)' : ''}: ${report.files} files (${report.unchangedFiles} unchanged), documents +${d.added} added, ${d.updated} updated, ${d.unchanged} unchanged, ${d.removed} removed${d.empty > 0 ? `, ${d.empty} empty` : ''}; ${report.passages} passages indexed in ${report.seconds.toFixed(1)} s${rate}\n`);
+          process.stdout.write(`corpus "${name}"${created ? ' (new)' : ''}: ${report.files} files (${report.unchangedFiles} unchanged), documents +${d.added} added, ${d.updated} updated, ${d.unchanged} unchanged, ${d.removed} removed${d.empty > 0 ? `, ${d.empty} empty` : ''}; ${report.passages} passages indexed in ${report.seconds.toFixed(1)} s${rate}${report.bounds === undefined ? '' : ` (BM25 term bounds ${report.bounds.mode === 'full' ? 'computed' : 'updated'}: ${report.bounds.terms} terms, ${report.bounds.seconds.toFixed(1)} s)`}\n`);
           if (report.skipped.length > 0) {
             process.stdout.write(`skipped ${report.skipped.length} file${report.skipped.length === 1 ? '' : 's'} that could not be read:\n`);
             for (const s of report.skipped) process.stdout.write(`  ${s.file}: ${s.reason}: ${s.message}\n`);

@@ -30,14 +30,14 @@ import type { Db } from '../store/database.js';
 import { matchAny } from './fts-query.js';
 
 /** FTS5's bm25 constants (fixed in SQLite). */
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 
 /**
  * Postings of the rarest terms ranked in the first round (see the module comment and `search`).
  */
 export const POSTING_BUDGET = 20_000;
-const TIGHT_BOUND_MAX_DF = 100_000;
+export const TIGHT_BOUND_MAX_DF = 100_000;
 
 export interface Bm25Hit {
   id: number;
@@ -80,10 +80,32 @@ function readVarints(blob: Uint8Array, count: number): number[] {
   return out;
 }
 
-interface IndexStats {
+/** FTS5's N and avgdl, and `rows:tokens` as the key of the index state they describe. */
+export interface IndexStats {
   rows: number;
   avgdl: number;
   key: string;
+}
+
+/** N and avgdl as FTS5's bm25 sees them: the averages record (rowid 1 of `<fts>_data`). */
+export function readIndexStats(db: Db, ftsTable: string): IndexStats {
+  const row = db.prepare(`SELECT block FROM ${ftsTable}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
+  const [rows = 0, tokens = 0] = row === undefined ? [] : readVarints(row.block, 2);
+  return { rows, avgdl: rows === 0 ? 1 : tokens / rows, key: `${rows}:${tokens}` };
+}
+
+/** SQLite varints (for the `sz` blobs of `<fts>_docsize`). */
+export function readVarint(blob: Uint8Array): number {
+  return readVarints(blob, 1)[0] ?? 0;
+}
+
+/**
+ * Where a new searcher finds the document frequencies and bounds of terms computed before (by
+ * `corpus add`, see bm25-bounds.ts), so the first query of a process does not compute them.
+ */
+export interface Bm25BoundSource {
+  /** The frequency and a true upper bound of the terms it knows, for the index state `stats`; none when it is stale. */
+  lookup(terms: readonly string[], stats: IndexStats): Map<string, { df: number; bound: number }>;
 }
 
 /** FTS5's bm25 IDF of a term in `n` of `rows` passages. */
@@ -102,27 +124,27 @@ export class Bm25TopK {
   readonly #fts: string;
   #stats: IndexStats | undefined;
   readonly #df = new Map<string, number>();
+  /** Upper bounds of the terms' contributions (see `upperBound`). */
   readonly #max = new Map<string, number>();
+  readonly #persisted: Bm25BoundSource | undefined;
 
   /** Postings of the first round's terms (default POSTING_BUDGET). */
   budget = POSTING_BUDGET;
 
-  constructor(db: Db, ftsTable: string) {
+  constructor(db: Db, ftsTable: string, persisted?: Bm25BoundSource) {
     this.#db = db;
     this.#fts = ftsTable;
+    this.#persisted = persisted;
   }
 
-  /** N and avgdl as FTS5's bm25 sees them: the averages record (rowid 1 of `<fts>_data`). */
   #indexStats(): IndexStats {
-    const row = this.#db.prepare(`SELECT block FROM ${this.#fts}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
-    const [rows = 0, tokens = 0] = row === undefined ? [] : readVarints(row.block, 2);
-    const key = `${rows}:${tokens}`;
-    if (this.#stats?.key !== key) {
+    const stats = readIndexStats(this.#db, this.#fts);
+    if (this.#stats?.key !== stats.key) {
       this.#df.clear();
       this.#max.clear();
     }
-    this.#stats = { rows, avgdl: rows === 0 ? 1 : tokens / rows, key };
-    return this.#stats;
+    this.#stats = stats;
+    return stats;
   }
 
   /** Passages holding `term` (FTS5 tokenizes it as in the index: stemming applies). */
@@ -140,15 +162,15 @@ export class Bm25TopK {
    * passage (the same idf, tf and length as inside a longer query). Ranking all of the term's
    * passages once costs what one plain query on it costs; it is cached like the frequency. Terms in
    * more than TIGHT_BOUND_MAX_DF passages keep the looser idf·(k1+1) (their idf is small anyway).
+   * A bound from the store (see `Bm25BoundSource`) is used as it is: it may be looser, never lower.
    */
   upperBound(term: string, rows: number): number {
+    let max = this.#max.get(term);
+    if (max !== undefined) return max;
     const df = this.documentFrequency(term);
     if (df > TIGHT_BOUND_MAX_DF) return fts5Idf(rows, df) * (K1 + 1.0);
-    let max = this.#max.get(term);
-    if (max === undefined) {
-      max = -(this.#rank(matchAny([term]), 1)[0]?.rank ?? 0);
-      this.#max.set(term, max);
-    }
+    max = -(this.#rank(matchAny([term]), 1)[0]?.rank ?? 0);
+    this.#max.set(term, max);
     return max;
   }
 
@@ -171,6 +193,14 @@ export class Bm25TopK {
     const plan: Bm25Plan = { terms: [...terms], rare: [...terms], rest: [], restBound: 0, rounds: 1, exhaustive: true };
     if (terms.length <= 1) return { hits: this.exhaustive(terms, k), plan };
     const stats = this.#indexStats();
+    // Terms this searcher has not seen yet: the frequencies and bounds `corpus add` stored, when they are current.
+    const unseen = terms.filter((t) => !this.#df.has(t));
+    if (this.#persisted !== undefined && unseen.length > 0) {
+      for (const [t, { df, bound }] of this.#persisted.lookup(unseen, stats)) {
+        this.#df.set(t, df);
+        this.#max.set(t, bound);
+      }
+    }
     const df = new Map(terms.map((t) => [t, this.documentFrequency(t)]));
     const present = terms.filter((t) => df.get(t)! > 0);
     if (present.length <= 1) return { hits: this.exhaustive(present, k), plan: { ...plan, rare: present } };

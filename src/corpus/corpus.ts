@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { BM25_BOUNDS_SCHEMA, bm25BoundsCurrent, dropBm25Bounds, INCREMENTAL_MAX_PASSAGES, markBm25BoundsChanging, refreshBm25Bounds, StoredBm25Bounds, type BoundsProgress, type BoundsReport } from './bm25-bounds.js';
 import { Bm25TopK, type Bm25Plan } from './bm25-top-k.js';
 import { queryTokens } from './fts-query.js';
 import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS } from './passages.js';
@@ -124,6 +125,8 @@ export interface AddOptions extends ReadOptions {
   batchPassages?: number;
   /** CSV/TSV/JSONL files of at least this many bytes are parsed and split in a worker thread (default 8 MB). */
   workerMinBytes?: number;
+  /** Called while the BM25 term bounds are brought up to date at the end (see bm25-bounds.ts). */
+  onBoundsProgress?: (progress: BoundsProgress) => void;
 }
 
 export interface FileResult {
@@ -143,7 +146,20 @@ export interface AddReport {
   documents: { added: number; updated: number; unchanged: number; removed: number; empty: number };
   passages: number;
   bytes: number;
+  /** Seconds in all, the BM25 bounds' update included. */
   seconds: number;
+  /** The stored BM25 term bounds brought up to date (none when the index did not change and they were current). */
+  bounds?: BoundsReport;
+}
+
+/** What an add changed in the index, for the BM25 bounds' update at its end. */
+interface IndexChange {
+  /** The index was written. */
+  marked: boolean;
+  /** The stored bounds were sound before the first write (an incremental update is possible). */
+  wasSound: boolean;
+  /** Rowids of the passages written, while few enough for an incremental update. */
+  written: number[] | undefined;
 }
 
 export interface SearchOptions {
@@ -190,6 +206,7 @@ export interface SearchHit {
 /** Creates the corpus tables if they are not there (they live in the workspace store). */
 export function ensureCorpusSchema(db: Db): void {
   db.exec(SCHEMA);
+  db.exec(BM25_BOUNDS_SCHEMA);
 }
 
 function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{ hash: string; bytes: number }> {
@@ -313,6 +330,7 @@ export class Corpus {
       db.exec(`DROP TABLE IF EXISTS ${vectorTable(row.id)}`);
       db.exec(EMBEDDER_SCHEMA);
       db.prepare('DELETE FROM corpus_embedders WHERE corpus_id = ?').run(row.id);
+      dropBm25Bounds(db, row.id);
       db.prepare('DELETE FROM corpus_passages WHERE document_id IN (SELECT id FROM corpus_documents WHERE corpus_id = ?)').run(row.id);
       db.prepare('DELETE FROM corpus_documents WHERE corpus_id = ?').run(row.id);
       db.prepare('DELETE FROM corpus_sources WHERE corpus_id = ?').run(row.id);
@@ -330,15 +348,30 @@ export class Corpus {
     const started = performance.now();
     const { files, ignored } = listCorpusFiles(paths);
     const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
+    const change: IndexChange = { marked: false, wasSound: false, written: [] };
     for (const file of files) {
-      const result = await this.#addFile(file, options, report);
+      const result = await this.#addFile(file, options, report, change);
       options.onFile?.(file.path, result);
+    }
+    // The stored BM25 bounds (bm25-bounds.ts): updated after a change, computed for a store that has none yet.
+    if (change.marked || !bm25BoundsCurrent(this.db, this.id, this.ftsTable)) {
+      report.bounds = refreshBm25Bounds(this.db, this.id, this.ftsTable, {
+        ...(change.marked && change.wasSound && change.written !== undefined ? { newPassages: change.written } : {}),
+        ...(options.onBoundsProgress ? { onProgress: options.onBoundsProgress } : {}),
+      });
     }
     report.seconds = (performance.now() - started) / 1000;
     return report;
   }
 
-  async #addFile(file: CorpusFile, options: AddOptions, report: AddReport): Promise<FileResult> {
+  /** In the transaction of an index write: the stored BM25 bounds are not used until the add has updated them. */
+  #indexChanging(change: IndexChange): void {
+    if (change.marked) return;
+    change.wasSound = markBm25BoundsChanging(this.db, this.id);
+    change.marked = true;
+  }
+
+  async #addFile(file: CorpusFile, options: AddOptions, report: AddReport, change: IndexChange): Promise<FileResult> {
     const { hash, bytes } = await fileHash(file.path, (error) => fileAccessError(file.path, error, 'read'));
     report.bytes += bytes;
     const db = this.db;
@@ -390,6 +423,7 @@ export class Corpus {
         const parts = doc.passages;
         const count = parts.length / 6;
         if (count === 0) report.documents.empty += 1;
+        this.#indexChanging(change);
         let docRow: number;
         if (existing !== undefined) {
           unindexDoc.run(existing.id);
@@ -406,6 +440,10 @@ export class Corpus {
           const text = doc.text.slice(parts[i + 3]!, parts[i + 4]!);
           const rowid = insertPassage.run(docRow, parts[i]!, parts[i + 1]!, parts[i + 2]!, parts[i + 3]!, parts[i + 4]!, parts[i + 5]!, text).lastInsertRowid;
           indexPassage.run(rowid, text);
+          if (change.written !== undefined) {
+            if (change.written.length < INCREMENTAL_MAX_PASSAGES) change.written.push(Number(rowid));
+            else change.written = undefined;
+          }
         }
         passages += count;
         report.passages += count;
@@ -440,6 +478,7 @@ export class Corpus {
       // A file that cannot be read to its end leaves nothing behind: batches already committed
       // are taken out again, so the index never holds half a file (and re-adding it redoes it).
       db.transaction(() => {
+        this.#indexChanging(change);
         for (const { id } of db.prepare('SELECT id FROM corpus_documents WHERE source_id = ?').all(sourceId) as { id: number }[]) {
           unindexDoc.run(id);
           deletePassages.run(id);
@@ -452,6 +491,7 @@ export class Corpus {
     // Documents of this file that it no longer holds.
     db.transaction(() => {
       const gone = db.prepare('SELECT id FROM corpus_documents WHERE source_id = ? AND generation != ?').all(sourceId, generation) as { id: number }[];
+      if (gone.length > 0) this.#indexChanging(change);
       for (const { id } of gone) {
         unindexDoc.run(id);
         deletePassages.run(id);
@@ -523,7 +563,7 @@ export class Corpus {
     if (perDb === undefined) BM25_SEARCHERS.set(this.db, (perDb = new Map()));
     const key = `${this.ftsTable} ${this.createdAt}`;
     let searcher = perDb.get(key);
-    if (searcher === undefined) perDb.set(key, (searcher = new Bm25TopK(this.db, this.ftsTable)));
+    if (searcher === undefined) perDb.set(key, (searcher = new Bm25TopK(this.db, this.ftsTable, new StoredBm25Bounds(this.db, this.id, this.ftsTable))));
     return searcher;
   }
 
