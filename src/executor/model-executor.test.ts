@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../test/support/openai-compatible-server.js';
 import { ModelCallError } from '../errors.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache } from '../store/call-cache.js';
+import { CallCache, canonicalJson } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
-import { EMBED_BATCH, ModelExecutor, type ExecutorOptions } from './model-executor.js';
+import { EMBED_BATCH, greedyCompletionParams, ModelExecutor, PromptPrefix, type ExecutorOptions } from './model-executor.js';
 
 function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleModel {
   return new OpenAICompatibleModel({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -227,5 +227,31 @@ describe('ModelExecutor', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('greedyCompletionParams', () => {
+  it('writes the canonical JSON the general path gives (the cache keys of existing caches), and leaves other shapes to it', () => {
+    const cases = [
+      { prompt: 'Q: "who"\nA:\u0000 ünï \ud83d\ude00 \\ </script>', maxTokens: 7, stop: ['\nQUESTION:', '\nINSTRUCTION:'] },
+      { prompt: '', maxTokens: 0, stop: [] },
+      { prompt: 'x', maxTokens: 100 },
+      { prompt: 'x', maxTokens: 1.5, stop: ['"', '\t'] },
+    ];
+    for (const c of cases) assert.equal(greedyCompletionParams(c)!.json, canonicalJson({ prompt: c.prompt, maxTokens: c.maxTokens, stop: c.stop ?? [], temperature: 0 }));
+    assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: Number.NaN }), undefined);
+    assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: 4, sampling: { temperature: 1, topP: 0.9, seed: 1, sample: 0 } }), undefined);
+  });
+
+  it('gives the same text with a shared prefix, and splits no surrogate pair', () => {
+    const prompts = ['INSTRUCTION: x\nQUESTION: "ünï" \ud83d\ude00?\nA. a\tb\nANSWER:', 'pre\ud83d\ude00post', 'other prompt'];
+    for (const prompt of prompts) {
+      for (let cut = 0; cut <= prompt.length; cut++) {
+        const request = { prompt, maxTokens: 9, stop: ['\nQ:'] };
+        assert.equal(greedyCompletionParams(request, new PromptPrefix(prompt.slice(0, cut)))!.json, greedyCompletionParams(request)!.json, `${JSON.stringify(prompt)} cut at ${cut}`);
+      }
+      assert.equal(greedyCompletionParams({ prompt, maxTokens: 9 }, new PromptPrefix('not its start'))!.json, greedyCompletionParams({ prompt, maxTokens: 9 })!.json);
+    }
+    assert.equal(new PromptPrefix('pre\ud83d').json, undefined);
   });
 });

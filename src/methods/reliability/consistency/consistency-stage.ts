@@ -5,14 +5,14 @@
  */
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-import type { ModelExecutor } from '../../../executor/model-executor.js';
+import { PromptPrefix, type ModelExecutor } from '../../../executor/model-executor.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
 import type { Shot } from '../prompts/paper-prompts.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage, runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import { AnswerPool, distractorsFor, type DistractorSet } from './distractors.js';
-import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, type AnsweredMcq, type AnswerMode } from './mcq.js';
+import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, mcqPromptPrefix, type AnsweredMcq, type AnswerMode } from './mcq.js';
 
 export type ConsistencyRecord = JudgedRecord & {
   /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
@@ -103,8 +103,10 @@ async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, '
   // (more prefix to reuse); results are kept in MCQ order.
   const prompts = mcqs.map((mcq, i) => ({ i, prompt: mcqPrompt(record.question, mcq, shots) }));
   prompts.sort((a, b) => (a.prompt < b.prompt ? -1 : a.prompt > b.prompt ? 1 : a.i - b.i));
+  // The text all of them start with, escaped for their cache keys once (see PromptPrefix).
+  const prefix = new PromptPrefix(mcqPromptPrefix(record.question, shots));
   for (const { i, prompt } of prompts) {
-    const r = await answerMcq(options.executor, prompt, mcqs[i]!, mode);
+    const r = await answerMcq(options.executor, prompt, mcqs[i]!, mode, prefix);
     answered[i] = r.answered;
     cached &&= r.cached;
     evaluatedTokens += r.evaluatedTokens;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MCQ_INSTRUCTION } from '../prompts/paper-prompts.js';
-import { buildMcqs, consistencyScore, LETTERS, MAX_OPTION_CHARS, mcqPrompt, parseChoice, type Mcq } from './mcq.js';
+import { buildMcqs, consistencyScore, LETTERS, MAX_OPTION_CHARS, mcqPrompt, mcqPromptPrefix, parseChoice, type Mcq } from './mcq.js';
 
 const distractors = ['Christopher Marlowe', 'Ben Jonson', 'John Webster', 'Thomas Kyd', 'Francis Bacon'];
 
@@ -47,7 +47,12 @@ describe('parseChoice', () => {
     it(`${JSON.stringify(output)} -> ${choice ?? 'invalid'}`, () => {
       assert.deepEqual(parseChoice(output, mcq), { choice, parse });
     });
-  }
+  }  it('a lone letter beyond the options is no letter: a 4-option MCQ answered " E " or "e" is invalid, "d" is D', () => {
+    const four: Mcq = { options: ['Paris', 'Nice', 'unsure', 'E'], responseLetter: 'A', unsureLetter: 'C' };
+    assert.deepEqual(parseChoice(' e ', { ...four, options: ['Paris', 'Nice', 'unsure', 'Lille'] }), { choice: null, parse: 'invalid' });
+    assert.deepEqual(parseChoice(' E ', four), { choice: 'D', parse: 'option-text' });
+    assert.deepEqual(parseChoice('d', four), { choice: 'D', parse: 'letter' });
+  });
 });
 
 describe('consistencyScore (Eq. 4)', () => {
@@ -60,5 +65,17 @@ describe('consistencyScore (Eq. 4)', () => {
       { ...base, choice: 'A' as const, parse: 'letter' as const, choseResponse: true },
     ];
     assert.equal(consistencyScore(answered), 0.5);
+  });
+});
+
+describe('mcqPromptPrefix', () => {
+  it('is what every MCQ prompt of the question starts with, up to its first option', () => {
+    const shots = [{ question: 'Capital of Italy?', answer: 'Rome' }];
+    for (const mcq of buildMcqs('q1', 'Paris', ['Lyon', 'Nice', 'Lille', 'Metz'], 5, 3)) {
+      const prompt = mcqPrompt('What is the capital of France?', mcq, shots);
+      const prefix = mcqPromptPrefix('What is the capital of France?', shots);
+      assert.ok(prompt.startsWith(prefix));
+      assert.ok(prompt.slice(prefix.length).startsWith('A. '), prompt.slice(prefix.length));
+    }
   });
 });
