@@ -408,10 +408,8 @@ function recoverJournals(db: Db, store: string): void {
       } catch {
         return;
       }
-      const rows = decodeRows(bytes);
-      const insert = db.prepare(INSERT_SQL);
-      // In the journal's order (see insertRows).
-      for (const r of rows) insert.run(r.key, r.model, r.kind, r.request, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt);
+      // Inside the write lock taken above (insertRows' own transaction nests as a savepoint).
+      insertRows(db, decodeRows(bytes));
     }).immediate();
     rmSync(file, { force: true });
   }
