@@ -2,17 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SqliteDatabase as Database } from '../store/database.js';
 import { Bm25TopK, fts5Idf } from './bm25-top-k.js';
-
-/** xorshift32: the same documents on every run. */
-function random(seed: number): (n: number) => number {
-  let x = seed;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
+import { xorshift32 as random } from '../../test/support/xorshift.js';
 
 describe('Bm25TopK: exact BM25 top-k without scoring every posting', () => {
   // 10,000 passages of 8-40 words over a Zipf vocabulary (w0 in most passages, w1999 in a few),
