@@ -12,7 +12,7 @@ import type { RunMeta, RunSummary, ScoredRecord } from '../methods/reliability/m
 import type { MethodSummary } from '../methods/method-summary.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
-import { checkMaxTokens, checkOutputFile, collect, isoDate, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, isoDate, optionalRoleEntry, positiveInteger, positiveNumber, requireFile, requireFolder, wholeNumber } from './cli-options.js';
 import { LIMIT_HELP } from './eval-commands.js';
 
 interface LoadedRun {
@@ -183,7 +183,9 @@ export function parseThreshold(value: string, previous: Array<{ metric: string; 
     const near = METRIC_KEYS.find((k) => k.toLowerCase() === metric.toLowerCase());
     throw new InvalidArgumentError(`unknown metric "${metric}"${near ? ` (did you mean ${near}?)` : ''}; the metrics are ${METRIC_KEYS.join(', ')}`);
   }
-  const number = /^-?(\d+(\.\d*)?|\.\d+)$/.test(m[2]!) ? Number(m[2]) : Number.NaN;
+  // Any finite number as JavaScript writes it (0.2, .2, 2e-1, 1E-1); Number() alone, since
+  // whatever it cannot read (1.2.3, 0.2x) is NaN and refused below.
+  const number = Number(m[2]);
   if (!Number.isFinite(number)) throw new InvalidArgumentError(`"${m[2]}" is not a number; write ${metric}=VALUE with VALUE a fraction, e.g. ${metric}=0.2`);
   if (number > 1 || number < -1) throw new InvalidArgumentError(`${metric}=${m[2]} is out of range: thresholds are fractions as in the summaries (metrics lie in [-1, 1]); for ${number}% write ${metric}=${number / 100}`);
   return [...previous, { metric, value: number }];
@@ -231,6 +233,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
     .option('--seed <n>', 'bootstrap seed', wholeNumber, 42)
     .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
     .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
+      if (opts.out !== undefined) checkOutputFolder(opts.out);
       const { compareRuns } = await import('../analysis/compare-methods.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const loaded: LoadedRun[] = [];
@@ -318,6 +321,11 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
         checkOutputFile(opts.junit);
       }
+      // Every output place before any work: a typo costs nothing, not a whole evaluation.
+      checkOutputFolder(opts.out);
+      checkOutputFolder(opts.data, { existingMayBeReadOnly: true });
+      const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
+      if (sourceDataDir !== undefined) requireFolder(sourceDataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
       const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../methods/reliability/evaluate-model.js');
       const { departures } = await import('../methods/reliability/protocol.js');
       const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');
@@ -335,9 +343,9 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
           throw new LlmkbError(error.message, { hint: `${OFFLINE_HINT} ${error.hint ?? ''}`.trim(), exitCode: error.exitCode, cause: error });
         });
         checkMaxTokens(model.model, opts.maxTokens);
-        const judgeEntry = ws.entryFor('judge', opts.judge);
-        const distractorEntry = ws.entryFor('distractor', opts.distractor);
-        const embedderEntry = ws.entryFor('embedder', opts.embedder);
+        const judgeEntry = optionalRoleEntry(ws, 'judge', opts.judge);
+        const distractorEntry = optionalRoleEntry(ws, 'distractor', opts.distractor);
+        const embedderEntry = optionalRoleEntry(ws, 'embedder', opts.embedder);
         const judge = judgeEntry ? await ws.executor(judgeEntry) : undefined;
         const distractor = distractorEntry ? await ws.executor(distractorEntry) : undefined;
         const embedder = embedderEntry ? await ws.executor(embedderEntry) : undefined;
@@ -345,7 +353,6 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
         const { getMethod } = await import('../methods/registry.js');
         const { checkRoles } = await import('../methods/run-method.js');
         checkRoles(getMethod('reliability'), { model, ...(judge ? { judge } : {}), ...(distractor ? { distractor } : {}), ...(embedder ? { embedder } : {}) });
-        const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
         const meta = metaFrom({ ...(opts.params === undefined ? {} : { params: opts.params }), ...(opts.fineTuned ? { fineTuned: true } : {}) });
         const result = await evaluateModel({
           model, modelName: opts.name ?? defaultRunLabel(spec), command: commandLine(), settings: settings as PromptSetting[], runs: ws.runs, dataDir: resolve(opts.data), outDir: resolve(opts.out), cacheDir: ws.cacheDir, seed: opts.seed, maxTokens: opts.maxTokens, cutoff: opts.cutoff,

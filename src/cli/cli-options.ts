@@ -3,9 +3,10 @@
  * command line is parsed, before any file is opened or written and before any model is loaded:
  * a typo costs nothing.
  */
-import { statSync } from 'node:fs';
+import { accessSync, constants, type Stats, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { FileAccessError, LlmkbError } from '../errors.js';
+import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
 
 export function wholeNumber(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
@@ -48,6 +49,32 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** An input folder that must exist and be a folder (e.g. `--data-dir`); `how` says what to give. */
+export function requireFolder(path: string, how: string): string {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (error) {
+    const e = fileAccessError(path, error, 'read', 'folder');
+    throw e instanceof FileAccessError ? new FileAccessError(path, e.message, { ...(e.code === undefined ? {} : { code: e.code }), hint: how, cause: error }) : e;
+  }
+  if (!isDir) throw new FileAccessError(path, `${path} is a file, not a folder`, { code: 'ENOTDIR', hint: how });
+  return path;
+}
+
+/**
+ * `--judge none`, `--distractor none`, `--embedder none`: no model for that role, even when the
+ * config names one; the command then takes its documented no-model path (lexical rule, answer
+ * pool, BM25), recorded in the run's protocol like a run without that role configured.
+ */
+export const NO_MODEL = 'none';
+
+/** The role's entry, or none when the command line says `none` (see NO_MODEL). */
+export function optionalRoleEntry<E>(ws: { entryFor(role: never, override?: string): E | undefined }, role: string, spec: string | undefined): E | undefined {
+  if (spec?.trim() === NO_MODEL) return undefined;
+  return ws.entryFor(role as never, spec);
+}
+
 /** An input file that must exist and be a file; `how` says how to produce it. */
 export function requireFile(path: string, how: string): string {
   let isFile: boolean;
@@ -60,16 +87,81 @@ export function requireFile(path: string, how: string): string {
   return path;
 }
 
-/** An output file path that is a folder is refused before any work (not after it). */
+/**
+ * An output file is checked before any work, so that a typo in `-o`/`--junit` costs nothing
+ * (not a whole evaluation, then exit 6 with the result lost): the path must not be a folder, an
+ * existing file must be writable, and its folder must exist, be a folder and be writable.
+ * Errors name the path and say what to do (exit 6, `EXIT_CODES.fileAccess`).
+ */
 export function checkOutputFile(path: string): string {
-  let isDir = false;
+  let stats: Stats | undefined;
   try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    // Does not exist yet: the usual case.
+    stats = statSync(path);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileAccessError(path, error, 'write');
   }
-  if (isDir) throw new FileAccessError(path, `cannot write ${path}: it is a folder`, { code: 'EISDIR', hint: 'Give the path of a file (a new name, or one inside that folder), not a folder.' });
+  if (stats?.isDirectory()) throw new FileAccessError(path, `cannot write ${path}: it is a folder`, { code: 'EISDIR', hint: 'Give the path of a file (a new name, or one inside that folder), not a folder.' });
+  if (stats !== undefined) {
+    // An existing file is replaced by an atomic rename (a temporary file in its folder), so the
+    // folder must be writable too; the file itself must be, or the user did not mean to replace it.
+    writable(path, path, 'file');
+  }
+  const parent = dirname(resolve(path));
+  let parentStats: Stats;
+  try {
+    parentStats = statSync(parent);
+  } catch (error) {
+    throw fileAccessError(path, error, 'write');
+  }
+  if (!parentStats.isDirectory()) throw fileAccessError(path, Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' }), 'write');
+  writable(parent, path, 'file');
   return path;
+}
+
+/**
+ * An output folder (`--out`, eval's `--data`) is checked before any work. It may not exist yet
+ * (it is created then): its nearest existing ancestor must be a writable folder. An existing
+ * folder must be writable, unless `existingMayBeReadOnly` (eval's `--data`: a folder of data sets
+ * already built is only read). A file where the folder (or one of its ancestors) should be is refused.
+ */
+export function checkOutputFolder(path: string, options: { existingMayBeReadOnly?: boolean } = {}): string {
+  let current = resolve(path);
+  for (;;) {
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(current);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOTDIR') throw folderError(path, 'ENOTDIR');
+      if (code !== 'ENOENT') throw fileAccessError(path, error, 'write', 'folder');
+    }
+    if (stats !== undefined) {
+      const isTarget = current === resolve(path);
+      if (!stats.isDirectory()) throw folderError(path, isTarget ? 'EEXIST' : 'ENOTDIR');
+      if (!(isTarget && options.existingMayBeReadOnly)) writable(current, path, 'folder');
+      return path;
+    }
+    const parent = dirname(current);
+    if (parent === current) return path; // the root exists on every system; unreachable in practice
+    current = parent;
+  }
+}
+
+function folderError(path: string, code: 'EEXIST' | 'ENOTDIR'): unknown {
+  return fileAccessError(path, Object.assign(new Error(code), { code }), 'write', 'folder');
+}
+
+/** `access(W_OK)` on `checked`, reported as an error writing `path` (the path the user gave). */
+function writable(checked: string, path: string, what: 'file' | 'folder'): void {
+  try {
+    accessSync(checked, constants.W_OK);
+  } catch (error) {
+    const e = fileAccessError(path, error, 'write', what);
+    if (e instanceof FileAccessError && checked !== path && checked !== resolve(path)) {
+      throw new FileAccessError(path, `${e.message} (the folder ${checked} is not writable)`, { ...(e.code === undefined ? {} : { code: e.code }), ...(e.hint === undefined ? {} : { hint: e.hint }), cause: error });
+    }
+    throw e;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Workspace } from '../workspace.js';
 import { PAPER_CUTOFF } from './cli-defaults.js';
-import { isoDate, positiveInteger, wholeNumber } from './cli-options.js';
+import { checkOutputFolder, isoDate, positiveInteger, requireFolder, wholeNumber } from './cli-options.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -15,6 +15,13 @@ function common(command: Command): Command {
     .option('--data-dir <dir>', 'local copies of the source files (default: $LLMKB_DATA_DIR); nothing is downloaded when given')
     .option('--out <dir>', 'output folder', 'llmkb-data')
     .option('--seed <n>', 'random seed', wholeNumber, 42);
+}
+
+/** The output folder and the source folder, checked before any work (the store is not even opened). */
+function checkDataOptions(opts: DataOptions): void {
+  checkOutputFolder(opts.out);
+  const dataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
+  if (dataDir !== undefined) requireFolder(dataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
 }
 
 function sourceOptions(ws: Workspace, opts: DataOptions) {
@@ -39,6 +46,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
       const { Corpus } = await import('../corpus/corpus.js');
       const { buildCorpusQuestions, writeCorpusQuestions } = await import('../corpus/corpus-questions.js');
       const { LlmkbError } = await import('../errors.js');
+      checkOutputFolder(opts.out);
       const ws = workspace(command);
       try {
         const corpus = Corpus.open(ws.db, name);
@@ -73,6 +81,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
       const { buildSeenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
       const { KEYWORD_RULE_QUALITY } = await import('../methods/reliability/data/time-sensitive.js');
+      checkDataOptions(opts);
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
@@ -102,6 +111,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildUnseenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
+      checkDataOptions(opts);
       const ws = workspace(command);
       try {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
@@ -118,6 +128,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildRepositoryFiles } = await import('../methods/reliability/data/build-datasets.js');
+      checkDataOptions(opts);
       const ws = workspace(command);
       try {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });

@@ -9,7 +9,7 @@ import type { JudgedRecord } from '../methods/reliability/judging/judge-response
 import type { ShotSelector } from '../methods/reliability/prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
-import { checkMaxTokens, checkOutputFile, collect, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
+import { checkMaxTokens, checkOutputFile, collect, optionalRoleEntry, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
@@ -17,7 +17,7 @@ export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile
   const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../methods/reliability/prompts/shot-selector.js');
   const rSeen = readQAItems(requireFile(rSeenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-seen.'));
   const rUnseen = readQAItems(requireFile(rUnseenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-unseen.'));
-  const entry = ws.entryFor('embedder', embedderSpec);
+  const entry = optionalRoleEntry(ws, 'embedder', embedderSpec);
   if (entry === undefined) return new Bm25ShotSelector(rSeen, rUnseen);
   return new EmbeddingShotSelector(await ws.executor(entry), rSeen, rUnseen);
 }
@@ -57,9 +57,9 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
       const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
       const { toJsonl } = await import('../io/jsonl.js');
       const { writeFileAtomic } = await import('../io/files.js');
+      checkOutputFile(opts.output);
       const ws = workspace(command);
       try {
-        checkOutputFile(opts.output);
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to ask', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
         const files = opts.input ?? [join(opts.data, DATASET_FILES.seenqa), join(opts.data, DATASET_FILES.unseenqa)];
@@ -96,10 +96,10 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
       const { writeFileAtomic } = await import('../io/files.js');
       const { judgeRecords } = await import('../methods/reliability/judging/judge-records.js');
       const { ResponseJudge, responseRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
+      checkOutputFile(opts.output);
       const ws = workspace(command);
       try {
         const records = await limited(readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true }), opts.limit, LIMIT_SEED, 'responses');
-        checkOutputFile(opts.output);
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const judge = new ResponseJudge(executor ? { judge: executor } : {});
@@ -137,10 +137,10 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
       const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const { judgedRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
+      checkOutputFile(opts.output);
       const ws = workspace(command);
       try {
         const records = await limited(readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true }), opts.limit, opts.seed, 'labelled responses');
-        checkOutputFile(opts.output);
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model under test', { hint: 'Pass --model SPEC (the model that gave the responses) or set "model" in llmkb.config.json.' });
         // Shots first (no model loaded yet): MCQs must be asked with the QA prompt's shots, and

@@ -71,7 +71,6 @@ export function buildProgram(): Command {
     .option('--store <file>', 'SQLite store for the call cache and runs (default: .llmkb/llmkb.sqlite)')
     .option('--no-cache', 'call the models even when a cached answer exists (nothing is written to the cache)')
     .option('--wait', 'when another llmkb process is working on the same run, wait for it instead of exiting with code 5')
-    .showHelpAfterError()
     .exitOverride()
     .hook('preAction', beforeAction);
 
@@ -160,7 +159,21 @@ export function buildProgram(): Command {
   registerViewCommand(program);
   registerConnerCommands(program, workspace);
   registerSweepCommands(program, workspace);
+  houseErrorFormat(program);
   return program;
+}
+
+/**
+ * Commander's own errors (a malformed option value, an unknown option or command, a missing
+ * argument) in the house format every other error has: `llmkb: error: ...` and a `hint:` line
+ * naming the command's help, instead of the whole help text. Set on every command, since each
+ * reports its own parse errors and the hint names it (`llmkb data seenqa --help`).
+ */
+function houseErrorFormat(command: Command, name = command.name()): void {
+  command
+    .configureOutput({ outputError: (message, write) => write(`llmkb: ${message}`) })
+    .showHelpAfterError(`  hint: run ${name} --help`);
+  for (const sub of command.commands) houseErrorFormat(sub, `${name} ${sub.name()}`);
 }
 
 /** Syscalls that write: their errors read "cannot write", the others "cannot read". */

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { collect } from './cli-options.js';
+import { checkOutputFolder, collect, requireFolder } from './cli-options.js';
 
 /** The command line as typed, for the runs' execution records. */
 function commandLine(): string {
@@ -25,6 +25,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
       const study = loadStudy(studyFile);
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
+      if (!opts.plan) checkOutputFolder(outDir);
       const ws = workspace(command);
       try {
         if (opts.plan) {
@@ -67,6 +68,8 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .requiredOption('--out <dir>', 'merged results folder (tables, analysis.json, report.html, one folder per model)')
     .option('--from-store <file>', 'a shard\'s store (its --store) to fold into this store (repeatable)', collect)
     .action(async (dirs: string[], opts: { out: string; fromStore?: string[] }, command: Command) => {
+      for (const d of dirs) requireFolder(d, 'Give the results folders of `llmkb sweep --shard i/n` (their --out).');
+      checkOutputFolder(opts.out);
       const { mergeResults } = await import('../sweep/merge-results.js');
       const ws = opts.fromStore?.length ? workspace(command) : undefined;
       try {

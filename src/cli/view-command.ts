@@ -1,8 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { LlmkbError } from '../errors.js';
-import { wholeNumber } from './cli-options.js';
+import { requireFolder, wholeNumber } from './cli-options.js';
 
 interface ViewOptions {
   port: number;
@@ -26,7 +26,7 @@ export function registerViewCommand(program: Command): void {
       const globals = command.optsWithGlobals<{ config?: string; store?: string }>();
       const store = globals.store ?? storePath(loadConfig(globals.config).config);
       const resultsDir = dir ?? (existsSync('llmkb-results') ? 'llmkb-results' : undefined);
-      if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new LlmkbError(`${dir} is not a folder`, { hint: 'Give the results folder of `llmkb eval` (--out, default llmkb-results), or leave it out to browse the store.' });
+      if (dir !== undefined) requireFolder(dir, 'Give the results folder of `llmkb eval` (--out, default llmkb-results), or leave it out to browse the store.');
       if (!existsSync(store) && resultsDir === undefined) throw new LlmkbError(`nothing to show: no store at ${store} and no results folder`, { hint: 'Run `llmkb eval` first, or pass a results folder or --store FILE.' });
       const loopback = opts.host === '127.0.0.1' || opts.host === 'localhost' || opts.host === '::1';
       if (!loopback) process.stderr.write(`warning: llmkb view listens on ${opts.host}: anyone who can reach it sees every prompt and response of these runs (no password). Use the default 127.0.0.1 unless you mean it.\n`);

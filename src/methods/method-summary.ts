@@ -96,18 +96,46 @@ const metricDefSchema = z.object({
   headline: z.boolean().optional(),
 });
 
-/** What every v2 summary must have; a method may check more (`EvaluationMethod.summarySchema`). */
+/**
+ * The protocol block (`MethodProtocol`). Every summary that has one has had all of its fields
+ * since the block was introduced; unknown keys are kept (passthrough), so a newer file still loads.
+ */
+const protocolSchema = z
+  .object({
+    schema: z.string(),
+    entries: z.record(z.string(), z.object({ choice: z.string(), status: z.enum(['paper', 'approximation', 'nondeterministic']), note: z.string().optional() }).passthrough()),
+    datasets: z.record(z.string(), z.string()),
+    seed: z.number(),
+    computeBackend: z.string(),
+  })
+  .passthrough();
+
+const runMetaSchema = z.object({ paramsB: z.number().positive().optional(), fineTuned: z.boolean().optional(), family: z.string().optional() }).passthrough();
+
+/**
+ * What every v2 summary must have; a method may check more (`EvaluationMethod.summarySchema`).
+ * The fields `report` and `compare` read are typed here too, so a hand-edited or truncated file
+ * is named with its field instead of crashing the report half-way. `datasetChecksums` has been in
+ * every summary llmkb ever wrote (v1 included); `modelIdentity`, `meta`, `runId`, `bootstrap` and
+ * `protocol` are optional because older files or other writers lack them.
+ */
 export const methodSummarySchema = z
   .object({
     schema: z.literal(SUMMARY_SCHEMA),
     method: z.object({ id: z.string().min(1), version: z.string() }),
     model: z.string(),
+    modelIdentity: z.string().optional(),
     setting: z.string(),
     approximate: z.boolean(),
+    datasetChecksums: z.record(z.string(), z.string()),
     counts: z.record(z.string(), z.number()),
     metricDefs: z.array(metricDefSchema).min(1),
     metrics: z.record(z.string(), z.number().nullable()),
     intervals: z.record(z.string(), z.tuple([z.number(), z.number()]).nullable()),
+    bootstrap: z.object({ resamples: z.number(), seed: z.number(), confidence: z.number() }).passthrough().optional(),
+    meta: runMetaSchema.optional(),
+    runId: z.string().optional(),
+    protocol: protocolSchema.optional(),
   })
   .passthrough()
   .superRefine((s, ctx) => {

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LlmkbError } from '../../../errors.js';
+import { EXIT_CODES, LlmkbError } from '../../../errors.js';
 import { sha256 } from '../../../io/checksum.js';
 import { writeFileAtomic } from '../../../io/files.js';
 
@@ -109,6 +109,7 @@ export async function resolveSourceFile(file: SourceFile, options: ResolveOption
     if (!existsSync(path)) {
       throw new DataSourceError(`${path} not found (data directory given, so nothing is downloaded)`, {
         hint: `Put ${file.name} there (from ${file.url}), or drop --data-dir / LLMKB_DATA_DIR to download it.`,
+        exitCode: EXIT_CODES.fileAccess,
       });
     }
     const sum = sha256(readFileSync(path));
@@ -130,12 +131,15 @@ export async function resolveSourceFile(file: SourceFile, options: ResolveOption
   } catch (error) {
     throw new DataSourceError(`could not download ${file.name} from ${file.url}: ${error instanceof Error ? error.message : String(error)}`, {
       hint: 'Check the network, or download the file yourself and pass its folder with --data-dir (or LLMKB_DATA_DIR).',
+      exitCode: EXIT_CODES.model,
+      cause: error,
     });
   }
   const sum = sha256(body);
   if (sum !== file.sha256) {
     throw new DataSourceError(`download of ${file.name} is corrupt or truncated: SHA-256 ${sum} (${body.length} bytes), expected ${file.sha256}`, {
       hint: 'Nothing was saved. Try again; if it persists the file changed upstream: report it, or pass a local copy with --data-dir.',
+      exitCode: EXIT_CODES.model,
     });
   }
   writeFileAtomic(path, body);
