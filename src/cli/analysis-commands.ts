@@ -325,7 +325,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       checkOutputFolder(opts.out);
       checkOutputFolder(opts.data, { existingMayBeReadOnly: true });
       const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
-      if (sourceDataDir !== undefined) requireFolder(sourceDataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+      if (sourceDataDir) requireFolder(sourceDataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
       const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../methods/reliability/evaluate-model.js');
       const { departures } = await import('../methods/reliability/protocol.js');
       const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');

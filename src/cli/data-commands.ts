@@ -21,7 +21,7 @@ function common(command: Command): Command {
 function checkDataOptions(opts: DataOptions): void {
   checkOutputFolder(opts.out);
   const dataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
-  if (dataDir !== undefined) requireFolder(dataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+  if (dataDir) requireFolder(dataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
 }
 
 function sourceOptions(ws: Workspace, opts: DataOptions) {
