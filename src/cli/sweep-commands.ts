@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFolder, collect, requireFolder } from './cli-options.js';
+import { checkOutputFolder, collect, requireFile, requireFolder } from './cli-options.js';
 
 /** The command line as typed, for the runs' execution records. */
 function commandLine(): string {
@@ -69,6 +69,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--from-store <file>', 'a shard\'s store (its --store) to fold into this store (repeatable)', collect)
     .action(async (dirs: string[], opts: { out: string; fromStore?: string[] }, command: Command) => {
       for (const d of dirs) requireFolder(d, 'Give the results folders of `llmkb sweep --shard i/n` (their --out).');
+      for (const s of opts.fromStore ?? []) requireFile(s, 'Give the --store file each shard ran with.');
       checkOutputFolder(opts.out);
       const { mergeResults } = await import('../sweep/merge-results.js');
       const ws = opts.fromStore?.length ? workspace(command) : undefined;

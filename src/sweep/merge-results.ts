@@ -10,7 +10,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readTextFile } from '../io/files.js';
-import { InputFileError, LlmkbError } from '../errors.js';
+import { FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Protocol } from '../methods/reliability/protocol.js';
 import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
 import { openDatabase, type Db } from '../store/database.js';
@@ -40,7 +40,10 @@ function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecor
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /^sweep(\.shard-\d+-of-\d+)?\.json$/.test(n));
-  } catch {
+  } catch (error) {
+    // Missing or unreadable: a file error (exit 6), as the README's exit-code table says.
+    const access = fileAccessError(dir, error, 'read', 'folder');
+    if (access instanceof FileAccessError) throw new FileAccessError(dir, access.message, { ...(access.code === undefined ? {} : { code: access.code }), hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).', cause: error });
     throw new LlmkbError(`${dir} is not a results folder of \`llmkb sweep\``, { hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).' });
   }
   if (names.length === 0) throw new LlmkbError(`${dir} holds no sweep record (sweep.json or sweep.shard-I-of-N.json)`, { hint: 'Give the --out folders of `llmkb sweep --shard I/N` runs.' });
@@ -66,7 +69,7 @@ function sharedProtocol(p: Protocol | undefined): Record<string, string> {
 
 /** Folds another store's call cache and runs into `into` (rows already there are kept). */
 export function foldStore(into: Db, file: string): { calls: number; runs: number; records: number } {
-  if (!existsSync(file)) throw new LlmkbError(`store ${file} not found`, { hint: 'Give the --store file each shard ran with.' });
+  if (!existsSync(file)) throw new FileAccessError(file, `store ${file} not found`, { code: 'ENOENT', hint: 'Give the --store file each shard ran with.' });
   // Opened once on its own first: an older store is brought to the current schema.
   openDatabase(file).close();
   into.prepare('ATTACH DATABASE ? AS shard').run(file);

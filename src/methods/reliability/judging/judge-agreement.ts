@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonl } from '../../../io/jsonl.js';
-import { InputFileError, LlmkbError } from '../../../errors.js';
+import { FileAccessError, InputFileError } from '../../../errors.js';
 import type { Label, ResponseJudge, ResponseRecord } from './judge-response.js';
 
 /** One response with a human's verdict on it. */
@@ -58,7 +58,7 @@ export function readEvouna(dir: string): HumanLabelledResponse[] {
   const rows: HumanLabelledResponse[] = [];
   for (const [dataset, source] of EVOUNA_FILES) {
     const file = join(dir, `${dataset}.json`);
-    if (!existsSync(file)) throw new LlmkbError(`EVOUNA not found: ${file} is missing`, { hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder.' });
+    if (!existsSync(file)) throw new FileAccessError(file, `EVOUNA not found: ${file} is missing`, { code: 'ENOENT', hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder.' });
     let json: unknown;
     try {
       json = JSON.parse(readFileSync(file, 'utf8'));

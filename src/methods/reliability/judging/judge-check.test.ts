@@ -70,7 +70,7 @@ describe('llmkb judge check', () => {
     assert.match(missing.stderr, /--evouna DIR/);
     assert.match(missing.stderr, /LLMKB_DATA_DIR/);
     const wrongDir = await llmkb(['judge', 'check', '--no-judge', '--evouna', join(dir, 'nowhere')], { cwd: dir });
-    assert.equal(wrongDir.code, 2);
+    assert.equal(wrongDir.code, 6, 'a missing file is exit 6 (README "Exit codes")');
     assert.match(wrongDir.stderr, /EVOUNA not found: .*nowhere.*NQ\.json/);
     writeFileSync(join(dir, 'bad.jsonl'), `${JSON.stringify(LABELLED[0])}\n${JSON.stringify({ ...LABELLED[1], human_correct: 'no' })}\n`);
     const bad = await llmkb(['judge', 'check', '-i', 'bad.jsonl', '--no-judge'], { cwd: dir });
