@@ -577,7 +577,7 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     assert.deepEqual(readdirSync(locked), []);
   });
 
-  it('G5: a missing source file under --data-dir, a --data-dir that is a file, view and merge of a missing folder are file errors (exit 6)', async () => {
+  it('G5: a missing source file under --data-dir, a --data-dir that is a file, view and merge of a missing folder or store are file errors (exit 6)', async () => {
     const cwd = folder({ afile: 'x' });
     mkdirSync(join(cwd, 'empty'));
     const missing = await llmkb(['data', 'seenqa', '--data-dir', 'empty', '--out', 'o'], { cwd });
@@ -590,6 +590,8 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     assertUserError(viewFile, EXIT_CODES.fileAccess, /afile is a file, not a folder/);
     const merge = await llmkb(['merge', '--out', 'x', '/nope/a'], { cwd });
     assertUserError(merge, EXIT_CODES.fileAccess, /cannot read folder \/nope\/a: no such file or folder/);
+    const mergeStore = await llmkb(['merge', '--out', 'x', '--from-store', 'no.sqlite', 'empty'], { cwd });
+    assertUserError(mergeStore, EXIT_CODES.fileAccess, /no\.sqlite not found/);
     const mergeOut = await llmkb(['merge', '--out', 'afile', 'empty'], { cwd });
     assertUserError(mergeOut, EXIT_CODES.fileAccess, /cannot write folder afile: already exists and is not a folder/);
     assert.equal(existsSync(join(cwd, 'x')), false);
