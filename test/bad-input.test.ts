@@ -652,6 +652,16 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     assertUserError(r, EXIT_CODES.usage, /model file \/nowhere\/x\.gguf does not exist/);
   });
 
+  it('D9: ask --embedder none (its help: "none: BM25") overrides a configured embedder', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+    const repo = (prefix: string, dataset: string) => jsonl([1, 2, 3, 4, 5].map((i) => ({ id: `${prefix}${i}`, dataset, source: dataset === 'seen' ? 'nq' : 'T1', question: `who wrote book ${i}`, answers: dataset === 'seen' ? [`Author ${i}`] : [] })));
+    const cwd = folder({ 'llmkb.config.json': JSON.stringify({ embedder: 'gguf:/nowhere/embedder.gguf' }), 'q.jsonl': jsonl([{ id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'] }]), 'rs.jsonl': repo('rs', 'seen'), 'ru.jsonl': repo('ru', 'unseen') });
+    const args = ['ask', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--setting', 'four-shot', '--input', 'q.jsonl', '--r-seen', 'rs.jsonl', '--r-unseen', 'ru.jsonl', '-o', 'out.jsonl'];
+    assertUserError(await llmkb(args, { cwd }), EXIT_CODES.usage, /\/nowhere\/embedder\.gguf/);
+    const r = await llmkb([...args, '--embedder', 'none'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /shots by bm25/);
+  });
+
   it('D9: eval --judge none --distractor none --embedder none override the config and take the documented no-model path, recorded in the protocol', { skip: process.env.LLMKB_TEST_GGUF && process.env.LLMKB_DATA_DIR ? false : 'LLMKB_TEST_GGUF and LLMKB_DATA_DIR are needed' }, async () => {
     const cwd = tmp();
     // Configured roles that fail the moment they are loaded: any use of them ends the run.
