@@ -300,6 +300,19 @@ describe('model limits and downloads', () => {
     assertUserError(r, EXIT_CODES.usage, /--max-tokens 1000000 does not fit the model's context window of \d+ tokens/);
   });
 
+  it('conner generate and best-of refuse --max-tokens / --answer-max-tokens beyond the context before any query', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+    const dir = folder({ 'q.txt': 'Hamlet\twho wrote hamlet\tHamlet is a tragedy written by William Shakespeare.\tWilliam Shakespeare\n' });
+    const queries = join(dir, 'q.txt');
+    const model = `gguf:${process.env.LLMKB_TEST_GGUF}`;
+    for (const [command, option] of [['generate', '--max-tokens'], ['generate', '--answer-max-tokens'], ['best-of', '--max-tokens']] as const) {
+      const out = join(dir, `${command}${option}.jsonl`);
+      const r = await llmkb(['conner', command, queries, '--model', model, option, '1000000', '-o', out, ...(command === 'best-of' ? ['--summary', join(dir, 'b.json')] : [])], { cwd: dir });
+      assertUserError(r, EXIT_CODES.usage, new RegExp(`${option} 1000000 does not fit the model's context window of \\d+ tokens`));
+      assert.match(r.stderr, new RegExp(`hint: Use ${option} below`));
+      assert.equal(existsSync(out), false);
+    }
+  });
+
   it('an hf: download that makes no progress (offline) times out with a clear message', async () => {
     // A server that accepts connections and never answers: what an offline proxy or a dead
     // network path looks like.
