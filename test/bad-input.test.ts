@@ -292,6 +292,23 @@ describe('consistency: few-shot records without the repositories', () => {
     assert.match(r.stderr, /hint: Pass --data DIR/);
     assert.equal(existsSync(join(dir, 'consistency.jsonl')), false);
   });
+
+  it('names the one missing repository, and a record whose shot is in neither (file, line, field) before any model loads', async () => {
+    const qa = (id: string) => JSON.stringify({ id, dataset: 'seen', source: 'nq', question: `question ${id}`, answers: ['a'] });
+    const dir = folder({
+      'labelled.jsonl': jsonl([{ ...LABELLED, setting: 'four-shot', shots: ['rs-1'] }, { ...LABELLED, id: 'q2', setting: 'four-shot', shots: ['rs-1', 'rs-9'] }]),
+    });
+    mkdirSync(join(dir, 'd'));
+    writeFileSync(join(dir, 'd', 'r_seen.jsonl'), qa('rs-1') + '\n');
+    const one = await llmkb(['consistency', '-i', join(dir, 'labelled.jsonl'), '--data', join(dir, 'd'), '--model', 'gguf:/nowhere/x.gguf'], { cwd: dir });
+    assertUserError(one, EXIT_CODES.usage, /the repository .*d\/r_unseen\.jsonl was not found/);
+    writeFileSync(join(dir, 'd', 'r_unseen.jsonl'), qa('ru-1') + '\n');
+    const r = await llmkb(['consistency', '-i', join(dir, 'labelled.jsonl'), '--data', join(dir, 'd'), '--model', 'gguf:/nowhere/x.gguf'], { cwd: dir });
+    // The model path does not exist: the shots are checked before the model is looked at.
+    assertUserError(r, EXIT_CODES.usage, /labelled\.jsonl:2 \(field "shots"\): record "q2": few-shot example "rs-9" is in neither r_seen nor r_unseen/);
+    assert.match(r.stderr, /hint: Use the repositories the responses were asked with/);
+    assert.equal(existsSync(join(dir, 'consistency.jsonl')), false);
+  });
 });
 
 describe('model limits and downloads', () => {
