@@ -103,6 +103,8 @@ describe('numeric options: zero where zero makes no sense is refused at parse ti
     ['--per-template 0', ['data', 'unseenqa', '--per-template', '0']],
     ['--max-tokens 0', ['complete', '--model', 'gguf:/x.gguf', '--max-tokens', '0', 'hi']],
     ['--resamples 0', ['metrics', '-i', 'x.jsonl', '--resamples', '0']],
+    ['conner score --resamples 0', ['conner', 'score', 'x.jsonl', '--resamples', '0']],
+    ['judge check --concurrency 0 (was taken as 1)', ['judge', 'check', '--concurrency', '0']],
     ['--seed -1', ['ask', '--seed', '-1']],
     ['--seed 1e3', ['ask', '--seed', '1e3']],
     ['--params 0', ['eval', '--params', '0']],

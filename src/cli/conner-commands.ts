@@ -189,7 +189,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--aggregation <op>', 'factuality over sentences: min (the paper), mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
     .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
     .option('--seed <n>', 'seed of the helpfulness negatives and the bootstrap', wholeNumber, 0)
-    .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', wholeNumber, 1000)
+    .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0-2): Somers' D per metric")
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
     .option('--limit <n>', 'only the first n records of each file', positiveInteger)

@@ -28,7 +28,7 @@ export const LIMIT_SEED = 42;
 export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (split between seen and unseen questions in proportion, kept in file order); a run of its own';
 
 /** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
-async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
+export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
   if (limit === undefined || limit >= items.length) return items;
   const { limitItems } = await import('../sampling/limit-items.js');
   process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);

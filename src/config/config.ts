@@ -70,7 +70,7 @@ export const COMMAND_OPTIONS = {
   'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number', dateField: 'string' },
   ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
   judge: { output: 'string', limit: 'number' },
-  'judge check': { evouna: 'string', input: 'string', concurrency: 'number', json: 'boolean' },
+  'judge check': { evouna: 'string', input: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
   consistency: { output: 'string', distractorLlm: 'boolean', mode: 'string', mcqs: 'number', seed: 'number', data: 'string', compareModes: 'number', limit: 'number' },
   metrics: { input: 'string', run: 'string', format: 'string', setting: 'string', resamples: 'number', seed: 'number', params: 'number', fineTuned: 'boolean', base: 'boolean' },
   compare: { run: 'list', out: 'string', resamples: 'number', seed: 'number', json: 'boolean' },
