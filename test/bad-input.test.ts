@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -352,6 +353,48 @@ describe('model limits and downloads', () => {
       assert.ok(Date.now() - started < 30_000, 'gave up, did not hang');
     } finally {
       for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+
+  it('a download host that refuses connections fails at once, not after the stall time-out', async () => {
+    // A port that was just free: nothing listens there.
+    const probe: Server = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const cache = tmp();
+    const started = Date.now();
+    const r = await llmkb(['complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { cwd: cache, env: { HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '60000', LLMKB_CACHE_DIR: cache } });
+    assertUserError(r, EXIT_CODES.model, new RegExp(`could not download hf:owner/repo/file\\.gguf: 127\\.0\\.0\\.1:${port} is unreachable \\(ECONNREFUSED\\)`));
+    assert.ok(Date.now() - started < 20_000, 'failed at once');
+  });
+
+  it('a download off a TTY prints progress lines (bytes, rate, ETA)', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+    // The model file served slowly, in ten parts over about 1.5 s.
+    const body = readFileSync(process.env.LLMKB_TEST_GGUF!);
+    const server = createHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
+      if (req.method === 'HEAD') return void res.end();
+      const step = Math.ceil(body.length / 10);
+      let at = 0;
+      const timer = setInterval(() => {
+        res.write(body.subarray(at, at + step));
+        at += step;
+        if (at >= body.length) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 150);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/stories260K.gguf`;
+    try {
+      const cache = tmp();
+      const r = await llmkb(['complete', '--model', `gguf:${url}`, '--max-tokens', '3', 'Once'], { cwd: cache, env: { LLMKB_PROGRESS_INTERVAL: '0.2', LLMKB_CACHE_DIR: cache } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^downloading ${url.replace(/[.]/g, '\\.')} {2}\\d+\\.\\d/\\d+\\.\\d MB \\(\\d+\\.\\d%\\) {2}\\d+\\.\\d MB/s {2}ETA \\d+:\\d\\d$`, 'm'));
+    } finally {
       server.close();
     }
   });
