@@ -442,6 +442,19 @@ describe('Retry-After', () => {
     }
   });
 
+  it('a Retry-After wait under the cap is said too, not waited in silence', async () => {
+    const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '5' } } : undefined) });
+    try {
+      const spec = `vllm:${server.baseURL}/m`;
+      const r = await llmkb(['complete', '--model', spec, 'hi']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /note: m: waiting 5\.0 s before retrying: the server asked to wait \(Retry-After\)/);
+      assert.equal(server.requests.length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
   for (const value of ['-5', 'soon']) {
     it(`a ${value === '-5' ? 'negative' : 'malformed'} Retry-After (${value}) falls back to the exponential back-off`, async () => {
       const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i < 2 ? { kind: 'status', status: 429, headers: { 'retry-after': value } } : undefined) });
