@@ -278,6 +278,20 @@ describe('incomplete and empty inputs', () => {
     assert.equal(ok.code, 0, ok.stderr);
   });
 
+  it('corpus add: files with no text are refused for a new corpus (not kept empty) and warned about among others', async () => {
+    const dir = folder({ 'empty.csv': '', 'header.csv': 'filename,article\n', 'empty.txt': '', 'ok.csv': 'filename,article\na.pdf,Paris is the capital of France.\n' });
+    const store = join(dir, 's.sqlite');
+    for (const file of ['empty.csv', 'header.csv', 'empty.txt']) {
+      const r = await llmkb(['--store', store, 'corpus', 'add', 'c', join(dir, file)]);
+      assertUserError(r, EXIT_CODES.usage, new RegExp(`no text to index in .*${file.replace('.', '\\.')}`));
+    }
+    const list = await llmkb(['--store', store, 'corpus', 'list']);
+    assert.doesNotMatch(list.stdout, /^c /m, 'no empty corpus left behind');
+    const mixed = await llmkb(['--store', store, 'corpus', 'add', 'c', join(dir, 'ok.csv'), join(dir, 'header.csv')]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.match(mixed.stderr, /warning: .*header\.csv: no text to index/);
+  });
+
   it('empty input files are refused (judge, consistency, metrics, report)', async () => {
     const dir = folder({ 'empty.jsonl': '', 'blank.jsonl': '\n  \n', 'empty.summary.json': '' });
     for (const args of [['judge', '-i', join(dir, 'empty.jsonl')], ['consistency', '-i', join(dir, 'blank.jsonl')], ['metrics', '-i', join(dir, 'empty.jsonl')], ['report', join(dir, 'empty.summary.json')]]) {
