@@ -384,7 +384,7 @@ describe('model limits and downloads', () => {
     assert.ok(Date.now() - started < 20_000, 'failed at once');
   });
 
-  it('a download off a TTY prints progress lines (bytes, rate, ETA)', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+  it('a download off a TTY prints progress lines (bytes, rate, ETA), then the compute backend', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
     // The model file served slowly, in ten parts over about 1.5 s.
     const body = readFileSync(process.env.LLMKB_TEST_GGUF!);
     const server = createHttpServer((req, res) => {
@@ -407,6 +407,8 @@ describe('model limits and downloads', () => {
       const cache = tmp();
       const r = await llmkb(['complete', '--model', `gguf:${url}`, '--max-tokens', '3', 'Once'], { cwd: cache, env: { LLMKB_PROGRESS_INTERVAL: '0.2', LLMKB_CACHE_DIR: cache } });
       assert.equal(r.code, 0, r.stderr);
+      // Every command says which hardware an in-process model runs on as it loads.
+      assert.match(r.stderr, /^llama:.*stories260K\.gguf: in-process on cpu, 1 sequence$/m);
       assert.match(r.stderr, new RegExp(`^downloading ${url.replace(/[.]/g, '\\.')} {2}\\d+\\.\\d/\\d+\\.\\d MB \\(\\d+\\.\\d%\\) {2}\\d+\\.\\d MB/s {2}ETA \\d+:\\d\\d$`, 'm'));
     } finally {
       server.close();
