@@ -81,7 +81,7 @@ export const COMMAND_OPTIONS = {
   },
   methods: { json: 'boolean' },
   view: { port: 'number', host: 'string' },
-  sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean' },
+  sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean', limit: 'number' },
   merge: { fromStore: 'list' },
   'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
   'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
