@@ -272,6 +272,19 @@ export function detectRepetition(response: string): UninformativeVerdict | undef
 }
 
 export function detectUninformative(response: string, question: string): UninformativeVerdict | undefined {
+  return firstUninformativeRule(response, question, true);
+}
+
+/**
+ * Whether detectUninformative calls the response `unsure`: the same rules in the same order, but
+ * the repetition rules, checked last, cannot make it `unsure` and are skipped (a distractor
+ * generator's every item is checked).
+ */
+export function declinesToAnswer(response: string, question: string): boolean {
+  return firstUninformativeRule(response, question, false)?.type === 'unsure';
+}
+
+function firstUninformativeRule(response: string, question: string, repetition: boolean): UninformativeVerdict | undefined {
   const text = response.trim();
   // none: nothing there
   if (text === '') return { type: 'none', rule: 'rule:empty', detail: 'empty response' };
@@ -298,5 +311,5 @@ export function detectUninformative(response: string, question: string): Uninfor
     if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question)) return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
   }
   // repetition: echoing one string
-  return detectRepetition(withoutScaffold);
+  return repetition ? detectRepetition(withoutScaffold) : undefined;
 }
