@@ -363,7 +363,7 @@ export class Run {
    */
   recordsByIds<T>(stage: string, ids: readonly string[]): Array<T | undefined> {
     this.#recordsByIds ??= this.#db.prepare(`SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? AND item_id IN (${Array.from({ length: RECORDS_BY_IDS }, () => '?').join(', ')})`).raw();
-    const out = new Array<T | undefined>(ids.length);
+    const out = new Array<T | undefined>(ids.length).fill(undefined);
     const at = new Map<string, number>();
     for (let start = 0; start < ids.length; start += RECORDS_BY_IDS) {
       const chunk: Array<string | null> = ids.slice(start, start + RECORDS_BY_IDS);
