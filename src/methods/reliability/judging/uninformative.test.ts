@@ -134,6 +134,13 @@ describe('uninformative rules on the labelled set', () => {
     assert.equal(declinesToAnswer('He died in 1990. He died in 1990. He died in 1990.', 'In what year did Wren Octavian Marchbanks die?'), false);
   });
 
+  it('finds a one-word question said back, whose question is normalised only when it could be that short', () => {
+    // The question's letters and digits outside "a", "an", "the" bound its normalised length from below.
+    for (const [response, question] of [['Cat', 'the cat?'], ['cats', 'The cats!'], ['A cat', 'cat'], ['1999', '1999?']]) assert.equal(detectUninformative(response!, question!)?.detail, 'the question itself', `${response} / ${question}`);
+    assert.equal(detectUninformative('dog', 'the cat?'), undefined);
+    assert.equal(detectUninformative('İstanbul', 'istanbul'), undefined, 'lower-cased İ is two characters');
+  });
+
   it('normalizeOnce is normalizeAnswer', () => {
     for (const text of ['The Beatles!', 'The Beatles!', 'Saldaña', '  a  b ', 'İstanbul', '']) assert.equal(normalizeOnce(text), normalizeAnswer(text));
   });

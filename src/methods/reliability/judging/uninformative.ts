@@ -186,18 +186,45 @@ function repeatsAQuestionWord(response: readonly string[], question: readonly st
   return [...inResponse].some(([w, n]) => n > (inQuestion.get(w) ?? n));
 }
 
+/**
+ * A lower bound on the length of normalizeAnswer(text): its ASCII letters and digits other than
+ * those of the articles (a, an, the) all survive normalisation (it removes ASCII punctuation,
+ * white space and the articles, and lower-cases), so it has at least that many characters.
+ */
+function survivingCharacters(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x30 && code <= 0x39) {
+      n++;
+      continue;
+    }
+    // A-Z lower-cased as normalizeAnswer does; a, n, t, h and e may be an article's.
+    const c = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+    if (c >= 0x61 && c <= 0x7a && c !== 0x61 && c !== 0x6e && c !== 0x74 && c !== 0x68 && c !== 0x65) n++;
+  }
+  return n;
+}
+
 function isRestatement(normalizedResponse: string, question: string): string | undefined {
   const r = normalizedResponse.split(' ').filter(Boolean);
-  const q = words(question);
-  if (r.length === 0 || q.length === 0) return undefined;
+  if (r.length === 0) return undefined;
   const rs = r.join(' ');
-  const qs = q.join(' ');
-  if (rs === qs) return 'the question itself';
+  // The question is normalised only when it could be the response itself or is compared word
+  // by word below: most responses are much shorter than any question.
+  let q: readonly string[] | undefined;
+  if (survivingCharacters(question) <= rs.length) {
+    q = words(question);
+    if (q.length === 0) return undefined;
+    if (rs === q.join(' ')) return 'the question itself';
+  }
+  // (Otherwise the question has more than rs.length characters left, so some: it is not empty.)
   // The instruction line echoed back.
   if (/please answer knowledge ?related (multichoice )?questions directly|do not give anything other than the (answer|appropriate option)/.test(rs) && r.length >= 6) return 'the instruction line';
   const rContent = r.filter((w) => !STOPWORDS.has(w)).map(stem);
   // Most responses have fewer than two content words: the question's are not needed then.
   if (rContent.length < 2) return undefined;
+  q ??= words(question);
   const qContent = new Set(q.filter((w) => !STOPWORDS.has(w)).map(stem));
   if (qContent.size === 0) return undefined;
   const novel = rContent.filter((w) => !qContent.has(w));
