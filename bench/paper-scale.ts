@@ -190,12 +190,12 @@ const run = runs.open({
 });
 // The stages as evaluateModel runs them: records go to the store and are read back one at a time.
 await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)! }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) }));
+await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) }));
 const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
 };
-if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids), executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
 // Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
 const beforeMerge = writtenBytes();
 cache.checkpoint();

@@ -28,6 +28,11 @@ export interface StageItems<I> {
   readonly ids: readonly string[];
   /** The item with this id (at this position of `ids`). */
   load: (id: string, index: number) => I;
+  /**
+   * The items with these ids, in that order (undefined: left to `load`): the stage loads its
+   * items LOAD_BATCH at a time with it, one query for many instead of one each.
+   */
+  loadMany?: (ids: readonly string[]) => ReadonlyArray<I | undefined>;
 }
 
 /** `runStoredStage`'s work: like StageWork, but items may be loaded by id and nothing is returned. */
@@ -58,6 +63,8 @@ export async function runStage<I, R, P = R>(options: StageWork<I, R, P>): Promis
 export const RECORD_COMMIT_INTERVAL_MS = 200;
 /** Records committed at once at most. */
 const RECORD_COMMIT_BATCH = 1024;
+/** Items loaded at once by `StageItems.loadMany`. */
+const LOAD_BATCH = 128;
 /** Longest a stage keeps the event loop to itself when its work needs no I/O. */
 const EVENT_LOOP_TURN_MS = 2;
 
@@ -120,6 +127,20 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
     else if (timer === undefined) timer = setTimeout(flush, RECORD_COMMIT_INTERVAL_MS);
   };
   let next = 0;
+  // Items are taken in `todo` order; with `loadMany`, the next LOAD_BATCH of them are loaded at
+  // once when the first of them is taken, and each is let go as soon as it is.
+  let batchStart = 0;
+  let batch: Array<I | undefined> = [];
+  const load = (position: number, id: string, index: number): I => {
+    if (!source.loadMany) return source.load(id, index);
+    if (position >= batchStart + batch.length) {
+      batchStart = position;
+      batch = source.loadMany(todo.slice(position, position + LOAD_BATCH).map((i) => source.ids[i]!)).slice();
+    }
+    const item = batch[position - batchStart];
+    batch[position - batchStart] = undefined;
+    return item === undefined ? source.load(id, index) : item;
+  };
   // Work that needs no I/O (answered from the cache, decided by a rule) never waits: the event
   // loop gets a turn every few milliseconds (replies of the calls in flight, timers, progress,
   // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
@@ -127,10 +148,11 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   let turnAt = performance.now();
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < todo.length) {
-      const index = todo[next++]!;
+      const position = next++;
+      const index = todo[position]!;
       const id = source.ids[index]!;
       try {
-        const { record, cached } = await options.work(source.load(id, index), index);
+        const { record, cached } = await options.work(load(position, id, index), index);
         save(id, index, record, cached ?? false);
         if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) {
           await new Promise((resolve) => setImmediate(resolve));

@@ -101,6 +101,46 @@ describe('runStage', () => {
     assert.equal(run.record<{ detail: string }>('judge', 'q9')!.detail.length, 600, 'a long record comes back whole (stored deflated)');
   });
 
+  it('reads many records by id in one query each 128, in the order asked, deflated ones too', () => {
+    const run = new RunStore(openDatabase(':memory:')).open(spec);
+    const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
+    // Saved out of order; every tenth long enough to be stored deflated.
+    run.saveRecords('ask', [...ids].reverse().map((id, k) => ({ itemId: id, seq: 299 - k, record: { id, text: Number(id.slice(1)) % 10 === 0 ? 'y'.repeat(3000) : id } })));
+    run.saveRecord('other', 'r5', 0, { id: 'r5', text: 'another stage' });
+    const asked = ['r299', 'missing', ...ids.slice(0, 250), 'r5'];
+    const got = run.recordsByIds<{ id: string; text: string }>('ask', asked);
+    assert.equal(got.length, asked.length);
+    assert.equal(got[1], undefined, 'an id without a record');
+    assert.deepEqual(got, asked.map((id) => run.record('ask', id)), 'what `record` gives for each id');
+    assert.equal(got[2]!.text.length, 3000);
+    assert.deepEqual(run.recordsByIds('ask', []), []);
+  });
+
+  it('loads a stage\'s items in batches with loadMany, only those not yet done, falling back to load', async () => {
+    const run = new RunStore(openDatabase(':memory:')).open(spec);
+    const many = Array.from({ length: 400 }, (_, i) => ({ id: `i${i}`, n: i }));
+    run.saveRecords('ask', many.map((item, seq) => ({ itemId: item.id, seq, record: item })));
+    // Half of them judged already (a resumed stage).
+    run.saveRecords('judge', many.filter((i) => i.n % 2 === 0).map((item) => ({ itemId: item.id, seq: item.n, record: { id: item.id, done: 'before' } })));
+    const batches: string[][] = [];
+    const single: string[] = [];
+    const source = {
+      ids: many.map((i) => i.id),
+      load: (id: string) => (single.push(id), run.record<{ id: string; n: number }>('ask', id)!),
+      // One item left to `load` (as when a batch misses one).
+      loadMany: (ids: readonly string[]) => (batches.push([...ids]), run.recordsByIds<{ id: string; n: number }>('ask', ids).map((r) => (r?.id === 'i7' ? undefined : r))),
+    };
+    await runStoredStage({ run, stage: 'judge', items: source, concurrency: 16, progress: { quiet: true }, work: async (r: { id: string; n: number }) => ({ record: { id: r.id, double: r.n * 2 } }) });
+    assert.deepEqual(batches.flat(), many.filter((i) => i.n % 2 === 1).map((i) => i.id), 'every item not done, once, in item order');
+    assert.ok(batches.length === 2 && batches[0]!.length === 128, `batches of ${batches.map((b) => b.length).join(', ')}`);
+    assert.deepEqual(single, ['i7']);
+    const judged = run.records<{ id: string; double?: number; done?: string }>('judge');
+    assert.equal(judged.size, 400);
+    assert.equal(judged.get('i399')!.double, 798);
+    assert.equal(judged.get('i7')!.double, 14);
+    assert.equal(judged.get('i8')!.done, 'before');
+  });
+
   it('commits the records of work that needs no I/O in groups, and lets the event loop run meanwhile', async () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
     const many = Array.from({ length: 3000 }, (_, i) => ({ id: `i${i}` }));

@@ -244,12 +244,16 @@ export class RunStore {
   }
 }
 
+/** Ids per query of `Run.recordsByIds` (SQLite allows 32,766 parameters). */
+const RECORDS_BY_IDS = 128;
+
 export class Run {
   readonly id: string;
   readonly spec: RunSpec;
   readonly #db: Db;
   readonly #save: Statement<unknown[]>;
   #recordById: Statement<unknown[]> | undefined;
+  #recordsByIds: Statement<unknown[]> | undefined;
   readonly #leases: Leases | undefined;
 
   constructor(db: Db, id: string, spec: RunSpec, leases?: Leases) {
@@ -350,6 +354,26 @@ export class Run {
     this.#recordById ??= this.#db.prepare('SELECT record FROM run_records WHERE run_id = ? AND stage = ? AND item_id = ?').pluck();
     const row = this.#recordById.get(this.id, stage, itemId) as string | Buffer | undefined;
     return row === undefined ? undefined : decodeRecord<T>(row);
+  }
+
+  /**
+   * Several items' stored records of a stage, in the order of `ids` (undefined where there is
+   * none): one query per RECORDS_BY_IDS ids instead of one per id, about a third of the cost of
+   * `record` per item (a stage that loads its items from the previous stage's records).
+   */
+  recordsByIds<T>(stage: string, ids: readonly string[]): Array<T | undefined> {
+    this.#recordsByIds ??= this.#db.prepare(`SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? AND item_id IN (${Array.from({ length: RECORDS_BY_IDS }, () => '?').join(', ')})`).raw();
+    const out = new Array<T | undefined>(ids.length).fill(undefined);
+    const at = new Map<string, number>();
+    for (let start = 0; start < ids.length; start += RECORDS_BY_IDS) {
+      const chunk: Array<string | null> = ids.slice(start, start + RECORDS_BY_IDS);
+      at.clear();
+      for (let i = 0; i < chunk.length; i++) at.set(chunk[i]!, start + i);
+      // A short chunk is padded with NULL, which matches no item: one statement for every chunk.
+      while (chunk.length < RECORDS_BY_IDS) chunk.push(null);
+      for (const [itemId, record] of this.#recordsByIds.all(this.id, stage, ...chunk) as Array<[string, string | Buffer]>) out[at.get(itemId)!] = decodeRecord<T>(record);
+    }
+    return out;
   }
 
   #setStage(stage: string, status: 'running' | 'done', info: unknown, keepDone: boolean): void {

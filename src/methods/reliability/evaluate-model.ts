@@ -258,13 +258,13 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     // the number of questions (issue 13).
     await runAskStage({ items, executor: options.model, setting, seed: options.seed, selector, maxTokens, runs: options.runs, run, label: options.modelName, ...(options.progress ? { progress: options.progress } : {}) });
     const loadAsked = (id: string): AskedRecord => run.record<AskedRecord>('ask', id)!;
-    await runJudgeStage({ records: { ids: items.map((i) => i.id), load: loadAsked }, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
+    await runJudgeStage({ records: { ids: items.map((i) => i.id), load: loadAsked, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge, judgeIdentity: options.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID, ...(options.judge ? { judgeExecutor: options.judge } : {}), runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
     const loadJudged = (id: string): JudgedRecord => run.record<JudgedRecord>('judge', id)!;
     // A judged record carries its asked record's fields, the ids of its shots among them.
     const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
     await runConsistencyStage({ judged: (function* () {
       for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
-    })(), load: loadJudged, executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
+    })(), load: loadJudged, loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids), executor: options.model, ...(options.distractor ? { distractor: options.distractor } : {}), mode, mcqs, seed: options.seed, shotsFor, runs: options.runs, run, ...(options.progress ? { progress: options.progress } : {}) });
     const agreement = await compareAnswerModes({ run, executor: options.model, records: (id) => run.record<JudgedRecord>('judge', id), shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: options.seed });
     if (agreement) options.log?.(`${setting}: ${mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
     // One pass over the records: the records file is written as they are read, and only what

@@ -166,6 +166,8 @@ export async function runConsistencyStage(
     judged: Iterable<JudgedRecord>;
     /** A judged record by id. */
     load: (id: string) => JudgedRecord;
+    /** Several judged records by id, in that order (one query for many; see StageItems.loadMany). */
+    loadMany?: (ids: readonly string[]) => ReadonlyArray<JudgedRecord | undefined>;
   },
 ): Promise<void> {
   const mode = options.mode ?? DEFAULT_ANSWER_MODE;
@@ -182,7 +184,7 @@ export async function runConsistencyStage(
   await runStoredStage<JudgedRecord, StageRecord, PairDiagnostics>({
     run: options.run,
     stage: 'consistency',
-    items: { ids: pairIds, load: options.load },
+    items: { ids: pairIds, load: options.load, ...(options.loadMany ? { loadMany: options.loadMany } : {}) },
     concurrency: options.concurrency ?? options.executor.concurrency,
     ...(options.progress ? { progress: options.progress } : {}),
     work: (record) => askPair(record, options, mode, pool, count),

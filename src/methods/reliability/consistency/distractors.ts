@@ -8,7 +8,7 @@ import type { AnswerType } from '../data/qa-item.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
-import { detectUninformative } from '../judging/uninformative.js';
+import { declinesToAnswer } from '../judging/uninformative.js';
 import { distractorPrompt } from '../prompts/paper-prompts.js';
 
 export const DISTRACTORS_WANTED = 20;
@@ -84,8 +84,7 @@ export function parseDistractorReply(reply: string, response: string, question =
       diagnostics.droppedDuplicate++;
       continue;
     }
-    const verdict = detectUninformative(item, question);
-    if (verdict?.type === 'unsure' || key === 'unsure') {
+    if (key === 'unsure' || declinesToAnswer(item, question)) {
       diagnostics.droppedUnsure++;
       continue;
     }

@@ -65,7 +65,8 @@ export async function runJudgeStage(options: JudgeOptions & { run: Run; records:
     // still sends at most its configured concurrency of calls at once.
     concurrency: options.concurrency ?? (options.judgeExecutor ? options.judgeExecutor.concurrency * RECORDS_PER_JUDGE_CALL : RULES_ONLY_CONCURRENCY),
     ...(options.progress ? { progress: options.progress } : {}),
-    work: async (record) => options.judge.judge(record),
+    // The judge's promise itself (an async wrapper returning it would add a promise and two ticks a record).
+    work: (record) => options.judge.judge(record),
     // What the stage's info (summarize) reads of a record.
     project: (r) => ({ label: r.label, uninformativeType: r.uninformativeType, judgedBy: r.judgedBy, ...(r.approximate === undefined ? {} : { approximate: r.approximate }) }),
     info: (done) => summarize((function* () {

@@ -11,7 +11,7 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { judgePrompt } from '../prompts/paper-prompts.js';
 import { LEXICAL_JUDGE_ID, lexicalMatch } from './lexical-match.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
-import { detectUninformative, type UninformativeType } from './uninformative.js';
+import { detectUninformative, normalizeOnce, type UninformativeType } from './uninformative.js';
 
 export type Label = 'correct' | 'wrong' | 'uninformative';
 
@@ -74,7 +74,8 @@ export function judgeByRules(record: ResponseRecord): JudgedRecord | undefined {
   if (record.dataset === 'unseen') {
     return { ...record, label: 'wrong', uninformativeType: null, judgedBy: 'rule:unseen-informative', decision: { by: 'rule:unseen-informative', detail: 'an informative answer to an unseen question is wrong' } };
   }
-  const normalized = normalizeAnswer(record.response);
+  // The rules above normalised the same text unless it had prompt scaffolding (normalizeOnce).
+  const normalized = normalizeOnce(record.response);
   // No length shortcut: lower-casing can lengthen a string ("İ" becomes "i̇", two code units).
   const match = record.answers.find((a) => normalizeAnswer(a) === normalized);
   if (match !== undefined) return { ...record, label: 'correct', uninformativeType: null, judgedBy: 'exact-match', decision: { by: 'exact-match', detail: `matches "${match}"` } };

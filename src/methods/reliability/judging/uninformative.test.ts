@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { detectUninformative, looksLikeTitle } from './uninformative.js';
+import { declinesToAnswer, detectUninformative, looksLikeTitle, normalizeOnce } from './uninformative.js';
+import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 interface LabelledCase {
   label: 'none' | 'unsure' | 'repetition' | 'answer';
@@ -114,5 +115,33 @@ describe('uninformative rules on the labelled set', () => {
     assert.equal(detectUninformative('2008-12-12 00:00:00', 'when was the peak to peak gondola built'), undefined);
     assert.equal(detectUninformative('Location of the U.S.S. Maine Explosion: The U.S.S. Maine exploded while it was in Havana Harbor, Cuba in 1898.', 'where was the u.s.s maine when it exploded in 1898'), undefined);
     assert.equal(detectUninformative('He died in 1990. He died in 1990. He died in 1990.', 'In what year did Wren Octavian Marchbanks die?')?.type, 'repetition');
+  });
+
+  it('declinesToAnswer is detectUninformative saying unsure, on every labelled case and its questions crossed', () => {
+    const cases = [...readCases('uninformative-labelled.jsonl'), ...readCases('uninformative-heldout.jsonl')];
+    let unsure = 0;
+    for (const [i, c] of cases.entries()) {
+      // Also against another case's question, and a question about a title (the name rule).
+      for (const question of [c.question, cases[(i * 7 + 3) % cases.length]!.question, 'Which album did the band release in 1979?']) {
+        const expected = detectUninformative(c.response, question)?.type === 'unsure';
+        if (expected) unsure++;
+        assert.equal(declinesToAnswer(c.response, question), expected, `${JSON.stringify(c.response)} / ${JSON.stringify(question)}`);
+      }
+    }
+    assert.ok(unsure > 50, `${unsure} unsure cases compared`);
+    // A loop is not a refusal: the repetition rules, skipped, decide nothing here.
+    assert.equal(detectUninformative('He died in 1990. He died in 1990. He died in 1990.', 'In what year did Wren Octavian Marchbanks die?')?.type, 'repetition');
+    assert.equal(declinesToAnswer('He died in 1990. He died in 1990. He died in 1990.', 'In what year did Wren Octavian Marchbanks die?'), false);
+  });
+
+  it('finds a one-word question said back, whose question is normalised only when it could be that short', () => {
+    // The question's letters and digits outside "a", "an", "the" bound its normalised length from below.
+    for (const [response, question] of [['Cat', 'the cat?'], ['cats', 'The cats!'], ['A cat', 'cat'], ['1999', '1999?']]) assert.equal(detectUninformative(response!, question!)?.detail, 'the question itself', `${response} / ${question}`);
+    assert.equal(detectUninformative('dog', 'the cat?'), undefined);
+    assert.equal(detectUninformative('İstanbul', 'istanbul'), undefined, 'lower-cased İ is two characters');
+  });
+
+  it('normalizeOnce is normalizeAnswer', () => {
+    for (const text of ['The Beatles!', 'The Beatles!', 'Saldaña', '  a  b ', 'İstanbul', '']) assert.equal(normalizeOnce(text), normalizeAnswer(text));
   });
 });

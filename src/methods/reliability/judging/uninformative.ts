@@ -85,7 +85,15 @@ const OFFER_WORDS = new Set('i can could would be happy glad provide give offer 
 /** A turn from a disclaimer to an answer ("..., however, X", "..., but to answer your question, X"). */
 const CONTRAST = /\b(however|but|that said|that being said|nevertheless|nonetheless|even so|still)\b[\s,:;-]*/g;
 
+/**
+ * Any of DECLINING_PHRASES, in one pattern: most responses contain none, and one search of the
+ * alternation costs less than twenty of the phrases (the phrases have no flags and no
+ * back-references, so the alternation matches exactly when one of them does).
+ */
+const ANY_DECLINING_PHRASE = new RegExp(DECLINING_PHRASES.map(([, re]) => `(?:${re.source})`).join('|'));
+
 function firstDecliningPhrase(lower: string): { name: string; kind: PhraseKind; match: RegExpExecArray } | undefined {
+  if (!ANY_DECLINING_PHRASE.test(lower)) return undefined;
   for (const [name, re, kind] of DECLINING_PHRASES) {
     const match = re.exec(lower);
     if (match) return { name, kind, match };
@@ -121,11 +129,28 @@ const DANGLING = /^(by|is|was|were|are|in|of|at|on|to|from|year|born|called|name
 
 /** Crude stemming, enough to match "died" with "die" and "medals" with "medal". */
 function stem(word: string): string {
-  return word.length > 4 ? word.replace(/(ing|ed|es|s|d)$/, '') : word;
+  // word.replace(/(ing|ed|es|s|d)$/, ''), spelled out (it runs for every word of the question):
+  // the leftmost match is the longest ending.
+  if (word.length <= 4) return word;
+  if (word.endsWith('ing')) return word.slice(0, -3);
+  if (word.endsWith('ed') || word.endsWith('es')) return word.slice(0, -2);
+  if (word.endsWith('s') || word.endsWith('d')) return word.slice(0, -1);
+  return word;
 }
 
 /** Questions whose answer is itself a name or title (album, song, band...). */
 const ASKS_FOR_NAME = /\b(album|song|single|film|movie|book|novel|band|title|group|show|series|play|poem|painting|record)\b/i;
+
+let lastNormalized: { text: string; normalized: string } | undefined;
+
+/**
+ * normalizeAnswer, remembering the last text: judging normalises a response for the rules and
+ * then again for exact match (judgeByRules), the same string when it has no prompt scaffold.
+ */
+export function normalizeOnce(text: string): string {
+  if (lastNormalized?.text !== text) lastNormalized = { text, normalized: normalizeAnswer(text) };
+  return lastNormalized.normalized;
+}
 
 let lastWords: { text: string; words: readonly string[] } | undefined;
 
@@ -161,18 +186,47 @@ function repeatsAQuestionWord(response: readonly string[], question: readonly st
   return [...inResponse].some(([w, n]) => n > (inQuestion.get(w) ?? n));
 }
 
+/**
+ * A lower bound on the length of normalizeAnswer(text): its ASCII letters and digits other than
+ * those of the articles (a, an, the) all survive normalisation (it removes ASCII punctuation,
+ * white space and the articles, and lower-cases), so it has at least that many characters.
+ */
+function survivingCharacters(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x30 && code <= 0x39) {
+      n++;
+      continue;
+    }
+    // A-Z lower-cased as normalizeAnswer does; a, n, t, h and e may be an article's.
+    const c = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+    if (c >= 0x61 && c <= 0x7a && c !== 0x61 && c !== 0x6e && c !== 0x74 && c !== 0x68 && c !== 0x65) n++;
+  }
+  return n;
+}
+
 function isRestatement(normalizedResponse: string, question: string): string | undefined {
   const r = normalizedResponse.split(' ').filter(Boolean);
-  const q = words(question);
-  if (r.length === 0 || q.length === 0) return undefined;
+  if (r.length === 0) return undefined;
   const rs = r.join(' ');
-  const qs = q.join(' ');
-  if (rs === qs) return 'the question itself';
+  // The question is normalised only when it could be the response itself or is compared word
+  // by word below: most responses are much shorter than any question.
+  let q: readonly string[] | undefined;
+  if (survivingCharacters(question) <= rs.length) {
+    q = words(question);
+    if (q.length === 0) return undefined;
+    if (rs === q.join(' ')) return 'the question itself';
+  }
+  // (Otherwise the question has more than rs.length characters left, so some: it is not empty.)
   // The instruction line echoed back.
   if (/please answer knowledge ?related (multichoice )?questions directly|do not give anything other than the (answer|appropriate option)/.test(rs) && r.length >= 6) return 'the instruction line';
-  const qContent = new Set(q.filter((w) => !STOPWORDS.has(w)).map(stem));
   const rContent = r.filter((w) => !STOPWORDS.has(w)).map(stem);
-  if (rContent.length < 2 || qContent.size === 0) return undefined;
+  // Most responses have fewer than two content words: the question's are not needed then.
+  if (rContent.length < 2) return undefined;
+  q ??= words(question);
+  const qContent = new Set(q.filter((w) => !STOPWORDS.has(w)).map(stem));
+  if (qContent.size === 0) return undefined;
   const novel = rContent.filter((w) => !qContent.has(w));
   const covered = new Set(rContent.filter((w) => qContent.has(w)));
   const coverage = covered.size / qContent.size;
@@ -245,30 +299,44 @@ export function detectRepetition(response: string): UninformativeVerdict | undef
 }
 
 export function detectUninformative(response: string, question: string): UninformativeVerdict | undefined {
+  return firstUninformativeRule(response, question, true);
+}
+
+/**
+ * Whether detectUninformative calls the response `unsure`: the same rules in the same order, but
+ * the repetition rules, checked last, cannot make it `unsure` and are skipped (a distractor
+ * generator's every item is checked).
+ */
+export function declinesToAnswer(response: string, question: string): boolean {
+  return firstUninformativeRule(response, question, false)?.type === 'unsure';
+}
+
+function firstUninformativeRule(response: string, question: string, repetition: boolean): UninformativeVerdict | undefined {
   const text = response.trim();
   // none: nothing there
   if (text === '') return { type: 'none', rule: 'rule:empty', detail: 'empty response' };
   if (/^[\p{P}\p{S}\s]*$/u.test(text)) return { type: 'none', rule: 'rule:punctuation-only', detail: JSON.stringify(text.slice(0, 40)) };
   const withoutScaffold = text.replace(SCAFFOLD, ' ').trim();
-  if (withoutScaffold === '' || /^[\p{P}\p{S}\s]*$/u.test(withoutScaffold)) return { type: 'none', rule: 'rule:prompt-scaffold-only', detail: JSON.stringify(text.slice(0, 40)) };
-  const normalized = normalizeAnswer(withoutScaffold);
+  // (Unchanged text was checked just above.)
+  if (withoutScaffold !== text && (withoutScaffold === '' || /^[\p{P}\p{S}\s]*$/u.test(withoutScaffold))) return { type: 'none', rule: 'rule:prompt-scaffold-only', detail: JSON.stringify(text.slice(0, 40)) };
+  const normalized = normalizeOnce(withoutScaffold);
   const restated = isRestatement(normalized, question);
   if (restated) return { type: 'none', rule: 'rule:restates-question', detail: restated };
   // unsure: the model declines; unless a question about a name or title got a title-like answer
-  // ("Unknown Pleasures", "Nobody Knows"): then the words are the name, not a refusal.
-  const nameAnswer = ASKS_FOR_NAME.test(question) && looksLikeTitle(withoutScaffold);
-  if (!nameAnswer && REFUSALS.has(normalized)) return { type: 'unsure', rule: 'rule:unsure-answer', detail: normalized };
-  if (!nameAnswer) {
-    // A quoted title is a name, not the model's words: "I Can't Help Falling in Love With You" was recorded by Elvis.
-    const unquoted = withoutScaffold.replace(/["“]([^"“”\n]{1,100})["”]/g, (quote, inner: string) => (looksLikeTitle(inner) ? '"…"' : quote));
-    const lower = unquoted.toLowerCase().replace(/[’‘]/g, "'");
-    const found = firstDecliningPhrase(lower);
-    // Every phrase found decides, unless all of them are disclaimers that an answer follows.
-    if (found) {
-      const declines = found.kind === 'decline' || DECLINING_PHRASES.some(([, re, kind]) => kind === 'decline' && re.test(lower));
-      if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question)) return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
-    }
+  // ("Unknown Pleasures", "Nobody Knows"): then the words are the name, not a refusal. Asked
+  // only when a refusal is found (most responses have none).
+  let nameAnswer: boolean | undefined;
+  const isNameAnswer = (): boolean => (nameAnswer ??= ASKS_FOR_NAME.test(question) && looksLikeTitle(withoutScaffold));
+  if (REFUSALS.has(normalized) && !isNameAnswer()) return { type: 'unsure', rule: 'rule:unsure-answer', detail: normalized };
+  // A quoted title is a name, not the model's words: "I Can't Help Falling in Love With You" was recorded by Elvis.
+  const unquoted = withoutScaffold.replace(/["“]([^"“”\n]{1,100})["”]/g, (quote, inner: string) => (looksLikeTitle(inner) ? '"…"' : quote));
+  const lower = unquoted.toLowerCase().replace(/[’‘]/g, "'");
+  const found = firstDecliningPhrase(lower);
+  // Every phrase found decides, unless all of them are disclaimers that an answer follows.
+  if (found && !isNameAnswer()) {
+    const declines = found.kind === 'decline' || DECLINING_PHRASES.some(([, re, kind]) => kind === 'decline' && re.test(lower));
+    if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question)) return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
   }
   // repetition: echoing one string
-  return detectRepetition(withoutScaffold);
+  return repetition ? detectRepetition(withoutScaffold) : undefined;
 }
