@@ -664,6 +664,13 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     assert.ok(existsSync(join(dir, 'new', 'deeper', 'analysis.json')), 'a folder that does not exist yet is created');
   });
 
+  it('G4: conner score --out under a file is refused before any scoring (no scores file)', async () => {
+    const dir = folder({ 'k.jsonl': jsonl([{ id: 'k1', query: 'who wrote hamlet', knowledge: 'Hamlet was written by William Shakespeare.' }]), afile: 'x' });
+    const r = await llmkb(['conner', 'score', join(dir, 'k.jsonl'), '--out', join(dir, 'afile', 'sub'), '-o', join(dir, 'scores.jsonl')]);
+    assertUserError(r, EXIT_CODES.fileAccess, /cannot write folder .*afile\/sub: a part of the path is a file/);
+    assert.equal(existsSync(join(dir, 'scores.jsonl')), false);
+  });
+
   it('G4: outputs in a folder the user cannot write are refused before any work', { skip: nobodySkip() }, async () => {
     const dir = folder({ 'scored.jsonl': jsonl(SCORED), 'r.jsonl': jsonl([ITEM]) });
     chmodSync(dir, 0o777);

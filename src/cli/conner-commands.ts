@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkMaxTokens, checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
@@ -209,6 +209,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
+        checkOutputFolder(opts.out);
         const files = inputs.map((f) => {
           const all = readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (README: CONNER).'));
           return opts.limit === undefined ? all : all.slice(0, opts.limit);
