@@ -8,7 +8,7 @@
  * journal, see CallCache), so a result the pipeline has seen is a result that survives a kill.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readdirSync, readSync, rmSync, writevSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -267,17 +267,31 @@ export function processAlive(pid: number): boolean {
  */
 const FRAME_FLAG = 0x80000000;
 
-function encodeEntries(rows: readonly Row[], requests: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
+/**
+ * A frame's entries are written into this buffer before they are deflated (deflateRawSync reads
+ * and copies it): one buffer for every write instead of a few per entry and their concatenation,
+ * which were most of what the journal left outside the heap for the garbage collector (a write
+ * each tick, about 200 KB of entries at paper scale; issue 13). Grows to the largest batch.
+ */
+let entriesScratch = Buffer.allocUnsafe(1 << 16);
+
+function encodeEntries(rows: readonly Row[], requests: readonly string[]): Buffer {
+  const headers = rows.map((r) => JSON.stringify([r.model, r.kind, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt]));
+  let size = 0;
+  for (let i = 0; i < rows.length; i++) size += 40 + Buffer.byteLength(headers[i]!, 'utf8') + Buffer.byteLength(requests[i]!, 'utf8');
+  if (entriesScratch.length < size) entriesScratch = Buffer.allocUnsafe(Math.max(size, 2 * entriesScratch.length));
+  const out = entriesScratch;
+  let at = 0;
   rows.forEach((r, i) => {
-    const header = Buffer.from(JSON.stringify([r.model, r.kind, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt]), 'utf8');
-    const request = requests[i]!;
-    const head = Buffer.allocUnsafe(8);
-    head.writeUInt32LE(32 + 4 + header.length + request.length, 0);
-    head.writeUInt32LE(header.length, 4);
-    parts.push(head.subarray(0, 4), r.key, head.subarray(4, 8), header, request);
+    const start = at;
+    r.key.copy(out, at + 4);
+    const headerLength = out.write(headers[i]!, at + 40, 'utf8');
+    out.writeUInt32LE(headerLength, at + 36);
+    at += 40 + headerLength;
+    at += out.write(requests[i]!, at, 'utf8');
+    out.writeUInt32LE(at - start - 4, start);
   });
-  return Buffer.concat(parts);
+  return out.subarray(0, at);
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -356,11 +370,12 @@ function* journalRows(fd: number): Generator<Row> {
 const FRAME_INFLATE = SMALL_INFLATE;
 
 /** One frame: the batch's entries (requests as text), deflated as one stream. */
-function encodeRows(rows: readonly Row[], requests: readonly string[]): Buffer {
-  const body = deflateRawSync(encodeEntries(rows, requests.map((r) => Buffer.from(r, 'utf8'))), { level: 1 });
+function encodeRows(rows: readonly Row[], requests: readonly string[]): [Buffer, Buffer] {
+  // Level 1, its output in pooled chunks (SMALL_DEFLATE).
+  const body = deflateRawSync(encodeEntries(rows, requests), SMALL_DEFLATE);
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32LE((FRAME_FLAG | body.length) >>> 0, 0);
-  return Buffer.concat([head, body]);
+  return [head, body];
 }
 
 /**
@@ -599,11 +614,13 @@ export class CallCache {
       }));
       if (journal) {
         if (this.#closed) throw new Error('the call cache is closed');
-        const bytes = encodeRows(rows, batch.map((p) => p.request));
-        writeSync(journal.fd, bytes);
+        const frame = encodeRows(rows, batch.map((p) => p.request));
+        // One write (a kill tears at most this frame, which no caller has seen).
+        writevSync(journal.fd, frame);
+        const length = frame[0].length + frame[1].length;
         const at = journal.size;
-        journal.size += bytes.length;
-        this.writes.journalBytes += bytes.length;
+        journal.size += length;
+        this.writes.journalBytes += length;
         for (const p of batch) journal.recent.set(p.key, at);
       } else {
         insertRows(this.#db, rows);
