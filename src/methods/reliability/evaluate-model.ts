@@ -163,10 +163,11 @@ function writeJsonlAtomic(file: string, records: Iterable<unknown>): void {
 
 /**
  * What the summary and the report read of every scored record: the fields of the metrics, the
- * breakdowns and the significance marks (issue 13: about 0.15 KB a question, with the repeated
- * strings shared). The question, first accepted answer and response the report shows are added
- * afterwards to the few records it shows as examples (withExampleTexts); the rest of a record
- * (raw output, judge decision, MCQs) stays in the records file and the store.
+ * breakdowns and the significance marks (issue 13: about 130 bytes a question, with the repeated
+ * strings shared; 280 bytes with the texts on the bench's short records). The question, first
+ * accepted answer and response the report shows are added afterwards to the few records it shows
+ * as examples (withExampleTexts); the rest of a record (raw output, judge decision, MCQs) stays
+ * in the records file and the store.
  */
 function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): ScoredRecord {
   const one = <T extends string | null | undefined>(s: T): T => {
