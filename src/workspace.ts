@@ -20,6 +20,8 @@ export interface WorkspaceOptions {
   /** `--wait`: when another process holds a run, wait for it instead of failing. */
   waitForRun?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Where notes for the user go (the CLI: stderr), e.g. the compute backend of each in-process model it loads. */
+  log?: (line: string) => void;
 }
 
 export class Workspace {
@@ -32,6 +34,7 @@ export class Workspace {
   readonly storePath: string;
   readonly #noCache: boolean;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #log: ((line: string) => void) | undefined;
   /** Loaded models by what defines them: roles naming the same model share one (one GGUF load). */
   readonly #models = new Map<string, Promise<Model>>();
   /** Scoring / classification models (tei:, vllm-score:, llm-nli:, ...), loaded once each likewise. */
@@ -48,6 +51,7 @@ export class Workspace {
     this.cache = new CallCache(this.db);
     this.runs = new RunStore(this.db, { waitForLease: options.waitForRun ?? false });
     this.#noCache = options.noCache ?? false;
+    this.#log = options.log;
   }
 
   /** The entry configured for a role, if any; a spec given on the command line wins. */
@@ -67,7 +71,7 @@ export class Workspace {
     if (!loading) {
       loading = createLanguageModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
       this.#models.set(key, loading);
-      loading.catch(() => this.#models.delete(key));
+      loading.then((m) => this.#sayRuntime(m), () => this.#models.delete(key));
     }
     const model = await loading;
     return new ModelExecutor(model, {
@@ -77,6 +81,14 @@ export class Workspace {
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
     });
+  }
+
+  /**
+   * Which hardware an in-process model runs on (CPU, CUDA, Vulkan, Metal), said as it loads for
+   * every command; `eval` also records it in its run header and protocol block.
+   */
+  #sayRuntime(m: { provider: string; modelId: string; runtime?: { backend: string; sequences: number } | undefined }): void {
+    if (m.runtime) this.#log?.(`${m.provider}:${m.modelId}: in-process on ${m.runtime.backend}, ${m.runtime.sequences} sequence${m.runtime.sequences > 1 ? 's (nondeterministic)' : ''}`);
   }
 
   /**
@@ -91,7 +103,7 @@ export class Workspace {
     if (!loading) {
       loading = createScorerModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
       this.#scorers.set(key, loading);
-      loading.catch(() => this.#scorers.delete(key));
+      loading.then((m) => this.#sayRuntime(m), () => this.#scorers.delete(key));
     }
     const model = await loading;
     return new ModelExecutor<ScorerModel>(model, {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,6 +104,8 @@ describe('numeric options: zero where zero makes no sense is refused at parse ti
     ['--per-template 0', ['data', 'unseenqa', '--per-template', '0']],
     ['--max-tokens 0', ['complete', '--model', 'gguf:/x.gguf', '--max-tokens', '0', 'hi']],
     ['--resamples 0', ['metrics', '-i', 'x.jsonl', '--resamples', '0']],
+    ['conner score --resamples 0', ['conner', 'score', 'x.jsonl', '--resamples', '0']],
+    ['judge check --concurrency 0 (was taken as 1)', ['judge', 'check', '--concurrency', '0']],
     ['--seed -1', ['ask', '--seed', '-1']],
     ['--seed 1e3', ['ask', '--seed', '1e3']],
     ['--params 0', ['eval', '--params', '0']],
@@ -275,6 +278,20 @@ describe('incomplete and empty inputs', () => {
     assert.equal(ok.code, 0, ok.stderr);
   });
 
+  it('corpus add: files with no text are refused for a new corpus (not kept empty) and warned about among others', async () => {
+    const dir = folder({ 'empty.csv': '', 'header.csv': 'filename,article\n', 'empty.txt': '', 'ok.csv': 'filename,article\na.pdf,Paris is the capital of France.\n' });
+    const store = join(dir, 's.sqlite');
+    for (const file of ['empty.csv', 'header.csv', 'empty.txt']) {
+      const r = await llmkb(['--store', store, 'corpus', 'add', 'c', join(dir, file)]);
+      assertUserError(r, EXIT_CODES.usage, new RegExp(`no text to index in .*${file.replace('.', '\\.')}`));
+    }
+    const list = await llmkb(['--store', store, 'corpus', 'list']);
+    assert.doesNotMatch(list.stdout, /^c /m, 'no empty corpus left behind');
+    const mixed = await llmkb(['--store', store, 'corpus', 'add', 'c', join(dir, 'ok.csv'), join(dir, 'header.csv')]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.match(mixed.stderr, /warning: .*header\.csv: no text to index/);
+  });
+
   it('empty input files are refused (judge, consistency, metrics, report)', async () => {
     const dir = folder({ 'empty.jsonl': '', 'blank.jsonl': '\n  \n', 'empty.summary.json': '' });
     for (const args of [['judge', '-i', join(dir, 'empty.jsonl')], ['consistency', '-i', join(dir, 'blank.jsonl')], ['metrics', '-i', join(dir, 'empty.jsonl')], ['report', join(dir, 'empty.summary.json')]]) {
@@ -292,12 +309,42 @@ describe('consistency: few-shot records without the repositories', () => {
     assert.match(r.stderr, /hint: Pass --data DIR/);
     assert.equal(existsSync(join(dir, 'consistency.jsonl')), false);
   });
+
+  it('names the one missing repository, and a record whose shot is in neither (file, line, field) before any model loads', async () => {
+    const qa = (id: string) => JSON.stringify({ id, dataset: 'seen', source: 'nq', question: `question ${id}`, answers: ['a'] });
+    const dir = folder({
+      'labelled.jsonl': jsonl([{ ...LABELLED, setting: 'four-shot', shots: ['rs-1'] }, { ...LABELLED, id: 'q2', setting: 'four-shot', shots: ['rs-1', 'rs-9'] }]),
+    });
+    mkdirSync(join(dir, 'd'));
+    writeFileSync(join(dir, 'd', 'r_seen.jsonl'), qa('rs-1') + '\n');
+    const one = await llmkb(['consistency', '-i', join(dir, 'labelled.jsonl'), '--data', join(dir, 'd'), '--model', 'gguf:/nowhere/x.gguf'], { cwd: dir });
+    assertUserError(one, EXIT_CODES.usage, /the repository .*d\/r_unseen\.jsonl was not found/);
+    writeFileSync(join(dir, 'd', 'r_unseen.jsonl'), qa('ru-1') + '\n');
+    const r = await llmkb(['consistency', '-i', join(dir, 'labelled.jsonl'), '--data', join(dir, 'd'), '--model', 'gguf:/nowhere/x.gguf'], { cwd: dir });
+    // The model path does not exist: the shots are checked before the model is looked at.
+    assertUserError(r, EXIT_CODES.usage, /labelled\.jsonl:2 \(field "shots"\): record "q2": few-shot example "rs-9" is in neither r_seen nor r_unseen/);
+    assert.match(r.stderr, /hint: Use the repositories the responses were asked with/);
+    assert.equal(existsSync(join(dir, 'consistency.jsonl')), false);
+  });
 });
 
 describe('model limits and downloads', () => {
   it('--max-tokens beyond the model context is refused', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
     const r = await llmkb(['complete', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--max-tokens', '1000000', 'Once upon a time']);
     assertUserError(r, EXIT_CODES.usage, /--max-tokens 1000000 does not fit the model's context window of \d+ tokens/);
+  });
+
+  it('conner generate and best-of refuse --max-tokens / --answer-max-tokens beyond the context before any query', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+    const dir = folder({ 'q.txt': 'Hamlet\twho wrote hamlet\tHamlet is a tragedy written by William Shakespeare.\tWilliam Shakespeare\n' });
+    const queries = join(dir, 'q.txt');
+    const model = `gguf:${process.env.LLMKB_TEST_GGUF}`;
+    for (const [command, option] of [['generate', '--max-tokens'], ['generate', '--answer-max-tokens'], ['best-of', '--max-tokens']] as const) {
+      const out = join(dir, `${command}${option}.jsonl`);
+      const r = await llmkb(['conner', command, queries, '--model', model, option, '1000000', '-o', out, ...(command === 'best-of' ? ['--summary', join(dir, 'b.json')] : [])], { cwd: dir });
+      assertUserError(r, EXIT_CODES.usage, new RegExp(`${option} 1000000 does not fit the model's context window of \\d+ tokens`));
+      assert.match(r.stderr, new RegExp(`hint: Use ${option} below`));
+      assert.equal(existsSync(out), false);
+    }
   });
 
   it('an hf: download that makes no progress (offline) times out with a clear message', async () => {
@@ -320,6 +367,50 @@ describe('model limits and downloads', () => {
       assert.ok(Date.now() - started < 30_000, 'gave up, did not hang');
     } finally {
       for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+
+  it('a download host that refuses connections fails at once, not after the stall time-out', async () => {
+    // A port that was just free: nothing listens there.
+    const probe: Server = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const cache = tmp();
+    const started = Date.now();
+    const r = await llmkb(['complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { cwd: cache, env: { HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '60000', LLMKB_CACHE_DIR: cache } });
+    assertUserError(r, EXIT_CODES.model, new RegExp(`could not download hf:owner/repo/file\\.gguf: 127\\.0\\.0\\.1:${port} is unreachable \\(ECONNREFUSED\\)`));
+    assert.ok(Date.now() - started < 20_000, 'failed at once');
+  });
+
+  it('a download off a TTY prints progress lines (bytes, rate, ETA), then the compute backend', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+    // The model file served slowly, in ten parts over about 1.5 s.
+    const body = readFileSync(process.env.LLMKB_TEST_GGUF!);
+    const server = createHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
+      if (req.method === 'HEAD') return void res.end();
+      const step = Math.ceil(body.length / 10);
+      let at = 0;
+      const timer = setInterval(() => {
+        res.write(body.subarray(at, at + step));
+        at += step;
+        if (at >= body.length) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 150);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/stories260K.gguf`;
+    try {
+      const cache = tmp();
+      const r = await llmkb(['complete', '--model', `gguf:${url}`, '--max-tokens', '3', 'Once'], { cwd: cache, env: { LLMKB_PROGRESS_INTERVAL: '0.2', LLMKB_CACHE_DIR: cache } });
+      assert.equal(r.code, 0, r.stderr);
+      // Every command says which hardware an in-process model runs on as it loads.
+      assert.match(r.stderr, /^llama:.*stories260K\.gguf: in-process on cpu, 1 sequence$/m);
+      assert.match(r.stderr, new RegExp(`^downloading ${url.replace(/[.]/g, '\\.')} {2}\\d+\\.\\d/\\d+\\.\\d MB \\(\\d+\\.\\d%\\) {2}\\d+\\.\\d MB/s {2}ETA \\d+:\\d\\d$`, 'm'));
+    } finally {
       server.close();
     }
   });
@@ -362,6 +453,19 @@ describe('Retry-After', () => {
       assert.equal(server.requests.length, 2);
       const gap = server.requests[1]!.at - server.requests[0]!.at;
       assert.ok(gap >= 250 && Date.now() - started < 20_000, `waited the cap (${gap} ms), not an hour`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a Retry-After wait under the cap is said too, not waited in silence', async () => {
+    const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '5' } } : undefined) });
+    try {
+      const spec = `vllm:${server.baseURL}/m`;
+      const r = await llmkb(['complete', '--model', spec, 'hi']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /note: m: waiting 5\.0 s before retrying: the server asked to wait \(Retry-After\)/);
+      assert.equal(server.requests.length, 2);
     } finally {
       await server.close();
     }

@@ -84,3 +84,22 @@ describe('Progress on a non-TTY stream', () => {
     assert.equal(progressIntervalMs({ LLMKB_PROGRESS_INTERVAL: 'soon' }), 5000);
   });
 });
+
+describe('progress of the slow parts outside the stages', () => {
+  it('data seenqa with an LLM time filter prints progress lines off a TTY', { skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set' }, async () => {
+    const { startOpenAICompatibleServer } = await import('./support/openai-compatible-server.js');
+    const { llmkb } = await import('./support/run-cli.js');
+    // A slow filter model (no question time-sensitive): the run takes several intervals.
+    const server = await startOpenAICompatibleServer({ complete: () => 'None', delayMs: 400 });
+    try {
+      const r = await llmkb(['data', 'seenqa', '--per-source', '4', '--batch-size', '2', '--filter-model', `vllm:${server.baseURL}/filter`, '--data-dir', process.env.LLMKB_DATA_DIR!, '--out', 'd'], {
+        env: { LLMKB_PROGRESS_INTERVAL: '0.2' },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /^time-sensitive filter, nq questions {2}\d+\/\d+ \(\d+\.\d%\) {2}\d+\.\d\/s {2}ETA /m);
+      assert.match(r.stderr, /^time-sensitive filter, triviaqa questions: \d+\/\d+ in /m);
+    } finally {
+      await server.close();
+    }
+  });
+});

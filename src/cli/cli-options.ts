@@ -77,11 +77,11 @@ export function checkOutputFile(path: string): string {
  * knows its context size (in-process GGUF), a larger --max-tokens is refused up front instead
  * of failing on the first question.
  */
-export function checkMaxTokens(model: object, maxTokens: number): void {
+export function checkMaxTokens(model: object, maxTokens: number, option = '--max-tokens', defaultTokens = 100): void {
   const contextSize = (model as { contextSize?: unknown }).contextSize;
   if (typeof contextSize === 'number' && maxTokens >= contextSize) {
-    throw new LlmkbError(`--max-tokens ${maxTokens} does not fit the model's context window of ${contextSize} tokens (prompt included)`, {
-      hint: `Use --max-tokens below ${contextSize} (the default is 100), or a larger "contextSize" for this model in llmkb.config.json.`,
+    throw new LlmkbError(`${option} ${maxTokens} does not fit the model's context window of ${contextSize} tokens (prompt included)`, {
+      hint: `Use ${option} below ${contextSize} (the default is ${defaultTokens}), or a larger "contextSize" for this model in llmkb.config.json.`,
     });
   }
 }

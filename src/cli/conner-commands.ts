@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { checkMaxTokens, checkOutputFile, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
@@ -42,6 +42,12 @@ interface GenerationCliOptions {
   maxTokens: number;
   answerMaxTokens: number;
   limit?: number;
+}
+
+/** A knowledge text or an answer longer than the generator's context would hang or fail on the first query. */
+function checkGenerationTokens(model: object, opts: { maxTokens: number; answerMaxTokens: number }): void {
+  checkMaxTokens(model, opts.maxTokens, '--max-tokens', 128);
+  checkMaxTokens(model, opts.answerMaxTokens, '--answer-max-tokens', 32);
 }
 
 /** The queries, the demonstrations and the generator of a generating command (`generate`, `best-of`). */
@@ -162,6 +168,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       try {
         checkOutputFile(opts.output);
         const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, input, opts);
+        checkGenerationTokens(generator.model, opts);
         const records = await generateKnowledge({
           queries, generator, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
           ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
@@ -182,7 +189,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--aggregation <op>', 'factuality over sentences: min (the paper), mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
     .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
     .option('--seed <n>', 'seed of the helpfulness negatives and the bootstrap', wholeNumber, 0)
-    .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', wholeNumber, 1000)
+    .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0-2): Somers' D per metric")
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
     .option('--limit <n>', 'only the first n records of each file', positiveInteger)
@@ -332,6 +339,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
           process.stdout.write(`chose knowledge for ${choices.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
         } else {
           const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, queriesFile, opts);
+          checkGenerationTokens(generator.model, opts);
           const setup = await scoring();
           const choices = await bestOfSamples({
             queries, generator, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
 import { positiveInteger, wholeNumber } from './cli-options.js';
 
@@ -64,12 +65,15 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           ...(created || opts.stem === false ? { stemming: opts.stem } : {}),
         });
         const err = process.stderr;
+        // Files read without error that gave no text: said, never passed over in silence.
+        const textless: string[] = [];
         const adding = c.add(paths, {
           ...(opts.textColumn === undefined ? {} : { textColumn: opts.textColumn }),
           ...(opts.idColumn === undefined ? {} : { idColumn: opts.idColumn }),
           ...(opts.textField === undefined ? {} : { textField: opts.textField }),
           ...(opts.idField === undefined ? {} : { idField: opts.idField }),
           onFile: (file, r) => {
+            if (r.status !== 'skipped' && r.passages === 0) textless.push(file);
             if (opts.json) return;
             err.write(r.status === 'skipped' ? `  skipped ${file}: ${r.message}\n` : `  ${r.status.padEnd(9)} ${file} (${r.format}): ${r.documents} documents, ${r.passages} passages\n`);
           },
@@ -85,6 +89,14 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) Corpus.remove(ws.db, name);
           throw error;
         });
+        if (created && report.passages === 0 && report.skipped.length === 0) {
+          // Nothing to search: an empty new corpus is not kept (a later search would find nothing, silently).
+          Corpus.remove(ws.db, name);
+          throw new LlmkbError(`no text to index in ${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)`, {
+            hint: 'Give files with text: PDFs, .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "' + name + '" was not created.',
+          });
+        }
+        for (const file of textless) err.write(`warning: ${file}: no text to index (empty, only a header, or documents without text)\n`);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ corpus: name, created, settings: c.settings, ...report }, null, 2)}\n`);
         } else {

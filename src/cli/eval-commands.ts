@@ -4,7 +4,7 @@ import { type Command, Option } from 'commander';
 // Types only at the top; the modules load inside the actions (start-up time, see cli-defaults.ts).
 import type { PromptSetting } from '../methods/reliability/asking/ask-questions.js';
 import type { QAItem } from '../methods/reliability/data/qa-item.js';
-import { LlmkbError } from '../errors.js';
+import { InputFileError, LlmkbError } from '../errors.js';
 import type { JudgedRecord } from '../methods/reliability/judging/judge-response.js';
 import type { ShotSelector } from '../methods/reliability/prompts/shot-selector.js';
 import type { Workspace } from '../workspace.js';
@@ -28,7 +28,7 @@ export const LIMIT_SEED = 42;
 export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (split between seen and unseen questions in proportion, kept in file order); a run of its own';
 
 /** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
-async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
+export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
   if (limit === undefined || limit >= items.length) return items;
   const { limitItems } = await import('../sampling/limit-items.js');
   process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
@@ -133,7 +133,7 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
       const { shotsFromIds } = await import('../methods/reliability/asking/ask-questions.js');
       const { compareAnswerModes, runConsistency } = await import('../methods/reliability/consistency/consistency-stage.js');
       const { DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
-      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
+      const { lineOfJsonlId, readJsonl, toJsonl } = await import('../io/jsonl.js');
       const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
       const { writeFileAtomic } = await import('../io/files.js');
       const { judgedRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
@@ -148,12 +148,25 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
         const rSeenFile = join(opts.data, DATASET_FILES.rSeen);
         const rUnseenFile = join(opts.data, DATASET_FILES.rUnseen);
         const withShots = records.some((r) => Array.isArray(r.shots) && (r.shots as unknown[]).length > 0);
-        if (withShots && !(existsSync(rSeenFile) && existsSync(rUnseenFile))) {
-          throw new LlmkbError(`the records carry few-shot examples (field "shots"), but the repositories ${rSeenFile} and ${rUnseenFile} were not found`, {
+        const missing = [rSeenFile, rUnseenFile].filter((f) => !existsSync(f));
+        if (withShots && missing.length > 0) {
+          throw new LlmkbError(`the records carry few-shot examples (field "shots"), but the repositor${missing.length === 1 ? 'y' : 'ies'} ${missing.join(' and ')} ${missing.length === 1 ? 'was' : 'were'} not found`, {
             hint: 'Pass --data DIR, the folder with r_seen.jsonl and r_unseen.jsonl the responses were asked with (build them with `llmkb data repositories`).',
           });
         }
         const repos = withShots ? { rSeen: readQAItems(rSeenFile), rUnseen: readQAItems(rUnseenFile) } : undefined;
+        // Every record's shots are found before any model loads: a shot missing from the
+        // repositories means they are not the ones the responses were asked with.
+        if (repos) {
+          for (const r of records) {
+            try {
+              shotsFromIds(r.shots as string[] | undefined, repos.rSeen, repos.rUnseen);
+            } catch (error) {
+              if (!(error instanceof LlmkbError)) throw error;
+              throw new InputFileError(opts.input, lineOfJsonlId(opts.input, r.id), 'shots', `record "${r.id}": ${error.message} (${opts.data})`, error.hint);
+            }
+          }
+        }
         const executor = await ws.executor(entry);
         const distractorEntry = opts.distractorLlm ? ws.entryFor('distractor', opts.distractor) : undefined;
         const distractor = distractorEntry === undefined ? undefined : await ws.executor(distractorEntry);

@@ -11,13 +11,15 @@ import { LlmkbError } from '../errors.js';
 import type { AgreementReport, AgreementStats } from '../methods/reliability/judging/judge-agreement.js';
 import type { Workspace } from '../workspace.js';
 import { LEXICAL_JUDGE_ID } from './cli-defaults.js';
-import { requireFile, wholeNumber } from './cli-options.js';
+import { positiveInteger, requireFile } from './cli-options.js';
+import { LIMIT_SEED, limited } from './eval-commands.js';
 
 interface CheckOptions {
   evouna?: string;
   input?: string;
   judge?: string | false;
   concurrency: number;
+  limit?: number;
   json?: boolean;
 }
 
@@ -74,16 +76,18 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
     .option('-i, --input <file>', 'instead of EVOUNA: JSONL with question, answers, response, human_correct (optional id, system, dataset)')
     .option('--judge <spec>', 'judge LLM to measure (default: "judge" in the config)')
     .option('--no-judge', `measure the lexical rule (${LEXICAL_JUDGE_ID}) instead of a judge LLM`)
-    .option('--concurrency <n>', 'responses judged at a time', wholeNumber, 16)
+    .option('--concurrency <n>', 'responses judged at a time', positiveInteger, 16)
+    .option('--limit <n>', `only N responses, for a quick look: a seeded sample (seed ${LIMIT_SEED}, split between the data sets in proportion, kept in file order)`, positiveInteger)
     .option('--json', 'print JSON')
     .action(async (own: CheckOptions, command: Command) => {
-      // `judge` parses -i, --judge and --no-judge when they come before any option it does not know
+      // `judge` parses -i, --judge, --no-judge and --limit when they come before any option it does not know
       // (they are its options too); `check` parses them after one. Either way they count.
       const { measureJudge, readEvouna, readHumanLabelled } = await import('../methods/reliability/judging/judge-agreement.js');
       const { ResponseJudge } = await import('../methods/reliability/judging/judge-response.js');
       const { Progress } = await import('../progress/progress.js');
-      const parent = command.parent?.opts<{ input?: string; judge?: string | false }>() ?? {};
-      const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge };
+      const parent = command.parent?.opts<{ input?: string; judge?: string | false; limit?: number }>() ?? {};
+      const limit = own.limit ?? parent.limit;
+      const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge, ...(limit === undefined ? {} : { limit }) };
       if (opts.input !== undefined && opts.evouna !== undefined) throw new LlmkbError('--input and --evouna both given', { hint: 'Measure against one set of human labels at a time.' });
       let rows;
       let source: string;
@@ -97,6 +101,9 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
         source = `EVOUNA, ${dir}`;
       }
       if (rows.length === 0) throw new LlmkbError(`no human-labelled responses in ${source}`);
+      // The sample is said in the output's source, so a partial measurement never reads as a whole one.
+      if (opts.limit !== undefined && opts.limit < rows.length) source = `${source}, a seeded sample of ${opts.limit} of ${rows.length}`;
+      rows = await limited(rows, opts.limit, LIMIT_SEED, 'human-labelled responses');
       const ws = workspace(command);
       try {
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);

@@ -53,6 +53,7 @@ export function workspace(command: Command): Workspace {
     ...(opts.store === undefined ? {} : { store: opts.store }),
     noCache: opts.cache === false,
     waitForRun: opts.wait === true,
+    log: (line) => process.stderr.write(`${line}\n`),
   });
   openedStore = ws.storePath;
   return ws;

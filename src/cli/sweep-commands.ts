@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { collect } from './cli-options.js';
+import { collect, positiveInteger } from './cli-options.js';
+import { LIMIT_HELP } from './eval-commands.js';
 
 /** The command line as typed, for the runs' execution records. */
 function commandLine(): string {
@@ -19,11 +20,12 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--plan', 'print what would run, what is done already and the calls still to pay for (tokens, money with prices); run nothing')
     .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`')
     .option('--batch', 'send the judge, distractor and time-filter calls through the OpenAI Batch API (half the price, answers within 24 h); resumable')
-    .action(async (studyFile: string, opts: { out?: string; plan?: boolean; shard?: string; batch?: boolean }, command: Command) => {
+    .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
+    .action(async (studyFile: string, opts: { out?: string; plan?: boolean; shard?: string; batch?: boolean; limit?: number }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');
       const { parseShard } = await import('../sweep/study-jobs.js');
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
-      const study = loadStudy(studyFile);
+      const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
       const ws = workspace(command);
       try {

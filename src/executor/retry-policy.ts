@@ -9,6 +9,11 @@ import { ModelCallError } from '../errors.js';
 /** Default cap on a server's Retry-After: long enough for a real rate-limit window, short enough not to look hung. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
+/** A wait this long is said on the log (a run silent for longer than this looks hung)... */
+const SAID_WAIT_MS = 5000;
+/** ...once per this many ms: 64 calls refused at once are one note, not 64. */
+const SAID_WAIT_EVERY_MS = 10_000;
+
 export interface RetryPolicyOptions {
   /** Retries after the first attempt, for transient errors only (default 4). */
   maxRetries?: number;
@@ -27,6 +32,7 @@ export class RetryPolicy {
   readonly #modelId: string;
   readonly #log: (line: string) => void;
   #cappedRetryAfterLogged = false;
+  #waitSaidAt = Number.NEGATIVE_INFINITY;
 
   /** `log`: where the note about a capped Retry-After goes (once). */
   constructor(options: RetryPolicyOptions, modelId: string, log: (line: string) => void) {
@@ -44,6 +50,17 @@ export class RetryPolicy {
   }
 
   delayMs(attempt: number, error: unknown): number {
+    const delay = this.#delayMs(attempt, error);
+    const now = performance.now();
+    if (delay >= SAID_WAIT_MS && now - this.#waitSaidAt >= SAID_WAIT_EVERY_MS) {
+      this.#waitSaidAt = now;
+      const why = error instanceof ModelCallError && error.retryAfterMs !== undefined && error.retryAfterMs > 0 ? 'the server asked to wait (Retry-After)' : `back-off after ${attempt + 1} failed attempt${attempt === 0 ? '' : 's'}`;
+      this.#log(`note: ${this.#modelId}: waiting ${(delay / 1000).toFixed(1)} s before retrying: ${why}${error instanceof Error ? ` (${error.message})` : ''}`);
+    }
+    return delay;
+  }
+
+  #delayMs(attempt: number, error: unknown): number {
     // The server's Retry-After wins over our own schedule, capped so that a bogus or hostile
     // "wait an hour" does not stall a run in silence. Zero, negative (the provider clamps those
     // to 0) or malformed values are no guidance at all: retrying at once would only hammer a

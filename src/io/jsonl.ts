@@ -52,3 +52,21 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'
 export function toJsonl(records: readonly unknown[]): string {
   return records.map((r) => JSON.stringify(r)).join('\n') + (records.length > 0 ? '\n' : '');
 }
+
+/**
+ * The line (1-based) of the record with this id, for an error found after reading (e.g. a
+ * record that refers to something missing elsewhere); undefined if no line has it.
+ */
+export function lineOfJsonlId(file: string, id: string): number | undefined {
+  const lines = readTextFile(file).split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    try {
+      if ((JSON.parse(line) as { id?: unknown }).id === id) return i + 1;
+    } catch {
+      // Lines were parsed when the file was read; nothing to find here.
+    }
+  }
+  return undefined;
+}

@@ -9,6 +9,7 @@ import { RunStore } from '../store/run-store.js';
 import { inShard, parseShard, studyJobs } from './study-jobs.js';
 import { formatPlan, planStudy } from './study-plan.js';
 import { loadStudy } from './study.js';
+import { llmkb } from '../../test/support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmkb-study-'));
 function write(name: string, text: string): string {
@@ -97,6 +98,15 @@ describe('study files', () => {
     assert.deepEqual(shards.map((s) => s.length), [26, 26, 26]);
     assert.throws(() => parseShard('4/3'), /i\/n/);
     assert.throws(() => parseShard('0/3'), /i\/n/);
+  });
+
+  it('llmkb sweep --limit N overrides the study\'s limit for every run (a quick look at a whole study)', async () => {
+    const file = write('limited.json', '{"models": [{"label": "a", "spec": "gguf:a.gguf"}], "settings": ["zero-shot"], "limit": 50}');
+    const plan = await llmkb(['--store', join(dir, 'plan.sqlite'), 'sweep', file, '--plan', '--limit', '7'], { cwd: dir });
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /\(limit 7\)/);
+    const zero = await llmkb(['sweep', file, '--plan', '--limit', '0'], { cwd: dir });
+    assert.equal(zero.code, 2);
   });
 
   it('--plan: every run new in an empty store, calls per role, money from the prices', () => {

@@ -136,7 +136,7 @@ function roleEntry(role: StudyRoleEntry): { entry: ModelEntry; price: Price | un
   return { entry: entry as ModelEntryOptions, price };
 }
 
-const HINT = 'A study names "models" (each with "label" and "spec"), and optionally "settings", "methods", "dataDir", "data", "quick", "judge", "distractor", "embedder", "timeFilter"; see examples/paper-study.yaml and README "Reproduce the paper".';
+const HINT = 'A study names "models" (each with "label" and "spec"), and optionally "name", "settings", "methods", "dataDir", "data", "out", "quick", "limit", "seed", "maxTokens", "mcqs", "mode", "cutoff", "concurrency", "judge", "distractor", "embedder", "timeFilter"; see examples/paper-study.yaml and README "Reproduce the paper".';
 
 /** Reads, validates and resolves a study file (YAML or JSON). */
 export function loadStudy(file: string): Study {

@@ -6,9 +6,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { cpus } from 'node:os';
 import type { Llama, LlamaModel as NativeModel } from 'node-llama-cpp';
 import { ModelFileError } from '../../errors.js';
+import { formatDuration, progressIntervalMs } from '../../progress/progress.js';
 
 const llamaInstances = new Map<string, Promise<Llama>>();
 
@@ -84,8 +86,15 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
       arm();
       rearm = arm;
     });
+    // Off a TTY node-llama-cpp draws nothing: a line every few seconds says the download is alive.
+    const live = process.stderr.isTTY === true && !process.env.CI;
+    const log = live ? undefined : downloadLog(settings.model);
     try {
-      path = await Promise.race([resolveModelFile(path, { directory: settings.modelsDir, cli: process.stderr.isTTY === true, signal: abort.signal, onProgress: () => rearm() }), stalled]);
+      await assertReachable(downloadUrl(path), settings.model);
+      path = await Promise.race([
+        resolveModelFile(path, { directory: settings.modelsDir, cli: live, signal: abort.signal, onProgress: (status) => { rearm(); log?.update(status); } }),
+        stalled,
+      ]);
     } catch (error) {
       if (error instanceof ModelFileError) throw error;
       const message = error instanceof Error ? error.message : String(error);
@@ -102,9 +111,59 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
       });
     } finally {
       clearTimeout(timer);
+      log?.stop();
     }
   }
   return path;
+}
+
+/** Where a model URI is downloaded from: the URL itself, or the Hugging Face endpoint node-llama-cpp uses. */
+function downloadUrl(uri: string): URL {
+  if (/^https?:\/\//.test(uri)) return new URL(uri);
+  return new URL(process.env.MODEL_ENDPOINT || process.env.HF_ENDPOINT || 'https://huggingface.co/');
+}
+
+/** Connection errors that will not go away by waiting (the downloader would retry them until the stall time-out). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/**
+ * A refused connection or an unknown host fails at once instead of after the stall time-out.
+ * A connection that is merely slow is left to the download (and its stall time-out).
+ */
+async function assertReachable(url: URL, model: string): Promise<void> {
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const code = await new Promise<string | undefined>((resolve) => {
+    const socket = connect({ host: url.hostname, port });
+    const done = (result: string | undefined): void => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.setTimeout(3000, () => done(undefined));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code));
+  });
+  if (code !== undefined && UNREACHABLE.has(code)) {
+    throw new ModelFileError(`could not download ${model}: ${url.host} is unreachable (${code})`, {
+      hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf).',
+      exitCode: 3,
+    });
+  }
+}
+
+/** `downloading MODEL  12.5/150.0 MB (8.3%)  2.1 MB/s  ETA 1:05` on stderr every progress interval. */
+function downloadLog(model: string): { update: (status: { totalSize: number; downloadedSize: number }) => void; stop: () => void } {
+  const started = performance.now();
+  let last = { totalSize: 0, downloadedSize: 0 };
+  const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+  const timer = setInterval(() => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? last.downloadedSize / seconds : 0;
+    const total = last.totalSize > 0 ? `/${mb(last.totalSize)} MB (${((100 * last.downloadedSize) / last.totalSize).toFixed(1)}%)` : ' MB';
+    const eta = last.totalSize > 0 && rate > 0 ? (last.totalSize - last.downloadedSize) / rate : Number.NaN;
+    process.stderr.write(`downloading ${model}  ${mb(last.downloadedSize)}${total}  ${mb(rate)} MB/s  ETA ${formatDuration(eta)}\n`);
+  }, progressIntervalMs());
+  timer.unref();
+  return { update: (status) => { last = status; }, stop: () => clearInterval(timer) };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { checksumOfLines } from '../../../io/checksum.js';
 import { type QAItem } from '../data/qa-item.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-import { ContextOverflowError } from '../../../errors.js';
+import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { qaPrompt, type Shot } from '../prompts/paper-prompts.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
@@ -172,6 +172,8 @@ export function shotsFromIds(ids: readonly string[] | undefined, rSeen: readonly
     if (s) return { question: s.question, answer: s.answers[0]! };
     const u = unseen.get(id);
     if (u) return { question: u.question, answer: 'unsure' };
-    throw new Error(`shot ${id} is in neither repository`);
+    throw new LlmkbError(`few-shot example "${id}" is in neither r_seen nor r_unseen`, {
+      hint: 'Use the repositories the responses were asked with (--data DIR: the folder `llmkb data repositories` built for that run).',
+    });
   });
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
+import { Progress } from '../../../progress/progress.js';
 import { VERSION } from '../../../version.js';
 import { type QAItem, readQAItems } from './qa-item.js';
 import { sha256 } from '../../../io/checksum.js';
@@ -112,8 +113,16 @@ export async function buildSeenQAFiles(options: BuildOptions & { perSource: numb
     seed: options.seed,
     perSource: options.perSource,
     sources,
-    timeSensitive: async (questions) => {
-      const result = await detectTimeSensitive(questions, { ...(options.timeSensitiveExecutor ? { executor: options.timeSensitiveExecutor } : {}), batchSize: options.batchSize ?? 20 });
+    timeSensitive: async (questions, source) => {
+      // With a judge LLM this is the slow part of building SeenQA (a call per batch): it shows
+      // progress like every stage; the keyword rule is instant.
+      const progress = options.timeSensitiveExecutor ? new Progress(`time-sensitive filter, ${source} questions`, questions.length) : undefined;
+      const result = await detectTimeSensitive(questions, {
+        ...(options.timeSensitiveExecutor ? { executor: options.timeSensitiveExecutor } : {}),
+        batchSize: options.batchSize ?? 20,
+        ...(progress ? { onProgress: (done: number, cached: boolean) => { for (let i = 0; i < done; i++) progress.tick({ cached }); } } : {}),
+      });
+      progress?.finish();
       method = result.method;
       return result;
     },

@@ -34,7 +34,8 @@ export interface SeenSourceStats {
   popularity?: { known: number; longTail: number };
 }
 
-export type TimeSensitiveCheck = (questions: readonly string[]) => Promise<TimeSensitiveResult>;
+/** `source` names the pool the questions come from (for progress lines). */
+export type TimeSensitiveCheck = (questions: readonly string[], source: string) => Promise<TimeSensitiveResult>;
 
 export function toSeenItem(q: SourceQuestion): QAItem {
   return {
@@ -89,7 +90,7 @@ export async function buildSeenQA(
     while (kept.length < options.perSource && examined < shuffled.length) {
       const missing = options.perSource - kept.length;
       const chunk = shuffled.slice(examined, examined + Math.ceil(missing * 1.25) + 20);
-      const result = await options.timeSensitive(chunk.map((q) => q.question));
+      const result = await options.timeSensitive(chunk.map((q) => q.question), source);
       timeSensitiveCalls += result.calls;
       unparsedBatches += result.unparsedBatches;
       chunk.forEach((q, i) => {

@@ -63,6 +63,21 @@ describe('llmkb judge check', () => {
     }
   });
 
+  it('--limit N measures a seeded sample on the EVOUNA default and says so', { skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set (EVOUNA)' }, async () => {
+    const dir = workdir();
+    const args = ['judge', 'check', '--no-judge', '--limit', '40', '--json'];
+    const r = await llmkb(args, { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { source: string; overall: { n: number }; byDataset: Record<string, { n: number }> };
+    assert.equal(out.overall.n, 40);
+    assert.match(out.source, /a seeded sample of 40 of \d+/);
+    // Split between NQ and TQ in proportion, as every --limit does.
+    assert.deepEqual(Object.keys(out.byDataset).sort(), ['NQ', 'TQ']);
+    assert.match(r.stderr, /--limit 40: 40 of \d+ human-labelled responses/);
+    const again = await llmkb(args, { cwd: dir });
+    assert.equal(again.stdout, r.stdout, 'the same sample every time');
+  });
+
   it('says how to find EVOUNA, and names file, line and field of a bad record', async () => {
     const dir = workdir();
     const missing = await llmkb(['judge', 'check', '--no-judge'], { cwd: dir, env: { LLMKB_DATA_DIR: '' } });
