@@ -12,7 +12,13 @@
  *     child when its consistency stage is half done, into the kept / temporary folder)
  *     [--live] (a full GC every second in the child: the largest heap in use after one)
  *
- * Target: peak RSS at 6,000 questions within ~10% of that at 300.
+ *     [--node-options=--trace-gc] (more options for the child's node; its stdout goes to stdout.log
+ *     in the kept folder)
+ *
+ * Target: peak RSS at 6,000 questions within ~10% of that at 300. What a 300-question run never
+ * fills (measured, README "Benchmarks"): V8's heap grows to about 5x the live heap (~30 MB) in a
+ * long run of many short-lived calls, the SQLite page caches fill (16 MB each; 5-15 MB of the
+ * difference), and buffers outside the heap wait for a collection.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +38,8 @@ const { values: args } = parseArgs({
     snapshot: { type: 'boolean', default: false },
     /** A full collection every second in the child: its live heap (changes its timing and RSS). */
     live: { type: 'boolean', default: false },
+    /** More options for the child's node, e.g. `--node-options=--trace-gc` (its output: stdout.log in the kept folder). */
+    'node-options': { type: 'string', default: '' },
   },
 });
 const root = join(import.meta.dirname, '..');
@@ -65,7 +73,7 @@ async function evalAt(questions: number): Promise<Figures> {
   writeFileSync(config, JSON.stringify({ model: entry('bench-model'), judge: entry('bench-judge'), distractor: entry('bench-distractor') }, null, 2));
   const probe = join(work, 'memory.json');
   const cli = ['eval', '--config', config, '--store', join(work, 'store.sqlite'), '--data', join(work, 'data'), '--out', join(work, 'out'), '--settings', 'four-shot', '--mcqs', args.mcqs, '--name', 'bench'];
-  const node = ['--import', join(import.meta.dirname, 'support', 'memory-probe.mjs'), ...(args.live ? ['--expose-gc'] : []), ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : [])];
+  const node = ['--import', join(import.meta.dirname, 'support', 'memory-probe.mjs'), ...(args.live ? ['--expose-gc'] : []), ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : []), ...args['node-options'].split(' ').filter(Boolean)];
   const started = performance.now();
   const child = spawn(process.execPath, [...node, bin, ...cli], { cwd: work, env: { ...process.env, CI: '1', LLMKB_MEMORY_PROBE: probe }, stdio: ['ignore', 'pipe', 'pipe'] });
   let vmHWM = 0;
@@ -74,7 +82,11 @@ async function evalAt(questions: number): Promise<Figures> {
   }, 50);
   let stderr = '';
   let snapped = false;
-  child.stdout!.on('data', () => {});
+  let stdout = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    // Kept for --node-options such as --trace-gc (the CLI itself prints little).
+    if (stdout.length < 1 << 24) stdout += c.toString();
+  });
   child.stderr!.on('data', (c: Buffer) => {
     stderr += c.toString();
     // Half-way through consistency (progress lines "consistency: done/total ...").
@@ -88,6 +100,7 @@ async function evalAt(questions: number): Promise<Figures> {
   clearInterval(poll);
   const seconds = (performance.now() - started) / 1000;
   writeFileSync(join(work, 'stderr.log'), stderr);
+  writeFileSync(join(work, 'stdout.log'), stdout);
   if (code !== 0) throw new Error(`llmkb eval at ${questions} questions exited ${code}:\n${stderr.slice(-3000)}`);
   const peak = JSON.parse(readFileSync(probe, 'utf8')) as { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number; liveHeap: number };
   // The last /proc read may precede the final peak by one interval; getrusage's maxRSS is the same high-water mark.

@@ -126,6 +126,31 @@ describe('CallCache', () => {
     reopened.close();
   });
 
+
+  it('moves the journal frame by frame: a key written twice keeps its last answer, and a torn last frame is no entry', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'llmkb-journal-'));
+    const path = join(folder, 'store.sqlite');
+    const db = openDatabase(path);
+    const cache = new CallCache(db, { mergeEntries: 1000 });
+    const entry = (i: number) => ({ response: { text: ` a${i}` }, promptTokens: i, completionTokens: 1, latencyMs: 2 });
+    const keys = Array.from({ length: 40 }, (_, i) => cacheKey('m', 'complete', { i }));
+    // Batches in separate ticks: separate frames.
+    for (let b = 0; b < 4; b++) await Promise.all(keys.slice(b * 10, b * 10 + 10).map((k, j) => cache.put(k, 'm', 'complete', { i: b * 10 + j }, entry(b * 10 + j))));
+    await cache.put(keys[3]!, 'm', 'complete', { i: 3 }, entry(99));
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 0, 'nothing moved yet');
+    // A kill while a frame was written: its length promises more bytes than the file holds.
+    const journal = join(folder, readdirSync(folder).find((f) => f.endsWith('.journal'))!);
+    appendFileSync(journal, Buffer.from([0x40, 0, 0, 0x80, 1, 2, 3]));
+    const merged = cache.writes.merged;
+    cache.checkpoint();
+    assert.equal(cache.writes.merged - merged, 40, 'forty distinct calls moved');
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 40);
+    assert.deepEqual(cache.get(keys[3]!), entry(99), 'the last answer of a key written twice');
+    assert.deepEqual(cache.get(keys[39]!), entry(39));
+    assert.equal(cache.request(keys[17]!), canonicalJson({ i: 17 }), 'requests are deflated as they move');
+    cache.close();
+    db.close();
+  });
   it('looks up through a read transaction that spans a turn, yet sees in that turn every call it moves into the store and every clear', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'llmkb-reader-')), 'store.sqlite');
     const db = openDatabase(path);

@@ -8,7 +8,7 @@
  * journal, see CallCache), so a result the pipeline has seen is a result that survives a kill.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readdirSync, readSync, rmSync, writevSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -267,17 +267,31 @@ export function processAlive(pid: number): boolean {
  */
 const FRAME_FLAG = 0x80000000;
 
-function encodeEntries(rows: readonly Row[], requests: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
+/**
+ * A frame's entries are written into this buffer before they are deflated (deflateRawSync reads
+ * and copies it): one buffer for every write instead of a few per entry and their concatenation,
+ * which were most of what the journal left outside the heap for the garbage collector (a write
+ * each tick, about 200 KB of entries at paper scale; issue 13). Grows to the largest batch.
+ */
+let entriesScratch = Buffer.allocUnsafe(1 << 16);
+
+function encodeEntries(rows: readonly Row[], requests: readonly string[]): Buffer {
+  const headers = rows.map((r) => JSON.stringify([r.model, r.kind, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt]));
+  let size = 0;
+  for (let i = 0; i < rows.length; i++) size += 40 + Buffer.byteLength(headers[i]!, 'utf8') + Buffer.byteLength(requests[i]!, 'utf8');
+  if (entriesScratch.length < size) entriesScratch = Buffer.allocUnsafe(Math.max(size, 2 * entriesScratch.length));
+  const out = entriesScratch;
+  let at = 0;
   rows.forEach((r, i) => {
-    const header = Buffer.from(JSON.stringify([r.model, r.kind, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt]), 'utf8');
-    const request = requests[i]!;
-    const head = Buffer.allocUnsafe(8);
-    head.writeUInt32LE(32 + 4 + header.length + request.length, 0);
-    head.writeUInt32LE(header.length, 4);
-    parts.push(head.subarray(0, 4), r.key, head.subarray(4, 8), header, request);
+    const start = at;
+    r.key.copy(out, at + 4);
+    const headerLength = out.write(headers[i]!, at + 40, 'utf8');
+    out.writeUInt32LE(headerLength, at + 36);
+    at += 40 + headerLength;
+    at += out.write(requests[i]!, at, 'utf8');
+    out.writeUInt32LE(at - start - 4, start);
   });
-  return Buffer.concat(parts);
+  return out.subarray(0, at);
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -309,12 +323,59 @@ function readFrame(fd: number, at: number): Row[] {
   return decodeRows(frame, false, false);
 }
 
+/**
+ * The complete entries of a journal file, read and decoded one frame (or one entry of an older
+ * version's journal) at a time: a move of MERGE_ENTRIES calls never holds the whole journal or
+ * all its rows in memory (decoded at once they were 55-98 MB of buffers at paper scale). Stops,
+ * as decodeRows does, at a torn or unreadable last frame.
+ */
+function* journalRows(fd: number): Generator<Row> {
+  const head = Buffer.alloc(4);
+  // One read buffer for every frame (a frame's rows copy what they keep of it): reading and
+  // inflating a frame allocates outside the heap, and a move of MERGE_ENTRIES calls reads a few
+  // hundred frames, whose buffers the garbage collector frees only later (a 12,000-question
+  // eval peaked at 323-335 MB with a buffer per frame, 302 MB with this; one run each).
+  let chunk = Buffer.allocUnsafe(1 << 16);
+  let at = 0;
+  for (;;) {
+    if (readSync(fd, head, 0, 4, at) < 4) return;
+    const word = head.readUInt32LE(0);
+    const framed = (word & FRAME_FLAG) !== 0;
+    const length = framed ? word & ~FRAME_FLAG : word;
+    if (!framed && length < 36) return;
+    if (chunk.length < 4 + length) chunk = Buffer.allocUnsafe(Math.max(4 + length, 2 * chunk.length));
+    if (readSync(fd, chunk, 0, 4 + length, at) < 4 + length) return;
+    if (framed) {
+      let inner: Buffer;
+      try {
+        inner = inflateRawSync(chunk.subarray(4, 4 + length), FRAME_INFLATE);
+      } catch {
+        return;
+      }
+      yield* decodeRows(inner, true);
+    } else {
+      const rows = decodeRows(chunk.subarray(0, 4 + length));
+      if (rows.length === 0) return;
+      yield* rows;
+    }
+    at += 4 + length;
+  }
+}
+
+/**
+ * INFLATE of a journal frame as it moves into the store: its output in chunks of Node's shared
+ * buffer pool (see SMALL_DEFLATE) rather than 16 KiB allocations of their own, a frame being
+ * 100-300 KB of entries.
+ */
+const FRAME_INFLATE = SMALL_INFLATE;
+
 /** One frame: the batch's entries (requests as text), deflated as one stream. */
-function encodeRows(rows: readonly Row[], requests: readonly string[]): Buffer {
-  const body = deflateRawSync(encodeEntries(rows, requests.map((r) => Buffer.from(r, 'utf8'))), { level: 1 });
+function encodeRows(rows: readonly Row[], requests: readonly string[]): [Buffer, Buffer] {
+  // Level 1, its output in pooled chunks (SMALL_DEFLATE).
+  const body = deflateRawSync(encodeEntries(rows, requests), SMALL_DEFLATE);
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32LE((FRAME_FLAG | body.length) >>> 0, 0);
-  return Buffer.concat([head, body]);
+  return [head, body];
 }
 
 /**
@@ -402,14 +463,18 @@ function recoverJournals(db: Db, store: string): void {
     if (pid !== process.pid && processAlive(pid)) continue;
     // One process at a time (the write lock), and only if no one moved it meanwhile.
     db.transaction(() => {
-      let bytes: Buffer;
+      let fd: number;
       try {
-        bytes = readFileSync(file);
+        fd = openSync(file, 'r');
       } catch {
         return;
       }
-      // Inside the write lock taken above (insertRows' own transaction nests as a savepoint).
-      insertRows(db, decodeRows(bytes));
+      try {
+        // Inside the write lock taken above (insertRows' own transaction nests as a savepoint).
+        insertRows(db, journalRows(fd));
+      } finally {
+        closeSync(fd);
+      }
     }).immediate();
     rmSync(file, { force: true });
   }
@@ -549,11 +614,13 @@ export class CallCache {
       }));
       if (journal) {
         if (this.#closed) throw new Error('the call cache is closed');
-        const bytes = encodeRows(rows, batch.map((p) => p.request));
-        writeSync(journal.fd, bytes);
+        const frame = encodeRows(rows, batch.map((p) => p.request));
+        // One write (a kill tears at most this frame, which no caller has seen).
+        writevSync(journal.fd, frame);
+        const length = frame[0].length + frame[1].length;
         const at = journal.size;
-        journal.size += bytes.length;
-        this.writes.journalBytes += bytes.length;
+        journal.size += length;
+        this.writes.journalBytes += length;
         for (const p of batch) journal.recent.set(p.key, at);
       } else {
         insertRows(this.#db, rows);
@@ -580,14 +647,12 @@ export class CallCache {
     if (!journal || journal.recent.size === 0) return;
     const db = this.#db.open ? this.#db : [...journal.dbs].find((d) => d.open);
     if (!db) return;
-    // The latest entry of each key (a key written twice keeps its last answer, as in the store),
-    // in the journal's order (see insertRows).
-    const rows = new Map<string, Row>();
-    for (const r of decodeRows(readFileSync(journal.file))) rows.set(r.key.toString('hex'), r);
     // Lookups after the move must see the moved calls (they leave `recent`): a new snapshot.
     endRead(journal);
-    insertRows(db, rows.values());
-    this.writes.merged += rows.size;
+    // In the journal's order (see insertRows), streamed a frame at a time; a key written twice
+    // keeps its last answer (INSERT OR REPLACE), as in the store.
+    insertRows(db, journalRows(journal.fd));
+    this.writes.merged += journal.recent.size;
     ftruncateSync(journal.fd, 0);
     journal.size = 0;
     journal.recent.clear();

@@ -24,6 +24,7 @@ import { summarizeRun, type RunMeta, type RunSummary, type ScoredRecord } from '
 export type { ExecutionRecord };
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
 import { renderReport } from '../../report/html-report.js';
+import { exampleRecords } from './across-models/run-details.js';
 import type { ProgressOptions } from '../../progress/progress.js';
 import type { Run, RunStore } from '../../store/run-store.js';
 import { VERSION } from '../../version.js';
@@ -161,25 +162,39 @@ function writeJsonlAtomic(file: string, records: Iterable<unknown>): void {
 }
 
 /**
- * What the summary and the report read of a scored record: the fields of the metrics, the
- * breakdowns and the significance marks, and the question, first accepted answer and response
- * the report shows as examples. Kept for every record instead of the whole record (its raw
- * output, judge decision and MCQ call keys stay in the records file and the store).
+ * What the summary and the report read of every scored record: the fields of the metrics, the
+ * breakdowns and the significance marks (issue 13: about 130 bytes a question, with the repeated
+ * strings shared; 280 bytes with the texts on the bench's short records). The question, first
+ * accepted answer and response the report shows are added afterwards to the few records it shows
+ * as examples (withExampleTexts); the rest of a record (raw output, judge decision, MCQs) stays
+ * in the records file and the store.
  */
-function summaryFields(r: ConsistencyRecord): ScoredRecord {
+function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): ScoredRecord {
+  const one = <T extends string | null | undefined>(s: T): T => {
+    if (typeof s !== 'string') return s;
+    const known = shared.get(s);
+    if (known !== undefined) return known as T;
+    shared.set(s, s);
+    return s;
+  };
   return {
     id: r.id,
-    dataset: r.dataset,
-    source: r.source,
-    answerType: r.answerType,
-    label: r.label,
-    uninformativeType: r.uninformativeType,
+    dataset: one(r.dataset),
+    source: one(r.source),
+    answerType: one(r.answerType),
+    label: one(r.label),
+    uninformativeType: one(r.uninformativeType),
     consistency: r.consistency,
     ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
-    question: r.question,
-    answers: r.answers.slice(0, 1),
-    response: r.response,
   };
+}
+
+/** The report's example records (exampleRecords) with their question, first accepted answer and response, read back from the store. */
+function withExampleTexts(run: Run, scored: ScoredRecord[]): void {
+  for (const r of exampleRecords(scored)) {
+    const judged = run.record<JudgedRecord>('judge', r.id)!;
+    Object.assign(r, { question: judged.question, answers: judged.answers.slice(0, 1), response: judged.response });
+  }
 }
 
 /**
@@ -271,14 +286,16 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
     // the summary and the report need of each is kept.
     const base = join(options.outDir, `${resultFileStem(options.modelName)}.${setting}${suffix}`);
     const scored: ScoredRecord[] = [];
+    const shared = new Map<string, string>();
     let lexicalFallbacks = 0;
     writeJsonlAtomic(`${base}.records.jsonl`, (function* () {
       for (const r of scoredRecords(run, mode)) {
         if (r.judgedBy === JUDGE_REPLY_UNPARSEABLE) lexicalFallbacks++;
-        scored.push(summaryFields(r));
+        scored.push(summaryFields(r, shared));
         yield r;
       }
     })());
+    withExampleTexts(run, scored);
     const protocol = buildProtocol({
       setting,
       ...(options.judge ? { judge: options.judge.model.cacheIdentity } : {}),

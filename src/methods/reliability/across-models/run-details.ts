@@ -9,20 +9,29 @@ export function runHeadline(summary: MethodSummary): string {
   return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}`;
 }
 
-/** A few responses of each label, spread over the run (every k-th), with the question and the accepted answer. */
-function examplesHtml(records: readonly ScoredRecord[] | undefined, perLabel = 3): string {
-  if (!records || records.length === 0) return '';
-  const rows: string[] = [];
+const EXAMPLES_PER_LABEL = 3;
+
+/** The example responses the report shows: a few of each label, spread over the run (every k-th), in label order. */
+export function exampleRecords<R extends Pick<ScoredRecord, 'label'>>(records: readonly R[], perLabel = EXAMPLES_PER_LABEL): R[] {
+  const picked: R[] = [];
   for (const label of ['correct', 'wrong', 'uninformative'] as const) {
     const all = records.filter((r) => r.label === label);
     const step = Math.max(1, Math.floor(all.length / perLabel));
-    const picked = all.filter((_, i) => i % step === 0).slice(0, perLabel);
-    for (const r of picked) {
-      const q = typeof r.question === 'string' ? r.question : r.id;
-      const answers = Array.isArray(r.answers) ? (r.answers as unknown[]).filter((a): a is string => typeof a === 'string') : [];
-      const response = typeof r.response === 'string' ? r.response : '';
-      rows.push(`<tr><th scope="row">${escapeHtml(label)}${r.uninformativeType ? ` (${escapeHtml(r.uninformativeType)})` : ''}</th><td>${escapeHtml(q)}</td><td>${escapeHtml(answers[0] ?? (r.dataset === 'unseen' ? '(unseen: no answer)' : ''))}</td><td>${escapeHtml(response.length > 240 ? `${response.slice(0, 239)}…` : response)}</td></tr>`);
-    }
+    picked.push(...all.filter((_, i) => i % step === 0).slice(0, perLabel));
+  }
+  return picked;
+}
+
+/** A few responses of each label (exampleRecords), with the question and the accepted answer. */
+function examplesHtml(records: readonly ScoredRecord[] | undefined): string {
+  if (!records || records.length === 0) return '';
+  const rows: string[] = [];
+  for (const r of exampleRecords(records)) {
+    const label = r.label;
+    const q = typeof r.question === 'string' ? r.question : r.id;
+    const answers = Array.isArray(r.answers) ? (r.answers as unknown[]).filter((a): a is string => typeof a === 'string') : [];
+    const response = typeof r.response === 'string' ? r.response : '';
+    rows.push(`<tr><th scope="row">${escapeHtml(label)}${r.uninformativeType ? ` (${escapeHtml(r.uninformativeType)})` : ''}</th><td>${escapeHtml(q)}</td><td>${escapeHtml(answers[0] ?? (r.dataset === 'unseen' ? '(unseen: no answer)' : ''))}</td><td>${escapeHtml(response.length > 240 ? `${response.slice(0, 239)}…` : response)}</td></tr>`);
   }
   return rows.length ? `<h4>Example responses</h4><div class="scroll"><table class="examples"><thead><tr><th>label</th><th>question</th><th>accepted answer</th><th>response</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : '';
 }
