@@ -6,7 +6,7 @@ import { cacheDir, entryOptions, loadConfig, storePath, type LlmkbConfig, type M
 import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
 import { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
-import type { Model } from './providers/language-model.js';
+import { describeRuntime, type Model, type ModelRuntime } from './providers/language-model.js';
 import { CallCache } from './store/call-cache.js';
 import { openDatabase, type Db } from './store/database.js';
 import { RunStore } from './store/run-store.js';
@@ -87,8 +87,8 @@ export class Workspace {
    * Which hardware an in-process model runs on (CPU, CUDA, Vulkan, Metal), said as it loads for
    * every command; `eval` also records it in its run header and protocol block.
    */
-  #sayRuntime(m: { provider: string; modelId: string; runtime?: { backend: string; sequences: number } | undefined }): void {
-    if (m.runtime) this.#log?.(`${m.provider}:${m.modelId}: in-process on ${m.runtime.backend}, ${m.runtime.sequences} sequence${m.runtime.sequences > 1 ? 's (nondeterministic)' : ''}`);
+  #sayRuntime(m: { provider: string; modelId: string; runtime?: ModelRuntime | undefined }): void {
+    if (m.runtime) this.#log?.(`${m.provider}:${m.modelId}: ${describeRuntime(m.runtime)}`);
   }
 
   /**

@@ -19,6 +19,11 @@ export interface ModelRuntime {
   sequences: number;
 }
 
+/** `in-process on cpu, 1 sequence`: the run header's words for a runtime (every command says it as a model loads). */
+export function describeRuntime(runtime: ModelRuntime): string {
+  return `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}`;
+}
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;

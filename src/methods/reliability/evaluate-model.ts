@@ -30,6 +30,7 @@ import type { Run, RunStore } from '../../store/run-store.js';
 import { VERSION } from '../../version.js';
 import { limitItems } from '../../sampling/limit-items.js';
 import { resultFileStem } from '../../io/result-file-stem.js';
+import { describeRuntime } from '../../providers/language-model.js';
 import { buildProtocol, type TimeFilterProvenance } from './protocol.js';
 import { meetsThreshold } from '../../analysis/thresholds.js';
 
@@ -267,7 +268,7 @@ export async function evaluateModel(options: EvaluationOptions): Promise<Evaluat
       },
       label: options.modelName,
     });
-    options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? `in-process on ${runtime.backend}, ${runtime.sequences} sequence${runtime.sequences > 1 ? 's (nondeterministic)' : ''}` : 'server'}`);
+    options.log?.(`${options.modelName} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
     // Every stage's records go to the store as they finish and are read back one at a time by
     // the next stage and by the pass that writes the records file: memory does not grow with
     // the number of questions (issue 13).
