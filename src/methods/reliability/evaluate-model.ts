@@ -120,8 +120,6 @@ export function defaultRunLabel(spec: string): string {
   return spec;
 }
 
-export { resultFileStem };
-
 /** The time filter SeenQA was built with, from its machine-readable card. */
 function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
   const card = join(dataDir, DATASET_FILES.seenqa.replace(/\.jsonl$/, '.card.json'));
