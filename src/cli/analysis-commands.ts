@@ -12,7 +12,7 @@ import type { RunMeta, RunSummary, ScoredRecord } from '../methods/reliability/m
 import type { MethodSummary } from '../methods/method-summary.js';
 import type { Workspace } from '../workspace.js';
 import { ANSWER_MAX_TOKENS, DEFAULT_MODEL, PAPER_CUTOFF, PROMPT_SETTINGS } from './cli-defaults.js';
-import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, isoDate, optionalRoleEntry, positiveInteger, positiveNumber, requireFile, requireFolder, wholeNumber } from './cli-options.js';
+import { checkMaxTokens, checkOutputFile, checkOutputFolder, checkSourceDataDir, collect, isoDate, optionalRoleEntry, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 import { LIMIT_HELP } from './eval-commands.js';
 
 interface LoadedRun {
@@ -324,8 +324,7 @@ export function registerAnalysisCommands(program: Command, workspace: (command: 
       // Every output place before any work: a typo costs nothing, not a whole evaluation.
       checkOutputFolder(opts.out);
       checkOutputFolder(opts.data, { existingMayBeReadOnly: true });
-      const sourceDataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
-      if (sourceDataDir) requireFolder(sourceDataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+      const sourceDataDir = checkSourceDataDir(opts.dataDir);
       const { defaultRunLabel, evaluateModel, failedThresholds, OFFLINE_HINT } = await import('../methods/reliability/evaluate-model.js');
       const { departures } = await import('../methods/reliability/protocol.js');
       const { formatPercent } = await import('../methods/reliability/metrics/summarize-run.js');

@@ -63,6 +63,17 @@ export function requireFolder(path: string, how: string): string {
 }
 
 /**
+ * The folder with local copies of the data sets' source files: `--data-dir`, else
+ * $LLMKB_DATA_DIR (empty counts as unset), checked to be a folder before any work. Undefined:
+ * the files are downloaded.
+ */
+export function checkSourceDataDir(option: string | undefined): string | undefined {
+  const dir = option ?? process.env.LLMKB_DATA_DIR;
+  if (!dir) return undefined;
+  return requireFolder(dir, `Give the folder holding the source files with --data-dir${option === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+}
+
+/**
  * `--judge none`, `--distractor none`, `--embedder none`: no model for that role, even when the
  * config names one; the command then takes its documented no-model path (lexical rule, answer
  * pool, BM25), recorded in the run's protocol like a run without that role configured.

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Workspace } from '../workspace.js';
 import { PAPER_CUTOFF } from './cli-defaults.js';
-import { checkOutputFolder, isoDate, positiveInteger, requireFolder, wholeNumber } from './cli-options.js';
+import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from './cli-options.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -17,15 +17,16 @@ function common(command: Command): Command {
     .option('--seed <n>', 'random seed', wholeNumber, 42);
 }
 
-/** The output folder and the source folder, checked before any work (the store is not even opened). */
-function checkDataOptions(opts: DataOptions): void {
+/**
+ * The output folder and the source folder, checked before any work (the store is not even
+ * opened); the source folder, if any, is returned for sourceOptions.
+ */
+function checkDataOptions(opts: DataOptions): string | undefined {
   checkOutputFolder(opts.out);
-  const dataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
-  if (dataDir) requireFolder(dataDir, `Give the folder holding the source files with --data-dir${opts.dataDir === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+  return checkSourceDataDir(opts.dataDir);
 }
 
-function sourceOptions(ws: Workspace, opts: DataOptions) {
-  const dataDir = opts.dataDir ?? process.env.LLMKB_DATA_DIR;
+function sourceOptions(ws: Workspace, opts: DataOptions, dataDir: string | undefined) {
   return { outDir: resolve(opts.out), seed: opts.seed, cacheDir: ws.cacheDir, ...(dataDir ? { dataDir: resolve(dataDir) } : {}) };
 }
 
@@ -81,12 +82,12 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
       const { buildSeenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
       const { KEYWORD_RULE_QUALITY } = await import('../methods/reliability/data/time-sensitive.js');
-      checkDataOptions(opts);
+      const dataDir = checkDataOptions(opts);
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
         const executor = entry === undefined ? undefined : await ws.executor(entry);
-        const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts), perSource: opts.perSource, batchSize: opts.batchSize, popqaLongtail: opts.popqaLongtail === true, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
+        const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts, dataDir), perSource: opts.perSource, batchSize: opts.batchSize, popqaLongtail: opts.popqaLongtail === true, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
         const out = process.stdout;
         out.write(`SeenQA: ${report.items} questions -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
         const rule = KEYWORD_RULE_QUALITY;
@@ -111,10 +112,10 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildUnseenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
-      checkDataOptions(opts);
+      const dataDir = checkDataOptions(opts);
       const ws = workspace(command);
       try {
-        const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
+        const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
         process.stdout.write(`UnseenQA: ${report.items} questions from ${report.templates} templates -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
         for (const d of report.dropped) process.stdout.write(`dropped ${d.id}: ${d.reason}\n`);
       } finally {
@@ -128,10 +129,10 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildRepositoryFiles } = await import('../methods/reliability/data/build-datasets.js');
-      checkDataOptions(opts);
+      const dataDir = checkDataOptions(opts);
       const ws = workspace(command);
       try {
-        const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
+        const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
         process.stdout.write(`R_seen: ${report.rSeen.items} pairs (${Object.entries(report.rSeen.counts).map(([k, v]) => `${k} ${v}`).join(', ')}) -> ${report.rSeen.file}\n`);
         process.stdout.write(`R_unseen: ${report.rUnseen.items} questions answered "unsure" -> ${report.rUnseen.file}\n`);
       } finally {
