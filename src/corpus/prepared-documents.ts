@@ -8,8 +8,8 @@
  * The worker runs at most `MAX_IN_FLIGHT` batches of ~`BATCH_CHARS` characters ahead of the
  * writer (each batch acknowledged when written), so memory stays flat on any file size.
  */
-import { Worker } from 'node:worker_threads';
 import { sha256 } from '../io/checksum.js';
+import { startModuleWorker } from '../io/module-worker.js';
 import { FileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { splitPassages, type PassageOptions } from './passages.js';
 import { readDocuments, type CorpusFile, type ReadOptions } from './readers.js';
@@ -93,18 +93,6 @@ export function deserializeError(e: SerializedError): Error {
   }
 }
 
-/**
- * The worker beside this module: `ingest-worker.js` when built; from source (tests, benchmarks
- * under tsx) `ingest-worker.ts`, loaded through tsx's loader, which a worker thread does not
- * inherit from `--import tsx` on Node 20.
- */
-function startWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./ingest-worker.js', import.meta.url), { workerData });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./ingest-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData });
-}
-
 /** The documents of one file, prepared in a worker thread (see the module comment). */
 export async function* prepareInWorker(file: CorpusFile, read: ReadOptions, settings: PassageOptions, onBytes?: (n: number) => void): AsyncGenerator<PreparedDocument> {
   // Only the plain settings cross to the worker (the caller's options also hold callbacks).
@@ -112,7 +100,7 @@ export async function* prepareInWorker(file: CorpusFile, read: ReadOptions, sett
   for (const key of ['textColumn', 'idColumn', 'textField', 'idField'] as const) if (read[key] !== undefined) readOnly[key] = read[key];
   const passageOnly: PassageOptions = {};
   for (const key of ['passageWords', 'overlapWords', 'locale'] as const) if (settings[key] !== undefined) (passageOnly as Record<string, unknown>)[key] = settings[key];
-  const worker = startWorker({ file, read: readOnly, settings: passageOnly });
+  const worker = startModuleWorker(import.meta.url, 'ingest-worker', { file, read: readOnly, settings: passageOnly });
   const queue: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
   let failure: Error | undefined;
