@@ -10,6 +10,10 @@
  *
  *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20] [--commit-interval ms]
  *     [--stages ask,judge] (a judge-only series: no consistency, no whole eval)
+ *     [--background-writes-from N] (1e9: every record saved on the main thread, as before the record writer)
+ *     [--repeats N] (the judge stage N times, each on a run of its own with a judge LLM of its own
+ *     name so no call is cached, each against its bare replay: the median ratio; at 6,000
+ *     questions the stage takes about half a second, and one sitting's ratio varies by +-0.1)
  *
  * Targets: every stage >= 0.85x the bare client; store <= 100 MB and bytes written <= 3x the
  * store (at 6,000 questions); RSS independent of the number of questions; cached re-run < 5 s.
@@ -19,6 +23,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
 import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
 import { evaluateModel } from '../src/methods/reliability/evaluate-model.js';
@@ -44,6 +50,9 @@ const { values: args } = parseArgs({
     stages: { type: 'string', default: 'ask,judge,consistency' },
     /** Records the judge stage has in flight (default: the stage's own, from the judge's concurrency). */
     'judge-records': { type: 'string' },
+    repeats: { type: 'string', default: '1' },
+    /** Stages with this many records or more save them in a worker thread (default: the library's; a large number: never). */
+    'background-writes-from': { type: 'string' },
     /** The call cache's group-commit interval (default: the library's). */
     'commit-interval': { type: 'string' },
   },
@@ -109,7 +118,7 @@ const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseU
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
 const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });
-const runs = new RunStore(db);
+const runs = new RunStore(db, args['background-writes-from'] === undefined ? {} : { backgroundWritesFrom: Number(args['background-writes-from']) });
 const model = new ModelExecutor(provider('bench-model'), { cache, concurrency });
 const judgeLLM = new ModelExecutor(provider('bench-judge'), { cache, concurrency });
 const distractorLLM = new ModelExecutor(provider('bench-distractor'), { cache, concurrency });
@@ -150,10 +159,21 @@ async function startProfile(): Promise<(name: string) => Promise<void>> {
   };
 }
 
+/**
+ * A full collection. Both clients start every stage from one (llmkb's work, then the bare
+ * replay): a stage of half a second otherwise pays for the garbage the previous one left, and
+ * the ratio measured the heap's state rather than the client. Without it llmkb's first judge
+ * stage, run right after the bare ask replay (6,000 fetch calls), measured 0.68-0.81x and the
+ * same stage repeated 0.85-0.95x; with it, 1.0-1.2x.
+ */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
 const written0 = writtenBytes();
 const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number; written: number; journal: number }> = [];
 async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   await control('/bench/stage', { stage: name });
+  collectGarbage();
   const started = performance.now();
   const elu0 = performance.eventLoopUtilization();
   const writtenBefore = writtenBytes();
@@ -168,8 +188,9 @@ async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   const journal = cache.writes.journalBytes - journalBefore;
   const memory = process.memoryUsage();
   const rss = memory.rss;
-  // With --expose-gc: what is live after a full collection (the rest of the heap is slack).
-  const live = (globalThis as { gc?: () => void }).gc ? ((globalThis as unknown as { gc: () => void }).gc(), ` live ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB after GC`) : '';
+  // What is live after a full collection (the rest of the heap is slack); the bare replay starts from it.
+  collectGarbage();
+  const live = ` live ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB after GC`;
   await control('/bench/flush', {});
   const bareElu0 = performance.eventLoopUtilization();
   const b = await bare(name);
@@ -190,7 +211,13 @@ const run = runs.open({
 });
 // The stages as evaluateModel runs them: records go to the store and are read back one at a time.
 await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-await stage('judge', () => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge: judgeLLM }), judgeIdentity: judgeLLM.model.cacheIdentity, judgeExecutor: judgeLLM, runs, run, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) }));
+const judgeStage = (judge: ModelExecutor, into: typeof run) => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge }), judgeIdentity: judge.model.cacheIdentity, judgeExecutor: judge, runs, run: into, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) });
+await stage('judge', () => judgeStage(judgeLLM, run));
+// Repeats: the same stage over the same asked records, on runs of their own, with judges of other names (no cache hits).
+for (let k = 2; k <= Number(args.repeats); k++) {
+  const judge = new ModelExecutor(provider(`bench-judge-${k}`), { cache, concurrency });
+  await stage(`judge#${k}`, () => judgeStage(judge, runs.open({ model: judge.model.cacheIdentity, dataset: run.id, setting: 'judge', seed: k, label: `bench judge #${k}` })));
+}
 const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
@@ -228,6 +255,8 @@ if (allStages) {
 const requestsAfter = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
 console.log('');
 for (const r of rows) console.log(`${`${r.stage} / bare`.padEnd(24)} ${r.bare > 0 ? (r.bare / r.llmkb).toFixed(2) : '-'}x   (target >= 0.85x)`);
+const judgeRatios = rows.filter((r) => r.stage.startsWith('judge')).map((r) => r.bare / r.llmkb).sort((a, b) => a - b);
+if (judgeRatios.length > 1) console.log(`${'judge / bare, median'.padEnd(24)} ${judgeRatios[Math.floor(judgeRatios.length / 2)]!.toFixed(2)}x of ${judgeRatios.length} (${judgeRatios.map((x) => x.toFixed(2)).join(', ')})   (target >= 0.85x)`);
 console.log(`store after the stages    ${mb(dbSize)} (checkpointed: ${mb(dbSizeCheckpointed)})   (target <= 100 MB at 6,000 questions)`);
 console.log(`bytes written by stages   ${mb(written)} = ${(written / dbSizeCheckpointed).toFixed(2)}x the store   (target <= 3x)`);
 console.log(`  of which                 ${rows.map((r) => `${r.stage} ${mb(r.written)}`).join(', ')}, last journal move ${mb(mergeAtEnd)}; call journal ${mb(cache.writes.journalBytes)} (${cache.writes.merged} calls moved)`);
