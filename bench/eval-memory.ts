@@ -61,7 +61,7 @@ function statusField(pid: number, field: string): number | undefined {
   }
 }
 
-interface Figures { questions: number; seconds: number; vmHWM: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; liveHeap: number }
+interface Figures { questions: number; seconds: number; vmHWM: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; liveHeap: number; rssAnon: number; rssFile: number; rssShmem: number }
 
 async function evalAt(questions: number): Promise<Figures> {
   const work = join(dir, `q${questions}`);
@@ -102,12 +102,12 @@ async function evalAt(questions: number): Promise<Figures> {
   writeFileSync(join(work, 'stderr.log'), stderr);
   writeFileSync(join(work, 'stdout.log'), stdout);
   if (code !== 0) throw new Error(`llmkb eval at ${questions} questions exited ${code}:\n${stderr.slice(-3000)}`);
-  const peak = JSON.parse(readFileSync(probe, 'utf8')) as { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number; liveHeap: number };
+  const peak = JSON.parse(readFileSync(probe, 'utf8')) as { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number; liveHeap: number; rssAnon: number; rssFile: number; rssShmem: number };
   // The last /proc read may precede the final peak by one interval; getrusage's maxRSS is the same high-water mark.
   vmHWM = Math.max(vmHWM, peak.maxRSS);
   const snapshots = readdirSync(work).filter((f) => f.endsWith('.heapsnapshot'));
   if (snapshots.length) console.log(`  heap snapshot: ${join(work, snapshots[0]!)}`);
-  return { questions, seconds, vmHWM, heapUsed: peak.heapUsed, heapTotal: peak.heapTotal, external: peak.external, arrayBuffers: peak.arrayBuffers, liveHeap: peak.liveHeap };
+  return { questions, seconds, vmHWM, heapUsed: peak.heapUsed, heapTotal: peak.heapTotal, external: peak.external, arrayBuffers: peak.arrayBuffers, liveHeap: peak.liveHeap, rssAnon: peak.rssAnon, rssFile: peak.rssFile, rssShmem: peak.rssShmem };
 }
 
 console.log(`llmkb eval (built CLI, child process) against a loopback server (${args.delay} ms, concurrency ${concurrency}), four-shot, ${args.mcqs} MCQs per pair, judge and distractor LLMs`);
@@ -116,7 +116,7 @@ try {
   for (const q of sizes) {
     const f = await evalAt(q);
     rows.push(f);
-    console.log(`${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)}   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})${args.live ? `   peak live heap ${mb(f.liveHeap)}` : ''}`);
+    console.log(`${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)}   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})   at the peak: anonymous ${mb(f.rssAnon)}, files ${mb(f.rssFile)}, shared ${mb(f.rssShmem)}${args.live ? `   peak live heap ${mb(f.liveHeap)}` : ''}`);
   }
 } finally {
   server.kill();

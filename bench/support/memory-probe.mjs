@@ -1,20 +1,30 @@
 // Preloaded into the `llmkb eval` child of bench/eval-memory.ts (node --import): samples the
 // process's memory every 50 ms and, at exit, writes the peaks as one JSON line to the file named
 // by LLMKB_MEMORY_PROBE. Plain JavaScript, so the child needs no TypeScript loader.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 
-const file = process.env.LLMKB_MEMORY_PROBE;
-const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, liveHeap: 0 };
+// node --import preloads this into worker threads too (the store's record writer): only the main
+// thread samples (RSS is the process's; a worker's heap is its own and small).
+const file = isMainThread ? process.env.LLMKB_MEMORY_PROBE : undefined;
+const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, liveHeap: 0, rssAnon: 0, rssFile: 0, rssShmem: 0 };
+/** What the RSS is made of at its peak (/proc/self/status, kB): anonymous memory, mapped files, shared memory. */
+const rssParts = () => {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rssAnon: kb('RssAnon'), rssFile: kb('RssFile'), rssShmem: kb('RssShmem') };
+};
 // With --expose-gc (bench/eval-memory.ts --live): a full collection every second, and the largest
 // heap still in use after one: what the process holds, not the garbage V8 lets pile up.
 const gc = globalThis.gc;
 const sample = () => {
   const m = process.memoryUsage();
-  for (const k of Object.keys(peak)) if (k !== 'liveHeap') peak[k] = Math.max(peak[k], m[k]);
+  if (m.rss > peak.rss && process.platform === 'linux') Object.assign(peak, rssParts());
+  for (const k of ['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers']) peak[k] = Math.max(peak[k], m[k]);
 };
 let tick = 0;
-setInterval(() => {
+if (isMainThread) setInterval(() => {
   sample();
   tick++;
   if (gc && tick % 20 === 19) {
@@ -28,6 +38,7 @@ setInterval(() => {
   }
 }, 50).unref();
 process.on('exit', () => {
+  if (!file) return;
   sample();
   if (file) writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
 });
