@@ -1,9 +1,10 @@
 /**
  * The run store: a run (model x dataset x prompt setting x seed, plus any other parameter that
  * changes its results) has a stable id derived from exactly those, so running the same command
- * again opens the same run and continues it. Each stage keeps one record per item; a record is
- * written in its own transaction, so an interrupted stage resumes at the first missing item, and
- * a stage marked done is never redone.
+ * again opens the same run and continues it. Each stage keeps one record per item; records are
+ * committed in small groups as they are made (runStoredStage; large stages through a worker
+ * thread, RecordWriter), so an interrupted stage resumes with the items it has no record for,
+ * and a stage marked done is never redone.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
