@@ -163,8 +163,8 @@ async function startProfile(): Promise<(name: string) => Promise<void>> {
  * A full collection. Both clients start every stage from one (llmkb's work, then the bare
  * replay): a stage of half a second otherwise pays for the garbage the previous one left, and
  * the ratio measured the heap's state rather than the client. Without it llmkb's first judge
- * stage, run right after the bare ask replay (6,000 fetch calls), measured 0.68-0.81x and the
- * same stage repeated 0.85-0.95x; with it, 1.0-1.2x.
+ * stage, run right after the bare ask replay (6,000 fetch calls), measured 0.62-0.81x and the
+ * same stage repeated 0.70-1.02x; with it, 0.93-1.02x and 1.0-1.2x.
  */
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
