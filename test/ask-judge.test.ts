@@ -161,6 +161,43 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       await server.close();
     }
   });
+
+  it('a large judge stage (records written by the store worker thread) resumes after kill -9 and loses nothing', async () => {
+    // 2,500 seen responses that no rule decides: each needs the judge LLM, and the stage is large
+    // enough (BACKGROUND_WRITES_FROM) for its records to be committed by the record writer.
+    const n = 2500;
+    const responses = Array.from({ length: n }, (_, i) => ({ id: `s-${i}`, dataset: 'seen', source: 'nq', question: `Who founded company number ${i}?`, answers: [`Founder ${i}`], response: `Person ${i}` }));
+    const server = await startOpenAICompatibleServer({ delayMs: 4, complete: (prompt) => (/number \d*7\?/.test(prompt) ? ' yes' : ' no') });
+    try {
+      const dir = workdir();
+      writeFileSync(join(dir, 'responses.jsonl'), toJsonl(responses));
+      writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ judge: { spec: `vllm:${server.baseURL}/judge-model`, concurrency: 8 } }));
+      const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
+      const child = spawn(process.execPath, [bin, 'judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1' } });
+      // Past the first commits (every 200 ms), well before the end.
+      while (server.requests.length < 900) await new Promise((r) => setTimeout(r, 10));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+      const before = server.requests.length;
+      assert.ok(before < n, `the stage was killed before its end (${before} calls)`);
+      const resumed = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], { cwd: dir });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const labeled = readRecords(join(dir, 'labeled.jsonl'));
+      assert.deepEqual(labeled.map((r) => r.id), responses.map((r) => r.id));
+      for (const r of labeled) assert.equal(r.label, /7$/.test(String(r.id)) ? 'correct' : 'wrong', String(r.id));
+      // Calls answered before the kill came from the cache: only those in flight then were sent
+      // again, and those answered in the very tick of the kill (the journal is written at its end).
+      const prompts = server.requests.map((r) => String(r.body.prompt));
+      assert.equal(new Set(prompts).size, n);
+      assert.ok(prompts.length - n <= 16, `${prompts.length - n} judge calls were made twice (at most the 8 in flight and 8 answered in the tick of the kill)`);
+      const again = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'labeled-again.jsonl'], { cwd: dir });
+      assert.equal(again.code, 0);
+      assert.equal(readFileSync(join(dir, 'labeled-again.jsonl'), 'utf8'), readFileSync(join(dir, 'labeled.jsonl'), 'utf8'));
+      assert.equal(server.requests.length, prompts.length, 'the finished run made no call');
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('ask on $LLMKB_TEST_GGUF (real model: mechanics, not accuracy)', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
