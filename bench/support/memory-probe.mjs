@@ -40,5 +40,5 @@ if (isMainThread) setInterval(() => {
 process.on('exit', () => {
   if (!file) return;
   sample();
-  if (file) writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
 });
