@@ -60,6 +60,25 @@ function workdir(): string {
   return dir;
 }
 
+/** Runs `llmkb ARGS` in `dir` and kills it (SIGKILL) once the server has received `calls` requests; the requests received by then. */
+async function killAfterRequests(dir: string, args: string[], server: { requests: unknown[] }, calls: number): Promise<number> {
+  const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1' } });
+  while (server.requests.length < calls) await new Promise((r) => setTimeout(r, 10));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  return server.requests.length;
+}
+
+/** Runs the finished command again, writing `again`: the same bytes as `first`, and no call to the server. */
+async function assertFinishedRunCallsNothing(dir: string, argsWithOutput: (out: string) => string[], first: string, again: string, server: { requests: unknown[] }): Promise<void> {
+  const calls = server.requests.length;
+  const rerun = await llmkb(argsWithOutput(again), { cwd: dir });
+  assert.equal(rerun.code, 0);
+  assert.equal(readFileSync(join(dir, again), 'utf8'), readFileSync(join(dir, first), 'utf8'));
+  assert.equal(server.requests.length, calls, 'the finished run made no call');
+}
+
 const readRecords = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('llmkb ask + judge against a scripted loopback server', () => {
@@ -140,12 +159,7 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       const dir = workdir();
       writeFileSync(join(dir, 'many.jsonl'), toJsonl(many));
       writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 2 } }));
-      const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
-      const child = spawn(process.execPath, [bin, 'ask', '--input', 'many.jsonl', '-o', 'r.jsonl'], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1' } });
-      while (server.requests.length < 12) await new Promise((r) => setTimeout(r, 10));
-      child.kill('SIGKILL');
-      await new Promise((r) => child.on('exit', r));
-      const before = server.requests.length;
+      const before = await killAfterRequests(dir, ['ask', '--input', 'many.jsonl', '-o', 'r.jsonl'], server, 12);
       const resumed = await llmkb(['ask', '--input', 'many.jsonl', '-o', 'r.jsonl'], { cwd: dir });
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(readRecords(join(dir, 'r.jsonl')).length, 30);
@@ -153,10 +167,7 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       const repeats = asked.length - new Set(asked).size;
       assert.ok(repeats <= 2, `${repeats} prompts were sent twice (only the ${2} in flight at the kill may be)`);
       assert.ok(server.requests.length - before <= 30 - before + 2);
-      const again = await llmkb(['ask', '--input', 'many.jsonl', '-o', 'r2.jsonl'], { cwd: dir });
-      assert.equal(again.code, 0);
-      assert.equal(readFileSync(join(dir, 'r2.jsonl'), 'utf8'), readFileSync(join(dir, 'r.jsonl'), 'utf8'));
-      assert.equal(server.requests.length, asked.length, 'the finished run made no call');
+      await assertFinishedRunCallsNothing(dir, (out) => ['ask', '--input', 'many.jsonl', '-o', out], 'r.jsonl', 'r2.jsonl', server);
     } finally {
       await server.close();
     }
@@ -172,13 +183,8 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       const dir = workdir();
       writeFileSync(join(dir, 'responses.jsonl'), toJsonl(responses));
       writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ judge: { spec: `vllm:${server.baseURL}/judge-model`, concurrency: 8 } }));
-      const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
-      const child = spawn(process.execPath, [bin, 'judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1' } });
       // Past the first commits (every 200 ms), well before the end.
-      while (server.requests.length < 900) await new Promise((r) => setTimeout(r, 10));
-      child.kill('SIGKILL');
-      await new Promise((r) => child.on('exit', r));
-      const before = server.requests.length;
+      const before = await killAfterRequests(dir, ['judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], server, 900);
       assert.ok(before < n, `the stage was killed before its end (${before} calls)`);
       const resumed = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], { cwd: dir });
       assert.equal(resumed.code, 0, resumed.stderr);
@@ -190,10 +196,7 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       const prompts = server.requests.map((r) => String(r.body.prompt));
       assert.equal(new Set(prompts).size, n);
       assert.ok(prompts.length - n <= 16, `${prompts.length - n} judge calls were made twice (at most the 8 in flight and 8 answered in the tick of the kill)`);
-      const again = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'labeled-again.jsonl'], { cwd: dir });
-      assert.equal(again.code, 0);
-      assert.equal(readFileSync(join(dir, 'labeled-again.jsonl'), 'utf8'), readFileSync(join(dir, 'labeled.jsonl'), 'utf8'));
-      assert.equal(server.requests.length, prompts.length, 'the finished run made no call');
+      await assertFinishedRunCallsNothing(dir, (out) => ['judge', '-i', 'responses.jsonl', '-o', out], 'labeled.jsonl', 'labeled-again.jsonl', server);
     } finally {
       await server.close();
     }
