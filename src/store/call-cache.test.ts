@@ -151,6 +151,31 @@ describe('CallCache', () => {
     cache.close();
     db.close();
   });
+  it('moves a journal without piling up its Buffers outside the heap (issue 13: flat memory)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-journal-memory-')), 'store.sqlite');
+    const db = openDatabase(path);
+    const cache = new CallCache(db, { mergeEntries: 1_000_000 });
+    // 3,008 calls with prompts of about 4 KB, 16 a tick: 12 MB of entries to inflate and 3,008
+    // requests to deflate as they move. V8 alone would collect that garbage only after about
+    // 64 MB of it; the move collects it as it goes.
+    const prompt = (i: number) => `${'Answer the question with a short phrase. '.repeat(90)} Question ${i}: ${'who what where '.repeat(10)}${i}`;
+    for (let b = 0; b < 3008; b += 16) {
+      await Promise.all(Array.from({ length: 16 }, (_, j) => {
+        const request = { prompt: prompt(b + j) };
+        return cache.put(cacheKey('m', 'complete', request), 'm', 'complete', request, { response: { text: `a${b + j}` }, promptTokens: 900, completionTokens: 2, latencyMs: 5 });
+      }));
+    }
+    const before = process.memoryUsage().arrayBuffers;
+    cache.checkpoint();
+    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 3008);
+    // Node 24 frees swept Buffers on a helper thread and counts them a moment later.
+    const left = () => process.memoryUsage().arrayBuffers - before;
+    for (let turn = 0; turn < 50 && left() > 6_000_000; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(left() < 6_000_000, `${(left() / 1e6).toFixed(1)} MB of Buffers left by the move`);
+    cache.close();
+    db.close();
+  });
+
   it('looks up through a read transaction that spans a turn, yet sees in that turn every call it moves into the store and every clear', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'llmkb-reader-')), 'store.sqlite');
     const db = openDatabase(path);
