@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
-import type { Db } from '../store/database.js';
+import { CORPUS_CACHE_KIB, raiseCacheSize, type Db } from '../store/database.js';
 import { BM25_BOUNDS_SCHEMA, bm25BoundsCurrent, dropBm25Bounds, INCREMENTAL_MAX_PASSAGES, markBm25BoundsChanging, refreshBm25Bounds, StoredBm25Bounds, type BoundsProgress, type BoundsReport } from './bm25-bounds.js';
 import { Bm25TopK, type Bm25Plan } from './bm25-top-k.js';
 import { queryTokens } from './fts-query.js';
@@ -250,6 +250,7 @@ export class Corpus {
   readonly createdAt: string;
 
   private constructor(db: Db, row: CorpusRow) {
+    raiseCacheSize(db, CORPUS_CACHE_KIB);
     this.db = db;
     this.name = row.name;
     this.id = row.id;

@@ -156,6 +156,32 @@ export function storeError(path: string, error: unknown): unknown {
   return fileAccessError(path, error, 'write', 'the llmkb store');
 }
 
+/**
+ * The page cache of a store's connection, in KiB (SQLite's default is 2 MiB). It writes (run
+ * records, the call journal's moves) and reads stage records mostly in order; the call cache's
+ * lookups by random key have a connection of their own and its cache (call-cache.ts, Reader), and
+ * a corpus raises this one for its searches (CORPUS_CACHE_KIB). A cap, so memory stays flat
+ * however large the store grows: at 16 MiB the run's pages filled it, and an eval of 6,000
+ * questions peaked 12-15 MB higher than with 4 MiB (`npm run bench:eval-memory`, issue 13) for
+ * nothing measurable: `npm run bench:paper-scale` wrote 2.73x the store with 4, 8 and 16 MiB
+ * alike, and the whole eval from the call cache alone took 4.37, 4.39 and 4.62 s.
+ */
+export const STORE_CACHE_KIB = 4096;
+
+/**
+ * The page cache a connection has while a corpus is open on it, in KiB: FTS5 searches read the
+ * same index pages again and again (the corpus benchmarks were measured with it).
+ */
+export const CORPUS_CACHE_KIB = 16384;
+
+/** Raises a connection's page cache to at least `kib` KiB (never lowers it). */
+export function raiseCacheSize(db: Db, kib: number): void {
+  const size = db.pragma('cache_size', { simple: true }) as number;
+  // Negative: KiB; positive: pages.
+  const current = size < 0 ? -size : (size * (db.pragma('page_size', { simple: true }) as number)) / 1024;
+  if (current < kib) db.pragma(`cache_size = -${kib}`);
+}
+
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') {
     try {
@@ -183,11 +209,7 @@ export function openDatabase(path: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // 16 MiB of page cache (SQLite's default is 2 MiB): a cached re-run looks up every call by a
-    // random key, and the key index (about 5 MB at paper scale) then stays in memory. A cap, so
-    // memory stays flat however large the store grows (32 MiB was 27 MB more RSS at paper scale
-    // than on a small store, and no faster).
-    db.pragma('cache_size = -16384');
+    db.pragma(`cache_size = -${STORE_CACHE_KIB}`);
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new LlmkbError(`${path} was written by a newer llmkb (store schema ${version}, this version reads ${SCHEMA_VERSION})`, {
