@@ -10,7 +10,6 @@
  *
  *   npm run bench:paper-scale -- [--questions 1000] [--concurrency 64] [--delay 20] [--mcqs 20] [--commit-interval ms]
  *     [--stages ask,judge] (a judge-only series: no consistency, no whole eval)
- *     [--background-writes-from N] (1e9: every record saved on the main thread, as before the record writer)
  *     [--repeats N] (the judge stage N times, each on a run of its own with a judge LLM of its own
  *     name so no call is cached, each against its bare replay: the median ratio; at 6,000
  *     questions the stage takes about half a second, and one sitting's ratio varies by +-0.1)
@@ -52,7 +51,6 @@ const { values: args } = parseArgs({
     'judge-records': { type: 'string' },
     repeats: { type: 'string', default: '1' },
     /** Stages with this many records or more save them in a worker thread (default: the library's; a large number: never). */
-    'background-writes-from': { type: 'string' },
     /** The call cache's group-commit interval (default: the library's). */
     'commit-interval': { type: 'string' },
   },
@@ -118,7 +116,7 @@ const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseU
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
 const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });
-const runs = new RunStore(db, args['background-writes-from'] === undefined ? {} : { backgroundWritesFrom: Number(args['background-writes-from']) });
+const runs = new RunStore(db);
 const model = new ModelExecutor(provider('bench-model'), { cache, concurrency });
 const judgeLLM = new ModelExecutor(provider('bench-judge'), { cache, concurrency });
 const distractorLLM = new ModelExecutor(provider('bench-distractor'), { cache, concurrency });

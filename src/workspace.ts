@@ -122,11 +122,8 @@ export class Workspace {
       this.#scorers.clear();
       for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
     } finally {
-      // The record writer's connection closes first (its batches all written), so this one is
-      // the store's last and folds the write-ahead log in as it closes. The call cache's journal
-      // moves into the store before the runs are released, so a process waiting for one of
-      // them finds every call made.
-      await this.runs.closeWriter();
+      // The call cache's journal moves into the store before the runs are released, so a
+      // process waiting for one of them finds every call made.
       if (this.db.open) this.cache.close();
       this.runs.releaseLeases();
       if (this.db.open) this.db.close();

@@ -173,9 +173,9 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
     }
   });
 
-  it('a large judge stage (records written by the store worker thread) resumes after kill -9 and loses nothing', async () => {
-    // 2,500 seen responses that no rule decides: each needs the judge LLM, and the stage is large
-    // enough (BACKGROUND_WRITES_FROM) for its records to be committed by the record writer.
+  it('a large judge stage resumes after kill -9 and loses nothing', async () => {
+    // 2,500 seen responses that no rule decides: each needs the judge LLM, so records are
+    // committed in many groups while calls are in flight.
     const n = 2500;
     const responses = Array.from({ length: n }, (_, i) => ({ id: `s-${i}`, dataset: 'seen', source: 'nq', question: `Who founded company number ${i}?`, answers: [`Founder ${i}`], response: `Person ${i}` }));
     const server = await startOpenAICompatibleServer({ delayMs: 4, complete: (prompt) => (/number \d*7\?/.test(prompt) ? ' yes' : ' no') });

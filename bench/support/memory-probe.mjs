@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
-// node --import preloads this into worker threads too (the store's record writer): only the main
+// node --import preloads this into worker threads too (e.g. the corpus ingest worker): only the main
 // thread samples (RSS is the process's; a worker's heap is its own and small).
 const file = isMainThread ? process.env.LLMKB_MEMORY_PROBE : undefined;
 const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, liveHeap: 0, rssAnon: 0, rssFile: 0, rssShmem: 0 };

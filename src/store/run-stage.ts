@@ -105,27 +105,20 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   let pending: Array<{ itemId: string; seq: number; record: R; cached: boolean }> = [];
   let timer: NodeJS.Timeout | undefined;
   let failure: { error: unknown } | undefined;
-  // A large stage's commits run in a worker thread (see Run#recordSaver), so workers go on while
-  // a batch is written; the batches being written are awaited before the stage ends.
-  const saveBatch = run.recordSaver(todo.length);
-  const writing = new Set<Promise<void>>();
   const flush = (): void => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
-    const written = saveBatch(stage, batch).then(
-      () => {
-        for (const p of batch) progress.tick({ cached: p.cached });
-      },
-      (error: unknown) => {
-        failure ??= { error };
-        for (let i = 0; i < batch.length; i++) progress.tick({ failed: true });
-      },
-    );
-    writing.add(written);
-    void written.then(() => writing.delete(written));
+    try {
+      run.saveRecords(stage, batch);
+    } catch (error) {
+      failure ??= { error };
+      for (let i = 0; i < batch.length; i++) progress.tick({ failed: true });
+      return;
+    }
+    for (const p of batch) progress.tick({ cached: p.cached });
   };
   const save = (itemId: string, seq: number, record: R, cached: boolean): void => {
     if (made) made[seq] = project(record);
@@ -174,7 +167,6 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, worker));
   // Whatever finished is saved, also when the stage stops on an error (a re-run continues there).
   flush();
-  while (writing.size > 0) await Promise.all(writing);
   if (failure) {
     progress.finish('stopped on an error; run the same command again to resume');
     throw failure.error;

@@ -2,9 +2,8 @@
  * The run store: a run (model x dataset x prompt setting x seed, plus any other parameter that
  * changes its results) has a stable id derived from exactly those, so running the same command
  * again opens the same run and continues it. Each stage keeps one record per item; records are
- * committed in small groups as they are made (runStoredStage; large stages through a worker
- * thread, RecordWriter), so an interrupted stage resumes with the items it has no record for,
- * and a stage marked done is never redone.
+ * committed in small groups as they are made (runStoredStage), so an interrupted stage resumes
+ * with the items it has no record for, and a stage marked done is never redone.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -14,7 +13,6 @@ import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
 import { canonicalJson, processAlive, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
 import type { Db } from './database.js';
-import { RecordWriter, SAVE_RECORD_SQL } from './record-writer.js';
 
 export interface RunSpec {
   /** The model's cache identity (content, not location). */
@@ -51,19 +49,7 @@ export interface RunStoreOptions {
   leaseTtlMs?: number;
   /** Where "waiting for ..." goes; default stderr. */
   log?: (line: string) => void;
-  /**
-   * Stages with at least this many records to make save them through a worker thread
-   * (RecordWriter) when the store is a file (default BACKGROUND_WRITES_FROM); smaller ones on
-   * this connection, where starting a thread would cost more than it saves.
-   */
-  backgroundWritesFrom?: number;
 }
-
-/** Records to make from which a stage saves them in a worker thread (see RecordWriter). */
-export const BACKGROUND_WRITES_FROM = 2048;
-
-/** Saves a batch of a stage's records; resolves once all are committed. */
-export type RecordSaver = (stage: string, entries: ReadonlyArray<{ itemId: string; seq: number; record: unknown }>) => Promise<void>;
 
 /** Who holds a run. */
 export interface LeaseHolder {
@@ -211,32 +197,10 @@ function decodeRecord<T>(stored: string | Buffer): T {
 export class RunStore {
   readonly #db: Db;
   readonly #leases: Leases;
-  readonly #backgroundWritesFrom: number;
-  #writer: RecordWriter | null | undefined;
 
   constructor(db: Db, options: RunStoreOptions = {}) {
     this.#db = db;
     this.#leases = new Leases(db, options);
-    this.#backgroundWritesFrom = options.backgroundWritesFrom ?? BACKGROUND_WRITES_FROM;
-  }
-
-  /** The store's record writer, started at the first stage large enough for it (null: the store has no file for it). */
-  readonly #writerFor = (count: number): RecordWriter | undefined => {
-    if (count < this.#backgroundWritesFrom) return undefined;
-    this.#writer ??= RecordWriter.for(this.#db) ?? null;
-    return this.#writer ?? undefined;
-  };
-
-  /** Whether a record writer (a worker thread with its own connection) is running for this store. */
-  get writesInBackground(): boolean {
-    return this.#writer instanceof RecordWriter;
-  }
-
-  /** Waits for the records being written in the background and closes the writer's connection (Workspace.close does it). */
-  async closeWriter(): Promise<void> {
-    const writer = this.#writer;
-    this.#writer = undefined;
-    await writer?.close();
   }
 
   /** Who holds a run's lease, if anyone. */
@@ -256,12 +220,12 @@ export class RunStore {
     this.#db
       .prepare('INSERT INTO runs (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at')
       .run(id, canonicalJson(spec), now, now);
-    return new Run(this.#db, id, spec, this.#leases, this.#writerFor);
+    return new Run(this.#db, id, spec, this.#leases);
   }
 
   get(id: string): Run | undefined {
     const row = this.#db.prepare('SELECT spec FROM runs WHERE id = ?').get(id) as { spec: string } | undefined;
-    return row ? new Run(this.#db, id, JSON.parse(row.spec) as RunSpec, this.#leases, this.#writerFor) : undefined;
+    return row ? new Run(this.#db, id, JSON.parse(row.spec) as RunSpec, this.#leases) : undefined;
   }
 
   list(): RunInfo[] {
@@ -291,15 +255,15 @@ export class Run {
   #recordById: Statement<unknown[]> | undefined;
   #recordsByIds: Statement<unknown[]> | undefined;
   readonly #leases: Leases | undefined;
-  readonly #writerFor: (count: number) => RecordWriter | undefined;
 
-  constructor(db: Db, id: string, spec: RunSpec, leases?: Leases, writerFor: (count: number) => RecordWriter | undefined = () => undefined) {
+  constructor(db: Db, id: string, spec: RunSpec, leases?: Leases) {
     this.#db = db;
     this.#leases = leases;
-    this.#writerFor = writerFor;
     this.id = id;
     this.spec = spec;
-    this.#save = db.prepare(SAVE_RECORD_SQL);
+    this.#save = db.prepare(
+      'INSERT INTO run_records (run_id, stage, item_id, seq, record, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, stage, item_id) DO UPDATE SET record = excluded.record, seq = excluded.seq',
+    );
   }
 
   /**
@@ -348,31 +312,6 @@ export class Run {
     this.#db.transaction(() => {
       for (const e of entries) this.#save.run(this.id, stage, e.itemId, e.seq, encodeRecord(e.record), now);
     })();
-  }
-
-  /**
-   * How a stage with `count` records to make saves them (`runStoredStage`): in the store's
-   * record writer, a worker thread, when the stage is large (RunStoreOptions.backgroundWritesFrom)
-   * and the store a file; else on this connection (`saveRecords`). Either way a batch's records
-   * are committed together, when the promise resolves; batches are written in order.
-   */
-  recordSaver(count: number): RecordSaver {
-    const writer = this.#writerFor(count);
-    if (!writer) {
-      return (stage, entries) => {
-        try {
-          this.saveRecords(stage, entries);
-          return Promise.resolve();
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      };
-    }
-    return (stage, entries) => {
-      const rows: Array<[string, number, string | Buffer]> = [];
-      for (const e of entries) rows.push([e.itemId, e.seq, encodeRecord(e.record)]);
-      return writer.write({ runId: this.id, stage, createdAt: new Date().toISOString(), rows });
-    };
   }
 
   /**
