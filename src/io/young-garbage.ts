@@ -13,10 +13,10 @@ let collect: Collect | undefined;
  * comes after about 64 MB of it), so a burst such as moving the call journal into the store
  * (hundreds of inflated frames and 16,384 deflated requests, all garbage a moment later) made
  * tens of MB of them before the first collection. The C allocator kept that memory after they
- * were freed, mixed with what SQLite keeps, and peak RSS rose by it (issue 13: 206 MB at 2,000
- * questions against 183 MB with a scavenge per frame; `npm run bench:eval-memory`). Scavenging as
- * the burst goes frees each Buffer before the next one is made, so the allocator reuses the same
- * memory.
+ * were freed, mixed with what SQLite keeps, and peak RSS rose by it (issue 13, `npm run
+ * bench:eval-memory`: 206 / 226 MB at 2,000 / 6,000 questions against 183 / 199 MB with
+ * collections as the move goes). Collecting as the burst goes frees its Buffers before the next
+ * are made, so the allocator reuses the same memory.
  *
  * The `gc` function comes from `--expose-gc` when the process has it; otherwise the flag is
  * turned on just long enough to take `gc` from a new context (which is where V8 installs it) and
