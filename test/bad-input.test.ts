@@ -91,7 +91,7 @@ describe('--fail-under: one scale (fractions), malformed values and unknown metr
 
   it('a fraction passes the parser (the command goes on to load the model)', async () => {
     const r = await llmkb(['eval', '--model', 'gguf:/nowhere/x.gguf', '--fail-under', 'NCCR=0.2', '--fail-under', 'IUR=-0.5']);
-    assertUserError(r, EXIT_CODES.usage, /model file \/nowhere\/x\.gguf does not exist/);
+    assertUserError(r, EXIT_CODES.fileAccess, /model file \/nowhere\/x\.gguf does not exist/);
   });
 });
 
@@ -634,7 +634,7 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
 
   it('G4b: --junit in a folder that does not exist is refused before the evaluation (the model is not even loaded)', async () => {
     const cwd = tmp();
-    // gguf:/nowhere would fail with exit 2 if the model were loaded first: exit 6 shows the order.
+    // gguf:/nowhere would fail as a missing model file if the model were loaded first: the message shows the order.
     const r = await llmkb(['eval', '--model', 'gguf:/nowhere/x.gguf', '--fail-under', 'NCCR=-1', '--junit', 'no/such/j.xml'], { cwd });
     assertUserError(r, EXIT_CODES.fileAccess, /cannot write file no\/such\/j\.xml: no such file or folder/);
     assert.match(r.stderr, /hint: Create the folder first/);
@@ -759,14 +759,14 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     for (const bad of ['NCCR=1.2.3', 'NCCR=0.1x', 'NCCR=Infinity', 'NCCR=NaN', 'NCCR=1e3']) assert.throws(() => parseThreshold(bad), /is not a number|out of range/, bad);
     // Through the CLI: the value is accepted and the command goes on to load the model.
     const r = await llmkb(['eval', '--model', 'gguf:/nowhere/x.gguf', '--fail-under', 'NCCR=1e-1']);
-    assertUserError(r, EXIT_CODES.usage, /model file \/nowhere\/x\.gguf does not exist/);
+    assertUserError(r, EXIT_CODES.fileAccess, /model file \/nowhere\/x\.gguf does not exist/);
   });
 
   it('D9: ask --embedder none (its help: "none: BM25") overrides a configured embedder', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
     const repo = (prefix: string, dataset: string) => jsonl([1, 2, 3, 4, 5].map((i) => ({ id: `${prefix}${i}`, dataset, source: dataset === 'seen' ? 'nq' : 'T1', question: `who wrote book ${i}`, answers: dataset === 'seen' ? [`Author ${i}`] : [] })));
     const cwd = folder({ 'llmkb.config.json': JSON.stringify({ embedder: 'gguf:/nowhere/embedder.gguf' }), 'q.jsonl': jsonl([{ id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'] }]), 'rs.jsonl': repo('rs', 'seen'), 'ru.jsonl': repo('ru', 'unseen') });
     const args = ['ask', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--setting', 'four-shot', '--input', 'q.jsonl', '--r-seen', 'rs.jsonl', '--r-unseen', 'ru.jsonl', '-o', 'out.jsonl'];
-    assertUserError(await llmkb(args, { cwd }), EXIT_CODES.usage, /\/nowhere\/embedder\.gguf/);
+    assertUserError(await llmkb(args, { cwd }), EXIT_CODES.fileAccess, /\/nowhere\/embedder\.gguf/);
     const r = await llmkb([...args, '--embedder', 'none'], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /shots by bm25/);
@@ -778,7 +778,7 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ judge: 'gguf:/nowhere/judge.gguf', distractor: 'gguf:/nowhere/distractor.gguf', embedder: 'gguf:/nowhere/embedder.gguf' }));
     const args = ['eval', '--quick', '--limit', '2', '--mcqs', '1', '--settings', 'zero-shot', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--data-dir', process.env.LLMKB_DATA_DIR!];
     const configured = await llmkb(args, { cwd });
-    assertUserError(configured, EXIT_CODES.usage, /\/nowhere\/judge\.gguf/);
+    assertUserError(configured, EXIT_CODES.fileAccess, /\/nowhere\/judge\.gguf/);
     const r = await llmkb([...args, '--judge', 'none', '--distractor', 'none', '--embedder', 'none'], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /APPROXIMATE: no judge LLM, lexical rule/);

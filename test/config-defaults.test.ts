@@ -108,7 +108,7 @@ describe('config defaults on the command line', () => {
     // replaces is not run through the option's parser, as if it were not there.
     const cwd = project({ model: 'gguf:/nowhere/x.gguf', defaults: { eval: { maxTokens: 0 } } });
     const r = await llmkb(['eval', '--max-tokens', '8', '--out', 'o', '--data', 'd'], { cwd });
-    assert.equal(r.code, EXIT_CODES.usage, r.stderr);
+    assert.equal(r.code, EXIT_CODES.fileAccess, r.stderr);
     assert.match(r.stderr, /model file \/nowhere\/x\.gguf does not exist/, 'went on to load the model: --max-tokens 8 replaced the configured 0');
   });
 });

@@ -9,7 +9,7 @@ import { open, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { cpus } from 'node:os';
 import type { Llama, LlamaModel as NativeModel } from 'node-llama-cpp';
-import { ModelFileError } from '../../errors.js';
+import { EXIT_CODES, ModelFileError } from '../../errors.js';
 import { formatDuration, progressIntervalMs } from '../../progress/progress.js';
 
 const llamaInstances = new Map<string, Promise<Llama>>();
@@ -36,12 +36,16 @@ export async function assertGguf(path: string): Promise<void> {
   let size: number;
   try {
     const s = await stat(path);
-    if (!s.isFile()) throw new ModelFileError(`${path} is not a file`, { hint: 'Give the path of a .gguf model file.' });
+    // A path that cannot be read is a file-access error (exit 6, as for any other input file).
+    if (!s.isFile()) throw new ModelFileError(`${path} is not a file`, { hint: 'Give the path of a .gguf model file.', exitCode: EXIT_CODES.fileAccess });
     size = s.size;
   } catch (error) {
     if (error instanceof ModelFileError) throw error;
-    throw new ModelFileError(`model file ${path} does not exist`, {
-      hint: 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
+    const denied = (error as { code?: string }).code === 'EACCES';
+    throw new ModelFileError(denied ? `model file ${path} cannot be read (permission denied)` : `model file ${path} does not exist`, {
+      hint: denied ? 'Give yourself read permission on the file and its folders, or copy the model somewhere you can read.' : 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
+      exitCode: EXIT_CODES.fileAccess,
+      cause: error,
     });
   }
   const handle = await open(path, 'r');

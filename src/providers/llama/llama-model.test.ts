@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ModelFileError } from '../../errors.js';
+import { EXIT_CODES, ModelFileError } from '../../errors.js';
 import { LlamaModel } from './llama-model.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
@@ -92,6 +92,10 @@ describe('LlamaModel bad input', () => {
     assert.ok(error instanceof ModelFileError);
     assert.match(error.message, /\/nonexistent\/model\.gguf does not exist/);
     assert.ok(error.hint);
+    // A path that cannot be read: exit 6, as for any input file (README, "Exit codes").
+    assert.equal(error.exitCode, EXIT_CODES.fileAccess);
+    const folder = await LlamaModel.load({ model: tmpdir(), modelsDir: tmpdir() }).catch((e: unknown) => e);
+    assert.ok(folder instanceof ModelFileError && /is not a file/.test(folder.message) && folder.exitCode === EXIT_CODES.fileAccess);
   });
 
   it('refuses a file that is not GGUF', async () => {
