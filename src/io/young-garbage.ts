@@ -3,7 +3,8 @@ import { runInNewContext } from 'node:vm';
 
 type Collect = (options: { type: 'minor' }) => void;
 
-let collect: Collect | undefined;
+/** V8's gc function once taken (null: none to be had, so collecting is left to V8). */
+let collect: Collect | null | undefined;
 
 /**
  * Collects the young generation now (a scavenge, well under a millisecond when it holds little).
@@ -23,15 +24,22 @@ let collect: Collect | undefined;
  * turned off again, so no other context of the process gets a `gc` global.
  */
 export function collectYoungGarbage(): void {
-  if (!collect) {
+  if (collect === undefined) {
     const exposed = (globalThis as { gc?: unknown }).gc;
     if (typeof exposed === 'function') {
       collect = exposed as Collect;
     } else {
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as Collect;
-      setFlagsFromString('--no-expose-gc');
+      try {
+        setFlagsFromString('--expose-gc');
+        const taken: unknown = runInNewContext('gc');
+        collect = typeof taken === 'function' ? (taken as Collect) : null;
+      } catch {
+        // A runtime that refuses (e.g. a V8 without the flag): memory is only kept longer.
+        collect = null;
+      } finally {
+        setFlagsFromString('--no-expose-gc');
+      }
     }
   }
-  collect({ type: 'minor' });
+  collect?.({ type: 'minor' });
 }
