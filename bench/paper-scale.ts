@@ -50,7 +50,6 @@ const { values: args } = parseArgs({
     /** Records the judge stage has in flight (default: the stage's own, from the judge's concurrency). */
     'judge-records': { type: 'string' },
     repeats: { type: 'string', default: '1' },
-    /** Stages with this many records or more save them in a worker thread (default: the library's; a large number: never). */
     /** The call cache's group-commit interval (default: the library's). */
     'commit-interval': { type: 'string' },
   },
