@@ -1,10 +1,38 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Collect = (options: { type: 'minor' }) => void;
+/** V8's `gc`: a full collection, or with `{ type: 'minor' }` the young generation only. */
+export type GarbageCollector = (options?: { type?: 'major' | 'minor' }) => void;
 
 /** V8's gc function once taken (null: none to be had, so collecting is left to V8). */
-let collect: Collect | null | undefined;
+let gc: GarbageCollector | null | undefined;
+
+/**
+ * V8's `gc` function, or null when the runtime will not give one. It comes from `--expose-gc`
+ * when the process has it; otherwise the flag is turned on just long enough to take `gc` from a
+ * new context (which is where V8 installs it) and turned off again, so no other context of the
+ * process gets a `gc` global.
+ */
+export function garbageCollector(): GarbageCollector | null {
+  if (gc === undefined) {
+    const exposed = (globalThis as { gc?: unknown }).gc;
+    if (typeof exposed === 'function') {
+      gc = exposed as GarbageCollector;
+    } else {
+      try {
+        setFlagsFromString('--expose-gc');
+        const taken: unknown = runInNewContext('gc');
+        gc = typeof taken === 'function' ? (taken as GarbageCollector) : null;
+      } catch {
+        // A runtime that refuses (e.g. a V8 without the flag): memory is only kept longer.
+        gc = null;
+      } finally {
+        setFlagsFromString('--no-expose-gc');
+      }
+    }
+  }
+  return gc;
+}
 
 /**
  * Collects the young generation now (a scavenge, well under a millisecond when it holds little).
@@ -17,29 +45,8 @@ let collect: Collect | null | undefined;
  * were freed, mixed with what SQLite keeps, and peak RSS rose by it (issue 13, `npm run
  * bench:eval-memory`: 206 / 226 MB at 2,000 / 6,000 questions against 183 / 199 MB with
  * collections as the move goes). Collecting as the burst goes frees its Buffers before the next
- * are made, so the allocator reuses the same memory.
- *
- * The `gc` function comes from `--expose-gc` when the process has it; otherwise the flag is
- * turned on just long enough to take `gc` from a new context (which is where V8 installs it) and
- * turned off again, so no other context of the process gets a `gc` global.
+ * are made, so the allocator reuses the same memory (`gc` from garbageCollector).
  */
 export function collectYoungGarbage(): void {
-  if (collect === undefined) {
-    const exposed = (globalThis as { gc?: unknown }).gc;
-    if (typeof exposed === 'function') {
-      collect = exposed as Collect;
-    } else {
-      try {
-        setFlagsFromString('--expose-gc');
-        const taken: unknown = runInNewContext('gc');
-        collect = typeof taken === 'function' ? (taken as Collect) : null;
-      } catch {
-        // A runtime that refuses (e.g. a V8 without the flag): memory is only kept longer.
-        collect = null;
-      } finally {
-        setFlagsFromString('--no-expose-gc');
-      }
-    }
-  }
-  collect?.({ type: 'minor' });
+  garbageCollector()?.({ type: 'minor' });
 }
