@@ -2,7 +2,7 @@
 // process's memory every 50 ms and, at exit, writes the peaks as one JSON line to the file named
 // by LLMKB_MEMORY_PROBE. Plain JavaScript, so the child needs no TypeScript loader.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 // node --import preloads this into worker threads too (e.g. the corpus ingest worker): only the main
@@ -23,6 +23,12 @@ const sample = () => {
   if (m.rss > peak.rss && process.platform === 'linux') Object.assign(peak, rssParts());
   for (const k of ['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers']) peak[k] = Math.max(peak[k], m[k]);
 };
+/** V8's heap spaces over 1 MB, as name size/used (MB). */
+const spaces = () =>
+  getHeapSpaceStatistics()
+    .filter((s) => s.space_size > 1e6)
+    .map((s) => `${s.space_name.replace(/_space$/, '')} ${(s.space_size / 1e6).toFixed(0)}/${(s.space_used_size / 1e6).toFixed(0)}`)
+    .join(', ');
 let tick = 0;
 if (isMainThread) setInterval(() => {
   sample();
@@ -34,7 +40,7 @@ if (isMainThread) setInterval(() => {
   // LLMKB_MEMORY_TRACE=1: a line a second on stderr, between the stages' progress lines.
   if (process.env.LLMKB_MEMORY_TRACE && tick % 20 === 0) {
     const m = process.memoryUsage();
-    process.stderr.write(`memory: rss ${(m.rss / 1e6).toFixed(0)} MB, heap ${(m.heapUsed / 1e6).toFixed(0)}/${(m.heapTotal / 1e6).toFixed(0)} MB, external ${(m.external / 1e6).toFixed(0)} MB, array buffers ${(m.arrayBuffers / 1e6).toFixed(0)} MB\n`);
+    process.stderr.write(`memory: rss ${(m.rss / 1e6).toFixed(0)} MB, heap ${(m.heapUsed / 1e6).toFixed(0)}/${(m.heapTotal / 1e6).toFixed(0)} MB, external ${(m.external / 1e6).toFixed(0)} MB, array buffers ${(m.arrayBuffers / 1e6).toFixed(0)} MB; heap spaces (MB) ${spaces()}\n`);
   }
 }, 50).unref();
 process.on('exit', () => {
