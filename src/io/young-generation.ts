@@ -3,7 +3,7 @@ import { garbageCollector } from './young-garbage.js';
 
 /**
  * The size of V8's young generation (its new space, as getHeapSpaceStatistics reports it) at
- * which the CLI stops it growing: what Node 20 and 22 reach on their own in a short run.
+ * which the CLI stops it growing: half what Node 20 and 22 let it grow to (32 MiB).
  */
 export const YOUNG_GENERATION_CAP_BYTES = 16 << 20;
 
@@ -15,7 +15,8 @@ export function youngGenerationSize(): number {
 /**
  * Stops V8's young generation growing once it is `capBytes` or more, checked every `everyMs`
  * (a timer that never keeps the process alive) until then. Growing doubles it, so it ends
- * between `capBytes` and twice that.
+ * between `capBytes` and twice that; one that grew past twice that before a check is given
+ * back once (where V8 gives it back) and grows again up to the cap.
  *
  * Why (issue 13: flat memory, `npm run bench:eval-memory`): the young generation holds the
  * garbage of every model call, and V8 grows it while calls keep coming. Node 24 (V8 13) lets it
