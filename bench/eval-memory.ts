@@ -19,8 +19,9 @@
  * Target: peak RSS at 6,000 questions within ~10% of that at 300. What a 300-question run never
  * fills (measured, README "Benchmarks"): V8's heap grew to about 5x the live heap (~30 MB) in a
  * long run of many short-lived calls (the CLI now lets it grow by a quarter of the live heap, and
- * stops its young generation growing at 16 MiB: bin/llmkb.js), the SQLite page caches fill (the store's 4 MiB, the call cache's lookups' 16 MiB),
- * and the C allocator keeps what the Buffers of 100,000 HTTP calls used.
+ * stops its young generation growing at 16 MiB: bin/llmkb.js), the SQLite page caches fill (the
+ * store's 4 MiB, the call cache's lookups' 16 MiB), and the C allocator keeps what the Buffers of
+ * 100,000 HTTP calls used.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

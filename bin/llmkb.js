@@ -10,8 +10,8 @@ import { setFlagsFromString } from 'node:v8';
 // line wins.
 const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...process.execArgv];
 if (!nodeOptions.some((option) => option.includes('heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=25');
-// And the young generation, where every model call's garbage goes, stops growing at 16 MB
-// (Node 24 grows it to 134 MB): see capYoungGeneration. A size given to node wins.
+// And the young generation, where every model call's garbage goes, stops growing at 16 MiB
+// (Node 24 grows it to 128 MiB): see capYoungGeneration. A size given to node wins.
 if (!nodeOptions.some((option) => /semi-space/.test(option))) (await import('../dist/io/young-generation.js')).capYoungGeneration();
 
 const { main } = await import('../dist/cli/main.js');
