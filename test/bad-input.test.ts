@@ -441,7 +441,7 @@ describe('Retry-After', () => {
     return join(dir, 'llmkb.config.json');
   }
 
-  it('an hour-long Retry-After is capped (maxRetryAfterMs) and the output says so', async () => {
+  it('an hour-long Retry-After is capped (maxRetryAfterMs) and the output says so, in one note', async () => {
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '3600' } } : undefined) });
     try {
       const spec = `vllm:${server.baseURL}/m`;
@@ -449,7 +449,8 @@ describe('Retry-After', () => {
       const r = await llmkb(['--config', configFile({ spec, maxRetryAfterMs: 300 }), 'complete', '--model', spec, 'hi']);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, ' Paris\n');
-      assert.match(r.stderr, /asked to wait 3600 s \(Retry-After\); waiting 0\.3 s instead \(maxRetryAfterMs/);
+      assert.match(r.stderr, /note: m: waiting 0\.3 s before retrying: the server asked to wait 3600 s \(Retry-After\), capped at 0\.3 s \(maxRetryAfterMs in llmkb\.config\.json\)/);
+      assert.equal(r.stderr.match(/^note: /gm)?.length, 1, `one note, not one for the cap and one for the wait:\n${r.stderr}`);
       assert.equal(server.requests.length, 2);
       const gap = server.requests[1]!.at - server.requests[0]!.at;
       assert.ok(gap >= 250 && Date.now() - started < 20_000, `waited the cap (${gap} ms), not an hour`);

@@ -6,6 +6,16 @@
  */
 import { ModelCallError } from '../errors.js';
 
+/**
+ * The server's Retry-After (ms) when it is guidance: zero, negative (the provider clamps those to
+ * 0) or malformed values are none, since retrying at once would only hammer a server that is
+ * already refusing, so they fall back to the exponential schedule.
+ */
+function serverWaitMs(error: unknown): number | undefined {
+  const asked = error instanceof ModelCallError ? error.retryAfterMs : undefined;
+  return asked !== undefined && Number.isFinite(asked) && asked > 0 ? asked : undefined;
+}
+
 /** Default cap on a server's Retry-After: long enough for a real rate-limit window, short enough not to look hung. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -34,7 +44,7 @@ export class RetryPolicy {
   #cappedRetryAfterLogged = false;
   #waitSaidAt = Number.NEGATIVE_INFINITY;
 
-  /** `log`: where the note about a capped Retry-After goes (once). */
+  /** `log`: where the notes about long waits and a capped Retry-After go. */
   constructor(options: RetryPolicyOptions, modelId: string, log: (line: string) => void) {
     this.maxRetries = options.maxRetries ?? 4;
     this.#baseBackoffMs = options.baseBackoffMs ?? 500;
@@ -50,30 +60,29 @@ export class RetryPolicy {
   }
 
   delayMs(attempt: number, error: unknown): number {
-    const delay = this.#delayMs(attempt, error);
+    const asked = serverWaitMs(error);
+    const delay = this.#delayMs(attempt, asked);
+    const capped = asked !== undefined && asked > this.#maxRetryAfterMs;
     const now = performance.now();
-    if (delay >= SAID_WAIT_MS && now - this.#waitSaidAt >= SAID_WAIT_EVERY_MS) {
+    // One note: the first capped Retry-After always (with what was asked and the cap), and a
+    // long wait at most once every SAID_WAIT_EVERY_MS.
+    if ((capped && !this.#cappedRetryAfterLogged) || (delay >= SAID_WAIT_MS && now - this.#waitSaidAt >= SAID_WAIT_EVERY_MS)) {
       this.#waitSaidAt = now;
-      const why = error instanceof ModelCallError && error.retryAfterMs !== undefined && error.retryAfterMs > 0 ? 'the server asked to wait (Retry-After)' : `back-off after ${attempt + 1} failed attempt${attempt === 0 ? '' : 's'}`;
+      if (capped) this.#cappedRetryAfterLogged = true;
+      const why = capped
+        ? `the server asked to wait ${Math.round(asked / 1000)} s (Retry-After), capped at ${this.#maxRetryAfterMs / 1000} s (maxRetryAfterMs in llmkb.config.json)`
+        : asked !== undefined
+          ? 'the server asked to wait (Retry-After)'
+          : `back-off after ${attempt + 1} failed attempt${attempt === 0 ? '' : 's'}`;
       this.#log(`note: ${this.#modelId}: waiting ${(delay / 1000).toFixed(1)} s before retrying: ${why}${error instanceof Error ? ` (${error.message})` : ''}`);
     }
     return delay;
   }
 
-  #delayMs(attempt: number, error: unknown): number {
+  #delayMs(attempt: number, asked: number | undefined): number {
     // The server's Retry-After wins over our own schedule, capped so that a bogus or hostile
-    // "wait an hour" does not stall a run in silence. Zero, negative (the provider clamps those
-    // to 0) or malformed values are no guidance at all: retrying at once would only hammer a
-    // server that is already refusing, so they fall back to the exponential schedule.
-    const retryAfter = error instanceof ModelCallError ? error.retryAfterMs : undefined;
-    if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0) {
-      if (retryAfter <= this.#maxRetryAfterMs) return retryAfter;
-      if (!this.#cappedRetryAfterLogged) {
-        this.#cappedRetryAfterLogged = true;
-        this.#log(`note: ${this.#modelId}: the server asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After); waiting ${this.#maxRetryAfterMs / 1000} s instead (maxRetryAfterMs in llmkb.config.json)`);
-      }
-      return this.#maxRetryAfterMs;
-    }
+    // "wait an hour" does not stall a run in silence.
+    if (asked !== undefined) return Math.min(asked, this.#maxRetryAfterMs);
     const exp = Math.min(this.#maxBackoffMs, this.#baseBackoffMs * 2 ** attempt);
     return exp / 2 + Math.random() * (exp / 2);
   }
