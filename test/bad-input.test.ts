@@ -693,6 +693,18 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     mkdirSync(join(cwd, 'empty'));
     const missing = await llmkb(['data', 'seenqa', '--data-dir', 'empty', '--out', 'o'], { cwd });
     assertUserError(missing, EXIT_CODES.fileAccess, /empty\/NQ-open\.dev\.jsonl not found \(data directory given, so nothing is downloaded\)/);
+    // Checked before any work: no store, no output folder.
+    assert.equal(existsSync(join(cwd, '.llmkb')), false, 'no store is created');
+    assert.equal(existsSync(join(cwd, 'o')), false);
+    const repositories = await llmkb(['data', 'repositories', '--data-dir', 'empty', '--out', 'o'], { cwd });
+    assertUserError(repositories, EXIT_CODES.fileAccess, /empty\/\S+ not found \(data directory given/);
+    const unseen = await llmkb(['data', 'unseenqa', '--data-dir', 'empty', '--out', 'o'], { cwd });
+    assertUserError(unseen, EXIT_CODES.fileAccess, /empty\/\S+ not found \(data directory given/);
+    if (process.env.LLMKB_DATA_DIR) {
+      const noSeenQA = await llmkb(['data', 'repositories', '--data-dir', process.env.LLMKB_DATA_DIR, '--out', 'o'], { cwd });
+      assertUserError(noSeenQA, EXIT_CODES.fileAccess, /o\/seenqa\.jsonl not found: the repositories must be disjoint from it/);
+    }
+    assert.equal(existsSync(join(cwd, '.llmkb')), false, 'no store is created');
     const isFile = await llmkb(['data', 'seenqa', '--data-dir', 'afile', '--out', 'o'], { cwd });
     assertUserError(isFile, EXIT_CODES.fileAccess, /afile is a file, not a folder/);
     const view = await llmkb(['view', '/nope/dir'], { cwd });

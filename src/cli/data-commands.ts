@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { SourceFileKey } from '../methods/reliability/data/source-files.js';
 import type { Workspace } from '../workspace.js';
 import { PAPER_CUTOFF } from './cli-defaults.js';
 import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from './cli-options.js';
@@ -18,12 +19,15 @@ function common(command: Command): Command {
 }
 
 /**
- * The output folder and the source folder, checked before any work (the store is not even
- * opened); the source folder, if any, is returned for sourceOptions.
+ * The output folder, the source folder and, in it, the source files (SOURCE_FILES keys) the
+ * command reads, checked before any work (the store is not even opened); the source folder, if
+ * any, is returned for sourceOptions.
  */
-function checkDataOptions(opts: DataOptions): string | undefined {
+async function checkDataOptions(opts: DataOptions, sources: readonly SourceFileKey[]): Promise<string | undefined> {
   checkOutputFolder(opts.out);
-  return checkSourceDataDir(opts.dataDir);
+  const dataDir = checkSourceDataDir(opts.dataDir);
+  if (dataDir !== undefined) (await import('../methods/reliability/data/build-datasets.js')).checkLocalSources(sources, resolve(dataDir));
+  return dataDir;
 }
 
 function sourceOptions(ws: Workspace, opts: DataOptions, dataDir: string | undefined) {
@@ -80,9 +84,9 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
     .option('--popqa-longtail', 'also draw --per-source questions from the PopQA long-tail subset, as source "popqa-longtail" (not in the paper\'s SeenQA)')
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
-      const { buildSeenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
+      const { buildSeenQAFiles, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
       const { KEYWORD_RULE_QUALITY } = await import('../methods/reliability/data/time-sensitive.js');
-      const dataDir = checkDataOptions(opts);
+      const dataDir = await checkDataOptions(opts, sourcesOf('seenqa', { popqaLongtail: opts.popqaLongtail === true }));
       const ws = workspace(command);
       try {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
@@ -111,8 +115,8 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildUnseenQAFiles } = await import('../methods/reliability/data/build-datasets.js');
-      const dataDir = checkDataOptions(opts);
+      const { buildUnseenQAFiles, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
+      const dataDir = await checkDataOptions(opts, sourcesOf('unseenqa'));
       const ws = workspace(command);
       try {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
@@ -128,8 +132,9 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', 'the cutoff UnseenQA was built with', isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildRepositoryFiles } = await import('../methods/reliability/data/build-datasets.js');
-      const dataDir = checkDataOptions(opts);
+      const { buildRepositoryFiles, repositoryInputs, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
+      const dataDir = await checkDataOptions(opts, sourcesOf('repositories'));
+      await repositoryInputs(resolve(opts.out));
       const ws = workspace(command);
       try {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });

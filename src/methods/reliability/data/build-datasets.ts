@@ -16,7 +16,7 @@ import { writeFileAtomic } from '../../../io/files.js';
 import { SHOWN_ANSWER_RULE } from './answer-text.js';
 import { buildRSeen } from './repositories.js';
 import { buildSeenQA, LONG_TAIL_POPULARITY, SEEN_SOURCES, type SeenSourceStats } from './seenqa.js';
-import { resolveSourceFile, SOURCE_FILES, type ResolvedSource, type ResolveOptions, type SourceFileKey } from './source-files.js';
+import { localSourcePath, resolveSourceFile, SOURCE_FILES, type ResolvedSource, type ResolveOptions, type SourceFileKey } from './source-files.js';
 import { readCsvColumns, readDprTsv, readNqOpenJsonl, readPopqaCollabJson, readPopqaLongtailJsonl, type SeenSource, type SourceQuestion } from './source-readers.js';
 import { detectTimeSensitive, KEYWORD_RULE_ID, KEYWORD_RULE_QUALITY, type TimeSensitiveMethod } from './time-sensitive.js';
 import { buildUnseenQA, PAPER_CUTOFF, type DroppedTemplate } from './unseenqa.js';
@@ -26,6 +26,26 @@ export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl
 export interface BuildOptions extends ResolveOptions {
   outDir: string;
   seed: number;
+}
+
+/** The source files of SeenQA's questions, of the few-shot repositories' pairs, and of the templates' fillers (UnseenQA, R_unseen). */
+const SEENQA_SOURCES = ['nqEval', 'triviaqaEval', 'popqa'] as const satisfies readonly SourceFileKey[];
+const REPOSITORY_SOURCES = ['nqPool', 'triviaqaPool', 'popqa'] as const satisfies readonly SourceFileKey[];
+const FILLER_SOURCES = ['nocs', 'events'] as const satisfies readonly SourceFileKey[];
+
+/** The source files (SOURCE_FILES keys) a data set is built from. */
+export function sourcesOf(dataset: 'seenqa' | 'unseenqa' | 'repositories', options: { popqaLongtail?: boolean } = {}): SourceFileKey[] {
+  if (dataset === 'seenqa') return [...SEENQA_SOURCES, ...(options.popqaLongtail ? (['popqaLongtail'] as const) : [])];
+  if (dataset === 'unseenqa') return [...FILLER_SOURCES];
+  return [...REPOSITORY_SOURCES, ...FILLER_SOURCES];
+}
+
+/**
+ * Checks that a data directory holds every source file of these data sets, before any work (a
+ * command then opens no store and writes nothing when one is missing).
+ */
+export function checkLocalSources(keys: readonly SourceFileKey[], dataDir: string): void {
+  for (const key of keys) localSourcePath(SOURCE_FILES[key], dataDir);
 }
 
 async function resolveAll(keys: readonly SourceFileKey[], options: ResolveOptions): Promise<Record<string, ResolvedSource>> {
@@ -96,7 +116,7 @@ function keywordRuleText(): string {
 }
 
 export async function buildSeenQAFiles(options: BuildOptions & { perSource: number; timeSensitiveExecutor?: ModelExecutor; batchSize?: number; popqaLongtail?: boolean }): Promise<SeenQAReport> {
-  const resolved = await resolveAll(['nqEval', 'triviaqaEval', 'popqa', ...(options.popqaLongtail ? (['popqaLongtail'] as const) : [])], options);
+  const resolved = await resolveAll(sourcesOf('seenqa', options), options);
   const popqa = uniqueBySourceId(readPopqaCollabJson(resolved.popqa!.path));
   const popqaIds = new Set(popqa.map((q) => q.sourceId));
   const pools: Partial<Record<SeenSource, SourceQuestion[]>> = {
@@ -178,7 +198,7 @@ ${sourcesTable(resolved)}
 }
 
 async function readFillers(options: ResolveOptions): Promise<{ resolved: Record<string, ResolvedSource>; countries: string[]; medalEvents: string[] }> {
-  const resolved = await resolveAll(['nocs', 'events'], options);
+  const resolved = await resolveAll(FILLER_SOURCES, options);
   const nocs = readCsvColumns(resolved.nocs!.path, ['code', 'country', 'note'] as const);
   // Paris 2024 delegations, less the two that are not a country or region (neutral athletes, refugee team).
   const countries = nocs.filter((r) => r.note === 'P' && r.code !== 'AIN' && r.code !== 'EOR').map((r) => r.country);
@@ -221,17 +241,24 @@ export interface RepositoriesReport {
 }
 
 /** R_seen and R_unseen, disjoint from the SeenQA and UnseenQA files in the output folder. */
-export async function buildRepositoryFiles(options: BuildOptions & { cutoff?: string; perTemplate?: number }): Promise<RepositoriesReport> {
-  const seenFile = join(options.outDir, DATASET_FILES.seenqa);
-  const unseenFile = join(options.outDir, DATASET_FILES.unseenqa);
+/** SeenQA and UnseenQA in `outDir`, which the repositories must be disjoint from: their files, checked to exist. */
+export async function repositoryInputs(outDir: string): Promise<{ seenFile: string; unseenFile: string }> {
+  const seenFile = join(outDir, DATASET_FILES.seenqa);
+  const unseenFile = join(outDir, DATASET_FILES.unseenqa);
   for (const f of [seenFile, unseenFile]) {
     if (!existsSync(f)) {
-      throw new (await import('../../../errors.js')).LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: 'Run `llmkb data seenqa` and `llmkb data unseenqa` with the same --out first.' });
+      const { EXIT_CODES, LlmkbError } = await import('../../../errors.js');
+      throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: 'Run `llmkb data seenqa` and `llmkb data unseenqa` with the same --out first.', exitCode: EXIT_CODES.fileAccess });
     }
   }
+  return { seenFile, unseenFile };
+}
+
+export async function buildRepositoryFiles(options: BuildOptions & { cutoff?: string; perTemplate?: number }): Promise<RepositoriesReport> {
+  const { seenFile, unseenFile } = await repositoryInputs(options.outDir);
   const seenQA = readQAItems(seenFile);
   const unseenQA = readQAItems(unseenFile);
-  const resolved = await resolveAll(['nqPool', 'triviaqaPool', 'popqa'], options);
+  const resolved = await resolveAll(REPOSITORY_SOURCES, options);
   const pools = {
     nq: readDprTsv(resolved.nqPool!.path, 'nq'),
     triviaqa: readDprTsv(resolved.triviaqaPool!.path, 'triviaqa'),

@@ -103,15 +103,24 @@ export interface ResolveOptions {
   fetchImpl?: typeof fetch;
 }
 
+/**
+ * The local copy of a source file in a data directory, which must hold it: with a data directory
+ * nothing is downloaded.
+ */
+export function localSourcePath(file: SourceFile, dataDir: string): string {
+  const path = join(dataDir, file.name);
+  if (!existsSync(path)) {
+    throw new DataSourceError(`${path} not found (data directory given, so nothing is downloaded)`, {
+      hint: `Put ${file.name} there (from ${file.url}), or drop --data-dir / LLMKB_DATA_DIR to download it.`,
+      exitCode: EXIT_CODES.fileAccess,
+    });
+  }
+  return path;
+}
+
 export async function resolveSourceFile(file: SourceFile, options: ResolveOptions): Promise<ResolvedSource> {
   if (options.dataDir !== undefined) {
-    const path = join(options.dataDir, file.name);
-    if (!existsSync(path)) {
-      throw new DataSourceError(`${path} not found (data directory given, so nothing is downloaded)`, {
-        hint: `Put ${file.name} there (from ${file.url}), or drop --data-dir / LLMKB_DATA_DIR to download it.`,
-        exitCode: EXIT_CODES.fileAccess,
-      });
-    }
+    const path = localSourcePath(file, options.dataDir);
     const sum = sha256(readFileSync(path));
     return { file, path, sha256: sum, origin: 'local', checksumDiffers: sum !== file.sha256 };
   }
