@@ -240,7 +240,6 @@ export interface RepositoriesReport {
   rUnseen: { file: string; items: number };
 }
 
-/** R_seen and R_unseen, disjoint from the SeenQA and UnseenQA files in the output folder. */
 /** SeenQA and UnseenQA in `outDir`, which the repositories must be disjoint from: their files, checked to exist. */
 export async function repositoryInputs(outDir: string): Promise<{ seenFile: string; unseenFile: string }> {
   const seenFile = join(outDir, DATASET_FILES.seenqa);
@@ -254,6 +253,7 @@ export async function repositoryInputs(outDir: string): Promise<{ seenFile: stri
   return { seenFile, unseenFile };
 }
 
+/** R_seen and R_unseen, disjoint from the SeenQA and UnseenQA files in the output folder. */
 export async function buildRepositoryFiles(options: BuildOptions & { cutoff?: string; perTemplate?: number }): Promise<RepositoriesReport> {
   const { seenFile, unseenFile } = await repositoryInputs(options.outDir);
   const seenQA = readQAItems(seenFile);
