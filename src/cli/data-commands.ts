@@ -134,7 +134,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildRepositoryFiles, repositoryInputs, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('repositories'));
-      await repositoryInputs(resolve(opts.out));
+      repositoryInputs(resolve(opts.out));
       const ws = workspace(command);
       try {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });

@@ -144,11 +144,12 @@ export const COMMIT_INTERVAL_MS = 0;
 export const MERGE_ENTRIES = 16_384;
 
 /**
- * The lookup connection's page cache (see Reader): a cached re-run looks up every call by a
- * random key, and the key index (about 5 MB at paper scale) then stays in memory. A cap (32 MiB
- * was 27 MB more RSS at paper scale than on a small store, and no faster).
+ * The lookup connection's page cache in KiB (see Reader; the store's own is STORE_CACHE_KIB): a
+ * cached re-run looks up every call by a random key, and the key index (about 5 MB at paper
+ * scale) then stays in memory. A cap (32 MiB was 27 MB more RSS at paper scale than on a small
+ * store, and no faster).
  */
-const READER_CACHE_SIZE = -16384;
+const READER_CACHE_KIB = 16384;
 
 /** On a miss, journals of processes that died are looked for at most this often (see `get`). */
 const RECOVERY_INTERVAL_MS = 1_000;
@@ -583,7 +584,7 @@ export class CallCache {
       try {
         db = new SqliteDatabase(this.#store!, { readonly: true, fileMustExist: true });
         db.pragma('busy_timeout = 5000');
-        db.pragma(`cache_size = ${READER_CACHE_SIZE}`);
+        db.pragma(`cache_size = -${READER_CACHE_KIB}`);
       } catch {
         // No second connection (e.g. the folder is not writable for the shared-memory file): the store's own.
         return this.#get.get(key);

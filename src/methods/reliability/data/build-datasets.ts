@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXIT_CODES, LlmkbError } from '../../../errors.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 import { Progress } from '../../../progress/progress.js';
@@ -241,12 +242,11 @@ export interface RepositoriesReport {
 }
 
 /** SeenQA and UnseenQA in `outDir`, which the repositories must be disjoint from: their files, checked to exist. */
-export async function repositoryInputs(outDir: string): Promise<{ seenFile: string; unseenFile: string }> {
+export function repositoryInputs(outDir: string): { seenFile: string; unseenFile: string } {
   const seenFile = join(outDir, DATASET_FILES.seenqa);
   const unseenFile = join(outDir, DATASET_FILES.unseenqa);
   for (const f of [seenFile, unseenFile]) {
     if (!existsSync(f)) {
-      const { EXIT_CODES, LlmkbError } = await import('../../../errors.js');
       throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: 'Run `llmkb data seenqa` and `llmkb data unseenqa` with the same --out first.', exitCode: EXIT_CODES.fileAccess });
     }
   }
@@ -255,7 +255,7 @@ export async function repositoryInputs(outDir: string): Promise<{ seenFile: stri
 
 /** R_seen and R_unseen, disjoint from the SeenQA and UnseenQA files in the output folder. */
 export async function buildRepositoryFiles(options: BuildOptions & { cutoff?: string; perTemplate?: number }): Promise<RepositoriesReport> {
-  const { seenFile, unseenFile } = await repositoryInputs(options.outDir);
+  const { seenFile, unseenFile } = repositoryInputs(options.outDir);
   const seenQA = readQAItems(seenFile);
   const unseenQA = readQAItems(unseenFile);
   const resolved = await resolveAll(REPOSITORY_SOURCES, options);
