@@ -11,10 +11,10 @@ export { VERSION } from './version.js';
 // Evaluation methods: the seam, the registry, the generic stage runner, summaries (schema v2)
 export {
   METHOD_INTERFACE_VERSION,
-  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodReport, type MethodView,
+  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodPresentation, type MethodView, type PreparedInputs, type PrepareContext, type MethodOption,
 } from './methods/method.js';
 export { registerMethod, listMethods, getMethod, findMethod } from './methods/registry.js';
-export { runMethod, checkRoles, type RunMethodOptions, type MethodRunResult } from './methods/run-method.js';
+export { runMethod, prepareMethod, checkRoles, type RunMethodOptions, type MethodRunResult, type Prepared } from './methods/run-method.js';
 export {
   SUMMARY_SCHEMA, migrateSummary, checkSummary, headlineDefs, formatMetric,
   type MethodSummary, type MethodProtocol, type ProtocolEntry, type RunMeta, type ExecutionRecord,
@@ -61,7 +61,7 @@ export { LlamaReranker, type LlamaRerankerSettings } from './providers/llama/lla
 
 // Workspace, config and store
 export { Workspace, type WorkspaceOptions } from './workspace.js';
-export { loadConfig, modelEntrySchema, configSchema, ROLES, type LlmkbConfig, type ModelEntry, type ModelEntryOptions, type Role } from './config/config.js';
+export { loadConfig, modelEntrySchema, configSchema, type LlmkbConfig, type ModelEntry, type ModelEntryOptions } from './config/config.js';
 export { openDatabase, type Db } from './store/database.js';
 export { CallCache, type CacheEntry } from './store/call-cache.js';
 export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
@@ -88,8 +88,7 @@ export { runConsistency, type ConsistencyRecord } from './methods/reliability/co
 export { type Mcq, type AnswerMode } from './methods/reliability/consistency/mcq.js';
 export { METRIC_KEYS, computeMetrics, type MetricKey, type Metrics, type MetricCounts, type MetricRecord } from './methods/reliability/metrics/reliability-metrics.js';
 export { summarizeRun, formatSummary, type RunSummary, type ScoredRecord } from './methods/reliability/metrics/summarize-run.js';
-export { evaluateModel, failedThresholds, defaultRunLabel, DEFAULT_MODEL, type EvaluationOptions, type EvaluationResult } from './methods/reliability/evaluate-model.js';
-export { resultFileStem } from './io/result-file-stem.js';
+export { resultFileStem, runResultFiles, type ResultFiles } from './runs/result-files.js';
 export { type Protocol, type ProtocolStatus, type ProtocolChoice } from './methods/reliability/protocol.js';
 
 // Across runs of any method

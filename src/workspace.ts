@@ -2,7 +2,9 @@
  * A workspace ties the pieces together for one command or library user: the config, the SQLite
  * store (call cache + runs) and executors for the models of each role.
  */
-import { cacheDir, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry, type Role } from './config/config.js';
+import { cacheDir, checkConfigRoles, configuredRole, NO_MODEL, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry } from './config/config.js';
+import type { EvaluationMethod, ModelKind } from './methods/method.js';
+import { listMethods } from './methods/registry.js';
 import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
 import { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
@@ -24,6 +26,11 @@ export interface WorkspaceOptions {
   log?: (line: string) => void;
 }
 
+/** Every model role of the registered methods, and the roles their own commands use: what a config may name. */
+export function knownRoles(): string[] {
+  return [...new Set(listMethods().flatMap((m) => [...m.roles, ...(m.commandRoles ?? [])].map((r) => r.id)))];
+}
+
 export class Workspace {
   readonly config: LlmkbConfig;
   readonly configFile: string | undefined;
@@ -43,6 +50,7 @@ export class Workspace {
   constructor(options: WorkspaceOptions = {}) {
     this.#env = options.env ?? process.env;
     const { config, file } = loadConfig(options.configPath);
+    checkConfigRoles(config, file, knownRoles());
     this.config = config;
     this.configFile = file;
     this.storePath = options.store ?? storePath(config, this.#env);
@@ -55,8 +63,8 @@ export class Workspace {
   }
 
   /** The entry configured for a role, if any; a spec given on the command line wins. */
-  entryFor(role: Role, override?: string): ModelEntry | undefined {
-    const configured = this.config[role];
+  entryFor(role: string, override?: string): ModelEntry | undefined {
+    const configured = configuredRole(this.config, role);
     if (override === undefined) return configured;
     // Keep the configured transport settings (key variable, concurrency) when the spec matches.
     if (configured !== undefined && entryOptions(configured).spec === override) return configured;
@@ -113,6 +121,26 @@ export class Workspace {
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
     });
+  }
+
+  /** An executor for a role's model of this kind (a scoring or classification model through createScorerModel). */
+  async executorFor(kind: ModelKind, entry: ModelEntry): Promise<ModelExecutor> {
+    return kind === 'scoring' || kind === 'classification' ? ((await this.scorerExecutor(entry)) as unknown as ModelExecutor) : this.executor(entry);
+  }
+
+  /**
+   * Executors for the method's roles that have a model: the spec `given(role)` (`none` forces
+   * none, so the role's documented fallback runs), else the config's entry for the role.
+   */
+  async roleExecutors(method: EvaluationMethod, given: (role: string) => string | undefined): Promise<Record<string, ModelExecutor>> {
+    const out: Record<string, ModelExecutor> = {};
+    for (const role of method.roles) {
+      const spec = given(role.id);
+      if (spec?.trim() === NO_MODEL) continue;
+      const entry = this.entryFor(role.id, spec);
+      if (entry !== undefined) out[role.id] = await this.executorFor(role.kind, entry);
+    }
+    return out;
   }
 
   async close(): Promise<void> {

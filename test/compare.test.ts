@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { distinguishRuns, pairedBootstrap, pearson } from '../src/methods/reliability/across-models/compare-runs.js';
-import { resultFileStem } from '../src/io/result-file-stem.js';
+import { resultFileStem } from '../src/runs/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import type { MetricRecord } from '../src/methods/reliability/metrics/reliability-metrics.js';

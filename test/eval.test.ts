@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { resultFileStem } from '../src/io/result-file-stem.js';
+import { resultFileStem } from '../src/runs/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;

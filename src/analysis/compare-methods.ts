@@ -3,7 +3,7 @@
  * (the reliability method: the paper's tables) gives it; any other method (registered or not)
  * gets headline tables and rankings built from its summaries' metricDefs alone.
  */
-import type { ComparedRun, CompareOutput } from '../methods/method.js';
+import type { ComparedRun, CompareOutput } from '../methods/method-presentation.js';
 import { formatMetric, headlineDefs } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { differencesOf } from './protocol-differences.js';
@@ -46,7 +46,8 @@ export async function compareRuns(runs: readonly ComparedRun[], options: { resam
   const outputs: CompareOutput[] = [];
   for (const [id, group] of groups) {
     const method = findMethod(id);
-    outputs.push(method?.compare ? await method.compare(group, options) : compareByMetricDefs(id, method?.title ?? `method ${id}`, group, method?.settings ?? []));
+    const compare = method?.presentation ? (await method.presentation()).compare : undefined;
+    outputs.push(compare ? await compare(group, options) : compareByMetricDefs(id, method?.title ?? `method ${id}`, group, method?.settings ?? []));
   }
   if (outputs.length === 1) return { ...outputs[0]!, wrote: outputs[0]!.wrote ?? `${Object.keys(outputs[0]!.files).join(', ')} and analysis.json` };
   // Several methods: each its own part, one after the other.

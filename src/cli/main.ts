@@ -8,14 +8,12 @@ import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, 
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, collect, positiveInteger } from './cli-options.js';
-import { registerDataCommands } from './data-commands.js';
-import { registerEvalCommands } from './eval-commands.js';
-import { registerJudgeCheckCommand } from './judge-check-command.js';
-import { registerAnalysisCommands } from './analysis-commands.js';
+import type { EvaluationMethod } from '../methods/method.js';
+import { commandLine, registerEvalCommand } from './eval-command.js';
 import { registerMethodsCommand } from './methods-command.js';
 import { registerCorpusCommands } from './corpus-commands.js';
+import { registerResultsCommands } from './results-commands.js';
 import { registerViewCommand } from './view-command.js';
-import { registerConnerCommands } from './conner-commands.js';
 import { registerSweepCommands } from './sweep-commands.js';
 
 interface GlobalOptions {
@@ -34,14 +32,34 @@ let workspaceModule: typeof import('../workspace.js') | undefined;
 let openedStore: string | undefined;
 
 /**
+ * The user's own methods named in the config's `methods` list, registered before the command line
+ * is parsed (they may bring subcommands and `eval` flags). The config is read again, fully, when
+ * the command runs.
+ */
+async function loadConfiguredMethods(argv: readonly string[]): Promise<void> {
+  const at = argv.findIndex((a) => a === '-c' || a === '--config' || a.startsWith('--config='));
+  const path = at === -1 ? undefined : argv[at]!.startsWith('--config=') ? argv[at]!.slice('--config='.length) : argv[at + 1];
+  const { existsSync } = await import('node:fs');
+  const file = path ?? (existsSync('llmkb.config.json') ? 'llmkb.config.json' : undefined);
+  if (file === undefined) return;
+  const { configMethodModules } = await import('../config/config.js');
+  const modules = configMethodModules(file);
+  if (modules.length === 0) return;
+  const { loadMethodModules } = await import('../methods/registry.js');
+  const { dirname, resolve } = await import('node:path');
+  await loadMethodModules(modules, dirname(resolve(file)));
+}
+
+/**
  * Before an action runs: load the workspace module, then give the options the command line did
  * not set their value from the config's `defaults` (src/cli/config-defaults.ts).
  */
 async function beforeAction(program: Command, actionCommand: Command): Promise<void> {
   workspaceModule ??= await import('../workspace.js');
   const { loadConfig } = await import('../config/config.js');
-  const { applyConfigDefaults } = await import('./config-defaults.js');
+  const { applyConfigDefaults, checkConfigDefaults } = await import('./config-defaults.js');
   const { config, file } = loadConfig(program.opts<GlobalOptions>().config);
+  checkConfigDefaults(program, config, file);
   applyConfigDefaults(actionCommand, config, file);
 }
 
@@ -64,9 +82,14 @@ function formatAccounting(a: import('../executor/model-executor.js').Accounting)
   return `calls ${a.calls}, cache hits ${a.cacheHits}, requests ${a.requests}, retries ${a.retries}, tokens ${a.promptTokens}+${a.completionTokens} (saved by cache ${a.cachedPromptTokens}+${a.cachedCompletionTokens}), mean latency ${meanLatency.toFixed(0)} ms`;
 }
 
-export function buildProgram(): Command {
+/**
+ * The whole command: the generic commands, then each registered method's own subcommands (their
+ * modules import nothing heavy). `methods` are the registered methods, built-in and the user's.
+ */
+export async function buildProgram(methods?: readonly EvaluationMethod[]): Promise<Command> {
+  const registered = methods ?? (await import('../methods/registry.js')).listMethods();
   const program = new Command('llmkb')
-    .description('How reliable is an LLM as a knowledge base? Factuality, consistency and reliability (Zheng, Lapata & Pan).')
+    .description('How reliable is an LLM as a knowledge base? Published evaluation methods (reliability: Zheng, Lapata & Pan; CONNER: Chen et al.) over any model.')
     .version(VERSION)
     .option('-c, --config <file>', 'config file (default: ./llmkb.config.json if present)')
     .option('--store <file>', 'SQLite store for the call cache and runs (default: .llmkb/llmkb.sqlite)')
@@ -151,15 +174,13 @@ export function buildProgram(): Command {
       }
     });
 
-  registerDataCommands(program, workspace);
-  registerEvalCommands(program, workspace);
-  registerJudgeCheckCommand(program, workspace);
-  registerAnalysisCommands(program, workspace);
+  registerEvalCommand(program, workspace, registered);
+  registerResultsCommands(program, workspace);
   registerMethodsCommand(program);
   registerCorpusCommands(program, workspace);
   registerViewCommand(program);
-  registerConnerCommands(program, workspace);
   registerSweepCommands(program, workspace);
+  for (const method of registered) if (method.cli) (await method.cli.load()).register(program, { workspace, commandLine });
   houseErrorFormat(program);
   return program;
 }
@@ -224,8 +245,9 @@ function onStreamError(error: Error): void {
 
 export async function main(argv: string[] = process.argv): Promise<number> {
   ignoreClosedPipes();
-  const program = buildProgram();
   try {
+    await loadConfiguredMethods(argv);
+    const program = await buildProgram();
     await program.parseAsync(argv);
     return EXIT_CODES.ok;
   } catch (caught) {

@@ -4,18 +4,14 @@ import type { Command } from 'commander';
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
 import { checkOutputFolder, collect, positiveInteger, requireFile, requireFolder } from './cli-options.js';
-import { LIMIT_HELP } from './eval-commands.js';
-
-/** The command line as typed, for the runs' execution records. */
-function commandLine(): string {
-  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+import { LIMIT_HELP } from './cli-defaults.js';
+import { commandLine } from './eval-command.js';
 
 export function registerSweepCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
     .command('sweep')
     .description('a whole study from one file: every (model, method, setting) as a resumable run, then compare and report over all of them')
-    .argument('<study>', 'study file (YAML or JSON): models with their metadata, settings, data sets, roles; see examples/paper-study.yaml')
+    .argument('<study>', 'study file (YAML or JSON): models with their metadata, methods with their settings and options, roles; see examples/paper-study.yaml and examples/conner-study.yaml')
     .option('--out <dir>', 'results folder: one folder per model (as `llmkb eval` writes it), tables, analysis.json, report.html (default: "out" in the study, else llmkb-sweep)')
     .option('--plan', 'print what would run, what is done already and the calls still to pay for (tokens, money with prices); run nothing')
     .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`')
@@ -67,7 +63,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .command('merge')
     .description('fold the results of `llmkb sweep --shard i/n` from several machines into one folder and store, refusing runs whose protocol differs')
     .argument('<dirs...>', 'the shards\' results folders')
-    .requiredOption('--out <dir>', 'merged results folder (tables, analysis.json, report.html, one folder per model)')
+    .requiredOption('--out <dir>', 'merged results folder (tables, analysis.json, report.html, one folder per model); required')
     .option('--from-store <file>', 'a shard\'s store (its --store) to fold into this store (repeatable)', collect)
     .action(async (dirs: string[], opts: { out: string; fromStore?: string[] }, command: Command) => {
       for (const d of dirs) requireFolder(d, 'Give the results folders of `llmkb sweep --shard i/n` (their --out).');

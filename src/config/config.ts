@@ -1,5 +1,6 @@
 /**
- * `llmkb.config.json`: names the models for each role of the method and how to reach them.
+ * `llmkb.config.json`: names the models for each role of the methods and how to reach them, the
+ * user's own methods, and command-line settings per command.
  *
  * {
  *   "model":      "vllm:http://localhost:8000/v1/meta-llama/Llama-3-8B",
@@ -16,125 +17,83 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
-import { classifierOptions } from '../providers/classification/classifier-options.js';
-import { llamaOptions } from '../providers/llama/llama-provider.js';
-import { openAICompatibleOptions } from '../providers/openai-compatible/openai-compatible-provider.js';
+import { listProviders } from '../providers/provider-registry.js';
 
-/**
- * A role's model: a spec string, or an object with the spec and options. The options are the
- * executor's (concurrency, time-outs, retries) and each built-in provider's own (`optionsSchema`
- * in src/providers/<provider>/), so a provider's options are declared in one place.
- */
-export const modelEntrySchema = z.union([
-  z.string().min(1),
-  z
-    .object({
-      spec: z.string().min(1),
-      ...openAICompatibleOptions.shape,
-      timeoutMs: z.number().int().min(1).optional(),
-      maxRetries: z.number().int().min(0).max(20).optional(),
-      /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
-      maxRetryAfterMs: z.number().int().min(1).optional(),
-      ...llamaOptions.shape,
-      /** Classification backends (tei:, vllm-score:, llm-nli:, ...): task, labels, scores, endpoint, ... */
-      ...classifierOptions.omit({ apiKeyEnv: true, concurrency: true }).shape,
-    })
-    .strict(),
-]);
-export type ModelEntry = z.infer<typeof modelEntrySchema>;
-export type ModelEntryOptions = Exclude<ModelEntry, string>;
-
-export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance', 'question_writer'] as const;
-export type Role = (typeof ROLES)[number];
-
-/**
- * `defaults`: any command-line setting, per command, under its option's long name in camelCase
- * (`--max-tokens` -> `maxTokens`, `--no-cache` -> `"cache": false`), with the same values as on
- * the command line; the command line wins. `llmkb` holds the options given before the command
- * (`--wait`, `--no-cache`). Not here: `--config`; `--store` (the top-level `store`); model specs
- * (`--model`, `--judge`, `--distractor`, `--embedder`, `--filter-model`: the role entries); the
- * required `-i` of judge and consistency. test/config-defaults.test.ts checks this list against
- * the commands, so an option added to the CLI without its config name fails a test.
- *
- * Types are checked here; the values themselves go through the option's own parser when a
- * command runs (src/cli/config-defaults.ts), so `"mcqs": 0` fails as `--mcqs 0` does.
- */
-export const COMMAND_OPTIONS = {
-  llmkb: { cache: 'boolean', wait: 'boolean' },
-  complete: { maxTokens: 'number', stop: 'list', chat: 'boolean' },
-  'cache clear': { modelIdentity: 'string' },
-  runs: { json: 'boolean' },
-  'data seenqa': { dataDir: 'string', out: 'string', seed: 'number', perSource: 'number', llmFilter: 'boolean', batchSize: 'number', popqaLongtail: 'boolean' },
-  'data unseenqa': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
-  'data repositories': { dataDir: 'string', out: 'string', seed: 'number', cutoff: 'string', perTemplate: 'number' },
-  'data from-corpus': { count: 'number', out: 'string', seed: 'number', maxAnswerWords: 'number', dateField: 'string' },
-  ask: { setting: 'string', data: 'string', input: 'list', rSeen: 'string', rUnseen: 'string', seed: 'number', maxTokens: 'number', reduceShots: 'boolean', output: 'string', limit: 'number' },
-  judge: { output: 'string', limit: 'number' },
-  'judge check': { evouna: 'string', input: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
-  consistency: { output: 'string', distractorLlm: 'boolean', mode: 'string', mcqs: 'number', seed: 'number', data: 'string', compareModes: 'number', limit: 'number' },
-  metrics: { input: 'string', run: 'string', format: 'string', setting: 'string', resamples: 'number', seed: 'number', params: 'number', fineTuned: 'boolean', base: 'boolean' },
-  compare: { run: 'list', out: 'string', resamples: 'number', seed: 'number', json: 'boolean' },
-  report: { output: 'string', title: 'string' },
-  eval: {
-    name: 'string', settings: 'list', quick: 'boolean', data: 'string', dataDir: 'string', out: 'string', seed: 'number', maxTokens: 'number', mcqs: 'number', mode: 'string',
-    cutoff: 'string', params: 'number', fineTuned: 'boolean', limit: 'number', failUnder: 'list', junit: 'string',
-  },
-  methods: { json: 'boolean' },
-  view: { port: 'number', host: 'string' },
-  sweep: { out: 'string', plan: 'boolean', shard: 'string', batch: 'boolean', limit: 'number' },
-  merge: { fromStore: 'list' },
-  'corpus add': { textColumn: 'string', idColumn: 'string', textField: 'string', idField: 'string', passageWords: 'number', overlapWords: 'number', stem: 'boolean', json: 'boolean' },
-  'corpus search': { top: 'number', mode: 'string', json: 'boolean' },
-  'corpus add-remote': { textField: 'string', docIdField: 'string', pageField: 'string', startField: 'string', endField: 'string', authEnv: 'string' },
-  'corpus embed': { reset: 'boolean' },
-  'corpus list': { json: 'boolean' },
-  'corpus stats': { json: 'boolean' },
-  'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
-  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', out: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
-  'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', seed: 'number', task: 'string', output: 'string', summary: 'string' },
-  'conner best-of': {
-    input: 'list', samples: 'number', topP: 'number', temperature: 'number', setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string',
-    maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', seed: 'number', output: 'string', summary: 'string',
-  },
-} as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
-
-const OPTION_TYPES = {
-  boolean: z.boolean(),
-  number: z.number(),
-  string: z.string().min(1),
-  /** A repeatable option: a list, or one value. */
-  list: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+/** Options every model entry may have: the executor's (time-outs and retries) besides the spec. */
+const executorOptions = {
+  spec: z.string().min(1),
+  timeoutMs: z.number().int().min(1).optional(),
+  maxRetries: z.number().int().min(0).max(20).optional(),
+  /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
+  maxRetryAfterMs: z.number().int().min(1).optional(),
 };
 
-export type CommandDefaults = Partial<Record<string, Record<string, boolean | number | string | string[]>>>;
+/** Every registered provider's own options (`optionsSchema` in src/providers/<provider>/), the first provider's declaration of a shared one. */
+function providerOptions(): z.ZodRawShape {
+  const shape: Record<string, z.ZodType> = {};
+  for (const provider of listProviders()) {
+    const schema = provider.optionsSchema;
+    if (!(schema instanceof z.ZodObject)) continue;
+    for (const [key, type] of Object.entries(schema.shape as Record<string, z.ZodType>)) if (!(key in shape)) shape[key] = type;
+  }
+  return shape;
+}
 
-export const defaultsSchema = z
-  .object(Object.fromEntries(Object.entries(COMMAND_OPTIONS).map(([command, options]) => [command, z.object(Object.fromEntries(Object.entries(options).map(([name, type]) => [name, OPTION_TYPES[type].optional()]))).strict().optional()])))
-  .strict();
+/**
+ * A role's model: a spec string, or an object with the spec and options: the executor's and the
+ * registered providers' own, so a provider's options are declared in one place (its provider).
+ */
+export const modelEntrySchema = z.union([z.string().min(1), z.object({ ...providerOptions(), ...executorOptions }).strict()]);
+/** A model entry with its options: the executor's, and each provider's (which the provider types and checks). */
+export type ModelEntryOptions = { spec: string; timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number; concurrency?: number; apiKeyEnv?: string; [option: string]: unknown };
+/** A model entry: a spec string, or the spec with options. */
+export type ModelEntry = string | ModelEntryOptions;
 
-export const configSchema = z
-  .object({
-    model: modelEntrySchema.optional(),
-    judge: modelEntrySchema.optional(),
-    distractor: modelEntrySchema.optional(),
-    embedder: modelEntrySchema.optional(),
-    /** CONNER: reference language model (perplexity, informativeness, helpfulness). */
-    scorer: modelEntrySchema.optional(),
-    /** CONNER: NLI model (factuality, validity). */
-    nli: modelEntrySchema.optional(),
-    /** CONNER: query-passage relevance model. */
-    relevance: modelEntrySchema.optional(),
-    /** Writes questions from corpus passages (`llmkb data from-corpus`). */
-    question_writer: modelEntrySchema.optional(),
-    /** SQLite file holding the call cache and the run store. */
-    store: z.string().min(1).optional(),
-    /** Downloads (data sets, GGUF models). */
-    cacheDir: z.string().min(1).optional(),
-    /** Command-line settings per command (see COMMAND_OPTIONS); the command line wins. */
-    defaults: defaultsSchema.optional(),
-  })
-  .strict();
+/** A setting of `defaults`: what the command line takes, as JSON (a list for a repeatable option). */
+const defaultValueSchema = z.union([z.boolean(), z.number(), z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+/**
+ * The config's own fields; every other top-level field names a model role of a registered method
+ * (`model`, `judge`, `nli`, ...: `llmkb methods` lists them) and holds its model entry, checked
+ * against the registered roles by `checkConfigRoles`.
+ */
+const ownFields = {
+  /** SQLite file holding the call cache and the run store. */
+  store: z.string().min(1).optional(),
+  /** Downloads (data sets, GGUF models). */
+  cacheDir: z.string().min(1).optional(),
+  /** Modules of the user's own evaluation methods, relative to the config file (docs/method.md). */
+  methods: z.array(z.string().min(1)).min(1).optional(),
+  /**
+   * Command-line settings per command: `defaults.<command path>.<option>` (`defaults.eval.mcqs`),
+   * the option under its long name in camelCase (`--max-tokens` -> `maxTokens`, `--no-cache` ->
+   * `"cache": false`), with the values the command line takes; the command line wins. Checked
+   * against the commands themselves (src/cli/config-defaults.ts).
+   */
+  defaults: z.record(z.string(), z.record(z.string(), defaultValueSchema)).optional(),
+};
+
+export const configSchema = z.object(ownFields).catchall(modelEntrySchema);
 export type LlmkbConfig = z.infer<typeof configSchema>;
+
+/** A role's model entry in the config, by role id. */
+export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | undefined {
+  return role in ownFields ? undefined : (config[role] as ModelEntry | undefined);
+}
+
+/** Refuses a top-level field that is neither the config's own nor a registered role (a typo would otherwise be ignored). */
+export function checkConfigRoles(config: LlmkbConfig, file: string | undefined, roles: readonly string[]): void {
+  for (const key of Object.keys(config)) {
+    if (key in ownFields || roles.includes(key)) continue;
+    throw new ConfigError(`${file ?? 'the config'}: field "${key}" is not a model role of any registered method`, { hint: `Model roles: ${roles.join(', ')} (llmkb methods lists them); other fields: ${Object.keys(ownFields).join(', ')}.` });
+  }
+}
+
+/**
+ * `none` as a role's model (`--judge none`, `judge: none` in a study): no model for that role, even
+ * when the config names one; the role's documented fallback runs, recorded in the run's protocol.
+ */
+export const NO_MODEL = 'none';
 
 export const DEFAULT_CONFIG_FILE = 'llmkb.config.json';
 
@@ -167,11 +126,13 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
 }
 
 function configHint(path: ReadonlyArray<PropertyKey>): string {
-  if (path[0] !== 'defaults') return `Allowed top-level fields: ${Object.keys(configSchema.shape).join(', ')}. A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`;
-  const command = typeof path[1] === 'string' ? COMMAND_OPTIONS[path[1] as keyof typeof COMMAND_OPTIONS] : undefined;
-  const how = 'options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false), with the values the command line takes';
-  if (command === undefined) return `"defaults" holds one section per command: ${Object.keys(COMMAND_OPTIONS).map((c) => `"${c}"`).join(', ')}; each with its ${how}.`;
-  return `"defaults.${String(path[1])}" takes ${Object.keys(command).join(', ')}: the ${how}. Model specs go in the top-level role entries (model, judge, distractor, embedder, question_writer).`;
+  if (path[0] === 'defaults') return '"defaults" holds one section per command ("eval", "data seenqa", ...), each with its options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false) and the values the command line takes.';
+  return `Fields: ${Object.keys(ownFields).join(', ')}, and one per model role (llmkb methods lists them). A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`;
+}
+
+/** The config file's `methods` list (modules of the user's own methods), read before anything else so their commands exist; [] when it has none. */
+export function configMethodModules(file: string): string[] {
+  return loadConfig(file).config.methods ?? [];
 }
 
 export function entryOptions(entry: ModelEntry): ModelEntryOptions {

@@ -4,8 +4,17 @@
  * named with its missing field instead of crashing half-way through a comparison or a report.
  */
 import { InputFileError } from '../errors.js';
-import { checkSummary, migrateSummary, summaryVersion, type MethodSummary } from './method-summary.js';
-import { getMethod } from './registry.js';
+import { checkSummary, summaryVersion, type MethodSummary } from './method-summary.js';
+import { listMethods } from './registry.js';
+
+/** A v1 summary as the v2 summary of the method that wrote it. */
+function migrated(json: Record<string, unknown>): unknown {
+  for (const m of listMethods()) {
+    const v2 = m.migrateSummary?.(json);
+    if (v2) return v2;
+  }
+  return json;
+}
 
 export const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval` (or records files).';
 
@@ -20,6 +29,6 @@ export function loadSummary(json: unknown, file: string, hint = SUMMARY_HINT): M
     const schema = (json as { schema?: unknown } | null)?.schema;
     throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "llmkb-summary-v2" or "llmkb-summary-v1")`, hint);
   }
-  const v2 = version === 1 ? migrateSummary(json as Record<string, unknown>, getMethod('reliability')) : json;
+  const v2 = version === 1 ? migrated(json as Record<string, unknown>) : json;
   return checkSummary(v2, file, hint);
 }

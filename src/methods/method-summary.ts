@@ -4,9 +4,9 @@
  * (`metricDefs`: label, range, direction, format, the paper's equation), so that `compare`,
  * `report` and a viewer show any method's numbers from the summary alone.
  *
- * Version-1 files (`llmkb-summary-v1`, written by llmkb before methods had a seam; all of them
- * reliability runs) still load: `migrateSummary` turns one into the v2 summary the same run
- * writes today, field for field.
+ * Version-1 files (`llmkb-summary-v1`, written by llmkb before methods had a seam) still load:
+ * the method that wrote them turns one into the v2 summary the same run writes today, field for
+ * field (`EvaluationMethod.migrateSummary`, with `migrateSummary` below).
  */
 import { z } from 'zod';
 import { InputFileError } from '../errors.js';
@@ -145,18 +145,18 @@ export const methodSummarySchema = z
   });
 
 /**
- * A v1 summary (a reliability run) as the v2 summary the same run writes now: `method` after
- * `schema`, `metricDefs` before `metrics`, every other field as it was and where it was.
+ * A v1 summary as the v2 summary the same run writes now: `method` after `schema`, `metricDefs`
+ * before `metrics`, every other field as it was and where it was.
  */
-export function migrateSummary(v1: Record<string, unknown>, reliability: { id: string; version: string; metricDefs: readonly MetricDef[] }): Record<string, unknown> {
+export function migrateSummary(v1: Record<string, unknown>, method: { id: string; version: string }, metricDefs: readonly MetricDef[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(v1)) {
     if (key === 'schema') {
       out.schema = SUMMARY_SCHEMA;
-      out.method = { id: reliability.id, version: reliability.version };
+      out.method = { id: method.id, version: method.version };
       continue;
     }
-    if (key === 'metrics') out.metricDefs = reliability.metricDefs.map((d) => ({ ...d }));
+    if (key === 'metrics') out.metricDefs = metricDefs.map((d) => ({ ...d }));
     out[key] = value;
   }
   return out;

@@ -1,97 +1,250 @@
 /**
- * The generic stage runner: one run of an evaluation method over a list of items, for a method
- * whose stages carry their own `run` (the reliability method's orchestration is `llmkb eval`,
- * src/methods/reliability/evaluate-model.ts). It checks every role's model kind before any call,
- * opens one resumable run in the store (a second call with the same inputs resumes it), runs the
- * stages in order, summarises, and writes `<stem>.<setting>.summary.json` and `.records.jsonl`.
+ * The runner: one run of any evaluation method. `prepareMethod` checks the method's options and
+ * its roles' model kinds before any call and reads or builds its inputs, once for every setting;
+ * `runMethod` opens one resumable run in the store (a second call with the same inputs resumes
+ * it), runs the method's stages in order, and streams the run's output records once: into the
+ * method's summary and, with an output folder, into `<stem>.<setting>.records.jsonl` beside
+ * `.summary.json` and `.run.json` (src/runs/result-files.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { LlmkbError } from '../errors.js';
-import type { ModelExecutor } from '../executor/model-executor.js';
 import { checksumOfLines } from '../io/checksum.js';
-import { writeFileAtomic } from '../io/files.js';
-import { toJsonl } from '../io/jsonl.js';
+import { LlmkbError } from '../errors.js';
+import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
+import type { ProgressOptions } from '../progress/progress.js';
+import { describeRuntime } from '../providers/language-model.js';
 import { requireKind } from '../providers/model-kinds.js';
+import { limitItems } from '../sampling/limit-items.js';
 import type { RunStore } from '../store/run-store.js';
-import type { EvaluationMethod, StageContext } from './method.js';
-import type { MethodSummary } from './method-summary.js';
+import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
+import { VERSION } from '../version.js';
+import type { EvaluationMethod, MethodItem, PreparedInputs, SummarizedRun } from './method.js';
+import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
+import { checkMethodOptions } from './method-options.js';
 
-export interface RunMethodOptions {
-  /** Executors by role id; every required role needs one. */
-  roles: Readonly<Record<string, ModelExecutor>>;
-  items: readonly unknown[];
-  runs: RunStore;
-  /** How the model is shown (default: the model's id). */
-  label?: string;
-  setting?: string;
-  seed?: number;
-  /** Results folder; nothing is written without one. */
-  outDir?: string;
-  /** The stem of the result files (default: the label, made safe for a file name). */
-  stem?: string;
+/** The method's inputs, ready for its runs (every setting and every model of one evaluation). */
+export interface Prepared extends PreparedInputs {
+  method: EvaluationMethod;
+  options: Record<string, unknown>;
+  seed: number;
+  quick: boolean;
 }
 
-export interface MethodRunResult {
-  summary: MethodSummary;
-  records: unknown[];
-  runId: string;
-  files: string[];
+/** Refuses a setting the method does not have. */
+export function checkSetting(method: EvaluationMethod, setting: string): void {
+  if (method.settings ? !method.settings.includes(setting) : setting !== 'default') {
+    throw new LlmkbError(`method "${method.id}" has no setting "${setting}"`, { hint: `Its settings: ${(method.settings ?? ['default']).join(', ')}.` });
+  }
+}
+
+export interface PrepareMethodOptions {
+  /** The method's options (checked against `method.options`). */
+  options?: Record<string, unknown>;
+  /** Executors of the roles known before the runs (all but the model under test, in a sweep). */
+  roles?: Readonly<Record<string, ModelExecutor>>;
+  seed?: number;
+  quick?: boolean;
+  cacheDir?: string;
+  /** Relative paths in the options are read from here (default: the working directory). */
+  baseDir?: string;
+  /** The settings that will run (default: all of the method's). */
+  settings?: readonly string[];
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_SEED = 42;
+
+/** Checks every given role's model kind, and that no role is unknown. */
+function checkRoleKinds(method: EvaluationMethod, roles: Readonly<Record<string, ModelExecutor>>): void {
+  for (const id of Object.keys(roles)) {
+    if (!method.roles.some((r) => r.id === id)) throw new LlmkbError(`method "${method.id}" has no role "${id}"`, { hint: `Its roles: ${method.roles.map((r) => r.id).join(', ')}.` });
+  }
+  for (const role of method.roles) {
+    const executor = roles[role.id];
+    if (executor) requireKind(executor.model, role.kind, role.id);
+  }
 }
 
 /** Checks that every role has a model of the kind it needs, before any model call. */
 export function checkRoles(method: EvaluationMethod, roles: Readonly<Record<string, ModelExecutor>>): void {
   for (const role of method.roles) {
-    const executor = roles[role.id];
-    if (!executor) {
-      if (role.required) throw new LlmkbError(`method "${method.id}" needs a model for role "${role.id}" (${role.kind})`, { hint: `Give one: ${role.description}.` });
-      continue;
-    }
-    requireKind(executor.model, role.kind, role.id);
+    if (role.required && !roles[role.id]) throw new LlmkbError(`method "${method.id}" needs a model for role "${role.id}" (${role.kind})`, { hint: `Give one: ${role.description}.` });
   }
-  for (const id of Object.keys(roles)) {
-    if (!method.roles.some((r) => r.id === id)) throw new LlmkbError(`method "${method.id}" has no role "${id}"`, { hint: `Its roles: ${method.roles.map((r) => r.id).join(', ')}.` });
+  checkRoleKinds(method, roles);
+}
+
+/** The role whose model a run evaluates: the method's first required role. */
+export function subjectRole(method: EvaluationMethod): string {
+  const role = method.roles.find((r) => r.required) ?? method.roles[0];
+  if (!role) throw new LlmkbError(`method "${method.id}" has no role to run`);
+  return role.id;
+}
+
+export async function prepareMethod(method: EvaluationMethod, options: PrepareMethodOptions = {}): Promise<Prepared> {
+  const roles = options.roles ?? {};
+  checkRoleKinds(method, roles);
+  const methodOptions = checkMethodOptions(method, options.options ?? {}, { baseDir: options.baseDir ?? process.cwd() });
+  const settings = options.settings ?? method.settings ?? ['default'];
+  for (const setting of settings) checkSetting(method, setting);
+  const ctx = {
+    settings,
+    options: methodOptions,
+    roles,
+    seed: options.seed ?? DEFAULT_SEED,
+    quick: options.quick ?? false,
+    cacheDir: options.cacheDir ?? '.llmkb/cache',
+    baseDir: options.baseDir ?? process.cwd(),
+    log: options.log ?? (() => {}),
+  };
+  method.check?.(ctx);
+  const inputs = await method.prepare(ctx);
+  const ids = new Set<string>();
+  for (const item of inputs.items) {
+    if (ids.has(item.id)) throw new LlmkbError(`method "${method.id}": duplicate item id "${item.id}"`, { hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.' });
+    ids.add(item.id);
   }
+  return { ...inputs, method, options: methodOptions, seed: ctx.seed, quick: ctx.quick };
+}
+
+export interface RunMethodOptions {
+  /** Executors by role id; every required role needs one. */
+  roles: Readonly<Record<string, ModelExecutor>>;
+  runs: RunStore;
+  /** From `prepareMethod`; prepared here from `options` when absent. */
+  prepared?: Prepared;
+  /** The method's options, when `prepared` is absent. */
+  options?: Record<string, unknown>;
+  quick?: boolean;
+  seed?: number;
+  cacheDir?: string;
+  /** The method's variant (default: its first setting). */
+  setting?: string;
+  /** How the model is shown in tables and what its result files are named by (default: the model's id). */
+  label?: string;
+  /** A seeded sample of this many items (src/sampling/limit-items.ts): a run of its own, named `*.limit-N.*`. */
+  limit?: number;
+  /** Results folder; nothing is written without one. */
+  outDir?: string;
+  /** The command line, for the execution record. */
+  command?: string;
+  meta?: RunMeta;
+  progress?: ProgressOptions;
+  log?: (line: string) => void;
+}
+
+export interface MethodRunResult {
+  summary: MethodSummary;
+  /** What of each record the report needs (see `SummarizedRun`). */
+  reportRecords?: readonly object[];
+  runId: string;
+  execution: ExecutionRecord;
+  /** The result files, when `outDir` was given. */
+  files?: ResultFiles;
+}
+
+type CallCounts = ExecutionRecord['calls'][string];
+
+function accountingDelta(now: Accounting, before: Accounting): CallCounts {
+  return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
+}
+
+/** The run's items after `--limit`, and what the limit did. */
+function limitedItems(prepared: Prepared, limit: number | undefined): { items: readonly MethodItem[]; limit?: { n: number; of: number } } {
+  if (limit === undefined || limit >= prepared.items.length) return { items: prepared.items };
+  return { items: limitItems(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
 }
 
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
-  const stages = method.stages;
-  const missing = stages.filter((s) => !s.run).map((s) => s.id);
-  if (missing.length > 0 || !method.summarize) {
-    throw new LlmkbError(`method "${method.id}" does not run through the generic stage runner (stages without run: ${missing.join(', ') || 'none'}${method.summarize ? '' : '; no summarize'})`, { hint: 'Its own command runs it (the reliability method: llmkb eval).' });
-  }
   checkRoles(method, options.roles);
-  const subjectRole = method.roles.find((r) => r.required) ?? method.roles[0];
-  const subject = subjectRole ? options.roles[subjectRole.id] : undefined;
-  if (!subject) throw new LlmkbError(`method "${method.id}" has no model to run`);
+  const prepared =
+    options.prepared ??
+    (await prepareMethod(method, {
+      ...(options.options ? { options: options.options } : {}),
+      roles: options.roles,
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.quick === undefined ? {} : { quick: options.quick }),
+      ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+      ...(options.setting === undefined ? {} : { settings: [options.setting] }),
+      ...(options.log ? { log: options.log } : {}),
+    }));
+  if (prepared.method !== method) throw new LlmkbError(`inputs prepared for method "${prepared.method.id}" given to method "${method.id}"`);
+  const log = options.log ?? (() => {});
+  const subject = options.roles[subjectRole(method)]!;
   const setting = options.setting ?? method.settings?.[0] ?? 'default';
-  const seed = options.seed ?? 42;
+  checkSetting(method, setting);
+  method.check?.({ options: prepared.options, roles: options.roles, settings: [setting], quick: prepared.quick });
+  const seed = prepared.seed;
   const label = options.label ?? subject.model.modelId;
-  const dataset = checksumOfLines(options.items, (i) => JSON.stringify(i));
+  const { items, limit } = limitedItems(prepared, options.limit);
+  const dataset = checksumOfLines(items, (i) => JSON.stringify(i));
+  const params = method.runParams({ options: prepared.options, roles: options.roles, setting, quick: prepared.quick, context: prepared.context });
   const run = options.runs.open({
     model: subject.model.cacheIdentity,
     dataset,
     setting,
     seed,
-    params: { method: method.id, methodVersion: method.version, roles: Object.fromEntries(Object.entries(options.roles).map(([role, e]) => [role, e.model.cacheIdentity])) },
+    // Only when limited, so the ids of full runs stay what they are (resumable).
+    params: { ...params, ...(limit ? { limit: limit.n } : {}) },
     label,
+    method: method.id,
   });
-  const records: Record<string, Map<string, unknown>> = {};
-  for (const stage of stages) {
-    const ctx: StageContext = { run, items: options.items, roles: options.roles, setting, seed, records };
-    records[stage.id] = await stage.run!(ctx);
+  const runtime = subject.model.runtime;
+  log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
+  if (limit) log(`--limit ${limit.n}: ${limit.n} of ${limit.of} items (a seeded sample; a run of its own, results named *.limit-${limit.n}.*)`);
+
+  const startedAt = new Date().toISOString();
+  const active = Object.entries(options.roles);
+  const before = Object.fromEntries(active.map(([role, e]) => [role, { ...e.accounting }]));
+  const replicasBefore = Object.fromEntries(active.filter(([, e]) => e.endpointStats().length > 1).map(([role, e]) => [role, e.endpointStats()]));
+
+  for (const stage of method.stages) {
+    await stage.run({ run, items, context: prepared.context, options: prepared.options, roles: options.roles, setting, seed, ...(options.progress ? { progress: options.progress } : {}), log });
   }
-  const summary = method.summarize({ records, items: options.items, model: label, modelIdentity: subject.model.cacheIdentity, setting, seed, runId: run.id, datasetChecksums: { questions: dataset } });
-  const last = records[stages[stages.length - 1]!.id] ?? new Map();
-  const finalRecords = [...last.values()];
-  const files: string[] = [];
-  if (options.outDir) {
-    mkdirSync(options.outDir, { recursive: true });
-    const stem = options.stem ?? (label.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[_.]+|_+$/g, '') || 'model');
-    const base = join(options.outDir, `${stem}.${setting}`);
-    writeFileAtomic(`${base}.records.jsonl`, toJsonl(finalRecords));
-    writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
-    files.push(`${base}.summary.json`, `${base}.records.jsonl`);
+
+  const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, limitSuffix(limit?.n));
+  const datasetChecksums = { questions: dataset };
+  const summarize = (records: Iterable<object>) =>
+    method.summarize({
+      run, records, prepared: { items, context: prepared.context, options: prepared.options, roles: options.roles, quick: prepared.quick },
+      model: label, modelIdentity: subject.model.cacheIdentity, setting, seed, runId: run.id, datasetChecksums, ...(limit ? { limit } : {}), ...(options.meta ? { meta: options.meta } : {}),
+    });
+  // One pass over the store: each record goes to the records file as the summary reads it.
+  const writer = files ? new JsonlWriter(files.records) : undefined;
+  const source = (await method.outputRecords(run))[Symbol.iterator]();
+  const read = function* (): Generator<object> {
+    for (let next = source.next(); !next.done; next = source.next()) {
+      writer?.write(next.value);
+      yield next.value;
+    }
+  };
+  let summarized: SummarizedRun;
+  try {
+    summarized = await summarize(read());
+    // Records the summary did not read still belong in the file.
+    if (writer) for (let next = source.next(); !next.done; next = source.next()) writer.write(next.value);
+    writer?.commit();
+  } catch (error) {
+    writer?.abort();
+    throw error;
+  } finally {
+    source.return?.();
   }
-  return { summary, records: finalRecords, runId: run.id, files };
+  const execution: ExecutionRecord = {
+    schema: 'llmkb-execution-v1',
+    runId: run.id,
+    label,
+    setting,
+    ...(options.command ? { command: options.command } : {}),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    llmkbVersion: VERSION,
+    node: process.version,
+    calls: Object.fromEntries(active.map(([role, e]) => [role, accountingDelta(e.accounting, before[role]!)])),
+    ...(Object.keys(replicasBefore).length
+      ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, options.roles[role]!.endpointStats().map((e, i) => ({ url: e.url, served: e.served - b[i]!.served, failed: e.failed - b[i]!.failed, trips: e.trips - b[i]!.trips }))])) }
+      : {}),
+  };
+  if (files) {
+    writeJsonFile(files.summary, summarized.summary);
+    writeJsonFile(files.execution, execution);
+  }
+  return { summary: summarized.summary, ...(summarized.reportRecords ? { reportRecords: summarized.reportRecords } : {}), runId: run.id, execution, ...(files ? { files } : {}) };
 }

@@ -9,6 +9,7 @@
 import { choicesOf, departuresOf, differencesOf } from '../analysis/protocol-differences.js';
 import { settingsOf, type PairedTest } from '../analysis/runs.js';
 import type { EvaluationMethod } from '../methods/method.js';
+import type { MethodPresentation } from '../methods/method-presentation.js';
 import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
@@ -36,11 +37,23 @@ table.examples td{text-align:left;max-width:32rem;overflow-wrap:anywhere}p.note{
 @page{size:A4 landscape;margin:12mm}
 `;
 
-/** The runs of each method, in the order the methods first appear. */
-function byMethod(summaries: readonly MethodSummary[]): Array<{ id: string; method: EvaluationMethod | undefined; summaries: MethodSummary[] }> {
+interface MethodGroup {
+  id: string;
+  method: EvaluationMethod | undefined;
+  presentation: MethodPresentation | undefined;
+  summaries: MethodSummary[];
+}
+
+/** The runs of each method, in the order the methods first appear, with the method's presentation. */
+async function byMethod(summaries: readonly MethodSummary[]): Promise<MethodGroup[]> {
   const groups = new Map<string, MethodSummary[]>();
   for (const s of summaries) groups.set(s.method.id, [...(groups.get(s.method.id) ?? []), s]);
-  return [...groups.entries()].map(([id, group]) => ({ id, method: findMethod(id), summaries: group }));
+  return Promise.all(
+    [...groups.entries()].map(async ([id, group]) => {
+      const method = findMethod(id);
+      return { id, method, presentation: method?.presentation ? await method.presentation() : undefined, summaries: group };
+    }),
+  );
 }
 
 const titlesOf = (s: MethodSummary): Readonly<Record<string, string>> => findMethod(s.method.id)?.protocolChoices ?? {};
@@ -49,7 +62,7 @@ const titlesOf = (s: MethodSummary): Readonly<Record<string, string>> => findMet
  * "Departures from the paper's protocol": one line per choice that some run made differently
  * from the paper, naming the runs; and what differs between the runs shown side by side.
  */
-function protocolBox(summaries: readonly MethodSummary[]): string {
+function protocolBox(summaries: readonly MethodSummary[], groups: readonly MethodGroup[]): string {
   const byChoice = new Map<string, string[]>();
   for (const s of summaries) {
     if (!s.protocol) continue;
@@ -59,7 +72,7 @@ function protocolBox(summaries: readonly MethodSummary[]): string {
       byChoice.set(line, [...(byChoice.get(line) ?? []), `${s.model} (${s.setting})`]);
     }
   }
-  const differences = byMethod(summaries).flatMap((g) => differencesOf(g.summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
+  const differences = groups.flatMap((g) => differencesOf(g.summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
   if (byChoice.size === 0 && differences.length === 0) return '';
   const all = summaries.length;
   const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
@@ -88,14 +101,14 @@ function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined)
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }
 
-function runSection(s: MethodSummary, method: EvaluationMethod | undefined, execution: ExecutionRecord | undefined, records: readonly object[] | undefined): string {
-  const headline = method?.report?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
+function runSection(s: MethodSummary, presentation: MethodPresentation | undefined, execution: ExecutionRecord | undefined, records: readonly object[] | undefined): string {
+  const headline = presentation?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
   const metricRows = s.metricDefs.map((d) => {
     const ci = s.intervals[d.id];
     return [d.id, formatMetric(d, s.metrics[d.id]), ci ? `[${formatMetric(d, ci[0])}, ${formatMetric(d, ci[1])}]` : '-'];
   });
   const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
-  const details = method?.report?.runDetails?.(s, records);
+  const details = presentation?.runDetails?.(s, records);
   return `<details><summary>${headline}</summary>
 <div class="scroll">${htmlTable(['Metric', 'value', ciHeader], metricRows)}</div>
 ${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
@@ -156,26 +169,26 @@ function scaleNote(summaries: readonly MethodSummary[]): string {
 }
 
 export async function renderReport(summaries: readonly MethodSummary[], options: ReportOptions = {}): Promise<string> {
-  const groups = byMethod(summaries);
-  const only = groups.length === 1 ? groups[0]!.method : undefined;
-  const title = options.title ?? only?.report?.title ?? 'llmkb report';
-  const settings = settingsOf(summaries, only?.settings ?? []);
+  const groups = await byMethod(summaries);
+  const only = groups.length === 1 ? groups[0]! : undefined;
+  const title = options.title ?? only?.presentation?.reportTitle ?? 'llmkb report';
+  const settings = settingsOf(summaries, only?.method?.settings ?? []);
   resetChartIds();
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
   const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
   parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)}${scaleNote(summaries)}; made by llmkb ${escapeHtml(VERSION)}.</p>`);
-  parts.push(protocolBox(summaries));
+  parts.push(protocolBox(summaries, groups));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
-    const notes = new Set(approximate.map((s) => findMethod(s.method.id)?.report?.approximateNote ?? 'used an approximation'));
+    const notes = new Set(approximate.map((s) => groups.find((g) => g.id === s.method.id)?.presentation?.approximateNote ?? 'used an approximation'));
     parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) ${escapeHtml(notes.size === 1 ? [...notes][0]! : 'used an approximation')}: ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
   }
 
   for (const g of groups) {
-    if (g.method?.report?.sections) {
+    if (g.presentation?.reportSections) {
       const records = options.records;
-      parts.push(...(await g.method.report.sections(g.summaries, records ? { records: g.summaries.map((x) => records[summaries.indexOf(x)]) } : {})));
+      parts.push(...(await g.presentation.reportSections(g.summaries, records ? { records: g.summaries.map((x) => records[summaries.indexOf(x)]) } : {})));
       continue;
     }
     // Any method: its headline metrics per model and setting, from the summaries' metricDefs alone.
@@ -189,7 +202,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   }
 
   parts.push('<h2>Runs</h2>');
-  for (const [i, s] of summaries.entries()) parts.push(runSection(s, findMethod(s.method.id), options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting), options.records?.[i]));
+  for (const [i, s] of summaries.entries()) parts.push(runSection(s, groups.find((g) => g.id === s.method.id)?.presentation, options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting), options.records?.[i]));
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -25,9 +25,17 @@ export interface RunSpec {
   params?: Record<string, unknown>;
   /** Shown in listings; not part of the id. */
   label?: string;
+  /** The evaluation method whose run it is; not part of the id (runs written before it was recorded lack it). */
+  method?: string;
+  /**
+   * Other labels the same run was opened with (two labels for one model file: one run, since its
+   * results are the same); not part of the id. Listings show them all.
+   */
+  labels?: string[];
 }
 
-export type StageStatus = 'pending' | 'running' | 'done';
+/** `stopped`: started, not finished, and no live process works on it (interrupted or failed: running the same command resumes it). */
+export type StageStatus = 'pending' | 'running' | 'stopped' | 'done';
 
 export interface RunInfo {
   id: string;
@@ -38,7 +46,7 @@ export interface RunInfo {
 }
 
 export function runId(spec: RunSpec): string {
-  const { label: _label, ...identity } = spec;
+  const { label: _label, method: _method, labels: _labels, ...identity } = spec;
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }
 
@@ -112,6 +120,13 @@ class Leases {
       }
       await sleep(LEASE_POLL_MS);
     }
+  }
+
+  /** Whether a live process holds the run's lease (a lease past its time, or of a dead process on this host, does not count). */
+  working(runId: string): boolean {
+    const row = this.#db.prepare('SELECT pid, host, expires_at FROM run_leases WHERE run_id = ?').get(runId) as { pid: number; host: string; expires_at: number } | undefined;
+    if (row === undefined || row.expires_at < Date.now()) return false;
+    return row.host !== hostname() || row.pid === process.pid || processAlive(row.pid);
   }
 
   /** Current holder of a run's lease, if any (expired or not). */
@@ -194,6 +209,14 @@ function decodeRecord<T>(stored: string | Buffer): T {
   return JSON.parse(typeof stored === 'string' ? stored : inflateRawSync(stored, SMALL_INFLATE).toString('utf8')) as T;
 }
 
+/** SQL's view of a stored record: its JSON text, inflated when it was stored deflated (see encodeRecord). */
+function ensureRecordFunction(db: Db): void {
+  if (registered.has(db)) return;
+  db.function('llmkb_record', { deterministic: true }, (stored: unknown) => (Buffer.isBuffer(stored) || stored instanceof Uint8Array ? inflateRawSync(stored, SMALL_INFLATE).toString('utf8') : stored) as string | null);
+  registered.add(db);
+}
+const registered = new WeakSet<Db>();
+
 export class RunStore {
   readonly #db: Db;
   readonly #leases: Leases;
@@ -213,14 +236,25 @@ export class RunStore {
     this.#leases.releaseAll();
   }
 
-  /** Opens the run with this spec, creating it if new. */
+  /**
+   * Opens the run with this spec, creating it if new. An existing run keeps its spec; a label it
+   * was not opened with before is added to its `labels`, and the method to a run that lacked it.
+   */
   open(spec: RunSpec): Run {
     const id = runId(spec);
     const now = new Date().toISOString();
-    this.#db
-      .prepare('INSERT INTO runs (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at')
-      .run(id, canonicalJson(spec), now, now);
-    return new Run(this.#db, id, spec, this.#leases);
+    return this.#db.transaction(() => {
+      const row = this.#db.prepare('SELECT spec FROM runs WHERE id = ?').get(id) as { spec: string } | undefined;
+      if (row === undefined) {
+        this.#db.prepare('INSERT INTO runs (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, canonicalJson(spec), now, now);
+        return new Run(this.#db, id, spec, this.#leases);
+      }
+      const stored = JSON.parse(row.spec) as RunSpec;
+      const known = [stored.label, ...(stored.labels ?? [])];
+      const merged: RunSpec = { ...stored, ...(stored.method === undefined && spec.method !== undefined ? { method: spec.method } : {}), ...(spec.label !== undefined && !known.includes(spec.label) ? { labels: [...(stored.labels ?? []), spec.label] } : {}) };
+      this.#db.prepare('UPDATE runs SET spec = ?, updated_at = ? WHERE id = ?').run(canonicalJson(merged), now, id);
+      return new Run(this.#db, id, { ...merged, ...(spec.label === undefined ? {} : { label: spec.label }) }, this.#leases);
+    })();
   }
 
   get(id: string): Run | undefined {
@@ -228,19 +262,24 @@ export class RunStore {
     return row ? new Run(this.#db, id, JSON.parse(row.spec) as RunSpec, this.#leases) : undefined;
   }
 
+  /** Every run, most recently updated first, with its stages: records made, and `stopped` for a stage nobody works on any more. */
   list(): RunInfo[] {
     const runs = this.#db.prepare('SELECT id, spec, created_at, updated_at FROM runs ORDER BY updated_at DESC').all() as Array<{ id: string; spec: string; created_at: string; updated_at: string }>;
     const stages = this.#db.prepare(
       `SELECT s.stage, s.status, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records
        FROM run_stages s WHERE s.run_id = ? ORDER BY s.updated_at`,
     );
-    return runs.map((r) => ({
-      id: r.id,
-      spec: JSON.parse(r.spec) as RunSpec,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      stages: stages.all(r.id) as Array<{ stage: string; status: StageStatus; records: number }>,
-    }));
+    return runs.map((r) => {
+      const rows = stages.all(r.id) as Array<{ stage: string; status: StageStatus; records: number }>;
+      const working = rows.some((s) => s.status === 'running') && this.#leases.working(r.id);
+      return {
+        id: r.id,
+        spec: JSON.parse(r.spec) as RunSpec,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        stages: rows.map((s) => (s.status === 'running' && !working ? { ...s, status: 'stopped' as const } : s)),
+      };
+    });
   }
 }
 
@@ -341,6 +380,42 @@ export class Run {
       const record = decodeRecord<T>(r.record);
       yield [r.item_id, project ? project(record) : (record as unknown as P)];
     }
+  }
+
+  /**
+   * Fields of a stage's records, in item order, read by SQLite (`paths`: JSON paths such as
+   * `$.label`, a list tried in order), so a stage of large records is read without parsing them
+   * in JavaScript: for listings and indexes that need a few fields of every record.
+   */
+  *project(stage: string, paths: Readonly<Record<string, string | readonly string[]>>): Generator<{ itemId: string; seq: number; fields: Record<string, unknown> }> {
+    const names = Object.keys(paths);
+    const columns = names.map((name, i) => {
+      const list = paths[name]!;
+      const each = (typeof list === 'string' ? [list] : list).map((p) => {
+        if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(p)) throw new Error(`Run.project: bad JSON path ${p}`);
+        return `json_extract(j.record, '${p}')`;
+      });
+      return `${each.length === 1 ? each[0] : `coalesce(${each.join(', ')})`} AS f${i}`;
+    });
+    ensureRecordFunction(this.#db);
+    const rows = this.#db
+      .prepare(`SELECT j.item_id, j.seq${columns.length ? `, ${columns.join(', ')}` : ''} FROM (SELECT item_id, seq, llmkb_record(record) AS record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq) j`)
+      .raw()
+      .iterate(this.id, stage) as IterableIterator<unknown[]>;
+    for (const row of rows) yield { itemId: row[0] as string, seq: row[1] as number, fields: Object.fromEntries(names.map((n, i) => [n, row[i + 2]])) };
+  }
+
+  /** One item's records, stage by stage. */
+  itemRecords(itemId: string): Record<string, Record<string, unknown>> {
+    const rows = this.#db.prepare('SELECT stage, record FROM run_records WHERE run_id = ? AND item_id = ? ORDER BY id').all(this.id, itemId) as Array<{ stage: string; record: string | Buffer }>;
+    return Object.fromEntries(rows.map((r) => [r.stage, decodeRecord<Record<string, unknown>>(r.record)]));
+  }
+
+  /** When each stage last changed, and its state: what tells whether the run's records changed since they were read. */
+  stagesState(): Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }> {
+    return this.#db
+      .prepare('SELECT s.stage, s.status, s.updated_at AS updatedAt, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records FROM run_stages s WHERE s.run_id = ? ORDER BY s.stage')
+      .all(this.id) as Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }>;
   }
 
   /** Ids of a stage's stored records, in item order. */

@@ -7,18 +7,19 @@
  * questions, MCQs, answer mode, max tokens, data set checksums, seed), and one run found twice
  * with different results.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { readTextFile } from '../io/files.js';
-import { FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
-import type { Protocol } from '../methods/reliability/protocol.js';
-import type { RunSummary } from '../methods/reliability/metrics/summarize-run.js';
-import { openDatabase, type Db } from '../store/database.js';
+import { EXIT_CODES, FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
+import type { MethodProtocol } from '../methods/method-summary.js';
+import { findMethod } from '../methods/registry.js';
+import { resultFiles } from '../runs/result-files.js';
+import { foldStore } from '../store/fold-store.js';
+import type { Db } from '../store/database.js';
 import type { SweepRecord } from './run-study.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison } from './study-report.js';
 
-/** Protocol choices one study shares across all its runs (the others differ per model or setting by design). */
-const SHARED_CHOICES = ['judge', 'timeFilter', 'distractors', 'mcqAnswerMode', 'questions', 'mcqsPerResponse', 'maxTokens'] as const;
+export { foldStore };
 
 export interface MergeOptions {
   /** Results folders of the shards. */
@@ -58,32 +59,22 @@ function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecor
   });
 }
 
-function sharedProtocol(p: Protocol | undefined): Record<string, string> {
+/** The choices of a run's protocol that its method says one study shares (its `protocolShared`), with the seed and data checksums. */
+function sharedProtocol(method: string, p: MethodProtocol | undefined): Record<string, string> {
   if (!p) return { protocol: 'none' };
   return {
-    ...Object.fromEntries(SHARED_CHOICES.map((c) => [c, p.entries[c]?.choice ?? 'unknown'])),
+    ...Object.fromEntries((findMethod(method)?.protocolShared ?? []).map((c) => [c, p.entries[c]?.choice ?? 'unknown'])),
     seed: String(p.seed),
     ...Object.fromEntries(Object.entries(p.datasets).map(([f, h]) => [`data ${f}`, h])),
   };
 }
 
-/** Folds another store's call cache and runs into `into` (rows already there are kept). */
-export function foldStore(into: Db, file: string): { calls: number; runs: number; records: number } {
-  if (!existsSync(file)) throw new FileAccessError(file, `store ${file} not found`, { code: 'ENOENT', hint: 'Give the --store file each shard ran with.' });
-  // Opened once on its own first: an older store is brought to the current schema.
-  openDatabase(file).close();
-  into.prepare('ATTACH DATABASE ? AS shard').run(file);
+/** A folder's real path (a missing one: as given), to tell an output folder from an input. */
+function real(dir: string): string {
   try {
-    return into.transaction(() => {
-      const calls = into.prepare('INSERT OR IGNORE INTO calls (key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request) SELECT key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request FROM shard.calls ORDER BY id').run().changes;
-      const runs = into.prepare('INSERT OR IGNORE INTO runs (id, spec, created_at, updated_at) SELECT id, spec, created_at, updated_at FROM shard.runs').run().changes;
-      into.prepare(`INSERT INTO run_stages (run_id, stage, status, info, updated_at) SELECT run_id, stage, status, info, updated_at FROM shard.run_stages WHERE true
-        ON CONFLICT(run_id, stage) DO UPDATE SET status = CASE WHEN excluded.status = 'done' THEN 'done' ELSE run_stages.status END, info = COALESCE(run_stages.info, excluded.info)`).run();
-      const records = into.prepare('INSERT OR IGNORE INTO run_records (run_id, stage, item_id, seq, record, created_at) SELECT run_id, stage, item_id, seq, record, created_at FROM shard.run_records').run().changes;
-      return { calls: Number(calls), runs: Number(runs), records: Number(records) };
-    })();
-  } finally {
-    into.prepare('DETACH DATABASE shard').run();
+    return realpathSync(dir);
+  } catch {
+    return dir;
   }
 }
 
@@ -100,17 +91,27 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
     }
   }
   const order = first.record;
+  const out = real(options.outDir);
+  const input = options.from.find((d) => real(d) === out);
+  if (input !== undefined) throw new LlmkbError(`--out ${options.outDir} is one of the shards being merged`, { exitCode: EXIT_CODES.usage, hint: 'Merge into a new folder (e.g. --out merged): the shards stay as they are.' });
+  // Every shard of the study must be there: a merge of some of them is not the study.
+  const count = order.shard?.count ?? 1;
+  const present = new Set(shards.flatMap((s) => s.records.map((r) => r.record.shard?.index ?? 1)));
+  const absent = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
+  if (absent.length > 0) {
+    throw new LlmkbError(`shard(s) ${absent.map((i) => `${i}/${count}`).join(', ')} of study ${order.study.name} missing from the folders given`, { exitCode: EXIT_CODES.usage, hint: `Give the --out folder of every shard (sweep.shard-I-of-${count}.json in each): llmkb merge DIR1 ... DIR${count} --out DIR.` });
+  }
   mkdirSync(options.outDir, { recursive: true });
 
   // Result files: each run from the shard that has it; a run found twice must be the same.
   const sources = new Map<string, string>();
   for (const run of order.runs) {
     for (const s of shards) {
-      const summary = join(s.dir, `${run.base}.summary.json`);
+      const summary = resultFiles(join(s.dir, run.base)).summary;
       if (!existsSync(summary)) continue;
       const seen = sources.get(run.base);
       if (seen === undefined) sources.set(run.base, s.dir);
-      else if (readFileSync(summary, 'utf8') !== readFileSync(join(seen, `${run.base}.summary.json`), 'utf8')) {
+      else if (readFileSync(summary, 'utf8') !== readFileSync(resultFiles(join(seen, run.base)).summary, 'utf8')) {
         throw new InputFileError(summary, undefined, undefined, `run ${run.label} (${run.setting}) is in two shards with different results (also in ${seen})`, 'Each run belongs to one shard; rerun it on one machine, or remove one copy.');
       }
     }
@@ -120,14 +121,15 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   for (const run of order.runs) {
     const dir = sources.get(run.base);
     if (!dir) continue;
-    let summary: RunSummary;
+    const file = resultFiles(join(dir, run.base)).summary;
+    let summary: { method?: { id?: string }; protocol?: MethodProtocol };
     try {
-      summary = JSON.parse(readTextFile(join(dir, `${run.base}.summary.json`))) as RunSummary;
+      summary = JSON.parse(readTextFile(file)) as typeof summary;
     } catch (error) {
-      if (error instanceof SyntaxError) throw new InputFileError(join(dir, `${run.base}.summary.json`), undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
+      if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
       throw error;
     }
-    for (const [key, value] of Object.entries(sharedProtocol(summary.protocol))) {
+    for (const [key, value] of Object.entries(sharedProtocol(summary.method?.id ?? run.method, summary.protocol))) {
       const byValue = values.get(key) ?? new Map<string, string[]>();
       byValue.set(value, [...(byValue.get(value) ?? []), `${run.label} (${run.setting}) in ${dir}`]);
       values.set(key, byValue);
@@ -143,12 +145,10 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   for (const run of order.runs) {
     const dir = sources.get(run.base);
     if (!dir) continue;
-    const folder = run.base.slice(0, run.base.lastIndexOf('/'));
-    mkdirSync(join(options.outDir, folder), { recursive: true });
-    for (const kind of ['summary.json', 'records.jsonl', 'run.json']) {
-      const from = join(dir, `${run.base}.${kind}`);
-      if (existsSync(from) && join(options.outDir, `${run.base}.${kind}`) !== from) copyFileSync(from, join(options.outDir, `${run.base}.${kind}`));
-    }
+    const from = resultFiles(join(dir, run.base));
+    const to = resultFiles(join(options.outDir, run.base));
+    mkdirSync(dirname(to.base), { recursive: true });
+    for (const kind of ['summary', 'records', 'execution'] as const) if (existsSync(from[kind])) copyFileSync(from[kind], to[kind]);
   }
   const storeRows = { calls: 0, runs: 0, records: 0 };
   if (options.stores?.length) {
@@ -161,11 +161,11 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
       log(`${basename(file)}: ${rows.calls} cached calls, ${rows.runs} runs, ${rows.records} run records added`);
     }
   }
-  const { loaded, missing } = loadStudyRuns(options.outDir, order.runs);
-  for (const m of missing) log(`not in any shard: ${m.label} (${m.setting})`);
+  const { loaded, missing } = await loadStudyRuns(options.outDir, order.runs);
+  for (const m of missing) log(`not in any shard: ${m.label} (${m.method} · ${m.setting}), failed or not run there`);
   for (const label of [...new Set(order.runs.map((r) => r.label))]) {
     const runs = loaded.filter((r) => r.files.label === label);
-    if (runs.length) await writeModelReport(options.outDir, runs[0]!.files.base.slice(0, runs[0]!.files.base.lastIndexOf('/')), label, runs, order.suffix);
+    if (runs.length) await writeModelReport(join(options.outDir, runs[0]!.files.base.split('/')[0]!), label, runs, order.suffix);
   }
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
   const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };

@@ -8,7 +8,9 @@ import type { ModelEntry } from '../config/config.js';
 import { entryOptions } from '../config/config.js';
 import { ModelExecutor } from '../executor/model-executor.js';
 import { createLanguageModel } from '../providers/create-language-model.js';
+import { createScorerModel } from '../providers/create-scorer-model.js';
 import type { Model } from '../providers/language-model.js';
+import type { ModelKind } from '../providers/model-kinds.js';
 import type { CallCache } from '../store/call-cache.js';
 import { LlmkbError } from '../errors.js';
 import { parseModelSpec } from '../providers/model-spec.js';
@@ -42,12 +44,18 @@ export class ModelPool {
     return { key, modelOptions, transport: { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(maxRetries === undefined ? {} : { maxRetries }), ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }) } };
   }
 
-  /** A new executor over the (shared) model; `concurrency` overrides the entry's per-endpoint limit. */
-  async executor(entry: ModelEntry, concurrency?: number, batch?: BatchOptions): Promise<ModelExecutor> {
-    const { key, modelOptions, transport } = this.#key(entry);
+  /**
+   * A new executor over the (shared) model of a role of this kind (a scoring or classification
+   * role's model through createScorerModel); `concurrency` overrides the entry's per-endpoint limit.
+   */
+  async executor(entry: ModelEntry, options: { kind?: ModelKind; concurrency?: number; batch?: BatchOptions } = {}): Promise<ModelExecutor> {
+    const { concurrency, batch } = options;
+    const scorer = options.kind === 'scoring' || options.kind === 'classification';
+    const { key: modelKey, modelOptions, transport } = this.#key(entry);
+    const key = `${scorer ? 'scorer' : 'model'}\u0000${modelKey}`;
     let loading = this.#models.get(key);
     if (!loading) {
-      loading = createLanguageModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env });
+      loading = scorer ? (createScorerModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env }) as Promise<Model>) : createLanguageModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env });
       this.#models.set(key, loading);
       loading.catch(() => this.#models.delete(key));
     }
@@ -72,12 +80,12 @@ export class ModelPool {
     if (spec.provider !== 'openai-compatible') throw new LlmkbError(`--batch: ${options.spec} runs in-process; the Batch API is for models behind a server`, { hint: 'Batch only roles served by the OpenAI API (or a server with /v1/files and /v1/batches), or drop --batch.' });
     const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
     const apiKey = keyEnv ? this.#env[keyEnv] : undefined;
-    return { baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: options.api ?? spec.api };
+    return { baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: (options.api as 'chat' | 'completions' | undefined) ?? spec.api };
   }
 
-  /** Unloads a model (its executors must be done). */
+  /** Unloads a model under test (its executors must be done). */
   async release(entry: ModelEntry): Promise<void> {
-    const { key } = this.#key(entry);
+    const key = `model\u0000${this.#key(entry).key}`;
     const loading = this.#models.get(key);
     if (!loading) return;
     this.#models.delete(key);

@@ -1,26 +1,28 @@
 /**
- * `llmkb sweep STUDY`: every (model, method, setting) of a study as a resumable run of the same
- * pipeline `llmkb eval` runs (`evaluateModel`), then the comparison over all of them.
+ * `llmkb sweep STUDY`: every (model, method, setting) of a study as a resumable run of the generic
+ * runner (`runMethod`), then each model's report and the comparison over all of them.
  *
- * Scheduling: models behind servers run side by side while the requests they may have in flight
- * together stay within the study's `concurrency` (a model's share: its per-endpoint concurrency
- * times its endpoints, clamped to the budget); in-process (GGUF) models run one at a time, each
- * unloaded before the next is loaded, alongside the server models. A model's settings run one
- * after another. A failed model does not stop the others: the sweep ends with the comparison of
- * what finished, then fails naming what did not; running it again continues every run where it
- * stopped (the run store and the call cache), so an interrupted sweep costs nothing twice.
+ * Each method entry's inputs are prepared once, before any run (data sets built once, with the
+ * study's roles). Scheduling: models behind servers run side by side while the requests they may
+ * have in flight together stay within the study's `concurrency` (a model's share: its
+ * per-endpoint concurrency times its endpoints, clamped to the budget); in-process (GGUF) models
+ * run one at a time, each unloaded before the next is loaded, alongside the server models. A
+ * model's runs go one after another. A failed model does not stop the others: the sweep ends
+ * with the comparison of what finished, then fails naming what did not; running it again
+ * continues every run where it stopped (the run store and the call cache), so an interrupted
+ * sweep costs nothing twice.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { entryOptions, type ModelEntry } from '../config/config.js';
 import { writeFileAtomic } from '../io/files.js';
-import { isLlmkbError } from '../errors.js';
-import { evaluateModel, type ExecutionRecord } from '../methods/reliability/evaluate-model.js';
+import { isLlmkbError, LlmkbError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
-import { ANSWER_MAX_TOKENS } from '../methods/reliability/defaults.js';
-import type { RunMeta } from '../methods/reliability/metrics/summarize-run.js';
+import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
+import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { parseModelSpec } from '../providers/model-spec.js';
+import { limitSuffix, runResultFiles } from '../runs/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
@@ -28,8 +30,8 @@ import { ModelPool, type BatchOptions } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
-import { inShard, isInProcess, modelFolder, questionCount, resultSuffix, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
-import { STUDY_ROLES, type Study, type StudyRole } from './study.js';
+import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
+import type { Study, StudyMethod } from './study.js';
 
 export interface SweepOptions {
   study: Study;
@@ -47,8 +49,10 @@ export interface SweepOptions {
   batch?: { pollMs?: number; gatherMs?: number };
 }
 
-/** The roles `--batch` sends through the Batch API: those whose latency does not matter. */
-export const BATCH_ROLES: readonly StudyRole[] = ['judge', 'distractor', 'timeFilter'];
+/** The roles `--batch` sends through the Batch API: those the study's methods mark batchable (their latency does not matter). */
+export function batchRoles(study: Study): string[] {
+  return [...new Set(study.methods.flatMap((m) => m.method.roles.filter((r) => r.batchable).map((r) => r.id)))].filter((r) => study.roles[r] !== undefined);
+}
 
 export interface SweepJobResult {
   label: string;
@@ -72,7 +76,7 @@ export interface SweepRecord {
   finishedAt: string;
   llmkbVersion: string;
   /** Every run of the study in the study's order, with where its files are (relative to the results folder). */
-  runs: Array<RunFiles & { method: string }>;
+  runs: RunFiles[];
   title: string;
   suffix: string;
   jobs: SweepJobResult[];
@@ -125,20 +129,16 @@ export function budgetShare(model: Study['models'][number], budget: number): { p
   return { perEndpoint, units: Math.min(budget, perEndpoint * endpoints) };
 }
 
-/** The study's choices that make its results what they are (not where models are served, nor prices). */
+/** The study's choices that make its results what they are (not where models are served, nor prices; paths relative to the study). */
 export function studyFingerprint(study: Study): string {
   const roles = Object.fromEntries(Object.entries(study.roles).map(([role, r]) => [role, typeof r.entry === 'string' ? r.entry : r.entry.spec]));
+  const relativeOption = (m: StudyMethod, key: string, value: unknown) => (m.method.options?.find((o) => o.key === key)?.path && typeof value === 'string' ? relative(study.dir, value) : value);
   return JSON.stringify({
     models: study.models.map((m) => ({ label: m.label, params: m.params ?? null, tuning: m.tuning ?? null, family: m.family ?? null })),
-    methods: study.methods,
-    settings: study.settings,
+    methods: study.methods.map((m) => ({ id: m.method.id, settings: m.settings, options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])) })),
     quick: study.quick,
     limit: study.limit ?? null,
     seed: study.seed,
-    maxTokens: study.maxTokens ?? null,
-    mcqs: study.mcqs ?? null,
-    mode: study.mode ?? null,
-    cutoff: study.cutoff,
     roles,
   });
 }
@@ -156,9 +156,9 @@ export function studyTitle(study: Study): string {
 }
 
 /** Result files of a job, relative to the results folder (`suffix`: `.limit-N` or ''). */
-export function jobFiles(job: StudyJob, suffix: string): RunFiles {
-  const folder = modelFolder(job.model.label);
-  return { label: job.model.label, setting: job.setting, base: `${folder}/${folder}.${job.setting}${suffix}` };
+export function jobFiles(study: Study, job: StudyJob, suffix: string): RunFiles {
+  const folder = jobFolder(study, job);
+  return { label: job.model.label, method: job.method.method.id, setting: job.setting, base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base) };
 }
 
 export async function runStudy(options: SweepOptions): Promise<SweepResult> {
@@ -171,88 +171,72 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}) });
   const results = new Map<number, SweepJobResult>();
   const executions = new Map<number, ExecutionRecord>();
-  let suffix = '';
   const progress = new Progress(`sweep ${study.name}${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ''}`, mine.length);
   const budget = new Budget(study.concurrency);
-  const roleEntries = STUDY_ROLES.filter((r) => study.roles[r] !== undefined);
+  const batched = new Set(options.batch ? batchRoles(study) : []);
   const batchOptions = options.batch ? { journalDir: join(outDir, 'batches'), ...options.batch, log } : undefined;
-  const batched = (role: StudyRole) => (batchOptions && BATCH_ROLES.includes(role) ? batchOptions : undefined);
+  const prepared = new Map<StudyMethod, Prepared>();
+  const suffixes = new Map<StudyMethod, string>();
 
-  /** Executors of their own for each role, per run (their accounting is the run's). */
-  const roleExecutors = async (): Promise<Partial<Record<StudyRole, ModelExecutor>>> => {
-    const out: Partial<Record<StudyRole, ModelExecutor>> = {};
-    for (const role of roleEntries) out[role] = await pool.executor(study.roles[role]!.entry, undefined, batched(role));
+  /** Executors of their own for each role of a method that the study names, per run (their accounting is the run's). */
+  const roleExecutors = async (m: StudyMethod): Promise<Record<string, ModelExecutor>> => {
+    const out: Record<string, ModelExecutor> = {};
+    for (const role of m.method.roles) {
+      const given = study.roles[role.id];
+      if (given) out[role.id] = await pool.executor(given.entry, { kind: role.kind, ...(batchOptions && batched.has(role.id) ? { batch: batchOptions } : {}) });
+    }
     return out;
   };
 
   const runModel = async (model: Study['models'][number], modelJobs: StudyJob[], perEndpoint: number | undefined): Promise<void> => {
     let executor: ModelExecutor;
     try {
-      executor = await pool.executor(model.entry, perEndpoint);
+      const subjectKind = modelJobs[0]!.method.method.roles.find((r) => r.id === subjectRole(modelJobs[0]!.method.method))!.kind;
+      executor = await pool.executor(model.entry, { kind: subjectKind, ...(perEndpoint === undefined ? {} : { concurrency: perEndpoint }) });
     } catch (error) {
-      for (const job of modelJobs) results.set(job.index, { label: model.label, method: job.method, setting: job.setting, status: 'failed', error: describe(error) });
+      for (const job of modelJobs) results.set(job.index, { label: model.label, method: job.method.method.id, setting: job.setting, status: 'failed', error: describe(error) });
       progress.failed += modelJobs.length;
       log(`${model.label}: cannot load the model: ${describe(error)}`);
       if (!isLlmkbError(error)) throw error;
       return;
     }
     try {
-      const contextSize = (executor.model as { contextSize?: unknown }).contextSize;
-      const maxTokens = study.maxTokens ?? ANSWER_MAX_TOKENS;
-      if (typeof contextSize === 'number' && maxTokens >= contextSize) {
-        const error = `maxTokens ${maxTokens} does not fit the model's context window of ${contextSize} tokens (lower "maxTokens" in the study, or give the model a larger "contextSize")`;
-        for (const job of modelJobs) results.set(job.index, { label: model.label, method: job.method, setting: job.setting, status: 'failed', error });
-        progress.failed += modelJobs.length;
-        log(`${model.label}: ${error}`);
-        return;
-      }
       const meta = metaOf(model);
       for (const job of modelJobs) {
-        const roles = await roleExecutors();
-        log(`[${job.index + 1}/${jobs.length}] ${model.label} · ${job.method} · ${job.setting}`);
+        const m = job.method;
+        const roles = { ...(await roleExecutors(m)), [subjectRole(m.method)]: executor };
+        log(`[${job.index + 1}/${jobs.length}] ${model.label} · ${m.method.id} · ${job.setting}`);
         try {
-          const result = await evaluateModel({
-            model: executor,
-            modelName: model.label,
-            ...(options.command ? { command: options.command } : {}),
-            settings: [job.setting],
+          const result = await runMethod(m.method, {
+            roles,
             runs: options.runs,
-            dataDir: study.data,
-            outDir: join(outDir, modelFolder(model.label)),
-            cacheDir: options.cacheDir,
-            seed: study.seed,
-            maxTokens,
-            cutoff: study.cutoff,
-            ...(roles.judge ? { judge: roles.judge } : {}),
-            ...(roles.distractor ? { distractor: roles.distractor } : {}),
-            ...(roles.embedder ? { embedder: roles.embedder } : {}),
-            ...(study.dataDir ? { sourceDataDir: study.dataDir } : {}),
-            ...(study.quick ? { quick: { seen: 50, unseen: 50, mcqs: study.mcqs ?? 5 } } : {}),
-            ...(study.mcqs === undefined ? {} : { mcqs: study.mcqs }),
+            prepared: prepared.get(m)!,
+            setting: job.setting,
+            label: model.label,
+            outDir: join(outDir, jobFolder(study, job)),
+            ...(options.command ? { command: options.command } : {}),
             ...(study.limit === undefined ? {} : { limit: study.limit }),
-            ...(study.mode ? { mode: study.mode } : {}),
             ...(meta ? { meta } : {}),
             // Whole lines named by the run: several runs print into one log.
             progress: { stream: prefixedStream(`[${model.label} · ${job.setting}] `), live: false },
             log,
           });
-          const file = result.summaryFiles[0]!;
-          executions.set(job.index, result.executions[0]!);
-          results.set(job.index, { label: model.label, method: job.method, setting: job.setting, status: 'done', runId: result.summaries[0]!.runId!, summary: file.slice(outDir.length + 1) });
-          progress.tick({ cached: result.executions[0]!.calls.model!.requests === 0 });
+          executions.set(job.index, result.execution);
+          results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'done', runId: result.runId, summary: relative(outDir, result.files!.summary) });
+          progress.tick({ cached: Object.values(result.execution.calls).every((c) => c.requests === 0) });
         } catch (error) {
-          results.set(job.index, { label: model.label, method: job.method, setting: job.setting, status: 'failed', error: describe(error) });
+          results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'failed', error: describe(error) });
           progress.tick({ failed: true });
-          log(`${model.label} · ${job.setting}: failed: ${describe(error)}`);
+          log(`${model.label} · ${m.method.id} · ${job.setting}: failed: ${describe(error)}`);
           if (!isLlmkbError(error)) throw error;
-          // A model that cannot answer will not answer the next setting either.
-          for (const rest of modelJobs.filter((j) => !results.has(j.index))) results.set(rest.index, { label: model.label, method: rest.method, setting: rest.setting, status: 'failed', error: `not run: ${model.label} failed in ${job.setting}` });
+          // A model that cannot answer will not answer the next run either.
+          for (const rest of modelJobs.filter((j) => !results.has(j.index))) results.set(rest.index, { label: model.label, method: rest.method.method.id, setting: rest.setting, status: 'failed', error: `not run: ${model.label} failed in ${m.method.id} · ${job.setting}` });
           break;
         }
       }
     } finally {
       // Unloaded when done (one GGUF in memory at a time), unless a role uses the same model.
-      if (!roleEntries.some((r) => sameModel(study.roles[r]!.entry, model.entry))) await pool.release(model.entry);
+      if (!Object.values(study.roles).some((r) => sameModel(r.entry, model.entry))) await pool.release(model.entry);
     }
   };
 
@@ -262,21 +246,24 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   let batches: SweepRecord['batches'] = [];
   let inProcessLane: Promise<void> = Promise.resolve();
   try {
-    // Data sets first, once (every run reads them); a time-filter LLM, when given, filters SeenQA.
     if (batchOptions) {
-      for (const role of BATCH_ROLES) if (study.roles[role]) pool.batchSettings(study.roles[role].entry);
+      for (const role of batched) pool.batchSettings(study.roles[role]!.entry);
       if (options.cache) {
         const { recoverBatches } = await import('./batch/batching-model.js');
         const imported = await recoverBatches(batchOptions.journalDir, options.cache, {
-          apiKeyFor: (baseURL) => BATCH_ROLES.map((r) => study.roles[r]).filter((r) => r !== undefined).map((r) => pool.batchSettings(r.entry)).find((b) => b.baseURL === baseURL)?.apiKey,
+          apiKeyFor: (baseURL) => [...batched].map((r) => pool.batchSettings(study.roles[r]!.entry)).find((b) => b.baseURL === baseURL)?.apiKey,
           ...(batchOptions.pollMs === undefined ? {} : { pollMs: batchOptions.pollMs }),
           log,
         });
         if (imported) log(`imported ${imported} answers of earlier batches into the call cache`);
       }
     }
-    await prepareData(study, pool, options, log, batched('timeFilter') ?? (study.roles.timeFilter ? undefined : batched('judge')));
-    suffix = resultSuffix(study, questionCount(study));
+    // Each method's inputs first, once (every run reads them; data sets are built here, never by two runs at once).
+    for (const m of study.methods) {
+      const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, log });
+      prepared.set(m, p);
+      suffixes.set(m, limitSuffix(study.limit !== undefined && study.limit < p.items.length ? study.limit : undefined));
+    }
     for (const modelJobs of byModel.values()) {
       const model = modelJobs[0]!.model;
       if (isInProcess(model)) {
@@ -306,11 +293,12 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   }
 
   // Every run of the study, found in this results folder (this shard's, earlier invocations', or merged ones).
-  const allFiles = jobs.map((j) => ({ ...jobFiles(j, suffix), method: j.method }));
-  const { loaded } = loadStudyRuns(outDir, allFiles);
+  const allFiles = jobs.map((j) => jobFiles(study, j, suffixes.get(j.method) ?? ''));
+  const { loaded } = await loadStudyRuns(outDir, allFiles);
   for (const model of study.models) {
-    const folder = modelFolder(model.label);
-    await writeModelReport(outDir, folder, model.label, loaded.filter((r) => r.files.label === model.label), suffix);
+    const own = loaded.filter((r) => r.files.label === model.label);
+    const folder = jobFolder(study, { model, method: study.methods[0]! }).split('/')[0]!;
+    await writeModelReport(join(outDir, folder), model.label, own, suffixes.size === 1 ? [...suffixes.values()][0]! : '');
   }
   const comparison = loaded.length > 0 ? await writeStudyComparison(outDir, loaded, { title: studyTitle(study), seed: study.seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
@@ -329,14 +317,14 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const perModelTokens = new Map<string, RoleTokens>();
   for (const [index, e] of executions) {
     const label = jobs[index]!.model.label;
-    const a = e.calls.model;
+    const a = e.calls[subjectRole(jobs[index]!.method.method)];
     if (!a) continue;
     const t = perModelTokens.get(label) ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
     perModelTokens.set(label, { calls: t.calls + a.calls, cacheHits: t.cacheHits + a.cacheHits, requests: t.requests + a.requests, promptTokens: t.promptTokens + a.promptTokens, completionTokens: t.completionTokens + a.completionTokens });
   }
   const replicas: NonNullable<SweepRecord['replicas']> = {};
   for (const [index, e] of executions) {
-    const reps = e.replicas?.model;
+    const reps = e.replicas?.[subjectRole(jobs[index]!.method.method)];
     if (!reps) continue;
     const label = jobs[index]!.model.label;
     const sum = (replicas[label] ??= reps.map((r) => ({ url: r.url, served: 0, failed: 0, trips: 0 })));
@@ -346,7 +334,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
       sum[i]!.trips += r.trips;
     });
   }
-  const cost = costOf(study, tokens, perModelTokens, options.batch ? BATCH_ROLES : []);
+  const cost = costOf(study, tokens, perModelTokens, [...batched]);
   const record: SweepRecord = {
     schema: 'llmkb-sweep-v1',
     study: { file: study.file, name: study.name, checksum: study.checksum },
@@ -358,8 +346,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     llmkbVersion: VERSION,
     runs: allFiles,
     title: studyTitle(study),
-    suffix,
-    jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method, setting: j.setting, status: 'other shard' as const }),
+    suffix: [...new Set(suffixes.values())].join(''),
+    jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }),
     tokens,
     cost,
     ...(Object.keys(replicas).length ? { replicas } : {}),
@@ -376,26 +364,4 @@ function sameModel(a: ModelEntry, b: ModelEntry): boolean {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Builds the shared data sets before any run, so that parallel runs never build them at once.
- * Built as `llmkb eval` builds them (evaluateModel's own check then finds them), except that
- * SeenQA's time-sensitive questions are dropped by the study's `timeFilter` LLM when it names
- * one (else by the judge, as `eval` does, else by the keyword rule).
- */
-async function prepareData(study: Study, pool: ModelPool, options: SweepOptions, log: (line: string) => void, batch?: BatchOptions): Promise<void> {
-  const { existsSync } = await import('node:fs');
-  const { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
-  const need = Object.values(DATASET_FILES).filter((f) => !existsSync(join(study.data, f)));
-  if (need.length === 0) return;
-  log(`building data sets in ${study.data} (missing: ${need.join(', ')})`);
-  const base = { outDir: study.data, seed: study.seed, cacheDir: options.cacheDir, ...(study.dataDir ? { dataDir: study.dataDir } : {}) };
-  const filterRole = study.roles.timeFilter ?? study.roles.judge;
-  if (!existsSync(join(study.data, DATASET_FILES.seenqa))) {
-    const filter = filterRole ? await pool.executor(filterRole.entry, undefined, batch) : undefined;
-    await buildSeenQAFiles({ ...base, perSource: 1000, ...(filter ? { timeSensitiveExecutor: filter } : {}) });
-  }
-  if (!existsSync(join(study.data, DATASET_FILES.unseenqa))) await buildUnseenQAFiles({ ...base, cutoff: study.cutoff });
-  await buildRepositoryFiles({ ...base, cutoff: study.cutoff });
 }

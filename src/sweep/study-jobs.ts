@@ -2,22 +2,19 @@
  * The runs of a study, in one fixed order (models as listed, then methods, then settings), and
  * how `--shard i/n` splits them between machines: the job at position k goes to shard
  * (k mod n) + 1. The split depends on the study file only, so every machine computes the same
- * one, and each (model, setting) run is done on exactly one machine.
+ * one, and each (model, method, setting) run is done on exactly one machine.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DATASET_FILES } from '../methods/reliability/data/build-datasets.js';
 import { LlmkbError } from '../errors.js';
-import { resultFileStem } from '../io/result-file-stem.js';
 import { parseModelSpec } from '../providers/model-spec.js';
-import type { Study } from './study.js';
+import { resultFileStem } from '../runs/result-file-stem.js';
+import type { Study, StudyMethod } from './study.js';
 
 export interface StudyJob {
   /** Position in the study's order (0-based). */
   index: number;
   model: Study['models'][number];
-  method: Study['methods'][number];
-  setting: Study['settings'][number];
+  method: StudyMethod;
+  setting: string;
 }
 
 export interface Shard {
@@ -28,7 +25,7 @@ export interface Shard {
 
 export function studyJobs(study: Study): StudyJob[] {
   const jobs: StudyJob[] = [];
-  for (const model of study.models) for (const method of study.methods) for (const setting of study.settings) jobs.push({ index: jobs.length, model, method, setting });
+  for (const model of study.models) for (const method of study.methods) for (const setting of method.settings) jobs.push({ index: jobs.length, model, method, setting });
   return jobs;
 }
 
@@ -52,20 +49,11 @@ export function isInProcess(model: Study['models'][number]): boolean {
   return parseModelSpec(model.entry.spec).provider === 'llama';
 }
 
-/** The folder a model's results go to, inside the study's results folder. */
-export function modelFolder(label: string): string {
-  return resultFileStem(label);
-}
-
-/** Questions a run of the study asks (after `quick`, before `limit`), from the built data sets. */
-export function questionCount(study: Study): number {
-  const lines = (f: string) => readFileSync(join(study.data, f), 'utf8').split('\n').filter((l) => l.trim() !== '').length;
-  const seen = lines(DATASET_FILES.seenqa);
-  const unseen = lines(DATASET_FILES.unseenqa);
-  return study.quick ? Math.min(50, seen) + Math.min(50, unseen) : seen + unseen;
-}
-
-/** `.limit-N` when `limit` cuts the question set (as `eval --limit`); the question count is known only once the data sets exist. */
-export function resultSuffix(study: Study, questions: number | undefined): string {
-  return study.limit !== undefined && (questions === undefined || study.limit < questions) ? `.limit-${study.limit}` : '';
+/**
+ * The folder a job's results go to, inside the study's results folder: one per model, and in it
+ * one per method when the study runs several (their settings may share names).
+ */
+export function jobFolder(study: Study, job: Pick<StudyJob, 'model' | 'method'>): string {
+  const model = resultFileStem(job.model.label);
+  return new Set(study.methods.map((m) => m.method.id)).size > 1 ? `${model}/${job.method.method.id}` : model;
 }

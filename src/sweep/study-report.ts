@@ -9,17 +9,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
-import { readTextFile, writeFileAtomic } from '../io/files.js';
-import { readJsonl } from '../io/jsonl.js';
-import { fileAccessError, InputFileError } from '../errors.js';
-import { loadSummary } from '../methods/load-summary.js';
+import { writeFileAtomic } from '../io/files.js';
+import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
-import { scoredRecordSchema, type ScoredRecord } from '../methods/reliability/metrics/summarize-run.js';
+import { loadResultRun } from '../runs/load-runs.js';
+import { reportFile, resultFiles } from '../runs/result-files.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */
 export interface RunFiles {
   label: string;
+  method: string;
   setting: string;
   /** `<folder>/<stem>.<setting><suffix>` without `.summary.json`. */
   base: string;
@@ -28,42 +28,31 @@ export interface RunFiles {
 export interface LoadedStudyRun {
   files: RunFiles;
   summary: MethodSummary;
-  records: ScoredRecord[];
+  records: readonly object[] | undefined;
   execution: ExecutionRecord | undefined;
 }
 
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readTextFile(file));
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'A result file of `llmkb sweep` or `llmkb eval` was cut short or edited; run the sweep again to rewrite it.');
-    throw error;
-  }
-}
-
-/** The runs whose summary exists in `outDir`, in the given order; the others are returned as missing. */
-export function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): { loaded: LoadedStudyRun[]; missing: RunFiles[] } {
+/** The runs whose summary exists in `outDir`, in the given order, with their records; the others are returned as missing. */
+export async function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): Promise<{ loaded: LoadedStudyRun[]; missing: RunFiles[] }> {
   const loaded: LoadedStudyRun[] = [];
   const missing: RunFiles[] = [];
   for (const files of runs) {
-    const base = join(outDir, files.base);
-    if (!existsSync(`${base}.summary.json`)) {
+    const { summary } = resultFiles(join(outDir, files.base));
+    if (!existsSync(summary)) {
       missing.push(files);
       continue;
     }
-    const summary = loadSummary(readJson(`${base}.summary.json`), `${base}.summary.json`);
-    const records = existsSync(`${base}.records.jsonl`) ? readJsonl(`${base}.records.jsonl`, scoredRecordSchema, 'scored record') : [];
-    const execution = existsSync(`${base}.run.json`) ? (readJson(`${base}.run.json`) as ExecutionRecord) : undefined;
-    loaded.push({ files, summary, records, execution });
+    const run = await loadResultRun(summary, { resamples: 1000, seed: 42, records: 'report' });
+    loaded.push({ files, summary: run.summary, records: run.records, execution: run.execution });
   }
   return { loaded, missing };
 }
 
-/** Rewrites one model's report over all of its settings found in its folder (as `llmkb eval` writes it). */
-export async function writeModelReport(outDir: string, folder: string, label: string, runs: readonly LoadedStudyRun[], suffix: string): Promise<void> {
+/** Rewrites one model's report over all of its runs (as `llmkb eval` writes it), in `dir`. */
+export async function writeModelReport(dir: string, label: string, runs: readonly LoadedStudyRun[], suffix: string): Promise<void> {
   if (runs.length === 0) return;
-  const html = await renderReport(runs.map((r) => r.summary), { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])) });
-  writeFileAtomic(join(outDir, folder, `report${suffix}.html`), html);
+  const html = await renderReport(runs.map((r) => r.summary), { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) });
+  writeFileAtomic(reportFile(dir, suffix), html);
 }
 
 export interface StudyComparison {
@@ -80,7 +69,7 @@ export interface StudyComparison {
 export async function writeStudyComparison(outDir: string, runs: readonly LoadedStudyRun[], options: { title: string; resamples?: number; seed?: number }): Promise<StudyComparison> {
   const resamples = options.resamples ?? 1000;
   const seed = options.seed ?? 42;
-  const { runs: compared, warnings } = distinctRuns(runs.map((r) => ({ summary: r.summary, records: r.records, source: `${r.files.base}.summary.json` })));
+  const { runs: compared, warnings } = distinctRuns(runs.map((r) => ({ summary: r.summary, ...(r.records ? { records: r.records } : {}), source: resultFiles(r.files.base).summary })));
   const result = await compareRuns(compared, { resamples, seed });
   try {
     mkdirSync(outDir, { recursive: true });

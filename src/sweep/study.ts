@@ -1,8 +1,13 @@
 /**
- * A study file: the models, methods, prompt settings, data sets and roles of a whole comparison
- * (the paper's 26 models x 3 settings), as YAML or JSON. `llmkb sweep STUDY` runs every
- * (model, method, setting) of it as a resumable run. Relative paths in the file are read from
- * the study file's folder, so a study can be moved together with its data.
+ * A study file: the models, methods (with their settings and options), roles and shared choices
+ * of a whole comparison (the reliability paper's 26 models x 3 settings; CONNER's generators x NQ
+ * and WoW), as YAML or JSON. `llmkb sweep STUDY` runs every (model, method, setting) of it as a
+ * resumable run. Relative paths in the file are read from the study file's folder, so a study can
+ * be moved together with its data and models.
+ *
+ * Besides its own fields, a study's top level may name a model role of any method it runs
+ * (`judge: ...`, `nli: ...`) and any option of those methods (`maxTokens: 50` applies to every
+ * listed method that has a `maxTokens` option); a `methods:` entry's own `options` win.
  *
  * Errors name the file, the line (YAML and JSON alike: both go through the YAML parser, which
  * keeps positions) and the field.
@@ -10,15 +15,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { modelEntrySchema, type ModelEntry, type ModelEntryOptions } from '../config/config.js';
+import { modelEntrySchema, NO_MODEL, type ModelEntry, type ModelEntryOptions } from '../config/config.js';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
-import { PAPER_CUTOFF, PROMPT_SETTINGS } from '../methods/reliability/defaults.js';
+import type { EvaluationMethod } from '../methods/method.js';
+import { checkMethodOptions } from '../methods/method-options.js';
+import { defaultMethod, findMethod, listMethods } from '../methods/registry.js';
 import { parseModelSpec } from '../providers/model-spec.js';
-
-/** The methods a sweep can run (the reliability method's pipeline, `evaluateModel`). */
-export const SWEEP_METHODS = ['reliability'] as const;
 
 /** Money per million tokens (any currency; the plan and summary print it as given). */
 const priceSchema = z
@@ -32,9 +36,9 @@ const priceSchema = z
   .strict();
 export type Price = z.infer<typeof priceSchema>;
 
-const entryOptionsSchema = modelEntrySchema.options[1].shape;
+const entryOptionsSchema = (modelEntrySchema.options[1] as z.ZodObject<z.ZodRawShape>).shape;
 
-/** A role's model: a spec string, or the config's model entry plus a price. */
+/** A role's model: a spec string (`none`: no model, the role's fallback), or the config's model entry plus a price. */
 const roleSchema = z.union([z.string().min(1), z.object({ ...entryOptionsSchema, price: priceSchema.optional() }).strict()]);
 export type StudyRoleEntry = z.infer<typeof roleSchema>;
 
@@ -61,82 +65,112 @@ const modelSchema = z
   .strict();
 export type StudyModel = z.infer<typeof modelSchema>;
 
+/** A `methods:` entry: a method id, or the id with its own settings and options. */
+const methodEntrySchema = z.union([
+  z.string().min(1),
+  z
+    .object({
+      id: z.string().min(1),
+      settings: z.array(z.string().min(1)).min(1).optional(),
+      options: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+]);
+
 export const studySchema = z
   .object({
     name: z.string().min(1).optional(),
     models: z.array(modelSchema).min(1),
-    methods: z.array(z.enum(SWEEP_METHODS)).min(1).optional(),
-    settings: z.array(z.enum(PROMPT_SETTINGS)).min(1).optional(),
-    /** Local copies of the data sets' source files (as `eval --data-dir`). */
-    dataDir: z.string().min(1).optional(),
-    /** The built data sets, shared by every run (as `eval --data`); default `llmkb-data` beside the study. */
-    data: z.string().min(1).optional(),
+    methods: z.array(methodEntrySchema).min(1).optional(),
+    /** The settings of every method entry that names none of its own. */
+    settings: z.array(z.string().min(1)).min(1).optional(),
     /** Results folder (`--out` wins). */
     out: z.string().min(1).optional(),
-    /** As `eval --quick`: 50 seen + 50 unseen questions, 5 MCQs. */
+    /** A quick look: each method's seeded subset (e.g. 50 seen + 50 unseen questions, 5 MCQs). */
     quick: z.boolean().optional(),
     limit: z.number().int().min(1).optional(),
     seed: z.number().int().min(0).optional(),
-    maxTokens: z.number().int().min(1).optional(),
-    mcqs: z.number().int().min(1).optional(),
-    mode: z.enum(['logprobs', 'generate']).optional(),
-    /** The data sets' knowledge cutoff, for building UnseenQA (default: the paper's). */
-    cutoff: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD').optional(),
     /** Requests in flight to the models under test at once, over all models (default 256). */
     concurrency: z.number().int().min(1).max(65536).optional(),
-    judge: roleSchema.optional(),
-    distractor: roleSchema.optional(),
-    embedder: roleSchema.optional(),
-    /** The LLM that drops time-sensitive questions when SeenQA is built (paper Table 5). */
-    timeFilter: roleSchema.optional(),
   })
-  .strict();
+  .catchall(z.unknown());
 export type StudyFile = z.infer<typeof studySchema>;
 
-export const STUDY_ROLES = ['judge', 'distractor', 'embedder', 'timeFilter'] as const;
-export type StudyRole = (typeof STUDY_ROLES)[number];
+/** One method of the study, with its settings and checked options. */
+export interface StudyMethod {
+  method: EvaluationMethod;
+  settings: string[];
+  options: Record<string, unknown>;
+  /** Where it is in the file (`methods.1`), for messages. */
+  field: string;
+}
 
 /** A study with its defaults filled in and its paths resolved. */
 export interface Study {
   file: string;
+  /** The study file's folder: relative paths in it are read from here. */
+  dir: string;
   /** SHA-256 of the file's bytes. */
   checksum: string;
   name: string;
   models: Array<StudyModel & { entry: ModelEntryOptions }>;
-  methods: Array<(typeof SWEEP_METHODS)[number]>;
-  settings: Array<(typeof PROMPT_SETTINGS)[number]>;
-  dataDir: string | undefined;
-  data: string;
+  methods: StudyMethod[];
   out: string | undefined;
   quick: boolean;
   limit: number | undefined;
   seed: number;
-  maxTokens: number | undefined;
-  mcqs: number | undefined;
-  mode: 'logprobs' | 'generate' | undefined;
-  cutoff: string;
   concurrency: number;
-  roles: Partial<Record<StudyRole, { entry: ModelEntry; price: Price | undefined }>>;
+  /** Models of the roles the study names (not the models under test), by role id; `none` is left out. */
+  roles: Record<string, { entry: ModelEntry; price: Price | undefined }>;
 }
 
-/** The model entry a study model stands for (its endpoints folded into the spec). */
-function modelEntry(model: StudyModel): ModelEntryOptions {
+/** Study fields that are neither a role nor a method option. */
+const OWN_FIELDS = new Set(Object.keys(studySchema.shape));
+
+/** The model entry a study model stands for (its endpoints folded into the spec, a relative GGUF path read from the study's folder). */
+function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
   const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, ...entry } = model;
-  if (!endpoints) return entry as ModelEntryOptions;
-  const parsed = parseModelSpec(entry.spec as string);
+  const spec = localPath(entry.spec as string, dir);
+  if (!endpoints) return { ...(entry as ModelEntryOptions), spec };
+  const parsed = parseModelSpec(spec);
   if (parsed.provider !== 'openai-compatible' || !['vllm', 'llamacpp', 'openai-compatible'].includes(parsed.flavor)) {
-    throw new LlmkbError(`"endpoints" is for models behind servers (vllm:, llamacpp:, openai-compatible:), not ${entry.spec as string}`);
+    throw new LlmkbError(`"endpoints" is for models behind servers (vllm:, llamacpp:, openai-compatible:), not ${spec}`);
   }
   return { ...(entry as ModelEntryOptions), spec: `${parsed.flavor}:${endpoints.join(',')}/${parsed.model}` };
 }
 
-function roleEntry(role: StudyRoleEntry): { entry: ModelEntry; price: Price | undefined } {
-  if (typeof role === 'string') return { entry: role, price: undefined };
-  const { price, ...entry } = role;
-  return { entry: entry as ModelEntryOptions, price };
+/** `gguf:models/a.gguf` in a study is read from the study's folder, like every other relative path in it. */
+function localPath(spec: string, dir: string): string {
+  const m = /^(gguf|llama-rerank|onnx|mock):(?!\/)(?![A-Za-z]:[\\/])(.+)$/.exec(spec);
+  if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]!) || m[2]!.startsWith('hf:')) return spec;
+  return `${m[1]}:${resolve(dir, m[2]!)}`;
 }
 
-const HINT = 'A study names "models" (each with "label" and "spec"), and optionally "name", "settings", "methods", "dataDir", "data", "out", "quick", "limit", "seed", "maxTokens", "mcqs", "mode", "cutoff", "concurrency", "judge", "distractor", "embedder", "timeFilter"; see examples/paper-study.yaml and README "Reproduce the paper".';
+function roleEntry(role: StudyRoleEntry, dir: string): { entry: ModelEntry; price: Price | undefined } {
+  if (typeof role === 'string') return { entry: localPath(role, dir), price: undefined };
+  const { price, ...entry } = role;
+  return { entry: { ...(entry as ModelEntryOptions), spec: localPath((entry as { spec: string }).spec, dir) }, price };
+}
+
+const HINT =
+  'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
+
+/** The most YAML aliases a study may expand (a "billion laughs" file is refused, not expanded). */
+const MAX_ALIASES = 100;
+
+function parseStudyText(file: string, text: string): { doc: Document; json: unknown; lineCounter: LineCounter } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new InputFileError(file, lineCounter.linePos(e.pos[0]).line, undefined, `not valid YAML or JSON: ${e.message.split('\n')[0]}`, HINT);
+  }
+  try {
+    return { doc, json: doc.toJS({ maxAliasCount: MAX_ALIASES }), lineCounter };
+  } catch (error) {
+    throw new InputFileError(file, undefined, undefined, `not a study: ${error instanceof Error ? error.message : String(error)}`, `Write each value out; YAML aliases may be used at most ${MAX_ALIASES} times in a study.`);
+  }
+}
 
 /** Reads, validates and resolves a study file (YAML or JSON). */
 export function loadStudy(file: string): Study {
@@ -148,14 +182,7 @@ export function loadStudy(file: string): Study {
   }
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const line = lineCounter.linePos(e.pos[0]).line;
-    throw new InputFileError(file, line, undefined, `not valid YAML or JSON: ${e.message.split('\n')[0]}`, HINT);
-  }
-  const json: unknown = doc.toJS();
+  const { doc, json, lineCounter } = parseStudyText(file, text);
   const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
     // The deepest node that exists along the path: a missing field points at its parent.
     for (let n = path.length; n >= 0; n--) {
@@ -164,57 +191,79 @@ export function loadStudy(file: string): Study {
     }
     return undefined;
   };
+  const fail = (path: ReadonlyArray<PropertyKey>, message: string, hint = HINT): never => {
+    throw new InputFileError(file, lineOf(path), path.join('.') || undefined, message, hint);
+  };
   const parsed = studySchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    // An unknown key: point at the key itself.
-    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-    throw new InputFileError(file, lineOf(path), path.join('.') || undefined, issue.message, HINT);
+    fail(issue.path, issue.message);
   }
-  const s = parsed.data;
-  const base = dirname(resolve(file));
-  const at = (p: string | undefined) => (p === undefined ? undefined : resolve(base, p));
+  const s = parsed.data!;
+  const dir = dirname(resolve(file));
+  // Methods first: they say which other top-level fields are roles and options.
+  const entries = s.methods ?? [defaultMethod().id];
+  const methods: StudyMethod[] = entries.map((e, i) => {
+    const id = typeof e === 'string' ? e : e.id;
+    const method = findMethod(id);
+    if (!method) return fail(['methods', i], `unknown method "${id}"`, `Registered methods: ${listMethods().map((m) => m.id).join(', ')} (llmkb methods).`);
+    const settings = (typeof e === 'string' ? undefined : e.settings) ?? s.settings ?? [...(method.settings ?? ['default'])];
+    for (const [k, setting] of settings.entries()) {
+      if (!(method.settings ?? ['default']).includes(setting)) fail(typeof e !== 'string' && e.settings ? ['methods', i, 'settings', k] : ['settings', k], `method "${id}" has no setting "${setting}"`, `Its settings: ${(method.settings ?? ['default']).join(', ')}.`);
+    }
+    const shared = Object.fromEntries(Object.entries(s).filter(([k]) => !OWN_FIELDS.has(k) && method.options?.some((o) => o.key === k)));
+    const own = typeof e === 'string' ? {} : (e.options ?? {});
+    let options: Record<string, unknown>;
+    try {
+      options = checkMethodOptions(method, { ...shared, ...own }, { baseDir: dir });
+    } catch (error) {
+      if (!(error instanceof LlmkbError)) throw error;
+      const key = /option "([^"]+)"/.exec(error.message)?.[1];
+      return fail(key && key in own ? ['methods', i, 'options', key] : key ? [key] : ['methods', i], error.message, error.hint);
+    }
+    return { method, settings, options, field: `methods.${i}` };
+  });
+  const roleIds = new Set(methods.flatMap((m) => m.method.roles.filter((r) => r.required === false).map((r) => r.id)));
+  const optionKeys = new Set(methods.flatMap((m) => (m.method.options ?? []).map((o) => o.key)));
+  const roles: Study['roles'] = {};
+  for (const [key, value] of Object.entries(s)) {
+    if (OWN_FIELDS.has(key) || optionKeys.has(key)) continue;
+    if (!roleIds.has(key)) fail([key], `unknown field "${key}": neither a study field, nor a model role or an option of the study's methods (${methods.map((m) => m.method.id).join(', ')})`);
+    const role = roleSchema.safeParse(value);
+    if (!role.success) fail([key, ...role.error.issues[0]!.path], role.error.issues[0]!.message);
+    if (role.data === NO_MODEL) continue;
+    try {
+      parseModelSpec(typeof role.data === 'string' ? role.data : (role.data as { spec: string }).spec);
+    } catch (error) {
+      if (error instanceof LlmkbError) fail([key], error.message, error.hint);
+      throw error;
+    }
+    roles[key] = roleEntry(role.data!, dir);
+  }
   const labels = new Map<string, number>();
   const models = s.models.map((m, i) => {
-    if (labels.has(m.label)) throw new InputFileError(file, lineOf(['models', i, 'label']), `models.${i}.label`, `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`, 'Each model needs its own label: it names its rows and its result folder.');
+    if (labels.has(m.label)) fail(['models', i, 'label'], `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`, 'Each model needs its own label: it names its rows and its result folder.');
     labels.set(m.label, i);
     try {
-      parseModelSpec(m.spec);
-      return { ...m, entry: modelEntry(m) };
+      const entry = modelEntry(m, dir);
+      parseModelSpec(entry.spec);
+      return { ...m, entry };
     } catch (error) {
-      if (error instanceof LlmkbError) throw new InputFileError(file, lineOf(['models', i, 'spec']), `models.${i}.spec`, error.message, error.hint);
+      if (error instanceof LlmkbError) return fail(['models', i, 'spec'], error.message, error.hint);
       throw error;
     }
   });
-  const roles: Study['roles'] = {};
-  for (const role of STUDY_ROLES) {
-    const r = s[role];
-    if (r === undefined) continue;
-    try {
-      parseModelSpec(typeof r === 'string' ? r : r.spec);
-    } catch (error) {
-      if (error instanceof LlmkbError) throw new InputFileError(file, lineOf([role]), role, error.message, error.hint);
-      throw error;
-    }
-    roles[role] = roleEntry(r);
-  }
   return {
     file: resolve(file),
+    dir,
     checksum: createHash('sha256').update(bytes).digest('hex'),
     name: s.name ?? resolve(file).replace(/^.*[\\/]/, '').replace(/\.(ya?ml|json)$/i, ''),
     models,
-    methods: s.methods ?? ['reliability'],
-    settings: s.settings ?? [...PROMPT_SETTINGS],
-    dataDir: at(s.dataDir),
-    data: at(s.data ?? 'llmkb-data')!,
-    out: at(s.out),
+    methods,
+    out: s.out === undefined ? undefined : resolve(dir, s.out),
     quick: s.quick ?? false,
     limit: s.limit,
     seed: s.seed ?? 42,
-    maxTokens: s.maxTokens,
-    mcqs: s.mcqs,
-    mode: s.mode,
-    cutoff: s.cutoff ?? PAPER_CUTOFF,
     concurrency: s.concurrency ?? 256,
     roles,
   };

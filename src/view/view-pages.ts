@@ -6,8 +6,9 @@
  */
 import { escapeHtml } from '../report/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
-import { findMethod } from '../methods/registry.js';
-import type { ItemFilter, ItemRow, ViewRun, ViewSummary } from './view-index.js';
+import type { MethodView } from '../methods/method-presentation.js';
+import type { ViewRun, ViewSummary } from './view-index.js';
+import type { ItemFilter, ItemRow } from './view-queries.js';
 
 export const esc = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
 
@@ -90,7 +91,7 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
     parts.push(`<h2>${esc(method)}</h2><div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
     for (const { run, summary } of list) {
       parts.push(
-        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.model && run.model !== run.label ? `<br><span class="muted small">${esc(run.model)}</span>` : ''}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${run.unreadable ? '<br><span class="badge approx" title="open the run for the file and line">a result file could not be read</span>' : ''}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');
@@ -135,6 +136,7 @@ export function countsTable(run: ViewRun, title: string, column: 'source' | 'ans
 
 export interface ItemsPageData {
   run: ViewRun;
+  view: MethodView | undefined;
   filter: ItemFilter;
   page: number;
   pageSize: number;
@@ -156,21 +158,25 @@ export function filterParams(f: ItemFilter): Record<string, string | number | un
   return { label: f.label, subtype: f.subtype, source: f.source, answerType: f.answerType, dataset: f.dataset, cmin: f.consistencyMin, cmax: f.consistencyMax, q: f.text };
 }
 
-/** Titles of the item columns and filters: the method's own (null hides one), else the reliability method's. */
-function itemTitles(run: ViewRun): Record<ViewItemField, string | null> {
-  return { label: 'label', subtype: 'uninformative type', source: 'source', answerType: 'answer type', dataset: 'dataset', question: 'Question', response: 'Response', consistency: 'consistency', ...findMethod(run.method)?.view?.itemTitles };
+/** Titles of the item columns and filters: the method's own (null hides one), else plain ones. */
+export function itemTitlesOf(view: MethodView | undefined): Record<ViewItemField, string | null> {
+  return view?.itemTitles ?? { label: 'label', subtype: null, source: 'source', answerType: null, dataset: 'dataset', question: 'Question', response: 'Response', consistency: null };
 }
 
 export function itemsPage(d: ItemsPageData): string {
   const { run, filter } = d;
-  const t = itemTitles(run);
-  const isTemplate = (v: string) => /^T\d+$/.test(v);
-  const templates = d.facets.source.filter((o) => isTemplate(o.value ?? ''));
+  const t = itemTitlesOf(d.view);
+  // Sources the method shows as filters of their own (e.g. UnseenQA's templates).
+  const groups = (d.view?.sourceGroups ?? []).map((g) => ({ ...g, test: new RegExp(g.pattern) }));
+  const grouped = (v: string) => groups.some((g) => g.test.test(v));
   const form = `<form method="get" class="filters" id="filters">
 ${t.label === null ? '' : select('label', t.label, d.facets.label, filter.label)}
 ${t.subtype === null ? '' : select('subtype', t.subtype, d.facets.subtype, filter.subtype)}
-${t.source === null ? '' : select('source', t.source, d.facets.source, filter.source && !isTemplate(filter.source) ? filter.source : undefined, (v) => !isTemplate(v))}
-${templates.length ? select('template', 'template', templates, filter.source && isTemplate(filter.source) ? filter.source : undefined) : ''}
+${t.source === null ? '' : select('source', t.source, d.facets.source, filter.source && !grouped(filter.source) ? filter.source : undefined, (v) => !grouped(v))}
+${groups.map((g) => {
+  const values = d.facets.source.filter((o) => g.test.test(o.value ?? ''));
+  return values.length ? select(g.name, g.title, values, filter.source && g.test.test(filter.source) ? filter.source : undefined) : '';
+}).join('\n')}
 ${t.answerType === null ? '' : select('answerType', t.answerType, d.facets.answer_type, filter.answerType)}
 ${t.dataset === null ? '' : select('dataset', t.dataset, d.facets.dataset, filter.dataset)}
 ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>`}

@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LlmkbError } from '../errors.js';
-import { comparePage, itemPage, runPage, type PairedRow } from './view-detail-pages.js';
-import { ViewIndex, type ItemFilter, type ViewRun } from './view-index.js';
+import type { PairedRow } from '../methods/method-presentation.js';
+import { comparePage, itemPage, runPage } from './view-detail-pages.js';
+import { ViewIndex, type ViewRun } from './view-index.js';
 import { esc, itemsPage, layout, runsPage } from './view-pages.js';
+import { facets, queryItems, type ItemFilter } from './view-queries.js';
 
 export const VIEW_ASSETS = ['view.css', 'view.js'] as const;
 
@@ -48,6 +50,12 @@ function number(v: string | null): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** A 1-based page number from a request, as a 0-based index: anything below 1 or not a number is the first page; one past the last (however large) shows the last. */
+function pageOf(v: string | null): number {
+  const n = number(v);
+  return n === undefined || n < 1 ? 0 : Math.floor(Math.min(n, Number.MAX_SAFE_INTEGER)) - 1;
+}
+
 function filterFrom(p: URLSearchParams): ItemFilter {
   const f: ItemFilter = {};
   const s = (k: string) => p.get(k) ?? undefined;
@@ -72,22 +80,15 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const assets = new Map(VIEW_ASSETS.map((name) => [name, readFileSync(join(assetsDir(), name))]));
   const pairedCache = new Map<string, PairedRow[]>();
 
+  /** Paired tests of two runs of one method on their shared items, by the method's view; cached until either run changes. */
   async function paired(a: ViewRun, b: ViewRun): Promise<PairedRow[]> {
-    if (a.method !== 'reliability' || b.method !== 'reliability') return [];
-    const key = `${a.key}|${b.key}|${(index.db.prepare('SELECT group_concat(fingerprint) AS f FROM vi.sources WHERE run_key IN (?, ?)').get(a.key, b.key) as { f: string }).f}`;
+    if (a.method !== b.method) return [];
+    const view = await index.view(a);
+    if (!view?.pairedRows) return [];
+    const key = `${a.key}|${b.key}|${index.fingerprints([a.key, b.key])}`;
     const known = pairedCache.get(key);
     if (known) return known;
-    const { pairedBootstrap } = await import('../methods/reliability/across-models/compare-runs.js');
-    const { METRIC_KEYS } = await import('../methods/reliability/metrics/reliability-metrics.js');
-    const { reliabilityMethod } = await import('../methods/reliability/reliability-method.js');
-    const ra = index.scored(a);
-    const rb = index.scored(b);
-    const sa = await index.summary(a);
-    const sb = await index.summary(b);
-    const rows = reliabilityMethod.metricDefs.filter((d) => (METRIC_KEYS as readonly string[]).includes(d.id) && d.headline).map((def) => {
-      const t = pairedBootstrap(ra as never, rb as never, def.id as never, { names: [a.label, b.label] });
-      return { def, a: sa?.metrics[def.id] ?? null, b: sb?.metrics[def.id] ?? null, difference: t.difference, interval: t.interval, p: t.p };
-    });
+    const rows = await view.pairedRows(index.viewItems(a), index.viewItems(b), [a.label, b.label]);
     if (pairedCache.size > 20) pairedCache.delete(pairedCache.keys().next().value!);
     pairedCache.set(key, rows);
     return rows;
@@ -128,10 +129,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         const started = performance.now();
         await index.ensureItems(run);
         const filter = filterFrom(url.searchParams);
-        const page = Math.max(0, (number(url.searchParams.get('page')) ?? 1) - 1);
-        const { rows, total } = index.items(run, filter, page, pageSize);
-        const facets = { label: index.facets(run, 'label'), subtype: index.facets(run, 'subtype'), source: index.facets(run, 'source'), answer_type: index.facets(run, 'answer_type'), dataset: index.facets(run, 'dataset') };
-        return html(itemsPage({ run, filter, page, pageSize, rows, total, facets, elapsedMs: performance.now() - started }));
+        const page = pageOf(url.searchParams.get('page'));
+        const shown = queryItems(index, run, filter, page, pageSize);
+        const counts = { label: facets(index, run, 'label'), subtype: facets(index, run, 'subtype'), source: facets(index, run, 'source'), answer_type: facets(index, run, 'answer_type'), dataset: facets(index, run, 'dataset') };
+        return html(itemsPage({ run, view: await index.view(run), filter, page: shown.page, pageSize, rows: shown.rows, total: shown.total, facets: counts, elapsedMs: performance.now() - started }));
       }
       return html(await runPage(index, run));
     }
@@ -139,7 +140,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       const keys = [...url.searchParams.getAll('run'), ...(url.searchParams.get('runs')?.split(',') ?? [])].filter(Boolean);
       const runs = [...new Set(keys)].map(runOr404);
       if (runs.length < 2) return { status: 400, ...html(layout('Compare', '<h1>Compare</h1><p class="empty">Select two or more runs on the <a href="/">runs page</a>.</p>')) };
-      const page = Math.max(0, (number(url.searchParams.get('page')) ?? 1) - 1);
+      const page = pageOf(url.searchParams.get('page'));
       return html(await comparePage(index, runs, { only: url.searchParams.get('only') === '1', page, pageSize, paired }));
     }
     void req;

@@ -16,8 +16,11 @@ export const MODE_AGREEMENT_SAMPLE = 5;
 /** The paper's UnseenQA creation date: the default knowledge cutoff. */
 export const PAPER_CUTOFF = '2024-04-13';
 
-/** The model `llmkb eval` uses when none is configured: small, instruction-tuned, runs on a laptop CPU. */
-export const DEFAULT_MODEL = 'hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M';
-
 /** The lexical fallback judge (src/methods/reliability/judging/lexical-match.ts). */
 export const LEXICAL_JUDGE_ID = 'lexical-v2';
+
+/** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
+export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
+
+/** `--quick`: a seeded subset of seen and unseen questions, and fewer MCQs per response. */
+export const QUICK = { seen: 50, unseen: 50, mcqs: 5 } as const;

@@ -127,6 +127,9 @@ export function departures(protocol: Protocol): Array<{ choice: ProtocolChoice; 
   return departuresOf(protocol, PROTOCOL_TITLES) as Array<{ choice: ProtocolChoice; entry: ProtocolEntry }>;
 }
 
+/** Choices one study shares across all its runs (the others differ per model or setting by design): `llmkb merge` refuses shards that differ in one. */
+export const PROTOCOL_SHARED: readonly ProtocolChoice[] = ['judge', 'timeFilter', 'distractors', 'mcqAnswerMode', 'questions', 'mcqsPerResponse', 'maxTokens'];
+
 /** Few-shot selection differs between zero-shot and few-shot runs by design: compared within a setting only. */
 export const PROTOCOL_PER_SETTING: readonly ProtocolChoice[] = ['shotSelector'];
 

@@ -5,7 +5,7 @@
  * Every piece of model or user text goes through `escapeHtml`.
  */
 import { escapeHtml } from '../../../report/html-parts.js';
-import { CONNER_METRIC_DEFS } from '../conner-method.js';
+import { CONNER_METRIC_DEFS } from '../metric-defs.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { metricValue } from '../summary/conner-summary.js';
 

@@ -7,7 +7,7 @@
  */
 import type { MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
-import { CONNER_METRIC_DEFS } from '../conner-method.js';
+import { CONNER_METRIC_DEFS } from '../metric-defs.js';
 
 /** The paper's columns, in its order (the factuality score itself is not a column of its tables). */
 export const PAPER_TABLE_METRICS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'validity'] as const;

@@ -14,7 +14,7 @@ import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { VERSION } from '../../../version.js';
 import type { MetricDef } from '../../method.js';
 import { SUMMARY_SCHEMA, type MethodProtocol, type MethodSummary } from '../../method-summary.js';
-import { CONNER_METRIC_DEFS, connerMethod } from '../conner-method.js';
+import { CONNER_METHOD, CONNER_METRIC_DEFS } from '../metric-defs.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { somersTest, type SomersResult } from './somers-d.js';
@@ -158,8 +158,8 @@ export function summarizeConner(records: readonly ScoredKnowledge[], options: Su
   }
   return {
     schema: CONNER_SUMMARY_SCHEMA,
-    method: connerMethod.id,
-    methodVersion: connerMethod.version,
+    method: CONNER_METHOD.id,
+    methodVersion: CONNER_METHOD.version,
     metricDefs: CONNER_METRIC_DEFS,
     groups: [...groups.values()].map((rs) => {
       const first = rs[0]!;
@@ -245,7 +245,7 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
     const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, factualityLabels, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
     return {
       schema: SUMMARY_SCHEMA,
-      method: { id: connerMethod.id, version: connerMethod.version },
+      method: { id: CONNER_METHOD.id, version: CONNER_METHOD.version },
       llmkbVersion: VERSION,
       model: g.generator,
       setting: g.setting,

@@ -64,7 +64,8 @@ export interface AskOptions {
   maxTokens?: number;
   /** Drop shots until the prompt fits the context window, instead of failing. */
   reduceShots?: boolean;
-  runs: RunStore;
+  /** Where a run of its own is opened when `run` is not given. */
+  runs?: RunStore;
   /** Shown in `llmkb runs`. */
   label?: string;
   progress?: ProgressOptions;
@@ -78,6 +79,7 @@ export function datasetChecksum(items: readonly QAItem[]): string {
 }
 
 export function askRun(options: AskOptions): Run {
+  if (!options.runs) throw new Error('askRun: no run store to open the run in');
   return options.runs.open({
     model: options.executor.model.cacheIdentity,
     dataset: datasetChecksum(options.items),

@@ -83,7 +83,7 @@ function checksum(records: readonly JudgedRecord[]): string {
 }
 
 /** MCQs of one pair, asked one after another so the shared prompt prefix is reused. */
-async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, 'records'>, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
+async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, 'records' | 'runs'>, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
   const distractors = await distractorsFor({
     itemId: record.id,
     question: record.question,
@@ -160,7 +160,7 @@ function withConsistency(r: JudgedRecord, s: PairOutcome | undefined): Consisten
  * records with `consistencyRecordOf`.
  */
 export async function runConsistencyStage(
-  options: Omit<ConsistencyOptions, 'records' | 'run'> & {
+  options: Omit<ConsistencyOptions, 'records' | 'run' | 'runs'> & {
     run: Run;
     /** Every judged record, in item order, read once. */
     judged: Iterable<JudgedRecord>;

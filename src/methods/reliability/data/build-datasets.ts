@@ -22,7 +22,9 @@ import { readCsvColumns, readDprTsv, readNqOpenJsonl, readPopqaCollabJson, readP
 import { detectTimeSensitive, KEYWORD_RULE_ID, KEYWORD_RULE_QUALITY, type TimeSensitiveMethod } from './time-sensitive.js';
 import { buildUnseenQA, PAPER_CUTOFF, type DroppedTemplate } from './unseenqa.js';
 
-export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
+import { DATASET_FILES } from '../defaults.js';
+
+export { DATASET_FILES };
 
 export interface BuildOptions extends ResolveOptions {
   outDir: string;

@@ -54,7 +54,7 @@ export async function judgeRecords(
  * `records` may be loaded one at a time by id (e.g. the run's `ask` records), so memory does
  * not grow with the number of questions.
  */
-export async function runJudgeStage(options: JudgeOptions & { run: Run; records: readonly ResponseRecord[] | StageItems<ResponseRecord> }): Promise<void> {
+export async function runJudgeStage(options: Omit<JudgeOptions, 'runs'> & { run: Run; records: readonly ResponseRecord[] | StageItems<ResponseRecord> }): Promise<void> {
   await runStoredStage<ResponseRecord, JudgedRecord, LabelOf>({
     run: options.run,
     stage: 'judge',

@@ -5,9 +5,9 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
-import { fileAccessError, LlmkbError } from '../errors.js';
-import type { Workspace } from '../workspace.js';
-import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { fileAccessError, LlmkbError } from '../../../errors.js';
+import type { Workspace } from '../../../workspace.js';
+import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from '../../../cli/cli-options.js';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
@@ -52,9 +52,9 @@ function checkGenerationTokens(model: object, opts: { maxTokens: number; answerM
 
 /** The queries, the demonstrations and the generator of a generating command (`generate`, `best-of`). */
 async function generationInputs(ws: Workspace, input: string, opts: GenerationCliOptions) {
-  const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
-  const { demonstrationsOf } = await import('../methods/conner/generation/generate-knowledge.js');
-  const { readJsonl } = await import('../io/jsonl.js');
+  const { readConnerQueries } = await import('../generation/conner-queries.js');
+  const { demonstrationsOf } = await import('../generation/generate-knowledge.js');
+  const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (README: CONNER).";
   const all = readConnerQueries(requireFile(input, how), opts.task);
@@ -87,8 +87,8 @@ interface ScorerCliOptions {
 
 /** The scorers and the evidence source of a scoring command, from its options and the config. */
 async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
-  const { executorClassifier, executorTokenScorer } = await import('../methods/conner/scoring/executor-scorers.js');
-  const { corpusEvidence, referenceEvidence } = await import('../methods/conner/evidence/evidence-source.js');
+  const { executorClassifier, executorTokenScorer } = await import('../scoring/executor-scorers.js');
+  const { corpusEvidence, referenceEvidence } = await import('../evidence/evidence-source.js');
   type AnyExecutor = Parameters<typeof executorTokenScorer>[0];
   const load = async (role: 'scorer' | 'nli' | 'relevance', spec?: string): Promise<AnyExecutor | undefined> => {
     const entry = ws.entryFor(role, spec);
@@ -101,8 +101,8 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
     throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli and/or --relevance model specs, or set "scorer", "nli", "relevance" in llmkb.config.json (README: CONNER).' });
   }
   if (opts.corpus !== undefined) {
-    const { Corpus } = await import('../corpus/corpus.js');
-    const { remoteCorpus } = await import('../corpus/remote-corpora.js');
+    const { Corpus } = await import('../../../corpus/corpus.js');
+    const { remoteCorpus } = await import('../../../corpus/remote-corpora.js');
     if (remoteCorpus(ws.db, opts.corpus) === undefined) Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
   }
   const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;
@@ -161,9 +161,9 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
     .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
-      const { generateKnowledge } = await import('../methods/conner/generation/generate-knowledge.js');
-      const { toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { generateKnowledge } = await import('../generation/generate-knowledge.js');
+      const { toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -197,13 +197,13 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
     .option('--json', 'print the summaries as JSON instead of the table')
     .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
-      const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
-      const { scoreKnowledge } = await import('../methods/conner/scoring/score-knowledge.js');
-      const { connerProtocol } = await import('../methods/conner/conner-protocol.js');
-      const { connerRunSummaries, formatConnerRuns, readRatings } = await import('../methods/conner/summary/conner-summary.js');
-      const { connerResultStem } = await import('../methods/conner/summary/conner-result-files.js');
-      const { toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
+      const { scoreKnowledge } = await import('../scoring/score-knowledge.js');
+      const { connerProtocol } = await import('../conner-protocol.js');
+      const { connerRunSummaries, formatConnerRuns, readRatings } = await import('../summary/conner-summary.js');
+      const { connerResultStem } = await import('../summary/conner-result-files.js');
+      const { toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');
       const { readFileSync, mkdirSync } = await import('node:fs');
       const ws = workspace(command);
@@ -263,11 +263,11 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('-o, --output <file>', 'demonstrations JSONL (for `conner generate --demos FILE --fixed-demos`)', 'conner-demos.jsonl')
     .option('--summary <file>', 'what the selection did: the protocol and the Q of every kept demonstration', 'conner-demos.json')
     .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string; summary: string }, command: Command) => {
-      const { readConnerQueries } = await import('../methods/conner/generation/conner-queries.js');
-      const { selectDemonstrations, selectDemosProtocol } = await import('../methods/conner/use-cases/select-demos.js');
-      const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
-      const { toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { readConnerQueries } = await import('../generation/conner-queries.js');
+      const { selectDemonstrations, selectDemosProtocol } = await import('../use-cases/select-demos.js');
+      const { parseGamma } = await import('../use-cases/knowledge-quality.js');
+      const { toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -311,10 +311,10 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('-o, --output <file>', 'chosen knowledge JSONL (input of `conner score`)', 'conner-best.jsonl')
     .option('--summary <file>', 'what the selection did: protocol, mean Q of the chosen and of each candidate, choices per candidate', 'conner-best-of.json')
     .action(async (queriesFile: string | undefined, opts: ScorerCliOptions & GenerationCliOptions & { input?: string[]; samples: number; topP: number; temperature: number; gamma: string; aggregation: 'min' | 'mean' | 'max'; output: string; summary: string }, command: Command) => {
-      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, samplingDeterminism } = await import('../methods/conner/use-cases/best-of.js');
-      const { parseGamma } = await import('../methods/conner/use-cases/knowledge-quality.js');
-      const { toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, samplingDeterminism } = await import('../use-cases/best-of.js');
+      const { parseGamma } = await import('../use-cases/knowledge-quality.js');
+      const { toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
@@ -331,7 +331,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         let lines: object[];
         let summary: object;
         if (queriesFile === undefined) {
-          const { readKnowledgeFile } = await import('../methods/conner/generation/knowledge-file.js');
+          const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
           const candidates = files.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
           const choices = await bestOf(candidates, await scoring());
           lines = choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: opts.gamma } }));

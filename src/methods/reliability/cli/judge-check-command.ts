@@ -6,13 +6,13 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { LlmkbError } from '../errors.js';
+import { LlmkbError } from '../../../errors.js';
 // Types only at the top; the judging modules load inside the action (start-up time, see cli-defaults.ts).
-import type { AgreementReport, AgreementStats } from '../methods/reliability/judging/judge-agreement.js';
-import type { Workspace } from '../workspace.js';
-import { LEXICAL_JUDGE_ID } from './cli-defaults.js';
-import { positiveInteger, requireFile } from './cli-options.js';
-import { LIMIT_SEED, limited } from './eval-commands.js';
+import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
+import type { Workspace } from '../../../workspace.js';
+import { LEXICAL_JUDGE_ID } from '../defaults.js';
+import { positiveInteger, requireFile } from '../../../cli/cli-options.js';
+import { LIMIT_SEED, limited } from './stage-commands.js';
 
 interface CheckOptions {
   evouna?: string;
@@ -82,9 +82,9 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
     .action(async (own: CheckOptions, command: Command) => {
       // `judge` parses -i, --judge, --no-judge and --limit when they come before any option it does not know
       // (they are its options too); `check` parses them after one. Either way they count.
-      const { measureJudge, readEvouna, readHumanLabelled } = await import('../methods/reliability/judging/judge-agreement.js');
-      const { ResponseJudge } = await import('../methods/reliability/judging/judge-response.js');
-      const { Progress } = await import('../progress/progress.js');
+      const { measureJudge, readEvouna, readHumanLabelled } = await import('../judging/judge-agreement.js');
+      const { ResponseJudge } = await import('../judging/judge-response.js');
+      const { Progress } = await import('../../../progress/progress.js');
       const parent = command.parent?.opts<{ input?: string; judge?: string | false; limit?: number }>() ?? {};
       const limit = own.limit ?? parent.limit;
       const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge, ...(limit === undefined ? {} : { limit }) };

@@ -2,19 +2,19 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 // Types only at the top; the modules load inside the actions (start-up time, see cli-defaults.ts).
-import type { PromptSetting } from '../methods/reliability/asking/ask-questions.js';
-import type { QAItem } from '../methods/reliability/data/qa-item.js';
-import { InputFileError, LlmkbError } from '../errors.js';
-import type { JudgedRecord } from '../methods/reliability/judging/judge-response.js';
-import type { ShotSelector } from '../methods/reliability/prompts/shot-selector.js';
-import type { Workspace } from '../workspace.js';
-import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from './cli-defaults.js';
-import { checkMaxTokens, checkOutputFile, collect, optionalRoleEntry, positiveInteger, requireFile, wholeNumber } from './cli-options.js';
+import type { PromptSetting } from '../asking/ask-questions.js';
+import type { QAItem } from '../data/qa-item.js';
+import { InputFileError, LlmkbError } from '../../../errors.js';
+import type { JudgedRecord } from '../judging/judge-response.js';
+import type { ShotSelector } from '../prompts/shot-selector.js';
+import type { Workspace } from '../../../workspace.js';
+import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from '../defaults.js';
+import { checkMaxTokens, checkOutputFile, collect, optionalRoleEntry, positiveInteger, requireFile, wholeNumber } from '../../../cli/cli-options.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
-  const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
-  const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../methods/reliability/prompts/shot-selector.js');
+  const { readQAItems } = await import('../data/qa-item.js');
+  const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../prompts/shot-selector.js');
   const rSeen = readQAItems(requireFile(rSeenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-seen.'));
   const rUnseen = readQAItems(requireFile(rUnseenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-unseen.'));
   const entry = optionalRoleEntry(ws, 'embedder', embedderSpec);
@@ -30,12 +30,12 @@ export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (spli
 /** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
 export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
   if (limit === undefined || limit >= items.length) return items;
-  const { limitItems } = await import('../sampling/limit-items.js');
+  const { limitItems } = await import('../../../sampling/limit-items.js');
   process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
   return limitItems(items, limit, seed);
 }
 
-export function registerEvalCommands(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerStageCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
     .command('ask')
     .description('ask a model every question under one prompt setting (paper Table 6); resumable')
@@ -52,11 +52,11 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string; limit?: number }, command: Command) => {
-      const { askQuestions } = await import('../methods/reliability/asking/ask-questions.js');
-      const { DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
-      const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
-      const { toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { askQuestions } = await import('../asking/ask-questions.js');
+      const { DATASET_FILES } = await import('../data/build-datasets.js');
+      const { readQAItems } = await import('../data/qa-item.js');
+      const { toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
       checkOutputFile(opts.output);
       const ws = workspace(command);
       try {
@@ -92,10 +92,10 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--no-judge', 'no judge LLM: the lexical rule decides, and labels are marked approximate')
     .option('--limit <n>', `${LIMIT_HELP} (seed ${LIMIT_SEED})`, positiveInteger)
     .action(async (opts: { input: string; output: string; judge?: string | false; limit?: number }, command: Command) => {
-      const { readJsonl, toJsonl } = await import('../io/jsonl.js');
-      const { writeFileAtomic } = await import('../io/files.js');
-      const { judgeRecords } = await import('../methods/reliability/judging/judge-records.js');
-      const { ResponseJudge, responseRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
+      const { readJsonl, toJsonl } = await import('../../../io/jsonl.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
+      const { judgeRecords } = await import('../judging/judge-records.js');
+      const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
       checkOutputFile(opts.output);
       const ws = workspace(command);
       try {
@@ -130,13 +130,13 @@ export function registerEvalCommands(program: Command, workspace: (command: Comm
     .option('--compare-modes <n>', 'answer the MCQs of n sampled pairs in the other mode too and report how often the modes agree (0: off)', wholeNumber, MODE_AGREEMENT_SAMPLE)
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number; limit?: number }, command: Command) => {
-      const { shotsFromIds } = await import('../methods/reliability/asking/ask-questions.js');
-      const { compareAnswerModes, runConsistency } = await import('../methods/reliability/consistency/consistency-stage.js');
-      const { DATASET_FILES } = await import('../methods/reliability/data/build-datasets.js');
-      const { lineOfJsonlId, readJsonl, toJsonl } = await import('../io/jsonl.js');
-      const { readQAItems } = await import('../methods/reliability/data/qa-item.js');
-      const { writeFileAtomic } = await import('../io/files.js');
-      const { judgedRecordSchema } = await import('../methods/reliability/judging/judge-response.js');
+      const { shotsFromIds } = await import('../asking/ask-questions.js');
+      const { compareAnswerModes, runConsistency } = await import('../consistency/consistency-stage.js');
+      const { DATASET_FILES } = await import('../data/build-datasets.js');
+      const { lineOfJsonlId, readJsonl, toJsonl } = await import('../../../io/jsonl.js');
+      const { readQAItems } = await import('../data/qa-item.js');
+      const { writeFileAtomic } = await import('../../../io/files.js');
+      const { judgedRecordSchema } = await import('../judging/judge-response.js');
       checkOutputFile(opts.output);
       const ws = workspace(command);
       try {

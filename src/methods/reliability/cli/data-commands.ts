@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { SourceFileKey } from '../methods/reliability/data/source-files.js';
-import type { Workspace } from '../workspace.js';
-import { PAPER_CUTOFF } from './cli-defaults.js';
-import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from './cli-options.js';
+import type { SourceFileKey } from '../data/source-files.js';
+import type { Workspace } from '../../../workspace.js';
+import { PAPER_CUTOFF } from '../defaults.js';
+import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -26,7 +26,7 @@ function common(command: Command): Command {
 async function checkDataOptions(opts: DataOptions, sources: readonly SourceFileKey[]): Promise<string | undefined> {
   checkOutputFolder(opts.out);
   const dataDir = checkSourceDataDir(opts.dataDir);
-  if (dataDir !== undefined) (await import('../methods/reliability/data/build-datasets.js')).checkLocalSources(sources, resolve(dataDir));
+  if (dataDir !== undefined) (await import('../data/build-datasets.js')).checkLocalSources(sources, resolve(dataDir));
   return dataDir;
 }
 
@@ -48,9 +48,9 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
     .option('--date-field <name>', 'document metadata field with the publication date, kept on every item (default: the first of date, published, publication_date, ... a document has)')
     .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; dateField?: string }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
-      const { buildCorpusQuestions, writeCorpusQuestions } = await import('../corpus/corpus-questions.js');
-      const { LlmkbError } = await import('../errors.js');
+      const { Corpus } = await import('../../../corpus/corpus.js');
+      const { buildCorpusQuestions, writeCorpusQuestions } = await import('../../../corpus/corpus-questions.js');
+      const { LlmkbError } = await import('../../../errors.js');
       checkOutputFolder(opts.out);
       const ws = workspace(command);
       try {
@@ -84,8 +84,8 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
     .option('--popqa-longtail', 'also draw --per-source questions from the PopQA long-tail subset, as source "popqa-longtail" (not in the paper\'s SeenQA)')
     .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
-      const { buildSeenQAFiles, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
-      const { KEYWORD_RULE_QUALITY } = await import('../methods/reliability/data/time-sensitive.js');
+      const { buildSeenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
+      const { KEYWORD_RULE_QUALITY } = await import('../data/time-sensitive.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('seenqa', { popqaLongtail: opts.popqaLongtail === true }));
       const ws = workspace(command);
       try {
@@ -115,7 +115,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildUnseenQAFiles, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
+      const { buildUnseenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('unseenqa'));
       const ws = workspace(command);
       try {
@@ -132,7 +132,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--cutoff <date>', 'the cutoff UnseenQA was built with', isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'the --per-template UnseenQA was built with', positiveInteger, 150)
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
-      const { buildRepositoryFiles, repositoryInputs, sourcesOf } = await import('../methods/reliability/data/build-datasets.js');
+      const { buildRepositoryFiles, repositoryInputs, sourcesOf } = await import('../data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('repositories'));
       repositoryInputs(resolve(opts.out));
       const ws = workspace(command);

@@ -1,0 +1,162 @@
+/**
+ * `llmkb eval`: one model through any registered method (`--method`, default the first
+ * registered), every setting as a resumable run of the generic runner, then one report over the
+ * settings. The roles' flags and the methods' options come from the registry (method-flags.ts).
+ */
+import { type Command, InvalidArgumentError } from 'commander';
+import { EXIT_CODES, LlmkbError } from '../errors.js';
+import type { EvaluationMethod } from '../methods/method.js';
+import type { Workspace } from '../workspace.js';
+import { DEFAULT_MODEL, LIMIT_HELP } from './cli-defaults.js';
+import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, requireFile, requireFolder, wholeNumber } from './cli-options.js';
+import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
+import { metaFrom } from './results-commands.js';
+
+/** `--fail-under METRIC=VALUE`, checked against the method's metrics once the method is known. */
+export function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*$/.exec(value);
+  if (!m) throw new InvalidArgumentError('write METRIC=VALUE with VALUE a fraction, e.g. NCCR=0.2');
+  // Any finite number as JavaScript writes it (0.2, .2, 2e-1); whatever Number() cannot read (1.2.3, 0.2x) is NaN and refused.
+  const number = Number(m[2]);
+  if (!Number.isFinite(number)) throw new InvalidArgumentError(`"${m[2]}" is not a number; write ${m[1]}=VALUE with VALUE a fraction, e.g. ${m[1]}=0.2`);
+  return [...previous, { metric: m[1]!, value: number }];
+}
+
+/** Each threshold names a metric of the method and lies in that metric's range (a percentage typed by mistake is refused with the fraction it probably meant). */
+export function checkThresholds(method: EvaluationMethod, thresholds: ReadonlyArray<{ metric: string; value: number }>): void {
+  const ids = method.metricDefs.map((d) => d.id);
+  for (const t of thresholds) {
+    const def = method.metricDefs.find((d) => d.id === t.metric);
+    if (!def) {
+      const near = ids.find((k) => k.toLowerCase() === t.metric.toLowerCase());
+      throw new LlmkbError(`--fail-under: unknown metric "${t.metric}"${near ? ` (did you mean ${near}?)` : ''}`, { exitCode: EXIT_CODES.usage, hint: `The metrics of method "${method.id}": ${ids.join(', ')}.` });
+    }
+    if (t.value < def.range[0] || t.value > def.range[1]) {
+      throw new LlmkbError(`--fail-under ${t.metric}=${t.value} is out of range: ${t.metric} lies in [${def.range.join(', ')}]`, { exitCode: EXIT_CODES.usage, hint: def.format === 'percent' ? `Thresholds are fractions as in the summaries; for ${t.value}% write ${t.metric}=${t.value / 100}.` : `Give a value in [${def.range.join(', ')}].` });
+    }
+  }
+}
+
+/** The command line as typed (program name and arguments), for a run's execution record. */
+export function commandLine(): string {
+  return ['llmkb', ...process.argv.slice(2)].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+interface EvalOptions {
+  method?: string;
+  model?: string;
+  name?: string;
+  settings?: string;
+  quick?: boolean;
+  out: string;
+  seed: number;
+  limit?: number;
+  params?: number;
+  fineTuned?: boolean;
+  base?: boolean;
+  failUnder?: Array<{ metric: string; value: number }>;
+  junit?: string;
+  [flag: string]: unknown;
+}
+
+/** The method's input files and folders, checked before any work (a typo costs nothing). */
+function checkOptionPaths(method: EvaluationMethod, options: Readonly<Record<string, unknown>>): void {
+  for (const o of method.options ?? []) {
+    const value = options[o.key];
+    if (typeof value !== 'string' || !o.path) continue;
+    if (o.path === 'input-file') requireFile(value, o.description);
+    else if (o.path === 'input-folder') requireFolder(value, o.description);
+    else if (o.path === 'output-folder') checkOutputFolder(value, { existingMayBeReadOnly: true });
+  }
+}
+
+export function registerEvalCommand(program: Command, workspace: (command: Command) => Workspace, methods: readonly EvaluationMethod[]): void {
+  const first = methods[0]!;
+  const command = program
+    .command('eval')
+    .description('evaluate one model with a method, end to end: its inputs, every stage and setting as a resumable run, the summaries and one report')
+    .option('--method <id>', `the evaluation method (${methods.map((m) => m.id).join(', ')}; default ${first.id}; llmkb methods lists them)`)
+    .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
+    .option('--name <label>', 'the run label: how the model is shown in tables and what its result files are named by (default: the whole model spec)')
+    .option('--settings <list>', "comma-separated settings of the method (default: all of them; the reliability method's prompt settings, ...)")
+    .option('--quick', "a small seeded subset for a quick look, recorded as an approximation (the method says what it keeps)")
+    .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
+    .option('--seed <n>', 'seed', wholeNumber, 42)
+    .option('--limit <n>', `${LIMIT_HELP} (seed --seed; after --quick); results named <label>.<setting>.limit-N.*`, positiveInteger)
+    .option('--params <billions>', 'parameter count (for cross-model analysis)', positiveNumber)
+    .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for cross-model analysis)')
+    .option('--base', 'the model is a base model (for cross-model analysis)')
+    .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
+    .option('--junit <file>', 'also write the --fail-under checks as JUnit XML for CI: one test case per (run, threshold), failures with the metric value');
+  addMethodFlags(command, methods);
+  command.action(async (opts: EvalOptions, cmd: Command) => {
+    const { getMethod, listMethods } = await import('../methods/registry.js');
+    const method = getMethod(opts.method ?? first.id);
+    const foreign = foreignOptions(method, listMethods(), opts, cmd);
+    if (foreign.length) throw new LlmkbError(`method "${method.id}" has no ${foreign.join(', ')}`, { exitCode: EXIT_CODES.usage, hint: `See llmkb eval --help: each flag names the method it belongs to; llmkb methods lists ${method.id}'s roles and options.` });
+    const settings = opts.settings === undefined ? [...(method.settings ?? ['default'])] : opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
+    if (settings.length === 0) throw new LlmkbError('--settings names no setting', { exitCode: EXIT_CODES.usage, hint: `Use any of ${(method.settings ?? ['default']).join(', ')}, comma-separated.` });
+    const { checkSetting, checkRoles, prepareMethod, runMethod, subjectRole } = await import('../methods/run-method.js');
+    for (const s of settings) checkSetting(method, s);
+    checkThresholds(method, opts.failUnder ?? []);
+    if (opts.junit !== undefined) {
+      if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { exitCode: EXIT_CODES.usage, hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
+      checkOutputFile(opts.junit);
+    }
+    const meta = metaFrom(opts);
+    const { resolve } = await import('node:path');
+    const { checkMethodOptions } = await import('../methods/method-options.js');
+    const options = checkMethodOptions(method, methodOptionValues(method, opts), { baseDir: process.cwd() });
+    // Every place the run reads or writes, before any work: a typo costs nothing, not a whole evaluation.
+    checkOutputFolder(opts.out);
+    checkOptionPaths(method, options);
+    const ws = workspace(cmd);
+    try {
+      const subject = subjectRole(method);
+      let entry = ws.entryFor(subject, opts.model);
+      if (entry === undefined) {
+        process.stderr.write(`no --model and no "${subject}" in the config: using the embedded default ${DEFAULT_MODEL} (downloaded once into ${resolve(ws.cacheDir, 'models')})\n`);
+        entry = DEFAULT_MODEL;
+      }
+      const spec = typeof entry === 'string' ? entry : entry.spec;
+      const roles = await ws.roleExecutors(method, (role) => (role === subject ? undefined : roleSpecOf(role, opts)));
+      roles[subject] = await ws.executorFor(method.roles.find((r) => r.id === subject)!.kind, entry);
+      // Every role's model of the kind the method needs, and its options against them, before any call.
+      checkRoles(method, roles);
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const { [subject]: _model, ...others } = roles;
+      const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, log });
+      const label = opts.name ?? spec;
+      const { limitSuffix, reportFile } = await import('../runs/result-files.js');
+      const outDir = resolve(opts.out);
+      const results = [];
+      for (const setting of settings) {
+        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
+      }
+      const summaries = results.map((r) => r.summary);
+      const { renderReport } = await import('../report/html-report.js');
+      const { writeFileAtomic } = await import('../io/files.js');
+      const limited = opts.limit !== undefined && opts.limit < prepared.items.length;
+      const report = reportFile(outDir, limitSuffix(limited ? opts.limit : undefined));
+      writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: results.map((r) => r.execution), records: results.map((r) => r.reportRecords) }));
+      const presentation = method.presentation ? await method.presentation() : undefined;
+      const { headlineTable, toMarkdown } = await import('../analysis/runs.js');
+      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : toMarkdown(headlineTable(summaries, method.settings ?? []))}\n`);
+      process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
+      const calls = results.reduce((sum, r) => ({ calls: sum.calls + (r.execution.calls[subject]?.calls ?? 0), requests: sum.requests + (r.execution.calls[subject]?.requests ?? 0), cacheHits: sum.cacheHits + (r.execution.calls[subject]?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
+      process.stdout.write(`model calls: ${calls.calls} (${calls.requests} made, ${calls.cacheHits} from the cache)\n`);
+      if (opts.junit !== undefined) {
+        const { junitReport } = await import('./junit.js');
+        writeFileAtomic(resolve(opts.junit), junitReport(summaries, opts.failUnder ?? []));
+        process.stdout.write(`junit: ${opts.junit}\n`);
+      }
+      const { failedThresholds } = await import('../analysis/thresholds.js');
+      const failures = failedThresholds(summaries, opts.failUnder ?? []);
+      if (failures.length > 0) {
+        throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: EXIT_CODES.threshold, hint: 'The evaluation finished; a metric is below the threshold you set.' });
+      }
+    } finally {
+      await ws.close();
+    }
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * How CONNER runs are shown: the paper's Tables 2-3 and paired differences (compare, report), a
+ * run's headline and examples, and the viewer's columns and item page (sentences, evidence, NLI
+ * verdicts, scores).
+ */
+import type { MethodPresentation, ViewItem } from '../method-presentation.js';
+import type { Run } from '../../store/run-store.js';
+import { compareConner } from './across-generators/compare-conner.js';
+import { connerItemPage } from './across-generators/conner-item-page.js';
+import { connerReportSections } from './across-generators/report-sections.js';
+import { connerRunDetails, connerRunHeadline } from './across-generators/run-details.js';
+import { InputFileError } from '../../errors.js';
+
+const FIELDS = { label: '$.scores.factualityLabel', source: '$.topic', dataset: '$.task', question: '$.query', response: '$.knowledge' } as const;
+
+function* items(run: Run): Generator<ViewItem> {
+  for (const { itemId, seq, fields } of run.project('score', FIELDS)) yield { itemId, seq, ...(fields as Omit<ViewItem, 'itemId' | 'seq'>) };
+}
+
+function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const scores = (record.scores ?? {}) as Record<string, unknown>;
+  return { itemId: text(record.id) ?? String(seq), seq, label: text(scores.factualityLabel), source: text(record.topic), dataset: text(record.task), question: text(record.query), response: text(record.knowledge) };
+}
+
+export const connerPresentation: MethodPresentation = {
+  reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
+  approximateNote: "used a stand-in for one of the paper's scorers (see the departures above)",
+  compareNeedsRecords: true,
+  recordSchema: undefined,
+  summarizeRecordsFile(file, first) {
+    const r = first as { generator?: unknown; knowledge?: unknown; scores?: unknown };
+    if (typeof r.generator !== 'string' || typeof r.knowledge !== 'string' || typeof r.scores !== 'object') return undefined;
+    // CONNER's records hold no summary of their own: the run's setting, scorers and protocol are in the summary written beside them.
+    throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${file.replace(/(\.records)?\.jsonl$/, '.summary.json')} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
+  },
+  compare: compareConner,
+  reportSections: connerReportSections,
+  runHeadline: connerRunHeadline,
+  runDetails: connerRunDetails,
+  view: {
+    items,
+    itemOf,
+    itemTitles: { label: 'factuality', source: 'topic', dataset: 'task', question: 'Query', response: 'Knowledge', subtype: null, answerType: null, consistency: null },
+    itemPage: (records) => connerItemPage(records),
+  },
+};

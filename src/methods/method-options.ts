@@ -1,0 +1,45 @@
+/**
+ * A method's options (`EvaluationMethod.options`), from the command line or a study file: each
+ * known, of its type, one of its choices; relative paths resolved from where they were given.
+ * Defaults are the method's to apply (they are documented on the option).
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { LlmkbError } from '../errors.js';
+import type { EvaluationMethod, MethodOption } from './method.js';
+
+function typeOk(option: MethodOption, value: unknown): boolean {
+  switch (option.type) {
+    case 'string':
+      return typeof value === 'string' && value !== '';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string[]':
+      return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '');
+  }
+}
+
+const TYPE_NAMES: Record<MethodOption['type'], string> = { string: 'a non-empty string', number: 'a number', integer: 'a whole number', boolean: 'true or false', 'string[]': 'a list of strings' };
+
+/** The options checked, with `path` options made absolute; undefined values left out. */
+export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Record<string, unknown>>, where: { baseDir: string }): Record<string, unknown> {
+  const known = new Map((method.options ?? []).map((o) => [o.key, o]));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    const option = known.get(key);
+    if (!option) {
+      throw new LlmkbError(`method "${method.id}" has no option "${key}"`, { hint: known.size ? `Its options: ${[...known.keys()].join(', ')} (llmkb methods lists them).` : `Method "${method.id}" takes no options.` });
+    }
+    if (!typeOk(option, value)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${TYPE_NAMES[option.type]} (got ${JSON.stringify(value)})`, { hint: option.description });
+    if (option.choices && !(option.type === 'string[]' ? (value as string[]) : [value as string]).every((v) => option.choices!.includes(v))) {
+      throw new LlmkbError(`method "${method.id}": option "${key}" must be one of ${option.choices.join(', ')} (got ${JSON.stringify(value)})`, { hint: option.description });
+    }
+    const at = (p: string) => (isAbsolute(p) ? p : resolve(where.baseDir, p));
+    out[key] = option.path ? (Array.isArray(value) ? value.map((v: string) => at(v)) : at(value as string)) : value;
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/**
+ * How reliability runs are shown: the paper's tables and figures (compare, report), a run's
+ * counts and examples, the table `llmkb eval` prints, and the viewer's columns and pages.
+ */
+import { basename } from 'node:path';
+import { readJsonl } from '../../io/jsonl.js';
+import type { MethodPresentation } from '../method-presentation.js';
+import type { MethodSummary, RunMeta } from '../method-summary.js';
+import { compareReliability } from './across-models/compare-reliability.js';
+import { reportSections } from './across-models/report-sections.js';
+import { runDetails, runHeadline } from './across-models/run-details.js';
+import { checkReliabilitySummary } from './check-summary.js';
+import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunSummary } from './metrics/summarize-run.js';
+import { departures } from './protocol.js';
+import { reliabilityView } from './view/reliability-view.js';
+
+/** The table `llmkb eval` prints for one model's settings, with what a reader must know first. */
+function resultTable(summaries: readonly MethodSummary[]): string {
+  const runs = summaries as readonly RunSummary[];
+  const lines: string[] = [];
+  if (runs.some((s) => s.approximate)) lines.push('[APPROXIMATE: no judge LLM, lexical rule]');
+  const departed = new Set(runs.flatMap((s) => (s.protocol ? departures(s.protocol) : [])).map((d) => `${d.choice} ${d.entry.choice}${d.entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}`));
+  if (departed.size) lines.push(`departures from the paper's protocol: ${[...departed].join('; ')}`);
+  lines.push('setting        NCR     UR   C_correct  C_wrong   NCCR    IUR');
+  for (const s of runs) {
+    const m = s.metrics;
+    lines.push(`${s.setting.padEnd(12)} ${formatPercent(m.NCR).padStart(6)} ${formatPercent(m.UR).padStart(6)} ${formatPercent(m.C_correct).padStart(10)} ${formatPercent(m.C_wrong).padStart(8)} ${formatPercent(m.NCCR).padStart(6)} ${formatPercent(m.IUR).padStart(6)}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * A JSONL file of scored records (`llmkb consistency` output) with no summary beside it,
+ * summarised: the setting from the records unless given, the model from the file name
+ * (`<model>.<setting>.records.jsonl`) unless given. Undefined when the file is not of this method.
+ */
+function summarizeRecordsFile(file: string, first: Record<string, unknown>, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }) {
+  if (!('label' in first) || !('dataset' in first)) return undefined;
+  const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
+  const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
+  const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
+  const model = options.model ?? (stem.endsWith(`.${setting}`) ? stem.slice(0, -setting.length - 1) : stem);
+  return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records };
+}
+
+export const reliabilityPresentation: MethodPresentation = {
+  reportTitle: 'llmkb report: reliability of LLMs as knowledge bases',
+  approximateNote: 'were judged without a judge LLM (lexical rule)',
+  checkSummary: checkReliabilitySummary,
+  recordSchema: scoredRecordSchema,
+  summarizeRecordsFile,
+  compare: compareReliability,
+  reportSections,
+  runHeadline,
+  runDetails,
+  formatSummary: (summary) => formatSummary(summary as RunSummary),
+  resultTable,
+  view: reliabilityView,
+};

@@ -1,0 +1,48 @@
+/**
+ * A reliability run's page in `llmkb view`, after its metrics: labels by source and template (a
+ * chart), and the breakdowns by source, UnseenQA template, answer type and uninformative sub-type,
+ * each count a link to its items, with the group's headline metrics from the summary.
+ */
+import { formatMetric, headlineDefs } from '../../method-summary.js';
+import type { MetricDef } from '../../method.js';
+import type { RunPageContext } from '../../method-presentation.js';
+
+const LABEL_COLORS = { domain: ['correct', 'wrong', 'uninformative', '(no label)'], range: ['#2e7d32', '#c62828', '#9e9e9e', '#bdbdbd'] };
+
+function labelChart(rows: ReadonlyArray<{ grp: string | null; label: string | null; n: number }>): object | undefined {
+  if (rows.length === 0) return undefined;
+  const byGroup = new Map<string, number>();
+  for (const r of rows) byGroup.set(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`, (byGroup.get(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`) ?? 0) + r.n);
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: 'Labels by source / template',
+    width: 380,
+    height: { step: 14 },
+    data: { values: [...byGroup.entries()].map(([k, n]) => ({ source: k.split('\u0000')[0], label: k.split('\u0000')[1], n })) },
+    mark: 'bar',
+    encoding: {
+      y: { field: 'source', type: 'nominal', title: null, sort: null, axis: { labelLimit: 0 } },
+      x: { field: 'n', type: 'quantitative', stack: 'normalize', title: 'share of items', axis: { format: '%' } },
+      color: { field: 'label', type: 'nominal', scale: LABEL_COLORS, title: null },
+      order: { field: 'label' },
+    },
+  };
+}
+
+export async function reliabilityRunSections(ctx: RunPageContext): Promise<string> {
+  const parts: string[] = [];
+  const bySource = ctx.counts('source');
+  const chart = labelChart(bySource);
+  if (chart) parts.push(`<h2>Labels</h2><div class="charts"><figure class="chart">${await ctx.chart(chart)}</figure></div>`);
+  parts.push('<h2>Breakdowns</h2><p class="muted">Each count links to the items behind it.</p>');
+  const groups = (ctx.summary?.breakdowns as { bySource?: Record<string, { metrics: Record<string, number | null> }> } | undefined)?.bySource ?? {};
+  const defs = (ctx.summary?.metricDefs as MetricDef[] | undefined) ?? [];
+  const groupDefs = headlineDefs(defs).filter((d) => Object.values(groups).some((g) => d.id in g.metrics));
+  const templates = bySource.filter((r) => /^T\d+$/.test(r.grp ?? ''));
+  const extra = (g: string) => groupDefs.map((d) => formatMetric(d, groups[g]?.metrics[d.id]));
+  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => !/^T\d+$/.test(r.grp ?? '')), extra, groupDefs.map((d) => d.label)));
+  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template', 'source', templates, extra, groupDefs.map((d) => d.label)));
+  parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
+  parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
+  return parts.join('\n');
+}

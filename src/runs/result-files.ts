@@ -1,0 +1,151 @@
+/**
+ * Where a run's results are: `<stem>.<setting><suffix>` in a results folder, with
+ * `.summary.json` (the summary, schema v2), `.records.jsonl` (one output record per item) and
+ * `.run.json` (when and how it ran). `<stem>` is the run label made safe for a file name;
+ * `<suffix>` is `.limit-N` for a seeded sample, so a quick look never overwrites a full run.
+ * This module is the only code that knows these names.
+ */
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileAccessError, LlmkbError } from '../errors.js';
+import { writeFileAtomic } from '../io/files.js';
+import { resultFileStem } from './result-file-stem.js';
+
+export { resultFileStem };
+
+const SUMMARY = '.summary.json';
+const RECORDS = '.records.jsonl';
+const EXECUTION = '.run.json';
+
+/** The three files of one run. */
+export interface ResultFiles {
+  /** The path without its ending: `<dir>/<stem>.<setting><suffix>`. */
+  base: string;
+  summary: string;
+  records: string;
+  execution: string;
+}
+
+export function resultFiles(base: string): ResultFiles {
+  return { base, summary: `${base}${SUMMARY}`, records: `${base}${RECORDS}`, execution: `${base}${EXECUTION}` };
+}
+
+/** `.limit-N` for a run of a seeded sample of N items, else nothing. */
+export function limitSuffix(limit: number | undefined): string {
+  return limit === undefined ? '' : `.limit-${limit}`;
+}
+
+/** The files of the run of `label` in `setting` inside `dir`. */
+export function runResultFiles(dir: string, label: string, setting: string, suffix = ''): ResultFiles {
+  return resultFiles(join(dir, `${resultFileStem(label)}.${resultFileStem(setting)}${suffix}`));
+}
+
+/** A model's report over its settings (`report.html`, or `report.limit-N.html` for a sample). */
+export function reportFile(dir: string, suffix = ''): string {
+  return join(dir, `report${suffix}.html`);
+}
+
+/** The base of a result file's path (its three files share it), or undefined when it is none of them. */
+export function resultBase(file: string): string | undefined {
+  for (const ending of [SUMMARY, RECORDS, EXECUTION]) if (file.endsWith(ending)) return file.slice(0, -ending.length);
+  return undefined;
+}
+
+/** The summary written beside a records file (or the file itself when it is a summary). */
+export function summaryBeside(file: string): string | undefined {
+  const base = resultBase(file);
+  return base === undefined ? undefined : `${base}${SUMMARY}`;
+}
+
+/** The runs whose result files are in `dir` (not below it), by base, in name order. */
+export function runsInFolder(dir: string): Array<ResultFiles & { has: { summary: boolean; records: boolean; execution: boolean } }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    throw fileAccessError(dir, error, 'read', 'folder');
+  }
+  const present = new Set(names);
+  const bases = new Set<string>();
+  for (const n of names) {
+    const base = n.endsWith(SUMMARY) || n.endsWith(RECORDS) ? resultBase(n) : undefined;
+    if (base !== undefined) bases.add(base);
+  }
+  return [...bases].sort().map((b) => ({
+    ...resultFiles(join(dir, b)),
+    has: { summary: present.has(`${b}${SUMMARY}`), records: present.has(`${b}${RECORDS}`), execution: present.has(`${b}${EXECUTION}`) },
+  }));
+}
+
+/** Writes a JSON value atomically, pretty-printed as every llmkb result file is. */
+export function writeJsonFile(file: string, value: unknown): void {
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * A records file written as the records come (one JSON line each, in chunks, never as one string
+ * the size of the file) and atomically: into a temporary file renamed by `commit`.
+ */
+export class JsonlWriter {
+  readonly #file: string;
+  readonly #tmp: string;
+  #fd: number | undefined;
+  #chunk = '';
+
+  constructor(file: string) {
+    this.#file = file;
+    this.#tmp = `${file}.tmp-${process.pid}`;
+    try {
+      this.#fd = openSync(this.#tmp, 'w');
+    } catch (error) {
+      throw fileAccessError(file, error, 'write');
+    }
+  }
+
+  write(record: unknown): void {
+    this.#chunk += `${JSON.stringify(record)}\n`;
+    if (this.#chunk.length >= 1 << 20) this.#flush();
+  }
+
+  /** Closes the file and puts it in place. */
+  commit(): void {
+    try {
+      this.#flush();
+      closeSync(this.#fd!);
+      this.#fd = undefined;
+      renameSync(this.#tmp, this.#file);
+    } catch (error) {
+      this.abort();
+      throw error instanceof LlmkbError ? error : fileAccessError(this.#file, error, 'write');
+    }
+  }
+
+  /** Leaves no temporary file behind (the old file, if any, stays). */
+  abort(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    rmSync(this.#tmp, { force: true });
+  }
+
+  #flush(): void {
+    if (this.#chunk === '') return;
+    writeSync(this.#fd!, this.#chunk);
+    this.#chunk = '';
+  }
+}
+
+/** Writes a whole records file from `records`, streamed (see JsonlWriter). */
+export function writeJsonlStream(file: string, records: Iterable<unknown>): void {
+  const writer = new JsonlWriter(file);
+  try {
+    for (const r of records) writer.write(r);
+  } catch (error) {
+    writer.abort();
+    throw error;
+  }
+  writer.commit();
+}
+
+export function hasResults(files: ResultFiles): boolean {
+  return existsSync(files.summary);
+}
