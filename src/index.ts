@@ -11,7 +11,7 @@ export { VERSION } from './version.js';
 // Evaluation methods: the seam, the registry, the generic stage runner, summaries (schema v2)
 export {
   METHOD_INTERFACE_VERSION,
-  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodPresentation, type MethodView, type PreparedInputs, type PrepareContext, type MethodOption,
+  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type ComparedRun, type CompareOutput, type MethodPresentation, type MethodView, type ViewItem, type PreparedInputs, type PrepareContext, type MethodOption, type SummarizedRun,
 } from './methods/method.js';
 export { registerMethod, listMethods, getMethod, findMethod } from './methods/registry.js';
 export { runMethod, prepareMethod, checkRoles, type RunMethodOptions, type MethodRunResult, type Prepared } from './methods/run-method.js';
@@ -65,7 +65,7 @@ export { loadConfig, modelEntrySchema, configSchema, type LlmkbConfig, type Mode
 export { openDatabase, type Db } from './store/database.js';
 export { CallCache, type CacheEntry } from './store/call-cache.js';
 export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
-export { runStage, type StageWork } from './store/run-stage.js';
+export { runStage, runStoredStage, type StageWork, type StoredStageWork, type StageItems } from './store/run-stage.js';
 export { Progress, type ProgressOptions } from './progress/progress.js';
 export { readJsonl, toJsonl } from './io/jsonl.js';
 export { writeFileAtomic } from './io/files.js';

@@ -1,11 +1,11 @@
 /**
- * Proof of the method seam: a third method, written only for this test
- * (test/fixtures/exact-match-method/), registered from here, runs through the generic stage
- * runner on scripted models, and `compare` and `report` show it with no code of theirs knowing
- * it: in this process (registered) and in the CLI (not registered: from the summaries alone).
+ * Proof of the method seam: a third method, written only against the public API for this test
+ * (test/fixtures/exact-match-method/), runs through the one runner on scripted models, in process
+ * and through the CLI registered from its folder alone (the config's `methods` list): `eval
+ * --method`, `sweep` and `merge` run it; `view` browses its items; `compare` and `report` show it.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -19,8 +19,13 @@ import { renderReport } from '../src/report/html-report.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
+import { startViewServer } from '../src/view/view-server.js';
 import { exactMatchMethod, type QA } from './fixtures/exact-match-method/exact-match-method.js';
 import { llmkb } from './support/run-cli.js';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'exact-match-method', 'exact-match-method.ts');
+/** The fixture is TypeScript: the CLI loads it through tsx, as a user's method in .ts would be. */
+const TSX = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${import.meta.resolve('tsx')}`.trim() };
 
 const QUESTIONS: QA[] = [
   { id: 'q1', question: 'What is the capital of France?', answers: ['Paris'] },
@@ -33,36 +38,52 @@ function scripted(name: string, answers: Record<string, string>): MockModel {
   return new MockModel({ replies: ({ prompt }) => ` ${Object.entries(answers).find(([q]) => prompt.includes(q))?.[1] ?? ''}\nQ: next`, identity: name, modelId: name });
 }
 
+/** A replies file for `mock:` answering each question. */
+function repliesFile(dir: string, name: string, answers: Record<string, string>): string {
+  const file = join(dir, `${name}.jsonl`);
+  writeFileSync(file, `${Object.entries(answers).map(([q, a]) => JSON.stringify({ contains: q, reply: ` ${a}` })).join('\n')}\n${JSON.stringify({ default: true, reply: ' ' })}\n`);
+  return file;
+}
+
 describe('a third method through the seam: exact-match accuracy', () => {
   registerMethod(exactMatchMethod);
   const work = mkdtempSync(join(tmpdir(), 'llmkb-seam-'));
+  const questions = join(work, 'qa.jsonl');
+  writeFileSync(questions, `${QUESTIONS.map((q) => JSON.stringify(q)).join('\n')}\n`);
   const db = openDatabase(join(work, 'store.sqlite'));
   const runs = new RunStore(db);
   const cache = new CallCache(db);
   const good = scripted('good-model', { France: 'Paris', Hamlet: 'the Shakespeare', spider: 'eight', sky: 'green' });
   const poor = scripted('poor-model', { France: 'Lyon', Hamlet: 'Marlowe', spider: '8' });
 
-  it('runs its stages resumably on scripted models and writes a v2 summary with its own metricDefs', async () => {
+  it('runs its stages resumably through runMethod and writes a v2 summary, its records and its execution record', async () => {
     assert.ok(listMethods().some((m) => m.id === 'exact-match'));
-    const a = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, items: QUESTIONS, runs, outDir: join(work, 'out') });
+    const a = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
     assert.equal(a.summary.metrics.EM, 0.75, '3 of 4 after SQuAD normalisation ("the Shakespeare" = "Shakespeare")');
-    const records = a.records as Array<{ keys: { answer: string } }>;
-    assert.ok(records.every((r) => /^[0-9a-f]{64}$/.test(r.keys.answer)), 'each record keeps the cache key of its call');
-    const b = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(poor, { cache }) }, items: QUESTIONS, runs, outDir: join(work, 'out') });
+    const records = readFileSync(a.files!.records, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; callKey: string; correct: boolean });
+    assert.deepEqual(records.map((r) => [r.id, r.correct]), [['q1', true], ['q2', true], ['q3', true], ['q4', false]], 'the records file: every item, in item order');
+    assert.ok(records.every((r) => /^[0-9a-f]{64}$/.test(r.callKey)), 'each record keeps the cache key of its call');
+    assert.equal((JSON.parse(readFileSync(a.files!.execution, 'utf8')) as { calls: { model: { requests: number } } }).calls.model.requests, 4);
+    const b = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(poor, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
     assert.equal(b.summary.metrics.EM, 0.25);
-    // Run again: the stages are done in the store, nothing is asked.
+    // Run again: the stages are done in the store, nothing is asked, the same bytes are written.
     const calls = good.calls.length;
-    const again = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, items: QUESTIONS, runs });
+    const summaryBytes = readFileSync(a.files!.summary, 'utf8');
+    const again = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
     assert.equal(again.runId, a.runId);
     assert.equal(good.calls.length, calls);
-    const file = JSON.parse(readFileSync(a.files[0]!, 'utf8')) as { schema: string; method: { id: string }; metricDefs: Array<{ id: string }> };
+    assert.equal(readFileSync(again.files!.summary, 'utf8'), summaryBytes);
+    const file = JSON.parse(summaryBytes) as { schema: string; method: { id: string }; metricDefs: Array<{ id: string }> };
     assert.deepEqual([file.schema, file.method.id, file.metricDefs.map((d) => d.id)], ['llmkb-summary-v2', 'exact-match', ['EM', 'answered']]);
+    assert.equal(runs.get(a.runId)!.spec.method, 'exact-match', 'the store records whose run it is');
   });
 
-  it('refuses, before any call, a model of the wrong kind for a role and a missing required role', async () => {
+  it('refuses, before any call, a model of the wrong kind for a role, a missing required role, an unknown option or setting', async () => {
     const embedderOnly = { ...good, kinds: ['embedding'] as const, complete: good.complete.bind(good), chat: good.chat.bind(good), close: good.close.bind(good) };
-    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(embedderOnly, { cache }) }, items: QUESTIONS, runs }), (e: unknown) => e instanceof UnsupportedCapabilityError && /role "model" needs a text-generation model/.test(e.message));
-    await assert.rejects(runMethod(exactMatchMethod, { roles: {}, items: QUESTIONS, runs }), (e: unknown) => e instanceof LlmkbError && /needs a model for role "model"/.test(e.message));
+    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(embedderOnly, { cache }) }, options: { questions }, runs }), (e: unknown) => e instanceof UnsupportedCapabilityError && /role "model" needs a text-generation model/.test(e.message));
+    await assert.rejects(runMethod(exactMatchMethod, { roles: {}, options: { questions }, runs }), (e: unknown) => e instanceof LlmkbError && /needs a model for role "model"/.test(e.message));
+    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questoins: questions }, runs }), (e: unknown) => e instanceof LlmkbError && /has no option "questoins"/.test(e.message));
+    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, setting: 'four-shot' }), (e: unknown) => e instanceof LlmkbError && /has no setting "four-shot"/.test(e.message));
   });
 
   it('compare and report show it from metricDefs: in process (registered) and in the CLI (not registered)', async () => {
@@ -84,6 +105,53 @@ describe('a third method through the seam: exact-match accuracy', () => {
     const report = await llmkb(['report', ...files, '-o', join(work, 'report.html')], { cwd: work });
     assert.equal(report.code, 0, report.stderr);
     assert.match(readFileSync(join(work, 'report.html'), 'utf8'), /<th scope="row">poor-model<\/th><td class="first">25\.00(<span class="ci">|<\/td>)/);
+  });
+
+  it('registered from its folder by the config, runs through eval --method, sweep and merge, and view browses its items', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-seam-cli-'));
+    writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ methods: [FIXTURE] }));
+    const good = repliesFile(dir, 'good', { France: 'Paris', Hamlet: 'Shakespeare', spider: 'eight', sky: 'green' });
+    const poor = repliesFile(dir, 'poor', { France: 'Lyon', Hamlet: 'Marlowe' });
+    const listed = await llmkb(['methods', '--json'], { cwd: dir, env: TSX });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok((JSON.parse(listed.stdout) as { methods: Array<{ id: string }> }).methods.some((m) => m.id === 'exact-match'));
+
+    const evaluated = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--name', 'good', '--questions', questions, '--out', 'results'], { cwd: dir, env: TSX });
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    assert.match(evaluated.stdout, /default: EM 75\.00 \(3\/4\)/, 'the method\'s own result table');
+    assert.ok(existsSync(join(dir, 'results', 'good.default.summary.json')) && existsSync(join(dir, 'results', 'report.html')));
+    const unknownOption = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--questions', questions, '--mcqs', '3'], { cwd: dir, env: TSX });
+    assert.equal(unknownOption.code, 2, 'an option of another method is refused, not ignored');
+    assert.match(unknownOption.stderr, /method "exact-match" has no --mcqs/);
+
+    mkdirSync(join(dir, 'study'));
+    writeFileSync(join(dir, 'study', 'study.yaml'), `models:\n  - { label: good, spec: "mock:${good}" }\n  - { label: poor, spec: "mock:${poor}" }\nmethods:\n  - id: exact-match\n    options: { questions: ${JSON.stringify(questions)} }\n`);
+    for (const shard of ['1/2', '2/2']) {
+      const r = await llmkb(['sweep', 'study/study.yaml', '--shard', shard, '--out', `shard${shard[0]}`], { cwd: dir, env: TSX });
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const merged = await llmkb(['merge', 'shard1', 'shard2', '--out', 'merged'], { cwd: dir, env: TSX });
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.match(merged.stdout, /merged 2 runs/);
+    const analysis = JSON.parse(readFileSync(join(dir, 'merged', 'analysis.json'), 'utf8')) as { headline: { rows: string[][] } };
+    assert.deepEqual(analysis.headline.rows.map((r) => r.slice(0, 2)), [['good', '75.00'], ['poor', '0.00']]);
+    assert.match(readFileSync(join(dir, 'merged', 'report.html'), 'utf8'), /Exact-match accuracy of a QA set: headline metrics/);
+
+    // The viewer, in this process where the method is registered: its items, with its own titles and item page.
+    const view = await startViewServer({ store: join(dir, '.llmkb', 'llmkb.sqlite'), resultsDir: join(dir, 'merged'), port: 0 });
+    try {
+      const list = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string; label: string; method: string; kind: string }>;
+      const run = list.find((r) => r.method === 'exact-match' && r.label === 'good' && r.kind === 'store')!;
+      assert.ok(run, JSON.stringify(list));
+      const items = await (await fetch(`${view.url}/runs/${run.key}/items`)).text();
+      assert.match(items, /<th>Exact match<\/th>/);
+      assert.match(items, /What colour is the sky\?/);
+      const item = await (await fetch(`${view.url}/runs/${run.key}/items/q1`)).text();
+      assert.match(item, /Accepted answers/);
+      assert.match(item, /Q: What is the capital of France\?/, 'the call, from the call cache');
+    } finally {
+      await view.close();
+    }
   });
 
   it('reads a v1 summary file (written before schema v2) in compare and report', async () => {
