@@ -9,7 +9,8 @@
  *   "store":      ".llmkb/llmkb.sqlite"
  * }
  *
- * API keys are never written in the file: only the name of the environment variable that holds one.
+ * API keys are never written in the file: only the name of the environment variable that holds one;
+ * a spec with a user name or password in its URL is refused (../url-credentials.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -19,6 +20,7 @@ import { ConfigError, fileAccessError } from '../errors.js';
 import { classifierOptions } from '../providers/classification/classifier-options.js';
 import { llamaOptions } from '../providers/llama/llama-provider.js';
 import { openAICompatibleOptions } from '../providers/openai-compatible/openai-compatible-provider.js';
+import { checkNoCredentials } from '../url-credentials.js';
 
 /**
  * A role's model: a spec string, or an object with the spec and options. The options are the
@@ -162,6 +164,10 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.') || '(top level)';
     throw new ConfigError(`${file}: field "${field}": ${issue.message}`, { hint: configHint(issue.path) });
+  }
+  for (const role of ROLES) {
+    const entry = parsed.data[role];
+    if (entry !== undefined) checkNoCredentials(typeof entry === 'string' ? entry : entry.spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
   }
   return { config: parsed.data, file };
 }

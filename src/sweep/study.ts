@@ -16,6 +16,7 @@ import { modelEntrySchema, type ModelEntry, type ModelEntryOptions } from '../co
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { PAPER_CUTOFF, PROMPT_SETTINGS } from '../methods/reliability/defaults.js';
 import { parseModelSpec } from '../providers/model-spec.js';
+import { CREDENTIALS_HINT, credentialsProblem } from '../url-credentials.js';
 
 /** The methods a sweep can run (the reliability method's pipeline, `evaluateModel`). */
 export const SWEEP_METHODS = ['reliability'] as const;
@@ -178,6 +179,10 @@ export function loadStudy(file: string): Study {
   const models = s.models.map((m, i) => {
     if (labels.has(m.label)) throw new InputFileError(file, lineOf(['models', i, 'label']), `models.${i}.label`, `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`, 'Each model needs its own label: it names its rows and its result folder.');
     labels.set(m.label, i);
+    for (const [j, url] of (m.endpoints ?? []).entries()) {
+      const problem = credentialsProblem(url, 'the endpoint');
+      if (problem !== undefined) throw new InputFileError(file, lineOf(['models', i, 'endpoints', j]), `models.${i}.endpoints.${j}`, problem, CREDENTIALS_HINT);
+    }
     try {
       parseModelSpec(m.spec);
       return { ...m, entry: modelEntry(m) };
