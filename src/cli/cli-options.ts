@@ -4,6 +4,7 @@
  * a typo costs nothing.
  */
 import { accessSync, constants, type Stats, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
@@ -19,6 +20,25 @@ export function positiveInteger(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number >= 1');
   return n;
+}
+
+/** A TCP port: 0 (any free port) to 65535. */
+export function portNumber(value: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535 (0: any free port)');
+  return n;
+}
+
+/**
+ * An address to listen on: an IPv4 or IPv6 address (brackets allowed: [::1]) or a host name. A
+ * dotted number that is no IPv4 address (256.1.1.1) is refused, not looked up as a name.
+ */
+export function listenAddress(value: string): string {
+  const host = value.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) !== 0) return host;
+  const label = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
+  if (!/^[\d.]+$/.test(host) && host.length <= 253 && new RegExp(`^${label}(\\.${label})*$`, 'i').test(host)) return host;
+  throw new InvalidArgumentError('must be an IP address of this machine (e.g. 127.0.0.1, ::1, 0.0.0.0 for every interface) or its host name');
 }
 
 export function finiteNumber(value: string): number {
