@@ -3,11 +3,12 @@
  * command line is parsed, before any file is opened or written and before any model is loaded:
  * a typo costs nothing.
  */
-import { accessSync, constants, type Stats, statSync } from 'node:fs';
+import { accessSync, constants, rmdirSync, type Stats, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
+import { makeFolder } from '../io/files.js';
 
 export function wholeNumber(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
@@ -151,9 +152,11 @@ export function checkOutputFile(path: string): string {
 
 /**
  * An output folder (`--out`, eval's `--data`) is checked before any work. It may not exist yet
- * (it is created then): its nearest existing ancestor must be a writable folder. An existing
- * folder must be writable, unless `existingMayBeReadOnly` (eval's `--data`: a folder of data sets
- * already built is only read). A file where the folder (or one of its ancestors) should be is refused.
+ * (it is created then): its nearest existing ancestor must be a writable folder in which a
+ * folder can be made (tried: made and removed at once, since some file systems, such as /proc,
+ * refuse where the permissions allow). An existing folder must be writable, unless
+ * `existingMayBeReadOnly` (eval's `--data`: a folder of data sets already built is only read). A
+ * file where the folder (or one of its ancestors) should be is refused.
  */
 export function checkOutputFolder(path: string, options: { existingMayBeReadOnly?: boolean } = {}): string {
   let current = resolve(path);
@@ -170,11 +173,23 @@ export function checkOutputFolder(path: string, options: { existingMayBeReadOnly
       const isTarget = current === resolve(path);
       if (!stats.isDirectory()) throw folderError(path, isTarget ? 'EEXIST' : 'ENOTDIR');
       if (!(isTarget && options.existingMayBeReadOnly)) writable(current, path, 'folder');
+      if (!isTarget) tryMakingFolder(path);
       return path;
     }
     const parent = dirname(current);
     if (parent === current) return path; // the root exists on every system; unreachable in practice
     current = parent;
+  }
+}
+
+/** Makes the folder `path` and removes again what was made (errors name `path`, exit 6). */
+function tryMakingFolder(path: string): void {
+  for (const made of makeFolder(path).reverse()) {
+    try {
+      rmdirSync(made);
+    } catch {
+      // Another process has begun to use it: it stays, as it would once this command made it.
+    }
   }
 }
 
