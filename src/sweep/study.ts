@@ -137,6 +137,13 @@ function roleEntry(role: StudyRoleEntry): { entry: ModelEntry; price: Price | un
   return { entry: entry as ModelEntryOptions, price };
 }
 
+/**
+ * The bound on alias expansion (the yaml package's `maxAliasCount`: uses of an anchor times the
+ * aliases inside it): a flat alias may be used this many times, while nested aliases, whose
+ * expansion grows exponentially, are refused after a few levels.
+ */
+const MAX_ALIAS_COUNT = 1000;
+
 const HINT = 'A study names "models" (each with "label" and "spec"), and optionally "name", "settings", "methods", "dataDir", "data", "out", "quick", "limit", "seed", "maxTokens", "mcqs", "mode", "cutoff", "concurrency", "judge", "distractor", "embedder", "timeFilter"; see examples/paper-study.yaml and README "Reproduce the paper".';
 
 /** Reads, validates and resolves a study file (YAML or JSON). */
@@ -156,7 +163,15 @@ export function loadStudy(file: string): Study {
     const line = lineCounter.linePos(e.pos[0]).line;
     throw new InputFileError(file, line, undefined, `not valid YAML or JSON: ${e.message.split('\n')[0]}`, HINT);
   }
-  const json: unknown = doc.toJS();
+  let json: unknown;
+  try {
+    json = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // The yaml package's alias checks: an alias expanded too often (a "billion laughs" file), or one without its anchor.
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/excessive alias count/i.test(message)) throw new InputFileError(file, undefined, undefined, `not valid YAML: ${message}`, HINT);
+    throw new InputFileError(file, undefined, undefined, `its aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies of what they name; refused, since a few such lines can expand to gigabytes`, 'Write the repeated parts out, or alias (*name) each anchor (&name) fewer times.');
+  }
   const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
     // The deepest node that exists along the path: a missing field points at its parent.
     for (let n = path.length; n >= 0; n--) {
