@@ -3,6 +3,7 @@
  * the CLI prints its message and hint (never a stack trace) and exits with its exit code.
  * Anything else reaching the top level is a bug in llmkb and is reported as such.
  */
+import { redactSecrets } from './secrets.js';
 
 /**
  * Every exit code of the `llmkb` command, in one place (the README's "Exit codes" table mirrors
@@ -24,15 +25,19 @@ export const EXIT_CODES = {
   internal: 70,
 } as const;
 
+/**
+ * An error the user can act on. Its message and hint never hold a credential (./secrets.ts):
+ * they often carry what a server sent back, and they reach the terminal, logs and the run store.
+ */
 export class LlmkbError extends Error {
   /** What the user can do about it; printed on its own line after the message. */
   readonly hint: string | undefined;
   readonly exitCode: number;
 
   constructor(message: string, options: { hint?: string; exitCode?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(redactSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.hint = options.hint;
+    this.hint = options.hint === undefined ? undefined : redactSecrets(options.hint);
     this.exitCode = options.exitCode ?? EXIT_CODES.usage;
   }
 }

@@ -3,10 +3,12 @@
  * command line is parsed, before any file is opened or written and before any model is loaded:
  * a typo costs nothing.
  */
-import { accessSync, constants, type Stats, statSync } from 'node:fs';
+import { accessSync, constants, rmdirSync, type Stats, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
+import { makeFolder } from '../io/files.js';
 
 export function wholeNumber(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
@@ -19,6 +21,25 @@ export function positiveInteger(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number >= 1');
   return n;
+}
+
+/** A TCP port: 0 (any free port) to 65535. */
+export function portNumber(value: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535 (0: any free port)');
+  return n;
+}
+
+/**
+ * An address to listen on: an IPv4 or IPv6 address (brackets allowed: [::1]) or a host name. A
+ * dotted number that is no IPv4 address (256.1.1.1) is refused, not looked up as a name.
+ */
+export function listenAddress(value: string): string {
+  const host = value.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) !== 0) return host;
+  const label = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
+  if (!/^[\d.]+$/.test(host) && host.length <= 253 && new RegExp(`^${label}(\\.${label})*$`, 'i').test(host)) return host;
+  throw new InvalidArgumentError('must be an IP address of this machine (e.g. 127.0.0.1, ::1, 0.0.0.0 for every interface) or its host name');
 }
 
 export function finiteNumber(value: string): number {
@@ -131,9 +152,11 @@ export function checkOutputFile(path: string): string {
 
 /**
  * An output folder (`--out`, eval's `--data`) is checked before any work. It may not exist yet
- * (it is created then): its nearest existing ancestor must be a writable folder. An existing
- * folder must be writable, unless `existingMayBeReadOnly` (eval's `--data`: a folder of data sets
- * already built is only read). A file where the folder (or one of its ancestors) should be is refused.
+ * (it is created then): its nearest existing ancestor must be a writable folder in which a
+ * folder can be made (tried: made and removed at once, since some file systems, such as /proc,
+ * refuse where the permissions allow). An existing folder must be writable, unless
+ * `existingMayBeReadOnly` (eval's `--data`: a folder of data sets already built is only read). A
+ * file where the folder (or one of its ancestors) should be is refused.
  */
 export function checkOutputFolder(path: string, options: { existingMayBeReadOnly?: boolean } = {}): string {
   let current = resolve(path);
@@ -150,11 +173,23 @@ export function checkOutputFolder(path: string, options: { existingMayBeReadOnly
       const isTarget = current === resolve(path);
       if (!stats.isDirectory()) throw folderError(path, isTarget ? 'EEXIST' : 'ENOTDIR');
       if (!(isTarget && options.existingMayBeReadOnly)) writable(current, path, 'folder');
+      if (!isTarget) tryMakingFolder(path);
       return path;
     }
     const parent = dirname(current);
     if (parent === current) return path; // the root exists on every system; unreachable in practice
     current = parent;
+  }
+}
+
+/** Makes the folder `path` and removes again what was made (errors name `path`, exit 6). */
+function tryMakingFolder(path: string): void {
+  for (const made of makeFolder(path).reverse()) {
+    try {
+      rmdirSync(made);
+    } catch {
+      // Another process has begun to use it: it stays, as it would once this command made it.
+    }
   }
 }
 

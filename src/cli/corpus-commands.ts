@@ -127,6 +127,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--end-field <name>', '_source field with the end character offset, if any')
     .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
     .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string }, command: Command) => {
+      // Not echoed: a value that is no variable name may be the credentials themselves.
+      if (opts.authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.authEnv)) {
+        throw new LlmkbError('--auth-env takes the NAME of an environment variable, and the value given is not one (it is not shown: it may be the credentials)', { hint: 'Put the credentials in a variable (export OPENSEARCH_AUTH=user:password, or "ApiKey ...") and pass its name: --auth-env OPENSEARCH_AUTH.' });
+      }
       const { addRemoteCorpus } = await import('../corpus/remote-corpora.js');
       const ws = workspace(command);
       try {

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, LlmkbError, RunBusyError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, collect, positiveInteger } from './cli-options.js';
@@ -253,14 +254,16 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   } catch (caught) {
     if (caught instanceof CommanderError) return caught.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
     const error = asUserError(caught);
+    // Every line goes through redactSecrets: a bug's message or a cause's stack may hold what a server sent.
+    const print = (text: string) => process.stderr.write(`${redactSecrets(text)}\n`);
     if (isLlmkbError(error)) {
-      process.stderr.write(`llmkb: error: ${error.message}\n`);
-      if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
-      if (process.env.LLMKB_DEBUG && error.cause) process.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+      print(`llmkb: error: ${error.message}`);
+      if (error.hint) print(`  hint: ${error.hint}`);
+      if (process.env.LLMKB_DEBUG && error.cause) print(String((error.cause as Error).stack ?? error.cause));
       return error.exitCode;
     }
-    process.stderr.write(`llmkb: internal error (a bug in llmkb; please report it with the command you ran): ${error instanceof Error ? error.message : String(error)}\n`);
-    if (process.env.LLMKB_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    print(`llmkb: internal error (a bug in llmkb; please report it with the command you ran): ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.LLMKB_DEBUG && error instanceof Error) print(String(error.stack));
     return EXIT_CODES.internal;
   }
 }

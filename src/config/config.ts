@@ -10,7 +10,8 @@
  *   "store":      ".llmkb/llmkb.sqlite"
  * }
  *
- * API keys are never written in the file: only the name of the environment variable that holds one.
+ * API keys are never written in the file: only the name of the environment variable that holds one;
+ * a spec with a user name or password in its URL is refused (../url-credentials.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -18,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
 import { listProviders } from '../providers/provider-registry.js';
+import { checkNoCredentials } from '../url-credentials.js';
 
 /** Options every model entry may have: the executor's (time-outs and retries) besides the spec. */
 const executorOptions = {
@@ -121,6 +123,11 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.') || '(top level)';
     throw new ConfigError(`${file}: field "${field}": ${issue.message}`, { hint: configHint(issue.path) });
+  }
+  for (const [role, entry] of Object.entries(parsed.data)) {
+    if (role in ownFields || entry === undefined) continue;
+    const spec = typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec;
+    checkNoCredentials(spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
   }
   return { config: parsed.data, file };
 }

@@ -5,11 +5,12 @@
  * `hits.hits[]` (`_id`, `_score`, `_source`). The index's own BM25 ranks the passages.
  *
  * Credentials come from an environment variable named in the options (never from the config
- * file, never logged): `user:password` (sent as HTTP Basic), or a full Authorization value
- * (`Basic ...`, `Bearer ...`, `ApiKey ...`).
+ * file, never logged: they are registered as secrets, ../secrets.ts): `user:password` (sent as
+ * HTTP Basic), or a full Authorization value (`Basic ...`, `Bearer ...`, `ApiKey ...`).
  */
 import { z } from 'zod';
 import { ConfigError, LlmkbError, ModelCallError } from '../errors.js';
+import { authorizationValue } from '../secrets.js';
 import type { RetrievedPassage, Retriever } from './retriever.js';
 
 export interface OpenSearchRetrieverOptions {
@@ -50,7 +51,7 @@ export class OpenSearchRetriever implements Retriever {
     if (options.authEnv !== undefined) {
       const value = (options.env ?? process.env)[options.authEnv];
       if (value === undefined || value === '') throw new ConfigError(`the environment variable ${options.authEnv} (OpenSearch credentials) is not set`, { hint: `Set ${options.authEnv} to user:password or to a full Authorization value (e.g. "ApiKey ...").` });
-      this.#authorization = /^(Basic|Bearer|ApiKey) /.test(value) ? value : `Basic ${Buffer.from(value).toString('base64')}`;
+      this.#authorization = authorizationValue(value, 'Basic');
     }
   }
 

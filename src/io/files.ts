@@ -1,6 +1,7 @@
-/** Reading and writing whole files: a BOM-free text read and an all-or-nothing write. */
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { fileAccessError } from '../errors.js';
+/** Reading and writing whole files: a BOM-free text read, an all-or-nothing write, a folder made level by level. */
+import { mkdirSync, readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { errnoCode, FileAccessError, fileAccessError } from '../errors.js';
 
 /**
  * A UTF-8 text file, without a leading byte-order mark (editors on Windows add one, and
@@ -39,4 +40,48 @@ export function writeFileAtomic(file: string, content: string | Uint8Array): voi
     }
     throw fileAccessError(file, error, 'write');
   }
+}
+
+/**
+ * Creates the folder `path` and its missing parents, one level at a time from the nearest folder
+ * that exists, and returns the folders it created (outermost first). Not `mkdirSync` with
+ * `recursive`: on Node 20 that loops forever where the file system answers a mkdir under an
+ * existing folder with ENOENT (/proc, /sys). Errors name `path` (exit 6).
+ */
+export function makeFolder(path: string): string[] {
+  const missing: string[] = [];
+  for (let current = resolve(path); ; ) {
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(current);
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw fileAccessError(path, error, 'write', 'folder');
+    }
+    if (stats !== undefined) {
+      // A file where the folder (EEXIST) or one of its parents (ENOTDIR) should be.
+      const code = missing.length === 0 ? 'EEXIST' : 'ENOTDIR';
+      if (!stats.isDirectory()) throw fileAccessError(path, Object.assign(new Error(code), { code }), 'write', 'folder');
+      break;
+    }
+    missing.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  const created: string[] = [];
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+      created.push(folder);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'EEXIST' && statSync(folder, { throwIfNoEntry: false })?.isDirectory()) continue; // made meanwhile by another process
+      if (code === 'ENOENT') {
+        // Its parent exists (just checked or made): the file system itself refuses new folders there.
+        throw new FileAccessError(path, `cannot create folder ${path}: the file system does not allow new folders in ${dirname(folder)}`, { code, hint: 'Choose a folder on a file system you can write to (not /proc or /sys).', cause: error });
+      }
+      throw fileAccessError(path, error, 'write', 'folder');
+    }
+  }
+  return created;
 }

@@ -3,6 +3,7 @@
  * user registers another with `registerProvider` and names its models with its scheme.
  */
 import { LlmkbError, ModelSpecError } from '../errors.js';
+import { checkNoCredentials } from '../url-credentials.js';
 import { llamaProvider } from './llama/llama-provider.js';
 import { llamaRerankerProvider } from './llama/llama-reranker-provider.js';
 import { mockProvider } from './mock/mock-provider.js';
@@ -34,10 +35,15 @@ function examples(): string {
   return `Examples: ${providers.flatMap((p) => p.examples).join(', ')}`;
 }
 
-/** The provider a spec string names, and the spec parsed by it. */
+/**
+ * The provider a spec string names, and the spec parsed by it. A spec with credentials in a URL is
+ * refused before anything else (../url-credentials.ts): every model spec of every command, config
+ * entry and study passes here before it becomes a label, a key or a message.
+ */
 export function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): { provider: ModelProvider; parsed: ParsedSpec } {
   const trimmed = spec.trim();
   if (trimmed === '') throw new ModelSpecError('empty model spec', { hint: examples() });
+  checkNoCredentials(trimmed, 'the model spec');
   const bare = providers.find((p) => p.matchesBare?.(trimmed));
   if (bare) return { provider: bare, parsed: bare.parseSpec(spec, '', trimmed, env) };
   const colon = trimmed.indexOf(':');

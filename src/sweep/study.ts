@@ -23,6 +23,7 @@ import type { EvaluationMethod } from '../methods/method.js';
 import { checkMethodOptions } from '../methods/method-options.js';
 import { defaultMethod, findMethod, listMethods } from '../methods/registry.js';
 import { parseModelSpec } from '../providers/model-spec.js';
+import { CREDENTIALS_HINT, credentialsProblem } from '../url-credentials.js';
 
 /** Money per million tokens (any currency; the plan and summary print it as given). */
 const priceSchema = z
@@ -155,8 +156,12 @@ function roleEntry(role: StudyRoleEntry, dir: string): { entry: ModelEntry; pric
 const HINT =
   'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
 
-/** The most YAML aliases a study may expand (a "billion laughs" file is refused, not expanded). */
-const MAX_ALIASES = 100;
+/**
+ * The bound on alias expansion (the yaml package's `maxAliasCount`: uses of an anchor times the
+ * aliases inside it): a flat alias may be used this many times, while nested aliases, whose
+ * expansion grows exponentially, are refused after a few levels.
+ */
+const MAX_ALIAS_COUNT = 1000;
 
 function parseStudyText(file: string, text: string): { doc: Document; json: unknown; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
@@ -166,9 +171,12 @@ function parseStudyText(file: string, text: string): { doc: Document; json: unkn
     throw new InputFileError(file, lineCounter.linePos(e.pos[0]).line, undefined, `not valid YAML or JSON: ${e.message.split('\n')[0]}`, HINT);
   }
   try {
-    return { doc, json: doc.toJS({ maxAliasCount: MAX_ALIASES }), lineCounter };
+    return { doc, json: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), lineCounter };
   } catch (error) {
-    throw new InputFileError(file, undefined, undefined, `not a study: ${error instanceof Error ? error.message : String(error)}`, `Write each value out; YAML aliases may be used at most ${MAX_ALIASES} times in a study.`);
+    // The yaml package's alias checks: an alias expanded too often (a "billion laughs" file), or one without its anchor.
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/excessive alias count/i.test(message)) throw new InputFileError(file, undefined, undefined, `not valid YAML: ${message}`, HINT);
+    throw new InputFileError(file, undefined, undefined, `its aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies of what they name; refused, since a few such lines can expand to gigabytes`, 'Write the repeated parts out, or alias (*name) each anchor (&name) fewer times.');
   }
 }
 
@@ -244,6 +252,10 @@ export function loadStudy(file: string): Study {
   const models = s.models.map((m, i) => {
     if (labels.has(m.label)) fail(['models', i, 'label'], `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`, 'Each model needs its own label: it names its rows and its result folder.');
     labels.set(m.label, i);
+    for (const [j, url] of (m.endpoints ?? []).entries()) {
+      const problem = credentialsProblem(url, 'the endpoint');
+      if (problem !== undefined) fail(['models', i, 'endpoints', j], problem, CREDENTIALS_HINT);
+    }
     try {
       const entry = modelEntry(m, dir);
       parseModelSpec(entry.spec);

@@ -1,8 +1,9 @@
 /**
  * `llmkb view`: a local web app over the run store and result files (node:http, pages rendered
  * on the server, two small static assets shipped in the package). It binds 127.0.0.1 unless
- * another host is asked for. Every response carries a Content-Security-Policy that allows only
- * this server's own script and style, so even markup that escaped escaping could not run.
+ * another host is asked for, and answers only requests addressed to it (./host-check.ts). Every
+ * response carries a Content-Security-Policy that allows only this server's own script and
+ * style, so even markup that escaped escaping could not run.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LlmkbError } from '../errors.js';
 import type { PairedRow } from '../methods/method-presentation.js';
+import { allowedHosts, hostAllowed, MISDIRECTED } from './host-check.js';
 import { comparePage, itemPage, runPage } from './view-detail-pages.js';
 import { ViewIndex, type ViewRun } from './view-index.js';
 import { esc, itemsPage, layout, runsPage } from './view-pages.js';
@@ -147,12 +149,15 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     throw new NotFound(path);
   }
 
+  let allowed: Set<string> | undefined;
   const server = createServer((req, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const send = (status: number, type: string, body: string | Buffer) => {
       res.writeHead(status, { 'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
+    allowed ??= allowedHosts(host, (server.address() as AddressInfo).port);
+    if (!hostAllowed(req.headers.host, allowed)) return send(421, 'text/plain; charset=utf-8', MISDIRECTED);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'only GET');
     route(req, url).then(
       (r) => send(r.status ?? 200, r.type, r.body),

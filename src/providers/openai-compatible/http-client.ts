@@ -2,7 +2,8 @@
  * HTTP for OpenAI-compatible servers: one POST of a JSON body, the answer validated against a
  * schema, and every failure turned into a `ModelCallError` that says whether a retry can help
  * (the executor decides whether to retry; this client never does). The API key goes only into
- * the Authorization header and is redacted from every message, even one a server echoes back.
+ * the Authorization header and is registered as a secret (../../secrets.ts), so no message holds
+ * it, even one a server echoes back.
  *
  * Plain HTTP (`postJson`, node:http with kept-alive connections) rather than the `openai` SDK: the executor already owns retries, time-outs and
  * concurrency (the SDK would add a second, conflicting layer of each), and we need fields the SDK
@@ -10,6 +11,7 @@
  */
 import type { z } from 'zod';
 import { ContextOverflowError, ModelCallError } from '../../errors.js';
+import { authorizationValue } from '../../secrets.js';
 import type { CallOptions } from '../language-model.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { postJson, toHeaders } from './http-post.js';
@@ -19,10 +21,11 @@ import { postJson, toHeaders } from './http-post.js';
  * vLLM's pooling endpoints in ../classification/post-json.ts); the rest of `requestJson` is shared.
  */
 export interface JsonPostPolicy {
+  /** The API key (sent as `Bearer KEY`), or a whole Authorization value (`Basic …`, `Bearer …`) sent as it is. */
   apiKey?: string | undefined;
   /** Statuses besides 5xx that a retry can help. */
   retryableStatus: ReadonlySet<number>;
-  /** Whether a failed answer says the input was longer than the model's window (`message`: the server's own, redacted). */
+  /** Whether a failed answer says the input was longer than the model's window (`message`: the server's own). */
   isContextOverflow(status: number, text: string, message: string): boolean;
   /** Hint when the server cannot be reached (`base`: the endpoint). */
   unreachableHint(base: string): string;
@@ -35,13 +38,12 @@ export interface JsonPostPolicy {
  * POSTs `body` to `base + path` and returns the answer validated by `schema`; every failure is a
  * `ModelCallError` saying whether a retry can help (transport failures, 5xx and the policy's
  * statuses, with Retry-After), or a `ContextOverflowError`. The API key goes only into the
- * Authorization header and is redacted from every message.
+ * Authorization header; error messages are redacted where they are made (`LlmkbError`).
  */
 export async function requestJson<T>(base: string, path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions, policy: JsonPostPolicy): Promise<{ json: T; headers: IncomingHttpHeaders }> {
   const url = base + path;
-  const redact = (text: string): string => (policy.apiKey && policy.apiKey.length >= 4 ? text.split(policy.apiKey).join('***') : text);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (policy.apiKey) headers.authorization = `Bearer ${policy.apiKey}`;
+  if (policy.apiKey) headers.authorization = authorizationValue(policy.apiKey, 'Bearer');
   let response: { status: number; headers: IncomingHttpHeaders };
   let text: string;
   try {
@@ -51,7 +53,7 @@ export async function requestJson<T>(base: string, path: string, body: unknown, 
   }
   if (response.status < 200 || response.status > 299) {
     const status = response.status;
-    const message = redact(serverErrorMessage(text));
+    const message = serverErrorMessage(text);
     if (policy.isContextOverflow(status, text, message)) throw new ContextOverflowError(`${url}: ${message}`);
     let hint: string | undefined;
     if (status === 401 || status === 403) hint = 'Check the API key: set the environment variable named by "apiKeyEnv" for this model.';
@@ -69,7 +71,7 @@ export async function requestJson<T>(base: string, path: string, body: unknown, 
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ModelCallError(`${url} answered with a body that is not JSON: ${redact(snippet(text))}`, {
+    throw new ModelCallError(`${url} answered with a body that is not JSON: ${snippet(text)}`, {
       retryable: false,
       status: response.status,
       endpoint: base,
@@ -79,7 +81,7 @@ export async function requestJson<T>(base: string, path: string, body: unknown, 
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ModelCallError(`${url} answered in an unexpected shape: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${redact(snippet(text))}`, { retryable: false, hint: policy.shapeHint });
+    throw new ModelCallError(`${url} answered in an unexpected shape: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${snippet(text)}`, { retryable: false, hint: policy.shapeHint });
   }
   return { json: result.data, headers: response.headers };
 }

@@ -11,6 +11,8 @@
  */
 import { z } from 'zod';
 import { ConfigError, ModelSpecError } from '../../errors.js';
+import { registerSecret } from '../../secrets.js';
+import { checkNoCredentials } from '../../url-credentials.js';
 import type { ModelProvider } from '../model-provider.js';
 
 export interface OpenAICompatibleSpec {
@@ -25,7 +27,7 @@ export interface OpenAICompatibleSpec {
 }
 
 export const openAICompatibleOptions = z.object({
-  /** Name of the environment variable holding the API key (not the key). */
+  /** Name of the environment variable (not the key) holding the API key, or a whole Authorization value ("Basic …", "Bearer …"). */
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key').optional(),
   api: z.enum(['completions', 'chat']).optional(),
   echo: z.boolean().optional(),
@@ -48,6 +50,7 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
         if (rest === '') throw new ModelSpecError(`"${spec}" names no model`, { hint: 'Write ollama:MODEL, e.g. ollama:llama3.1' });
         const host = (env.OLLAMA_HOST ?? '127.0.0.1:11434').replace(/\/+$/, '');
         const base = /^https?:\/\//.test(host) ? host : `http://${host}`;
+        checkNoCredentials(base, 'OLLAMA_HOST');
         return { provider: 'openai-compatible', flavor: 'ollama', baseURLs: [`${base}/v1`], model: rest, apiKeyEnv: undefined, api: 'completions', echo: false };
       }
       default: {
@@ -63,6 +66,8 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
     let apiKey: string | undefined;
     if (apiKeyEnv !== undefined) {
       apiKey = env[apiKeyEnv];
+      // Registered now, not at the first request: a Batch API client (src/sweep/batch) sends it too.
+      registerSecret(apiKey);
       if (apiKey === undefined || apiKey === '') {
         throw new ConfigError(`the API key variable ${apiKeyEnv} is not set (needed for ${options.spec})`, {
           hint: `export ${apiKeyEnv}=... in your shell. llmkb never takes API keys on the command line or in config files.`,
