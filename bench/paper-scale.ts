@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
 import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
 import { garbageCollector, type GarbageCollector } from '../src/io/young-garbage.js';
-import { evaluateModel } from '../src/methods/reliability/evaluate-model.js';
+import { evaluateReliability } from './support/evaluate-reliability.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { runJudgeStage } from '../src/methods/reliability/judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
@@ -197,7 +197,7 @@ async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-// The run evaluateModel opens for these options, so the re-run below finds it.
+// The run `llmkb eval` opens for these options, so the re-run below finds it.
 const run = runs.open({
   model: model.model.cacheIdentity,
   dataset: datasetChecksum(items),
@@ -206,9 +206,9 @@ const run = runs.open({
   params: { kind: 'eval', maxTokens: 100, shots: selector.id, judge: judgeLLM.model.cacheIdentity, distractor: distractorLLM.model.cacheIdentity, mcqs, mode: 'generate' },
   label: 'bench',
 });
-// The stages as evaluateModel runs them: records go to the store and are read back one at a time.
+// The stages as the reliability method runs them: records go to the store and are read back one at a time.
 await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-const judgeStage = (judge: ModelExecutor, into: typeof run) => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge }), judgeIdentity: judge.model.cacheIdentity, judgeExecutor: judge, runs, run: into, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) });
+const judgeStage = (judge: ModelExecutor, into: typeof run) => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge }), judgeIdentity: judge.model.cacheIdentity, judgeExecutor: judge, run: into, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) });
 await stage('judge', () => judgeStage(judgeLLM, run));
 // Repeats: the same stage over the same asked records, on runs of their own, with judges of other names (no cache hits).
 for (let k = 2; k <= Number(args.repeats); k++) {
@@ -219,7 +219,7 @@ const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<Ask
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
 };
-if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids), executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, runs, run, progress: quiet }));
+if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids), executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, run, progress: quiet }));
 // Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
 const beforeMerge = writtenBytes();
 cache.checkpoint();
@@ -235,7 +235,7 @@ const outDir = join(dir, 'out');
 writeDataDir(dataDir, { seen, unseen, rSeen, rUnseen, items });
 const evalOnce = async (): Promise<number> => {
   const started = performance.now();
-  await measured(() => evaluateModel({ model, modelName: 'bench', judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs }));
+  await measured(() => evaluateReliability({ model, judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs }));
   return (performance.now() - started) / 1000;
 };
 // The mode-agreement sample (5 pairs in the other mode) is the only part not cached yet.

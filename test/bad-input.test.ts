@@ -767,9 +767,15 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
   });
 
   it('D4: --fail-under takes any finite number as JavaScript writes it (1e-1, .2, 2E-1)', async () => {
-    const { parseThreshold } = await import('../src/cli/analysis-commands.js');
-    assert.deepEqual(['NCCR=1e-1', 'NCCR=.1', 'NCCR=1E-1', 'NCCR=0.1', 'IUR=-5e-1'].map((v) => parseThreshold(v)[0]!.value), [0.1, 0.1, 0.1, 0.1, -0.5]);
-    for (const bad of ['NCCR=1.2.3', 'NCCR=0.1x', 'NCCR=Infinity', 'NCCR=NaN', 'NCCR=1e3']) assert.throws(() => parseThreshold(bad), /is not a number|out of range/, bad);
+    const { checkThresholds, parseThreshold } = await import('../src/cli/eval-command.js');
+    const { getMethod } = await import('../src/methods/registry.js');
+    assert.deepEqual(['NCCR=1e-1', 'NCCR=.1', 'NCCR=1E-1', 'NCCR=0.1', 'NCCR=-5e-1'].map((v) => parseThreshold(v)[0]!.value), [0.1, 0.1, 0.1, 0.1, -0.5]);
+    for (const bad of ['NCCR=1.2.3', 'NCCR=0.1x', 'NCCR=Infinity', 'NCCR=NaN']) assert.throws(() => parseThreshold(bad), /is not a number/, bad);
+    // The range is the metric's own (NCCR in [-1, 1], IUR in [0, 1]), checked once the method is known.
+    const reliability = getMethod('reliability');
+    checkThresholds(reliability, parseThreshold('NCCR=-5e-1'));
+    for (const bad of ['NCCR=1e3', 'IUR=-5e-1']) assert.throws(() => checkThresholds(reliability, parseThreshold(bad)), /out of range/, bad);
+    assert.throws(() => checkThresholds(reliability, parseThreshold('nccr=0.2')), /unknown metric "nccr" \(did you mean NCCR\?\)/);
     // Through the CLI: the value is accepted and the command goes on to load the model.
     const r = await llmkb(['eval', '--model', 'gguf:/nowhere/x.gguf', '--fail-under', 'NCCR=1e-1']);
     assertUserError(r, EXIT_CODES.fileAccess, /model file \/nowhere\/x\.gguf does not exist/);

@@ -9,15 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
-import { commandPath } from '../src/cli/config-defaults.js';
+import { checkConfigDefaults, commandPath, isDefaultable } from '../src/cli/config-defaults.js';
 import { buildProgram } from '../src/cli/main.js';
-import { COMMAND_OPTIONS } from '../src/config/config.js';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
-
-/** Options that are not settings in `defaults` (README, "Configuration"): each has its own place. */
-const NOT_IN_DEFAULTS = new Set(['help', 'version', 'config', 'store', 'model', 'judge', 'distractor', 'embedder', 'filterModel', 'scorer', 'nli', 'relevance', 'questionWriter']);
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];
@@ -37,21 +33,28 @@ function assertConfigError(r: CliResult, pattern: RegExp): void {
   assert.doesNotMatch(r.stderr, /internal error|^\s+at /m);
 }
 
-describe('config defaults: the schema names every command-line setting', () => {
-  it('each command section lists exactly the options of that command, booleans as booleans', () => {
-    const sections: Record<string, Record<string, string>> = COMMAND_OPTIONS;
-    const seen = new Set<string>();
-    for (const command of allCommands(buildProgram())) {
+describe('config defaults: every command-line setting of every command', () => {
+  it('each option of each command is accepted under its name (booleans as booleans), model specs and unknown names are refused', async () => {
+    const program = await buildProgram();
+    let settings = 0;
+    for (const command of allCommands(program)) {
       const path = commandPath(command);
-      const options = command.options.filter((o) => !NOT_IN_DEFAULTS.has(o.attributeName()) && !o.mandatory);
-      if (options.length === 0) continue;
-      seen.add(path);
-      const section = sections[path];
-      assert.ok(section, `defaults has a section "${path}"`);
-      assert.deepEqual(Object.keys(section).sort(), options.map((o) => o.attributeName()).sort(), `defaults."${path}" = the options of llmkb ${path}`);
-      for (const o of options) assert.equal(section[o.attributeName()] === 'boolean', !o.required && !o.optional, `${path} ${o.flags}: boolean in the config exactly when a flag (--no-x too)`);
+      for (const o of command.options) {
+        const flag = !o.required && !o.optional;
+        const value = flag ? true : 'x';
+        const config = { defaults: { [path]: { [o.attributeName()]: value } } };
+        if (isDefaultable(o)) {
+          assert.doesNotThrow(() => checkConfigDefaults(program, config, 'c.json'), `${path} ${o.flags}`);
+          settings++;
+          assert.throws(() => checkConfigDefaults(program, { defaults: { [path]: { [o.attributeName()]: flag ? 'x' : true } } }, 'c.json'), /must be/, `${path} ${o.flags}: the wrong kind of value`);
+        } else if (!['help', 'version'].includes(o.attributeName())) {
+          assert.throws(() => checkConfigDefaults(program, config, 'c.json'), /has no setting/, `${path} ${o.flags} is not a setting`);
+        }
+      }
+      assert.throws(() => checkConfigDefaults(program, { defaults: { [path]: { noSuchOption: 1 } } }, 'c.json'), /has no setting "noSuchOption"|no command/);
     }
-    assert.deepEqual(Object.keys(sections).sort(), [...seen].sort(), 'no section for a command that does not exist');
+    assert.ok(settings > 100, `${settings} settings`);
+    assert.throws(() => checkConfigDefaults(program, { defaults: { evaluate: {} } }, 'c.json'), /no command "llmkb evaluate"/);
   });
 });
 
@@ -90,10 +93,10 @@ describe('config defaults on the command line', () => {
       [{ eval: { failUnder: ['NCCR=0.1', 'NCCR=20'] } }, /field "defaults\.eval\.failUnder": "NCCR=20" is invalid: .*write NCCR=0\.2/],
       [{ eval: { cutoff: 'banana' } }, /field "defaults\.eval\.cutoff": "banana" is invalid: must be a date/],
       [{ eval: { mode: 'guess' } }, /field "defaults\.eval\.mode": "guess" is invalid: Allowed choices are logprobs, generate/],
-      [{ eval: { mcqs: '5' } }, /field "defaults\.eval\.mcqs": Invalid input: expected number, received string/],
-      [{ eval: { 'max-tokens': 5 } }, /field "defaults\.eval": Unrecognized key: "max-tokens"[\s\S]*hint: "defaults\.eval" takes .*maxTokens.*camelCase/],
-      [{ evaluate: {} }, /field "defaults": Unrecognized key: "evaluate"[\s\S]*hint: "defaults" holds one section per command: "llmkb", "complete"/],
-      [{ eval: { model: 'gguf:x.gguf' } }, /Unrecognized key: "model"[\s\S]*Model specs go in the top-level role entries/],
+      [{ eval: { quick: 'yes' } }, /field "defaults\.eval\.quick": must be true or false/],
+      [{ eval: { 'max-tokens': 5 } }, /field "defaults\.eval\.max-tokens": llmkb eval has no setting "max-tokens"[\s\S]*hint: Its settings: .*maxTokens.*camelCase/],
+      [{ evaluate: {} }, /field "defaults\.evaluate": no command "llmkb evaluate" with settings[\s\S]*hint: "defaults" holds one section per command: "llmkb", "complete"/],
+      [{ eval: { model: 'gguf:x.gguf' } }, /llmkb eval has no setting "model"[\s\S]*model specs go in the top-level role entries/],
     ];
     for (const [defaults, pattern] of cases) {
       const cwd = project({ defaults });

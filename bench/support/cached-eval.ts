@@ -8,7 +8,7 @@
  * `--stages-done` keeps the run store (a re-run whose stages are all done).
  */
 import { join } from 'node:path';
-import { evaluateModel } from '../../src/methods/reliability/evaluate-model.js';
+import { evaluateReliability } from './evaluate-reliability.js';
 import { ModelExecutor } from '../../src/executor/model-executor.js';
 import { OpenAICompatibleModel } from '../../src/providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../src/store/call-cache.js';
@@ -35,7 +35,7 @@ setInterval(() => {
   peak = Math.max(peak, m.rss);
   if (process.env.LLMKB_BENCH_MEMORY && ++tick % 25 === 0) process.stderr.write(`memory: rss ${(m.rss / 1e6).toFixed(0)} MB, heap ${(m.heapUsed / 1e6).toFixed(0)}/${(m.heapTotal / 1e6).toFixed(0)} MB, external ${(m.external / 1e6).toFixed(0)} MB, array buffers ${(m.arrayBuffers / 1e6).toFixed(0)} MB\n`);
 }, 20).unref();
-await evaluateModel({ model, modelName: 'bench', judge, distractor, settings: ['four-shot'], runs, dataDir: join(dir, 'data'), outDir: join(dir, 'out'), cacheDir: join(dir, 'cache'), seed: 42, mcqs });
+await evaluateReliability({ model, judge, distractor, settings: ['four-shot'], runs, dataDir: join(dir, 'data'), outDir: join(dir, 'out'), cacheDir: join(dir, 'cache'), seed: 42, mcqs });
 const seconds = (performance.now() - started) / 1000;
 const requests = model.accounting.requests + judge.accounting.requests + distractor.accounting.requests;
 console.log(`whole eval ${process.argv.includes('--stages-done') ? 'with its stages done' : 'from the cache'}: ${seconds.toFixed(2)} s, ${model.accounting.calls + judge.accounting.calls + distractor.accounting.calls} calls, ${requests} requests, peak RSS ${(Math.max(peak, process.memoryUsage().rss) / 1e6).toFixed(0)} MB`);

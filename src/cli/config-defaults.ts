@@ -45,7 +45,7 @@ export function isDefaultable(option: Option): boolean {
 }
 
 /** Checks every section of `defaults` against the program's commands before any command runs. */
-export function checkConfigDefaults(program: Command, config: LlmkbConfig, file: string | undefined): void {
+export function checkConfigDefaults(program: Command, config: Pick<LlmkbConfig, 'defaults'>, file: string | undefined): void {
   const defaults = config.defaults;
   if (defaults === undefined) return;
   const commands = new Map(allCommands(program).map((c) => [commandPath(c), c]));

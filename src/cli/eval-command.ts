@@ -6,34 +6,49 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { EXIT_CODES, LlmkbError } from '../errors.js';
 import type { EvaluationMethod } from '../methods/method.js';
+import { listMethods } from '../methods/registry.js';
 import type { Workspace } from '../workspace.js';
 import { DEFAULT_MODEL, LIMIT_HELP } from './cli-defaults.js';
 import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, requireFile, requireFolder, wholeNumber } from './cli-options.js';
 import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
 import { metaFrom } from './results-commands.js';
 
-/** `--fail-under METRIC=VALUE`, checked against the method's metrics once the method is known. */
+/**
+ * `--fail-under METRIC=VALUE`: a metric of a registered method and a value in its range, checked
+ * as the command line is parsed (a config default too); the method the run uses is checked to
+ * have the metric once it is known (`checkThresholds`).
+ */
 export function parseThreshold(value: string, previous: Array<{ metric: string; value: number }> = []): Array<{ metric: string; value: number }> {
   const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*$/.exec(value);
   if (!m) throw new InvalidArgumentError('write METRIC=VALUE with VALUE a fraction, e.g. NCCR=0.2');
   // Any finite number as JavaScript writes it (0.2, .2, 2e-1); whatever Number() cannot read (1.2.3, 0.2x) is NaN and refused.
   const number = Number(m[2]);
   if (!Number.isFinite(number)) throw new InvalidArgumentError(`"${m[2]}" is not a number; write ${m[1]}=VALUE with VALUE a fraction, e.g. ${m[1]}=0.2`);
-  return [...previous, { metric: m[1]!, value: number }];
+  const threshold = { metric: m[1]!, value: number };
+  const problem = thresholdProblem(listMethods(), threshold);
+  if (problem) throw new InvalidArgumentError(problem);
+  return [...previous, threshold];
 }
 
-/** Each threshold names a metric of the method and lies in that metric's range (a percentage typed by mistake is refused with the fraction it probably meant). */
+/** What is wrong with a threshold for these methods' metrics (undefined: nothing). */
+function thresholdProblem(methods: readonly EvaluationMethod[], t: { metric: string; value: number }): string | undefined {
+  const defs = methods.flatMap((m) => m.metricDefs);
+  const def = defs.find((d) => d.id === t.metric);
+  if (!def) {
+    const near = defs.find((d) => d.id.toLowerCase() === t.metric.toLowerCase());
+    return `unknown metric "${t.metric}"${near ? ` (did you mean ${near.id}?)` : ''}; the metrics are ${[...new Set(defs.map((d) => d.id))].join(', ')}`;
+  }
+  if (t.value < def.range[0] || t.value > def.range[1]) {
+    return `${t.metric}=${t.value} is out of range: ${t.metric} lies in [${def.range.join(', ')}]${def.format === 'percent' ? `; thresholds are fractions as in the summaries: for ${t.value}% write ${t.metric}=${t.value / 100}` : ''}`;
+  }
+  return undefined;
+}
+
+/** Each threshold names a metric of the method the run uses and lies in that metric's range. */
 export function checkThresholds(method: EvaluationMethod, thresholds: ReadonlyArray<{ metric: string; value: number }>): void {
-  const ids = method.metricDefs.map((d) => d.id);
   for (const t of thresholds) {
-    const def = method.metricDefs.find((d) => d.id === t.metric);
-    if (!def) {
-      const near = ids.find((k) => k.toLowerCase() === t.metric.toLowerCase());
-      throw new LlmkbError(`--fail-under: unknown metric "${t.metric}"${near ? ` (did you mean ${near}?)` : ''}`, { exitCode: EXIT_CODES.usage, hint: `The metrics of method "${method.id}": ${ids.join(', ')}.` });
-    }
-    if (t.value < def.range[0] || t.value > def.range[1]) {
-      throw new LlmkbError(`--fail-under ${t.metric}=${t.value} is out of range: ${t.metric} lies in [${def.range.join(', ')}]`, { exitCode: EXIT_CODES.usage, hint: def.format === 'percent' ? `Thresholds are fractions as in the summaries; for ${t.value}% write ${t.metric}=${t.value / 100}.` : `Give a value in [${def.range.join(', ')}].` });
-    }
+    const problem = thresholdProblem([method], t);
+    if (problem) throw new LlmkbError(`--fail-under: ${problem}`, { exitCode: EXIT_CODES.usage, hint: `The metrics of method "${method.id}": ${method.metricDefs.map((d) => d.id).join(', ')}.` });
   }
 }
 

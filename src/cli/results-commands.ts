@@ -94,9 +94,8 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       if (opts.out !== undefined) checkOutputFolder(opts.out);
       const { compareRuns } = await import('../analysis/compare-methods.js');
       const { loadResultRun, loadStoredRun } = await import('../runs/load-runs.js');
-      const { writeFileAtomic } = await import('../io/files.js');
+      const { makeFolder, writeFileAtomic } = await import('../io/files.js');
       const { join } = await import('node:path');
-      const { mkdirSync } = await import('node:fs');
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: opts.resamples, seed: opts.seed, records: 'compare' }));
       if (opts.run?.length) {
@@ -113,11 +112,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       const analysis = { ...result.analysis, warnings };
       process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${result.markdown}`);
       if (opts.out) {
-        try {
-          mkdirSync(opts.out, { recursive: true });
-        } catch (error) {
-          throw fileAccessError(opts.out, error, 'write', 'folder');
-        }
+        makeFolder(opts.out);
         for (const [name, content] of Object.entries(result.files)) writeFileAtomic(join(opts.out, name), content);
         writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
         process.stderr.write(`wrote ${result.wrote} to ${opts.out}\n`);

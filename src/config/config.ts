@@ -76,7 +76,8 @@ const ownFields = {
 };
 
 export const configSchema = z.object(ownFields).catchall(modelEntrySchema);
-export type LlmkbConfig = z.infer<typeof configSchema>;
+/** A config: its own fields, and one model entry per role it names. */
+export type LlmkbConfig = { store?: string; cacheDir?: string; methods?: string[]; defaults?: Record<string, Record<string, boolean | number | string | string[]>> } & { [role: string]: unknown };
 
 /** A role's model entry in the config, by role id. */
 export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | undefined {
@@ -129,7 +130,7 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
     const spec = typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec;
     checkNoCredentials(spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
   }
-  return { config: parsed.data, file };
+  return { config: parsed.data as LlmkbConfig, file };
 }
 
 function configHint(path: ReadonlyArray<PropertyKey>): string {

@@ -6,9 +6,9 @@
  * method's summary and, with an output folder, into `<stem>.<setting>.records.jsonl` beside
  * `.summary.json` and `.run.json` (src/runs/result-files.ts).
  */
-import { mkdirSync } from 'node:fs';
 import { checksumOfLines } from '../io/checksum.js';
-import { fileAccessError, LlmkbError } from '../errors.js';
+import { LlmkbError } from '../errors.js';
+import { makeFolder } from '../io/files.js';
 import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { describeRuntime } from '../providers/language-model.js';
@@ -208,7 +208,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
       model: label, modelIdentity: subject.model.cacheIdentity, setting, seed, runId: run.id, datasetChecksums, ...(limit ? { limit } : {}), ...(options.meta ? { meta: options.meta } : {}),
     });
   // One pass over the store: each record goes to the records file as the summary reads it.
-  if (files) makeOutputFolder(options.outDir!);
+  if (files) makeFolder(options.outDir!);
   const writer = files ? new JsonlWriter(files.records) : undefined;
   const source = (await method.outputRecords(run))[Symbol.iterator]();
   const read = function* (): Generator<object> {
@@ -249,13 +249,4 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     writeJsonFile(files.execution, execution);
   }
   return { summary: summarized.summary, ...(summarized.reportRecords ? { reportRecords: summarized.reportRecords } : {}), runId: run.id, execution, ...(files ? { files } : {}) };
-}
-
-/** The results folder, made when missing. */
-function makeOutputFolder(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw fileAccessError(dir, error, 'write', 'folder');
-  }
 }

@@ -7,9 +7,9 @@
  * questions, MCQs, answer mode, max tokens, data set checksums, seed), and one run found twice
  * with different results.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { readTextFile } from '../io/files.js';
+import { makeFolder, readTextFile } from '../io/files.js';
 import { EXIT_CODES, FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { MethodProtocol } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
@@ -101,7 +101,7 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   if (absent.length > 0) {
     throw new LlmkbError(`shard(s) ${absent.map((i) => `${i}/${count}`).join(', ')} of study ${order.study.name} missing from the folders given`, { exitCode: EXIT_CODES.usage, hint: `Give the --out folder of every shard (sweep.shard-I-of-${count}.json in each): llmkb merge DIR1 ... DIR${count} --out DIR.` });
   }
-  mkdirSync(options.outDir, { recursive: true });
+  makeFolder(options.outDir);
 
   // Result files: each run from the shard that has it; a run found twice must be the same.
   const sources = new Map<string, string>();
@@ -147,7 +147,7 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
     if (!dir) continue;
     const from = resultFiles(join(dir, run.base));
     const to = resultFiles(join(options.outDir, run.base));
-    mkdirSync(dirname(to.base), { recursive: true });
+    makeFolder(dirname(to.base));
     for (const kind of ['summary', 'records', 'execution'] as const) if (existsSync(from[kind])) copyFileSync(from[kind], to[kind]);
   }
   const storeRows = { calls: 0, runs: 0, records: 0 };

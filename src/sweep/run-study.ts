@@ -12,10 +12,9 @@
  * continues every run where it stopped (the run store and the call cache), so an interrupted
  * sweep costs nothing twice.
  */
-import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { entryOptions, type ModelEntry } from '../config/config.js';
-import { writeFileAtomic } from '../io/files.js';
+import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { isLlmkbError, LlmkbError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
@@ -167,7 +166,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const startedAt = new Date().toISOString();
   const jobs = studyJobs(study);
   const mine = jobs.filter((j) => inShard(j, options.shard));
-  mkdirSync(outDir, { recursive: true });
+  makeFolder(outDir);
   const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}) });
   const results = new Map<number, SweepJobResult>();
   const executions = new Map<number, ExecutionRecord>();

@@ -95,7 +95,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
 export function formatPlan(study: Study, plan: StudyPlan, shard?: Shard): string {
   const lines: string[] = [];
   const total = studyJobs(study).length;
-  lines.push(`study ${study.name}: ${study.models.length} models x ${study.methods.map((m) => `${m.method.id} (${m.settings.length} setting${m.settings.length === 1 ? '' : 's'})`).join(' + ')} = ${total} runs${shard ? `; shard ${shard.index}/${shard.count}: ${plan.runs.length}` : ''}`);
+  lines.push(`study ${study.name}: ${study.models.length} models x ${study.methods.map((m) => `${m.method.id} (${m.settings.length} setting${m.settings.length === 1 ? '' : 's'})`).join(' + ')} = ${total} runs${shard ? `; shard ${shard.index}/${shard.count}: ${plan.runs.length}` : ''}${study.quick ? ' (quick)' : ''}${study.limit !== undefined ? ` (limit ${study.limit})` : ''}`);
   const w = Math.max(5, ...plan.runs.map((r) => r.label.length));
   const roles = Object.keys(plan.totals);
   lines.push(`${'model'.padEnd(w)}  ${'method'.padEnd(11)}  ${'setting'.padEnd(11)}  ${'items'.padStart(7)}  ${'state'.padEnd(11)}  calls to pay${roles.length ? `: ${roles.join(' / ')}` : ''}`);

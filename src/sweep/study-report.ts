@@ -6,10 +6,10 @@
  * study's order; everything here depends on the results only (paths relative to the folder),
  * so the same results give the same bytes on any machine.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
-import { writeFileAtomic } from '../io/files.js';
+import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
 import { loadResultRun } from '../runs/load-runs.js';
@@ -71,11 +71,7 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
   const seed = options.seed ?? 42;
   const { runs: compared, warnings } = distinctRuns(runs.map((r) => ({ summary: r.summary, ...(r.records ? { records: r.records } : {}), source: resultFiles(r.files.base).summary })));
   const result = await compareRuns(compared, { resamples, seed });
-  try {
-    mkdirSync(outDir, { recursive: true });
-  } catch (error) {
-    throw fileAccessError(outDir, error, 'write', 'folder');
-  }
+  makeFolder(outDir);
   const files: string[] = [];
   const write = (name: string, content: string) => {
     writeFileAtomic(join(outDir, name), content);

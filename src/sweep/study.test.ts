@@ -33,11 +33,10 @@ describe('study files', () => {
     const file = write('min.json', '{"models": [{"label": "a", "spec": "gguf:a.gguf"}, {"label": "b", "spec": "gguf:b.gguf"}], "settings": ["zero-shot"], "quick": true, "dataDir": "DIR"}');
     const study = loadStudy(file);
     assert.deepEqual(study.models.map((m) => m.label), ['a', 'b']);
-    assert.deepEqual(study.settings, ['zero-shot']);
-    assert.deepEqual(study.methods, ['reliability']);
+    assert.deepEqual(study.methods.map((m) => [m.method.id, m.settings]), [['reliability', ['zero-shot']]], 'the first registered method when none is named');
     assert.equal(study.quick, true);
-    assert.equal(study.dataDir, join(dir, 'DIR'));
-    assert.equal(study.data, join(dir, 'llmkb-data'));
+    assert.equal(study.methods[0]!.options.dataDir, join(dir, 'DIR'), 'a method option at the top level applies to the method, read from the study\'s folder');
+    assert.equal(study.dir, dir);
     assert.equal(study.seed, 42);
     assert.equal(study.name, 'min');
     assert.equal(studyJobs(study).length, 2);
@@ -77,7 +76,7 @@ describe('study files', () => {
   it('examples/paper-study.yaml: the paper\'s 26 models with their metadata', () => {
     const study = loadStudy(join(import.meta.dirname, '..', '..', 'examples', 'paper-study.yaml'));
     assert.equal(study.models.length, 26);
-    assert.deepEqual(study.settings, ['zero-shot', 'four-shot', 'four-shot-2']);
+    assert.deepEqual(study.methods[0]!.settings, ['zero-shot', 'four-shot', 'four-shot-2']);
     assert.equal(studyJobs(study).length, 78);
     const byLabel = new Map(study.models.map((m) => [m.label, m]));
     assert.equal(byLabel.get('Llama3-70B')!.params, 70);
@@ -112,20 +111,25 @@ describe('study files', () => {
   it('--plan: every run new in an empty store, calls per role, money from the prices', () => {
     const study = loadStudy(join(import.meta.dirname, '..', '..', 'examples', 'paper-study.yaml'));
     const db = openDatabase(':memory:');
-    const plan = planStudy({ ...study, quick: true, data: join(dir, 'none') }, new RunStore(db));
+    const quick = { ...study, quick: true, methods: study.methods.map((m) => ({ ...m, options: { ...m.options, data: join(dir, 'none') } })) };
+    const plan = planStudy(quick, new RunStore(db));
     assert.equal(plan.runs.length, 78);
     assert.ok(plan.runs.every((r) => r.state === 'new'));
-    assert.equal(plan.questions, 100);
+    assert.ok(plan.runs.every((r) => r.items === 100), 'quick: 50 seen + 50 unseen questions, known before the data sets are built');
     // 100 answers + 100 x 5 MCQs per run; the judge sees the seen half.
-    assert.equal(plan.totals.model.calls, 78 * 600);
-    assert.equal(plan.totals.judge.calls, 78 * 50);
-    assert.ok(plan.totals.judge.money !== null && plan.totals.judge.money > 0);
-    assert.equal(plan.totals.model.money, null, 'the vLLM models have no price');
-    const text = formatPlan(study, plan);
+    assert.equal(plan.totals.model!.calls, 78 * 600);
+    assert.equal(plan.totals.judge!.calls, 78 * 50);
+    assert.ok(plan.totals.judge!.money !== null && plan.totals.judge!.money > 0);
+    assert.equal(plan.totals.model!.money, null, 'the vLLM models have no price');
+    const text = formatPlan(quick, plan);
     assert.match(text, /78 runs/);
     assert.match(text, /calls still to pay for \(estimate\): model 46800, judge 3900/);
     assert.doesNotMatch(text, /warning/, 'every model of the paper knows nothing after 2024-04-13');
-    assert.match(formatPlan({ ...study, cutoff: '2023-01-01' }, plan), /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/);
+    const early = { ...quick, methods: quick.methods.map((m) => ({ ...m, options: { ...m.options, cutoff: '2023-01-01' } })) };
+    assert.match(formatPlan(early, planStudy(early, new RunStore(db))), /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/);
+    const full = planStudy(study, new RunStore(db));
+    assert.ok(full.runs.every((r) => r.items === null && r.calls === null), 'not quick and no data sets yet: unknown, not 0');
+    assert.match(formatPlan(study, full), /calls still to pay for \(estimate\): model unknown/);
     db.close();
   });
 });

@@ -3,7 +3,7 @@
  * `seenqa.jsonl`, `unseenqa.jsonl`, `r_seen.jsonl`, `r_unseen.jsonl` in the output folder.
  * Same sources + same seed + same options = byte-identical files.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_CODES, LlmkbError } from '../../../errors.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
@@ -13,7 +13,7 @@ import { VERSION } from '../../../version.js';
 import { type QAItem, readQAItems } from './qa-item.js';
 import { sha256 } from '../../../io/checksum.js';
 import { toJsonl } from '../../../io/jsonl.js';
-import { writeFileAtomic } from '../../../io/files.js';
+import { makeFolder, writeFileAtomic } from '../../../io/files.js';
 import { SHOWN_ANSWER_RULE } from './answer-text.js';
 import { buildRSeen } from './repositories.js';
 import { buildSeenQA, LONG_TAIL_POPULARITY, SEEN_SOURCES, type SeenSourceStats } from './seenqa.js';
@@ -80,7 +80,7 @@ function cell(text: string): string {
  * had, into its protocol block).
  */
 function writeDataset(outDir: string, name: string, items: readonly QAItem[], card: string, facts: Record<string, unknown> = {}): string {
-  mkdirSync(outDir, { recursive: true });
+  makeFolder(outDir);
   const content = toJsonl(items);
   const checksum = sha256(content);
   writeFileAtomic(join(outDir, name), content);

@@ -4,11 +4,11 @@
  * and how to read it. `resolveSourceFile` finds a local copy (`--data-dir` / $LLMKB_DATA_DIR:
  * nothing is downloaded) or downloads into the cache and verifies the checksum.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_CODES, LlmkbError } from '../../../errors.js';
 import { sha256 } from '../../../io/checksum.js';
-import { writeFileAtomic } from '../../../io/files.js';
+import { makeFolder, writeFileAtomic } from '../../../io/files.js';
 
 export interface SourceFile {
   /** File name in a data directory (and in the download cache). */
@@ -130,7 +130,7 @@ export async function resolveSourceFile(file: SourceFile, options: ResolveOption
     const sum = sha256(readFileSync(path));
     if (sum === file.sha256) return { file, path, sha256: sum, origin: 'cache', checksumDiffers: false };
   }
-  mkdirSync(dir, { recursive: true });
+  makeFolder(dir);
   const fetchImpl = options.fetchImpl ?? fetch;
   let body: Buffer;
   try {

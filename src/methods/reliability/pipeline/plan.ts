@@ -35,7 +35,8 @@ function questions(ctx: PlanContext): { seen: number; unseen: number } | null {
     return { seen, unseen: items.length - seen };
   }
   const data = resolve(ctx.baseDir, options.data);
-  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f)))) return null;
+  // A quick look's sizes are known before the data sets are built (each holds far more).
+  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f)))) return ctx.quick ? { seen: QUICK.seen, unseen: QUICK.unseen } : null;
   let seen = lines(join(data, DATASET_FILES.seenqa));
   let unseen = lines(join(data, DATASET_FILES.unseenqa));
   if (ctx.quick) [seen, unseen] = [Math.min(QUICK.seen, seen), Math.min(QUICK.unseen, unseen)];
