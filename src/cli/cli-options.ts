@@ -7,6 +7,7 @@ import { accessSync, constants, rmdirSync, type Stats, statSync } from 'node:fs'
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { isoDateOf } from '../text/iso-date.js';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
 
@@ -57,12 +58,9 @@ export function positiveNumber(value: string): number {
 
 /** A calendar date written YYYY-MM-DD that exists (no 2024-02-30). */
 export function isoDate(value: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
-  const date = m ? new Date(`${m[0]}T00:00:00Z`) : undefined;
-  if (!m || !date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== m[0]) {
-    throw new InvalidArgumentError('must be a date written YYYY-MM-DD, e.g. 2024-04-13');
-  }
-  return m[0];
+  const date = isoDateOf(value);
+  if (date === undefined) throw new InvalidArgumentError('must be a date written YYYY-MM-DD, e.g. 2024-04-13');
+  return date;
 }
 
 /** Commander collector for a repeatable option. */

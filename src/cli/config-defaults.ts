@@ -55,12 +55,13 @@ export function checkConfigDefaults(program: Command, config: Pick<LlmkbConfig, 
     const settable = command ? command.options.filter(isDefaultable) : [];
     if (!command || settable.length === 0) throw new ConfigError(`${where}: no command "llmkb ${key}" with settings`, { hint: `"defaults" holds one section per command: ${[...commands.entries()].filter(([, c]) => c.options.some(isDefaultable)).map(([k]) => `"${k}"`).join(', ')}.` });
     for (const [name, value] of Object.entries(section)) {
-      const option = command.options.find((o) => o.attributeName() === name);
+      const options = command.options.filter((o) => o.attributeName() === name);
+      const option = options[0];
       const field = `${where.slice(0, -1)}.${name}"`;
-      if (!option || !isDefaultable(option)) {
+      if (!option || !options.every(isDefaultable)) {
         throw new ConfigError(`${field}: llmkb ${key} has no setting "${name}"`, { hint: `Its settings: ${settable.map((o) => o.attributeName()).join(', ')} (options by their long name in camelCase; model specs go in the top-level role entries, the store in "store").` });
       }
-      const flag = !option.required && !option.optional;
+      const flag = options.every((o) => !o.required && !o.optional);
       if (flag !== (typeof value === 'boolean')) throw new ConfigError(`${field}: must be ${flag ? 'true or false' : `a value as ${option.flags} takes`}`, { hint: `The same values as ${option.flags} on the command line; the command line wins over the config.` });
     }
   }

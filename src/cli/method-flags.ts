@@ -5,7 +5,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EvaluationMethod, MethodOption, RoleDef } from '../methods/method.js';
-import { positiveInteger, positiveNumber } from './cli-options.js';
+import { finiteNumber, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
 
 /** `timeFilter` -> `time-filter`. */
 export function roleFlag(role: string): string {
@@ -19,12 +19,21 @@ function attributeOf(flags: string): string {
 
 /** The value of an option as typed, by its type (a method's own parser wins). */
 function parserOf(option: MethodOption): ((value: string, previous?: unknown) => unknown) | undefined {
-  if (option.parse) return option.parse;
+  const own = option.parse;
+  if (own) {
+    return (value) => {
+      try {
+        return own(value);
+      } catch (error) {
+        throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+      }
+    };
+  }
   switch (option.type) {
     case 'integer':
-      return positiveInteger;
+      return option.min !== undefined && option.min >= 1 ? positiveInteger : wholeNumber;
     case 'number':
-      return positiveNumber;
+      return option.min !== undefined && option.min > 0 ? positiveNumber : finiteNumber;
     case 'string[]':
       return (value, previous) => [...((previous as string[] | undefined) ?? []), value];
     case 'string':

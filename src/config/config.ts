@@ -18,6 +18,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
+import { entryOptions, type ModelEntry, type ModelEntryOptions } from '../providers/model-entry.js';
 import { listProviders } from '../providers/provider-registry.js';
 import { checkNoCredentials } from '../url-credentials.js';
 
@@ -46,10 +47,7 @@ function providerOptions(): z.ZodRawShape {
  * registered providers' own, so a provider's options are declared in one place (its provider).
  */
 export const modelEntrySchema = z.union([z.string().min(1), z.object({ ...providerOptions(), ...executorOptions }).strict()]);
-/** A model entry with its options: the executor's, and each provider's (which the provider types and checks). */
-export type ModelEntryOptions = { spec: string; timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number; concurrency?: number; apiKeyEnv?: string; [option: string]: unknown };
-/** A model entry: a spec string, or the spec with options. */
-export type ModelEntry = string | ModelEntryOptions;
+export { entryOptions, type ModelEntry, type ModelEntryOptions };
 
 /** A setting of `defaults`: what the command line takes, as JSON (a list for a repeatable option). */
 const defaultValueSchema = z.union([z.boolean(), z.number(), z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -141,10 +139,6 @@ function configHint(path: ReadonlyArray<PropertyKey>): string {
 /** The config file's `methods` list (modules of the user's own methods), read before anything else so their commands exist; [] when it has none. */
 export function configMethodModules(file: string): string[] {
   return loadConfig(file).config.methods ?? [];
-}
-
-export function entryOptions(entry: ModelEntry): ModelEntryOptions {
-  return typeof entry === 'string' ? { spec: entry } : entry;
 }
 
 /** Where downloads go: `cacheDir` in the config, else $LLMKB_CACHE_DIR, else ~/.cache/llmkb. */

@@ -23,20 +23,29 @@ function typeOk(option: MethodOption, value: unknown): boolean {
 }
 
 const TYPE_NAMES: Record<MethodOption['type'], string> = { string: 'a non-empty string', number: 'a number', integer: 'a whole number', boolean: 'true or false', 'string[]': 'a list of strings' };
+const typeName = (o: MethodOption) => `${TYPE_NAMES[o.type]}${o.min === undefined ? '' : ` >= ${o.min}`}`;
 
 /** The options checked, with `path` options made absolute; undefined values left out. */
 export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Record<string, unknown>>, where: { baseDir: string }): Record<string, unknown> {
   const known = new Map((method.options ?? []).map((o) => [o.key, o]));
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
+  for (const [key, given] of Object.entries(raw)) {
+    let value = given;
     if (value === undefined) continue;
     const option = known.get(key);
     if (!option) {
       throw new LlmkbError(`method "${method.id}" has no option "${key}"`, { hint: known.size ? `Its options: ${[...known.keys()].join(', ')} (llmkb methods lists them).` : `Method "${method.id}" takes no options.` });
     }
-    if (!typeOk(option, value)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${TYPE_NAMES[option.type]} (got ${JSON.stringify(value)})`, { hint: option.description });
+    if (!typeOk(option, value) || (option.min !== undefined && (value as number) < option.min)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${typeName(option)} (got ${JSON.stringify(value)})`, { hint: option.description });
     if (option.choices && !(option.type === 'string[]' ? (value as string[]) : [value as string]).every((v) => option.choices!.includes(v))) {
       throw new LlmkbError(`method "${method.id}": option "${key}" must be one of ${option.choices.join(', ')} (got ${JSON.stringify(value)})`, { hint: option.description });
+    }
+    if (option.parse && typeof value === 'string') {
+      try {
+        value = option.parse(value);
+      } catch (error) {
+        throw new LlmkbError(`method "${method.id}": option "${key}" ${JSON.stringify(raw[key])}: ${error instanceof Error ? error.message : String(error)}`, { hint: option.description });
+      }
     }
     const at = (p: string) => (isAbsolute(p) ? p : resolve(where.baseDir, p));
     out[key] = option.path ? (Array.isArray(value) ? value.map((v: string) => at(v)) : at(value as string)) : value;

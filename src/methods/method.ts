@@ -160,7 +160,7 @@ export interface SummarizedRun {
 }
 
 export interface MetricDef {
-  /** Key in a summary's `metrics`, e.g. `NCCR`. */
+  /** Key in a summary's `metrics` (e.g. the reliability method's net consistently correct rate). */
   id: string;
   label: string;
   description: string;
@@ -195,6 +195,8 @@ export interface MethodOption {
   defaultValue?: unknown;
   /** Allowed values. */
   choices?: readonly string[];
+  /** The least value of a number. */
+  min?: number;
 }
 
 export interface EvaluationMethod {

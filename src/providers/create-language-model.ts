@@ -1,4 +1,4 @@
-import { entryOptions, type ModelEntry } from '../config/config.js';
+import { entryOptions, type ModelEntry } from './model-entry.js';
 import { UnsupportedCapabilityError } from '../errors.js';
 import type { Model } from './language-model.js';
 import type { CreateModelContext } from './model-provider.js';
@@ -11,7 +11,7 @@ export async function createLanguageModel(entry: ModelEntry, context: CreateMode
   const options = entryOptions(entry);
   const env = context.env ?? process.env;
   const { provider, parsed } = resolveModelSpec(options.spec, env);
-  const model = await provider.create(parsed, options, { ...context, env });
+  const model = await provider.create(parsed, options, { ...context, env, createTextModel: (text) => createLanguageModel(text, { ...context, env }) });
   if (!model.kinds.includes('text-generation') && !model.kinds.includes('embedding')) {
     await model.close();
     throw new UnsupportedCapabilityError(`${options.spec} is a ${model.kinds.join(', ')} model (${provider.id}): it scores text pairs and cannot generate text`, {

@@ -12,7 +12,8 @@
  *
  * The caller checks the kind it needs with `requireKind` (src/providers/model-kinds.ts).
  */
-import { entryOptions, type ModelEntry } from '../config/config.js';
+import { createLanguageModel } from './create-language-model.js';
+import { entryOptions, type ModelEntry } from './model-entry.js';
 import type { CreateModelContext, ProvidedModel } from './model-provider.js';
 import { resolveModelSpec } from './provider-registry.js';
 
@@ -23,5 +24,5 @@ export async function createScorerModel(entry: ModelEntry, context: CreateModelC
   const options = entryOptions(entry);
   const env = context.env ?? process.env;
   const { provider, parsed } = resolveModelSpec(options.spec, env);
-  return provider.create(parsed, options, { ...context, env });
+  return provider.create(parsed, options, { ...context, env, createTextModel: (text) => createLanguageModel(text, { ...context, env }) });
 }

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Model } from './language-model.js';
+import type { ModelEntryOptions } from './model-entry.js';
 import type { ModelKind } from './model-kinds.js';
 
 /** What a provider builds: a model of one or more kinds (text, embedding, scoring, classification). */
@@ -16,6 +17,8 @@ export interface CreateModelContext {
   /** Download cache; GGUF models go to `<cacheDir>/models`. */
   cacheDir: string;
   env?: NodeJS.ProcessEnv;
+  /** Builds a text model from its entry (a provider that wraps one, e.g. a text model prompted as a classifier). */
+  createTextModel?(entry: ModelEntryOptions): Promise<Model>;
 }
 
 /** A parsed spec: which provider, and whatever that provider needs to reach the model. */

@@ -70,7 +70,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
     const allDone = match !== undefined && method.stages.every((s) => stages?.get(s.id)?.done);
     planned.push({ label: job.model.label, method: method.id, setting: job.setting, state: allDone ? 'done' : match ? 'partly done' : 'new', runId: match?.id ?? null, items: estimate?.items ?? null, calls: allDone ? {} : (estimate?.calls ?? null) });
   }
-  const roles = [...new Set(planned.flatMap((r) => Object.keys(r.calls ?? {})))];
+  const roles = [...new Set([...studyJobs(study).map((j) => subjectRole(j.method.method)), ...planned.flatMap((r) => Object.keys(r.calls ?? {}))])];
   const totals: StudyPlan['totals'] = {};
   for (const role of roles) {
     const known = planned.every((r) => r.calls !== null);

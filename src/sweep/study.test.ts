@@ -100,6 +100,7 @@ describe('study files', () => {
   });
 
   it('llmkb sweep --limit N overrides the study\'s limit for every run (a quick look at a whole study)', async () => {
+    write('a.gguf', 'not read by a plan');
     const file = write('limited.json', '{"models": [{"label": "a", "spec": "gguf:a.gguf"}], "settings": ["zero-shot"], "limit": 50}');
     const plan = await llmkb(['--store', join(dir, 'plan.sqlite'), 'sweep', file, '--plan', '--limit', '7'], { cwd: dir });
     assert.equal(plan.code, 0, plan.stderr);

@@ -205,7 +205,8 @@ export function loadStudy(file: string): Study {
   const parsed = studySchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    fail(issue.path, issue.message);
+    // An unknown key: point at the key itself.
+    fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path, issue.message);
   }
   const s = parsed.data!;
   const dir = dirname(resolve(file));

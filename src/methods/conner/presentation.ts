@@ -9,6 +9,7 @@ import { compareConner } from './across-generators/compare-conner.js';
 import { connerItemPage } from './across-generators/conner-item-page.js';
 import { connerReportSections } from './across-generators/report-sections.js';
 import { connerRunDetails, connerRunHeadline } from './across-generators/run-details.js';
+import { z } from 'zod';
 import { InputFileError } from '../../errors.js';
 
 const FIELDS = { label: '$.scores.factualityLabel', source: '$.topic', dataset: '$.task', question: '$.query', response: '$.knowledge' } as const;
@@ -27,7 +28,7 @@ export const connerPresentation: MethodPresentation = {
   reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
   approximateNote: "used a stand-in for one of the paper's scorers (see the departures above)",
   compareNeedsRecords: true,
-  recordSchema: undefined,
+  recordSchema: z.object({ id: z.string() }).passthrough(),
   summarizeRecordsFile(file, first) {
     const r = first as { generator?: unknown; knowledge?: unknown; scores?: unknown };
     if (typeof r.generator !== 'string' || typeof r.knowledge !== 'string' || typeof r.scores !== 'object') return undefined;

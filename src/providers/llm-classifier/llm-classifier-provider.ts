@@ -7,7 +7,8 @@
  * Everything after the first colon is the text model's own spec; the entry's other options
  * (threads, topLogprobs, apiKeyEnv, ...) go to that model, `prompt` and `labelWords` to the classifier.
  */
-import type { ModelEntryOptions } from '../../config/config.js';
+import type { ModelEntryOptions } from '../model-entry.js';
+import type { CreateModelContext } from '../model-provider.js';
 import { ModelSpecError } from '../../errors.js';
 import { classifierOptions, type ClassifierOptions } from '../classification/classifier-options.js';
 import type { ClassificationTask } from '../model-kinds.js';
@@ -31,13 +32,14 @@ export function parseLlmClassifierSpec(spec: string, scheme: string, rest: strin
 
 type TextOptions = Omit<ModelEntryOptions, 'spec'>;
 
-export async function createLlmClassifier(spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: { cacheDir: string; env?: NodeJS.ProcessEnv }): Promise<LlmClassifier> {
+export async function createLlmClassifier(spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: CreateModelContext): Promise<LlmClassifier> {
   if (options.task !== undefined && options.task !== spec.task) {
     throw new ModelSpecError(`${options.spec} does ${spec.task}, but "task" says ${options.task}`, { hint: 'Use llm-nli: for NLI and llm-relevance: for relevance.' });
   }
   const { task: _task, labels: _labels, scores: _scores, endpoint: _endpoint, truncate: _truncate, pairTemplate: _pairTemplate, prompt, labelWords, ...textOptions } = options;
-  const [{ createLanguageModel }, { LlmClassifier }] = await Promise.all([import('../create-language-model.js'), import('./llm-classifier.js')]);
-  const model = await createLanguageModel({ ...(textOptions as TextOptions), spec: spec.model }, context);
+  if (!context.createTextModel) throw new Error('llm-classifier: the model factory gives no createTextModel');
+  const { LlmClassifier } = await import('./llm-classifier.js');
+  const model = await context.createTextModel({ ...(textOptions as TextOptions), spec: spec.model });
   try {
     return new LlmClassifier({ model, task: spec.task, ...(prompt === undefined ? {} : { prompt }), ...(labelWords === undefined ? {} : { labelWords }), ownsModel: true });
   } catch (error) {
@@ -54,5 +56,5 @@ export const llmClassifierProvider = {
   optionsSchema: classifierOptions,
   examples: EXAMPLES,
   parseSpec: (spec: string, scheme: string, rest: string): LlmClassifierSpec => parseLlmClassifierSpec(spec, scheme, rest),
-  create: (spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: { cacheDir: string; env?: NodeJS.ProcessEnv }): Promise<LlmClassifier> => createLlmClassifier(spec, options, context),
+  create: (spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: CreateModelContext): Promise<LlmClassifier> => createLlmClassifier(spec, options, context),
 };

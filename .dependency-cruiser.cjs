@@ -1,0 +1,66 @@
+/**
+ * The import rules of llmkb's source, checked by `npm run check:imports` (part of `npm test`) on
+ * the compiled modules in dist/ (static and dynamic imports as they run; type-only imports are
+ * erased there). See docs/architecture.md for the layers.
+ */
+const method = '^dist/methods/([^/]+)/';
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'No import cycle, static or dynamic.', from: {}, to: { circular: true } },
+    {
+      name: 'methods-are-plugins',
+      severity: 'error',
+      comment: 'A method is a plugin: nothing outside its folder imports it, except the list of built-in methods.',
+      from: { path: '^dist/', pathNot: [method, '^dist/methods/builtin-methods\\.js$'] },
+      to: { path: method },
+    },
+    {
+      name: 'methods-apart',
+      severity: 'error',
+      comment: 'A method does not import another method.',
+      from: { path: method },
+      to: { path: '^dist/methods/([^/]+)/', pathNot: '^dist/methods/$1/' },
+    },
+    {
+      name: 'store-below',
+      severity: 'error',
+      comment: 'The store knows nothing of methods, runs, views, reports, sweeps or the CLI.',
+      from: { path: '^dist/store/' },
+      to: { path: '^dist/(methods|runs|view|report|sweep|cli|corpus)/' },
+    },
+    {
+      name: 'providers-below',
+      severity: 'error',
+      comment: 'Providers know nothing of methods, the store, runs, views, reports, sweeps or the CLI.',
+      from: { path: '^dist/providers/' },
+      to: { path: '^dist/(methods|store|runs|view|report|sweep|cli)/' },
+    },
+    {
+      name: 'executor-below',
+      severity: 'error',
+      comment: 'The executor knows nothing of methods, runs, views, reports, sweeps or the CLI.',
+      from: { path: '^dist/executor/' },
+      to: { path: '^dist/(methods|runs|view|report|sweep|cli)/' },
+    },
+    {
+      name: 'view-through-public-modules',
+      severity: 'error',
+      comment: 'The viewer reads runs through src/runs and the run store, and calls through the store\'s inspection API; it builds no cache keys.',
+      from: { path: '^dist/view/' },
+      to: { path: '^dist/(store/call-cache|executor|sweep|cli)' },
+    },
+    {
+      name: 'no-cli-below',
+      severity: 'error',
+      comment: 'Only the CLI and the methods\' own commands import the CLI\'s modules.',
+      from: { path: '^dist/', pathNot: ['^dist/cli/', '^dist/methods/[^/]+/cli/', '^dist/methods/[^/]+/pipeline/inputs\\.js$'] },
+      to: { path: '^dist/cli/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.(map|d\\.ts)$' },
+    moduleSystems: ['es6'],
+    detectJSDocImports: false,
+  },
+};
