@@ -55,7 +55,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--no-stem', 'no English (Porter) stemming in the index (set when the corpus is created)')
     .option('--json', 'print the report as JSON')
     .action(async (name: string, paths: string[], opts: AddCliOptions, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         const created = !Corpus.list(ws.db).some((c) => c.name === name);
@@ -127,7 +127,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--end-field <name>', '_source field with the end character offset, if any')
     .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
     .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string }, command: Command) => {
-      const { addRemoteCorpus } = await import('../corpus/remote-corpora.js');
+      const { addRemoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         const r = addRemoteCorpus(ws.db, name, {
@@ -156,13 +156,13 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
     .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
-      const { remoteCorpus, remoteRetriever } = await import('../corpus/remote-corpora.js');
+      const { Corpus } = await import('../corpus/index.js');
+      const { remoteCorpus, remoteRetriever } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
-          const { retrieverFor } = await import('../corpus/retriever.js');
+          const { retrieverFor } = await import('../corpus/index.js');
           const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
           if (opts.json) {
             process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
@@ -213,7 +213,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model (default: "embedder" in the config)')
     .option('--reset', 'drop the stored vectors first (to embed with another model)')
     .action(async (name: string, opts: { embedder?: string; reset?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus } = await import('../corpus/index.js');
       const { LlmkbError } = await import('../errors.js');
       const ws = workspace(command);
       try {
@@ -236,10 +236,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('the corpora in the store')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { listRemoteCorpora } = await import('../corpus/remote-corpora.js');
+        const { listRemoteCorpora } = await import('../corpus/index.js');
         const list = Corpus.list(ws.db);
         const remotes = listRemoteCorpora(ws.db);
         if (opts.json) {
@@ -260,10 +260,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .argument('<name>', 'corpus name')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { remoteCorpus } = await import('../corpus/remote-corpora.js');
+        const { remoteCorpus } = await import('../corpus/index.js');
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
           if (opts.json) process.stdout.write(`${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`);
@@ -291,10 +291,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('delete a corpus and its index from the store (the source files are not touched)')
     .argument('<name>', 'corpus name')
     .action(async (name: string, _opts: unknown, command: Command) => {
-      const { Corpus, CorpusNotFoundError } = await import('../corpus/corpus.js');
+      const { Corpus, CorpusNotFoundError } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { removeRemoteCorpus } = await import('../corpus/remote-corpora.js');
+        const { removeRemoteCorpus } = await import('../corpus/index.js');
         if (removeRemoteCorpus(ws.db, name)) {
           process.stdout.write(`removed corpus "${name}" (the registration of a remote index; the index itself is not touched)\n`);
           return;

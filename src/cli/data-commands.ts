@@ -48,8 +48,9 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
     .option('--date-field <name>', 'document metadata field with the publication date, kept on every item (default: the first of date, published, publication_date, ... a document has)')
     .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; dateField?: string }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
-      const { buildCorpusQuestions, writeCorpusQuestions } = await import('../corpus/corpus-questions.js');
+      const { Corpus } = await import('../corpus/index.js');
+      const { buildCorpusQuestions } = await import('../methods/reliability/data/corpus-questions.js');
+      const { writeCorpusQuestions } = await import('../methods/reliability/data/corpus-question-card.js');
       const { LlmkbError } = await import('../errors.js');
       checkOutputFolder(opts.out);
       const ws = workspace(command);

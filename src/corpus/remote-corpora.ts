@@ -10,6 +10,7 @@
  */
 import { ConfigError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { checkCorpusName } from './corpus-schema.js';
 import { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './opensearch-retriever.js';
 
 const SCHEMA = `
@@ -29,8 +30,6 @@ export interface RemoteCorpusInfo {
   createdAt: string;
   settings: RemoteCorpusSettings;
 }
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function ensureSchema(db: Db): void {
   db.exec(SCHEMA);
@@ -54,7 +53,7 @@ export function listRemoteCorpora(db: Db): RemoteCorpusInfo[] {
  */
 export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSettings): RemoteCorpusInfo {
   ensureSchema(db);
-  if (!NAME.test(name)) throw new LlmkbError(`invalid corpus name "${name}"`, { hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.' });
+  checkCorpusName(name);
   let url: URL;
   try {
     url = new URL(settings.url);

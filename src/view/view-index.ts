@@ -16,7 +16,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync } fro
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { inflateRawSync } from 'node:zlib';
-import { ftsQuery } from '../corpus/fts-query.js';
+import { ftsQuery } from '../corpus/index.js';
 import { findMethod, getMethod } from '../methods/registry.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
 import { openDatabase, SqliteDatabase, type Db } from '../store/database.js';

@@ -3,14 +3,18 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type TestServer } from '../../test/support/openai-compatible-server.js';
-import { qaItemSchema } from '../methods/reliability/data/qa-item.js';
-import { ModelExecutor } from '../executor/model-executor.js';
-import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache } from '../store/call-cache.js';
-import { openDatabase, type Db } from '../store/database.js';
-import { Corpus } from './corpus.js';
-import { buildCorpusQuestions, documentDate, findSpan, normalizeForMatch, parseWriterReply, PASSAGE_DEPENDENT, questionWriterPrompt, ruleAnswerType, writeCorpusQuestions } from './corpus-questions.js';
+import { startOpenAICompatibleServer, type TestServer } from '../../../../test/support/openai-compatible-server.js';
+import { Corpus } from '../../../corpus/index.js';
+import { ModelExecutor } from '../../../executor/model-executor.js';
+import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';
+import { CallCache } from '../../../store/call-cache.js';
+import { openDatabase, type Db } from '../../../store/database.js';
+import { findSpan, normalizeForMatch, ruleAnswerType } from './answer-span.js';
+import { writeCorpusQuestions } from './corpus-question-card.js';
+import { buildCorpusQuestions, PASSAGE_DEPENDENT } from './corpus-questions.js';
+import { documentDate } from './document-dates.js';
+import { qaItemSchema } from './qa-item.js';
+import { parseWriterReply, questionWriterPrompt } from './question-writer.js';
 
 describe('answer span verification (hand-checked)', () => {
   const text = 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia.';

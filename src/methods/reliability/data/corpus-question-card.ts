@@ -1,0 +1,111 @@
+/** The files of a QA set built from a corpus: the items (JSONL) and their card (Markdown and JSON). */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Corpus } from '../../../corpus/index.js';
+import { sha256 } from '../../../io/checksum.js';
+import { writeFileAtomic } from '../../../io/files.js';
+import { toJsonl } from '../../../io/jsonl.js';
+import { VERSION } from '../../../version.js';
+import { ANSWER_TYPES } from './qa-item.js';
+import { DATE_FIELDS, type DocumentDates } from './document-dates.js';
+import { REJECTION_REASONS, type CorpusQuestionReport, type RejectionReason } from './corpus-questions.js';
+import { QUESTION_WRITER_PROMPT_VERSION } from './question-writer.js';
+
+export interface WrittenCorpusQuestions {
+  file: string;
+  cardMarkdown: string;
+  cardJson: string;
+  sha256: string;
+}
+
+const REASON_TEXT: Record<RejectionReason, string> = {
+  unparseable: 'the reply had no QUESTION:/ANSWER: lines',
+  'not-a-question': 'not a question (no "?" or under four words)',
+  'passage-dependent': 'answerable only with the passage in view ("according to the text", "the authors", ...)',
+  'answer-too-long': 'answer longer than the limit in words',
+  'answer-not-in-passage': 'answer not found in the passage (normalized span search)',
+  'answer-in-question': 'the question gives the answer away',
+  duplicate: 'same question (normalized) as one kept earlier',
+  'empty-passage': 'passage without text',
+};
+
+function datesText(d: DocumentDates, field: string | undefined): string {
+  const source = field !== undefined ? `metadata field \`${field}\`` : `the first metadata field of ${DATE_FIELDS.map((f) => `\`${f}\``).join(', ')} a document has`;
+  if (d.dated === 0 && d.unparsed === 0) return `No document has a date (looked for ${source}; \`--date-field NAME\` names another). Without dates the items cannot be split into knowledge published before and after a model's cutoff.`;
+  const years = Object.entries(d.byYear).map(([y, n]) => `${y} ${n}`).join(', ');
+  return [
+    `- ${d.dated} items with a dated document (from ${d.fields.map((f) => `\`${f}\``).join(', ') || source}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
+    ...(d.earliest === undefined ? [] : [`- earliest ${d.earliest}, latest ${d.latest}; by year: ${years}`]),
+    "- each item's \`provenance.documentDate\` holds it: split the set at a model's training cutoff to compare seen and unseen knowledge",
+  ].join('\n');
+}
+
+/** Writes `<outDir>/<name>.jsonl` with its card (`.card.md`, `.card.json`), atomically. */
+export function writeCorpusQuestions(report: CorpusQuestionReport, options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number; dateField?: string }): WrittenCorpusQuestions {
+  mkdirSync(options.outDir, { recursive: true });
+  const name = `corpus-${options.corpus.name}.jsonl`;
+  const file = join(options.outDir, name);
+  const content = toJsonl(report.items);
+  const checksum = sha256(content);
+  writeFileAtomic(file, content);
+  const rejectedTotal = Object.values(report.rejected).reduce((a, b) => a + b, 0);
+  const types = Object.fromEntries(ANSWER_TYPES.map((t) => [t, report.items.filter((i) => i.answerType === t).length]));
+  const byWriter = report.items.filter((i) => i.answerTypeBy === 'writer').length;
+  const documents = new Set(report.items.map((i) => i.provenance.document)).size;
+  const settings = options.corpus.settings;
+  const md = `# QA set from corpus "${options.corpus.name}"
+
+Factoid questions written by a question-writer LLM (${report.writer}) from passages of the corpus
+(${report.passagesInCorpus} passages of at least 20 words; passages of about ${settings.passageWords} words, overlap ${settings.overlapWords}).
+Prompt \`${QUESTION_WRITER_PROMPT_VERSION}\`; passages sampled with a seeded shuffle (seed ${options.seed}).
+Every answer is verified, not trusted: it is a span of the passage (normalized span search: case,
+punctuation and spacing ignored, on word boundaries) of at most ${options.maxAnswerWords} words, kept as the passage's own
+text with its offsets in the document. Items are \`dataset: "seen"\` in the item format: they have a
+verified answer; whether a model could have seen the documents is for the study to say (e.g.
+papers published after the model's training cutoff).
+
+## Counts
+
+- asked for: ${options.count} questions; passages tried: ${report.tried} (at most ${report.sampled})
+- kept: ${report.items.length} questions from ${documents} documents
+- rejected: ${rejectedTotal}
+${REJECTION_REASONS.filter((r) => report.rejected[r] > 0).map((r) => `  - ${r}: ${report.rejected[r]} (${REASON_TEXT[r]})`).join('\n') || '  - none'}
+- answer types: ${ANSWER_TYPES.map((t) => `${t} ${types[t]}`).join(', ')} (${byWriter} from the writer, ${report.items.length - byWriter} by rule: a date or year is a time, a number a number, otherwise the writer's type, else other)
+${report.items.length < options.count ? `\nFewer questions than asked for: the writer's questions were rejected too often within ${report.sampled} passages.\n` : ''}
+## Document dates
+
+${datesText(report.dates, options.dateField)}
+
+## Rejected examples
+
+${REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0).map((r) => `- ${r}: ${report.examples[r]!.map((e) => `\`${e.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`).join('\n') || '- none'}
+
+## Output
+
+- \`${name}\`: ${report.items.length} items, sha256 \`${checksum}\`
+- built by llmkb ${VERSION}
+`;
+  const cardMarkdown = file.replace(/\.jsonl$/, '.card.md');
+  const cardJson = file.replace(/\.jsonl$/, '.card.json');
+  writeFileAtomic(cardMarkdown, md);
+  const json = {
+    schema: 'llmkb-dataset-card-v1',
+    file: name,
+    items: report.items.length,
+    sha256: checksum,
+    llmkbVersion: VERSION,
+    builtFrom: { corpus: options.corpus.name, passages: report.passagesInCorpus, passageWords: settings.passageWords, overlapWords: settings.overlapWords },
+    questionWriter: { model: report.writer, prompt: QUESTION_WRITER_PROMPT_VERSION },
+    seed: options.seed,
+    requested: options.count,
+    tried: report.tried,
+    maxAnswerWords: options.maxAnswerWords,
+    rejected: report.rejected,
+    answerTypes: types,
+    answerTypeFromWriter: byWriter,
+    documents,
+    documentDates: report.dates,
+  };
+  writeFileAtomic(cardJson, `${JSON.stringify(json, null, 2)}\n`);
+  return { file, cardMarkdown, cardJson, sha256: checksum };
+}
