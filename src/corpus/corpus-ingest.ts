@@ -78,6 +78,9 @@ interface IndexChange {
   written: number[] | undefined;
 }
 
+/** Formats whose file is one document, named after the file. */
+const ONE_DOCUMENT: ReadonlySet<CorpusFormat> = new Set(['text', 'pdf']);
+
 function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{ hash: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
@@ -129,7 +132,9 @@ async function addFile(corpus: CorpusRef, file: CorpusFile, options: AddOptions,
   report.bytes += bytes;
   const db = corpus.db;
   const source = db.prepare('SELECT id, file_hash FROM corpus_sources WHERE corpus_id = ? AND path = ?').get(corpus.id, file.path) as { id: number; file_hash: string | null } | undefined;
-  if (source?.file_hash === hash) {
+  // A one-document file read before under another name (it was added with other folders) is read again, to rename its document.
+  const renamed = source !== undefined && ONE_DOCUMENT.has(file.format) && (db.prepare('SELECT doc_id FROM corpus_documents WHERE source_id = ?').pluck().get(source.id) ?? file.name) !== file.name;
+  if (source?.file_hash === hash && !renamed) {
     report.unchangedFiles += 1;
     const n = db.prepare('SELECT COUNT(*) AS documents, COALESCE(SUM(passages), 0) AS passages FROM corpus_documents WHERE source_id = ?').get(source.id) as { documents: number; passages: number };
     return { format: file.format, status: 'unchanged', documents: n.documents, passages: n.passages };
@@ -161,12 +166,15 @@ async function addFile(corpus: CorpusRef, file: CorpusFile, options: AddOptions,
   const flush = db.transaction((docs: PreparedDocument[]) => {
     for (const doc of docs) {
       const existing = findDoc.get(corpus.id, doc.docId) as { id: number; source_id: number; content_hash: string; generation: number } | undefined;
-      if (existing !== undefined && existing.generation === generation) {
-        throw new InputFileError(doc.location, undefined, undefined, `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`, 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).');
-      }
       if (existing !== undefined && existing.source_id !== sourceId) {
         const other = db.prepare('SELECT path FROM corpus_sources WHERE id = ?').get(existing.source_id) as { path: string };
-        throw new InputFileError(doc.location, undefined, undefined, `document id "${doc.docId}" is already in corpus "${corpus.name}" from ${other.path}`, 'Document ids must be unique within a corpus: rename one of the files, or add them to separate corpora.');
+        const hint = ONE_DOCUMENT.has(file.format)
+          ? 'Document ids must be unique within a corpus: add both folders in one `llmkb corpus add` (files of the same name are then named with their folders), rename one of the files, or add them to separate corpora.'
+          : 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field), or add the files to separate corpora.';
+        throw new InputFileError(doc.location, undefined, undefined, `document id "${doc.docId}" is already in corpus "${corpus.name}" from ${other.path}`, hint);
+      }
+      if (existing !== undefined && existing.generation === generation) {
+        throw new InputFileError(doc.location, undefined, undefined, `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`, 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).');
       }
       if (existing !== undefined && existing.content_hash === doc.contentHash) {
         touchDoc.run(generation, existing.id);

@@ -5,7 +5,7 @@
  * first character `{` -> JSONL, otherwise text when the file has no NUL byte).
  */
 import { createReadStream, openSync, readdirSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
-import { basename, extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileAccessError, InputFileError } from '../errors.js';
 
@@ -76,13 +76,27 @@ export function detectFormat(path: string): CorpusFormat | undefined {
   return text.startsWith('{') ? 'jsonl' : 'text';
 }
 
+/** The deepest folder holding all the given absolute paths. */
+function commonFolder(paths: readonly string[]): string {
+  const parts = paths.map((p) => p.split(sep));
+  let n = 0;
+  while (parts.every((p) => n < p.length && p[n] === parts[0]![n])) n += 1;
+  return parts[0]!.slice(0, n).join(sep) || sep;
+}
+
 /**
  * The files of the given paths: a file as given (its format detected from content when the
  * extension is unknown), a folder recursively (files with a known extension; hidden files and
  * folders skipped), sorted. `ignored` lists the files of folders with no known format.
+ *
+ * A one-document file is named by its path relative to the folder given (a file given by name:
+ * its name). Files of different folders that would get the same name (`a/same.txt` and
+ * `b/same.txt` given as `a b`) are named by their paths relative to the deepest folder holding
+ * those folders instead (`a/same.txt`, `b/same.txt`), so that each document id is unique.
  */
 export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[] } {
   const files: CorpusFile[] = [];
+  const roots = new Map<CorpusFile, string>(); // the folder a file's name is relative to
   const seen = new Set<string>(); // a file given twice (or inside two given folders) is read once
   const ignored: string[] = [];
   for (const given of paths) {
@@ -98,7 +112,9 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
       if (format === undefined) throw new InputFileError(given, undefined, undefined, 'not a corpus file: binary content and no known extension', 'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.');
       if (!seen.has(root)) {
         seen.add(root);
-        files.push({ path: root, name: basename(root), format });
+        const file: CorpusFile = { path: root, name: basename(root), format };
+        files.push(file);
+        roots.set(file, dirname(root));
       }
       continue;
     }
@@ -121,12 +137,21 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
           }
           if (!seen.has(full)) {
             seen.add(full);
-            files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
+            const file: CorpusFile = { path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension };
+            files.push(file);
+            roots.set(file, root);
           }
         }
       }
     };
     walk(root);
+  }
+  const byName = new Map<string, CorpusFile[]>();
+  for (const f of files) byName.set(f.name, [...(byName.get(f.name) ?? []), f]);
+  for (const same of byName.values()) {
+    if (same.length < 2) continue;
+    const folder = commonFolder(same.map((f) => roots.get(f)!));
+    for (const f of same) f.name = relative(folder, f.path);
   }
   return { files, ignored };
 }
