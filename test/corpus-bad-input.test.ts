@@ -50,3 +50,32 @@ describe('corpus add: file names and ids', () => {
     assert.deepEqual(hits.map((h) => h.docId).sort(), [join('a', 'same.txt'), join('b', 'same.txt')]);
   });
 });
+
+describe('corpus add: a file that fails after others were added', () => {
+  it('says which files the corpus keeps and which were not added, and a rerun completes the add', async () => {
+    const { dir, run } = workspace();
+    const one = write(join(dir, 'c', '1.txt'), 'The elephant is reckoned to be the slowest breeder of all known animals.');
+    const csv = write(join(dir, 'c', '2.csv'), 'filename,content\nx.txt,"Barnacles cling to rocks."\n');
+    const three = write(join(dir, 'c', '3.txt'), 'Finches on the Galapagos islands have beaks of many shapes.');
+    const add = await run('add', 'part', join(dir, 'c'));
+    assert.equal(add.code, 2);
+    assert.match(add.stderr, /2\.csv:1 \(field "article"\): no text column "article"/);
+    const hint = /\n {2}hint: (.*)\n/.exec(add.stderr)?.[1] ?? '';
+    assert.ok(hint.startsWith('Name the column with the document text with --text-column. '), hint);
+    assert.ok(hint.includes(`Corpus "part" keeps the 1 file this command added before it (${one}); the file and the 1 file after it (${three}) were not added. Fix the file and run the same command again`), hint);
+    assert.match((await run('list')).stdout, /^part {2}1 files {2}1 documents /m, 'what the hint says is what the corpus holds');
+
+    writeFileSync(csv, 'filename,article\nx.txt,"Barnacles cling to rocks."\n');
+    const again = await run('add', 'part', join(dir, 'c'), '--json');
+    assert.equal(again.code, 0, again.stderr);
+    const report = JSON.parse(again.stdout) as { unchangedFiles: number; documents: { added: number } };
+    assert.deepEqual([report.unchangedFiles, report.documents.added], [1, 2]);
+
+    // A file of the corpus that changes into one that cannot be read: its earlier version goes, and the hint says so.
+    writeFileSync(csv, 'filename,article\nx.txt,"unclosed\n');
+    const broken = await run('add', 'part', csv);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /hint: .*The file was not added, and its earlier version was taken out of the corpus; corpus "part" is otherwise unchanged\.\n/);
+    assert.match((await run('list')).stdout, /^part {2}2 files {2}2 documents /m);
+  });
+});

@@ -55,7 +55,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--no-stem', 'no English (Porter) stemming in the index (set when the corpus is created)')
     .option('--json', 'print the report as JSON')
     .action(async (name: string, paths: string[], opts: AddCliOptions, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
+      const { Corpus, CorpusAddError } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         const created = !Corpus.list(ws.db).some((c) => c.name === name);
@@ -86,7 +86,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         });
         const report = await adding.catch((error: unknown) => {
           // A corpus this command created and could not fill is not left behind empty.
-          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) Corpus.remove(ws.db, name);
+          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) {
+            Corpus.remove(ws.db, name);
+            if (error instanceof CorpusAddError) throw new LlmkbError(error.message, { hint: `${error.fileHint === undefined ? '' : `${error.fileHint} `}Corpus "${name}" was not created.`, exitCode: error.exitCode, cause: error.cause });
+          }
           throw error;
         });
         if (created && report.passages === 0 && report.skipped.length === 0) {

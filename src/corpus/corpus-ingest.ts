@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { fileAccessError, InputFileError } from '../errors.js';
+import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { bm25BoundsCurrent, INCREMENTAL_MAX_PASSAGES, markBm25BoundsChanging, refreshBm25Bounds, type BoundsProgress, type BoundsReport } from './bm25-bounds.js';
 import type { CorpusRef } from './corpus-schema.js';
@@ -105,19 +105,74 @@ export async function addToCorpus(corpus: CorpusRef, paths: readonly string[], o
   const { files, ignored } = listCorpusFiles(paths);
   const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
   const change: IndexChange = { marked: false, wasSound: false, written: [] };
-  for (const file of files) {
-    const result = await addFile(corpus, file, options, report, change);
+  const written: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const hadVersion = completeSource(corpus, file.path);
+    let result: FileResult;
+    try {
+      result = await addFile(corpus, file, options, report, change);
+    } catch (error) {
+      if (!(error instanceof LlmkbError)) throw error;
+      if (change.marked) refreshBounds(corpus, change, options);
+      throw new CorpusAddError(corpus.name, error, { file: file.path, written, notRead: files.slice(i + 1).map((f) => f.path), earlierVersionRemoved: hadVersion && !completeSource(corpus, file.path) });
+    }
+    if (result.status === 'added' || result.status === 'updated') written.push(file.path);
     options.onFile?.(file.path, result);
   }
   // The stored BM25 bounds (bm25-bounds.ts): updated after a change, computed for a store that has none yet.
-  if (change.marked || !bm25BoundsCurrent(corpus.db, corpus.id, corpus.ftsTable)) {
-    report.bounds = refreshBm25Bounds(corpus.db, corpus.id, corpus.ftsTable, {
-      ...(change.marked && change.wasSound && change.written !== undefined ? { newPassages: change.written } : {}),
-      ...(options.onBoundsProgress ? { onProgress: options.onBoundsProgress } : {}),
-    });
-  }
+  if (change.marked || !bm25BoundsCurrent(corpus.db, corpus.id, corpus.ftsTable)) report.bounds = refreshBounds(corpus, change, options);
   report.seconds = (performance.now() - started) / 1000;
   return report;
+}
+
+function refreshBounds(corpus: CorpusRef, change: IndexChange, options: AddOptions): BoundsReport {
+  return refreshBm25Bounds(corpus.db, corpus.id, corpus.ftsTable, {
+    ...(change.marked && change.wasSound && change.written !== undefined ? { newPassages: change.written } : {}),
+    ...(options.onBoundsProgress ? { onProgress: options.onBoundsProgress } : {}),
+  });
+}
+
+/** The file was added whole to the corpus before (a file cut short by a killed add is not). */
+function completeSource(corpus: CorpusRef, path: string): boolean {
+  return corpus.db.prepare('SELECT 1 FROM corpus_sources WHERE corpus_id = ? AND path = ? AND file_hash IS NOT NULL').get(corpus.id, path) !== undefined;
+}
+
+function fileList(files: readonly string[]): string {
+  return `${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`;
+}
+
+/**
+ * An add that stopped at a file it could not read: the message is that file's error; the hint
+ * says what to do about it and exactly what the corpus now holds of the add (the files written
+ * before it stay, it and the files after it are not in the corpus).
+ */
+export class CorpusAddError extends LlmkbError {
+  /** The file the add stopped at. */
+  readonly file: string;
+  /** Files this add added or updated before it (they stay in the corpus). */
+  readonly written: readonly string[];
+  /** Files after it, not read. */
+  readonly notRead: readonly string[];
+  /** The file was in the corpus from an earlier add, and is not any more. */
+  readonly earlierVersionRemoved: boolean;
+  /** The hint of the file's own error. */
+  readonly fileHint: string | undefined;
+
+  constructor(corpus: string, error: LlmkbError, what: { file: string; written: readonly string[]; notRead: readonly string[]; earlierVersionRemoved: boolean }) {
+    const s = (n: number): string => (n === 1 ? '' : 's');
+    const removed = what.earlierVersionRemoved ? ', and its earlier version was taken out of the corpus' : '';
+    const outcome =
+      what.written.length + what.notRead.length === 0
+        ? `The file was not added${removed}; corpus "${corpus}" is otherwise unchanged.`
+        : `${what.written.length === 0 ? `Corpus "${corpus}" got none of the files of this command` : `Corpus "${corpus}" keeps the ${what.written.length} file${s(what.written.length)} this command added before it (${fileList(what.written)})`}; ` +
+          `${what.notRead.length === 0 ? 'the file was' : `the file and the ${what.notRead.length} file${s(what.notRead.length)} after it (${fileList(what.notRead)}) were`} not added${removed}. Fix the file and run the same command again: files already added are skipped as unchanged.`;
+    super(error.message, { hint: `${error.hint === undefined ? '' : `${error.hint} `}${outcome}`, exitCode: error.exitCode, cause: error });
+    this.file = what.file;
+    this.written = what.written;
+    this.notRead = what.notRead;
+    this.earlierVersionRemoved = what.earlierVersionRemoved;
+    this.fileHint = error.hint;
+  }
 }
 
 /** In the transaction of an index write: the stored BM25 bounds are not used until the add has updated them. */

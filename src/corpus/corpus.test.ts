@@ -6,11 +6,17 @@ import { after, describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus, CorpusNotFoundError, searchCorpus } from './corpus.js';
+import { CorpusAddError } from './corpus-ingest.js';
 import { makePdf, testPaper } from './fixtures/make-pdf.test.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const dbs: Db[] = [];
 after(() => dbs.forEach((d) => d.open && d.close()));
+
+/** The add stopped at a file with an InputFileError that passes `test`. */
+function fileErrorWhere(e: unknown, test: (f: InputFileError) => boolean): boolean {
+  return e instanceof CorpusAddError && e.cause instanceof InputFileError && test(e.cause);
+}
 
 function fresh(): { db: Db; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-'));
@@ -153,10 +159,10 @@ describe('a large file prepared in a worker thread', () => {
 
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.file === ragged && e.line === 3 && /malformed CSV/.test(e.message) && e.hint !== undefined);
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === ragged && f.line === 3 && /malformed CSV/.test(f.message) && f.hint !== undefined));
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.line === 2 && e.message.startsWith(`${jsonl}:2: not valid JSON`));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && f.message.startsWith(`${jsonl}:2: not valid JSON`)));
     assert.equal(Corpus.list(db).find((c) => c.name === 'bad')?.documents ?? 0, 0);
   });
 });
@@ -166,7 +172,7 @@ describe('bad input', () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'x.csv');
     writeFileSync(csv, 'name,body\na,"some text"\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) => e instanceof InputFileError && e.message.includes(`${csv}:1`) && e.message.includes('no text column "article"; the columns are: "name", "body"'));
+    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.message.includes(`${csv}:1`) && f.message.includes('no text column "article"; the columns are: "name", "body"')));
     const report = await Corpus.openOrCreate(db, 'x').add([csv], { textColumn: 'body', idColumn: 'name' });
     assert.equal(report.documents.added, 1);
     await assert.rejects(Corpus.openOrCreate(db, 'y').add([csv], { textColumn: 'body', idColumn: 'nope' }), /no id column "nope"; the columns are: "name", "body"/);
@@ -176,13 +182,13 @@ describe('bad input', () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'bad.csv');
     writeFileSync(csv, 'filename,article\na,"fine"\nb,"unclosed quote\nc,more\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) => e instanceof InputFileError && e.file === csv && e.line !== undefined && /malformed CSV/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.file === csv && f.line !== undefined && /malformed CSV/.test(f.message)));
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged]), (e: unknown) => e instanceof InputFileError && e.line === 3 && /column/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 3 && /column/.test(f.message)));
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) => e instanceof InputFileError && e.line === 2 && /not valid JSON/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && /not valid JSON/.test(f.message)));
     const noText = join(dir, 'notext.jsonl');
     writeFileSync(noText, '{"id":"a","body":"ok"}\n');
     await assert.rejects(Corpus.openOrCreate(db, 'bad').add([noText]), /notext\.jsonl:1 \(field "text"\): no text field "text"; the fields are: "id", "body"/);

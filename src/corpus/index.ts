@@ -4,7 +4,7 @@
  */
 export { Corpus, CorpusNotFoundError, searchCorpus, type StoredPassage } from './corpus.js';
 export { ensureCorpusSchema, type CorpusSettings } from './corpus-schema.js';
-export { type AddOptions, type AddProgress, type AddReport, type FileResult, type SkippedFile } from './corpus-ingest.js';
+export { CorpusAddError, type AddOptions, type AddProgress, type AddReport, type FileResult, type SkippedFile } from './corpus-ingest.js';
 export { type RetrieveOptions, type SearchHit, type SearchMode, type SearchOptions } from './corpus-search.js';
 export { type CorpusInfo, type CorpusStats } from './corpus-stats.js';
 export { Bm25TopK, POSTING_BUDGET, type Bm25Hit, type Bm25Plan } from './bm25-top-k.js';
