@@ -4,7 +4,7 @@
  * that says what happened, never in a silent loss.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -77,5 +77,26 @@ describe('corpus add: a file that fails after others were added', () => {
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /hint: .*The file was not added, and its earlier version was taken out of the corpus; corpus "part" is otherwise unchanged\.\n/);
     assert.match((await run('list')).stdout, /^part {2}2 files {2}2 documents /m);
+  });
+});
+
+describe('corpus add: symbolic links in a folder', () => {
+  it('lists every link it did not follow (to a file, to a folder, dangling), and adds a link given as a path', async () => {
+    const { dir, run } = workspace();
+    write(join(dir, 'sl', 'own.txt'), 'Finches on the Galapagos islands have beaks of many shapes.');
+    const real = write(join(dir, 'real.txt'), 'Pigeons of every breed descend from the rock pigeon.');
+    write(join(dir, 'realdir', 'x.txt'), 'Barnacles cling to the rocks of the shore.');
+    symlinkSync(real, join(dir, 'sl', 'link.txt'));
+    symlinkSync(join(dir, 'nowhere.txt'), join(dir, 'sl', 'dangling.txt'));
+    symlinkSync(join(dir, 'realdir'), join(dir, 'sl', 'dirlink'));
+    const add = await run('add', 'links', join(dir, 'sl'));
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /documents \+1 added/);
+    const listed = [join(dir, 'sl', 'dangling.txt'), join(dir, 'sl', 'dirlink'), join(dir, 'sl', 'link.txt')];
+    assert.ok(add.stdout.includes(`not followed: 3 symbolic links in the folders (give a link's target, or the link itself, as a path to add it):\n${listed.map((l) => `  ${l}\n`).join('')}`), add.stdout);
+    const json = JSON.parse((await run('add', 'links', join(dir, 'sl'), '--json')).stdout) as { symlinks: string[] };
+    assert.deepEqual(json.symlinks, listed);
+    const byPath = await run('add', 'links', join(dir, 'sl', 'link.txt'), '--json');
+    assert.equal((JSON.parse(byPath.stdout) as { documents: { added: number } }).documents.added, 1);
   });
 });

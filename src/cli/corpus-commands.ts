@@ -10,6 +10,9 @@ import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
 import { positiveInteger, wholeNumber } from './cli-options.js';
 
+/** Symbolic links listed by name after an add (all of them with --json). */
+const SHOWN_LINKS = 20;
+
 function fmtBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
@@ -111,6 +114,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
             for (const s of report.skipped) process.stdout.write(`  ${s.file}: ${s.reason}: ${s.message}\n`);
           }
           if (report.ignored.length > 0) process.stdout.write(`ignored ${report.ignored.length} file${report.ignored.length === 1 ? '' : 's'} of no corpus format in the folders (e.g. ${report.ignored[0]})\n`);
+          if (report.symlinks.length > 0) {
+            process.stdout.write(`not followed: ${report.symlinks.length} symbolic link${report.symlinks.length === 1 ? '' : 's'} in the folders (give a link's target, or the link itself, as a path to add it):\n`);
+            for (const link of report.symlinks.slice(0, SHOWN_LINKS)) process.stdout.write(`  ${link}\n`);
+            if (report.symlinks.length > SHOWN_LINKS) process.stdout.write(`  ... and ${report.symlinks.length - SHOWN_LINKS} more (--json lists them all)\n`);
+          }
         }
       } finally {
         await ws.close();

@@ -59,6 +59,8 @@ export interface AddReport {
   skipped: SkippedFile[];
   /** Files in the given folders with no corpus format (not read). */
   ignored: string[];
+  /** Symbolic links in the given folders (not followed). */
+  symlinks: string[];
   documents: { added: number; updated: number; unchanged: number; removed: number; empty: number };
   passages: number;
   bytes: number;
@@ -102,8 +104,8 @@ function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{
  */
 export async function addToCorpus(corpus: CorpusRef, paths: readonly string[], options: AddOptions = {}): Promise<AddReport> {
   const started = performance.now();
-  const { files, ignored } = listCorpusFiles(paths);
-  const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
+  const { files, ignored, symlinks } = listCorpusFiles(paths);
+  const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, symlinks, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
   const change: IndexChange = { marked: false, wasSound: false, written: [] };
   const written: string[] = [];
   for (const [i, file] of files.entries()) {

@@ -87,18 +87,22 @@ function commonFolder(paths: readonly string[]): string {
 /**
  * The files of the given paths: a file as given (its format detected from content when the
  * extension is unknown), a folder recursively (files with a known extension; hidden files and
- * folders skipped), sorted. `ignored` lists the files of folders with no known format.
+ * folders skipped), sorted. `ignored` lists the files of folders with no known format (and
+ * entries that are neither files nor folders), `symlinks` the symbolic links in the folders, which
+ * are not followed (a link may lead out of the folder, or back into it); a path given by the user
+ * is followed, link or not.
  *
  * A one-document file is named by its path relative to the folder given (a file given by name:
  * its name). Files of different folders that would get the same name (`a/same.txt` and
  * `b/same.txt` given as `a b`) are named by their paths relative to the deepest folder holding
  * those folders instead (`a/same.txt`, `b/same.txt`), so that each document id is unique.
  */
-export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[] } {
+export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[]; symlinks: string[] } {
   const files: CorpusFile[] = [];
   const roots = new Map<CorpusFile, string>(); // the folder a file's name is relative to
   const seen = new Set<string>(); // a file given twice (or inside two given folders) is read once
   const ignored: string[] = [];
+  const symlinks: string[] = [];
   for (const given of paths) {
     const root = resolve(given);
     let stat;
@@ -129,7 +133,9 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
         if (entry.name.startsWith('.')) continue;
         const full = join(dir, entry.name);
         if (entry.isDirectory()) walk(full);
-        else if (entry.isFile()) {
+        else if (entry.isSymbolicLink()) symlinks.push(full);
+        else if (!entry.isFile()) ignored.push(full);
+        else {
           const byExtension = EXTENSIONS[extname(entry.name).toLowerCase()];
           if (byExtension === undefined) {
             ignored.push(full);
@@ -153,7 +159,7 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
     const folder = commonFolder(same.map((f) => roots.get(f)!));
     for (const f of same) f.name = relative(folder, f.path);
   }
-  return { files, ignored };
+  return { files, ignored, symlinks };
 }
 
 function asText(value: unknown): string | undefined {
