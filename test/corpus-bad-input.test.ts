@@ -100,3 +100,35 @@ describe('corpus add: symbolic links in a folder', () => {
     assert.equal((JSON.parse(byPath.stdout) as { documents: { added: number } }).documents.added, 1);
   });
 });
+
+describe('corpus add: bytes that are not UTF-8', () => {
+  const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+  const cases: Array<[string, Buffer, number]> = [
+    ['bad.csv', latin1('filename,article\na.txt,"Darwin sailed on the Beagle."\nb.txt,"Le caf\u00e9 de la gare."\n'), 3],
+    ['bad.tsv', latin1('filename\tarticle\na.txt\tThe na\u00efve finch.\n'), 2],
+    ['bad.jsonl', latin1('{"id":"a","text":"fine"}\n{"id":"b","text":"caf\u00e9"}\n'), 2],
+    ['bad.json', latin1('[{"id":"a",\n"text":"caf\u00e9"}]\n'), 2],
+    ['bad.txt', latin1('First line.\nSecond line.\nThird line with a caf\u00e9.\n'), 3],
+  ];
+  for (const [name, bytes, line] of cases) {
+    it(`refuses ${name} with the file and the line of the first bad byte`, async () => {
+      const { dir, run } = workspace();
+      const file = write(join(dir, name), bytes);
+      const add = await run('add', 'enc', file);
+      assert.equal(add.code, 2, add.stderr);
+      assert.ok(add.stderr.includes(`llmkb: error: ${file}:${line}: not UTF-8 text`), add.stderr);
+      assert.match(add.stderr, /hint: Corpus files are read as UTF-8: convert the file first, e\.g\. `iconv -f latin1 -t utf-8 FILE > FILE\.utf8`/);
+      assert.match((await run('list')).stdout, /^no corpora yet$/m, 'nothing indexed');
+    });
+  }
+
+  it('reads a large UTF-8 CSV whose multi-byte characters fall across read chunks', async () => {
+    const { dir, run } = workspace();
+    const row = (i: number): string => `d${i},"Caf\u00e9 \u20ac${i} \u{1d11e} na\u00efve ${'x'.repeat(i % 7)}"`;
+    const file = write(join(dir, 'big.csv'), `filename,article\n${Array.from({ length: 6000 }, (_, i) => row(i)).join('\n')}\n`);
+    const add = await run('add', 'big', file, '--json');
+    assert.equal(add.code, 0, add.stderr);
+    assert.equal((JSON.parse(add.stdout) as { documents: { added: number } }).documents.added, 6000);
+    assert.match(JSON.parse((await run('search', 'big', 'café', '--json', '-k', '1')).stdout)[0].text, /^Café €\d+ 𝄞 naïve/);
+  });
+});

@@ -163,6 +163,9 @@ describe('a large file prepared in a worker thread', () => {
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
     await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && f.message.startsWith(`${jsonl}:2: not valid JSON`)));
+    const latin1 = join(dir, 'latin1.jsonl');
+    writeFileSync(latin1, Buffer.from('{"id":"a","text":"ok"}\n{"id":"b","text":"caf\u00e9"}\n', 'latin1'));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([latin1], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === latin1 && f.line === 2 && /not UTF-8 text/.test(f.message)));
     assert.equal(Corpus.list(db).find((c) => c.name === 'bad')?.documents ?? 0, 0);
   });
 });

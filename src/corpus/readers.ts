@@ -7,7 +7,9 @@
 import { createReadStream, openSync, readdirSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
+import { isUtf8 } from 'node:buffer';
 import { fileAccessError, InputFileError } from '../errors.js';
+import { firstInvalidLine, notUtf8Error, Utf8Check } from './utf8-check.js';
 
 export type CorpusFormat = 'csv' | 'tsv' | 'jsonl' | 'json' | 'text' | 'pdf';
 
@@ -162,6 +164,9 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
   return { files, ignored, symlinks };
 }
 
+/** Raised inside a reader when its bytes stop being UTF-8; the reader then finds the line. */
+const NOT_UTF8 = new Error('not UTF-8');
+
 function asText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
@@ -187,6 +192,10 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
   const input = createReadStream(file.path);
   input.on('error', (error) => parser.destroy(fileAccessError(file.path, error, 'read') as Error));
   if (onBytes) input.on('data', (chunk) => onBytes(chunk.length));
+  const utf8 = new Utf8Check();
+  input.on('data', (chunk) => {
+    if (!utf8.push(chunk as Buffer)) parser.destroy(NOT_UTF8);
+  });
   input.pipe(parser);
   const checkHeader = (): void => {
     if (header === undefined) return;
@@ -213,6 +222,7 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     }
   } catch (error) {
     input.destroy();
+    if (error === NOT_UTF8) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
     if (error instanceof InputFileError) throw error;
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('CSV_')) {
@@ -222,6 +232,7 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     }
     throw fileAccessError(file.path, error, 'read');
   }
+  if (!utf8.end()) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
   if (!checked) checkHeader();
 }
 
@@ -248,16 +259,21 @@ function fromRecord(file: CorpusFile, value: unknown, line: number, options: Rea
 }
 
 async function* readJsonlFile(file: CorpusFile, options: ReadOptions, onBytes?: (n: number) => void): AsyncGenerator<SourceDocument> {
-  const input = createReadStream(file.path, { encoding: 'utf8' });
+  const input = createReadStream(file.path);
   let failure: unknown;
   input.on('error', (error) => {
     failure = error;
   });
-  if (onBytes) input.on('data', (chunk) => onBytes(Buffer.byteLength(chunk as string)));
+  if (onBytes) input.on('data', (chunk) => onBytes(chunk.length));
+  const utf8 = new Utf8Check();
+  input.on('data', (chunk) => {
+    if (!utf8.push(chunk as Buffer)) failure ??= NOT_UTF8;
+  });
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   try {
     for await (const raw of lines) {
+      if (failure === NOT_UTF8) break;
       n += 1;
       const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
       if (line.trim().length === 0) continue;
@@ -275,6 +291,7 @@ async function* readJsonlFile(file: CorpusFile, options: ReadOptions, onBytes?: 
     lines.close();
     input.destroy();
   }
+  if (failure === NOT_UTF8 || (failure === undefined && !utf8.end())) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
   if (failure !== undefined) throw fileAccessError(file.path, failure, 'read');
 }
 
@@ -286,10 +303,17 @@ function readWhole(file: CorpusFile): Buffer {
   }
 }
 
+/** The whole text of a UTF-8 file (BOM dropped). */
+async function readWholeText(file: CorpusFile): Promise<{ text: string; bytes: number }> {
+  const buf = readWhole(file);
+  if (!isUtf8(buf)) throw notUtf8Error(file.path, await firstInvalidLine([buf]));
+  return { text: buf.toString('utf8').replace(/^\uFEFF/, ''), bytes: buf.length };
+}
+
 async function* readJsonFile(file: CorpusFile, options: ReadOptions): AsyncGenerator<SourceDocument> {
   let value: unknown;
   try {
-    value = JSON.parse(readWhole(file).toString('utf8').replace(/^\uFEFF/, ''));
+    value = JSON.parse((await readWholeText(file)).text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new InputFileError(file.path, undefined, undefined, `not valid JSON: ${error.message}`, 'A .json corpus file holds an array of objects; use JSONL for one object per line.');
     throw error;
@@ -318,9 +342,9 @@ export async function* readDocuments(file: CorpusFile, options: ReadOptions = {}
       yield* readJsonFile(file, options);
       return;
     case 'text': {
-      const buf = readWhole(file);
-      onBytes?.(buf.length);
-      yield { docId: file.name, text: buf.toString('utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'), pageStarts: [0], metadata: {}, location: file.path };
+      const { text, bytes } = await readWholeText(file);
+      onBytes?.(bytes);
+      yield { docId: file.name, text: text.replace(/\r\n?/g, '\n'), pageStarts: [0], metadata: {}, location: file.path };
       return;
     }
     case 'pdf': {
