@@ -132,3 +132,17 @@ describe('corpus add: bytes that are not UTF-8', () => {
     assert.match(JSON.parse((await run('search', 'big', 'café', '--json', '-k', '1')).stdout)[0].text, /^Café €\d+ 𝄞 naïve/);
   });
 });
+
+describe('corpus add: nothing readable', () => {
+  it('refuses a new corpus of unreadable PDFs only, as it refuses an empty text file, naming each PDF and why', async () => {
+    const { dir, run } = workspace();
+    const broken = write(join(dir, 'pdfs', 'broken.pdf'), '%PDF-1.7\ntruncated\n');
+    const add = await run('add', 'pdfs', join(dir, 'pdfs'));
+    assert.equal(add.code, 2, add.stdout);
+    assert.ok(add.stderr.includes(`llmkb: error: no text to index in ${broken} (corrupt): PDF that could not be read\n`), add.stderr);
+    assert.match(add.stderr, /hint: .*decrypt encrypted ones.*Corpus "pdfs" was not created\.\n/);
+    assert.match((await run('list')).stdout, /^no corpora yet$/m);
+    const empty = await run('add', 'empty', write(join(dir, 'empty.txt'), ''));
+    assert.equal(empty.code, 2, 'the same exit code as an empty text file');
+  });
+});

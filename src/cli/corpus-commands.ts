@@ -95,11 +95,13 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           }
           throw error;
         });
-        if (created && report.passages === 0 && report.skipped.length === 0) {
+        if (created && report.passages === 0) {
           // Nothing to search: an empty new corpus is not kept (a later search would find nothing, silently).
           Corpus.remove(ws.db, name);
-          throw new LlmkbError(`no text to index in ${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)`, {
-            hint: 'Give files with text: PDFs, .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "' + name + '" was not created.',
+          const unread = report.skipped.map((s) => `${s.file} (${s.reason})`);
+          const empty = textless.length > 0 || unread.length === 0 ? `${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)` : undefined;
+          throw new LlmkbError(`no text to index in ${[empty, unread.length > 0 ? `${unread.join(', ')}: PDF${unread.length === 1 ? '' : 's'} that could not be read` : undefined].filter((x) => x !== undefined).join('; ')}`, {
+            hint: `Give files with text: PDFs with a text layer (decrypt encrypted ones, e.g. \`qpdf --decrypt\`; run OCR on scans, e.g. \`ocrmypdf\`), .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "${name}" was not created.`,
           });
         }
         for (const file of textless) err.write(`warning: ${file}: no text to index (empty, only a header, or documents without text)\n`);
