@@ -146,3 +146,15 @@ describe('corpus add: nothing readable', () => {
     assert.equal(empty.code, 2, 'the same exit code as an empty text file');
   });
 });
+
+describe('corpus search: a query without words', () => {
+  it('refuses an empty, blank or punctuation-only query (exit 2)', async () => {
+    const { dir, run } = workspace();
+    assert.equal((await run('add', 'notes', write(join(dir, 'a.txt'), 'Finches on the Galapagos islands have beaks of many shapes.'))).code, 0);
+    for (const query of ['', '   ', '?!']) {
+      const r = await run('search', 'notes', query);
+      assert.equal(r.code, 2, `${JSON.stringify(query)}: ${r.stdout}`);
+      assert.ok(r.stderr.startsWith(`llmkb: error: the search query ${JSON.stringify(query)} has no word to search for\n  hint: `), r.stderr);
+    }
+  });
+});

@@ -169,13 +169,14 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
     .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
-      const { remoteCorpus, remoteRetriever } = await import('../corpus/index.js');
+      const { Corpus, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
+      if (queryTokens(query).length === 0) {
+        throw new LlmkbError(`the search query ${JSON.stringify(query)} has no word to search for`, { hint: 'Give the words or the question to search for, e.g. `llmkb corpus search NAME "Who proposed natural selection?"`.' });
+      }
       const ws = workspace(command);
       try {
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
-          const { retrieverFor } = await import('../corpus/index.js');
           const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
           if (opts.json) {
             process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
