@@ -158,3 +158,24 @@ describe('corpus search: a query without words', () => {
     }
   });
 });
+
+describe('corpus embed and dense search: the wrong corpus or model', () => {
+  it('says a remote corpus is not embedded here, instead of "no corpus named"', async () => {
+    const { run } = workspace();
+    assert.equal((await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'passages')).code, 0);
+    const embed = await run('embed', 'wiki', '--embedder', 'openai:text-embedding-3-small');
+    assert.equal(embed.code, 2);
+    assert.match(embed.stderr, /^llmkb: error: corpus "wiki" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them\n {2}hint: .*llmkb corpus search wiki QUERY/);
+  });
+
+  it('refuses a model that does not embed (a mock: replies file) before any work, with a hint', async () => {
+    const { dir, run } = workspace();
+    assert.equal((await run('add', 'notes', write(join(dir, 'a.txt'), 'Finches on the Galapagos islands have beaks of many shapes.'))).code, 0);
+    const replies = write(join(dir, 'replies.jsonl'), '{"default": true, "reply": " x"}\n');
+    for (const args of [['embed', 'notes', '--embedder', `mock:${replies}`], ['search', 'notes', 'finches', '--mode', 'dense', '--embedder', `mock:${replies}`]]) {
+      const r = await run(...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /^llmkb: error: mock model \S+replies\.jsonl is not an embedding model \(it provides text-generation\)\n {2}hint: Give an embedding model with --embedder SPEC/);
+    }
+  });
+});

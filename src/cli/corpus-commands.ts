@@ -6,7 +6,9 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { LlmkbError } from '../errors.js';
+import { LlmkbError, UnsupportedCapabilityError } from '../errors.js';
+import type { ModelExecutor } from '../executor/model-executor.js';
+import { hasKind } from '../providers/model-kinds.js';
 import type { Workspace } from '../workspace.js';
 import { positiveInteger, wholeNumber } from './cli-options.js';
 
@@ -28,6 +30,23 @@ function passageWords(value: string): number {
   const n = positiveInteger(value);
   if (n < 5) throw new InvalidArgumentError('must be at least 5');
   return n;
+}
+
+/**
+ * The embedding model of `--embedder` or the config (undefined when neither names one), checked
+ * to be one before any passage is read.
+ */
+async function embedderFor(ws: Workspace, spec: string | undefined): Promise<ModelExecutor | undefined> {
+  const entry = ws.entryFor('embedder', spec);
+  if (entry === undefined) return undefined;
+  const executor = await ws.executor(entry);
+  const model = executor.model;
+  if (!hasKind(model, 'embedding')) {
+    throw new UnsupportedCapabilityError(`${model.provider} model ${model.modelId} is not an embedding model (it provides ${model.kinds.join(', ')})`, {
+      hint: 'Give an embedding model with --embedder SPEC (e.g. openai:text-embedding-3-small, vllm:URL/MODEL of a server serving an embedding model, or gguf:FILE), or configure one as "embedder" in llmkb.config.json; scripted mock: models do not embed.',
+    });
+  }
+  return executor;
 }
 
 interface AddCliOptions {
@@ -192,11 +211,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const c = Corpus.open(ws.db, name);
-        let embedder;
-        if (opts.mode !== 'bm25') {
-          const entry = ws.entryFor('embedder', opts.embedder);
-          if (entry !== undefined) embedder = await ws.executor(entry);
-        }
+        const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
         const hits = await c.retrieve(query, {
           k: opts.top,
           mode: opts.mode,
@@ -227,14 +242,15 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model (default: "embedder" in the config)')
     .option('--reset', 'drop the stored vectors first (to embed with another model)')
     .action(async (name: string, opts: { embedder?: string; reset?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
-      const { LlmkbError } = await import('../errors.js');
+      const { Corpus, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
+        if (remoteCorpus(ws.db, name) !== undefined) {
+          throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, { hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.` });
+        }
         const c = Corpus.open(ws.db, name);
-        const entry = ws.entryFor('embedder', opts.embedder);
-        if (entry === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
-        const embedder = await ws.executor(entry);
+        const embedder = await embedderFor(ws, opts.embedder);
+        if (embedder === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
         if (opts.reset) c.resetVectors();
         const started = performance.now();
         const r = await c.embed(embedder, { onProgress: (p) => process.stderr.write(`  ${p.embedded}/${p.total} passages embedded\n`) });
