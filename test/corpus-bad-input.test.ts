@@ -179,3 +179,20 @@ describe('corpus embed and dense search: the wrong corpus or model', () => {
     }
   });
 });
+
+describe('corpus add-remote over a name already registered', () => {
+  it('refuses to replace it (and drop its credentials) without --replace; the same settings again are a no-op', async () => {
+    const { run } = workspace();
+    const first = ['add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'passages', '--auth-env', 'OS_AUTH'];
+    assert.equal((await run(...first)).code, 0);
+    const other = await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'other');
+    assert.equal(other.code, 2);
+    assert.match(other.stderr, /^llmkb: error: corpus "wiki" is already registered: OpenSearch index passages at http:\/\/127\.0\.0\.1:9 \(credentials from \$OS_AUTH\)\n {2}hint: Give --replace .*--auth-env OS_AUTH to keep its credentials/);
+    assert.match((await run('list')).stdout, /^wiki {2}OpenSearch index passages at http:\/\/127\.0\.0\.1:9 \(credentials from \$OS_AUTH\)$/m, 'unchanged');
+    const same = await run(...first);
+    assert.equal(same.code, 0, same.stderr);
+    const replaced = await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'other', '--replace');
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(replaced.stdout, 'corpus "wiki": OpenSearch index other at http://127.0.0.1:9 (no credentials) (replaces OpenSearch index passages at http://127.0.0.1:9 (credentials from $OS_AUTH))\n');
+  });
+});

@@ -158,10 +158,12 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--start-field <name>', '_source field with the start character offset, if any')
     .option('--end-field <name>', '_source field with the end character offset, if any')
     .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
-    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string }, command: Command) => {
-      const { addRemoteCorpus } = await import('../corpus/index.js');
+    .option('--replace', 'register a name that is already registered anew, with these settings only')
+    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string; replace?: boolean }, command: Command) => {
+      const { addRemoteCorpus, describeRemote, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
+        const before = remoteCorpus(ws.db, name);
         const r = addRemoteCorpus(ws.db, name, {
           url: opts.opensearch,
           index: opts.index,
@@ -171,8 +173,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           ...(opts.startField === undefined ? {} : { startField: opts.startField }),
           ...(opts.endField === undefined ? {} : { endField: opts.endField }),
           ...(opts.authEnv === undefined ? {} : { authEnv: opts.authEnv }),
-        });
-        process.stdout.write(`corpus "${name}": OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? ' (no credentials)' : ` (credentials from $${r.settings.authEnv})`}\n`);
+        }, { replace: opts.replace === true });
+        const was = before === undefined || describeRemote(before) === describeRemote(r) ? '' : ` (replaces ${describeRemote(before)})`;
+        process.stdout.write(`corpus "${name}": ${describeRemote(r)}${was}\n`);
       } finally {
         await ws.close();
       }
