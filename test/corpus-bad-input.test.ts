@@ -4,6 +4,7 @@
  * that says what happened, never in a silent loss.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,5 +195,36 @@ describe('corpus add-remote over a name already registered', () => {
     const replaced = await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'other', '--replace');
     assert.equal(replaced.code, 0, replaced.stderr);
     assert.equal(replaced.stdout, 'corpus "wiki": OpenSearch index other at http://127.0.0.1:9 (no credentials) (replaces OpenSearch index passages at http://127.0.0.1:9 (credentials from $OS_AUTH))\n');
+  });
+});
+
+describe('corpus add killed part way', () => {
+  it('leaves a corpus that list, search and stats call incomplete, naming the command that completes it', async () => {
+    const { dir, run } = workspace();
+    const csv = write(join(dir, 'big.csv'), `filename,article\n${Array.from({ length: 25_000 }, (_, i) => `d${i},"Passage ${i} about finches and barnacles."`).join('\n')}\n`);
+    // Killed with SIGKILL once the first 10,000 documents are written (the progress line says so).
+    const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 'store.sqlite'), 'corpus', 'add', 'big', csv], { env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+        if (/\.\.\. \S+big\.csv: 10000 documents/.test(err)) child.kill('SIGKILL');
+      });
+      child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the add ended before it was killed (${code}): ${err}`))));
+    });
+    const warning = new RegExp(`corpus "big" is incomplete: an add of ${csv.replace(/[.]/g, '\\.')} started \\S+ did not finish \\(the process is gone\\); run \`llmkb corpus add big ${csv.replace(/[.]/g, '\\.')}\` again to complete it`);
+    const list = await run('list');
+    assert.match(list.stdout, /^big {2}0 files {2}\d+ documents/m, 'part of the file is in the store');
+    assert.match(list.stdout, new RegExp(`\\n {2}warning: ${warning.source}`));
+    const search = await run('search', 'big', 'finches');
+    assert.equal(search.code, 0, search.stderr);
+    assert.match(search.stderr, new RegExp(`^warning: ${warning.source}`));
+    assert.match((await run('stats', 'big')).stderr, warning);
+    assert.equal((JSON.parse((await run('list', '--json')).stdout) as { unfinishedAdds: { running: boolean }[] }[])[0]!.unfinishedAdds[0]!.running, false);
+
+    const again = await run('add', 'big', csv);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match((await run('list')).stdout, /^big {2}1 files {2}25000 documents {2}25000 passages {2}\([^)]*\)\n$/, 'complete, and no warning');
+    assert.equal((await run('search', 'big', 'finches')).stderr, '');
   });
 });

@@ -191,7 +191,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
     .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
-      const { Corpus, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
+      const { Corpus, describeUnfinishedAdd, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
       if (queryTokens(query).length === 0) {
         throw new LlmkbError(`the search query ${JSON.stringify(query)} has no word to search for`, { hint: 'Give the words or the question to search for, e.g. `llmkb corpus search NAME "Who proposed natural selection?"`.' });
       }
@@ -214,6 +214,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const c = Corpus.open(ws.db, name);
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
         const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
         const hits = await c.retrieve(query, {
           k: opts.top,
@@ -245,13 +246,14 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model (default: "embedder" in the config)')
     .option('--reset', 'drop the stored vectors first (to embed with another model)')
     .action(async (name: string, opts: { embedder?: string; reset?: boolean }, command: Command) => {
-      const { Corpus, remoteCorpus } = await import('../corpus/index.js');
+      const { Corpus, describeUnfinishedAdd, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         if (remoteCorpus(ws.db, name) !== undefined) {
           throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, { hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.` });
         }
         const c = Corpus.open(ws.db, name);
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
         const embedder = await embedderFor(ws, opts.embedder);
         if (embedder === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
         if (opts.reset) c.resetVectors();
@@ -269,10 +271,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('the corpora in the store')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
+      const { Corpus, describeUnfinishedAdd, listRemoteCorpora } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { listRemoteCorpora } = await import('../corpus/index.js');
         const list = Corpus.list(ws.db);
         const remotes = listRemoteCorpora(ws.db);
         if (opts.json) {
@@ -281,7 +282,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         }
         if (list.length === 0 && remotes.length === 0) process.stdout.write('no corpora yet\n');
         for (const r of remotes) process.stdout.write(`${r.name}  OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? '' : ` (credentials from $${r.settings.authEnv})`}\n`);
-        for (const c of list) process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+        for (const c of list) {
+          process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+          for (const u of c.unfinishedAdds) process.stdout.write(`  warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        }
       } finally {
         await ws.close();
       }
@@ -293,10 +297,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .argument('<name>', 'corpus name')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
+      const { Corpus, describeUnfinishedAdd, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { remoteCorpus } = await import('../corpus/index.js');
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
           if (opts.json) process.stdout.write(`${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`);
@@ -304,6 +307,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const s = Corpus.open(ws.db, name).stats();
+        for (const u of s.unfinishedAdds) process.stderr.write(`warning: ${describeUnfinishedAdd(s.name, u)}\n`);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
           return;
@@ -324,10 +328,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('delete a corpus and its index from the store (the source files are not touched)')
     .argument('<name>', 'corpus name')
     .action(async (name: string, _opts: unknown, command: Command) => {
-      const { Corpus, CorpusNotFoundError } = await import('../corpus/index.js');
+      const { Corpus, CorpusNotFoundError, removeRemoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { removeRemoteCorpus } = await import('../corpus/index.js');
         if (removeRemoteCorpus(ws.db, name)) {
           process.stdout.write(`removed corpus "${name}" (the registration of a remote index; the index itself is not touched)\n`);
           return;

@@ -48,7 +48,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
     .option('--date-field <name>', 'document metadata field with the publication date, kept on every item (default: the first of date, published, publication_date, ... a document has)')
     .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; dateField?: string }, command: Command) => {
-      const { Corpus } = await import('../corpus/index.js');
+      const { Corpus, describeUnfinishedAdd } = await import('../corpus/index.js');
       const { buildCorpusQuestions } = await import('../methods/reliability/data/corpus-questions.js');
       const { writeCorpusQuestions } = await import('../methods/reliability/data/corpus-question-card.js');
       const { LlmkbError } = await import('../errors.js');
@@ -56,6 +56,7 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
       const ws = workspace(command);
       try {
         const corpus = Corpus.open(ws.db, name);
+        for (const u of corpus.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(corpus.name, u)}\n`);
         const entry = ws.entryFor('question_writer', opts.questionWriter);
         if (entry === undefined) throw new LlmkbError('no question-writer model', { hint: 'Configure one as "question_writer" in llmkb.config.json, or give --question-writer SPEC.' });
         const writer = await ws.executor(entry);

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { bm25BoundsCurrent, INCREMENTAL_MAX_PASSAGES, markBm25BoundsChanging, refreshBm25Bounds, type BoundsProgress, type BoundsReport } from './bm25-bounds.js';
@@ -18,6 +19,7 @@ import type { CorpusRef } from './corpus-schema.js';
 import { ensureVectorTable, vectorTable } from './dense-index.js';
 import { prepareDocuments, type PreparedDocument } from './prepared-documents.js';
 import { listCorpusFiles, type CorpusFile, type CorpusFormat, type ReadOptions } from './readers.js';
+import { beginAdd, endAdd } from './unfinished-adds.js';
 
 export interface SkippedFile {
   file: string;
@@ -99,12 +101,28 @@ function fileHash(path: string, onError: (error: unknown) => unknown): Promise<{
 
 /**
  * Adds files and folders (recursively) to the corpus (see the module comment). Encrypted,
- * image-only and unreadable PDFs are skipped and listed in the report; malformed CSV/JSON input
- * is an InputFileError naming the file and line.
+ * image-only and unreadable PDFs are skipped and listed in the report. A file that cannot be
+ * read (malformed CSV/JSON, not UTF-8, a duplicate document id) stops the add with a
+ * CorpusAddError whose cause names the file and line. The add is recorded as unfinished while
+ * it runs (unfinished-adds.ts).
  */
 export async function addToCorpus(corpus: CorpusRef, paths: readonly string[], options: AddOptions = {}): Promise<AddReport> {
   const started = performance.now();
   const { files, ignored, symlinks } = listCorpusFiles(paths);
+  const given = paths.map((p) => resolve(p));
+  const record = beginAdd(corpus.db, corpus.id, given);
+  let completed: string[] | undefined;
+  try {
+    const report = await addFiles(corpus, files, { ignored, symlinks }, options);
+    completed = given;
+    report.seconds = (performance.now() - started) / 1000;
+    return report;
+  } finally {
+    endAdd(corpus.db, corpus.id, record, completed);
+  }
+}
+
+async function addFiles(corpus: CorpusRef, files: readonly CorpusFile[], { ignored, symlinks }: { ignored: string[]; symlinks: string[] }, options: AddOptions): Promise<AddReport> {
   const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, symlinks, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
   const change: IndexChange = { marked: false, wasSound: false, written: [] };
   const written: string[] = [];
@@ -123,7 +141,6 @@ export async function addToCorpus(corpus: CorpusRef, paths: readonly string[], o
   }
   // The stored BM25 bounds (bm25-bounds.ts): updated after a change, computed for a store that has none yet.
   if (change.marked || !bm25BoundsCurrent(corpus.db, corpus.id, corpus.ftsTable)) report.bounds = refreshBounds(corpus, change, options);
-  report.seconds = (performance.now() - started) / 1000;
   return report;
 }
 

@@ -14,6 +14,7 @@
  * - Tokenizer: `unicode61 remove_diacritics 2`, with the Porter stemmer in front by default
  *   (English; `stemming: false` at creation for other languages). FTS5's `bm25()` uses
  *   k1 = 1.2, b = 0.75 (fixed in SQLite); the score shown is `-bm25()`, higher is better.
+ * - `corpus_adds` holds a row per `corpus add` that has not finished (unfinished-adds.ts).
  */
 import { LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
@@ -62,6 +63,14 @@ CREATE TABLE IF NOT EXISTS corpus_passages (
   text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS corpus_passages_document ON corpus_passages(document_id);
+CREATE TABLE IF NOT EXISTS corpus_adds (
+  id INTEGER PRIMARY KEY,
+  corpus_id INTEGER NOT NULL REFERENCES corpora(id) ON DELETE CASCADE,
+  started_at TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  paths TEXT NOT NULL
+);
 `;
 
 export interface CorpusSettings {

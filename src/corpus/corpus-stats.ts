@@ -1,6 +1,7 @@
 /** What the store holds of its corpora: the list with their sizes, and one corpus's statistics. */
 import type { Db } from '../store/database.js';
 import { ensureCorpusSchema, type CorpusRef, type CorpusSettings } from './corpus-schema.js';
+import { unfinishedAdds, type UnfinishedAdd } from './unfinished-adds.js';
 
 export interface CorpusInfo {
   name: string;
@@ -9,6 +10,8 @@ export interface CorpusInfo {
   sources: number;
   documents: number;
   passages: number;
+  /** Adds that are running or were killed: the corpus may hold only part of their files. */
+  unfinishedAdds: UnfinishedAdd[];
 }
 
 export interface CorpusStats extends CorpusInfo {
@@ -26,12 +29,12 @@ export interface CorpusStats extends CorpusInfo {
 export function listCorpora(db: Db): CorpusInfo[] {
   ensureCorpusSchema(db);
   const rows = db.prepare(`
-    SELECT c.name, c.created_at, c.settings,
+    SELECT c.id, c.name, c.created_at, c.settings,
       (SELECT COUNT(*) FROM corpus_sources s WHERE s.corpus_id = c.id AND s.file_hash IS NOT NULL) AS sources,
       (SELECT COUNT(*) FROM corpus_documents d WHERE d.corpus_id = c.id) AS documents,
       (SELECT COALESCE(SUM(d.passages), 0) FROM corpus_documents d WHERE d.corpus_id = c.id) AS passages
-    FROM corpora c ORDER BY c.name`).all() as { name: string; created_at: string; settings: string; sources: number; documents: number; passages: number }[];
-  return rows.map((r) => ({ name: r.name, createdAt: r.created_at, settings: JSON.parse(r.settings) as CorpusSettings, sources: r.sources, documents: r.documents, passages: r.passages }));
+    FROM corpora c ORDER BY c.name`).all() as { id: number; name: string; created_at: string; settings: string; sources: number; documents: number; passages: number }[];
+  return rows.map((r) => ({ name: r.name, createdAt: r.created_at, settings: JSON.parse(r.settings) as CorpusSettings, sources: r.sources, documents: r.documents, passages: r.passages, unfinishedAdds: unfinishedAdds(db, r.id) }));
 }
 
 export function corpusStats(corpus: CorpusRef): CorpusStats {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
@@ -216,5 +216,28 @@ describe('bad input', () => {
     assert.equal(Corpus.remove(db, 'a'), true);
     assert.equal(Corpus.remove(db, 'a'), false);
     assert.deepEqual(Corpus.list(db), []);
+  });
+});
+
+describe('unfinished adds', () => {
+  it('keeps the record of a killed add until an add covering its paths completes; a running add is told apart', async () => {
+    const { db, dir } = fresh();
+    const folder = join(dir, 'docs');
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    writeFileSync(join(folder, 'sub', 'a.txt'), 'Finches on the Galapagos islands have beaks of many shapes.');
+    writeFileSync(join(dir, 'other.txt'), 'Pigeons of every breed descend from the rock pigeon.');
+    const corpus = Corpus.openOrCreate(db, 'u');
+    // A process id above Linux's pid_max: no such process, as after a kill -9.
+    db.prepare("INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, '2026-01-01T00:00:00.000Z', ?, 999999999, ?)").run(corpus.id, hostname(), JSON.stringify([join(folder, 'sub')]));
+    assert.deepEqual(corpus.unfinishedAdds().map((u) => [u.paths, u.running]), [[[join(folder, 'sub')], false]]);
+    await corpus.add([join(dir, 'other.txt')]);
+    assert.equal(corpus.unfinishedAdds().length, 1, 'an add of other paths does not complete it');
+    let during: boolean | undefined;
+    await corpus.add([folder], { onFile: () => (during = corpus.unfinishedAdds().at(-1)?.running) });
+    assert.equal(during, true, 'this add, while it runs');
+    assert.deepEqual(corpus.unfinishedAdds(), [], 'the folder holding its paths completes it');
+    writeFileSync(join(dir, 'bad.csv'), 'filename,content\nx,y\n');
+    await assert.rejects(corpus.add([join(dir, 'bad.csv')]), CorpusAddError);
+    assert.deepEqual(corpus.unfinishedAdds(), [], 'an add that fails leaves no record: its error says what it did');
   });
 });

@@ -13,6 +13,7 @@ import { hitsFor, retrievePassages, searchIds, searchPassages, searchPlan, type 
 import { corpusStats, listCorpora, type CorpusInfo, type CorpusStats } from './corpus-stats.js';
 import { EMBEDDER_SCHEMA, embedPassages, ensureVectorTable, resetVectors, vectorTable, type EmbedProgress, type Embedder } from './dense-index.js';
 import { queryTokens } from './fts-query.js';
+import { unfinishedAdds, type UnfinishedAdd } from './unfinished-adds.js';
 import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS } from './passages.js';
 
 export class CorpusNotFoundError extends LlmkbError {
@@ -209,6 +210,11 @@ export class Corpus implements CorpusRef {
   /** The metadata of every document of the corpus, one at a time. */
   *documentMetadata(): Generator<Record<string, unknown>> {
     for (const [json] of this.db.prepare('SELECT metadata FROM corpus_documents WHERE corpus_id = ? ORDER BY id').raw(true).iterate(this.id) as Iterable<[string]>) yield parseMetadata(json);
+  }
+
+  /** Adds of this corpus that are running or were killed (see unfinished-adds.ts). */
+  unfinishedAdds(): UnfinishedAdd[] {
+    return unfinishedAdds(this.db, this.id);
   }
 
   stats(): CorpusStats {

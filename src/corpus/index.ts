@@ -17,3 +17,4 @@ export { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS, splitPassages, type Passa
 export { ftsQuery, queryTokens, STOP_WORDS } from './fts-query.js';
 export { extractPdfText, PdfSkipError, type PdfText } from './pdf-text.js';
 export { type CorpusFormat, type ReadOptions } from './readers.js';
+export { describeUnfinishedAdd, type UnfinishedAdd } from './unfinished-adds.js';
