@@ -33,6 +33,8 @@ export interface OpenSearchRetrieverOptions {
 const hitSchema = z.object({ _id: z.string(), _score: z.number().nullable(), _source: z.record(z.string(), z.unknown()).optional() });
 const responseSchema = z.object({ hits: z.object({ hits: z.array(hitSchema) }) });
 
+const SHAPE_HINT = 'Check that the URL is the address of an OpenSearch or Elasticsearch cluster: its _search answers {"hits": {"hits": [{"_id": "...", "_score": ..., "_source": {...}}]}}.';
+
 export class OpenSearchRetriever implements Retriever {
   readonly #options: OpenSearchRetrieverOptions;
   readonly #authorization: string | undefined;
@@ -88,12 +90,19 @@ export class OpenSearchRetriever implements Retriever {
       const hint = response.status === 401 || response.status === 403 ? `Check the credentials${o.authEnv === undefined ? ' (none were sent: set authEnv)' : ` in ${o.authEnv}`}.` : response.status === 404 ? `Check the index name "${o.index}".` : undefined;
       throw new ModelCallError(`OpenSearch _search on index ${o.index} failed with HTTP ${response.status}: ${reason}`, { retryable: response.status === 429 || response.status >= 500, ...(hint === undefined ? {} : { hint }) });
     }
-    let parsed: z.infer<typeof responseSchema>;
+    let json: unknown;
     try {
-      parsed = responseSchema.parse(JSON.parse(raw));
-    } catch (error) {
-      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`, { retryable: false });
+      json = JSON.parse(raw);
+    } catch {
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned a body that is not JSON`, { retryable: false, hint: SHAPE_HINT });
     }
+    const checked = responseSchema.safeParse(json);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('') || '(the body)';
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body: ${field}: ${issue.message}`, { retryable: false, hint: SHAPE_HINT });
+    }
+    const parsed = checked.data;
     const number = (source: Record<string, unknown>, field: string | undefined): number | undefined => {
       if (field === undefined) return undefined;
       const v = source[field];
