@@ -228,3 +228,23 @@ describe('corpus add killed part way', () => {
     assert.equal((await run('search', 'big', 'finches')).stderr, '');
   });
 });
+
+describe('corpus messages end with a hint line', () => {
+  it('a .json file that is not an array, JSON documents of the wrong shape, and passage settings that do not fit', async () => {
+    const { dir, run } = workspace();
+    const cases: Array<[string[], RegExp]> = [
+      [['add', 'c', write(join(dir, 'object.json'), '{"id": "a", "text": "one document"}')], /object\.json: expected a JSON array of objects, not an object\n {2}hint: A \.json corpus file holds an array of documents/],
+      [['add', 'c', write(join(dir, 'numbers.jsonl'), '{"id": "a", "text": 42}\n')], /numbers\.jsonl:1 \(field "text"\): the text must be a string, not number\n {2}hint: Put the document text in "text" as one string/],
+      [['add', 'c', write(join(dir, 'list.jsonl'), '["a", "b"]\n')], /list\.jsonl:1: expected a JSON object, not an array\n {2}hint: Each document is an object/],
+      [['add', 'c', write(join(dir, 'ids.jsonl'), '{"id": {"x": 1}, "text": "t"}\n')], /ids\.jsonl:1 \(field "id"\): the document id must be a string or a number\n {2}hint: /],
+      [['add', 'c', write(join(dir, 'ok.txt'), 'Some words.'), '--overlap-words', '500'], /overlap words must be an integer from 0 to 99 \(less than the passage words\), not 500\n {2}hint: Give --overlap-words below --passage-words \(100 here/],
+      [['add-remote', 'r', '--opensearch', 'ftp://127.0.0.1:9', '--index', 'p'], /the OpenSearch URL must be http or https, not ftp:\n {2}hint: /],
+      [['add-remote', 'r', '--opensearch', 'http://127.0.0.1:9', '--index', 'a b'], /invalid index name "a b"\n {2}hint: /],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run(...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message, args.join(' '));
+    }
+  });
+});

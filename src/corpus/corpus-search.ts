@@ -69,7 +69,7 @@ function bm25Searcher(corpus: CorpusRef): Bm25TopK {
 }
 
 function checkK(k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+  if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`, { hint: 'Ask for 1 passage or more (-k N).' });
 }
 
 /** How the search evaluates a query (the rarest terms, the rest, rounds; see bm25-top-k.ts). */

@@ -110,9 +110,11 @@ export class Corpus implements CorpusRef {
       overlapWords: settings.overlapWords ?? Math.min(DEFAULT_OVERLAP_WORDS, Math.floor((settings.passageWords ?? DEFAULT_PASSAGE_WORDS) / 5)),
       stemming: settings.stemming ?? true,
     };
-    if (!Number.isInteger(full.passageWords) || full.passageWords < 5) throw new LlmkbError(`passage words must be an integer of at least 5, not ${full.passageWords}`);
+    if (!Number.isInteger(full.passageWords) || full.passageWords < 5) throw new LlmkbError(`passage words must be an integer of at least 5, not ${full.passageWords}`, { hint: `Give --passage-words 5 or more (default ${DEFAULT_PASSAGE_WORDS}).` });
     if (!Number.isInteger(full.overlapWords) || full.overlapWords < 0 || full.overlapWords >= full.passageWords) {
-      throw new LlmkbError(`overlap words must be an integer from 0 to ${full.passageWords - 1} (less than the passage words), not ${full.overlapWords}`);
+      throw new LlmkbError(`overlap words must be an integer from 0 to ${full.passageWords - 1} (less than the passage words), not ${full.overlapWords}`, {
+        hint: `Give --overlap-words below --passage-words (${full.passageWords} here; the default overlap is ${DEFAULT_OVERLAP_WORDS} words of ${DEFAULT_PASSAGE_WORDS}), or a larger --passage-words.`,
+      });
     }
     const create = db.transaction(() => {
       const id = Number(db.prepare('INSERT INTO corpora (name, created_at, settings) VALUES (?, ?, ?)').run(name, new Date().toISOString(), JSON.stringify(full)).lastInsertRowid);

@@ -46,8 +46,8 @@ export class OpenSearchRetriever implements Retriever {
     } catch {
       throw new ConfigError(`not a URL: "${options.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`);
-    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`, { hint: 'Give the cluster address, e.g. https://search.example.org:9200.' });
+    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`, { hint: 'Give the name of one index or alias: no spaces and none of / \\ * ? " < > | , #.' });
     this.#options = options;
     if (options.authEnv !== undefined) {
       const value = (options.env ?? process.env)[options.authEnv];
@@ -61,7 +61,7 @@ export class OpenSearchRetriever implements Retriever {
   }
 
   async search(query: string, k: number): Promise<RetrievedPassage[]> {
-    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`, { hint: 'Ask for 1 passage or more (-k N).' });
     const o = this.#options;
     const textField = o.textField ?? 'text';
     const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.index)}/_search`;

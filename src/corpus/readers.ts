@@ -239,19 +239,19 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
 function fromRecord(file: CorpusFile, value: unknown, line: number, options: ReadOptions): SourceDocument {
   const textField = options.textField ?? DEFAULT_TEXT_FIELD;
   const idField = options.idField ?? DEFAULT_ID_FIELD;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputFileError(file.path, line, undefined, 'expected a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputFileError(file.path, line, undefined, `expected a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`, `Each document is an object with its text in a field: {"${options.idField ?? DEFAULT_ID_FIELD}": "...", "${options.textField ?? DEFAULT_TEXT_FIELD}": "..."}.`);
   const record = value as Record<string, unknown>;
   if (!(textField in record)) {
     throw new InputFileError(file.path, line, textField, `no text field "${textField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document text with --text-field.');
   }
   const text = record[textField];
-  if (typeof text !== 'string') throw new InputFileError(file.path, line, textField, `the text must be a string, not ${text === null ? 'null' : typeof text}`);
+  if (typeof text !== 'string') throw new InputFileError(file.path, line, textField, `the text must be a string, not ${text === null ? 'null' : Array.isArray(text) ? 'an array' : typeof text}`, `Put the document text in "${textField}" as one string, or name the field that holds it with --text-field.`);
   let docId: string | undefined;
   if (idField in record) {
     docId = asText(record[idField]);
-    if (docId === undefined) throw new InputFileError(file.path, line, idField, 'the document id must be a string or a number');
+    if (docId === undefined) throw new InputFileError(file.path, line, idField, 'the document id must be a string or a number', `Give "${idField}" a string or number value, or name another id field with --id-field.`);
   } else if (options.idField !== undefined) {
-    throw new InputFileError(file.path, line, idField, `no id field "${idField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`);
+    throw new InputFileError(file.path, line, idField, `no id field "${idField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document id with --id-field, or leave it out to number the documents.');
   }
   const metadata: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (k !== textField && k !== idField) metadata[k] = v;
@@ -318,7 +318,7 @@ async function* readJsonFile(file: CorpusFile, options: ReadOptions): AsyncGener
     if (error instanceof SyntaxError) throw new InputFileError(file.path, undefined, undefined, `not valid JSON: ${error.message}`, 'A .json corpus file holds an array of objects; use JSONL for one object per line.');
     throw error;
   }
-  if (!Array.isArray(value)) throw new InputFileError(file.path, undefined, undefined, 'expected a JSON array of objects');
+  if (!Array.isArray(value)) throw new InputFileError(file.path, undefined, undefined, `expected a JSON array of objects, not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}`, 'A .json corpus file holds an array of documents ([{"id": "...", "text": "..."}, ...]); for one object per line, name the file .jsonl.');
   for (let i = 0; i < value.length; i += 1) {
     const doc = fromRecord(file, value[i], i + 1, options);
     yield { ...doc, location: `${file.path} [${i}]` };
