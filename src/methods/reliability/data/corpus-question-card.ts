@@ -2,12 +2,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Corpus } from '../../../corpus/index.js';
+import { EXIT_CODES, LlmkbError } from '../../../errors.js';
 import { sha256 } from '../../../io/checksum.js';
 import { writeFileAtomic } from '../../../io/files.js';
 import { toJsonl } from '../../../io/jsonl.js';
 import { VERSION } from '../../../version.js';
 import { ANSWER_TYPES } from './qa-item.js';
-import { DATE_FIELDS, type DocumentDates } from './document-dates.js';
+import { DATE_FIELDS, type CorpusDates } from './document-dates.js';
 import { REJECTION_REASONS, type CorpusQuestionReport, type RejectionReason } from './corpus-questions.js';
 import { QUESTION_WRITER_PROMPT_VERSION } from './question-writer.js';
 
@@ -29,15 +30,63 @@ const REASON_TEXT: Record<RejectionReason, string> = {
   'empty-passage': 'passage without text',
 };
 
-function datesText(d: DocumentDates, field: string | undefined): string {
-  const source = field !== undefined ? `metadata field \`${field}\`` : `the first metadata field of ${DATE_FIELDS.map((f) => `\`${f}\``).join(', ')} a document has`;
-  if (d.dated === 0 && d.unparsed === 0) return `No document has a date (looked for ${source}; \`--date-field NAME\` names another). Without dates the items cannot be split into knowledge published before and after a model's cutoff.`;
+/** Why the draw of passages stopped, in words. */
+export function stopText(report: CorpusQuestionReport): string {
+  switch (report.stop) {
+    case 'count-met':
+      return `the count was met after ${report.tried} passages`;
+    case 'corpus-exhausted':
+      return `every passage that can be sampled was tried (${report.passagesInCorpus} passages of at least 20 words)`;
+    case 'bound-reached':
+      return `the bound of ${report.maxPassages} passages (--max-passages) was reached`;
+  }
+}
+
+const quoted = (fields: readonly string[]): string => fields.map((f) => `\`${f}\``).join(', ');
+
+/** What the corpus's documents say of their dates, as a sentence. */
+function corpusDatesText(c: CorpusDates, field: string | undefined): string {
+  if (c.dated > 0) return `${c.dated} of the corpus's ${c.documents} documents ${c.dated === 1 ? 'has' : 'have'} a date (from ${quoted(c.fields)})`;
+  const source = field !== undefined ? `metadata field \`${field}\`` : `the first metadata field of ${quoted(DATE_FIELDS)} a document has`;
+  return `no document of the corpus has a date (looked for ${source}; \`--date-field NAME\` names another)`;
+}
+
+function datesText(report: CorpusQuestionReport, field: string | undefined): string {
+  const d = report.dates;
+  const corpus = corpusDatesText(report.corpusDates, field);
+  const split = "the items cannot be split into knowledge published before and after a model's cutoff";
+  if (d.dated === 0 && d.unparsed === 0) {
+    return report.corpusDates.dated === 0 ? `${corpus[0]!.toUpperCase()}${corpus.slice(1)}. Without dates ${split}.` : `${report.items.length === 1 ? 'The kept item does not come' : `None of the ${report.items.length} kept items comes`} from a dated document, though ${corpus}: ${split}.`;
+  }
   const years = Object.entries(d.byYear).map(([y, n]) => `${y} ${n}`).join(', ');
   return [
-    `- ${d.dated} items with a dated document (from ${d.fields.map((f) => `\`${f}\``).join(', ') || source}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
+    `- ${d.dated} items with a dated document (from ${quoted(d.fields)}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
     ...(d.earliest === undefined ? [] : [`- earliest ${d.earliest}, latest ${d.latest}; by year: ${years}`]),
+    `- in the corpus: ${corpus}`,
     "- each item's \`provenance.documentDate\` holds it: split the set at a model's training cutoff to compare seen and unseen knowledge",
   ].join('\n');
+}
+
+/** One line on the kept items' document dates, for the terminal. */
+export function datesLine(report: CorpusQuestionReport, field: string | undefined): string {
+  const d = report.dates;
+  if (d.dated > 0) return `document dates: ${d.dated} items dated (${d.fields.join(', ')}), ${d.earliest} to ${d.latest}; ${d.undated + d.unparsed} without`;
+  return `document dates: none of the kept items' documents has one; ${corpusDatesText(report.corpusDates, field).replace(/`/g, '')}`;
+}
+
+/**
+ * The error when no question was kept (no file is written): how many passages were tried and
+ * why the draw stopped, the rejections by reason with an example of the most common one, and
+ * the reply format the writer must follow.
+ */
+export function noQuestionsError(report: CorpusQuestionReport, corpus: string, maxAnswerWords: number): LlmkbError {
+  const reasons = REJECTION_REASONS.filter((r) => report.rejected[r] > 0).sort((a, b) => report.rejected[b] - report.rejected[a]);
+  const top = reasons[0];
+  const example = top === undefined ? '' : ` A reply rejected as ${top} (${REASON_TEXT[top]}): ${JSON.stringify(report.examples[top]![0]!.replace(/\s+/g, ' '))}.`;
+  return new LlmkbError(`no question kept from corpus "${corpus}": ${report.tried} passages tried (${stopText(report)}), rejected: ${reasons.map((r) => `${r} ${report.rejected[r]}`).join(', ') || 'none'}`, {
+    hint: `The question writer must reply with a line "QUESTION: <a question ending in ?>" and a line "ANSWER: <at most ${maxAnswerWords} words copied from the passage>" (\`llmkb data from-corpus --help\`).${example} Try a stronger writer model${report.stop === 'bound-reached' ? ' or a larger --max-passages' : ''}. No file was written.`,
+    exitCode: EXIT_CODES.model,
+  });
 }
 
 /** Writes `<outDir>/<name>.jsonl` with its card (`.card.md`, `.card.json`), atomically. */
@@ -66,15 +115,15 @@ papers published after the model's training cutoff).
 
 ## Counts
 
-- asked for: ${options.count} questions; passages tried: ${report.tried} (at most ${report.sampled})
+- asked for: ${options.count} questions; passages tried: ${report.tried} (at most ${report.maxPassages}); the draw stopped because ${stopText(report)}
 - kept: ${report.items.length} questions from ${documents} documents
 - rejected: ${rejectedTotal}
 ${REJECTION_REASONS.filter((r) => report.rejected[r] > 0).map((r) => `  - ${r}: ${report.rejected[r]} (${REASON_TEXT[r]})`).join('\n') || '  - none'}
 - answer types: ${ANSWER_TYPES.map((t) => `${t} ${types[t]}`).join(', ')} (${byWriter} from the writer, ${report.items.length - byWriter} by rule: a date or year is a time, a number a number, otherwise the writer's type, else other)
-${report.items.length < options.count ? `\nFewer questions than asked for: the writer's questions were rejected too often within ${report.sampled} passages.\n` : ''}
+${report.items.length < options.count ? `\nFewer questions than asked for: ${stopText(report)}${report.stop === 'bound-reached' ? '; a larger --max-passages draws more (the passages already tried are answered from the call cache)' : ''}.\n` : ''}
 ## Document dates
 
-${datesText(report.dates, options.dateField)}
+${datesText(report, options.dateField)}
 
 ## Rejected examples
 
@@ -99,12 +148,15 @@ ${REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0).map((r)
     seed: options.seed,
     requested: options.count,
     tried: report.tried,
+    maxPassages: report.maxPassages,
+    stop: report.stop,
     maxAnswerWords: options.maxAnswerWords,
     rejected: report.rejected,
     answerTypes: types,
     answerTypeFromWriter: byWriter,
     documents,
     documentDates: report.dates,
+    corpusDocumentDates: report.corpusDates,
   };
   writeFileAtomic(cardJson, `${JSON.stringify(json, null, 2)}\n`);
   return { file, cardMarkdown, cardJson, sha256: checksum };

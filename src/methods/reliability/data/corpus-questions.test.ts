@@ -116,9 +116,9 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
   });
 
   it('is seeded and cached: the same seed gives the same items without a model call; the card tells what was rejected', async () => {
-    const first = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 });
+    const first = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 });
     const calls = server.requests.length;
-    const again = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 });
+    const again = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 });
     assert.equal(server.requests.length, calls, 'every reply from the call cache');
     assert.deepEqual(again.items, first.items);
     assert.equal(first.items.length, 2);
@@ -149,8 +149,8 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     assert.match(md, /## Document dates\n\n- 2 items with a dated document \(from `published`\), 0 without a date, 1 whose date value could not be read\n- earliest 2023-05-01, latest 2024-03-03; by year: 2023 1, 2024 1\n/);
     assert.deepEqual((JSON.parse(readFileSync(written.cardJson, 'utf8')) as { documentDates: { dated: number } }).documentDates.dated, 2);
     // The other corpus's documents have no metadata: the card says so.
-    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
-    assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document has a date \(looked for the first metadata field of `date`, `published`/);
+    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
+    assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document of the corpus has a date \(looked for the first metadata field of `date`, `published`/);
   });
 });
 

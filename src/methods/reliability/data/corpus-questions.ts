@@ -3,9 +3,13 @@
  * passages by a question-writer LLM, so that a model can be measured as a knowledge base of the
  * user's own documents.
  *
- * - Passages are sampled with a seeded shuffle (same seed, same corpus => same sample).
+ * - Passages are drawn in a seeded shuffle (same seed, same corpus => same order) until `count`
+ *   questions are kept, every passage was tried, or `maxPassages` were tried. The order does not
+ *   depend on the bound, so a larger bound tries the same passages first (their replies come
+ *   from the call cache) and then more.
  * - The writer is asked for one factoid question per passage whose answer is a short span copied
- *   from the passage, asked so that it stands on its own (prompt: `QUESTION_WRITER_PROMPT`).
+ *   from the passage, asked so that it stands on its own (prompt and reply format:
+ *   question-writer.ts).
  * - Nothing the writer returns is trusted: the answer must occur in the passage (a normalized
  *   span search: case, punctuation and spacing ignored, on word boundaries), be at most
  *   `maxAnswerWords` words, and not be given away by the question; the question must be a
@@ -19,10 +23,11 @@
  *   (`other` when they cannot tell).
  * Every call goes through the executor (cached by content: a rerun is free and resumable).
  */
+import { LlmkbError } from '../../../errors.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { Corpus } from '../../../corpus/index.js';
 import { findSpan, normalizeForMatch, ruleAnswerType } from './answer-span.js';
-import { documentDate, type DocumentDates } from './document-dates.js';
+import { corpusDates, countDocumentDate, documentDate, noDocumentDates, type CorpusDates, type DocumentDates } from './document-dates.js';
 import { ANSWER_TYPES, stableId, type AnswerType, type QAItem } from './qa-item.js';
 import { parseWriterReply, questionWriterPrompt, type QuestionWriter } from './question-writer.js';
 
@@ -39,15 +44,15 @@ export interface CorpusQuestionOptions {
   seed: number;
   /** Longest answer kept, in words (default 5). */
   maxAnswerWords?: number;
-  /** Passages tried at most, as a multiple of `count` (default 3). */
-  maxAttemptsFactor?: number;
+  /** Passages tried at most (default: every passage of at least `minPassageWords` words). */
+  maxPassages?: number;
   /** Passages shorter than this many words are not sampled (default 20). */
   minPassageWords?: number;
   /** Writer calls in flight (default 8). */
   concurrency?: number;
   /** Document metadata field with the document's date (default: the first of DATE_FIELDS a document has). */
   dateField?: string;
-  onProgress?: (p: { tried: number; kept: number }) => void;
+  onProgress?: (p: { tried: number; kept: number; maxPassages: number }) => void;
 }
 
 export interface CorpusQuestionProvenance {
@@ -71,14 +76,22 @@ export type CorpusQAItem = QAItem & { provenance: CorpusQuestionProvenance; answ
 
 export interface CorpusQuestionReport {
   items: CorpusQAItem[];
-  sampled: number;
+  /** The bound on the passages tried: `maxPassages`, or every passage that can be sampled. */
+  maxPassages: number;
+  /** Why the draw stopped: the count was met, every passage was tried, or the bound was reached. */
+  stop: 'count-met' | 'corpus-exhausted' | 'bound-reached';
+  /** Passages whose question was checked. */
   tried: number;
   rejected: Record<RejectionReason, number>;
   /** A few rejected examples per reason, for the card. */
   examples: Partial<Record<RejectionReason, string[]>>;
   writer: string;
+  /** Passages of at least `minPassageWords` words: those that can be sampled. */
   passagesInCorpus: number;
+  /** The dates of the kept items' documents. */
   dates: DocumentDates;
+  /** How many documents of the corpus have a date at all. */
+  corpusDates: CorpusDates;
 }
 
 /** Builds the QA items (see the module comment). */
@@ -86,8 +99,14 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
   const maxWords = options.maxAnswerWords ?? 5;
   const minWords = options.minPassageWords ?? 20;
   const ids = corpus.passageIds(minWords);
+  if (ids.length === 0) {
+    throw new LlmkbError(`corpus "${corpus.name}" has no passage of at least ${minWords} words to write a question about`, { hint: 'Add documents with running text to the corpus (`llmkb corpus add`); `llmkb corpus stats` shows its passages.' });
+  }
+  if (options.maxPassages !== undefined && (!Number.isInteger(options.maxPassages) || options.maxPassages < 1)) {
+    throw new LlmkbError(`the most passages to try must be a positive integer, not ${options.maxPassages}`, { hint: 'Give --max-passages 1 or more, or leave it out to draw until the count is met or every passage was tried.' });
+  }
   const order = SeededRandom.stream(options.seed, 'corpus-questions', corpus.name).shuffle(ids);
-  const limit = Math.min(order.length, Math.ceil(options.count * (options.maxAttemptsFactor ?? 3)));
+  const limit = Math.min(order.length, options.maxPassages ?? order.length);
   const rejected = Object.fromEntries(REJECTION_REASONS.map((r) => [r, 0])) as Record<RejectionReason, number>;
   const examples: Partial<Record<RejectionReason, string[]>> = {};
   const reject = (reason: RejectionReason, example: string): void => {
@@ -102,7 +121,7 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
     return r.value.text;
   };
   const items: CorpusQAItem[] = [];
-  const dates: DocumentDates = { fields: [], dated: 0, unparsed: 0, undated: 0, byYear: {} };
+  const dates = noDocumentDates();
   const seen = new Set<string>();
   let tried = 0;
   const concurrency = options.concurrency ?? 8;
@@ -155,15 +174,7 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
       // The rules win only where they are sure and the writer disagrees.
       const answerType = ruled ?? written ?? 'other';
       const date = documentDate(row.metadata, options.dateField);
-      if (date?.date !== undefined) {
-        dates.dated += 1;
-        if (!dates.fields.includes(date.field)) dates.fields.push(date.field);
-        const year = date.date.slice(0, 4);
-        dates.byYear[year] = (dates.byYear[year] ?? 0) + 1;
-        if (dates.earliest === undefined || date.date < dates.earliest) dates.earliest = date.date;
-        if (dates.latest === undefined || date.date > dates.latest) dates.latest = date.date;
-      } else if (date !== undefined) dates.unparsed += 1;
-      else dates.undated += 1;
+      countDocumentDate(dates, date);
       items.push({
         id: stableId('corpus', corpus.name, row.docId, String(row.start + span.start), question),
         dataset: 'seen',
@@ -189,8 +200,8 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
         },
       });
     }
-    options.onProgress?.({ tried, kept: items.length });
+    options.onProgress?.({ tried, kept: items.length, maxPassages: limit });
   }
-  dates.byYear = Object.fromEntries(Object.entries(dates.byYear).sort(([a], [b]) => a.localeCompare(b)));
-  return { items, sampled: limit, tried, rejected, examples, writer: writer.model.modelId, passagesInCorpus: ids.length, dates };
+  const stop = items.length >= options.count ? 'count-met' : limit === order.length ? 'corpus-exhausted' : 'bound-reached';
+  return { items, maxPassages: limit, stop, tried, rejected, examples, writer: writer.model.modelId, passagesInCorpus: ids.length, dates, corpusDates: corpusDates(corpus.documentMetadata(), options.dateField) };
 }

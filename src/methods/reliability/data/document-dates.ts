@@ -43,3 +43,45 @@ export interface DocumentDates {
   latest?: string;
   byYear: Record<string, number>;
 }
+
+export function noDocumentDates(): DocumentDates {
+  return { fields: [], dated: 0, unparsed: 0, undated: 0, byYear: {} };
+}
+
+/** Counts the document date of one kept item (`documentDate`'s answer for its document). */
+export function countDocumentDate(dates: DocumentDates, date: ReturnType<typeof documentDate>): void {
+  if (date === undefined) {
+    dates.undated += 1;
+    return;
+  }
+  if (date.date === undefined) {
+    dates.unparsed += 1;
+    return;
+  }
+  dates.dated += 1;
+  if (!dates.fields.includes(date.field)) dates.fields.push(date.field);
+  const year = date.date.slice(0, 4);
+  dates.byYear = Object.fromEntries(Object.entries({ ...dates.byYear, [year]: (dates.byYear[year] ?? 0) + 1 }).sort(([a], [b]) => a.localeCompare(b)));
+  if (dates.earliest === undefined || date.date < dates.earliest) dates.earliest = date.date;
+  if (dates.latest === undefined || date.date > dates.latest) dates.latest = date.date;
+}
+
+/** How many documents of a whole corpus have a date: what the card says when no kept item has one. */
+export interface CorpusDates {
+  documents: number;
+  dated: number;
+  /** Metadata fields the dates came from. */
+  fields: string[];
+}
+
+export function corpusDates(metadata: Iterable<Record<string, unknown>>, field?: string): CorpusDates {
+  const result: CorpusDates = { documents: 0, dated: 0, fields: [] };
+  for (const m of metadata) {
+    result.documents += 1;
+    const date = documentDate(m, field);
+    if (date?.date === undefined) continue;
+    result.dated += 1;
+    if (!result.fields.includes(date.field)) result.fields.push(date.field);
+  }
+  return result;
+}
