@@ -98,7 +98,7 @@ export { headlineTable, rankRuns, settingsOf, type PairedTest } from './analysis
 export { renderReport } from './report/html-report.js';
 
 // Document corpora (BM25 over SQLite FTS5)
-export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, reciprocalRankFusion, RRF_K, EmbedderMismatchError, CorpusRetriever, corpusRetriever, retrieverFor, OpenSearchRetriever, addRemoteCorpus, remoteCorpus, Bm25TopK, splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, ftsQuery, STOP_WORDS, extractPdfText, PdfSkipError } from './corpus/index.js';
+export { Corpus, CorpusAddError, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, reciprocalRankFusion, RRF_K, EmbedderMismatchError, CorpusRetriever, corpusRetriever, retrieverFor, OpenSearchRetriever, addRemoteCorpus, remoteCorpus, Bm25TopK, splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, ftsQuery, STOP_WORDS, extractPdfText, PdfSkipError } from './corpus/index.js';
 export type { CorpusSettings, CorpusInfo, CorpusStats, AddOptions, AddReport, FileResult, SkippedFile, SearchOptions, SearchHit, SearchMode, RetrieveOptions, Embedder, EmbedProgress, Retriever, RetrievedPassage, CorpusRetrieverOptions, OpenSearchRetrieverOptions, RemoteCorpusInfo, RemoteCorpusSettings, Bm25Hit, Bm25Plan, Passage, PassageOptions, PdfText, ReadOptions, CorpusFormat } from './corpus/index.js';
 export { buildCorpusQuestions, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type RejectionReason } from './methods/reliability/data/corpus-questions.js';
 export { writeCorpusQuestions } from './methods/reliability/data/corpus-question-card.js';

@@ -42,7 +42,7 @@ describe('llmkb data from-corpus', () => {
     const r = await run('data', 'from-corpus', 'mixed', '--count', '5', '--out', 'all', '--question-writer', writer);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^corpus "mixed": 3 questions -> \S+corpus-mixed\.jsonl \(sha256 [0-9a-f]{12}…\), 20 passages tried\nrejected: unparseable 17;/);
-    assert.match(r.stdout, /\nfewer questions than asked for: every passage that can be sampled was tried \(20 passages of at least 20 words\)\n/);
+    assert.match(r.stdout, /\nfewer questions than asked for: every passage that can be sampled \(20, of at least 20 words\) was tried\n/);
     assert.match(r.stderr, /questions kept of \d+ passages tried \(at most 20\)/);
     const card = JSON.parse(readFileSync(join(dir, 'all', 'corpus-mixed.card.json'), 'utf8')) as { tried: number; maxPassages: number; stop: string };
     assert.deepEqual([card.tried, card.maxPassages, card.stop], [20, 20, 'corpus-exhausted']);
@@ -64,7 +64,7 @@ describe('llmkb data from-corpus', () => {
     const useless = writerFile([{ default: true, reply: 'QUESTION: What?\nANSWER: nothing' }]);
     const r = await run('data', 'from-corpus', 'mixed', '--count', '5', '--out', 'none', '--question-writer', useless);
     assert.equal(r.code, 3, r.stderr);
-    assert.match(r.stderr, /^llmkb: error: no question kept from corpus "mixed": 20 passages tried \(every passage that can be sampled was tried \(20 passages of at least 20 words\)\), rejected: not-a-question 20\n {2}hint: The question writer must reply with a line "QUESTION: <a question ending in \?>" and a line "ANSWER: <at most 5 words copied from the passage>".* A reply rejected as not-a-question \(.*\): "What\? -> nothing"\. Try a stronger writer model\. No file was written\.\n/m);
+    assert.match(r.stderr, /^llmkb: error: no question kept from corpus "mixed": 20 passages tried, rejected: not-a-question 20; the draw stopped because every passage that can be sampled \(20, of at least 20 words\) was tried\n {2}hint: The question writer must reply with a line "QUESTION: <a question ending in \?>" and a line "ANSWER: <at most 5 words copied from the passage>".* A reply rejected as not-a-question \(.*\): "What\? -> nothing"\. Try a stronger writer model\. No file was written\.\n/m);
     assert.equal(existsSync(join(dir, 'none', 'corpus-mixed.jsonl')), false);
   });
 

@@ -36,7 +36,7 @@ export function stopText(report: CorpusQuestionReport): string {
     case 'count-met':
       return `the count was met after ${report.tried} passages`;
     case 'corpus-exhausted':
-      return `every passage that can be sampled was tried (${report.passagesInCorpus} passages of at least 20 words)`;
+      return `every passage that can be sampled (${report.passagesInCorpus}, of at least 20 words) was tried`;
     case 'bound-reached':
       return `the bound of ${report.maxPassages} passages (--max-passages) was reached`;
   }
@@ -71,7 +71,8 @@ function datesText(report: CorpusQuestionReport, field: string | undefined): str
 export function datesLine(report: CorpusQuestionReport, field: string | undefined): string {
   const d = report.dates;
   if (d.dated > 0) return `document dates: ${d.dated} items dated (${d.fields.join(', ')}), ${d.earliest} to ${d.latest}; ${d.undated + d.unparsed} without`;
-  return `document dates: none of the kept items' documents has one; ${corpusDatesText(report.corpusDates, field).replace(/`/g, '')}`;
+  const corpus = corpusDatesText(report.corpusDates, field).replace(/`/g, '');
+  return `document dates: ${report.corpusDates.dated === 0 ? corpus : `none of the kept items' documents has one; ${corpus}`}`;
 }
 
 /**
@@ -83,7 +84,7 @@ export function noQuestionsError(report: CorpusQuestionReport, corpus: string, m
   const reasons = REJECTION_REASONS.filter((r) => report.rejected[r] > 0).sort((a, b) => report.rejected[b] - report.rejected[a]);
   const top = reasons[0];
   const example = top === undefined ? '' : ` A reply rejected as ${top} (${REASON_TEXT[top]}): ${JSON.stringify(report.examples[top]![0]!.replace(/\s+/g, ' '))}.`;
-  return new LlmkbError(`no question kept from corpus "${corpus}": ${report.tried} passages tried (${stopText(report)}), rejected: ${reasons.map((r) => `${r} ${report.rejected[r]}`).join(', ') || 'none'}`, {
+  return new LlmkbError(`no question kept from corpus "${corpus}": ${report.tried} passages tried, rejected: ${reasons.map((r) => `${r} ${report.rejected[r]}`).join(', ') || 'none'}; the draw stopped because ${stopText(report)}`, {
     hint: `The question writer must reply with a line "QUESTION: <a question ending in ?>" and a line "ANSWER: <at most ${maxAnswerWords} words copied from the passage>" (\`llmkb data from-corpus --help\`).${example} Try a stronger writer model${report.stop === 'bound-reached' ? ' or a larger --max-passages' : ''}. No file was written.`,
     exitCode: EXIT_CODES.model,
   });
