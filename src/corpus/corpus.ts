@@ -13,8 +13,8 @@ import { hitsFor, retrievePassages, searchIds, searchPassages, searchPlan, type 
 import { corpusStats, listCorpora, type CorpusInfo, type CorpusStats } from './corpus-stats.js';
 import { EMBEDDER_SCHEMA, embedPassages, ensureVectorTable, resetVectors, vectorTable, type EmbedProgress, type Embedder } from './dense-index.js';
 import { queryTokens } from './fts-query.js';
-import { unfinishedAdds, type UnfinishedAdd } from './unfinished-adds.js';
 import { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS } from './passages.js';
+import { unfinishedAdds, type UnfinishedAdd } from './unfinished-adds.js';
 
 export class CorpusNotFoundError extends LlmkbError {
   constructor(name: string, known: readonly string[]) {
