@@ -13,7 +13,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Corpus } from '../src/corpus/corpus.js';
+import { Corpus } from '../src/corpus/index.js';
 import { denseSearch, normalized, vectorTable, type Embedder } from '../src/corpus/dense-index.js';
 import { openDatabase } from '../src/store/database.js';
 import { SeededRandom } from './support/synthetic-corpus.js';

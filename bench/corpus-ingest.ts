@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Corpus } from '../src/corpus/corpus.js';
+import { Corpus } from '../src/corpus/index.js';
 import { makePdf, type PdfRun } from '../src/corpus/fixtures/make-pdf.test.js';
 import { openDatabase, SqliteDatabase as Database } from '../src/store/database.js';
 import { ArticleWriter, loadSentences, writeArticlesCsv, writeArticlesJsonl } from './support/synthetic-corpus.js';

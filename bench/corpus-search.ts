@@ -31,7 +31,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bm25BoundsCurrent, refreshBm25Bounds, StoredBm25Bounds } from '../src/corpus/bm25-bounds.js';
 import { Bm25TopK, type Bm25Hit } from '../src/corpus/bm25-top-k.js';
-import { Corpus } from '../src/corpus/corpus.js';
+import { Corpus } from '../src/corpus/index.js';
 import { queryTokens, STOP_WORDS } from '../src/corpus/fts-query.js';
 import { openDatabase } from '../src/store/database.js';
 import { ArticleWriter, loadQuestions, loadSentences, writeArticlesCsv } from './support/synthetic-corpus.js';

@@ -97,17 +97,13 @@ export { headlineTable, rankRuns, settingsOf, type PairedTest } from './analysis
 export { renderReport } from './report/html-report.js';
 
 // Document corpora (BM25 over SQLite FTS5)
-export { Corpus, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, type CorpusSettings, type CorpusInfo, type CorpusStats, type AddOptions, type AddReport, type FileResult, type SkippedFile, type SearchOptions, type SearchHit, type SearchMode, type RetrieveOptions } from './corpus/corpus.js';
-export { reciprocalRankFusion, RRF_K, EmbedderMismatchError, type Embedder, type EmbedProgress } from './corpus/dense-index.js';
-export { CorpusRetriever, corpusRetriever, retrieverFor, type Retriever, type RetrievedPassage, type CorpusRetrieverOptions } from './corpus/retriever.js';
-export { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './corpus/opensearch-retriever.js';
-export { addRemoteCorpus, remoteCorpus, type RemoteCorpusInfo, type RemoteCorpusSettings } from './corpus/remote-corpora.js';
-export { Bm25TopK, type Bm25Hit, type Bm25Plan } from './corpus/bm25-top-k.js';
-export { buildCorpusQuestions, writeCorpusQuestions, documentDate, findSpan, questionWriterPrompt, QUESTION_WRITER_PROMPT_VERSION, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type QuestionWriter, type RejectionReason, type DocumentDates } from './corpus/corpus-questions.js';
-export { splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, type Passage, type PassageOptions } from './corpus/passages.js';
-export { ftsQuery, STOP_WORDS } from './corpus/fts-query.js';
-export { extractPdfText, PdfSkipError, type PdfText } from './corpus/pdf-text.js';
-export { type ReadOptions, type CorpusFormat } from './corpus/readers.js';
+export { Corpus, CorpusAddError, CorpusNotFoundError, searchCorpus, ensureCorpusSchema, POSTING_BUDGET, reciprocalRankFusion, RRF_K, EmbedderMismatchError, CorpusRetriever, corpusRetriever, retrieverFor, OpenSearchRetriever, addRemoteCorpus, remoteCorpus, Bm25TopK, splitPassages, DEFAULT_PASSAGE_WORDS, DEFAULT_OVERLAP_WORDS, ftsQuery, STOP_WORDS, extractPdfText, PdfSkipError } from './corpus/index.js';
+export type { CorpusSettings, CorpusInfo, CorpusStats, AddOptions, AddReport, FileResult, SkippedFile, SearchOptions, SearchHit, SearchMode, RetrieveOptions, Embedder, EmbedProgress, Retriever, RetrievedPassage, CorpusRetrieverOptions, OpenSearchRetrieverOptions, RemoteCorpusInfo, RemoteCorpusSettings, Bm25Hit, Bm25Plan, Passage, PassageOptions, PdfText, ReadOptions, CorpusFormat } from './corpus/index.js';
+export { buildCorpusQuestions, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type RejectionReason } from './methods/reliability/data/corpus-questions.js';
+export { writeCorpusQuestions } from './methods/reliability/data/corpus-question-card.js';
+export { documentDate, type DocumentDates } from './methods/reliability/data/document-dates.js';
+export { findSpan } from './methods/reliability/data/answer-span.js';
+export { questionWriterPrompt, QUESTION_WRITER_PROMPT_VERSION, type QuestionWriter } from './methods/reliability/data/question-writer.js';
 
 // Studies: many models x settings in one command (llmkb sweep / merge)
 export { loadStudy, studySchema, type Study, type StudyFile, type StudyModel } from './sweep/study.js';

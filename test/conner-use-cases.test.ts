@@ -21,7 +21,7 @@ import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { ContextOverflowError } from '../src/errors.js';
-import { Corpus } from '../src/corpus/corpus.js';
+import { Corpus } from '../src/corpus/index.js';
 import { join } from 'node:path';
 
 const gguf = process.env.LLMKB_TEST_GGUF;

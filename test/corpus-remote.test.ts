@@ -111,3 +111,19 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
     assert.match(local.stderr, /is a remote index/);
   });
 });
+
+describe('llmkb corpus search on an OpenSearch index that answers in an unexpected shape', () => {
+  it('names the field of a hit with a numeric _id in one line, not a raw validation dump', async () => {
+    const odd = await startOpenSearchServer({ passages: [{ id: 7 as unknown as string, source: { text: 'Finches differ between the islands.' } }] });
+    try {
+      assert.equal((await run(['add-remote', 'odd', '--opensearch', odd.url, '--index', 'passages'])).code, 0);
+      const r = await run(['search', 'odd', 'finches']);
+      assert.equal(r.code, 3);
+      assert.match(r.stderr, /^llmkb: error: OpenSearch _search on index passages returned an unexpected body: hits\.hits\[0\]\._id: Invalid input: expected string, received number\n {2}hint: Check that the URL/);
+      assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('llmkb: error:')).length, 1);
+      assert.doesNotMatch(r.stderr, /"code"|"expected"|"path"/, 'no zod issue array');
+    } finally {
+      await odd.close();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { llmkb as cli } from './support/run-cli.js';
  */
 const EXPORTED = [
   'ANSWER_MAX_TOKENS', 'ANSWER_TYPES', 'Bm25ShotSelector', 'CallCache', 'ConfigError', 'ContextOverflowError',
-  'Corpus', 'CorpusNotFoundError', 'DATASET_FILES', 'DEFAULT_MODEL', 'DEFAULT_OVERLAP_WORDS',
+  'Corpus', 'CorpusAddError', 'CorpusNotFoundError', 'DATASET_FILES', 'DEFAULT_MODEL', 'DEFAULT_OVERLAP_WORDS',
   'DEFAULT_PASSAGE_WORDS', 'EXIT_CODES', 'EmbeddingShotSelector', 'FileAccessError', 'InputFileError',
   'LEXICAL_JUDGE_ID', 'LlamaModel', 'LlmkbError', 'MCQ_INSTRUCTION', 'METHOD_INTERFACE_VERSION', 'METRIC_KEYS',
   'MODEL_KINDS', 'MODEL_SPECIFICATION_VERSION', 'MockModel', 'ModelCallError', 'ModelExecutor', 'ModelFileError',

@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/support/corpus-search-once.ts STORE CORPUS K "question"
  */
-import { Corpus } from '../../src/corpus/corpus.js';
+import { Corpus } from '../../src/corpus/index.js';
 import { openDatabase } from '../../src/store/database.js';
 
 const [store, name, k, query] = process.argv.slice(2) as [string, string, string, string];

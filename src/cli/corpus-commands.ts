@@ -6,9 +6,14 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { LlmkbError } from '../errors.js';
+import { LlmkbError, UnsupportedCapabilityError } from '../errors.js';
+import type { ModelExecutor } from '../executor/model-executor.js';
+import { hasKind } from '../providers/model-kinds.js';
 import type { Workspace } from '../workspace.js';
 import { positiveInteger, wholeNumber } from './cli-options.js';
+
+/** Symbolic links listed by name after an add (all of them with --json). */
+const SHOWN_LINKS = 20;
 
 function fmtBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -25,6 +30,23 @@ function passageWords(value: string): number {
   const n = positiveInteger(value);
   if (n < 5) throw new InvalidArgumentError('must be at least 5');
   return n;
+}
+
+/**
+ * The embedding model of `--embedder` or the config (undefined when neither names one), checked
+ * to be one before any passage is read.
+ */
+async function embedderFor(ws: Workspace, spec: string | undefined): Promise<ModelExecutor | undefined> {
+  const entry = ws.entryFor('embedder', spec);
+  if (entry === undefined) return undefined;
+  const executor = await ws.executor(entry);
+  const model = executor.model;
+  if (!hasKind(model, 'embedding')) {
+    throw new UnsupportedCapabilityError(`${model.provider} model ${model.modelId} is not an embedding model (it provides ${model.kinds.join(', ')})`, {
+      hint: 'Give an embedding model with --embedder SPEC (e.g. openai:text-embedding-3-small, vllm:URL/MODEL of a server serving an embedding model, or gguf:FILE), or configure one as "embedder" in llmkb.config.json; scripted mock: models do not embed.',
+    });
+  }
+  return executor;
 }
 
 interface AddCliOptions {
@@ -55,7 +77,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--no-stem', 'no English (Porter) stemming in the index (set when the corpus is created)')
     .option('--json', 'print the report as JSON')
     .action(async (name: string, paths: string[], opts: AddCliOptions, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus, CorpusAddError } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
         const created = !Corpus.list(ws.db).some((c) => c.name === name);
@@ -86,14 +108,19 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         });
         const report = await adding.catch((error: unknown) => {
           // A corpus this command created and could not fill is not left behind empty.
-          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) Corpus.remove(ws.db, name);
+          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) {
+            Corpus.remove(ws.db, name);
+            if (error instanceof CorpusAddError) throw new LlmkbError(error.message, { hint: `${error.fileHint === undefined ? '' : `${error.fileHint} `}Corpus "${name}" was not created.`, exitCode: error.exitCode, cause: error.cause });
+          }
           throw error;
         });
-        if (created && report.passages === 0 && report.skipped.length === 0) {
+        if (created && report.passages === 0) {
           // Nothing to search: an empty new corpus is not kept (a later search would find nothing, silently).
           Corpus.remove(ws.db, name);
-          throw new LlmkbError(`no text to index in ${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)`, {
-            hint: 'Give files with text: PDFs, .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "' + name + '" was not created.',
+          const unread = report.skipped.map((s) => `${s.file} (${s.reason})`);
+          const empty = textless.length > 0 || unread.length === 0 ? `${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)` : undefined;
+          throw new LlmkbError(`no text to index in ${[empty, unread.length > 0 ? `${unread.join(', ')}: PDF${unread.length === 1 ? '' : 's'} that could not be read` : undefined].filter((x) => x !== undefined).join('; ')}`, {
+            hint: `Give files with text: PDFs with a text layer (decrypt encrypted ones, e.g. \`qpdf --decrypt\`; run OCR on scans, e.g. \`ocrmypdf\`), .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "${name}" was not created.`,
           });
         }
         for (const file of textless) err.write(`warning: ${file}: no text to index (empty, only a header, or documents without text)\n`);
@@ -108,6 +135,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
             for (const s of report.skipped) process.stdout.write(`  ${s.file}: ${s.reason}: ${s.message}\n`);
           }
           if (report.ignored.length > 0) process.stdout.write(`ignored ${report.ignored.length} file${report.ignored.length === 1 ? '' : 's'} of no corpus format in the folders (e.g. ${report.ignored[0]})\n`);
+          if (report.symlinks.length > 0) {
+            process.stdout.write(`not followed: ${report.symlinks.length} symbolic link${report.symlinks.length === 1 ? '' : 's'} in the folders (give a link's target, or the link itself, as a path to add it):\n`);
+            for (const link of report.symlinks.slice(0, SHOWN_LINKS)) process.stdout.write(`  ${link}\n`);
+            if (report.symlinks.length > SHOWN_LINKS) process.stdout.write(`  ... and ${report.symlinks.length - SHOWN_LINKS} more (--json lists them all)\n`);
+          }
         }
       } finally {
         await ws.close();
@@ -126,14 +158,16 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--start-field <name>', '_source field with the start character offset, if any')
     .option('--end-field <name>', '_source field with the end character offset, if any')
     .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
-    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string }, command: Command) => {
+    .option('--replace', 'register a name that is already registered anew, with these settings only')
+    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string; replace?: boolean }, command: Command) => {
       // Not echoed: a value that is no variable name may be the credentials themselves.
       if (opts.authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.authEnv)) {
         throw new LlmkbError('--auth-env takes the NAME of an environment variable, and the value given is not one (it is not shown: it may be the credentials)', { hint: 'Put the credentials in a variable (export OPENSEARCH_AUTH=user:password, or "ApiKey ...") and pass its name: --auth-env OPENSEARCH_AUTH.' });
       }
-      const { addRemoteCorpus } = await import('../corpus/remote-corpora.js');
+      const { addRemoteCorpus, describeRemote, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
+        const before = remoteCorpus(ws.db, name);
         const r = addRemoteCorpus(ws.db, name, {
           url: opts.opensearch,
           index: opts.index,
@@ -143,8 +177,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           ...(opts.startField === undefined ? {} : { startField: opts.startField }),
           ...(opts.endField === undefined ? {} : { endField: opts.endField }),
           ...(opts.authEnv === undefined ? {} : { authEnv: opts.authEnv }),
-        });
-        process.stdout.write(`corpus "${name}": OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? ' (no credentials)' : ` (credentials from $${r.settings.authEnv})`}\n`);
+        }, { replace: opts.replace === true });
+        const was = before === undefined || describeRemote(before) === describeRemote(r) ? '' : ` (replaces ${describeRemote(before)})`;
+        process.stdout.write(`corpus "${name}": ${describeRemote(r)}${was}\n`);
       } finally {
         await ws.close();
       }
@@ -160,13 +195,14 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
     .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
-      const { remoteCorpus, remoteRetriever } = await import('../corpus/remote-corpora.js');
+      const { Corpus, describeUnfinishedAdd, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
+      if (queryTokens(query).length === 0) {
+        throw new LlmkbError(`the search query ${JSON.stringify(query)} has no word to search for`, { hint: 'Give the words or the question to search for, e.g. `llmkb corpus search NAME "Who proposed natural selection?"`.' });
+      }
       const ws = workspace(command);
       try {
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
-          const { retrieverFor } = await import('../corpus/retriever.js');
           const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
           if (opts.json) {
             process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
@@ -182,11 +218,8 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const c = Corpus.open(ws.db, name);
-        let embedder;
-        if (opts.mode !== 'bm25') {
-          const entry = ws.entryFor('embedder', opts.embedder);
-          if (entry !== undefined) embedder = await ws.executor(entry);
-        }
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
         const hits = await c.retrieve(query, {
           k: opts.top,
           mode: opts.mode,
@@ -217,14 +250,16 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--embedder <spec>', 'embedding model (default: "embedder" in the config)')
     .option('--reset', 'drop the stored vectors first (to embed with another model)')
     .action(async (name: string, opts: { embedder?: string; reset?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
-      const { LlmkbError } = await import('../errors.js');
+      const { Corpus, describeUnfinishedAdd, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
+        if (remoteCorpus(ws.db, name) !== undefined) {
+          throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, { hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.` });
+        }
         const c = Corpus.open(ws.db, name);
-        const entry = ws.entryFor('embedder', opts.embedder);
-        if (entry === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
-        const embedder = await ws.executor(entry);
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        const embedder = await embedderFor(ws, opts.embedder);
+        if (embedder === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
         if (opts.reset) c.resetVectors();
         const started = performance.now();
         const r = await c.embed(embedder, { onProgress: (p) => process.stderr.write(`  ${p.embedded}/${p.total} passages embedded\n`) });
@@ -240,10 +275,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('the corpora in the store')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus, describeUnfinishedAdd, listRemoteCorpora } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { listRemoteCorpora } = await import('../corpus/remote-corpora.js');
         const list = Corpus.list(ws.db);
         const remotes = listRemoteCorpora(ws.db);
         if (opts.json) {
@@ -252,7 +286,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         }
         if (list.length === 0 && remotes.length === 0) process.stdout.write('no corpora yet\n');
         for (const r of remotes) process.stdout.write(`${r.name}  OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? '' : ` (credentials from $${r.settings.authEnv})`}\n`);
-        for (const c of list) process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+        for (const c of list) {
+          process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+          for (const u of c.unfinishedAdds) process.stdout.write(`  warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        }
       } finally {
         await ws.close();
       }
@@ -264,10 +301,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .argument('<name>', 'corpus name')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { json?: boolean }, command: Command) => {
-      const { Corpus } = await import('../corpus/corpus.js');
+      const { Corpus, describeUnfinishedAdd, remoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { remoteCorpus } = await import('../corpus/remote-corpora.js');
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
           if (opts.json) process.stdout.write(`${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`);
@@ -275,6 +311,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const s = Corpus.open(ws.db, name).stats();
+        for (const u of s.unfinishedAdds) process.stderr.write(`warning: ${describeUnfinishedAdd(s.name, u)}\n`);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
           return;
@@ -295,10 +332,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .description('delete a corpus and its index from the store (the source files are not touched)')
     .argument('<name>', 'corpus name')
     .action(async (name: string, _opts: unknown, command: Command) => {
-      const { Corpus, CorpusNotFoundError } = await import('../corpus/corpus.js');
+      const { Corpus, CorpusNotFoundError, removeRemoteCorpus } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const { removeRemoteCorpus } = await import('../corpus/remote-corpora.js');
         if (removeRemoteCorpus(ws.db, name)) {
           process.stdout.write(`removed corpus "${name}" (the registration of a remote index; the index itself is not touched)\n`);
           return;

@@ -4,8 +4,8 @@
  *
  * Why: the exact top-k search (bm25-top-k.ts) needs each query term's document frequency (df)
  * and an upper bound of what it adds to a passage's score. For a frequent term both cost time
- * proportional to its postings (at a million passages, 4 ms to count "first" and 180 ms to rank
- * its passages for the bound); cached only in memory, every new process paid that again.
+ * proportional to its postings (bench/README.md has the figures at a million passages); cached
+ * only in memory, every new process would pay that again.
  *
  * What is stored, per corpus and index term (the stemmed form FTS5 indexes), for every term in at
  * least PERSIST_MIN_DF passages (rarer ones cost about a millisecond on demand):
@@ -166,7 +166,7 @@ export function refreshBm25Bounds(db: Db, corpusId: number, ftsTable: string, op
   const stats = readIndexStats(db, ftsTable);
   const tokenizer = new IndexTokenizer(db, ftsTable);
   const progress = options.onProgress ?? (() => undefined);
-  // Every term in at least minDf passages, with its exact df (fts5vocab reads the doclists: ~2 s at a million passages).
+  // Every term in at least minDf passages, with its exact df (fts5vocab reads the doclists).
   const vocab = `llmkb_vocab_row_${ftsTable}`;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocab} USING fts5vocab(main, ${ftsTable}, 'row')`);
   const frequent = db.prepare(`SELECT term, doc FROM temp.${vocab} WHERE doc >= ?`).raw().all(minDf) as Array<[string, number]>;

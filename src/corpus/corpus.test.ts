@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus, CorpusNotFoundError, searchCorpus } from './corpus.js';
+import { CorpusAddError } from './corpus-ingest.js';
 import { makePdf, testPaper } from './fixtures/make-pdf.test.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const dbs: Db[] = [];
 after(() => dbs.forEach((d) => d.open && d.close()));
+
+/** The add stopped at a file with an InputFileError that passes `test`. */
+function fileErrorWhere(e: unknown, test: (f: InputFileError) => boolean): boolean {
+  return e instanceof CorpusAddError && e.cause instanceof InputFileError && test(e.cause);
+}
 
 function fresh(): { db: Db; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-'));
@@ -153,10 +159,13 @@ describe('a large file prepared in a worker thread', () => {
 
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.file === ragged && e.line === 3 && /malformed CSV/.test(e.message) && e.hint !== undefined);
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === ragged && f.line === 3 && /malformed CSV/.test(f.message) && f.hint !== undefined));
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => e instanceof InputFileError && e.line === 2 && e.message.startsWith(`${jsonl}:2: not valid JSON`));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && f.message.startsWith(`${jsonl}:2: not valid JSON`)));
+    const latin1 = join(dir, 'latin1.jsonl');
+    writeFileSync(latin1, Buffer.from('{"id":"a","text":"ok"}\n{"id":"b","text":"caf\u00e9"}\n', 'latin1'));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([latin1], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === latin1 && f.line === 2 && /not UTF-8 text/.test(f.message)));
     assert.equal(Corpus.list(db).find((c) => c.name === 'bad')?.documents ?? 0, 0);
   });
 });
@@ -166,7 +175,7 @@ describe('bad input', () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'x.csv');
     writeFileSync(csv, 'name,body\na,"some text"\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) => e instanceof InputFileError && e.message.includes(`${csv}:1`) && e.message.includes('no text column "article"; the columns are: "name", "body"'));
+    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.message.includes(`${csv}:1`) && f.message.includes('no text column "article"; the columns are: "name", "body"')));
     const report = await Corpus.openOrCreate(db, 'x').add([csv], { textColumn: 'body', idColumn: 'name' });
     assert.equal(report.documents.added, 1);
     await assert.rejects(Corpus.openOrCreate(db, 'y').add([csv], { textColumn: 'body', idColumn: 'nope' }), /no id column "nope"; the columns are: "name", "body"/);
@@ -176,13 +185,13 @@ describe('bad input', () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'bad.csv');
     writeFileSync(csv, 'filename,article\na,"fine"\nb,"unclosed quote\nc,more\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) => e instanceof InputFileError && e.file === csv && e.line !== undefined && /malformed CSV/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.file === csv && f.line !== undefined && /malformed CSV/.test(f.message)));
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged]), (e: unknown) => e instanceof InputFileError && e.line === 3 && /column/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 3 && /column/.test(f.message)));
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) => e instanceof InputFileError && e.line === 2 && /not valid JSON/.test(e.message));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && /not valid JSON/.test(f.message)));
     const noText = join(dir, 'notext.jsonl');
     writeFileSync(noText, '{"id":"a","body":"ok"}\n');
     await assert.rejects(Corpus.openOrCreate(db, 'bad').add([noText]), /notext\.jsonl:1 \(field "text"\): no text field "text"; the fields are: "id", "body"/);
@@ -207,5 +216,28 @@ describe('bad input', () => {
     assert.equal(Corpus.remove(db, 'a'), true);
     assert.equal(Corpus.remove(db, 'a'), false);
     assert.deepEqual(Corpus.list(db), []);
+  });
+});
+
+describe('unfinished adds', () => {
+  it('keeps the record of a killed add until an add covering its paths completes; a running add is told apart', async () => {
+    const { db, dir } = fresh();
+    const folder = join(dir, 'docs');
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    writeFileSync(join(folder, 'sub', 'a.txt'), 'Finches on the Galapagos islands have beaks of many shapes.');
+    writeFileSync(join(dir, 'other.txt'), 'Pigeons of every breed descend from the rock pigeon.');
+    const corpus = Corpus.openOrCreate(db, 'u');
+    // A process id above Linux's pid_max: no such process, as after a kill -9.
+    db.prepare("INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, '2026-01-01T00:00:00.000Z', ?, 999999999, ?)").run(corpus.id, hostname(), JSON.stringify([join(folder, 'sub')]));
+    assert.deepEqual(corpus.unfinishedAdds().map((u) => [u.paths, u.running]), [[[join(folder, 'sub')], false]]);
+    await corpus.add([join(dir, 'other.txt')]);
+    assert.equal(corpus.unfinishedAdds().length, 1, 'an add of other paths does not complete it');
+    let during: boolean | undefined;
+    await corpus.add([folder], { onFile: () => (during = corpus.unfinishedAdds().at(-1)?.running) });
+    assert.equal(during, true, 'this add, while it runs');
+    assert.deepEqual(corpus.unfinishedAdds(), [], 'the folder holding its paths completes it');
+    writeFileSync(join(dir, 'bad.csv'), 'filename,content\nx,y\n');
+    await assert.rejects(corpus.add([join(dir, 'bad.csv')]), CorpusAddError);
+    assert.deepEqual(corpus.unfinishedAdds(), [], 'an add that fails leaves no record: its error says what it did');
   });
 });

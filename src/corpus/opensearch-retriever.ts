@@ -34,6 +34,8 @@ export interface OpenSearchRetrieverOptions {
 const hitSchema = z.object({ _id: z.string(), _score: z.number().nullable(), _source: z.record(z.string(), z.unknown()).optional() });
 const responseSchema = z.object({ hits: z.object({ hits: z.array(hitSchema) }) });
 
+const SHAPE_HINT = 'Check that the URL is the address of an OpenSearch or Elasticsearch cluster: its _search answers {"hits": {"hits": [{"_id": "...", "_score": ..., "_source": {...}}]}}.';
+
 export class OpenSearchRetriever implements Retriever {
   readonly #options: OpenSearchRetrieverOptions;
   readonly #authorization: string | undefined;
@@ -45,8 +47,8 @@ export class OpenSearchRetriever implements Retriever {
     } catch {
       throw new ConfigError(`not a URL: "${options.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`);
-    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`, { hint: 'Give the cluster address, e.g. https://search.example.org:9200.' });
+    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`, { hint: 'Give the name of one index or alias: no spaces and none of / \\ * ? " < > | , #.' });
     this.#options = options;
     if (options.authEnv !== undefined) {
       const value = (options.env ?? process.env)[options.authEnv];
@@ -60,7 +62,7 @@ export class OpenSearchRetriever implements Retriever {
   }
 
   async search(query: string, k: number): Promise<RetrievedPassage[]> {
-    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`);
+    if (!Number.isInteger(k) || k < 1) throw new LlmkbError(`k must be a positive integer, not ${k}`, { hint: 'Ask for 1 passage or more (-k N).' });
     const o = this.#options;
     const textField = o.textField ?? 'text';
     const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.index)}/_search`;
@@ -89,12 +91,19 @@ export class OpenSearchRetriever implements Retriever {
       const hint = response.status === 401 || response.status === 403 ? `Check the credentials${o.authEnv === undefined ? ' (none were sent: set authEnv)' : ` in ${o.authEnv}`}.` : response.status === 404 ? `Check the index name "${o.index}".` : undefined;
       throw new ModelCallError(`OpenSearch _search on index ${o.index} failed with HTTP ${response.status}: ${reason}`, { retryable: response.status === 429 || response.status >= 500, ...(hint === undefined ? {} : { hint }) });
     }
-    let parsed: z.infer<typeof responseSchema>;
+    let json: unknown;
     try {
-      parsed = responseSchema.parse(JSON.parse(raw));
-    } catch (error) {
-      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`, { retryable: false });
+      json = JSON.parse(raw);
+    } catch {
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned a body that is not JSON`, { retryable: false, hint: SHAPE_HINT });
     }
+    const checked = responseSchema.safeParse(json);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('') || '(the body)';
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body: ${field}: ${issue.message}`, { retryable: false, hint: SHAPE_HINT });
+    }
+    const parsed = checked.data;
     const number = (source: Record<string, unknown>, field: string | undefined): number | undefined => {
       if (field === undefined) return undefined;
       const v = source[field];

@@ -60,8 +60,8 @@ const CHUNK = 4096;
 
 /**
  * The sentence segments of `text`, segmenting it in pieces of at most ~4 KB: iterating
- * `Intl.Segmenter` over one long string is quadratic in Node 20 (1 MB takes ~19 s; measured on
- * 4 MB of English text: 64 KB pieces 0.5 MB/s, 16 KB 6 MB/s, 2-8 KB 15-26 MB/s).
+ * `Intl.Segmenter` over one long string is quadratic in the string's length in Node 20, and
+ * pieces of a few KB keep it linear (bench/README.md has the figures).
  * A piece ends at a paragraph break when the window has one, else after sentence-final
  * punctuation followed by white space, else at white space: places where the segmenter breaks.
  */

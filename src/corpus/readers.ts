@@ -5,9 +5,11 @@
  * first character `{` -> JSONL, otherwise text when the file has no NUL byte).
  */
 import { createReadStream, openSync, readdirSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
-import { basename, extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
+import { isUtf8 } from 'node:buffer';
 import { fileAccessError, InputFileError } from '../errors.js';
+import { firstInvalidLine, notUtf8Error, Utf8Check } from './utf8-check.js';
 
 export type CorpusFormat = 'csv' | 'tsv' | 'jsonl' | 'json' | 'text' | 'pdf';
 
@@ -76,15 +78,33 @@ export function detectFormat(path: string): CorpusFormat | undefined {
   return text.startsWith('{') ? 'jsonl' : 'text';
 }
 
+/** The deepest folder holding all the given absolute paths. */
+function commonFolder(paths: readonly string[]): string {
+  const parts = paths.map((p) => p.split(sep));
+  let n = 0;
+  while (parts.every((p) => n < p.length && p[n] === parts[0]![n])) n += 1;
+  return parts[0]!.slice(0, n).join(sep) || sep;
+}
+
 /**
  * The files of the given paths: a file as given (its format detected from content when the
  * extension is unknown), a folder recursively (files with a known extension; hidden files and
- * folders skipped), sorted. `ignored` lists the files of folders with no known format.
+ * folders skipped), sorted. `ignored` lists the files of folders with no known format (and
+ * entries that are neither files nor folders), `symlinks` the symbolic links in the folders, which
+ * are not followed (a link may lead out of the folder, or back into it); a path given by the user
+ * is followed, link or not.
+ *
+ * A one-document file is named by its path relative to the folder given (a file given by name:
+ * its name). Files of different folders that would get the same name (`a/same.txt` and
+ * `b/same.txt` given as `a b`) are named by their paths relative to the deepest folder holding
+ * those folders instead (`a/same.txt`, `b/same.txt`), so that each document id is unique.
  */
-export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[] } {
+export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]; ignored: string[]; symlinks: string[] } {
   const files: CorpusFile[] = [];
+  const roots = new Map<CorpusFile, string>(); // the folder a file's name is relative to
   const seen = new Set<string>(); // a file given twice (or inside two given folders) is read once
   const ignored: string[] = [];
+  const symlinks: string[] = [];
   for (const given of paths) {
     const root = resolve(given);
     let stat;
@@ -98,7 +118,9 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
       if (format === undefined) throw new InputFileError(given, undefined, undefined, 'not a corpus file: binary content and no known extension', 'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.');
       if (!seen.has(root)) {
         seen.add(root);
-        files.push({ path: root, name: basename(root), format });
+        const file: CorpusFile = { path: root, name: basename(root), format };
+        files.push(file);
+        roots.set(file, dirname(root));
       }
       continue;
     }
@@ -113,7 +135,9 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
         if (entry.name.startsWith('.')) continue;
         const full = join(dir, entry.name);
         if (entry.isDirectory()) walk(full);
-        else if (entry.isFile()) {
+        else if (entry.isSymbolicLink()) symlinks.push(full);
+        else if (!entry.isFile()) ignored.push(full);
+        else {
           const byExtension = EXTENSIONS[extname(entry.name).toLowerCase()];
           if (byExtension === undefined) {
             ignored.push(full);
@@ -121,15 +145,27 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
           }
           if (!seen.has(full)) {
             seen.add(full);
-            files.push({ path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension });
+            const file: CorpusFile = { path: full, name: relative(root, full), format: detectFormat(full) === 'pdf' ? 'pdf' : byExtension };
+            files.push(file);
+            roots.set(file, root);
           }
         }
       }
     };
     walk(root);
   }
-  return { files, ignored };
+  const byName = new Map<string, CorpusFile[]>();
+  for (const f of files) byName.set(f.name, [...(byName.get(f.name) ?? []), f]);
+  for (const same of byName.values()) {
+    if (same.length < 2) continue;
+    const folder = commonFolder(same.map((f) => roots.get(f)!));
+    for (const f of same) f.name = relative(folder, f.path);
+  }
+  return { files, ignored, symlinks };
 }
+
+/** Raised inside a reader when its bytes stop being UTF-8; the reader then finds the line. */
+const NOT_UTF8 = new Error('not UTF-8');
 
 function asText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -156,6 +192,10 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
   const input = createReadStream(file.path);
   input.on('error', (error) => parser.destroy(fileAccessError(file.path, error, 'read') as Error));
   if (onBytes) input.on('data', (chunk) => onBytes(chunk.length));
+  const utf8 = new Utf8Check();
+  input.on('data', (chunk) => {
+    if (!utf8.push(chunk as Buffer)) parser.destroy(NOT_UTF8);
+  });
   input.pipe(parser);
   const checkHeader = (): void => {
     if (header === undefined) return;
@@ -182,6 +222,7 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     }
   } catch (error) {
     input.destroy();
+    if (error === NOT_UTF8) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
     if (error instanceof InputFileError) throw error;
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('CSV_')) {
@@ -191,25 +232,26 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     }
     throw fileAccessError(file.path, error, 'read');
   }
+  if (!utf8.end()) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
   if (!checked) checkHeader();
 }
 
 function fromRecord(file: CorpusFile, value: unknown, line: number, options: ReadOptions): SourceDocument {
   const textField = options.textField ?? DEFAULT_TEXT_FIELD;
   const idField = options.idField ?? DEFAULT_ID_FIELD;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputFileError(file.path, line, undefined, 'expected a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputFileError(file.path, line, undefined, `expected a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`, `Each document is an object with its text in a field: {"${options.idField ?? DEFAULT_ID_FIELD}": "...", "${options.textField ?? DEFAULT_TEXT_FIELD}": "..."}.`);
   const record = value as Record<string, unknown>;
   if (!(textField in record)) {
     throw new InputFileError(file.path, line, textField, `no text field "${textField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document text with --text-field.');
   }
   const text = record[textField];
-  if (typeof text !== 'string') throw new InputFileError(file.path, line, textField, `the text must be a string, not ${text === null ? 'null' : typeof text}`);
+  if (typeof text !== 'string') throw new InputFileError(file.path, line, textField, `the text must be a string, not ${text === null ? 'null' : Array.isArray(text) ? 'an array' : typeof text}`, `Put the document text in "${textField}" as one string, or name the field that holds it with --text-field.`);
   let docId: string | undefined;
   if (idField in record) {
     docId = asText(record[idField]);
-    if (docId === undefined) throw new InputFileError(file.path, line, idField, 'the document id must be a string or a number');
+    if (docId === undefined) throw new InputFileError(file.path, line, idField, 'the document id must be a string or a number', `Give "${idField}" a string or number value, or name another id field with --id-field.`);
   } else if (options.idField !== undefined) {
-    throw new InputFileError(file.path, line, idField, `no id field "${idField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`);
+    throw new InputFileError(file.path, line, idField, `no id field "${idField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document id with --id-field, or leave it out to number the documents.');
   }
   const metadata: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (k !== textField && k !== idField) metadata[k] = v;
@@ -217,16 +259,21 @@ function fromRecord(file: CorpusFile, value: unknown, line: number, options: Rea
 }
 
 async function* readJsonlFile(file: CorpusFile, options: ReadOptions, onBytes?: (n: number) => void): AsyncGenerator<SourceDocument> {
-  const input = createReadStream(file.path, { encoding: 'utf8' });
+  const input = createReadStream(file.path);
   let failure: unknown;
   input.on('error', (error) => {
     failure = error;
   });
-  if (onBytes) input.on('data', (chunk) => onBytes(Buffer.byteLength(chunk as string)));
+  if (onBytes) input.on('data', (chunk) => onBytes(chunk.length));
+  const utf8 = new Utf8Check();
+  input.on('data', (chunk) => {
+    if (!utf8.push(chunk as Buffer)) failure ??= NOT_UTF8;
+  });
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   try {
     for await (const raw of lines) {
+      if (failure === NOT_UTF8) break;
       n += 1;
       const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
       if (line.trim().length === 0) continue;
@@ -244,6 +291,7 @@ async function* readJsonlFile(file: CorpusFile, options: ReadOptions, onBytes?: 
     lines.close();
     input.destroy();
   }
+  if (failure === NOT_UTF8 || (failure === undefined && !utf8.end())) throw notUtf8Error(file.path, await firstInvalidLine(createReadStream(file.path)));
   if (failure !== undefined) throw fileAccessError(file.path, failure, 'read');
 }
 
@@ -255,15 +303,22 @@ function readWhole(file: CorpusFile): Buffer {
   }
 }
 
+/** The whole text of a UTF-8 file (BOM dropped). */
+async function readWholeText(file: CorpusFile): Promise<{ text: string; bytes: number }> {
+  const buf = readWhole(file);
+  if (!isUtf8(buf)) throw notUtf8Error(file.path, await firstInvalidLine([buf]));
+  return { text: buf.toString('utf8').replace(/^\uFEFF/, ''), bytes: buf.length };
+}
+
 async function* readJsonFile(file: CorpusFile, options: ReadOptions): AsyncGenerator<SourceDocument> {
   let value: unknown;
   try {
-    value = JSON.parse(readWhole(file).toString('utf8').replace(/^\uFEFF/, ''));
+    value = JSON.parse((await readWholeText(file)).text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new InputFileError(file.path, undefined, undefined, `not valid JSON: ${error.message}`, 'A .json corpus file holds an array of objects; use JSONL for one object per line.');
     throw error;
   }
-  if (!Array.isArray(value)) throw new InputFileError(file.path, undefined, undefined, 'expected a JSON array of objects');
+  if (!Array.isArray(value)) throw new InputFileError(file.path, undefined, undefined, `expected a JSON array of objects, not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}`, 'A .json corpus file holds an array of documents ([{"id": "...", "text": "..."}, ...]); for one object per line, name the file .jsonl.');
   for (let i = 0; i < value.length; i += 1) {
     const doc = fromRecord(file, value[i], i + 1, options);
     yield { ...doc, location: `${file.path} [${i}]` };
@@ -287,9 +342,9 @@ export async function* readDocuments(file: CorpusFile, options: ReadOptions = {}
       yield* readJsonFile(file, options);
       return;
     case 'text': {
-      const buf = readWhole(file);
-      onBytes?.(buf.length);
-      yield { docId: file.name, text: buf.toString('utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'), pageStarts: [0], metadata: {}, location: file.path };
+      const { text, bytes } = await readWholeText(file);
+      onBytes?.(bytes);
+      yield { docId: file.name, text: text.replace(/\r\n?/g, '\n'), pageStarts: [0], metadata: {}, location: file.path };
       return;
     }
     case 'pdf': {

@@ -10,6 +10,7 @@
  */
 import { ConfigError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { checkCorpusName } from './corpus-schema.js';
 import { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './opensearch-retriever.js';
 
 const SCHEMA = `
@@ -30,8 +31,6 @@ export interface RemoteCorpusInfo {
   settings: RemoteCorpusSettings;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 function ensureSchema(db: Db): void {
   db.exec(SCHEMA);
 }
@@ -48,13 +47,25 @@ export function listRemoteCorpora(db: Db): RemoteCorpusInfo[] {
   return (db.prepare('SELECT name FROM corpus_remotes ORDER BY name').all() as { name: string }[]).map((r) => remoteCorpus(db, r.name)!);
 }
 
+function sameSettings(a: RemoteCorpusSettings, b: RemoteCorpusSettings): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RemoteCorpusSettings>;
+  return [...keys].every((k) => a[k] === b[k]);
+}
+
+/** Where a remote corpus is and how it is reached, for messages (never a credential). */
+export function describeRemote(info: RemoteCorpusInfo): string {
+  return `OpenSearch index ${info.settings.index} at ${new URL(info.settings.url).origin}${info.settings.authEnv === undefined ? ' (no credentials)' : ` (credentials from $${info.settings.authEnv})`}`;
+}
+
 /**
- * Registers (or updates) a remote corpus. The settings are checked as the retriever checks them
- * (URL, index name; the credentials variable is not read here: it may be set only where searches run).
+ * Registers a remote corpus. The settings are checked as the retriever checks them (URL, index
+ * name; the credentials variable is not read here: it may be set only where searches run). A
+ * name already registered with other settings is refused unless `replace` is set (registering
+ * the same settings again changes nothing).
  */
-export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSettings): RemoteCorpusInfo {
+export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSettings, options: { replace?: boolean } = {}): RemoteCorpusInfo {
   ensureSchema(db);
-  if (!NAME.test(name)) throw new LlmkbError(`invalid corpus name "${name}"`, { hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.' });
+  checkCorpusName(name);
   let url: URL;
   try {
     url = new URL(settings.url);
@@ -71,6 +82,12 @@ export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSett
   const local = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpora'").get() !== undefined && db.prepare('SELECT 1 FROM corpora WHERE name = ?').get(name) !== undefined;
   if (local) throw new LlmkbError(`corpus "${name}" already exists in the store (local passages)`, { hint: 'Choose another name for the remote index, or `llmkb corpus remove` the local corpus first.' });
   const clean: RemoteCorpusSettings = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as RemoteCorpusSettings;
+  const existing = remoteCorpus(db, name);
+  if (existing !== undefined && !options.replace && !sameSettings(existing.settings, clean)) {
+    throw new LlmkbError(`corpus "${name}" is already registered: ${describeRemote(existing)}`, {
+      hint: `Give --replace to register it anew with these settings (${existing.settings.authEnv === undefined ? 'its' : `with --auth-env ${existing.settings.authEnv} to keep its credentials; its`} other settings are not carried over), or use another name.`,
+    });
+  }
   db.prepare('INSERT INTO corpus_remotes (name, kind, settings, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, settings = excluded.settings').run(name, 'opensearch', JSON.stringify(clean), new Date().toISOString());
   return remoteCorpus(db, name)!;
 }

@@ -13,7 +13,8 @@ import { openDatabase, type Db } from '../store/database.js';
 import { Corpus } from './corpus.js';
 import { EmbedderMismatchError, normalized, reciprocalRankFusion, RRF_K } from './dense-index.js';
 import { OpenSearchRetriever } from './opensearch-retriever.js';
-import { CorpusRetriever, type Retriever } from './retriever.js';
+import { CorpusRetriever } from './corpus-retriever.js';
+import type { Retriever } from './retriever.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const dbs: Db[] = [];

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Corpus } from '../corpus/corpus.js';
+import { Corpus } from '../corpus/index.js';
 import { CORPUS_CACHE_KIB, openDatabase, raiseCacheSize, STORE_CACHE_KIB } from './database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmkb-database-'));

@@ -3,7 +3,7 @@
  * values of a column with their counts, count tables, one item, and two runs' items side by side.
  * Every value from a request is a bound parameter; column names come from the fixed list below.
  */
-import { ftsQuery } from '../corpus/fts-query.js';
+import { ftsQuery } from '../corpus/index.js';
 import type { ViewIndex, ViewRun } from './view-index.js';
 
 export interface ItemFilter {

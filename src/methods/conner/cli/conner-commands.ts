@@ -101,8 +101,7 @@ async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
     throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli and/or --relevance model specs, or set "scorer", "nli", "relevance" in llmkb.config.json (README: CONNER).' });
   }
   if (opts.corpus !== undefined) {
-    const { Corpus } = await import('../../../corpus/corpus.js');
-    const { remoteCorpus } = await import('../../../corpus/remote-corpora.js');
+    const { Corpus, remoteCorpus } = await import('../../../corpus/index.js');
     if (remoteCorpus(ws.db, opts.corpus) === undefined) Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
   }
   const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;

@@ -5,9 +5,7 @@
  * recorded as a departure), or reference passages given with the query (the gold knowledge of
  * CONNER's test files: the paper's Appendix B shows reference knowledge suffices).
  */
-import { searchCorpus } from '../../../corpus/corpus.js';
-import { remoteCorpus } from '../../../corpus/remote-corpora.js';
-import { retrieverFor } from '../../../corpus/retriever.js';
+import { remoteCorpus, retrieverFor, searchCorpus } from '../../../corpus/index.js';
 import type { Db } from '../../../store/database.js';
 
 export interface Evidence {

@@ -46,15 +46,28 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
     .option('--seed <n>', 'random seed of the passage sample', wholeNumber, 42)
     .option('--question-writer <spec>', 'the question-writer LLM (default: "question_writer" in the config)')
     .option('--max-answer-words <n>', 'longest answer kept, in words', positiveInteger, 5)
+    .option('--max-passages <n>', 'the most passages to try (default: draw until --count questions are kept or every passage of at least 20 words was tried)', positiveInteger)
     .option('--date-field <name>', 'document metadata field with the publication date, kept on every item (default: the first of date, published, publication_date, ... a document has)')
-    .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; dateField?: string }, command: Command) => {
-      const { Corpus } = await import('../../../corpus/corpus.js');
-      const { buildCorpusQuestions, writeCorpusQuestions } = await import('../../../corpus/corpus-questions.js');
+    .addHelpText('after', `
+The question writer gets one passage per call (prompt corpus-question-v1) and must reply with a
+line "QUESTION: <question>" and a line "ANSWER: <answer>", and may add "TYPE: <person|location|
+time|number|other>"; text around them is ignored, the first of each line counts, quotes around
+the question and the answer are dropped. A scripted writer (mock:FILE) answers a rule such as
+  {"regex": "^INSTRUCTION: Write one factoid question", "reply": "QUESTION: ...\\nANSWER: ..."}
+A question is kept only if it ends in "?" and has at least four words, does not need the passage
+in view ("according to the text", "the authors", ...), does not contain its answer and is not a
+repeat; the answer must be at most --max-answer-words words and occur in the passage (case,
+punctuation and spacing ignored). No question kept: exit 3, with the rejections by reason.`)
+    .action(async (name: string, opts: { count: number; out: string; seed: number; questionWriter?: string; maxAnswerWords: number; maxPassages?: number; dateField?: string }, command: Command) => {
+      const { Corpus, describeUnfinishedAdd } = await import('../../../corpus/index.js');
+      const { buildCorpusQuestions } = await import('../data/corpus-questions.js');
+      const { datesLine, noQuestionsError, stopText, writeCorpusQuestions } = await import('../data/corpus-question-card.js');
       const { LlmkbError } = await import('../../../errors.js');
       checkOutputFolder(opts.out);
       const ws = workspace(command);
       try {
         const corpus = Corpus.open(ws.db, name);
+        for (const u of corpus.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(corpus.name, u)}\n`);
         const entry = ws.entryFor('question_writer', opts.questionWriter);
         if (entry === undefined) throw new LlmkbError('no question-writer model', { hint: 'Configure one as "question_writer" in llmkb.config.json, or give --question-writer SPEC.' });
         const writer = await ws.executor(entry);
@@ -62,15 +75,17 @@ export function registerDataCommands(program: Command, workspace: (command: Comm
           count: opts.count,
           seed: opts.seed,
           maxAnswerWords: opts.maxAnswerWords,
+          ...(opts.maxPassages === undefined ? {} : { maxPassages: opts.maxPassages }),
           ...(opts.dateField === undefined ? {} : { dateField: opts.dateField }),
-          onProgress: (p) => process.stderr.write(`  ${p.kept}/${opts.count} questions kept of ${p.tried} passages tried\n`),
+          onProgress: (p) => process.stderr.write(`  ${p.kept}/${opts.count} questions kept of ${p.tried} passages tried (at most ${p.maxPassages})\n`),
         });
-        const written = await writeCorpusQuestions(report, { outDir: resolve(opts.out), corpus, seed: opts.seed, count: opts.count, maxAnswerWords: opts.maxAnswerWords, ...(opts.dateField === undefined ? {} : { dateField: opts.dateField }) });
+        if (report.items.length === 0) throw noQuestionsError(report, name, opts.maxAnswerWords);
+        const written = writeCorpusQuestions(report, { outDir: resolve(opts.out), corpus, seed: opts.seed, count: opts.count, maxAnswerWords: opts.maxAnswerWords, ...(opts.dateField === undefined ? {} : { dateField: opts.dateField }) });
         const rejected = Object.entries(report.rejected).filter(([, n]) => n > 0);
         process.stdout.write(`corpus "${name}": ${report.items.length} questions -> ${written.file} (sha256 ${written.sha256.slice(0, 12)}…), ${report.tried} passages tried\n`);
         process.stdout.write(`rejected: ${rejected.length === 0 ? 'none' : rejected.map(([r, n]) => `${r} ${n}`).join(', ')}; card: ${written.cardMarkdown}\n`);
-        const d = report.dates;
-        process.stdout.write(d.dated > 0 ? `document dates: ${d.dated} items dated (${d.fields.join(', ')}), ${d.earliest} to ${d.latest}; ${d.undated + d.unparsed} without\n` : 'document dates: none (no date field in the documents\' metadata; see --date-field)\n');
+        if (report.items.length < opts.count) process.stdout.write(`fewer questions than asked for: ${stopText(report)}\n`);
+        process.stdout.write(`${datesLine(report, opts.dateField)}\n`);
       } finally {
         await ws.close();
       }

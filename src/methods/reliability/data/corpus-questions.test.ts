@@ -3,14 +3,18 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type TestServer } from '../../test/support/openai-compatible-server.js';
-import { qaItemSchema } from '../methods/reliability/data/qa-item.js';
-import { ModelExecutor } from '../executor/model-executor.js';
-import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache } from '../store/call-cache.js';
-import { openDatabase, type Db } from '../store/database.js';
-import { Corpus } from './corpus.js';
-import { buildCorpusQuestions, documentDate, findSpan, normalizeForMatch, parseWriterReply, PASSAGE_DEPENDENT, questionWriterPrompt, ruleAnswerType, writeCorpusQuestions } from './corpus-questions.js';
+import { startOpenAICompatibleServer, type TestServer } from '../../../../test/support/openai-compatible-server.js';
+import { Corpus } from '../../../corpus/index.js';
+import { ModelExecutor } from '../../../executor/model-executor.js';
+import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';
+import { CallCache } from '../../../store/call-cache.js';
+import { openDatabase, type Db } from '../../../store/database.js';
+import { findSpan, normalizeForMatch, ruleAnswerType } from './answer-span.js';
+import { writeCorpusQuestions } from './corpus-question-card.js';
+import { buildCorpusQuestions, PASSAGE_DEPENDENT } from './corpus-questions.js';
+import { documentDate } from './document-dates.js';
+import { qaItemSchema } from './qa-item.js';
+import { parseWriterReply, questionWriterPrompt } from './question-writer.js';
 
 describe('answer span verification (hand-checked)', () => {
   const text = 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia.';
@@ -112,9 +116,9 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
   });
 
   it('is seeded and cached: the same seed gives the same items without a model call; the card tells what was rejected', async () => {
-    const first = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 });
+    const first = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 });
     const calls = server.requests.length;
-    const again = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 });
+    const again = await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 });
     assert.equal(server.requests.length, calls, 'every reply from the call cache');
     assert.deepEqual(again.items, first.items);
     assert.equal(first.items.length, 2);
@@ -145,8 +149,8 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     assert.match(md, /## Document dates\n\n- 2 items with a dated document \(from `published`\), 0 without a date, 1 whose date value could not be read\n- earliest 2023-05-01, latest 2024-03-03; by year: 2023 1, 2024 1\n/);
     assert.deepEqual((JSON.parse(readFileSync(written.cardJson, 'utf8')) as { documentDates: { dated: number } }).documentDates.dated, 2);
     // The other corpus's documents have no metadata: the card says so.
-    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxAttemptsFactor: 5 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
-    assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document has a date \(looked for the first metadata field of `date`, `published`/);
+    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
+    assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document of the corpus has a date \(looked for the first metadata field of `date`, `published`/);
   });
 });
 
