@@ -52,7 +52,7 @@ function tableClassifier(table: Record<string, NliVector | number>): PairClassif
     async classify(task, list) {
       return {
         cached: false,
-        scores: list.map((p) => {
+        scores: list.map((p): Record<string, number> => {
           pairs.push([task, p.text, p.textPair]);
           const v = table[`${p.text} => ${p.textPair}`];
           if (v === undefined) throw new Error(`no table row for ${p.text} => ${p.textPair}`);
