@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { ModelExecutor } from '../../src/executor/model-executor.js';
 import { runConsistency } from '../../src/methods/reliability/consistency/consistency-stage.js';
 import { AnswerPool, distractorsFor } from '../../src/methods/reliability/consistency/distractors.js';
-import { buildMcqs, consistencyScore, LETTERS, parseChoice, UNSURE_OPTION, type AnsweredMcq, type Mcq } from '../../src/methods/reliability/consistency/mcq.js';
+import { answerMcq, buildMcqs, consistencyScore, LETTERS, parseChoice, UNSURE_OPTION, type AnsweredMcq, type Mcq } from '../../src/methods/reliability/consistency/mcq.js';
 import type { JudgedRecord } from '../../src/methods/reliability/judging/judge-response.js';
 import { MockModel, type MockCall } from '../../src/providers/mock/mock-model.js';
 import { SeededRandom } from '../../src/sampling/seeded-random.js';
@@ -99,6 +99,26 @@ describe('parsing the chosen option', () => {
       assert.deepEqual(parseChoice(output, mcq), { choice, parse });
     });
   }
+});
+
+describe('the log-probability answer mode (opt-in)', () => {
+  const mcq: Mcq = { options: ['Rome', 'Paris', 'unsure', 'Lyon', 'Nice'], responseLetter: 'B', unsureLetter: 'C' };
+  async function choose(logprobs: Record<string, number>) {
+    const model = new MockModel({ replies: () => ({ logprobs }), logprobs: true, identity: JSON.stringify(logprobs) });
+    return (await answerMcq(new ModelExecutor(model, { cache: null }), 'prompt', mcq, 'logprobs')).answered;
+  }
+  it('picks the most probable letter; a letter the model gave no probability is not a choice', async () => {
+    const a = await choose({ A: -2.3, B: -0.4, C: -1.6, E: -3 });
+    assert.equal(a.choice, 'B');
+    assert.equal(a.parse, 'logprobs');
+    assert.equal(a.choseResponse, true);
+    assert.equal((await choose({ A: -0.1, B: -0.4 })).choice, 'A');
+    assert.equal((await choose({ D: -5 })).choice, 'D', 'the only letter with a probability, however small');
+  });
+  it('no letter among the returned tokens: invalid, not the response', async () => {
+    const a = await choose({});
+    assert.deepEqual([a.choice, a.parse, a.choseResponse], [null, 'invalid', false]);
+  });
 });
 
 describe('Cons(q, r), Eq. 4', () => {
