@@ -80,7 +80,7 @@ describe('factuality, Eq. 1: S_fact = agg_i max_j NLI(s_i, e_ij)', () => {
     nearVector(r.score, [0, 1, 0], 'min');
     assert.equal(r.label, 'non-verified');
     // The premise is the evidence, the hypothesis the sentence.
-    assert.ok(nli.pairs.every(([task, premise, hypothesis]) => task === 'nli' && premise.startsWith('e') && hypothesis.startsWith('s')));
+    assert.deepEqual(nli.pairs.filter(([task, premise, hypothesis]) => task !== 'nli' || !premise.startsWith('e') || !hypothesis.startsWith('s')), [], 'premise = evidence, hypothesis = sentence');
   });
 
   it('mean: the average of the kept vectors, dimension by dimension', async () => {
@@ -131,7 +131,7 @@ describe('coherence', () => {
     assert.deepEqual(r.perSentence.map((v) => (v === null ? null : Math.round(v * 1e9) / 1e9)), [Math.round(Math.exp(-1) * 1e9) / 1e9, Math.round(Math.exp(-3) * 1e9) / 1e9, null]);
     near(r.value, (Math.exp(-1) + Math.exp(-3)) / 2, 'S_coh_sent');
     // Each sentence on its own (empty context).
-    assert.ok(scorer.contexts.every(([context]) => context === ''));
+    assert.deepEqual(scorer.contexts.map(([context]) => context), ['', '', ''], 'each sentence scored with an empty context');
   });
 
   it('sentence level: no scored sentence gives no score', async () => {
@@ -190,7 +190,7 @@ describe('helpfulness, Eq. 6: max(0, 1 - L(q, k, a) / ((1/u) sum_i L(q, k_i^-, a
     const pool = ['a', 'b', 'c', 'd', 'e'];
     const n = sampleNegatives('c', pool, 3, 7);
     assert.equal(n.length, 3);
-    assert.ok(!n.includes('c'));
+    assert.ok(!n.includes('c'), 'never the item itself');
     assert.equal(new Set(n).size, 3);
     assert.deepEqual(sampleNegatives('c', pool, 3, 7), n);
   });

@@ -99,6 +99,10 @@ describe('parsing the chosen option', () => {
       assert.deepEqual(parseChoice(output, mcq), { choice, parse });
     });
   }
+  it('an option text that two options share (after normalisation) names no single option: invalid', () => {
+    const twins: Mcq = { options: ['Paris', 'Rome', 'unsure', 'paris.', 'Lyon'], responseLetter: 'A', unsureLetter: 'C' };
+    assert.deepEqual(parseChoice('Paris', twins), { choice: null, parse: 'invalid' });
+  });
 });
 
 describe('the log-probability answer mode (opt-in)', () => {
@@ -114,6 +118,7 @@ describe('the log-probability answer mode (opt-in)', () => {
     assert.equal(a.choseResponse, true);
     assert.equal((await choose({ A: -0.1, B: -0.4 })).choice, 'A');
     assert.equal((await choose({ D: -5 })).choice, 'D', 'the only letter with a probability, however small');
+    assert.equal((await choose({ A: -0.7, C: -0.7 })).choice, 'A', 'a tie goes to the earlier letter');
   });
   it('no letter among the returned tokens: invalid, not the response', async () => {
     const a = await choose({});

@@ -96,6 +96,12 @@ describe('reliability metrics (paper section 2) by hand', () => {
     assertMetrics(m, { C_wrong_seen: null, CWR: null, NCCR: null, C_wrong_unseen: null, C_wrong: null, IUR: null, CCR: 0.25, UR: 0.5 }, 'no Cons');
   });
 
+  it('a correct or wrong response without a Cons is left out of its mean, not counted as 0', () => {
+    // Wrong seen: Cons 0.5 and one without; wrong unseen: Cons 0.2 and one without.
+    const m = computeMetrics([rec('seen', 'correct', 1), rec('seen', 'wrong', 0.5), rec('seen', 'wrong', null), rec('unseen', 'wrong', 0.2), rec('unseen', 'wrong', null)]);
+    assertMetrics(m, { C_correct: 1, C_wrong_seen: 0.5, C_wrong_unseen: 0.2, C_wrong: 0.35, CWR: (2 / 3) * 0.5, IUR: 0.8 }, 'missing Cons');
+  });
+
   it('an unseen response labelled correct (impossible by the method) is counted, and its Cons goes to C_wrong^u', () => {
     const records = [rec('unseen', 'correct', 0.9), rec('unseen', 'wrong', 0.1)];
     assert.equal(countRecords(records).unseenCorrect, 1);
@@ -219,7 +225,7 @@ describe('bootstrap intervals equal percentiles computed here', () => {
     const i95 = bootstrapIntervals(records, resamples, seed, 0.95);
     near(i90.CR![0], percentile(samples.CR, 0.05), 'CR 90% lower');
     near(i90.CR![1], percentile(samples.CR, 0.95), 'CR 90% upper');
-    assert.ok(i90.CR![1] - i90.CR![0] < i95.CR![1] - i95.CR![0]);
+    assert.ok(i90.CR![1] - i90.CR![0] < i95.CR![1] - i95.CR![0], 'the 90% interval is narrower');
   });
 
   it('about 2.5% of the resamples fall below the lower bound and 2.5% above the upper one', () => {
@@ -237,7 +243,7 @@ describe('bootstrap intervals equal percentiles computed here', () => {
     // (probability 1 - 0.95^20 = 0.64); with its Cons missing it is never defined.
     const few: ScoredRecord[] = Array.from({ length: 20 }, (_, i) => ({ id: `s${i}`, dataset: 'seen', source: 'nq', label: i === 0 ? 'correct' : 'wrong', consistency: i === 0 ? null : 0.5 }));
     assert.equal(bootstrapIntervals(few, 200, 1).C_correct, null);
-    assert.ok(bootstrapIntervals(few, 200, 1).C_wrong_seen);
+    assert.ok(bootstrapIntervals(few, 200, 1).C_wrong_seen, 'C_wrong^s is defined in every resample');
     const withCons = few.map((r, i) => (i === 0 ? { ...r, consistency: 1 } : r));
     const defined = resampledMetrics(withCons, 200, 1).C_correct.length;
     assert.equal(bootstrapIntervals(withCons, 200, 1).C_correct === null, defined * 2 < 200, `${defined} of 200 resamples define C_correct`);
