@@ -134,7 +134,7 @@ export function writeHostileResults(dir: string): void {
   const summary = summarizeRun(withSummary, { model: hostile('summary-model'), setting: hostile('summary-setting'), resamples: 20, protocol: hostileProtocol(), modelIdentity: hostile('summary-identity') });
   writeFileSync(join(dir, 'summarised.four-shot.records.jsonl'), `${withSummary.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(join(dir, 'summarised.four-shot.summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  writeConnerResults(join(dir), hostileConnerRecords(), 20);
+  writeConnerResults(dir, hostileConnerRecords(), 20);
 }
 
 /** CONNER records of one hostile generator: query, knowledge, sentences, evidence, answers, scorers and notes. */
