@@ -135,7 +135,11 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       }
       const spec = typeof entry === 'string' ? entry : entry.spec;
       const roles = await ws.roleExecutors(method, (role) => (role === subject ? undefined : roleSpecOf(role, opts)));
-      roles[subject] = await ws.executorFor(method.roles.find((r) => r.id === subject)!.kind, entry);
+      roles[subject] = await ws.executorFor(method.roles.find((r) => r.id === subject)!.kind, entry).catch((error: unknown) => {
+        // The embedded default could not be downloaded (offline): say how to run without the network.
+        if (entry !== DEFAULT_MODEL || !(error instanceof LlmkbError) || !/download/i.test(error.message)) throw error;
+        throw new LlmkbError(error.message, { hint: `Offline? Pass a local model with --model gguf:PATH (a .gguf file)${method.options?.some((o) => o.key === 'dataDir') ? ' and local copies of the data sets\' source files with --data-dir DIR (or LLMKB_DATA_DIR)' : ''}; otherwise check the network. ${error.hint ?? ''}`.trim(), exitCode: error.exitCode, cause: error });
+      });
       // Every role's model of the kind the method needs, and its options against them, before any call.
       checkRoles(method, roles);
       const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -13,7 +13,10 @@ import { InputFileError } from '../errors.js';
 import type { Accounting } from '../executor/model-executor.js';
 import type { MetricDef } from './method.js';
 
-export const SUMMARY_SCHEMA = 'llmkb-summary-v2' as const;
+import { SUMMARY_SCHEMA } from './summary-schema.js';
+
+export { SUMMARY_SCHEMA };
+export { migrateSummary } from './summary-migration.js';
 
 /** A protocol choice of a run: what it did, and whether that is the paper's way. */
 export interface ProtocolEntry {
@@ -143,24 +146,6 @@ export const methodSummarySchema = z
       if (!(d.id in s.metrics)) ctx.addIssue({ code: 'custom', path: ['metrics', d.id], message: `metric "${d.id}" is defined in metricDefs but has no value` });
     }
   });
-
-/**
- * A v1 summary as the v2 summary the same run writes now: `method` after `schema`, `metricDefs`
- * before `metrics`, every other field as it was and where it was.
- */
-export function migrateSummary(v1: Record<string, unknown>, method: { id: string; version: string }, metricDefs: readonly MetricDef[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(v1)) {
-    if (key === 'schema') {
-      out.schema = SUMMARY_SCHEMA;
-      out.method = { id: method.id, version: method.version };
-      continue;
-    }
-    if (key === 'metrics') out.metricDefs = metricDefs.map((d) => ({ ...d }));
-    out[key] = value;
-  }
-  return out;
-}
 
 /** The summary schema a JSON value claims, for the error when it is neither v1 nor v2. */
 export function summaryVersion(json: unknown): 1 | 2 | undefined {

@@ -250,8 +250,8 @@ export interface EvaluationMethod {
    * per role for the items a run has not done yet, without loading a model or building an input.
    */
   plan?(ctx: PlanContext): PlanEstimate;
-  /** Claims a run of the store written without a method id (before the seam recorded one). */
-  claimsStoredRun?(spec: { setting: string; params?: Record<string, unknown> }): boolean;
+  /** Claims a run of the store written without a method id (before the seam recorded one), from its spec and the names of its stages. */
+  claimsStoredRun?(spec: { setting: string; params?: Record<string, unknown> }, stages: readonly string[]): boolean;
 
   /** How its runs are shown: compare, report, viewer, the CLI's table. Loaded when first needed. */
   presentation?(): Promise<MethodPresentation>;

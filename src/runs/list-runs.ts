@@ -118,7 +118,7 @@ export function listRuns(options: { runs?: RunStore; resultsDir?: string }): Lis
       label,
       labels: [label, ...(r.spec.labels ?? [])],
       setting: r.spec.setting,
-      method: methodIdOfStoredRun(r.spec),
+      method: methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)),
       modelIdentity: r.spec.model,
       ...(r.spec.params ? { params: r.spec.params } : {}),
       updatedAt: r.updatedAt,

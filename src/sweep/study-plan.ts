@@ -62,13 +62,13 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
   const warnings = new Set<string>();
   for (const job of studyJobs(study).filter((j) => inShard(j, shard))) {
     const method = job.method.method;
-    const match = stored.find((r) => methodIdOfStoredRun(r.spec) === method.id && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
+    const match = stored.find((r) => methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)) === method.id && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
     const stages = match ? new Map(match.stages.map((s) => [s.stage, { records: s.records, done: s.status === 'done' }])) : undefined;
     const estimate = method.plan?.({ options: job.method.options, setting: job.setting, quick: study.quick, ...(study.limit === undefined ? {} : { limit: study.limit }), roles: new Set([subjectRole(method), ...Object.keys(study.roles)]), ...(stages ? { stages } : {}), baseDir: study.dir, label: job.model.label, ...(job.model.knowledgeCutoff ? { knowledgeCutoff: job.model.knowledgeCutoff } : {}) });
     for (const w of estimate?.warnings ?? []) warnings.add(w);
     if (estimate) how.add(`${method.id}: ${estimate.how}`);
     const allDone = match !== undefined && method.stages.every((s) => stages?.get(s.id)?.done);
-    planned.push({ label: job.model.label, method: method.id, setting: job.setting, state: allDone ? 'done' : match ? 'partly done' : 'new', runId: match?.id ?? null, items: estimate?.items ?? null, calls: allDone ? {} : (estimate?.calls ?? null) });
+    planned.push({ label: job.model.label, method: method.id, setting: job.setting, state: allDone ? 'done' : match ? 'partly done' : 'new', runId: match?.id ?? null, items: estimate?.items ?? null, calls: estimate?.calls ?? (allDone ? {} : null) });
   }
   const roles = [...new Set([...studyJobs(study).map((j) => subjectRole(j.method.method)), ...planned.flatMap((r) => Object.keys(r.calls ?? {}))])];
   const totals: StudyPlan['totals'] = {};

@@ -34,7 +34,7 @@ export const connerMethod: EvaluationMethod = {
   runParams: () => ({}),
   outputRecords: notYet,
   summarize: notYet,
-  claimsStoredRun: (spec) => spec.setting.startsWith('conner-'),
+  claimsStoredRun: (spec, stages) => spec.setting.startsWith('conner-') || stages.includes('score'),
   presentation: async () => (await import('./presentation.js')).connerPresentation,
   cli: { load: () => import('./cli/register.js') },
   metricDefs: CONNER_METRIC_DEFS,

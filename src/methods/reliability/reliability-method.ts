@@ -6,7 +6,7 @@
  * summary and the presentation load when first used.
  */
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from '../method.js';
-import { migrateSummary } from '../method-summary.js';
+import { migrateSummary } from '../summary-migration.js';
 import { PROMPT_SETTINGS } from './defaults.js';
 import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metrics/metric-defs.js';
 import { PROTOCOL_PER_SETTING, PROTOCOL_SHARED, PROTOCOL_TITLES } from './protocol.js';
@@ -50,7 +50,7 @@ export const reliabilityMethod: EvaluationMethod = {
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeReliability(ctx),
   plan: (ctx) => planWith(ctx),
   migrateSummary: (json) => (json.schema === 'llmkb-summary-v1' ? migrateSummary(json, RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS) : undefined),
-  claimsStoredRun: (spec) => spec.params?.kind === 'eval' || (spec.params !== undefined && 'reduceShots' in spec.params) || ['judge', 'consistency'].includes(spec.setting),
+  claimsStoredRun: (spec, stages) => !spec.setting.startsWith('conner-') && stages.some((s) => ['ask', 'judge', 'consistency'].includes(s)),
   presentation: async () => (await import('./presentation.js')).reliabilityPresentation,
   cli: { load: () => import('./cli/register.js') },
 };
