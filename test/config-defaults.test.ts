@@ -93,7 +93,7 @@ describe('config defaults on the command line', () => {
       [{ eval: { mcqs: 0 } }, /field "defaults\.eval\.mcqs": 0 is invalid: must be a whole number >= 1/],
       [{ eval: { failUnder: ['NCCR=0.1', 'NCCR=20'] } }, /field "defaults\.eval\.failUnder": "NCCR=20" is invalid: .*write NCCR=0\.2/],
       [{ eval: { cutoff: 'banana' } }, /field "defaults\.eval\.cutoff": "banana" is invalid: must be a date/],
-      [{ eval: { mode: 'guess' } }, /field "defaults\.eval\.mode": "guess" is invalid: Allowed choices are logprobs, generate/],
+      [{ eval: { mode: 'guess' } }, /field "defaults\.eval\.mode": "guess" is invalid: must be one of generate, logprobs/],
       [{ eval: { quick: 'yes' } }, /field "defaults\.eval\.quick": must be true or false/],
       [{ eval: { 'max-tokens': 5 } }, /field "defaults\.eval\.max-tokens": llmkb eval has no setting "max-tokens"[\s\S]*hint: Its settings: .*maxTokens.*camelCase/],
       [{ evaluate: {} }, /field "defaults\.evaluate": no command "llmkb evaluate" with settings[\s\S]*hint: "defaults" holds one section per command: "llmkb", "complete"/],

@@ -69,6 +69,19 @@ export interface MethodSummary {
   meta?: RunMeta;
   runId?: string;
   protocol?: MethodProtocol;
+  /**
+   * What a reader must know before reading some of the numbers (e.g. "most MCQ answers were
+   * invalid: the consistency metrics measure the answer parser"): every output shows each one
+   * beside the run, and marks the metrics it names as flagged, not plain numbers.
+   */
+  warnings?: SummaryWarning[];
+}
+
+/** A warning about a run's numbers, and the metrics it makes unreliable. */
+export interface SummaryWarning {
+  message: string;
+  /** Metric ids whose values the warning concerns (none: the run as a whole). */
+  metrics?: string[];
 }
 
 /** When and how a run ran (`<stem>.run.json`): everything about it that differs between two runs of the same command. */
@@ -139,6 +152,7 @@ export const methodSummarySchema = z
     meta: runMetaSchema.optional(),
     runId: z.string().optional(),
     protocol: protocolSchema.optional(),
+    warnings: z.array(z.object({ message: z.string(), metrics: z.array(z.string()).optional() }).passthrough()).optional(),
   })
   .passthrough()
   .superRefine((s, ctx) => {
