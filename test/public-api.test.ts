@@ -1,41 +1,63 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as llmkb from '../src/index.js';
+import { METRIC_KEYS, reliabilityMethod } from '../src/methods/reliability/index.js';
 import { llmkb as cli } from './support/run-cli.js';
 
 /**
- * Every value the package exports. A change here is a change to the public API: make it on
- * purpose (and say so in the changelog), never by re-exporting a whole module.
+ * Every value the package exports, at its root and at each subpath (package.json "exports"). A
+ * change here is a change to the public API: make it on purpose (and say so in the changelog),
+ * never by re-exporting a whole module.
  */
-const EXPORTED = [
-  'ANSWER_MAX_TOKENS', 'ANSWER_TYPES', 'Bm25ShotSelector', 'CallCache', 'ConfigError', 'ContextOverflowError',
-  'Corpus', 'CorpusAddError', 'CorpusNotFoundError', 'DATASET_FILES', 'DEFAULT_MODEL', 'DEFAULT_OVERLAP_WORDS',
-  'DEFAULT_PASSAGE_WORDS', 'EXIT_CODES', 'EmbeddingShotSelector', 'FileAccessError', 'InputFileError',
-  'LEXICAL_JUDGE_ID', 'LlamaModel', 'LlmkbError', 'MCQ_INSTRUCTION', 'METHOD_INTERFACE_VERSION', 'METRIC_KEYS',
-  'MODEL_KINDS', 'MODEL_SPECIFICATION_VERSION', 'MockModel', 'ModelCallError', 'ModelExecutor', 'ModelFileError',
-  'ModelSpecError', 'NLI_LABELS', 'OpenAICompatibleModel', 'PAPER_CUTOFF', 'PROMPT_SETTINGS', 'PdfSkipError',
-  'Progress', 'QA_INSTRUCTION', 'ROLES', 'ResponseJudge', 'Run', 'RunBusyError', 'RunStore', 'STOP_WORDS',
-  'SUMMARY_SCHEMA', 'SeededRandom', 'UNSEEN_TEMPLATES', 'UnsupportedCapabilityError', 'VERSION', 'Workspace',
-  'askQuestions', 'buildRepositoryFiles', 'buildSeenQAFiles', 'buildUnseenQA', 'buildUnseenQAFiles', 'checkRoles',
-  'checkSummary', 'compareRuns', 'computeMetrics', 'configSchema', 'createLanguageModel', 'defaultRunLabel',
-  'distractorPrompt', 'ensureCorpusSchema', 'evaluateModel', 'extractPdfText', 'failedThresholds', 'findMethod',
-  'formatMetric', 'formatSummary', 'ftsQuery', 'getMethod', 'hasKind', 'headlineDefs', 'headlineTable',
-  'isLlmkbError', 'judgePrompt', 'judgeRecords', 'listMethods', 'listProviders', 'loadConfig', 'measureJudge',
-  'migrateSummary', 'modelEntrySchema', 'normalizeAnswer', 'openDatabase', 'parseModelSpec', 'qaItemSchema',
-  'qaPrompt', 'rankRuns', 'readJsonl', 'readMockReplies', 'readQAItems', 'registerMethod', 'registerProvider',
-  'reliabilityMethod', 'renderReport', 'requireKind', 'resultFileStem', 'runConsistency', 'runMethod', 'runStage',
-  'searchCorpus', 'settingsOf', 'splitPassages', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt',
-  'toJsonl', 'writeFileAtomic',
-  'createScorerModel', 'TeiClassifier', 'VllmPoolingClassifier', 'LlmClassifier', 'OnnxClassifier', 'LlamaReranker',
-  'connerMethod', 'CONNER_METRIC_DEFS', 'readConnerQueries', 'generateKnowledge', 'readKnowledgeFile', 'scoreKnowledge', 'executorTokenScorer', 'executorClassifier',
-  'corpusEvidence', 'referenceEvidence', 'connerProtocol', 'summarizeConner', 'formatConnerSummary', 'connerRunSummaries', 'formatConnerRuns', 'somersD', 'selectDemonstrations', 'bestOf', 'bestOfSamples', 'sampleKnowledge', 'knowledgeQuality',
-  'POSTING_BUDGET', 'reciprocalRankFusion', 'RRF_K', 'EmbedderMismatchError', 'CorpusRetriever', 'corpusRetriever', 'retrieverFor', 'OpenSearchRetriever', 'addRemoteCorpus', 'remoteCorpus', 'Bm25TopK', 'buildCorpusQuestions', 'writeCorpusQuestions', 'documentDate', 'findSpan', 'questionWriterPrompt', 'QUESTION_WRITER_PROMPT_VERSION', 'REJECTION_REASONS',
-  'loadStudy', 'studySchema', 'runStudy', 'planStudy', 'formatPlan', 'mergeResults', 'studyJobs', 'parseShard', 'BatchingModel', 'recoverBatches',
-];
+const EXPORTED: Record<string, { module: string; names: string[] }> = {
+  '.': {
+    module: '../src/index.js',
+    names: [
+      'CallCache', 'ConfigError', 'ContextOverflowError', 'EXIT_CODES', 'FileAccessError', 'InputFileError', 'LlmkbError', 'METHOD_INTERFACE_VERSION', 'MODEL_KINDS',
+      'MODEL_SPECIFICATION_VERSION', 'ModelCallError', 'ModelExecutor', 'ModelFileError', 'ModelSpecError', 'NLI_LABELS', 'Progress', 'Run', 'RunBusyError', 'RunStore',
+      'SUMMARY_SCHEMA', 'SeededRandom', 'UnsupportedCapabilityError', 'VERSION', 'Workspace', 'checkRoles', 'checkSummary', 'compareRuns', 'createLanguageModel',
+      'createScorerModel', 'findMethod', 'formatMetric', 'getMethod', 'hasKind', 'headlineDefs', 'headlineTable', 'isLlmkbError', 'listMethods', 'listProviders', 'listRuns',
+      'loadConfig', 'loadMethodModules', 'loadResultRun', 'loadStoredRun', 'normalizeAnswer', 'parseModelSpec', 'prepareMethod', 'rankRuns', 'readJsonl', 'readSummaryFile',
+      'registerMethod', 'registerProvider', 'renderReport', 'requireKind', 'resultFileStem', 'runMethod', 'runResultFiles', 'runStage', 'runStoredStage', 'settingsOf', 'toJsonl',
+      'writeFileAtomic',
+    ],
+  },
+  './reliability': {
+    module: '../src/methods/reliability/index.js',
+    names: [
+      'ANSWER_MAX_TOKENS', 'ANSWER_TYPES', 'Bm25ShotSelector', 'DATASET_FILES', 'EmbeddingShotSelector', 'LEXICAL_JUDGE_ID', 'MCQ_INSTRUCTION', 'METRIC_KEYS', 'PAPER_CUTOFF',
+      'PROMPT_SETTINGS', 'QA_INSTRUCTION', 'REJECTION_REASONS', 'ResponseJudge', 'UNSEEN_TEMPLATES', 'askQuestions', 'buildCorpusQuestions', 'buildRepositoryFiles',
+      'buildSeenQAFiles', 'buildUnseenQA', 'buildUnseenQAFiles', 'computeMetrics', 'distractorPrompt', 'formatSummary', 'judgePrompt', 'judgeRecords', 'measureJudge',
+      'qaItemSchema', 'qaPrompt', 'readQAItems', 'reliabilityMethod', 'runConsistency', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt',
+    ],
+  },
+  './corpus': {
+    module: '../src/corpus/api.js',
+    names: [
+      'Corpus', 'CorpusAddError', 'CorpusNotFoundError', 'CorpusRetriever', 'DEFAULT_OVERLAP_WORDS', 'DEFAULT_PASSAGE_WORDS', 'EmbedderMismatchError', 'OpenSearchRetriever',
+      'PdfSkipError', 'addRemoteCorpus', 'corpusRetriever', 'extractPdfText', 'listRemoteCorpora', 'remoteCorpus', 'removeRemoteCorpus', 'retrieverFor', 'searchCorpus', 'splitPassages',
+    ],
+  },
+  './sweep': { module: '../src/sweep/index.js', names: ['formatPlan', 'loadStudy', 'mergeResults', 'parseShard', 'planStudy', 'runStudy', 'studyJobs', 'studySchema'] },
+  './providers': { module: '../src/providers/index.js', names: ['LlamaModel', 'LlamaReranker', 'LlmClassifier', 'MockModel', 'OnnxClassifier', 'OpenAICompatibleModel', 'TeiClassifier', 'VllmPoolingClassifier', 'readMockReplies'] },
+};
 
 describe('public API', () => {
-  it('exports exactly the listed names', () => {
-    assert.deepEqual(Object.keys(llmkb).sort(), [...EXPORTED].sort());
+  for (const [subpath, { module, names }] of Object.entries(EXPORTED)) {
+    it(`llmkb${subpath === '.' ? '' : subpath.slice(1)} exports exactly the listed names`, async () => {
+      assert.deepEqual(Object.keys((await import(module)) as object).sort(), [...names].sort());
+    });
+  }
+
+  it('package.json exports exactly these subpaths, each built (types and module)', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    assert.deepEqual(Object.keys(pkg.exports).filter((k) => k !== './package.json').sort(), Object.keys(EXPORTED).sort());
+  });
+
+  it('the root imports no method\'s folder: a method is reached through the registry or its own subpath', () => {
+    assert.doesNotMatch(readFileSync(join(import.meta.dirname, '..', 'src', 'index.ts'), 'utf8'), /from '\.\/methods\/(?!method|registry|run-method|method-summary|method-presentation|method-cli)/);
   });
 });
 
@@ -46,9 +68,9 @@ describe('evaluation methods', () => {
     const { interfaceVersion, methods } = JSON.parse(r.stdout) as { interfaceVersion: string; methods: llmkb.EvaluationMethod[] };
     assert.equal(interfaceVersion, llmkb.METHOD_INTERFACE_VERSION);
     const reliability = methods.find((m) => m.id === 'reliability')!;
-    assert.deepEqual(reliability.roles.map((x) => `${x.id}:${x.kind}:${x.required}`), ['model:text-generation:true', 'judge:text-generation:false', 'distractor:text-generation:false', 'embedder:embedding:false']);
+    assert.deepEqual(reliability.roles.map((x) => `${x.id}:${x.kind}:${x.required}`), ['model:text-generation:true', 'judge:text-generation:false', 'distractor:text-generation:false', 'embedder:embedding:false', 'timeFilter:text-generation:false']);
     assert.deepEqual(reliability.stages.map((s) => s.id), ['ask', 'judge', 'consistency']);
-    assert.deepEqual(reliability.metricDefs.map((d) => d.id), [...llmkb.METRIC_KEYS]);
+    assert.deepEqual(reliability.metricDefs.map((d) => d.id), [...METRIC_KEYS]);
     assert.deepEqual(reliability.metricDefs.filter((d) => d.headline).map((d) => d.id), ['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], "the paper's six headline metrics");
     const nccr = reliability.metricDefs.find((d) => d.id === 'NCCR')!;
     assert.deepEqual([nccr.range, nccr.better, nccr.equation], [[-1, 1], 'higher', 'Eq. 9']);
@@ -57,7 +79,7 @@ describe('evaluation methods', () => {
   });
 
   it('registers a method of the same interface version, and refuses a clash or another version', () => {
-    const tiny: llmkb.EvaluationMethod = { ...llmkb.reliabilityMethod, id: 'tiny-exact-match', metricDefs: [{ id: 'EM', label: 'EM', description: 'exact match', range: [0, 1], better: 'higher', format: 'percent' }] };
+    const tiny: llmkb.EvaluationMethod = { ...reliabilityMethod, id: 'tiny-exact-match', metricDefs: [{ id: 'EM', label: 'EM', description: 'exact match', range: [0, 1], better: 'higher', format: 'percent' }] };
     llmkb.registerMethod(tiny);
     assert.equal(llmkb.getMethod('tiny-exact-match'), tiny);
     assert.throws(() => llmkb.registerMethod({ ...tiny }), /already registered/);
