@@ -12,10 +12,11 @@
  * continues every run where it stopped (the run store and the call cache), so an interrupted
  * sweep costs nothing twice.
  */
+import { rmdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { entryOptions, type ModelEntry } from '../config/config.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
-import { isLlmkbError, LlmkbError } from '../errors.js';
+import { isLlmkbError, RunBusyError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
 import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
@@ -30,6 +31,7 @@ import { prefixedStream } from './prefixed-stream.js';
 import { costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
+import { checkModelFiles } from './study-plan.js';
 import type { Study, StudyMethod } from './study.js';
 
 export interface SweepOptions {
@@ -166,7 +168,9 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const startedAt = new Date().toISOString();
   const jobs = studyJobs(study);
   const mine = jobs.filter((j) => inShard(j, options.shard));
-  makeFolder(outDir);
+  // A missing model file fails before any work, as a missing input does (exit 6), not as a run that failed.
+  checkModelFiles(study);
+  const created = makeFolder(outDir);
   const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}) });
   const results = new Map<number, SweepJobResult>();
   const executions = new Map<number, ExecutionRecord>();
@@ -224,6 +228,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
           results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'done', runId: result.runId, summary: relative(outDir, result.files!.summary) });
           progress.tick({ cached: Object.values(result.execution.calls).every((c) => c.requests === 0) });
         } catch (error) {
+          // Another process works on this study's runs (a second sweep on the same store): stop here, as eval does.
+          if (error instanceof RunBusyError) throw new RunBusyError(error.message, 'Another llmkb process works on this study with the same store: wait for it to finish, or run the same command with --wait to wait for it (finished runs are not redone).');
           results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'failed', error: describe(error) });
           progress.tick({ failed: true });
           log(`${model.label} · ${m.method.id} · ${job.setting}: failed: ${describe(error)}`);
@@ -283,8 +289,20 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     }
     tasks.push(inProcessLane);
     const settled = await Promise.allSettled(tasks);
-    const bug = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (bug) throw bug.reason;
+    const stopped = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (stopped) throw stopped.reason;
+  } catch (error) {
+    // Stopped before any run finished (another process holds the study's runs): leave no empty folder behind.
+    if (error instanceof RunBusyError) {
+      for (const folder of [...created].reverse()) {
+        try {
+          rmdirSync(folder);
+        } catch {
+          // Not empty (another process wrote there meanwhile): kept.
+        }
+      }
+    }
+    throw error;
   } finally {
     progress.finish();
     batches = pool.batches();
