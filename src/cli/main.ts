@@ -155,12 +155,13 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
 
   program
     .command('runs')
-    .description('list the runs in the store and the state of their stages')
+    .description('list the runs in the store: method, labels, setting and the state of their stages (stopped: interrupted or failed, resumed by the same command)')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }, command: Command) => {
+    .action(async (opts: { json?: boolean }, command: Command) => {
+      const { listRuns } = await import('../runs/list-runs.js');
       const ws = workspace(command);
       try {
-        const runs = ws.runs.list();
+        const runs = listRuns({ runs: ws.runs });
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
           return;
@@ -168,10 +169,10 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         if (runs.length === 0) process.stdout.write('no runs yet\n');
         for (const run of runs) {
           const stages = run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' ');
-          process.stdout.write(`${run.id}  ${run.spec.label ?? run.spec.model}  ${run.spec.setting}  seed ${run.spec.seed}  ${stages}\n`);
+          process.stdout.write(`${run.key}  ${run.method}  ${run.labels.join(' = ')}  ${run.setting}  ${stages}\n`);
         }
       } finally {
-        void ws.close();
+        await ws.close();
       }
     });
 
