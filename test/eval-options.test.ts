@@ -153,7 +153,7 @@ describe('llmkb eval --limit and --junit end to end (loopback model)', { skip: d
       const cwd = tmp();
       const model = `vllm:${server.baseURL}/m`;
       // --limit and the thresholds from the config: the same names as on the command line.
-      writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ defaults: { eval: { limit: 6, settings: ['zero-shot'], mcqs: 2, failUnder: ['NCCR=0.5', 'IUR=-1'], dataDir } } }));
+      writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ defaults: { eval: { limit: 6, settings: ['zero-shot'], mcqs: 2, failUnder: ['NCCR=0.5', 'IUR=0'], dataDir } } }));
       const r = await llmkb(['eval', '--model', model, '--data', 'data', '--out', 'out', '--junit', 'gate.xml'], { cwd });
       assert.equal(r.code, EXIT_CODES.threshold, r.stderr);
       assert.match(r.stderr, /--limit 6: 6 of \d+ questions/);
@@ -167,10 +167,10 @@ describe('llmkb eval --limit and --junit end to end (loopback model)', { skip: d
       assert.match(summary.protocol.entries.questions.note, /--limit 6: a seeded sample of 6 of \d+ questions/);
       const root = parseXml(readFileSync(join(cwd, 'gate.xml'), 'utf8'));
       const cases = testcases(root);
-      assert.deepEqual(cases.map((c) => c.attrs.name), ['NCCR >= 0.5', 'IUR >= -1']);
+      assert.deepEqual(cases.map((c) => c.attrs.name), ['NCCR >= 0.5', 'IUR >= 0']);
       assert.match(cases[0]!.children[0]!.attrs.message!, /^NCCR = -?\d\.\d{4} < 0\.5$/);
       assert.match(cases[0]!.children[0]!.text, new RegExp(`run ${summary.runId}`));
-      assert.equal(cases[1]!.children[0]!.tag, 'system-out', 'IUR >= -1 passes');
+      assert.equal(cases[1]!.children[0]!.tag, 'system-out', 'IUR >= 0 passes');
       // The same command with --limit 8 on the command line (it wins over the config): another run.
       const other = await llmkb(['eval', '--model', model, '--data', 'data', '--out', 'out', '--limit', '8'], { cwd });
       assert.equal(other.code, EXIT_CODES.threshold, other.stderr);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createLanguageModel } from '../create-language-model.js';
+import type { ModelEntryOptions } from '../model-entry.js';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
@@ -72,15 +74,16 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
     assert.equal(parseLlmClassifierSpec('x', 'llm-relevance', 'vllm:http://h/v1/m').task, 'relevance');
     assert.throws(() => parseLlmClassifierSpec('llm-nli:', 'llm-nli', ''), ModelSpecError);
     const server = await startOpenAICompatibleServer({ nextToken: () => dist });
+    const textContext = { cacheDir: tmpdir(), createTextModel: (entry: ModelEntryOptions) => createLanguageModel(entry, { cacheDir: tmpdir() }) };
     try {
       const spec = parseLlmClassifierSpec('x', 'llm-relevance', `vllm:${server.baseURL}/llama`);
-      const c = await createLlmClassifier(spec, { spec: 'x', topLogprobs: 5 }, { cacheDir: tmpdir() });
-      const other = await createLlmClassifier(spec, { spec: 'x', labelWords: { relevant: ['Yes'], irrelevant: ['No'] } }, { cacheDir: tmpdir() });
+      const c = await createLlmClassifier(spec, { spec: 'x', topLogprobs: 5 }, textContext);
+      const other = await createLlmClassifier(spec, { spec: 'x', labelWords: { relevant: ['Yes'], irrelevant: ['No'] } }, textContext);
       assert.notEqual(c.cacheIdentity, other.cacheIdentity);
       assert.match(c.cacheIdentity, /^llm-classifier:relevance:[0-9a-f]{16}:openai-compatible:vllm:llama/);
       const r = await c.classify({ task: 'relevance', pairs: [{ text: 'q', textPair: 'p' }] });
       assert.ok(close(r.scores[0]!.relevant!, 0.6 / 0.8));
-      await assert.rejects(createLlmClassifier(spec, { spec: 'x', task: 'nli' }, { cacheDir: tmpdir() }), ModelSpecError);
+      await assert.rejects(createLlmClassifier(spec, { spec: 'x', task: 'nli' }, textContext), ModelSpecError);
     } finally {
       await server.close();
     }
