@@ -117,6 +117,8 @@ export interface MethodPresentation {
   checkSummary?(summary: MethodSummary): Array<{ path: string; message: string }>;
   /** What compare and report read of each line of the records file beside a summary (default: none is read). */
   recordSchema?: z.ZodType<object>;
+  /** Whether a record (the first of a records file with no summary beside it) is one of this method's. */
+  claimsRecord?(record: Record<string, unknown>): boolean;
   /** `llmkb compare` reads the records beside each summary (the method's analysis pairs runs on their items). */
   compareNeedsRecords?: boolean;
   /**

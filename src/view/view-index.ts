@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import type { MetricDef } from '../methods/method.js';
 import type { MethodView, ViewItem } from '../methods/method-presentation.js';
 import type { MethodSummary } from '../methods/method-summary.js';
-import { findMethod } from '../methods/registry.js';
+import { findMethod, listMethods } from '../methods/registry.js';
 import { listRuns, type ListedRun } from '../runs/list-runs.js';
 import { openDatabase, SqliteDatabase, type Db } from '../store/database.js';
 import { inspectCall, type InspectedCall } from '../store/inspect-call.js';
@@ -52,6 +52,26 @@ export function viewSummary(summary: Record<string, unknown>): ViewSummary {
 function plainItem(record: Record<string, unknown>, seq: number): ViewItem {
   const text = (...keys: string[]) => keys.map((k) => record[k]).find((v): v is string => typeof v === 'string') ?? null;
   return { itemId: typeof record.id === 'string' ? record.id : String(seq), seq, label: text('label'), source: text('source'), dataset: text('dataset'), question: text('question', 'query', 'prompt'), response: text('response', 'knowledge', 'answer') };
+}
+
+/** The registered method that claims the first record of a records file. */
+async function claimantOf(file: string): Promise<string | undefined> {
+  let first: Record<string, unknown>;
+  try {
+    const line = (await firstLine(file)).trim();
+    first = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  for (const method of listMethods()) if (method.presentation && (await method.presentation()).claimsRecord?.(first)) return method.id;
+  return undefined;
+}
+
+/** The first line of a file, read from its start only. */
+async function firstLine(file: string): Promise<string> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', end: 1 << 20 }), crlfDelay: Infinity });
+  for await (const line of lines) if (line.trim() !== '') return line;
+  return '';
 }
 
 const hashKey = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -102,8 +122,12 @@ export class ViewIndex {
     if (this.#store?.db.open) this.#store.db.close();
   }
 
-  /** How the run's method shows its items (undefined: not registered; its items are shown plainly). */
-  view(run: Pick<ViewRun, 'method'>): Promise<MethodView | undefined> {
+  /**
+   * How the run's method shows its items (undefined: not registered; its items are shown plainly).
+   * A records file with no summary beside it belongs to the method that claims its first record.
+   */
+  async view(run: ViewRun): Promise<MethodView | undefined> {
+    if (run.method === 'unknown' && run.files?.has.records) run.method = (await claimantOf(run.files.records)) ?? 'unknown';
     let view = this.#views.get(run.method);
     if (!view) {
       const method = findMethod(run.method);

@@ -24,14 +24,19 @@ function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
   return { itemId: text(record.id) ?? String(seq), seq, label: text(scores.factualityLabel), source: text(record.topic), dataset: text(record.task), question: text(record.query), response: text(record.knowledge) };
 }
 
+/** A scored knowledge text. */
+function claimsRecord(record: Record<string, unknown>): boolean {
+  return typeof record.generator === 'string' && typeof record.knowledge === 'string' && typeof record.scores === 'object';
+}
+
 export const connerPresentation: MethodPresentation = {
   reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
   approximateNote: "used a stand-in for one of the paper's scorers (see the departures above)",
   compareNeedsRecords: true,
   recordSchema: z.object({ id: z.string() }).passthrough(),
+  claimsRecord,
   summarizeRecordsFile(file, first) {
-    const r = first as { generator?: unknown; knowledge?: unknown; scores?: unknown };
-    if (typeof r.generator !== 'string' || typeof r.knowledge !== 'string' || typeof r.scores !== 'object') return undefined;
+    if (!claimsRecord(first)) return undefined;
     // CONNER's records hold no summary of their own: the run's setting, scorers and protocol are in the summary written beside them.
     throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${file.replace(/(\.records)?\.jsonl$/, '.summary.json')} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
   },

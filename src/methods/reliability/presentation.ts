@@ -34,8 +34,11 @@ function resultTable(summaries: readonly MethodSummary[]): string {
  * summarised: the setting from the records unless given, the model from the file name
  * (`<model>.<setting>.records.jsonl`) unless given. Undefined when the file is not of this method.
  */
+/** A scored record: a judged response with its data set. */
+const claimsRecord = (record: Record<string, unknown>): boolean => 'label' in record && 'dataset' in record;
+
 function summarizeRecordsFile(file: string, first: Record<string, unknown>, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }) {
-  if (!('label' in first) || !('dataset' in first)) return undefined;
+  if (!claimsRecord(first)) return undefined;
   const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
   const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
   const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
@@ -48,6 +51,7 @@ export const reliabilityPresentation: MethodPresentation = {
   approximateNote: 'were judged without a judge LLM (lexical rule)',
   checkSummary: checkReliabilitySummary,
   recordSchema: scoredRecordSchema,
+  claimsRecord,
   summarizeRecordsFile,
   compare: compareReliability,
   reportSections,
