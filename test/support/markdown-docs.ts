@@ -121,12 +121,17 @@ export function isShellBlock(block: FencedBlock): boolean {
   return ['sh', 'bash', 'shell', 'zsh'].includes(block.lang);
 }
 
+/** TypeScript blocks that are whole programs: they start with their imports. */
+export function isProgramBlock(block: FencedBlock): boolean {
+  return ['ts', 'typescript'].includes(block.lang) && /^import\b/.test(block.text.trimStart());
+}
+
 /**
- * What a shell block's first line says it needs that a machine without network or servers lacks
- * (`# needs: a vLLM server on localhost:8000`); undefined for a block that runs offline.
+ * What a block's first line says it needs that a machine without network or servers lacks
+ * (`# needs: a vLLM server on localhost:8000`, `// needs: ...` in a program); undefined for a block that runs offline.
  */
 export function blockNeeds(block: FencedBlock): string | undefined {
-  return /^\s*#\s*needs:\s*(.+)$/.exec(block.text.split('\n')[0] ?? '')?.[1]!.trim();
+  return /^\s*(?:#|\/\/)\s*needs:\s*(.+)$/.exec(block.text.split('\n')[0] ?? '')?.[1]!.trim();
 }
 
 export interface ShellToken {

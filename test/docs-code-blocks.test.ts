@@ -1,26 +1,27 @@
 /**
- * The documentation's shell blocks against the built CLI, so that the docs cannot drift from it:
+ * The documentation's code blocks against the built package, so that the docs cannot drift from it:
  *
  * - every `npx llmkb ...` line of every shell block names a command that exists, with options that
  *   command has (read from its `--help`), and no block runs `llmkb` bare (not on PATH in a clone);
- * - every shell block that runs offline is run, page by page in order in one scratch folder per
- *   page (a block may use what an earlier block of its page made), with the network cut off, and
- *   must exit 0. A block that needs what a machine without network lacks says so on its first line
- *   (`# needs: a vLLM server on localhost:8000`) and is only checked, not run.
+ * - every shell block that runs offline, and every TypeScript block that is a whole program (it
+ *   starts with `import`), is run: page by page, in order, in one scratch folder per page (a block
+ *   may use what an earlier block of its page made), with the network cut off; each must exit 0.
+ *   A block that needs what a machine without network lacks says so on its first line
+ *   (`# needs: a vLLM server on localhost:8000`, `// needs: ...`) and is only checked, not run.
  *
  * What a runnable block may use, as a reader would have it (docs/testing.md, "The docs tests"):
  * `model.gguf` (the test model, $LLMKB_TEST_GGUF), `llmkb-sources/` (local copies of the data sets'
- * source files, $LLMKB_DATA_DIR), `examples/` (the repository's), and both variables.
- * Needs `npm run build` first.
+ * source files, $LLMKB_DATA_DIR), `examples/` (the repository's), both variables, and for programs
+ * the package as `llmkb`. Needs `npm run build` first.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { blockNeeds, docPages, fencedBlocks, isShellBlock, llmkbCommandLines, type FencedBlock } from './support/markdown-docs.js';
+import { blockNeeds, docPages, fencedBlocks, isProgramBlock, isShellBlock, llmkbCommandLines, type FencedBlock } from './support/markdown-docs.js';
 
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'llmkb.js');
@@ -94,18 +95,18 @@ function commandProblems(args: string[]): string[] {
   return problems.map((p) => `llmkb ${path.join(' ')}: ${p}`);
 }
 
-/** The shell blocks of a page and whether each is checked, run, or neither. */
-function shellBlocksOf(page: string): Array<FencedBlock & { needs: string | undefined; checked: boolean }> {
+/** The shell blocks and programs of a page, and whether each is checked, run, or neither. */
+function codeBlocksOf(page: string): Array<FencedBlock & { needs: string | undefined; checked: boolean; program: boolean }> {
   return fencedBlocks(readFileSync(join(root, page), 'utf8'))
-    .filter(isShellBlock)
-    .map((b) => ({ ...b, needs: blockNeeds(b), checked: !NOT_CHECKED.test(b.text) }));
+    .filter((b) => isShellBlock(b) || isProgramBlock(b))
+    .map((b) => ({ ...b, needs: blockNeeds(b), checked: !NOT_CHECKED.test(b.text), program: isProgramBlock(b) }));
 }
 
 const pages = docPages(root);
 
 describe('documentation shell blocks: commands and options exist', () => {
   for (const page of pages) {
-    const blocks = shellBlocksOf(page).filter((b) => b.checked);
+    const blocks = codeBlocksOf(page).filter((b) => b.checked && !b.program);
     if (blocks.length === 0) continue;
     it(page, () => {
       const problems: string[] = [];
@@ -119,10 +120,10 @@ describe('documentation shell blocks: commands and options exist', () => {
   }
 });
 
-/** Runs one block in `cwd` with bash; resolves with its exit code and output (killed with its children after the time-out). */
-function runBlock(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+/** Runs a command in `cwd`; resolves with its exit code and output (killed with its children after the time-out). */
+function runBlock(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -149,14 +150,14 @@ npx() {
 }
 `;
 
-describe('documentation shell blocks: the offline ones run', () => {
+describe('documentation code blocks: the offline ones run', () => {
   const scratch: string[] = [];
   after(() => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
   const missing = [GGUF ? undefined : 'LLMKB_TEST_GGUF', DATA ? undefined : 'LLMKB_DATA_DIR'].filter(Boolean);
   for (const page of pages) {
-    const blocks = shellBlocksOf(page).filter((b) => b.needs === undefined && b.checked);
+    const blocks = codeBlocksOf(page).filter((b) => b.needs === undefined && b.checked);
     if (blocks.length === 0) continue;
     describe(page, () => {
       let cwd: string | undefined;
@@ -180,10 +181,19 @@ describe('documentation shell blocks: the offline ones run', () => {
             symlinkSync(GGUF!, join(cwd, 'model.gguf'));
             symlinkSync(DATA!, join(cwd, 'llmkb-sources'));
             symlinkSync(join(root, 'examples'), join(cwd, 'examples'));
+            mkdirSync(join(cwd, 'node_modules'));
+            symlinkSync(root, join(cwd, 'node_modules', 'llmkb'));
           }
-          const file = join(cwd, `.block-${block.line}.sh`);
-          writeFileSync(file, `${PRELUDE}${block.text}\n`);
-          const r = await runBlock(`. ${JSON.stringify(file)}`, cwd, env());
+          let r: { code: number | null; output: string };
+          if (block.program) {
+            const file = join(cwd, `.block-${block.line}.mts`);
+            writeFileSync(file, `${block.text}\n`);
+            r = await runBlock(process.execPath, [`--import=${import.meta.resolve('tsx')}`, file], cwd, env());
+          } else {
+            const file = join(cwd, `.block-${block.line}.sh`);
+            writeFileSync(file, `${PRELUDE}${block.text}\n`);
+            r = await runBlock('bash', ['-c', `. ${JSON.stringify(file)}`], cwd, env());
+          }
           assert.equal(r.code, 0, `${page}:${block.line}: the block exits ${r.code}; its output ends:\n${r.output.split('\n').slice(-40).join('\n')}`);
         });
       }
