@@ -64,7 +64,22 @@ function helpOf(path: string[]): CommandHelp {
   return help;
 }
 
-/** What is wrong with one `npx llmkb ...` command line: unknown commands and options. */
+let builtInMethods: Set<string> | undefined;
+
+/** The methods llmkb ships (a method of the user's, registered by a config, adds options this checker cannot see). */
+function isBuiltInMethod(id: string): boolean {
+  if (!builtInMethods) {
+    const r = spawnSync(process.execPath, [BIN, 'methods', '--json'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `llmkb methods --json exits 0 (stderr: ${r.stderr})`);
+    builtInMethods = new Set((JSON.parse(r.stdout) as { methods: Array<{ id: string }> }).methods.map((m) => m.id));
+  }
+  return builtInMethods.has(id);
+}
+
+/**
+ * What is wrong with one `npx llmkb ...` command line: unknown commands and options. The options
+ * of `eval --method ID` for a method that is not built in are not checked.
+ */
 function commandProblems(args: string[]): string[] {
   const problems: string[] = [];
   const global = helpOf([]);
@@ -86,13 +101,16 @@ function commandProblems(args: string[]): string[] {
     i++;
   }
   if (path.length === 0 && i < args.length && args[i] !== 'help') problems.push(`unknown command "${args[i]}"`);
+  const method = args.findIndex((a) => a === '--method' || a.startsWith('--method='));
+  const methodId = method < 0 ? undefined : args[method]!.includes('=') ? args[method]!.split('=')[1] : args[method + 1];
+  if (methodId !== undefined && !isBuiltInMethod(methodId)) i = args.length;
   while (i < args.length) {
     const arg = args[i]!;
     if (arg === '--') break;
     if (/^-[A-Za-z-]/.test(arg)) takeOption(help);
     else i++;
   }
-  return problems.map((p) => `llmkb ${path.join(' ')}: ${p}`);
+  return problems.map((p) => `${['llmkb', ...path].join(' ')}: ${p}`);
 }
 
 /** The shell blocks and programs of a page, and whether each is checked, run, or neither. */
@@ -118,6 +136,38 @@ describe('documentation shell blocks: commands and options exist', () => {
       assert.deepEqual(problems, [], problems.join('\n'));
     });
   }
+});
+
+describe('the command-line checker', () => {
+  it('finds unknown commands and options and bare llmkb, and reads quotes, continuations and here-documents', () => {
+    const script = [
+      "npx llmkb eval --model gguf:./m.gguf --limit 6 \\",
+      '  --no-such-flag x > out.txt',
+      'npx llmkb --store s.sqlite evaluate',
+      'npx llmkb corpus search notes "a query with --fake inside" -k 2 --mode bm25',
+      "cat > f.jsonl <<'EOF'",
+      'npx llmkb not-run --at-all',
+      'EOF',
+      "llmkb runs && npx llmkb judge check --no-judge --evouna 'dir with spaces' | head",
+      "FOO=1 npx llmkb complete $'a\\nb' --stop $'\\nQ:' -m mock:x.jsonl",
+      'npx llmkb eval --method my-method --my-option 3',
+    ].join('\n');
+    const { commands, bare } = llmkbCommandLines(script);
+    assert.deepEqual(bare, [8], 'the bare llmkb on line 8');
+    assert.deepEqual(commands.map((c) => c.line), [1, 3, 4, 8, 8, 9, 10]);
+    assert.deepEqual(commands[0]!.args, ['eval', '--model', 'gguf:./m.gguf', '--limit', '6', '--no-such-flag', 'x'], 'continued line joined, redirection left out');
+    assert.deepEqual(commands[5]!.args, ['complete', 'a\nb', '--stop', '\nQ:', '-m', 'mock:x.jsonl']);
+    assert.deepEqual(commands.map((c) => commandProblems(c.args)), [
+      ['llmkb eval: unknown option --no-such-flag'],
+      ['llmkb: unknown command "evaluate"'],
+      [],
+      [],
+      [],
+      [],
+      [],
+    ]);
+    assert.deepEqual(commandProblems(['eval', '--method', 'reliability', '--my-option', '3']), ['llmkb eval: unknown option --my-option'], 'a built-in method\'s options are checked');
+  });
 });
 
 /** Runs a command in `cwd`; resolves with its exit code and output (killed with its children after the time-out). */
