@@ -47,7 +47,7 @@ function helpOf(path: string[]): CommandHelp {
   const key = path.join(' ');
   const cached = helpCache.get(key);
   if (cached) return cached;
-  const r = spawnSync(process.execPath, [BIN, ...path, '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '200' } });
+  const r = spawnSync(process.execPath, [BIN, ...path, '--help'], { encoding: 'utf8' });
   assert.equal(r.status, 0, `llmkb ${key} --help exits 0 (stderr: ${r.stderr})`);
   const help: CommandHelp = { options: new Map(), subcommands: new Set() };
   let section = '';
