@@ -142,7 +142,7 @@ function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
 
 /** `gguf:models/a.gguf` in a study is read from the study's folder, like every other relative path in it. */
 function localPath(spec: string, dir: string): string {
-  const m = /^(gguf|llama-rerank|onnx|mock):(?!\/)(?![A-Za-z]:[\\/])(.+)$/.exec(spec);
+  const m = /^(gguf|gguf-rerank|onnx|mock):(?!\/)(?![A-Za-z]:[\\/])(.+)$/.exec(spec);
   if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]!) || m[2]!.startsWith('hf:')) return spec;
   return `${m[1]}:${resolve(dir, m[2]!)}`;
 }

@@ -51,6 +51,9 @@ export function shotSelector(context: ReliabilityContext, embedder: ModelExecuto
   return selector;
 }
 
+/** A user's own QA set (`input`): no time filter of llmkb's ran on it. */
+const OWN_QUESTIONS: TimeFilterProvenance = { method: 'none (your own QA set)', note: 'the questions come from --input; llmkb filtered none of them for time-sensitive answers (paper Table 5)' };
+
 /** The time filter SeenQA was built with, from its machine-readable card. */
 function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
   const card = join(dataDir, DATASET_FILES.seenqa.replace(/\.jsonl$/, '.card.json'));
@@ -108,7 +111,7 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
   const withRepositories = fewShot || !own;
   const rSeen = withRepositories ? read(join(options.data, DATASET_FILES.rSeen)) : [];
   const rUnseen = withRepositories ? read(join(options.data, DATASET_FILES.rUnseen)) : [];
-  const context: ReliabilityContext = { options, rSeen, rUnseen, timeFilter: own ? undefined : timeFilterOf(options.data), files, ...(quick ? { quick } : {}), selectors: new Map() };
+  const context: ReliabilityContext = { options, rSeen, rUnseen, timeFilter: own ? OWN_QUESTIONS : timeFilterOf(options.data), files, ...(quick ? { quick } : {}), selectors: new Map() };
   const seenCount = items.filter((i) => i.dataset === 'seen').length;
   return {
     items,
