@@ -119,9 +119,9 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   }
   const parsed = configSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || '(top level)';
-    throw new ConfigError(`${file}: field "${field}": ${issue.message}`, { hint: configHint(issue.path) });
+    const first = parsed.error.issues[0]!;
+    const field = first.path.join('.') || '(top level)';
+    throw new ConfigError(`${file}: field "${field}": ${first.message}`, { hint: configHint(first.path) });
   }
   for (const [role, entry] of Object.entries(parsed.data)) {
     if (role in ownFields || entry === undefined) continue;

@@ -46,8 +46,8 @@ function readJsonFile(file: string, hint: string): unknown {
 /** A summary file as a v2 summary, checked by its method when the method is registered (else shown from its metricDefs alone). */
 export async function readSummaryFile(file: string): Promise<MethodSummary> {
   const summary = loadSummary(readJsonFile(file, SUMMARY_HINT), file, SUMMARY_HINT);
-  const issue = (await presentationOf(findMethod(summary.method.id)))?.checkSummary?.(summary)[0];
-  if (issue) throw new InputFileError(file, undefined, issue.path || undefined, issue.message, SUMMARY_HINT);
+  const problem = (await presentationOf(findMethod(summary.method.id)))?.checkSummary?.(summary)[0];
+  if (problem) throw new InputFileError(file, undefined, problem.path || undefined, problem.message, SUMMARY_HINT);
   return summary;
 }
 

@@ -204,9 +204,9 @@ export function loadStudy(file: string): Study {
   };
   const parsed = studySchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const first = parsed.error.issues[0]!;
     // An unknown key: point at the key itself.
-    fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path, issue.message);
+    fail(first.code === 'unrecognized_keys' ? [...first.path, first.keys[0]!] : first.path, first.message);
   }
   const s = parsed.data!;
   const dir = dirname(resolve(file));

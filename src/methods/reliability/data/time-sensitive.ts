@@ -8,7 +8,7 @@
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { timeSensitivePrompt } from '../prompts/paper-prompts.js';
 
-/** The keyword rule's id, recorded in cards and outputs (`keyword-rule-v1` before llmkb's issue 11). */
+/** The keyword rule's id, recorded in cards and outputs (v2: the rule as it is now; a card of v1 names the rule's earlier lists). */
 export const KEYWORD_RULE_ID = 'keyword-rule-v2';
 
 export type TimeSensitiveMethod = { kind: 'llm'; model: string } | { kind: typeof KEYWORD_RULE_ID };
