@@ -1,10 +1,12 @@
 /**
- * What `llmkb runs`, the viewer and `sweep --plan` say about runs: two labels for one model file
- * are one run (the same results), shown under both labels; a run that stopped on an error is
- * "stopped", not "running", once no process works on it.
+ * What `llmkb runs`, the viewer, `sweep --plan` and a run's execution record say about runs: two
+ * labels for one model file are one run (the same results), shown under both labels; a run that
+ * stopped on an error is "stopped", not "running", once no process works on it; a run resumed
+ * after a kill counts every call paid for, the killed process's too.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -48,6 +50,42 @@ describe('runs as listed', () => {
       const runs = await llmkb(['--store', join(dir, 's.sqlite'), 'runs', '--json'], { cwd: dir });
       const listed = JSON.parse(runs.stdout) as Array<{ stages: Array<{ stage: string; status: string }> }>;
       assert.deepEqual(listed[0]!.stages.map((s) => `${s.stage}:${s.status}`), ['ask:stopped']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a run resumed after kill -9 counts in run.json every request the server got, the killed process\'s too', async () => {
+    const { dir } = folder();
+    const qa = join(dir, 'qa40.jsonl');
+    writeFileSync(qa, `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', nextToken: () => ({ ' A': 0.6, ' B': 0.4 }), delayMs: 100 });
+    try {
+      // Two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
+      writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 2 } }));
+      const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'];
+      const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise((r) => child.on('exit', r));
+      // Killed once the server has answered a good part of the asking (the counts are saved every 2 s).
+      for (let waited = 0; server.requests.length < 30; waited += 50) {
+        assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(child.exitCode, null, 'still running when killed');
+      child.kill('SIGKILL');
+      await exited;
+      const killed = server.requests.length;
+      const resumed = await llmkb(args.slice(1), { cwd: dir });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const paid = server.requests.length;
+      const runJson = readdirSync(join(dir, 'res')).find((f) => f.endsWith('.run.json'))!;
+      const execution = JSON.parse(readFileSync(join(dir, 'res', runJson), 'utf8')) as { calls: { model: { requests: number } }; callsHere: { model: { requests: number } } };
+      assert.ok(killed > 30, `${killed} requests before the kill`);
+      assert.equal(execution.callsHere.model.requests, paid - killed, 'callsHere: the resumed process\'s requests');
+      // The last moment before the kill may be unsaved (at most one save interval of requests).
+      assert.ok(execution.calls.model.requests >= paid - 45 && execution.calls.model.requests <= paid, `all processes: ${execution.calls.model.requests} of ${paid} requests`);
+      assert.ok(execution.calls.model.requests > execution.callsHere.model.requests, 'the killed process\'s requests are counted too');
     } finally {
       await server.close();
     }

@@ -87,7 +87,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     // Once more: nothing is paid for twice.
     const again = await llmkb(args, { cwd: work });
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /model: \d+ calls \(0 made/);
+    assert.match(again.stdout, /model: \d+ calls now \(0 made/);
     const plan = await llmkb([...args, '--plan'], { cwd: work });
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /runs: 12 done \(cached\), 0 partly done, 0 new/);
@@ -183,7 +183,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       assert.equal(record.cost.judge.money, (record.tokens.judge.promptTokens * 1 + (record.tokens as unknown as { judge: { completionTokens: number } }).judge.completionTokens * 4) / 1e6);
       const plain = await llmkb(args, { cwd: work });
       assert.equal(plain.code, 0, plain.stderr);
-      assert.match(plain.stdout, /judge: \d+ calls \(0 made/);
+      assert.match(plain.stdout, /judge: \d+ calls now \(0 made/);
     } finally {
       await judge.close();
     }

@@ -148,7 +148,7 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const label = opts.name ?? spec;
       const { limitSuffix, reportFile } = await import('../runs/result-files.js');
       const outDir = resolve(opts.out);
-      const results = [];
+      const results: Array<Awaited<ReturnType<typeof runMethod>>> = [];
       for (const setting of settings) {
         results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
       }
@@ -162,7 +162,8 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const { headlineTable, toMarkdown } = await import('../analysis/runs.js');
       process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : toMarkdown(headlineTable(summaries, method.settings ?? []))}\n`);
       process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
-      const calls = results.reduce((sum, r) => ({ calls: sum.calls + (r.execution.calls[subject]?.calls ?? 0), requests: sum.requests + (r.execution.calls[subject]?.requests ?? 0), cacheHits: sum.cacheHits + (r.execution.calls[subject]?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
+      const here = (r: (typeof results)[number]) => r.execution.callsHere?.[subject];
+      const calls = results.reduce((sum, r) => ({ calls: sum.calls + (here(r)?.calls ?? 0), requests: sum.requests + (here(r)?.requests ?? 0), cacheHits: sum.cacheHits + (here(r)?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
       process.stdout.write(`model calls: ${calls.calls} (${calls.requests} made, ${calls.cacheHits} from the cache)\n`);
       if (opts.junit !== undefined) {
         const { junitReport } = await import('./junit.js');

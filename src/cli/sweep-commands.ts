@@ -46,7 +46,8 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
         process.stdout.write(`\n${done} of ${r.jobs.length} runs done here${shard ? ` (shard ${shard.index}/${shard.count}; ${r.jobs.filter((j) => j.status === 'other shard').length} on other shards)` : ''}; ${wrote} in ${outDir}\n`);
         for (const [role, t] of Object.entries(r.tokens)) {
           const cost = r.cost[role];
-          process.stdout.write(`${role}: ${t.calls} calls (${t.requests} made, ${t.cacheHits} from the cache), tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
+          const here = r.tokensHere[role];
+          process.stdout.write(`${role}: ${here?.calls ?? 0} calls now (${here?.requests ?? 0} made, ${here?.cacheHits ?? 0} from the cache); the runs in all: ${t.requests} requests, tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
         }
         for (const [label, reps] of Object.entries(r.replicas ?? {})) process.stdout.write(`${label}: ${reps.map((x) => `${x.url} ${x.served} calls${x.failed ? ` (${x.failed} failed, taken out ${x.trips}x)` : ''}`).join('; ')}\n`);
         for (const b of r.batches ?? []) process.stdout.write(`batch ${b.id} (${b.model}): ${b.requests} requests, ${b.status}${b.failed ? `, ${b.failed} failed (resubmitted)` : ''}\n`);

@@ -95,8 +95,10 @@ export interface ExecutionRecord {
   finishedAt: string;
   llmkbVersion: string;
   node: string;
-  /** Per role: calls, cache hits, requests made and tokens paid for in this run. */
+  /** Per role: calls, cache hits, requests made and tokens paid for in this run, over every process that worked on it. */
   calls: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
+  /** The same, for the last process alone (the command that wrote this record). */
+  callsHere?: Record<string, Pick<Accounting, 'calls' | 'cacheHits' | 'requests' | 'promptTokens' | 'completionTokens'>>;
   /** Per role served by several replicas: the calls each replica answered and failed in this run, and how often it was taken out. */
   replicas?: Record<string, Array<{ url: string; served: number; failed: number; trips: number }>>;
 }

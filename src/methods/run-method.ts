@@ -143,6 +143,9 @@ export interface MethodRunResult {
 
 type CallCounts = ExecutionRecord['calls'][string];
 
+/** How often a running run's call counts are saved to the store. */
+const CALLS_SAVE_INTERVAL_MS = 2000;
+
 function accountingDelta(now: Accounting, before: Accounting): CallCounts {
   return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
 }
@@ -196,8 +199,25 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   const before = Object.fromEntries(active.map(([role, e]) => [role, { ...e.accounting }]));
   const replicasBefore = Object.fromEntries(active.filter(([, e]) => e.endpointStats().length > 1).map(([role, e]) => [role, e.endpointStats()]));
 
-  for (const stage of method.stages) {
-    await stage.run({ run, items, context: prepared.context, options: prepared.options, roles: options.roles, setting, seed, ...(options.progress ? { progress: options.progress } : {}), log });
+  // What the run's calls cost goes to the store as they are made (every few seconds, and when the
+  // stages end or fail), so a run resumed after a kill counts what the killed process paid for.
+  const saved = Object.fromEntries(active.map(([role, e]) => [role, { ...e.accounting }]));
+  const saveCalls = () => {
+    run.addCalls(Object.fromEntries(active.map(([role, e]) => {
+      const delta = accountingDelta(e.accounting, saved[role]!);
+      saved[role] = { ...e.accounting };
+      return [role, delta];
+    })));
+  };
+  const saving = setInterval(saveCalls, CALLS_SAVE_INTERVAL_MS);
+  saving.unref();
+  try {
+    for (const stage of method.stages) {
+      await stage.run({ run, items, context: prepared.context, options: prepared.options, roles: options.roles, setting, seed, ...(options.progress ? { progress: options.progress } : {}), log });
+    }
+  } finally {
+    clearInterval(saving);
+    saveCalls();
   }
 
   const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, limitSuffix(limit?.n));
@@ -229,6 +249,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   } finally {
     source.return?.();
   }
+  const total = run.calls();
   const execution: ExecutionRecord = {
     schema: 'llmkb-execution-v1',
     runId: run.id,
@@ -239,7 +260,8 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     finishedAt: new Date().toISOString(),
     llmkbVersion: VERSION,
     node: process.version,
-    calls: Object.fromEntries(active.map(([role, e]) => [role, accountingDelta(e.accounting, before[role]!)])),
+    calls: Object.fromEntries(active.map(([role]) => [role, total[role] ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 }])),
+    callsHere: Object.fromEntries(active.map(([role, e]) => [role, accountingDelta(e.accounting, before[role]!)])),
     ...(Object.keys(replicasBefore).length
       ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, options.roles[role]!.endpointStats().map((e, i) => ({ url: e.url, served: e.served - b[i]!.served, failed: e.failed - b[i]!.failed, trips: e.trips - b[i]!.trips }))])) }
       : {}),

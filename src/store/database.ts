@@ -134,6 +134,19 @@ CREATE TABLE IF NOT EXISTS run_leases (
   heartbeat_at TEXT NOT NULL,
   expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- What a run's calls cost, per role, over every process that worked on it (a resumed run counts
+-- the calls its killed process paid for). Added within schema 3: older versions ignore the table.
+CREATE TABLE IF NOT EXISTS run_calls (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  calls INTEGER NOT NULL,
+  cache_hits INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  PRIMARY KEY (run_id, role)
+) WITHOUT ROWID;
 `;
 
 /**

@@ -48,6 +48,15 @@ export function runId(spec: RunSpec): string {
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }
 
+/** Calls made for a run by one role. */
+export interface RunCalls {
+  calls: number;
+  cacheHits: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /** How the store's leases behave (./run-leases.ts). */
 export type RunStoreOptions = LeaseOptions;
 export type { LeaseHolder };
@@ -279,6 +288,24 @@ export class Run {
     return this.#db
       .prepare('SELECT s.stage, s.status, s.updated_at AS updatedAt, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records FROM run_stages s WHERE s.run_id = ? ORDER BY s.stage')
       .all(this.id) as Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }>;
+  }
+
+  /** Adds calls made for this run (per role) to what every process before paid for it. */
+  addCalls(deltas: Readonly<Record<string, RunCalls>>): void {
+    const add = this.#db.prepare(
+      `INSERT INTO run_calls (run_id, role, calls, cache_hits, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(run_id, role) DO UPDATE SET calls = calls + excluded.calls, cache_hits = cache_hits + excluded.cache_hits, requests = requests + excluded.requests,
+         prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens`,
+    );
+    this.#db.transaction(() => {
+      for (const [role, d] of Object.entries(deltas)) if (d.calls || d.cacheHits || d.requests || d.promptTokens || d.completionTokens) add.run(this.id, role, d.calls, d.cacheHits, d.requests, d.promptTokens, d.completionTokens);
+    })();
+  }
+
+  /** The calls made for this run per role, over every process that worked on it. */
+  calls(): Record<string, RunCalls> {
+    const rows = this.#db.prepare('SELECT role, calls, cache_hits AS cacheHits, requests, prompt_tokens AS promptTokens, completion_tokens AS completionTokens FROM run_calls WHERE run_id = ? ORDER BY role').all(this.id) as Array<RunCalls & { role: string }>;
+    return Object.fromEntries(rows.map(({ role, ...c }) => [role, c]));
   }
 
   /** Ids of a stage's stored records, in item order. */

@@ -81,8 +81,10 @@ export interface SweepRecord {
   title: string;
   suffix: string;
   jobs: SweepJobResult[];
-  /** This invocation's calls per role, summed over its runs (a resumed run counts what it paid for now). */
+  /** Calls per role of the runs this invocation ran, over every process that worked on them (a resumed run counts what a killed process paid for too). */
   tokens: Record<string, RoleTokens>;
+  /** The same, made by this invocation alone. */
+  tokensHere: Record<string, RoleTokens>;
   cost: Record<string, RoleCost>;
   /** Models served by several replicas: calls each replica answered and failed over this invocation's runs, times taken out. */
   replicas?: Record<string, Array<{ url: string; served: number; failed: number; trips: number }>>;
@@ -226,7 +228,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
           });
           executions.set(job.index, result.execution);
           results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'done', runId: result.runId, summary: relative(outDir, result.files!.summary) });
-          progress.tick({ cached: Object.values(result.execution.calls).every((c) => c.requests === 0) });
+          progress.tick({ cached: Object.values(result.execution.callsHere ?? {}).every((c) => c.requests === 0) });
         } catch (error) {
           // Another process works on this study's runs (a second sweep on the same store): stop here, as eval does.
           if (error instanceof RunBusyError) throw new RunBusyError(error.message, 'Another llmkb process works on this study with the same store: wait for it to finish, or run the same command with --wait to wait for it (finished runs are not redone).');
@@ -320,17 +322,23 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const comparison = loaded.length > 0 ? await writeStudyComparison(outDir, loaded, { title: studyTitle(study), seed: study.seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
 
-  const tokens: Record<string, RoleTokens> = {};
-  for (const e of executions.values()) {
-    for (const [role, a] of Object.entries(e.calls)) {
-      const t = (tokens[role] ??= { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 });
-      t.calls += a.calls;
-      t.cacheHits += a.cacheHits;
-      t.requests += a.requests;
-      t.promptTokens += a.promptTokens;
-      t.completionTokens += a.completionTokens;
+  const sum = (pick: (e: ExecutionRecord) => ExecutionRecord['calls'] | undefined): Record<string, RoleTokens> => {
+    const out: Record<string, RoleTokens> = {};
+    for (const e of executions.values()) {
+      for (const [role, a] of Object.entries(pick(e) ?? {})) {
+        const t = (out[role] ??= { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 });
+        t.calls += a.calls;
+        t.cacheHits += a.cacheHits;
+        t.requests += a.requests;
+        t.promptTokens += a.promptTokens;
+        t.completionTokens += a.completionTokens;
+      }
     }
-  }
+    return out;
+  };
+  // What the runs of this invocation cost, over every process that worked on them; and what this process made.
+  const tokens = sum((e) => e.calls);
+  const tokensHere = sum((e) => e.callsHere);
   const perModelTokens = new Map<string, RoleTokens>();
   for (const [index, e] of executions) {
     const label = jobs[index]!.model.label;
@@ -366,6 +374,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     suffix: [...new Set(suffixes.values())].join(''),
     jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }),
     tokens,
+    tokensHere,
     cost,
     ...(Object.keys(replicas).length ? { replicas } : {}),
     ...(options.batch ? { batches } : {}),
