@@ -19,6 +19,12 @@ export const PAPER_CUTOFF = '2024-04-13';
 /** The lexical fallback judge (src/methods/reliability/judging/lexical-match.ts). */
 export const LEXICAL_JUDGE_ID = 'lexical-v2';
 
+/**
+ * The answer pool's rules, part of a run's id: a pool distractor is never the item's response nor
+ * one of its accepted answers (src/methods/reliability/consistency/distractors.ts).
+ */
+export const ANSWER_POOL_ID = 'answer-pool-v2';
+
 /** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
 export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
 
