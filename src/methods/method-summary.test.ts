@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
-import { checkSummary, formatMetric, headlineDefs, migrateSummary, summaryVersion } from './method-summary.js';
+import { checkSummary, formatMetric, headlineDefs, summaryVersion } from './method-summary.js';
 import { getMethod } from './registry.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'summary-v1');
