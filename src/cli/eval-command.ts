@@ -160,7 +160,11 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: results.map((r) => r.execution), records: results.map((r) => r.reportRecords) }));
       const presentation = method.presentation ? await method.presentation() : undefined;
       const { headlineTable, toMarkdown } = await import('../analysis/runs.js');
-      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : toMarkdown(headlineTable(summaries, method.settings ?? []))}\n`);
+      const { FLAG_NOTE, warningLines } = await import('../analysis/summary-warnings.js');
+      // Without a table of its own, a method's headline metrics (flagged values marked) and every warning of its runs.
+      const warned = warningLines(summaries).map((w) => `WARNING ${w}`);
+      const plain = () => [toMarkdown(headlineTable(summaries, method.settings ?? [])), ...warned, ...(warned.length ? [FLAG_NOTE] : [])].join('\n');
+      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : plain()}\n`);
       process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
       const calls = results.reduce((sum, r) => ({ calls: sum.calls + (r.execution.calls[subject]?.calls ?? 0), requests: sum.requests + (r.execution.calls[subject]?.requests ?? 0), cacheHits: sum.cacheHits + (r.execution.calls[subject]?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
       process.stdout.write(`model calls: ${calls.calls} (${calls.requests} made, ${calls.cacheHits} from the cache)\n`);

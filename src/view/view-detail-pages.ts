@@ -6,7 +6,8 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
 import type { PairedRow } from '../methods/method-presentation.js';
-import { countsTable, esc, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref } from './view-pages.js';
+import { FLAG } from '../analysis/summary-warnings.js';
+import { countsTable, esc, flagOf, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
 
@@ -51,6 +52,8 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     if (summary.approximate || departed.length) {
       parts.push(`<div class="warn"><strong>Departures from the paper's protocol</strong><ul>${summary.approximate ? '<li>approximate: part of the scoring departs from the paper (see the choices below)</li>' : ''}${departed.map(([c, e]) => `<li>${esc(c)}: ${esc(e.choice ?? '')} ${e.note ? `— ${esc(e.note)}` : ''}</li>`).join('')}</ul></div>`);
     }
+    const warnings = warningsOf(summary);
+    if (warnings.length) parts.push(`<div class="warn" id="warnings"><strong>Read with care</strong><ul>${warnings.map((w) => `<li>${esc(w.message)}${w.metrics?.length ? ` <span class="muted small">[flags ${esc(w.metrics.join(', '))}]</span>` : ''}</li>`).join('')}</ul><p class="small">${FLAG} marks each value a warning concerns.</p></div>`);
     parts.push('<h2>Metrics</h2>');
     parts.push(metricsTable(summary.metricDefs, summary));
     const mc = metricChart(summary.metricDefs, summary);
@@ -104,7 +107,7 @@ export async function comparePage(index: ViewIndex, runs: ViewRun[], options: { 
   const defs = summaries.find((s) => s)?.metricDefs ?? [];
   const parts: string[] = [`<h1>Compare ${runs.length} runs</h1>`];
   parts.push(`<div class="scroll"><table class="compare-metrics"><thead><tr><th>Run</th><th>Setting</th>${defs.map((d) => `<th>${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}</tr></thead><tbody>${runs
-    .map((r, i) => `<tr><th scope="row"><a href="${esc(runHref(r))}">${esc(r.label)}</a></th><td>${esc(r.setting)}</td>${defs.map((d) => `<td class="num">${esc(formatMetric(d, summaries[i]?.metrics[d.id]))}<br><span class="ci">${esc(formatInterval(d, summaries[i]?.intervals[d.id]))}</span></td>`).join('')}</tr>`)
+    .map((r, i) => `<tr><th scope="row"><a href="${esc(runHref(r))}">${esc(r.label)}</a></th><td>${esc(r.setting)}</td>${defs.map((d) => `<td class="num">${esc(formatMetric(d, summaries[i]?.metrics[d.id]))}${flagOf(summaries[i], d.id)}<br><span class="ci">${esc(formatInterval(d, summaries[i]?.intervals[d.id]))}</span></td>`).join('')}</tr>`)
     .join('')}</tbody></table></div>`);
   const [a, b] = runs as [ViewRun, ViewRun];
   for (const other of runs.slice(1)) {

@@ -7,6 +7,8 @@
 import { escapeHtml } from '../report/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
 import type { MethodView } from '../methods/method-presentation.js';
+import type { SummaryWarning } from '../methods/method-summary.js';
+import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
 import type { ViewRun, ViewSummary } from './view-index.js';
 import type { ItemFilter, ItemRow } from './view-queries.js';
 
@@ -59,6 +61,8 @@ function badges(run: ViewRun, summary: ViewSummary | undefined): string {
     const why = [...(summary?.approximate ? ['labels partly from the lexical rule (no judge LLM)'] : []), ...departed.map(([c, e]) => `${c}: ${e.choice ?? e.status}`)];
     out.push(`<span class="badge approx" title="${esc(why.join('; '))}">approximation</span>`);
   } else if (protocol) out.push('<span class="badge paper" title="every protocol choice as in the paper">paper</span>');
+  const warnings = warningsOf(summary);
+  if (warnings.length) out.push(`<span class="badge approx warning" title="${esc(warnings.map((w) => w.message).join(' '))}">${FLAG} warning</span>`);
   out.push(`<span class="badge kind">${esc(run.kind === 'store' ? 'store' : 'file')}</span>`);
   return out.join(' ');
 }
@@ -73,11 +77,23 @@ export function headlineDefs(defs: readonly MetricDef[]): readonly MetricDef[] {
   return h.length ? h : defs;
 }
 
+/** A summary's warnings as the view reads them from its JSON. */
+export function warningsOf(summary: ViewSummary | undefined): SummaryWarning[] {
+  const raw = summary?.raw.warnings;
+  return Array.isArray(raw) ? (raw as SummaryWarning[]).filter((w) => w && typeof w.message === 'string') : [];
+}
+
+/** The dagger on a value a warning of the run concerns, its tooltip saying why (empty when none does). */
+export function flagOf(summary: ViewSummary | undefined, metric: string): string {
+  const on = warningsOn({ warnings: warningsOf(summary) }, metric);
+  return on.length ? `<sup class="flag" title="${esc(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
+}
+
 function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
   if (!summary) return '<td class="num"></td>';
   const v = summary.metrics[def.id];
   const ci = summary.intervals[def.id];
-  return `<td class="num">${esc(formatMetric(def, v))}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
+  return `<td class="num">${esc(formatMetric(def, v))}${flagOf(summary, def.id)}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
 }
 
 export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined }>, where: string): string {
@@ -102,7 +118,7 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
 
 export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary): string {
   return `<div class="scroll"><table class="metrics"><thead><tr><th>Metric</th><th>Value</th><th>95% CI</th><th>Better</th><th>Definition</th></tr></thead><tbody>${defs
-    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
+    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
     .join('')}</tbody></table></div>`;
 }
 

@@ -28,5 +28,12 @@ export const ANSWER_POOL_ID = 'answer-pool-v2';
 /** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
 export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
 
+/**
+ * A run whose invalid MCQ answers are more than this share of all its MCQ answers carries a
+ * warning on its consistency metrics (src/methods/reliability/metrics/mcq-answers.ts): a tenth
+ * of the answers can move a mean Cons(q, r) by up to 0.1, ten points on the tables' x100 scale.
+ */
+export const INVALID_MCQ_WARNING_SHARE = 0.1;
+
 /** `--quick`: a seeded subset of seen and unseen questions, and fewer MCQs per response. */
 export const QUICK = { seen: 50, unseen: 50, mcqs: 5 } as const;

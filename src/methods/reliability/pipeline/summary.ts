@@ -45,6 +45,7 @@ function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): Score
     label: one(r.label),
     uninformativeType: one(r.uninformativeType),
     consistency: r.consistency,
+    ...(r.consistencyDetail ? { consistencyDetail: { mcqs: r.consistencyDetail.mcqs, invalid: r.consistencyDetail.invalid } } : {}),
     ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
   };
 }
