@@ -129,7 +129,7 @@ describe('every output shows the warning and marks the metrics it names', () => 
   });
 
   it('the viewer: runs list and run page', () => {
-    const run = { key: 'k', kind: 'file', label: 'tiny', labels: ['tiny'], setting: 'zero-shot', method: 'reliability', stages: [] } as ViewRun;
+    const run: ViewRun = { key: 'k', kind: 'file', label: 'tiny', labels: ['tiny'], setting: 'zero-shot', method: 'reliability', evaluation: true, stages: [] };
     const list = runsPage([{ run, summary: viewSummary(warned as unknown as Record<string, unknown>) }], 'here');
     assert.match(list, /† warning<\/span>/);
     assert.equal((list.match(/<sup class="flag"/g) ?? []).length, 4, 'C_correct, C_wrong, NCCR, IUR of the headline metrics');

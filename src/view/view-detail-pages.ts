@@ -7,7 +7,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
 import type { PairedRow } from '../methods/method-presentation.js';
 import { FLAG } from '../analysis/summary-warnings.js';
-import { countsTable, esc, flagOf, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
+import { countsTable, esc, flagOf, isStageRun, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
 
@@ -38,7 +38,9 @@ function metricChart(defs: readonly MetricDef[], summary: ViewSummary): TopLevel
 
 export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
   const { items, problems } = await index.ensureItems(run);
-  const summary = await index.summary(run);
+  const stageRun = isStageRun(run);
+  // A run of single stages is no evaluation: its items and counts, without metrics.
+  const summary = stageRun ? undefined : await index.summary(run);
   const view = await index.view(run);
   const parts: string[] = [`<h1>${esc(run.label)} <span class="muted">· ${esc(run.setting)} · ${esc(run.method)}</span></h1>`];
   if (run.labels.length > 1) parts.push(`<p class="warn">One run under ${run.labels.length} labels: ${esc(run.labels.join(', '))}. They name the same model file (the same results), so the store keeps one run for all of them.</p>`);
@@ -58,7 +60,8 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     parts.push(metricsTable(summary.metricDefs, summary));
     const mc = metricChart(summary.metricDefs, summary);
     if (mc) parts.push(`<h2>Charts</h2><div class="charts"><figure class="chart">${await svg(mc)}</figure></div>`);
-  } else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
+  } else if (stageRun) parts.push(`<p class="muted">A run of the stage(s) ${esc(run.stages.map((s) => s.stage).join(', '))} only, made by a step command (<code>llmkb ${esc(run.stages[0]?.stage ?? '')}</code>, ...), not an evaluation: it has no metrics. <code>llmkb eval</code> runs every stage.</p>`);
+  else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
   if (view?.runSections) {
     parts.push(
       await view.runSections({
