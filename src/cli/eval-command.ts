@@ -148,10 +148,17 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const label = opts.name ?? spec;
       const { limitSuffix, reportFile } = await import('../runs/result-files.js');
       const outDir = resolve(opts.out);
+      // One ETA for the whole evaluation (every setting and stage), shown with each stage's progress.
+      const { EvalProgress } = await import('../progress/eval-progress.js');
+      const { evalSteps } = await import('./eval-eta.js');
+      const overall = new EvalProgress(evalSteps(method, { options: prepared.options, settings, quick: prepared.quick, items: prepared.items.length, ...(opts.limit === undefined ? {} : { limit: opts.limit }), roles: new Set(Object.keys(roles)), label, baseDir: process.cwd() }));
+      const started = performance.now();
       const results = [];
       for (const setting of settings) {
-        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
+        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, progress: { overall }, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
       }
+      const { formatDuration } = await import('../progress/progress.js');
+      log(`evaluated ${settings.length} setting(s) in ${formatDuration((performance.now() - started) / 1000)}`);
       const summaries = results.map((r) => r.summary);
       const { renderReport } = await import('../report/html-report.js');
       const { writeFileAtomic } = await import('../io/files.js');
