@@ -6,7 +6,7 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { ANSWER_POOL_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
 import type { ReliabilityOptions } from './options.js';
 
-/** MCQs per response: as given, else the paper's 20 (5 for a quick look). */
+/** MCQs per response: as given, else the paper's 20 (QUICK.mcqs for a quick look). */
 export function mcqsOf(options: ReliabilityOptions, quick: boolean): number {
   return options.mcqs ?? (quick ? QUICK.mcqs : 20);
 }
