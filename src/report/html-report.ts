@@ -20,12 +20,12 @@ import { resetChartIds } from './render-svg.js';
 export { escapeHtml };
 
 const CSS = `
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1f}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1320px;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{margin-top:1.4rem}
 .scroll{overflow-x:auto;max-width:100%;margin:.6rem 0}
 table{border-collapse:collapse;font-size:12.5px}th,td{border:1px solid #e1e1e1;padding:3px 7px;text-align:right;vertical-align:top}table.paper{font-size:12px}table.paper td,table.paper th{padding:2px 5px}
 thead th{background:#f5f5f7;text-align:center;white-space:nowrap}tbody th{text-align:left;font-weight:500;white-space:nowrap}
-table.paper tbody th{position:sticky;left:0;background:#fff}table.paper td{white-space:nowrap;font-variant-numeric:tabular-nums}
+table.paper tbody th{position:sticky;left:0;background:#fff;white-space:normal;overflow-wrap:anywhere;min-width:7rem;max-width:14rem}table.paper thead tr+tr th{white-space:normal}table.paper td{white-space:nowrap;font-variant-numeric:tabular-nums}
 table.paper thead tr:first-child th.group{border-bottom:2px solid #999}table.paper td.first,table.paper th.first{border-left:2px solid #999}
 .ci{display:block;color:#777;font-size:10px}td.best{font-weight:700}td.tie{text-decoration:underline}
 .warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px}
