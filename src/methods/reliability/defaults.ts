@@ -38,6 +38,6 @@ export const INVALID_MCQ_WARNING_SHARE = 0.1;
 /**
  * `--quick`: a seeded subset of seen and unseen questions, and fewer MCQs per response (both
  * recorded as approximations), so that all three settings on a 1 MB model end in about two
- * minutes on two cores (bench/README.md).
+ * minutes on two cores.
  */
 export const QUICK = { seen: 30, unseen: 30, mcqs: 3 } as const;

@@ -10,6 +10,7 @@ import { pearson, settingsOf, sizeClass, uninformativeShares } from './compare-r
 import type { MetricDef } from '../../method.js';
 import type { RunSummary } from '../metrics/summarize-run.js';
 import { placeLabels } from './scatter-labels.js';
+import { FLAG, isFlagged } from '../../../analysis/summary-warnings.js';
 
 export interface Figure {
   id: string;
@@ -28,6 +29,16 @@ const LABEL_FONT = 8;
 /** Colours of the paper's Figure 3 lines: NCR blue, UR orange, C_correct green, C_wrong red, NCCR purple, IUR brown. */
 const METRIC_COLORS: Record<string, string> = { NCR: '#1f77b4', UR: '#ff7f0e', C_correct: '#2ca02c', C_wrong: '#d62728', NCCR: '#9467bd', IUR: '#8c564b', CR: '#2ca02c', WR: '#d62728' };
 const CONFIG = { axis: { labelLimit: 0, titleFontWeight: 'normal' }, legend: { labelLimit: 0 }, header: { labelLimit: 0 }, view: { stroke: '#ddd' } };
+
+/** A run's label in a figure of these metrics: with the dagger when a warning of the run concerns one of them. */
+function marked(s: RunSummary, ...metrics: string[]): string {
+  return metrics.some((m) => isFlagged(s, m)) ? `${s.model}${FLAG}` : s.model;
+}
+
+/** What the dagger means, when a figure's labels carry one. */
+function flagNote(values: ReadonlyArray<{ model: string }>): string {
+  return values.some((v) => v.model.endsWith(FLAG)) ? ` ${FLAG}: a warning of the run concerns its values here (Read with care, above).` : '';
+}
 
 function domainOf(def: MetricDef | undefined): [number, number] {
   return def ? [def.range[0] * 100, def.range[1] * 100] : [0, 100];
@@ -79,7 +90,7 @@ function panelFigure(head: { id: string; title: string; caption: string }, value
 /** Figure 7: two metrics across runs, one colour per prompt setting, y = x where both share a scale; R per setting in the caption. */
 export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMap<string, MetricDef>, x: string, y: string, id: string, caption: string): Figure {
   const title = `${defs.get(y)?.label ?? y} vs ${defs.get(x)?.label ?? x}`;
-  const points = summaries.filter((s) => s.metrics[x as never] !== null && s.metrics[y as never] !== null && s.metrics[x as never] !== undefined).map((s) => ({ model: s.model, setting: s.setting, x: pct(s.metrics[x as never]), y: pct(s.metrics[y as never]) }));
+  const points = summaries.filter((s) => s.metrics[x as never] !== null && s.metrics[y as never] !== null && s.metrics[x as never] !== undefined).map((s) => ({ model: marked(s, x, y), setting: s.setting, x: pct(s.metrics[x as never]), y: pct(s.metrics[y as never]) }));
   if (points.length === 0) return { id, title, caption, note: `No run has both ${x} and ${y} defined (${y === 'C_wrong' || x === 'C_correct' ? 'consistency needs correct and wrong responses' : 'see the tables'}).` };
   const settings = settingsOf(summaries);
   const rs = settings.map((setting) => {
@@ -110,14 +121,14 @@ export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMa
   const shown = 8;
   const unlabelled = [...new Set(missing)];
   const left = unlabelled.length === 0 ? '' : ` Not labelled (no room beside the point): ${unlabelled.slice(0, shown).join('; ')}${unlabelled.length > shown ? ` and ${unlabelled.length - shown} more` : ''}.`;
-  return { id, title, caption: `${caption} ${rs.join('; ')}.${left}`, spec: spec({ title, ...size, layer }) };
+  return { id, title, caption: `${caption} ${rs.join('; ')}.${left}${flagNote(points)}`, spec: spec({ title, ...size, layer }) };
 }
 
 /** Figure 6: runs ranked by a metric, best first, one panel per setting in one figure. */
 export function rankingFigure(summaries: readonly RunSummary[], def: MetricDef): Figure {
   const title = `Ranking by ${def.label}`;
-  const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: s.model, setting: s.setting, value: pct(s.metrics[def.id as never]) }));
-  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.`;
+  const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: marked(s, def.id), setting: s.setting, value: pct(s.metrics[def.id as never]) }));
+  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.${flagNote(values)}`;
   if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined; this report has ${values.length}.` };
   return panelFigure({ id: `rank-${def.id}`, title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
@@ -167,8 +178,8 @@ export function subtypeFigure(summaries: readonly RunSummary[]): Figure {
 /** Figure 11: C_correct and C_wrong per model, models ranked by C_correct (one panel per setting). */
 export function consistencyFigure(summaries: readonly RunSummary[]): Figure {
   const title = 'C_correct and C_wrong, models ranked by C_correct';
-  const values = summaries.flatMap((s) => (['C_correct', 'C_wrong'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: s.model, setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: pct(s.metrics.C_correct) ?? -1 })));
-  const caption = 'Figure 11: a model should keep its correct answers (high C_correct) and drop its wrong ones (low C_wrong).';
+  const values = summaries.flatMap((s) => (['C_correct', 'C_wrong'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: marked(s, 'C_correct', 'C_wrong'), setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: pct(s.metrics.C_correct) ?? -1 })));
+  const caption = `Figure 11: a model should keep its correct answers (high C_correct) and drop its wrong ones (low C_wrong).${flagNote(values)}`;
   if (values.length === 0) return { id: 'fig11', title, caption, note: 'No run has a consistency score (no correct or wrong responses re-asked as MCQs).' };
   return panelFigure({ id: 'fig11', title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
