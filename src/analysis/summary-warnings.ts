@@ -25,6 +25,11 @@ export function flagged(text: string, summary: Warned | undefined, metric: strin
   return text !== '' && isFlagged(summary, metric) ? `${text}${FLAG}` : text;
 }
 
+/** The dagger for a value of a ranking (a model in a setting) when a warning of that run concerns the metric, else nothing. */
+export function rankedFlag(summaries: ReadonlyArray<Pick<MethodSummary, 'model' | 'setting' | 'warnings'>>, setting: string, model: string, metric: string): string {
+  return isFlagged(summaries.find((s) => s.setting === setting && s.model === model), metric) ? FLAG : '';
+}
+
 /** Whether any of the runs has a warning. */
 export function anyWarnings(summaries: readonly Warned[]): boolean {
   return summaries.some((s) => (s.warnings?.length ?? 0) > 0);

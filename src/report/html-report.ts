@@ -122,8 +122,8 @@ function runSection(s: MethodSummary, presentation: MethodPresentation | undefin
   });
   const details = presentation?.runDetails?.(s, records);
   const warned = (s.warnings ?? []).map((w) => `<p class="warn">${escapeHtml(w.message)}</p>`).join('');
-  return `<details${s.warnings?.length ? ' class="warned"' : ''}><summary>${headline}${s.warnings?.length ? ` <sup class="flag">${FLAG}</sup>` : ''}</summary>
-${warned}<div class="scroll"><table class=""><thead><tr><th>Metric</th><th>value</th><th>${escapeHtml(ciHeader)}</th></tr></thead><tbody>${metricRows.join('')}</tbody></table></div>
+  return `<details><summary>${headline}${s.warnings?.length ? ` <sup class="flag">${FLAG}</sup>` : ''}</summary>
+${warned}<div class="scroll"><table><thead><tr><th>Metric</th><th>value</th><th>${escapeHtml(ciHeader)}</th></tr></thead><tbody>${metricRows.join('')}</tbody></table></div>
 ${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
 ${protocolTable(s, execution)}</details>`;
 }

@@ -13,14 +13,14 @@ import { checkReliabilitySummary } from './check-summary.js';
 import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunSummary } from './metrics/summarize-run.js';
 import { departures } from './protocol.js';
 import type { MetricKey } from './metrics/reliability-metrics.js';
+import { invalidShare } from './metrics/mcq-answers.js';
 import { FLAG_NOTE, flagged } from '../../analysis/summary-warnings.js';
 import { reliabilityView } from './view/reliability-view.js';
 
-/** Invalid MCQ answers of a run as the tables show them, e.g. `450/450 (100.0%)`; `-` when the run does not count them. */
-export function invalidMcqCell(s: RunSummary): string {
-  const { mcqAnswers, invalidMcqAnswers } = s.counts;
-  if (mcqAnswers === undefined || invalidMcqAnswers === undefined) return '-';
-  return `${invalidMcqAnswers}/${mcqAnswers}${mcqAnswers > 0 ? ` (${((100 * invalidMcqAnswers) / mcqAnswers).toFixed(1)}%)` : ''}`;
+/** Invalid MCQ answers of a run as the table shows them, e.g. `450/450 (100.0%)`; `-` when the run does not count them. */
+function invalidMcqCell(s: RunSummary): string {
+  const { mcqAnswers: answers, invalidMcqAnswers: invalid } = s.counts;
+  return answers === undefined || invalid === undefined ? '-' : `${invalid}/${answers} (${invalidShare({ answers, invalid })})`;
 }
 
 const TABLE_METRICS: ReadonlyArray<[MetricKey, string, number]> = [['NCR', 'NCR', 8], ['UR', 'UR', 8], ['C_correct', 'C_correct', 10], ['C_wrong', 'C_wrong', 9], ['NCCR', 'NCCR', 8], ['IUR', 'IUR', 8]];

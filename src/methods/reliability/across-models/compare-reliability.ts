@@ -4,7 +4,7 @@
  * tests on NCCR and IUR between runs of one setting that were read from their records.
  */
 import type { CompareOutput, ComparedRun } from '../../method.js';
-import { FLAG, isFlagged, warningsJson, warningsMarkdown } from '../../../analysis/summary-warnings.js';
+import { FLAG, isFlagged, rankedFlag, warningsJson, warningsMarkdown } from '../../../analysis/summary-warnings.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import type { MetricKey } from '../metrics/reliability-metrics.js';
 import { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from './compare-runs.js';
@@ -20,8 +20,7 @@ export async function compareReliability(runs: readonly ComparedRun[], opts: { r
   const corrTable = { header: ['Comparison', ...settings], rows: TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => { const c = correlations.find((k) => k.x === x && k.y === y && k.setting === s)!; return c.r === null ? '-' : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${c.p!.toPrecision(2)})`; })]) };
   out.push(`## Table 2: Pearson correlations across models (* p < 0.05)\n\n${toMarkdown(corrTable)}\n`);
   const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, ranking(summaries, m, s)]))]));
-  const flaggedIn = (setting: string, model: string, metric: string) => isFlagged(summaries.find((x) => x.setting === setting && x.model === model), metric);
-  for (const s of settings) out.push(`## Rankings (${s})\n\n${['NCCR', 'IUR'].map((m) => `${m}: ${(rankings[s]![m] as Array<{ model: string; value: number }>).map((r, i) => `${i + 1}. ${r.model} ${formatPercent(r.value)}${flaggedIn(s, r.model, m) ? FLAG : ''}`).join(', ')}`).join('\n')}\n`);
+  for (const s of settings) out.push(`## Rankings (${s})\n\n${['NCCR', 'IUR'].map((m) => `${m}: ${(rankings[s]![m] as Array<{ model: string; value: number }>).map((r, i) => `${i + 1}. ${r.model} ${formatPercent(r.value)}${rankedFlag(summaries, s, r.model, m)}`).join(', ')}`).join('\n')}\n`);
   const fx = effects(summaries);
   const pairedTests: PairedTest[] = [];
   const withRecords = runs.filter((r) => r.records);

@@ -2,11 +2,12 @@
 import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+import { invalidShare } from '../metrics/mcq-answers.js';
 
 export function runHeadline(summary: MethodSummary): string {
   const s = summary as RunSummary;
   const c = s.counts;
-  const mcq = c.mcqAnswers === undefined ? '' : ` · MCQ answers ${c.mcqAnswers}, invalid ${c.invalidMcqAnswers}${c.mcqAnswers > 0 ? ` (${((100 * c.invalidMcqAnswers!) / c.mcqAnswers).toFixed(1)}%)` : ''}`;
+  const mcq = c.mcqAnswers === undefined || c.invalidMcqAnswers === undefined ? '' : ` · MCQ answers ${c.mcqAnswers}, invalid ${c.invalidMcqAnswers} (${invalidShare({ answers: c.mcqAnswers, invalid: c.invalidMcqAnswers })})`;
   return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${mcq}${s.approximate ? ' · approximate' : ''}`;
 }
 
@@ -14,7 +15,7 @@ export function runHeadline(summary: MethodSummary): string {
 function mcqAnswersHtml(s: RunSummary): string {
   const mcq = s.breakdowns.mcqAnswers;
   if (!mcq) return '<p class="note">Invalid MCQ answers: not counted in this summary (made by an older llmkb, or from records without their MCQ counts).</p>';
-  const rows = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => [`${d} ${label}`, String(c.answers), String(c.invalid), c.answers > 0 ? `${((100 * c.invalid) / c.answers).toFixed(1)}%` : '-']));
+  const rows = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => [`${d} ${label}`, String(c.answers), String(c.invalid), invalidShare(c)]));
   return `<h4>Invalid MCQ answers</h4><div class="scroll">${htmlTable(['Responses re-asked', 'MCQ answers', 'invalid', 'share'], rows)}</div><p class="note">An invalid answer names no option (neither a letter nor an option's text); Eq. 4 counts it as not choosing the response.</p>`;
 }
 

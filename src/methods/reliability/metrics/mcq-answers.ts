@@ -56,12 +56,16 @@ export function countMcqAnswers(records: Iterable<McqRecord>): { total: McqAnswe
   return { total, breakdown };
 }
 
+/** The invalid share of a group's MCQ answers, e.g. `44.0%`; `-` when it has none. */
+export function invalidShare(c: McqAnswerCount): string {
+  return c.answers > 0 ? `${((100 * c.invalid) / c.answers).toFixed(1)}%` : '-';
+}
+
 /** The warning a summary carries when more than INVALID_MCQ_WARNING_SHARE of its MCQ answers were invalid. */
 export function invalidMcqWarning(total: McqAnswerCount): SummaryWarning | undefined {
   if (total.answers === 0 || total.invalid <= INVALID_MCQ_WARNING_SHARE * total.answers) return undefined;
-  const share = ((100 * total.invalid) / total.answers).toFixed(1);
   return {
-    message: `${total.invalid} of ${total.answers} MCQ answers (${share}%) were invalid: neither an option letter nor an option's text could be read from them. Eq. 4 counts an invalid answer as not choosing the response, so the consistency metrics (C_correct, C_wrong^s, C_wrong^u, C_wrong, CCR, CWR, NCCR, IUR) measure the answer parser here more than the model (a model that never answers in the format gets C_wrong 0 and IUR 100). Read the raw MCQ answers in llmkb view; --mode logprobs reads the option letter from the model's probabilities instead.`,
+    message: `${total.invalid} of ${total.answers} MCQ answers (${invalidShare(total)}) were invalid: neither an option letter nor an option's text could be read from them. Eq. 4 counts an invalid answer as not choosing the response, so the consistency metrics (C_correct, C_wrong^s, C_wrong^u, C_wrong, CCR, CWR, NCCR, IUR) measure the answer parser here more than the model (a model that never answers in the format gets C_wrong 0 and IUR 100). Read the raw MCQ answers in llmkb view; --mode logprobs reads the option letter from the model's probabilities instead.`,
     metrics: [...CONSISTENCY_METRICS],
   };
 }
