@@ -46,11 +46,11 @@ export async function compareReliability(runs: readonly ComparedRun[], opts: { r
     files[`table${t}.csv`] = toCsv(table);
   }
   files['correlations.md'] = `${toMarkdown(corrTable)}\n`;
+  files['correlations.csv'] = toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) });
   if (pairedTests.length) {
     files['paired-tests.md'] = `${toMarkdown(pairedTable)}\n`;
     files['paired-tests.csv'] = toCsv(pairedTable);
   }
-  files['correlations.csv'] = toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) });
   return { markdown: out.join('\n'), analysis, files, wrote: `tables, correlations${pairedTests.length ? ', paired tests' : ''} and analysis.json` };
 }
 
