@@ -90,6 +90,11 @@ describe('every output shows the warning and marks the metrics it names', () => 
     assert.deepEqual(cells.slice(1, 7).map((c) => c.endsWith('†')), [false, false, true, true, true, true], row);
     assert.match(table, /WARNING zero-shot: 11 of 25 MCQ answers \(44\.0%\) were invalid/);
     assert.doesNotMatch(reliabilityPresentation.resultTable!([clean]), /WARNING|†/);
+    // An undefined value ("-": nothing correct to be consistent about) is not flagged: there is no number to misread.
+    const noneCorrect = summarize([pair('w', 'seen', 'wrong', 5, 5, 0), pair('u', 'unseen', 'wrong', 5, 5, 0)]);
+    assert.equal(noneCorrect.metrics.C_correct, null);
+    const values = reliabilityPresentation.resultTable!([noneCorrect]).split('\n').find((l) => l.startsWith('zero-shot'))!.trim().split(/\s+/);
+    assert.deepEqual(values.slice(3, 7), ['-', '0.00†', '0.00†', '100.00†']);
   });
 
   it('llmkb metrics', () => {

@@ -9,10 +9,11 @@ import type { MethodSummary, SummaryWarning } from '../methods/method-summary.js
 /** The mark on a flagged value. */
 export const FLAG = '†';
 
-type Warned = Pick<MethodSummary, 'warnings'>;
+type Warned = Pick<MethodSummary, 'warnings'> & { metrics?: Readonly<Record<string, number | null | undefined>> };
 
-/** The warnings that concern a metric of the run. */
+/** The warnings that concern a metric's value in the run (none when it has no value: `-` is not misread). */
 export function warningsOn(summary: Warned, metric: string): SummaryWarning[] {
+  if (summary.metrics && (summary.metrics[metric] === null || summary.metrics[metric] === undefined)) return [];
   return (summary.warnings ?? []).filter((w) => !w.metrics || w.metrics.includes(metric));
 }
 
@@ -26,7 +27,7 @@ export function flagged(text: string, summary: Warned | undefined, metric: strin
 }
 
 /** The dagger for a value of a ranking (a model in a setting) when a warning of that run concerns the metric, else nothing. */
-export function rankedFlag(summaries: ReadonlyArray<Pick<MethodSummary, 'model' | 'setting' | 'warnings'>>, setting: string, model: string, metric: string): string {
+export function rankedFlag(summaries: ReadonlyArray<Pick<MethodSummary, 'model' | 'setting' | 'warnings' | 'metrics'>>, setting: string, model: string, metric: string): string {
   return isFlagged(summaries.find((s) => s.setting === setting && s.model === model), metric) ? FLAG : '';
 }
 

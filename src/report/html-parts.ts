@@ -27,7 +27,7 @@ export async function figure(spec: TopLevelSpec, caption: string): Promise<strin
  * The mark on a value that a run's warnings concern: a dagger whose tooltip says why (empty when
  * none does). Table cells that carry it also get the class `flagged`.
  */
-export function flagMark(summary: Pick<MethodSummary, 'warnings'> | undefined, metric: string): string {
+export function flagMark(summary: Pick<MethodSummary, 'warnings' | 'metrics'> | undefined, metric: string): string {
   const on = summary ? warningsOn(summary, metric) : [];
   return on.length ? `<sup class="flag" title="${escapeHtml(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
 }

@@ -28,7 +28,7 @@ thead th{background:#f5f5f7;text-align:center;white-space:nowrap}tbody th{text-a
 table.paper tbody th{position:sticky;left:0;background:#fff;white-space:normal;overflow-wrap:anywhere;min-width:7rem;max-width:14rem}table.paper thead tr+tr th{white-space:normal}table.paper td{white-space:nowrap;font-variant-numeric:tabular-nums}
 table.paper thead tr:first-child th.group{border-bottom:2px solid #999}table.paper td.first,table.paper th.first{border-left:2px solid #999}
 .ci{display:block;color:#777;font-size:10px}td.best{font-weight:700}td.tie{text-decoration:underline}
-.warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px}
+.warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px;margin:.8rem 0}
 .charts{display:flex;flex-wrap:wrap;gap:1.4rem}figure.chart{margin:0;max-width:100%;overflow-x:auto}figcaption{font-size:12px;color:#555;max-width:640px}
 figure.empty{border:1px dashed #ccc;padding:.5rem .8rem;border-radius:6px;max-width:560px}
 .sig{font-weight:700}sup.flag{color:#b45309;font-weight:700;cursor:help}td.flagged{background:#fff4e5}#warnings h2{margin-top:0;border:0;font-size:1.1rem}#warnings .runs{color:#666}#departures h2{margin-top:0;border:0;font-size:1.1rem}#departures .runs{color:#666}table.protocol td{text-align:left}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}

@@ -86,7 +86,7 @@ export function warningsOf(summary: ViewSummary | undefined): SummaryWarning[] {
 
 /** The dagger on a value a warning of the run concerns, its tooltip saying why (empty when none does). */
 export function flagOf(summary: ViewSummary | undefined, metric: string): string {
-  const on = warningsOn({ warnings: warningsOf(summary) }, metric);
+  const on = summary ? warningsOn({ warnings: warningsOf(summary), metrics: summary.metrics }, metric) : [];
   return on.length ? `<sup class="flag" title="${esc(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
 }
 
