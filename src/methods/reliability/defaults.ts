@@ -36,8 +36,8 @@ export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl
 export const INVALID_MCQ_WARNING_SHARE = 0.1;
 
 /**
- * `--quick`: a seeded subset of seen and unseen questions, and fewer MCQs per response (both
- * recorded as approximations), so that all three settings on a 1 MB model end in about two
- * minutes on two cores.
+ * `--quick`: a seeded subset of seen and unseen questions and fewer MCQs per response (both
+ * recorded as approximations in the protocol): a look at every stage and setting in minutes on a
+ * small model, not a measurement (wide intervals).
  */
 export const QUICK = { seen: 30, unseen: 30, mcqs: 3 } as const;
