@@ -86,6 +86,24 @@ describe('llmkb compare', () => {
     assert.notEqual(long, resultFileStem(`gguf:/${'x'.repeat(201)}/a.gguf`));
   });
 
+  it('writes paired-tests.md and .csv, each test with the setting its runs are in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-paired-'));
+    const make = (correct: number): MetricRecord[] => Array.from({ length: 120 }, (_, i) => (i < 60 ? { dataset: 'seen', label: i < correct ? 'correct' : 'wrong', consistency: 0.8 } : { dataset: 'unseen', label: i < 60 + correct / 2 ? 'uninformative' : 'wrong', consistency: 0.5 }));
+    const files = [['a', 40], ['b', 20]].map(([name, correct]) => {
+      const f = join(dir, `${name}.four-shot.records.jsonl`);
+      writeFileSync(f, scored(make(correct as number)).map((r) => JSON.stringify({ ...r, setting: 'four-shot' })).join('\n'));
+      return f;
+    });
+    const r = await llmkb(['compare', ...files, '--out', join(dir, 'out'), '--resamples', '100']);
+    assert.equal(r.code, 0, r.stderr);
+    const md = readFileSync(join(dir, 'out', 'paired-tests.md'), 'utf8').split('\n');
+    assert.equal(md[0], '| setting | A | B | metric | A - B | 95% CI | p | questions |');
+    assert.deepEqual(md.slice(2, 4).map((l) => l.split(' | ').slice(0, 4)), [['| four-shot', 'a', 'b', 'NCCR'], ['| four-shot', 'a', 'b', 'IUR']]);
+    assert.match(readFileSync(join(dir, 'out', 'paired-tests.csv'), 'utf8'), /^setting,A,B,metric,A - B,95% CI,p,questions\nfour-shot,a,b,NCCR,/);
+    assert.match(r.stdout, /## Paired bootstrap tests\n\n\| setting \| A \| B \|/);
+    assert.match(r.stderr, /wrote tables, correlations, paired tests and analysis\.json/);
+  });
+
   it('computes Pearson r and a two-sided p-value', () => {
     const { r, p } = pearson([1, 2, 3, 4, 5], [2, 4, 5, 4, 5]);
     assert.ok(Math.abs(r! - 0.7745966692) < 1e-9);

@@ -16,6 +16,20 @@ if (!hasChromium) process.stderr.write(`SKIPPED: report browser tests need Chrom
 /** Screenshots are kept as CI artifacts here. */
 const ARTIFACTS = resolve(process.env.LLMKB_TEST_ARTIFACTS ?? 'test-artifacts');
 
+/**
+ * A sweep's runs as a first-time user makes them: one model file under two labels (tiny-a and
+ * tiny-b, the same numbers), and a model labelled by its whole spec, in the three settings.
+ */
+function sweepSummaries() {
+  const rows = paperSummaries(['zero-shot', 'four-shot', 'four-shot-2']);
+  const of = (model: string) => rows.filter((s) => s.model === model);
+  return [
+    ...of('Llama3 8B').map((s) => ({ ...s, model: 'tiny-a', meta: { paramsB: 0.0003 } })),
+    ...of('Llama3 8B').map((s) => ({ ...s, model: 'tiny-b', meta: { paramsB: 0.0003 } })),
+    ...of('Gemma 7B').map((s) => ({ ...s, model: 'gguf:/work/shared/models/some-much-longer-model-name.Q4_K_M.gguf', meta: { paramsB: 7 } })),
+  ];
+}
+
 describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
   before(async () => {
@@ -99,6 +113,69 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     writeFileSync(join(ARTIFACTS, 'report-print.pdf'), pdf);
     assert.ok(pdf.length > 10_000);
     await page.close();
+  });
+
+  /** Elements that scroll sideways at the page's width (the page itself, a table's box, a figure). */
+  async function sideways(page: import('playwright-core').Page): Promise<string[]> {
+    const out: string[] = [];
+    const page_ = await page.locator('html').evaluate((e) => e.scrollWidth);
+    if (page_ > page.viewportSize()!.width) out.push(`the page: ${page_} px`);
+    const boxes = await page.locator('.scroll, figure').evaluateAll((els) => els.map((el) => ({ name: el.id || el.querySelector('table')?.id || el.tagName, scroll: el.scrollWidth, client: el.clientWidth })));
+    for (const b of boxes) if (b.scroll > b.client + 1) out.push(`${b.name}: ${b.scroll} > ${b.client} px`);
+    return out;
+  }
+
+  it("at 1,400 px nothing scrolls sideways: the paper's 26 models in three settings, and a sweep with long labels and one model under two labels", async () => {
+    const paper = paperSummaries(['zero-shot', 'four-shot', 'four-shot-2']);
+    const { page } = await open(await renderReport(paper), 'report-1400-paper');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    assert.deepEqual(await sideways(page), []);
+    await page.screenshot({ path: join(ARTIFACTS, 'report-1400-paper.png'), fullPage: true });
+    await page.close();
+    const { page: sweep } = await open(await renderReport(sweepSummaries()), 'report-1400-sweep');
+    await sweep.setViewportSize({ width: 1400, height: 900 });
+    assert.deepEqual(await sideways(sweep), []);
+    await sweep.screenshot({ path: join(ARTIFACTS, 'report-1400-sweep.png'), fullPage: true });
+    // Table 10 shows its last setting whole.
+    assert.match(await sweep.locator('#table10 thead').innerText(), /four-shot-2/);
+    await sweep.close();
+  });
+
+  it('scatter labels: one per place naming every run there, never over another label or a point, never outside the plot', async () => {
+    const summaries = sweepSummaries();
+    const { page } = await open(await renderReport(summaries), 'report-scatter-labels');
+    for (const id of ['fig7a', 'fig7b', 'fig7c']) {
+      // Boxes in the page (no named helper inside evaluate: the test's transpiler would wrap it in a function the page lacks).
+      const boxes = (selector: string) => page.locator(`#${id} svg ${selector}`).evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, top: e.getBoundingClientRect().top, bottom: e.getBoundingClientRect().bottom })));
+      const plot = (await boxes('path.background')).sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top))[0]!;
+      const labels = await boxes('g.mark-text.role-mark text');
+      const points = await boxes('g.mark-symbol.role-mark path');
+      const overlap = (a: typeof plot, b: typeof plot) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+      for (const l of labels) {
+        assert.ok(l.left >= plot.left - 1 && l.right <= plot.right + 1 && l.top >= plot.top - 1 && l.bottom <= plot.bottom + 1, `${id}: "${l.text}" runs outside the plot`);
+        for (const p of points) assert.ok(!overlap(l, p), `${id}: "${l.text}" covers a point`);
+      }
+      labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => assert.ok(!overlap(a, b), `${id}: "${a.text}" and "${b.text}" overlap`)));
+      // Every run is named: on the plot (two labels of one model file at one place share one label) or in the caption.
+      const caption = await page.locator(`#${id} figcaption`).innerText();
+      const named = `${labels.map((l) => l.text).join(' | ')} ${caption}`;
+      for (const model of new Set(summaries.map((s) => s.model))) assert.ok(named.includes(model), `${id}: ${model} is named nowhere: ${named}`);
+      assert.ok(labels.some((l) => l.text === 'tiny-a, tiny-b'), `${id}: one label for the two labels of one model: ${labels.map((l) => l.text).join(' | ')}`);
+      assert.equal(labels.filter((l) => l.text === 'tiny-a').length, 0, 'no label of one of them alone over the other');
+    }
+    await page.close();
+  });
+
+  it('asks for --params only when some runs lack their size', async () => {
+    const noteOf = async (summaries: Parameters<typeof renderReport>[0]) => {
+      const html = await renderReport(summaries);
+      return /<figure class="chart empty" id="fig3a"><figcaption>(.*?)<\/figcaption>/.exec(html)?.[1] ?? '';
+    };
+    const allSmall = sweepSummaries().map((s) => ({ ...s, meta: { paramsB: 1 } }));
+    const note = await noteOf(allSmall);
+    assert.match(note, /9 of 9 runs give their size, all small/);
+    assert.doesNotMatch(note, /Add --params/);
+    assert.match(await noteOf(allSmall.map((s, i) => (i === 0 ? { ...s, meta: {} } : s))), /8 of 9 runs give their size.*Add --params to plot size/);
   });
 
   it('stays small and fast for 30 models x 3 settings', async () => {

@@ -7,6 +7,7 @@ import type { ComparedRun, CompareOutput } from '../methods/method-presentation.
 import { formatMetric, headlineDefs } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { differencesOf } from './protocol-differences.js';
+import { rankedFlag, warningsJson, warningsMarkdown } from './summary-warnings.js';
 import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from './runs.js';
 
 /**
@@ -31,11 +32,12 @@ export function compareByMetricDefs(id: string, title: string, runs: readonly Co
   const defs = headlineDefs(summaries[0]?.metricDefs ?? []);
   const settings = settingsOf(summaries, order);
   const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries(defs.map((d) => [d.id, rankRuns(summaries, d.id, s)]))]));
-  const out = [`## ${title}: headline metrics\n\n${toMarkdown(table)}\n`];
-  for (const s of settings) out.push(`## Rankings: ${title} (${s})\n\n${defs.map((d) => `${d.id}: ${rankings[s]![d.id]!.map((r, i) => `${i + 1}. ${r.model} ${formatMetric(d, r.value)}`).join(', ')}`).join('\n')}\n`);
+  const warned = warningsMarkdown(summaries);
+  const out = [...(warned ? [warned] : []), `## ${title}: headline metrics\n\n${toMarkdown(table)}\n`];
+  for (const s of settings) out.push(`## Rankings: ${title} (${s})\n\n${defs.map((d) => `${d.id}: ${rankings[s]![d.id]!.map((r, i) => `${i + 1}. ${r.model} ${formatMetric(d, r.value)}${rankedFlag(summaries, s, r.model, d.id)}`).join(', ')}`).join('\n')}\n`);
   return {
     markdown: out.join('\n'),
-    analysis: { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), method: id, headline: table, rankings },
+    analysis: { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source, warnings: warningsJson(r.summary) })), method: id, headline: table, rankings },
     files: { [`${id}-headline.md`]: `${toMarkdown(table)}\n`, [`${id}-headline.csv`]: toCsv(table) },
   };
 }

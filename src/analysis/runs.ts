@@ -4,6 +4,7 @@
  * `metricDefs` alone, and table output as Markdown and CSV.
  */
 import { formatMetric, headlineDefs, type MethodSummary } from '../methods/method-summary.js';
+import { flagged } from './summary-warnings.js';
 
 /** The settings present: those in `order` first, in that order, then the others alphabetically. */
 export function settingsOf(summaries: readonly MethodSummary[], order: readonly string[] = []): string[] {
@@ -79,7 +80,8 @@ export function rankRuns(summaries: readonly MethodSummary[], metric: string, se
 
 /**
  * One row per model, the headline metrics of each setting as columns (`<setting> <label> (↑/↓)`),
- * values as the metric's format says: any method's summary table, from its metricDefs alone.
+ * values as the metric's format says, with a dagger where a warning of the run concerns the
+ * value: any method's summary table, from its metricDefs alone.
  */
 export function headlineTable(summaries: readonly MethodSummary[], order: readonly string[] = []): { header: string[]; rows: string[][] } {
   const defs = headlineDefs(summaries[0]?.metricDefs ?? []);
@@ -89,7 +91,7 @@ export function headlineTable(summaries: readonly MethodSummary[], order: readon
     model,
     ...settings.flatMap((setting) => {
       const s = summaries.find((x) => x.model === model && x.setting === setting);
-      return defs.map((d) => (s ? formatMetric(d, s.metrics[d.id]) : ''));
+      return defs.map((d) => (s ? flagged(formatMetric(d, s.metrics[d.id]), s, d.id) : ''));
     }),
   ]);
   return { header, rows };
@@ -100,6 +102,8 @@ export interface PairedTest {
   metric: string;
   a: string;
   b: string;
+  /** The setting both runs are in (runs are paired within a setting). */
+  setting?: string;
   /** a - b on the full data. */
   difference: number | null;
   interval: [number, number] | null;

@@ -148,10 +148,17 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const label = opts.name ?? spec;
       const { limitSuffix, reportFile } = await import('../runs/result-files.js');
       const outDir = resolve(opts.out);
+      // One ETA for the whole evaluation (every setting and stage), shown with each stage's progress.
+      const { EvalProgress } = await import('../progress/eval-progress.js');
+      const { evalSteps } = await import('./eval-eta.js');
+      const overall = new EvalProgress(evalSteps(method, { options: prepared.options, settings, quick: prepared.quick, items: prepared.items.length, ...(opts.limit === undefined ? {} : { limit: opts.limit }), roles: new Set(Object.keys(roles)), label, baseDir: process.cwd() }));
+      const started = performance.now();
       const results: Array<Awaited<ReturnType<typeof runMethod>>> = [];
       for (const setting of settings) {
-        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
+        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, progress: { overall }, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
       }
+      const { formatDuration } = await import('../progress/progress.js');
+      log(`evaluated ${settings.length} setting(s) in ${formatDuration((performance.now() - started) / 1000)}`);
       const summaries = results.map((r) => r.summary);
       const { renderReport } = await import('../report/html-report.js');
       const { writeFileAtomic } = await import('../io/files.js');
@@ -160,7 +167,11 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: results.map((r) => r.execution), records: results.map((r) => r.reportRecords) }));
       const presentation = method.presentation ? await method.presentation() : undefined;
       const { headlineTable, toMarkdown } = await import('../analysis/runs.js');
-      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : toMarkdown(headlineTable(summaries, method.settings ?? []))}\n`);
+      const { FLAG_NOTE, warningLines } = await import('../analysis/summary-warnings.js');
+      // Without a table of its own, a method's headline metrics (flagged values marked) and every warning of its runs.
+      const warned = warningLines(summaries).map((w) => `WARNING ${w}`);
+      const plain = () => [toMarkdown(headlineTable(summaries, method.settings ?? [])), ...warned, ...(warned.length ? [FLAG_NOTE] : [])].join('\n');
+      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : plain()}\n`);
       process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
       const here = (r: (typeof results)[number]) => r.execution.callsHere?.[subject];
       const calls = results.reduce((sum, r) => ({ calls: sum.calls + (here(r)?.calls ?? 0), requests: sum.requests + (here(r)?.requests ?? 0), cacheHits: sum.cacheHits + (here(r)?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
-import { checkSummary, formatMetric, headlineDefs, migrateSummary, summaryVersion } from './method-summary.js';
+import { checkSummary, formatMetric, headlineDefs, summaryVersion } from './method-summary.js';
 import { getMethod } from './registry.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'summary-v1');
@@ -13,7 +13,7 @@ describe('summary schema v2', () => {
   it('migrates a real v1 summary into the v2 summary the current code writes for the same run, byte for byte', () => {
     const v1 = JSON.parse(read('reliability.v1.summary.json')) as Record<string, unknown>;
     assert.equal(summaryVersion(v1), 1);
-    const migrated = migrateSummary(v1, getMethod('reliability'), getMethod('reliability').metricDefs);
+    const migrated = getMethod('reliability').migrateSummary!(v1)!;
     assert.equal(`${JSON.stringify(migrated, null, 2)}\n`, read('reliability.v2.summary.json'));
     const summary = checkSummary(migrated, 'x.json', 'hint');
     assert.deepEqual(summary.method, { id: 'reliability', version: '1' });

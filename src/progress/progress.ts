@@ -13,7 +13,11 @@ export interface ProgressOptions {
   quiet?: boolean;
   /** Not live: milliseconds between progress lines (default: $LLMKB_PROGRESS_INTERVAL seconds, else 5000). */
   intervalMs?: number;
+  /** The whole evaluation this operation is a stage of: told of its items, and its ETA shown on the line. */
+  overall?: EvalProgress;
 }
+
+import type { EvalProgress } from './eval-progress.js';
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5000;
 
@@ -32,6 +36,7 @@ export class Progress {
   readonly #stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   readonly #live: boolean;
   readonly #quiet: boolean;
+  readonly #overall: EvalProgress | undefined;
   readonly #started = performance.now();
   /** Items done before this session (resumed): not counted in the rate. */
   #skipped = 0;
@@ -45,6 +50,8 @@ export class Progress {
     this.#stream = options.stream ?? process.stderr;
     this.#quiet = options.quiet ?? false;
     this.#live = options.live ?? (this.#stream.isTTY === true && !process.env.CI);
+    this.#overall = options.overall;
+    this.#overall?.stageStarted(label, total);
     if (!this.#live && !this.#quiet) {
       // A timer, not ticks: a stage waiting on one slow call still shows it is alive. Unref'd,
       // so a Progress never keeps the process running.
@@ -57,11 +64,15 @@ export class Progress {
   skip(count: number): void {
     this.done += count;
     this.#skipped += count;
+    this.#overall?.skipped(count);
   }
 
   tick(info: { cached?: boolean; failed?: boolean } = {}): void {
     if (info.failed) this.failed += 1;
-    else this.done += 1;
+    else {
+      this.done += 1;
+      this.#overall?.ticked();
+    }
     if (info.cached) this.cacheHits += 1;
     if (!this.#live || this.#quiet) return;
     const now = performance.now();
@@ -81,16 +92,23 @@ export class Progress {
     const pct = this.total > 0 ? ((100 * this.done) / this.total).toFixed(1) : '100.0';
     const parts = [`${this.label}`, `${this.done}/${this.total} (${pct}%)`, `${rate.toFixed(1)}/s`, `ETA ${formatDuration(eta)}`, `cache hits ${this.cacheHits}`];
     if (this.failed > 0) parts.push(`failed ${this.failed}`);
-    return parts.join('  ');
+    return `${parts.join('  ')}${this.#overallEta()}`;
+  }
+
+  /** `  |  eval setting 1 of 3, ETA m:ss` when this is a stage of a whole evaluation. */
+  #overallEta(): string {
+    if (!this.#overall) return '';
+    return `  |  eval ${this.#overall.position()}, ETA ${formatDuration(this.#overall.remainingSeconds() ?? Number.NaN)}`;
   }
 
   finish(note = ''): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    if (!this.#finished) this.#overall?.stageFinished();
     if (this.#finished || this.#quiet) return;
     this.#finished = true;
     const elapsed = (performance.now() - this.#started) / 1000;
-    const summary = `${this.label}: ${this.done}/${this.total} in ${formatDuration(elapsed)}, cache hits ${this.cacheHits}${this.failed ? `, failed ${this.failed}` : ''}${note ? `, ${note}` : ''}`;
+    const summary = `${this.label}: ${this.done}/${this.total} in ${formatDuration(elapsed)}, cache hits ${this.cacheHits}${this.failed ? `, failed ${this.failed}` : ''}${note ? `, ${note}` : ''}${this.#overallEta()}`;
     this.#stream.write(this.#live ? `\r${summary}\x1b[K\n` : `${summary}\n`);
   }
 }

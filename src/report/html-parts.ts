@@ -1,5 +1,7 @@
 /** Pieces of the HTML report that a method's own report sections use too (Vega loads only when a figure is drawn). */
 import type { TopLevelSpec } from 'vega-lite';
+import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
+import type { MethodSummary } from '../methods/method-summary.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -19,4 +21,13 @@ function safeSvg(svg: string): string {
 export async function figure(spec: TopLevelSpec, caption: string): Promise<string> {
   const { renderSvg } = await import('./render-svg.js');
   return `<figure class="chart">${safeSvg(await renderSvg(spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+}
+
+/**
+ * The mark on a value that a run's warnings concern: a dagger whose tooltip says why (empty when
+ * none does). Table cells that carry it also get the class `flagged`.
+ */
+export function flagMark(summary: Pick<MethodSummary, 'warnings' | 'metrics'> | undefined, metric: string): string {
+  const on = summary ? warningsOn(summary, metric) : [];
+  return on.length ? `<sup class="flag" title="${escapeHtml(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
 }

@@ -13,24 +13,25 @@ import type { MethodPresentation } from '../methods/method-presentation.js';
 import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
-import { escapeHtml, htmlTable } from './html-parts.js';
+import { anyWarnings, FLAG, isFlagged } from '../analysis/summary-warnings.js';
+import { escapeHtml, flagMark, htmlTable } from './html-parts.js';
 import { resetChartIds } from './render-svg.js';
 
 export { escapeHtml };
 
 const CSS = `
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1f}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1320px;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{margin-top:1.4rem}
 .scroll{overflow-x:auto;max-width:100%;margin:.6rem 0}
 table{border-collapse:collapse;font-size:12.5px}th,td{border:1px solid #e1e1e1;padding:3px 7px;text-align:right;vertical-align:top}table.paper{font-size:12px}table.paper td,table.paper th{padding:2px 5px}
 thead th{background:#f5f5f7;text-align:center;white-space:nowrap}tbody th{text-align:left;font-weight:500;white-space:nowrap}
-table.paper tbody th{position:sticky;left:0;background:#fff}table.paper td{white-space:nowrap;font-variant-numeric:tabular-nums}
+table.paper tbody th{position:sticky;left:0;background:#fff;white-space:normal;overflow-wrap:anywhere;min-width:7rem;max-width:14rem}table.paper thead tr+tr th{white-space:normal}table.paper td{white-space:nowrap;font-variant-numeric:tabular-nums}
 table.paper thead tr:first-child th.group{border-bottom:2px solid #999}table.paper td.first,table.paper th.first{border-left:2px solid #999}
 .ci{display:block;color:#777;font-size:10px}td.best{font-weight:700}td.tie{text-decoration:underline}
-.warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px}
+.warn{background:#fff4e5;border:1px solid #f0b35a;padding:.6rem .9rem;border-radius:6px;margin:.8rem 0}
 .charts{display:flex;flex-wrap:wrap;gap:1.4rem}figure.chart{margin:0;max-width:100%;overflow-x:auto}figcaption{font-size:12px;color:#555;max-width:640px}
 figure.empty{border:1px dashed #ccc;padding:.5rem .8rem;border-radius:6px;max-width:560px}
-.sig{font-weight:700}#departures h2{margin-top:0;border:0;font-size:1.1rem}#departures .runs{color:#666}table.protocol td{text-align:left}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}
+.sig{font-weight:700}sup.flag{color:#b45309;font-weight:700;cursor:help}td.flagged{background:#fff4e5}#warnings h2{margin-top:0;border:0;font-size:1.1rem}#warnings .runs{color:#666}#departures h2{margin-top:0;border:0;font-size:1.1rem}#departures .runs{color:#666}table.protocol td{text-align:left}code{background:#f5f5f7;padding:0 3px;border-radius:3px}details{margin:.4rem 0}
 table.examples td{text-align:left;max-width:32rem;overflow-wrap:anywhere}p.note{color:#555;font-size:12px}
 @media print{body{margin:0;max-width:none;font-size:10pt}h2{break-after:avoid}table,figure{break-inside:avoid}.scroll{overflow:visible}
   table.paper{font-size:7.5pt}table.paper tbody th{position:static}details::details-content{content-visibility:visible;display:contents}details>summary{list-style:none}a{color:inherit;text-decoration:none}}
@@ -80,6 +81,16 @@ function protocolBox(summaries: readonly MethodSummary[], groups: readonly Metho
   return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and its measured effect: README, "How close to the paper is a run?".</p></section>`;
 }
 
+/**
+ * "Read with care": every warning of every run (what a reader must know before reading its
+ * numbers), and what the dagger on a value means.
+ */
+function warningsBox(summaries: readonly MethodSummary[]): string {
+  if (!anyWarnings(summaries)) return '';
+  const items = summaries.flatMap((s) => (s.warnings ?? []).map((w) => `<li><strong>${escapeHtml(`${s.model} (${s.setting})`)}</strong>: ${escapeHtml(w.message)} <span class="runs">[${escapeHtml(w.metrics?.length ? `flags ${w.metrics.join(', ')}` : 'flags every metric of the run')}]</span></li>`));
+  return `<section class="warn" id="warnings"><h2>Read with care</h2><ul>${items.join('')}</ul><p>${FLAG} marks each value a warning concerns, in every table below.</p></section>`;
+}
+
 function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined): string {
   const rows: string[][] = [];
   if (s.protocol) {
@@ -103,14 +114,16 @@ function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined)
 
 function runSection(s: MethodSummary, presentation: MethodPresentation | undefined, execution: ExecutionRecord | undefined, records: readonly object[] | undefined): string {
   const headline = presentation?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
+  const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
   const metricRows = s.metricDefs.map((d) => {
     const ci = s.intervals[d.id];
-    return [d.id, formatMetric(d, s.metrics[d.id]), ci ? `[${formatMetric(d, ci[0])}, ${formatMetric(d, ci[1])}]` : '-'];
+    const mark = flagMark(s, d.id);
+    return `<tr><th scope="row">${escapeHtml(d.id)}</th><td${mark ? ' class="flagged"' : ''}>${escapeHtml(formatMetric(d, s.metrics[d.id]))}${mark}</td><td>${escapeHtml(ci ? `[${formatMetric(d, ci[0])}, ${formatMetric(d, ci[1])}]` : '-')}</td></tr>`;
   });
-  const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
   const details = presentation?.runDetails?.(s, records);
-  return `<details><summary>${headline}</summary>
-<div class="scroll">${htmlTable(['Metric', 'value', ciHeader], metricRows)}</div>
+  const warned = (s.warnings ?? []).map((w) => `<p class="warn">${escapeHtml(w.message)}</p>`).join('');
+  return `<details><summary>${headline}${s.warnings?.length ? ` <sup class="flag">${FLAG}</sup>` : ''}</summary>
+${warned}<div class="scroll"><table><thead><tr><th>Metric</th><th>value</th><th>${escapeHtml(ciHeader)}</th></tr></thead><tbody>${metricRows.join('')}</tbody></table></div>
 ${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
 ${protocolTable(s, execution)}</details>`;
 }
@@ -128,7 +141,8 @@ function headlineHtml(summaries: readonly MethodSummary[], order: readonly strin
   const best = new Map<string, number>();
   for (const setting of settings) {
     for (const d of shown) {
-      const values = summaries.filter((s) => s.setting === setting).map((s) => s.metrics[d.id]).filter((v): v is number => typeof v === 'number');
+      // A flagged value (a warning of its run concerns it) is not ranked.
+      const values = summaries.filter((s) => s.setting === setting && !isFlagged(s, d.id)).map((s) => s.metrics[d.id]).filter((v): v is number => typeof v === 'number');
       if (values.length >= 2) best.set(`${setting}/${d.id}`, d.better === 'lower' ? Math.min(...values) : Math.max(...values));
     }
   }
@@ -140,12 +154,13 @@ function headlineHtml(summaries: readonly MethodSummary[], order: readonly strin
       if (!s) return `<td class="${first}"></td>`;
       const v = s.metrics[d.id];
       const ci = s.intervals[d.id];
-      const mark = typeof v === 'number' && best.get(`${setting}/${d.id}`) === v ? 'best' : '';
-      return `<td class="${`${first} ${mark}`.trim()}">${escapeHtml(formatMetric(d, v))}${ci ? `<span class="ci">[${escapeHtml(formatMetric(d, ci[0], 1))}, ${escapeHtml(formatMetric(d, ci[1], 1))}]</span>` : ''}</td>`;
+      const flag = flagMark(s, d.id);
+      const mark = typeof v === 'number' && !flag && best.get(`${setting}/${d.id}`) === v ? 'best' : '';
+      return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatMetric(d, v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatMetric(d, ci[0], 1))}, ${escapeHtml(formatMetric(d, ci[1], 1))}]</span>` : ''}</td>`;
     }).join('');
   }).join('')}</tr>`);
   const anyCi = summaries.some((s) => Object.values(s.intervals).some(Boolean));
-  return `<div class="scroll"><table class="paper">${head}<tbody>${rows.join('')}</tbody></table></div><p class="note">${anyCi ? `${ciLevel(summaries)} bootstrap CIs below each value. ` : ''}Bold: the best run of the setting in that column.</p>`;
+  return `<div class="scroll"><table class="paper">${head}<tbody>${rows.join('')}</tbody></table></div><p class="note">${anyCi ? `${ciLevel(summaries)} bootstrap CIs below each value. ` : ''}Bold: the best run of the setting in that column.${anyWarnings(summaries) ? ` ${FLAG}: a warning of the run concerns the value (Read with care, above); such values are not ranked.` : ''}</p>`;
 }
 
 const ciLevel = (summaries: readonly MethodSummary[]): string => {
@@ -179,6 +194,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
   parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)}${scaleNote(summaries)}; made by llmkb ${escapeHtml(VERSION)}.</p>`);
   parts.push(protocolBox(summaries, groups));
+  parts.push(warningsBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
     const notes = new Set(approximate.map((s) => groups.find((g) => g.id === s.method.id)?.presentation?.approximateNote ?? 'used an approximation'));
@@ -198,7 +214,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   if (options.pairedTests && options.pairedTests.length > 0) {
     parts.push('<h2>Paired bootstrap tests</h2>');
     const pct = { format: 'percent' as const };
-    parts.push(htmlTable(['A vs B', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.metric, formatMetric(pct, t.difference), t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
+    parts.push(htmlTable(['A vs B', 'setting', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.setting ?? '', t.metric, formatMetric(pct, t.difference), t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
   }
 
   parts.push('<h2>Runs</h2>');

@@ -24,6 +24,8 @@ export interface ListedRun {
   setting: string;
   /** The method's id (`unknown` when no registered method claims a stored run). */
   method: string;
+  /** Made by the method's runner (`llmkb eval`, `sweep`), or its result files; false: by a command that runs one stage (`llmkb ask`, ...), or before the runner recorded its method. */
+  evaluation: boolean;
   /** The model's cache identity. */
   modelIdentity?: string;
   /** What else made the run's results what they are (stored runs). */
@@ -92,6 +94,7 @@ export function listResultRuns(resultsDir: string): ListedRun[] {
       labels: [label],
       setting,
       method: methodOfSummary(summary),
+      evaluation: true,
       ...(typeof summary?.modelIdentity === 'string' ? { modelIdentity: summary.modelIdentity } : {}),
       updatedAt: stat.mtime.toISOString(),
       stages: f.has.records ? [{ stage: 'records', status: 'done' as const, records: -1 }] : [],
@@ -119,6 +122,7 @@ export function listRuns(options: { runs?: RunStore; resultsDir?: string }): Lis
       labels: [label, ...(r.spec.labels ?? [])],
       setting: r.spec.setting,
       method: methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)),
+      evaluation: r.spec.method !== undefined,
       modelIdentity: r.spec.model,
       ...(r.spec.params ? { params: r.spec.params } : {}),
       updatedAt: r.updatedAt,

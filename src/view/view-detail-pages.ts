@@ -6,7 +6,8 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
 import type { PairedRow } from '../methods/method-presentation.js';
-import { countsTable, esc, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref } from './view-pages.js';
+import { FLAG } from '../analysis/summary-warnings.js';
+import { countsTable, esc, flagOf, isStageRun, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
 
@@ -37,7 +38,9 @@ function metricChart(defs: readonly MetricDef[], summary: ViewSummary): TopLevel
 
 export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
   const { items, problems } = await index.ensureItems(run);
-  const summary = await index.summary(run);
+  const stageRun = isStageRun(run);
+  // A run of single stages is no evaluation: its items and counts, without metrics.
+  const summary = stageRun ? undefined : await index.summary(run);
   const view = await index.view(run);
   const parts: string[] = [`<h1>${esc(run.label)} <span class="muted">· ${esc(run.setting)} · ${esc(run.method)}</span></h1>`];
   if (run.labels.length > 1) parts.push(`<p class="warn">One run under ${run.labels.length} labels: ${esc(run.labels.join(', '))}. They name the same model file (the same results), so the store keeps one run for all of them.</p>`);
@@ -51,11 +54,14 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     if (summary.approximate || departed.length) {
       parts.push(`<div class="warn"><strong>Departures from the paper's protocol</strong><ul>${summary.approximate ? '<li>approximate: part of the scoring departs from the paper (see the choices below)</li>' : ''}${departed.map(([c, e]) => `<li>${esc(c)}: ${esc(e.choice ?? '')} ${e.note ? `— ${esc(e.note)}` : ''}</li>`).join('')}</ul></div>`);
     }
+    const warnings = warningsOf(summary);
+    if (warnings.length) parts.push(`<div class="warn" id="warnings"><strong>Read with care</strong><ul>${warnings.map((w) => `<li>${esc(w.message)}${w.metrics?.length ? ` <span class="muted small">[flags ${esc(w.metrics.join(', '))}]</span>` : ''}</li>`).join('')}</ul><p class="small">${FLAG} marks each value a warning concerns.</p></div>`);
     parts.push('<h2>Metrics</h2>');
     parts.push(metricsTable(summary.metricDefs, summary));
     const mc = metricChart(summary.metricDefs, summary);
     if (mc) parts.push(`<h2>Charts</h2><div class="charts"><figure class="chart">${await svg(mc)}</figure></div>`);
-  } else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
+  } else if (stageRun) parts.push(`<p class="muted">A run of the stage(s) ${esc(run.stages.map((s) => s.stage).join(', '))} only, made by a step command (<code>llmkb ${esc(run.stages[0]?.stage ?? '')}</code>, ...), not an evaluation: it has no metrics. <code>llmkb eval</code> runs every stage.</p>`);
+  else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
   if (view?.runSections) {
     parts.push(
       await view.runSections({
@@ -104,7 +110,7 @@ export async function comparePage(index: ViewIndex, runs: ViewRun[], options: { 
   const defs = summaries.find((s) => s)?.metricDefs ?? [];
   const parts: string[] = [`<h1>Compare ${runs.length} runs</h1>`];
   parts.push(`<div class="scroll"><table class="compare-metrics"><thead><tr><th>Run</th><th>Setting</th>${defs.map((d) => `<th>${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}</tr></thead><tbody>${runs
-    .map((r, i) => `<tr><th scope="row"><a href="${esc(runHref(r))}">${esc(r.label)}</a></th><td>${esc(r.setting)}</td>${defs.map((d) => `<td class="num">${esc(formatMetric(d, summaries[i]?.metrics[d.id]))}<br><span class="ci">${esc(formatInterval(d, summaries[i]?.intervals[d.id]))}</span></td>`).join('')}</tr>`)
+    .map((r, i) => `<tr><th scope="row"><a href="${esc(runHref(r))}">${esc(r.label)}</a></th><td>${esc(r.setting)}</td>${defs.map((d) => `<td class="num">${esc(formatMetric(d, summaries[i]?.metrics[d.id]))}${flagOf(summaries[i], d.id)}<br><span class="ci">${esc(formatInterval(d, summaries[i]?.intervals[d.id]))}</span></td>`).join('')}</tr>`)
     .join('')}</tbody></table></div>`);
   const [a, b] = runs as [ViewRun, ViewRun];
   for (const other of runs.slice(1)) {

@@ -7,6 +7,9 @@
 import { escapeHtml } from '../report/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
 import type { MethodView } from '../methods/method-presentation.js';
+import type { SummaryWarning } from '../methods/method-summary.js';
+import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
+import { findMethod } from '../methods/registry.js';
 import type { ViewRun, ViewSummary } from './view-index.js';
 import type { ItemFilter, ItemRow } from './view-queries.js';
 
@@ -59,6 +62,8 @@ function badges(run: ViewRun, summary: ViewSummary | undefined): string {
     const why = [...(summary?.approximate ? ['labels partly from the lexical rule (no judge LLM)'] : []), ...departed.map(([c, e]) => `${c}: ${e.choice ?? e.status}`)];
     out.push(`<span class="badge approx" title="${esc(why.join('; '))}">approximation</span>`);
   } else if (protocol) out.push('<span class="badge paper" title="every protocol choice as in the paper">paper</span>');
+  const warnings = warningsOf(summary);
+  if (warnings.length) out.push(`<span class="badge approx warning" title="${esc(warnings.map((w) => w.message).join(' '))}">${FLAG} warning</span>`);
   out.push(`<span class="badge kind">${esc(run.kind === 'store' ? 'store' : 'file')}</span>`);
   return out.join(' ');
 }
@@ -73,11 +78,41 @@ export function headlineDefs(defs: readonly MetricDef[]): readonly MetricDef[] {
   return h.length ? h : defs;
 }
 
+/** A summary's warnings as the view reads them from its JSON. */
+export function warningsOf(summary: ViewSummary | undefined): SummaryWarning[] {
+  const raw = summary?.raw.warnings;
+  return Array.isArray(raw) ? (raw as SummaryWarning[]).filter((w) => w && typeof w.message === 'string') : [];
+}
+
+/** The dagger on a value a warning of the run concerns, its tooltip saying why (empty when none does). */
+export function flagOf(summary: ViewSummary | undefined, metric: string): string {
+  const on = summary ? warningsOn({ warnings: warningsOf(summary), metrics: summary.metrics }, metric) : [];
+  return on.length ? `<sup class="flag" title="${esc(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
+}
+
 function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
   if (!summary) return '<td class="num"></td>';
   const v = summary.metrics[def.id];
   const ci = summary.intervals[def.id];
-  return `<td class="num">${esc(formatMetric(def, v))}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
+  return `<td class="num">${esc(formatMetric(def, v))}${flagOf(summary, def.id)}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
+}
+
+/**
+ * A run of some of its method's stages made by a step command (`llmkb ask`, `judge`, ...), not an
+ * evaluation: the runner records the method of every run it makes, and an evaluation made before
+ * it did has all of the method's stages.
+ */
+export function isStageRun(run: ViewRun): boolean {
+  if (run.evaluation) return false;
+  const stages = findMethod(run.method)?.stages.map((s) => s.id);
+  return stages !== undefined && !stages.every((id) => run.stages.some((s) => s.stage === id));
+}
+
+/** Stage runs: what they are (the stages they ran), without metric columns, as they are no evaluations. */
+function stageRunsTable(runs: ReadonlyArray<{ run: ViewRun }>): string {
+  return `<h3>Runs of single stages</h3><p class="muted small">Made by the step commands (<code>llmkb ask</code>, <code>judge</code>, <code>consistency</code>, ...), not by <code>llmkb eval</code>: they hold the stages named, and no evaluation's metrics.</p><div class="scroll"><table class="runs stage-runs"><thead><tr><th>Label</th><th>Setting</th><th>Stages</th><th>Updated</th></tr></thead><tbody>${runs
+    .map(({ run }) => `<tr data-run="${esc(run.key)}"><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a></th><td>${esc(run.setting)}</td><td>stages: ${esc(run.stages.map((s) => s.stage).join(', '))} ${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`)
+    .join('')}</tbody></table></div>`;
 }
 
 export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined }>, where: string): string {
@@ -86,15 +121,23 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
   for (const r of runs) byMethod.set(r.run.method, [...(byMethod.get(r.run.method) ?? []), r]);
   const parts: string[] = [`<h1>Runs</h1><p class="muted">${runs.length} run(s) from ${esc(where)}. Select two or more runs to compare them.</p>`];
   parts.push('<form method="get" action="/compare" id="compare-form"><p><button type="submit" id="compare-button" disabled>Compare selected</button> <span class="muted" id="compare-hint">select 2 or more</span></p>');
-  for (const [method, list] of byMethod) {
+  for (const [method, all] of byMethod) {
+    const stageRuns = all.filter(({ run }) => isStageRun(run));
+    const list = all.filter(({ run }) => !isStageRun(run));
     const defs = headlineDefs(list.find((r) => r.summary)?.summary?.metricDefs ?? []);
-    parts.push(`<h2>${esc(method)}</h2><div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
+    parts.push(`<h2>${esc(method)}</h2>`);
+    if (list.length === 0) {
+      parts.push(stageRunsTable(stageRuns));
+      continue;
+    }
+    parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
     for (const { run, summary } of list) {
       parts.push(
         `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${run.unreadable ? '<br><span class="badge approx" title="open the run for the file and line">a result file could not be read</span>' : ''}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');
+    if (stageRuns.length) parts.push(stageRunsTable(stageRuns));
   }
   parts.push('</form>');
   return layout('Runs', parts.join('\n'));
@@ -102,7 +145,7 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
 
 export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary): string {
   return `<div class="scroll"><table class="metrics"><thead><tr><th>Metric</th><th>Value</th><th>95% CI</th><th>Better</th><th>Definition</th></tr></thead><tbody>${defs
-    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
+    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
     .join('')}</tbody></table></div>`;
 }
 

@@ -38,7 +38,7 @@ describe('the answer pool (distractor top-up)', () => {
 
   it('never draws one answer twice, even when the draw moves on from the type to the whole pool', () => {
     for (let seed = 0; seed < 20; seed++) {
-      const drawn = smallPool().draw(20, 'location', ['Milan'], SeededRandom.stream(seed, 'pool'));
+      const drawn = smallPool().draw(20, { response: 'Milan', answers: [], answerType: 'location' }, SeededRandom.stream(seed, 'pool'));
       assertDistinct(drawn, `seed ${seed}`);
       assert.equal(drawn.length, 7, 'every distinct answer, once');
       assert.deepEqual(drawn.slice(0, 3).sort(), ['Lyon', 'Paris', 'Rome'], 'its own type first');
@@ -46,18 +46,19 @@ describe('the answer pool (distractor top-up)', () => {
   });
 
   it('never draws an excluded answer (the response, or distractors already there), whatever its spelling', () => {
-    const drawn = smallPool().draw(20, 'location', ['PARIS', 'the Homer'], SeededRandom.stream(1, 'pool'));
+    const drawn = smallPool().draw(20, { response: 'PARIS', answers: [], answerType: 'location' }, SeededRandom.stream(1, 'pool'), ['the Homer']);
     assert.deepEqual([...drawn].sort(), ['1066', 'Jane Austen', 'Lyon', 'Nineteen', 'Rome']);
   });
 
   it('tops up a short distractor reply without repeating a distractor', async () => {
     const distractorLlm = new ModelExecutor(new MockModel({ replies: [{ default: true, reply: 'Rome [SEP] Milan' }] }), { cache: null });
     for (let seed = 0; seed < 10; seed++) {
-      const set = await distractorsFor({ itemId: 'q1', question: 'Capital of France?', response: 'Marseille', answerType: 'location', pool: smallPool(), seed, executor: distractorLlm });
+      const set = await distractorsFor({ itemId: 'q1', question: 'Capital of France?', response: 'Marseille', answers: ['Paris'], answerType: 'location', pool: smallPool(), seed, executor: distractorLlm });
       assertDistinct(set.distractors, `seed ${seed}`);
       assert.deepEqual(set.distractors.slice(0, 2), ['Rome', 'Milan'], "the LLM's own first");
-      // Distinct answers in the pool other than Rome: Paris, Lyon, Jane Austen, Homer, 1066, Nineteen.
-      assert.equal(set.toppedUp, 6);
+      // Distinct answers in the pool other than Rome and the gold answer Paris: Lyon, Jane Austen, Homer, 1066, Nineteen.
+      assert.equal(set.toppedUp, 5);
+      assert.ok(!set.distractors.map(normalizeAnswer).includes('paris'), 'never the gold answer');
     }
   });
 });
@@ -65,7 +66,7 @@ describe('the answer pool (distractor top-up)', () => {
 describe('MCQ sets (X = 20, five options)', () => {
   it('no MCQ repeats an option, when the distractors come from a small pool', async () => {
     for (let seed = 0; seed < 10; seed++) {
-      const set = await distractorsFor({ itemId: `q${seed}`, question: 'Capital of France?', response: 'Paris', answerType: 'location', pool: smallPool(), seed });
+      const set = await distractorsFor({ itemId: `q${seed}`, question: 'Capital of France?', response: 'Paris', answers: ['Paris'], answerType: 'location', pool: smallPool(), seed });
       assertDistinct(set.distractors, 'distractors');
       assert.ok(!set.distractors.map(normalizeAnswer).includes('paris'), 'never the response');
       for (const [i, mcq] of buildMcqs(`q${seed}`, 'Paris', set.distractors, 20, seed).entries()) {
@@ -184,7 +185,7 @@ describe('a consistency stage with a model whose choices are known', () => {
     assert.equal(faustus.length, 20);
     // It never picks "Ben Jonson": Cons = 0, whatever the options.
     assert.equal(byId.get('faustus')!.consistency, 0);
-    assert.ok(faustus.some((c) => optionsOf(c.prompt).includes('Christopher Marlowe')), 'the gold answer is among the pool distractors');
+    assert.ok(!faustus.some((c) => optionsOf(c.prompt).includes('Christopher Marlowe')), 'the gold answer is never a pool distractor, though the pool holds it (as another record\'s answer)');
 
     const canberra = promptsOf('Capital of Australia?');
     const atA = canberra.filter((c) => optionsOf(c.prompt)[0] === 'Sydney').length;

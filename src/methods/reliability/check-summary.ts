@@ -16,13 +16,15 @@ function reliabilitySummarySchema(): z.ZodType {
   const group = z.object({ counts, metrics }).passthrough();
   const groups = z.record(z.string(), group);
   const shares = z.record(z.string(), z.number());
+  const mcqGroups = z.record(z.string(), z.object({ answers: count, invalid: count }).passthrough());
+  const mcqAnswers = z.object({ seen: mcqGroups, unseen: mcqGroups }).passthrough();
   return z
     .object({
       counts,
       metrics,
       intervals: z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.tuple([z.number(), z.number()]).nullable()]))).passthrough(),
       bootstrap: z.object({ resamples: count, seed: z.number(), confidence: z.number().gt(0).lt(1) }).passthrough(),
-      breakdowns: z.object({ bySource: groups, byAnswerType: z.object({ seen: groups, unseen: groups }), uninformativeTypes: z.object({ seen: shares, unseen: shares }) }).passthrough(),
+      breakdowns: z.object({ bySource: groups, byAnswerType: z.object({ seen: groups, unseen: groups }), uninformativeTypes: z.object({ seen: shares, unseen: shares }), mcqAnswers: mcqAnswers.optional() }).passthrough(),
     })
     .passthrough();
 }

@@ -19,8 +19,25 @@ export const PAPER_CUTOFF = '2024-04-13';
 /** The lexical fallback judge (src/methods/reliability/judging/lexical-match.ts). */
 export const LEXICAL_JUDGE_ID = 'lexical-v2';
 
+/**
+ * The answer pool's rules, part of a run's id: a pool distractor is never the item's response nor
+ * one of its accepted answers (src/methods/reliability/consistency/distractors.ts).
+ */
+export const ANSWER_POOL_ID = 'answer-pool-v2';
+
 /** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
 export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
 
-/** `--quick`: a seeded subset of seen and unseen questions, and fewer MCQs per response. */
-export const QUICK = { seen: 50, unseen: 50, mcqs: 5 } as const;
+/**
+ * A run whose invalid MCQ answers are more than this share of all its MCQ answers carries a
+ * warning on its consistency metrics (src/methods/reliability/metrics/mcq-answers.ts): a tenth
+ * of the answers can move a mean Cons(q, r) by up to 0.1, ten points on the tables' x100 scale.
+ */
+export const INVALID_MCQ_WARNING_SHARE = 0.1;
+
+/**
+ * `--quick`: a seeded subset of seen and unseen questions and fewer MCQs per response (both
+ * recorded as approximations in the protocol): a look at every stage and setting in minutes on a
+ * small model, not a measurement (wide intervals).
+ */
+export const QUICK = { seen: 30, unseen: 30, mcqs: 3 } as const;

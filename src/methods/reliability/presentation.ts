@@ -12,20 +12,30 @@ import { runDetails, runHeadline } from './across-models/run-details.js';
 import { checkReliabilitySummary } from './check-summary.js';
 import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type RunSummary } from './metrics/summarize-run.js';
 import { departures } from './protocol.js';
+import type { MetricKey } from './metrics/reliability-metrics.js';
+import { invalidShare } from './metrics/mcq-answers.js';
+import { FLAG_NOTE, flagged } from '../../analysis/summary-warnings.js';
 import { reliabilityView } from './view/reliability-view.js';
 
-/** The table `llmkb eval` prints for one model's settings, with what a reader must know first. */
+/** Invalid MCQ answers of a run as the table shows them, e.g. `450/450 (100.0%)`; `-` when the run does not count them. */
+function invalidMcqCell(s: RunSummary): string {
+  const { mcqAnswers: answers, invalidMcqAnswers: invalid } = s.counts;
+  return answers === undefined || invalid === undefined ? '-' : `${invalid}/${answers} (${invalidShare({ answers, invalid })})`;
+}
+
+const TABLE_METRICS: ReadonlyArray<[MetricKey, string, number]> = [['NCR', 'NCR', 8], ['UR', 'UR', 8], ['C_correct', 'C_correct', 10], ['C_wrong', 'C_wrong', 9], ['NCCR', 'NCCR', 8], ['IUR', 'IUR', 8]];
+
+/** The table `llmkb eval` prints for one model's settings, with what a reader must know first and a dagger on every value a warning names. */
 function resultTable(summaries: readonly MethodSummary[]): string {
   const runs = summaries as readonly RunSummary[];
   const lines: string[] = [];
   if (runs.some((s) => s.approximate)) lines.push('[APPROXIMATE: no judge LLM, lexical rule]');
   const departed = new Set(runs.flatMap((s) => (s.protocol ? departures(s.protocol) : [])).map((d) => `${d.choice} ${d.entry.choice}${d.entry.status === 'nondeterministic' ? ' (nondeterministic)' : ''}`));
   if (departed.size) lines.push(`departures from the paper's protocol: ${[...departed].join('; ')}`);
-  lines.push('setting        NCR     UR   C_correct  C_wrong   NCCR    IUR');
-  for (const s of runs) {
-    const m = s.metrics;
-    lines.push(`${s.setting.padEnd(12)} ${formatPercent(m.NCR).padStart(6)} ${formatPercent(m.UR).padStart(6)} ${formatPercent(m.C_correct).padStart(10)} ${formatPercent(m.C_wrong).padStart(8)} ${formatPercent(m.NCCR).padStart(6)} ${formatPercent(m.IUR).padStart(6)}`);
-  }
+  lines.push(`${'setting'.padEnd(12)}${TABLE_METRICS.map(([, label, w]) => label.padStart(w)).join('')}  invalid MCQ answers`);
+  for (const s of runs) lines.push(`${s.setting.padEnd(12)}${TABLE_METRICS.map(([k, , w]) => flagged(formatPercent(s.metrics[k]), s, k).padStart(w)).join('')}  ${invalidMcqCell(s)}`);
+  const warnings = runs.flatMap((s) => (s.warnings ?? []).map((w) => `WARNING ${s.setting}: ${w.message}`));
+  if (warnings.length) lines.push(...warnings, FLAG_NOTE);
   return lines.join('\n');
 }
 

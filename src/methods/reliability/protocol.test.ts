@@ -41,6 +41,13 @@ describe('protocol block', () => {
     assert.equal(p.entries.judge.note, 'labels agree with humans 0.904 on EVOUNA');
   });
 
+  it('says what a distractor from the answer pool can be, with and without a distractor LLM', () => {
+    const pool = buildProtocol({ ...paperRun, distractor: undefined }).entries.distractors.note!;
+    assert.match(pool, /another question's accepted answer or another response/);
+    assert.match(pool, /never the response itself nor any of the item's own accepted answers/);
+    assert.match(buildProtocol(paperRun).entries.distractors.note!, /topped up from the answer pool \(.*never .*the item's own accepted answers/);
+  });
+
   it('zero-shot has no shots to select, whatever the selector', () => {
     assert.equal(buildProtocol({ ...paperRun, setting: 'zero-shot', shotSelector: 'bm25-v1' }).entries.shotSelector.status, 'paper');
   });

@@ -87,6 +87,9 @@ export interface ProtocolInputs {
 
 const PAPER_MCQS = 20;
 
+/** What a distractor from the answer pool can be (src/methods/reliability/consistency/distractors.ts). */
+const POOL_DISTRACTOR = "another question's accepted answer or another response of the model, same answer type first; never the response itself nor any of the item's own accepted answers (compared after SQuAD normalisation)";
+
 export function buildProtocol(p: ProtocolInputs): Protocol {
   const paper = (choice: string, note?: string): ProtocolEntry => ({ choice, status: 'paper', ...(note ? { note } : {}) });
   const approx = (choice: string, note: string): ProtocolEntry => ({ choice, status: 'approximation', note });
@@ -98,7 +101,9 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
     : p.timeFilter.method === 'llm'
       ? paper(`llm:${p.timeFilter.model ?? 'unknown'}`, "the paper's Table 5 prompt")
       : approx(p.timeFilter.method, p.timeFilter.note ?? 'keyword rule instead of an LLM');
-  const distractors = p.distractor ? paper(`llm:${p.distractor}`, "the paper's Table 8 prompt") : approx('answer-pool', 'other questions\' answers and responses of the same answer type, no distractor LLM');
+  const distractors = p.distractor
+    ? paper(`llm:${p.distractor}`, `the paper's Table 8 prompt; a reply with fewer than 3 usable distractors is topped up from the answer pool (${POOL_DISTRACTOR})`)
+    : approx('answer-pool', `no distractor LLM: ${POOL_DISTRACTOR}`);
   const shotSelector = p.setting === 'zero-shot'
     ? paper('none (zero-shot)')
     : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');

@@ -49,7 +49,8 @@ export const reliabilityMethod: EvaluationMethod = {
   outputRecords: async (run) => (await import('./pipeline/summary.js')).reliabilityOutputRecords(run),
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeReliability(ctx),
   plan: (ctx) => planWith(ctx),
-  migrateSummary: (json) => (json.schema === 'llmkb-summary-v1' ? migrateSummary(json, RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS) : undefined),
+  // A v1 summary was written by version 1 of the method (before the answer pool left out the item's own answers).
+  migrateSummary: (json) => (json.schema === 'llmkb-summary-v1' ? migrateSummary(json, { id: RELIABILITY_METHOD.id, version: '1' }, RELIABILITY_METRIC_DEFS) : undefined),
   claimsStoredRun: (spec, stages) => !spec.setting.startsWith('conner-') && stages.some((s) => ['ask', 'judge', 'consistency'].includes(s)),
   presentation: async () => (await import('./presentation.js')).reliabilityPresentation,
   cli: { load: () => import('./cli/register.js') },

@@ -10,6 +10,7 @@ import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { PROMPT_SETTINGS } from '../defaults.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
+import { flagged } from '../../../analysis/summary-warnings.js';
 import { distinguishRuns, modelsOf, settingsOf as settingsIn, toCsv, toMarkdown, type PairedTest } from '../../../analysis/runs.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
@@ -83,7 +84,7 @@ const TABLE_COLUMNS: Record<'9' | '10' | '11', Array<[MetricKey, string]>> = {
 };
 export const TABLE_TITLES = { '9': 'Table 9: factuality', '10': 'Table 10: consistency', '11': 'Table 11: reliability' } as const;
 
-/** The paper's table layout: one row per model, four metrics per prompt setting, values x100. */
+/** The paper's table layout: one row per model, four metrics per prompt setting, values x100, a dagger where a warning of the run concerns the value. */
 export function paperTable(summaries: readonly RunSummary[], table: '9' | '10' | '11'): { header: string[]; rows: string[][] } {
   const settings = settingsOf(summaries);
   const header = ['Model', ...settings.flatMap((s) => TABLE_COLUMNS[table].map(([, label]) => `${s} ${label}`))];
@@ -91,7 +92,7 @@ export function paperTable(summaries: readonly RunSummary[], table: '9' | '10' |
     model,
     ...settings.flatMap((setting) => {
       const s = summaries.find((x) => x.model === model && x.setting === setting);
-      return TABLE_COLUMNS[table].map(([key]) => (s ? formatPercent(s.metrics[key]) : ''));
+      return TABLE_COLUMNS[table].map(([key]) => (s ? flagged(formatPercent(s.metrics[key]), s, key) : ''));
     }),
   ]);
   return { header, rows };

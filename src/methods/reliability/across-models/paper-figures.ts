@@ -9,6 +9,8 @@ import type { TopLevelSpec } from 'vega-lite';
 import { pearson, settingsOf, sizeClass, uninformativeShares } from './compare-runs.js';
 import type { MetricDef } from '../../method.js';
 import type { RunSummary } from '../metrics/summarize-run.js';
+import { placeLabels } from './scatter-labels.js';
+import { FLAG, isFlagged } from '../../../analysis/summary-warnings.js';
 
 export interface Figure {
   id: string;
@@ -22,9 +24,21 @@ export interface Figure {
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10000) / 100);
 const SIZE_ORDER = ['small', 'medium', 'large'];
+/** Font size of the model labels of a scatter plot (px). */
+const LABEL_FONT = 8;
 /** Colours of the paper's Figure 3 lines: NCR blue, UR orange, C_correct green, C_wrong red, NCCR purple, IUR brown. */
 const METRIC_COLORS: Record<string, string> = { NCR: '#1f77b4', UR: '#ff7f0e', C_correct: '#2ca02c', C_wrong: '#d62728', NCCR: '#9467bd', IUR: '#8c564b', CR: '#2ca02c', WR: '#d62728' };
 const CONFIG = { axis: { labelLimit: 0, titleFontWeight: 'normal' }, legend: { labelLimit: 0 }, header: { labelLimit: 0 }, view: { stroke: '#ddd' } };
+
+/** A run's label in a figure of these metrics: with the dagger when a warning of the run concerns one of them. */
+function marked(s: RunSummary, ...metrics: string[]): string {
+  return metrics.some((m) => isFlagged(s, m)) ? `${s.model}${FLAG}` : s.model;
+}
+
+/** What the dagger means, when a figure's labels carry one. */
+function flagNote(values: ReadonlyArray<{ model: string }>): string {
+  return values.some((v) => v.model.endsWith(FLAG)) ? ` ${FLAG}: a warning of the run concerns its values here (Read with care, above).` : '';
+}
 
 function domainOf(def: MetricDef | undefined): [number, number] {
   return def ? [def.range[0] * 100, def.range[1] * 100] : [0, 100];
@@ -34,17 +48,39 @@ function spec(s: Record<string, unknown>): TopLevelSpec {
   return { $schema: SCHEMA, config: CONFIG, ...s } as unknown as TopLevelSpec;
 }
 
+/** Widest a figure is drawn (px): the report's column at 1,400 px with room for a legend, so no figure scrolls sideways. */
+const FIGURE_WIDTH = 1080;
+/** Width of a character of an axis label (px; Vega's default 10 px sans-serif averages less). */
+const LABEL_CHAR = 5.5;
+
 /**
- * A figure of panels side by side, one per value of `column.field` (the prompt settings, or the
- * metrics), each drawn by `panel`; `independentY`: each panel orders its own rows (rankings).
+ * How many panels of a figure fit side by side in FIGURE_WIDTH: each is its plot, its y-axis
+ * labels (the models, on every panel when `independentY`, else once per row) and the axis.
+ */
+function panelColumns(values: readonly object[], panel: Record<string, unknown>, panels: number, independentY: boolean): number {
+  const yField = 'model';
+  const labels = Math.max(0, ...values.map((v) => String((v as Record<string, unknown>)[yField] ?? '').length)) * LABEL_CHAR + 16;
+  const width = panel.width as number | { step: number };
+  const xField = ((panel.layer as Array<{ encoding: { x: { field: string } } }> | undefined)?.[0] ?? (panel as { encoding: { x: { field: string } } })).encoding.x.field;
+  const plot = typeof width === 'number' ? width : width.step * new Set(values.map((v) => (v as Record<string, unknown>)[xField])).size;
+  const fit = Math.floor((FIGURE_WIDTH - (independentY ? 0 : labels)) / (plot + 24 + (independentY ? labels : 0)));
+  return Math.max(1, Math.min(panels, fit));
+}
+
+/**
+ * A figure of panels, one per value of `column.field` (the prompt settings, or the metrics),
+ * each drawn by `panel`, side by side as far as they fit in FIGURE_WIDTH and wrapped onto more
+ * rows beyond; `independentY`: each panel orders its own rows (rankings).
  */
 function panelFigure(head: { id: string; title: string; caption: string }, values: readonly object[], column: { field: string; sort: readonly string[] }, panel: Record<string, unknown>, independentY = false): Figure {
+  const panels = new Set(values.map((v) => (v as Record<string, unknown>)[column.field])).size;
   return {
     ...head,
     spec: spec({
       title: head.title,
       data: { values },
-      facet: { column: { field: column.field, type: 'nominal', sort: column.sort, title: null } },
+      facet: { field: column.field, type: 'nominal', sort: column.sort, title: null },
+      columns: panelColumns(values, panel, panels, independentY),
       ...(independentY ? { resolve: { scale: { y: 'independent' } } } : {}),
       spec: panel,
     }),
@@ -54,7 +90,7 @@ function panelFigure(head: { id: string; title: string; caption: string }, value
 /** Figure 7: two metrics across runs, one colour per prompt setting, y = x where both share a scale; R per setting in the caption. */
 export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMap<string, MetricDef>, x: string, y: string, id: string, caption: string): Figure {
   const title = `${defs.get(y)?.label ?? y} vs ${defs.get(x)?.label ?? x}`;
-  const points = summaries.filter((s) => s.metrics[x as never] !== null && s.metrics[y as never] !== null && s.metrics[x as never] !== undefined).map((s) => ({ model: s.model, setting: s.setting, x: pct(s.metrics[x as never]), y: pct(s.metrics[y as never]) }));
+  const points = summaries.filter((s) => s.metrics[x as never] !== null && s.metrics[y as never] !== null && s.metrics[x as never] !== undefined).map((s) => ({ model: marked(s, x, y), setting: s.setting, x: pct(s.metrics[x as never]), y: pct(s.metrics[y as never]) }));
   if (points.length === 0) return { id, title, caption, note: `No run has both ${x} and ${y} defined (${y === 'C_wrong' || x === 'C_correct' ? 'consistency needs correct and wrong responses' : 'see the tables'}).` };
   const settings = settingsOf(summaries);
   const rs = settings.map((setting) => {
@@ -65,6 +101,7 @@ export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMa
   const xd = domainOf(defs.get(x));
   const yd = domainOf(defs.get(y));
   const layer: Record<string, unknown>[] = [];
+  const size = { width: 380, height: 300 };
   const lo = Math.max(xd[0], yd[0]);
   const hi = Math.min(xd[1], yd[1]);
   if (lo < hi) layer.push({ data: { values: [{ x: lo, y: lo }, { x: hi, y: hi }] }, mark: { type: 'line', color: '#999', strokeDash: [4, 3] }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } });
@@ -72,21 +109,26 @@ export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMa
     data: { values: points },
     mark: { type: 'point', filled: true, size: 60, opacity: 0.85 },
     encoding: {
-      x: { field: 'x', type: 'quantitative', title: `${defs.get(x)?.label ?? x} (x100)`, scale: { domain: xd } },
-      y: { field: 'y', type: 'quantitative', title: `${defs.get(y)?.label ?? y} (x100)`, scale: { domain: yd } },
+      x: { field: 'x', type: 'quantitative', title: `${defs.get(x)?.label ?? x} (x100)`, scale: { domain: xd, nice: false } },
+      y: { field: 'y', type: 'quantitative', title: `${defs.get(y)?.label ?? y} (x100)`, scale: { domain: yd, nice: false } },
       color: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
       shape: { field: 'setting', type: 'nominal', sort: settings, title: 'setting' },
     },
   });
-  if (points.length <= 30) layer.push({ data: { values: points }, mark: { type: 'text', dx: 5, align: 'left', fontSize: 8, color: '#555' }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, text: { field: 'model' } } });
-  return { id, title, caption: `${caption} ${rs.join('; ')}.`, spec: spec({ title, width: 380, height: 300, layer }) };
+  // Labels where they fit beside their point (one per place, naming every run there), the others named in the caption.
+  const { labels, unlabelled: missing } = placeLabels(points.map((p) => ({ x: p.x!, y: p.y!, text: p.model })), { x: xd, y: yd, ...size, fontSize: LABEL_FONT, pointRadius: 5 });
+  if (labels.length) layer.push({ data: { values: labels }, mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: LABEL_FONT, color: '#555' }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, text: { field: 'text' } } });
+  const shown = 8;
+  const unlabelled = [...new Set(missing)];
+  const left = unlabelled.length === 0 ? '' : ` Not labelled (no room beside the point): ${unlabelled.slice(0, shown).join('; ')}${unlabelled.length > shown ? ` and ${unlabelled.length - shown} more` : ''}.`;
+  return { id, title, caption: `${caption} ${rs.join('; ')}.${left}${flagNote(points)}`, spec: spec({ title, ...size, layer }) };
 }
 
 /** Figure 6: runs ranked by a metric, best first, one panel per setting in one figure. */
 export function rankingFigure(summaries: readonly RunSummary[], def: MetricDef): Figure {
   const title = `Ranking by ${def.label}`;
-  const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: s.model, setting: s.setting, value: pct(s.metrics[def.id as never]) }));
-  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.`;
+  const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: marked(s, def.id), setting: s.setting, value: pct(s.metrics[def.id as never]) }));
+  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.${flagNote(values)}`;
   if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined; this report has ${values.length}.` };
   return panelFigure({ id: `rank-${def.id}`, title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
@@ -136,8 +178,8 @@ export function subtypeFigure(summaries: readonly RunSummary[]): Figure {
 /** Figure 11: C_correct and C_wrong per model, models ranked by C_correct (one panel per setting). */
 export function consistencyFigure(summaries: readonly RunSummary[]): Figure {
   const title = 'C_correct and C_wrong, models ranked by C_correct';
-  const values = summaries.flatMap((s) => (['C_correct', 'C_wrong'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: s.model, setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: pct(s.metrics.C_correct) ?? -1 })));
-  const caption = 'Figure 11: a model should keep its correct answers (high C_correct) and drop its wrong ones (low C_wrong).';
+  const values = summaries.flatMap((s) => (['C_correct', 'C_wrong'] as const).filter((k) => s.metrics[k] !== null).map((k) => ({ model: marked(s, 'C_correct', 'C_wrong'), setting: s.setting, metric: k, value: pct(s.metrics[k]), rankBy: pct(s.metrics.C_correct) ?? -1 })));
+  const caption = `Figure 11: a model should keep its correct answers (high C_correct) and drop its wrong ones (low C_wrong).${flagNote(values)}`;
   if (values.length === 0) return { id: 'fig11', title, caption, note: 'No run has a consistency score (no correct or wrong responses re-asked as MCQs).' };
   return panelFigure({ id: 'fig11', title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
@@ -233,8 +275,9 @@ export function effectFigures(summaries: readonly RunSummary[], metrics: readonl
   const types = new Set(summaries.map(typeOf).filter(Boolean));
   const sized = summaries.filter((s) => sizeOf(s) !== undefined).length;
   const typed = summaries.filter((s) => typeOf(s) !== undefined).length;
-  const sizeNote = sizes.size < 2 ? `Needs runs of at least two size classes (small < 5B, medium 5-30B, large > 30B); ${sized} of ${summaries.length} runs give their size${sizes.size === 1 ? `, all ${[...sizes][0]}` : ''}. Add --params to plot size (llmkb eval --params 8).` : undefined;
-  const typeNote = types.size < 2 ? `Needs both base and fine-tuned runs; ${typed} of ${summaries.length} runs say which they are. Add --fine-tuned (and --base for base models with llmkb metrics) to plot fine-tuning.` : undefined;
+  // Asks for --params / --fine-tuned only when some runs lack them; runs that all give one size or type have nothing to compare.
+  const sizeNote = sizes.size >= 2 ? undefined : `Needs runs of at least two size classes (small < 5B, medium 5-30B, large > 30B); ${sized} of ${summaries.length} runs give their size${sizes.size === 1 ? `, all ${[...sizes][0]}` : ''}.${sized < summaries.length ? ' Add --params to plot size (llmkb eval --params 8).' : ' Add runs of models of another size to plot size.'}`;
+  const typeNote = types.size >= 2 ? undefined : `Needs both base and fine-tuned runs; ${typed} of ${summaries.length} runs say which they are${types.size === 1 ? `, all ${[...types][0]}` : ''}.${typed < summaries.length ? ' Add --fine-tuned (and --base for base models with llmkb metrics) to plot fine-tuning.' : ` Add runs of ${[...types][0] === 'base' ? 'fine-tuned' : 'base'} models to plot fine-tuning.`}`;
   // ICL: the change from the first setting needs the same model in two settings.
   const models = new Set(summaries.map((s) => s.model));
   const multi = [...models].filter((m) => new Set(summaries.filter((s) => s.model === m).map((s) => s.setting)).size > 1);

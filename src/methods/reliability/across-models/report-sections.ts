@@ -4,7 +4,8 @@
  * given), Table 2's correlations, Figures 3-12 (one per comparison; a one-line note where the
  * runs lack what a figure needs), and Figure 3's effects as numbers.
  */
-import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
+import { escapeHtml, flagMark, htmlTable } from '../../../report/html-parts.js';
+import { anyWarnings, FLAG, isFlagged } from '../../../analysis/summary-warnings.js';
 import type { MethodReportContext, MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
@@ -49,7 +50,8 @@ function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyAr
     if (runs.length < 2) continue;
     for (const metric of metrics) {
       const def = defs.get(metric);
-      const valued = runs.filter(({ s }) => metricOf(s, metric) !== null && metricOf(s, metric) !== undefined);
+      // A flagged value (a warning of its run concerns it) is neither the best nor tied with it.
+      const valued = runs.filter(({ s }) => metricOf(s, metric) !== null && metricOf(s, metric) !== undefined && !isFlagged(s, metric));
       if (valued.length < 2 || !def) continue;
       const sign = def.better === 'higher' ? 1 : -1;
       const best = valued.reduce((a, b) => (sign * ((metricOf(b.s, metric) as number) - (metricOf(a.s, metric) as number)) > 0 ? b : a));
@@ -85,7 +87,8 @@ function paperTableHtml(summaries: readonly RunSummary[], table: '9' | '10' | '1
       const v = metricOf(s, id) ?? null;
       const ci = s.intervals[id as never] as [number, number] | null | undefined;
       const mark = marks.get(`${i}/${id}`) ?? '';
-      return `<td class="${`${first} ${mark}`.trim()}">${escapeHtml(formatPercent(v))}${ci ? `<span class="ci">[${escapeHtml(formatPercent(ci[0], 1))}, ${escapeHtml(formatPercent(ci[1], 1))}]</span>` : ''}</td>`;
+      const flag = flagMark(s, id);
+      return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatPercent(v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatPercent(ci[0], 1))}, ${escapeHtml(formatPercent(ci[1], 1))}]</span>` : ''}</td>`;
     }).join('');
   }).join('')}</tr>`);
   return `<div class="scroll"><table class="paper" id="table${table}">${head}<tbody>${rows.join('')}</tbody></table></div>`;
@@ -102,7 +105,8 @@ export async function reportSections(all: readonly MethodSummary[], context: Met
   const marks = significanceMarks(summaries, records, Object.values(PAPER_TABLES).flat(), defs);
   for (const t of ['9', '10', '11'] as const) parts.push(`<h2>${escapeHtml(TABLE_TITLES[t])}</h2>${paperTableHtml(summaries, t, defs, marks)}`);
   const comparable = settings.some((st) => summaries.filter((s) => s.setting === st).length >= 2);
-  parts.push(`<p class="note">Values x100, 95% bootstrap CIs below each value.${!comparable ? '' : hasRecords
+  const flags = anyWarnings(summaries) ? ` ${FLAG}: a warning of the run concerns the value (Read with care, above); such values are not ranked.` : '';
+  parts.push(`<p class="note">Values x100, 95% bootstrap CIs below each value.${flags}${!comparable ? '' : hasRecords
     ? ' Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples, p ≥ 0.05).'
     : ' Bold: the best run of the setting in that column. Significance marks need the runs\' records (<code>.records.jsonl</code> beside each summary).'}</p>`);
 

@@ -2,11 +2,21 @@
 import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
+import { invalidShare } from '../metrics/mcq-answers.js';
 
 export function runHeadline(summary: MethodSummary): string {
   const s = summary as RunSummary;
   const c = s.counts;
-  return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${s.approximate ? ' · approximate' : ''}`;
+  const mcq = c.mcqAnswers === undefined || c.invalidMcqAnswers === undefined ? '' : ` · MCQ answers ${c.mcqAnswers}, invalid ${c.invalidMcqAnswers} (${invalidShare({ answers: c.mcqAnswers, invalid: c.invalidMcqAnswers })})`;
+  return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · N=${c.seen} (correct ${c.seenCorrect}, wrong ${c.seenWrong}, uninformative ${c.seenUninformative}) · L=${c.unseen} (wrong ${c.unseenWrong}, uninformative ${c.unseenUninformative})${mcq}${s.approximate ? ' · approximate' : ''}`;
+}
+
+/** The run's MCQ answers and invalid ones by question set and label of the response re-asked (Eq. 4 counts an invalid answer as not choosing the response). */
+function mcqAnswersHtml(s: RunSummary): string {
+  const mcq = s.breakdowns.mcqAnswers;
+  if (!mcq) return '<p class="note">Invalid MCQ answers: not counted in this summary (made by an older llmkb, or from records without their MCQ counts).</p>';
+  const rows = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => [`${d} ${label}`, String(c.answers), String(c.invalid), invalidShare(c)]));
+  return `<h4>Invalid MCQ answers</h4><div class="scroll">${htmlTable(['Responses re-asked', 'MCQ answers', 'invalid', 'share'], rows)}</div><p class="note">An invalid answer names no option (neither a letter nor an option's text); Eq. 4 counts it as not choosing the response.</p>`;
 }
 
 const EXAMPLES_PER_LABEL = 3;
@@ -39,5 +49,5 @@ function examplesHtml(records: readonly ScoredRecord[] | undefined): string {
 export function runDetails(summary: MethodSummary, records?: readonly object[]): string {
   const s = summary as RunSummary;
   const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(source.startsWith('T') ? g.metrics.C_wrong_unseen : g.metrics.C_wrong_seen), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
-  return `<div class="scroll">${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}</div>${examplesHtml(records as readonly ScoredRecord[] | undefined)}`;
+  return `<div class="scroll">${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}</div>${mcqAnswersHtml(s)}${examplesHtml(records as readonly ScoredRecord[] | undefined)}`;
 }

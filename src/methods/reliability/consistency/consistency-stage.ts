@@ -88,6 +88,7 @@ async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, '
     itemId: record.id,
     question: record.question,
     response: record.response,
+    answers: record.answers,
     answerType: record.answerType,
     pool,
     seed: options.seed,

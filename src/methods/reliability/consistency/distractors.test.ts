@@ -46,15 +46,29 @@ describe('parseDistractorReply', () => {
 });
 
 describe('AnswerPool', () => {
+  const item = (response: string, answers: string[] = []) => ({ response, answers, answerType: 'location' as const });
+
   it('draws answers of the same type first, never the excluded ones, deterministically', () => {
     const pool = new AnswerPool();
     for (const p of ['Paris', 'Lyon', 'Rome']) pool.add(p, 'location');
     for (const p of ['Jane Austen', 'Homer']) pool.add(p, 'person');
-    const a = pool.draw(2, 'location', ['Paris'], SeededRandom.stream(1, 'x'));
+    const a = pool.draw(2, item('Paris'), SeededRandom.stream(1, 'x'));
     assert.deepEqual([...a].sort(), ['Lyon', 'Rome']);
-    const b = pool.draw(4, 'location', ['paris'], SeededRandom.stream(1, 'x'));
+    const b = pool.draw(4, item('paris'), SeededRandom.stream(1, 'x'));
     assert.equal(b.length, 4, 'tops up from other types when the type runs out');
     assert.ok(!b.includes('Paris'));
-    assert.deepEqual(pool.draw(4, 'location', ['paris'], SeededRandom.stream(1, 'x')), b);
+    assert.deepEqual(pool.draw(4, item('paris'), SeededRandom.stream(1, 'x')), b);
+  });
+
+  it("never offers the item's own gold answer or any alias of it, whatever its spelling", () => {
+    // The pool holds other questions' answers; one of them is this question's gold answer, in
+    // another spelling (as when two questions share an answer, or the model gave it elsewhere).
+    const pool = new AnswerPool();
+    for (const p of ['The Eiffel Tower', 'Big Ben', 'Colosseum', 'Tour Eiffel', 'Louvre']) pool.add(p, 'location');
+    const gold = ['Eiffel Tower', 'tour eiffel.'];
+    for (let seed = 0; seed < 30; seed++) {
+      const drawn = pool.draw(20, item('Big Ben', gold), SeededRandom.stream(seed, 'x'));
+      assert.deepEqual([...drawn].sort(), ['Colosseum', 'Louvre'], `seed ${seed}: ${JSON.stringify(drawn)}`);
+    }
   });
 });

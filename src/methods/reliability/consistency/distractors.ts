@@ -2,7 +2,9 @@
  * Distractors for the consistency test (paper section 2.2, Figure 1(c), Table 8): 20 answers
  * similar to, yet distinct from, the model's response. From the distractor LLM's reply split on
  * [SEP]; when fewer than 3 are usable (or no distractor LLM is configured) topped up from a pool
- * of other answers of the same answer type.
+ * of other questions' answers and other responses, same answer type first. A pool distractor is
+ * never the response nor any accepted answer of the item itself (after SQuAD normalisation): an
+ * MCQ that offered the gold answer beside a wrong response would ask a different question.
  */
 import type { AnswerType } from '../data/qa-item.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
@@ -98,6 +100,14 @@ export function parseDistractorReply(reply: string, response: string, question =
   return { distractors: out, diagnostics };
 }
 
+/** What a pool draw must know of the item it draws for. */
+export interface PoolItem {
+  response: string;
+  /** The item's accepted answers (every alias); none for an unseen question. */
+  answers: readonly string[];
+  answerType: AnswerType | null | undefined;
+}
+
 /** Other questions' answers and other responses, by answer type: the top-up pool. */
 export class AnswerPool {
   readonly #byType = new Map<string, string[]>();
@@ -115,9 +125,14 @@ export class AnswerPool {
     this.#all.push(text);
   }
 
-  /** Up to `count` pool answers unlike `exclude`, same type first, seeded. */
-  draw(count: number, type: AnswerType | null | undefined, exclude: readonly string[], rng: SeededRandom): string[] {
-    const excluded = new Set(exclude.map(normalizeAnswer));
+  /**
+   * Up to `count` pool answers for an item, same type first, seeded: never the item's response,
+   * any of its accepted answers, or anything in `also` (distractors it already has), whatever
+   * their spelling (SQuAD normalisation).
+   */
+  draw(count: number, item: PoolItem, rng: SeededRandom, also: readonly string[] = []): string[] {
+    const type = item.answerType;
+    const excluded = new Set([item.response, ...item.answers, ...also].map(normalizeAnswer));
     const out: string[] = [];
     const take = (candidates: readonly string[]) => {
       for (const c of rng.shuffle(candidates)) {
@@ -142,6 +157,8 @@ export async function distractorsFor(options: {
   itemId: string;
   question: string;
   response: string;
+  /** The item's accepted answers: a pool distractor is never one of them. */
+  answers: readonly string[];
   answerType: AnswerType | null | undefined;
   pool: AnswerPool;
   seed: number;
@@ -149,14 +166,14 @@ export async function distractorsFor(options: {
 }): Promise<DistractorSet & { cached: boolean }> {
   const rng = SeededRandom.stream(options.seed, 'distractors', options.itemId);
   if (!options.executor) {
-    const distractors = options.pool.draw(DISTRACTORS_WANTED, options.answerType, [options.response], rng);
+    const distractors = options.pool.draw(DISTRACTORS_WANTED, options, rng);
     return { distractors, source: 'pool', toppedUp: distractors.length, cached: false };
   }
   const result = await options.executor.complete({ prompt: distractorPrompt(options.question, options.response), maxTokens: 400, stop: ['\n\nQ:', '\nQ:'] });
   const { distractors, diagnostics } = parseDistractorReply(result.value.text, options.response, options.question);
   let toppedUp = 0;
   if (distractors.length < MIN_DISTRACTORS) {
-    const extra = options.pool.draw(DISTRACTORS_WANTED - distractors.length, options.answerType, [options.response, ...distractors], rng);
+    const extra = options.pool.draw(DISTRACTORS_WANTED - distractors.length, options, rng, distractors);
     toppedUp = extra.length;
     distractors.push(...extra);
   }

@@ -7,7 +7,7 @@ import type { MetricDef } from '../../method.js';
 import { METRIC_KEYS, type MetricKey } from './reliability-metrics.js';
 
 /** The method's id and version as summaries record them; a change that moves numbers bumps the version. */
-export const RELIABILITY_METHOD = { id: 'reliability', version: '1' } as const;
+export const RELIABILITY_METHOD = { id: 'reliability', version: '2' } as const;
 
 const DEFS: Record<MetricKey, Omit<MetricDef, 'id' | 'format' | 'equation' | 'headline'> & { equation: string; headline?: true }> = {
   CR: { label: 'CR', description: 'correct rate: seen questions answered correctly, over all seen questions', range: [0, 1], better: 'higher', equation: 'Eq. 2' },

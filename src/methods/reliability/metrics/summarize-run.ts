@@ -10,6 +10,8 @@ import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metric-defs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
+import { FLAG_NOTE, flagged } from '../../../analysis/summary-warnings.js';
+import { countMcqAnswers, invalidMcqWarning, type McqAnswerBreakdown } from './mcq-answers.js';
 import { computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
 
 export const scoredRecordSchema = z
@@ -21,6 +23,8 @@ export const scoredRecordSchema = z
     label: z.enum(['correct', 'wrong', 'uninformative']),
     uninformativeType: z.enum(['none', 'unsure', 'repetition']).nullish(),
     consistency: z.number().min(0).max(1).nullish(),
+    /** How many MCQs a pair was asked and how many of their answers were invalid (the rest of the stage's detail passes through). */
+    consistencyDetail: z.object({ mcqs: z.number().int().min(0).optional(), invalid: z.number().int().min(0).optional() }).passthrough().optional(),
     approximate: z.boolean().optional(),
   })
   .passthrough();
@@ -35,7 +39,8 @@ export type { RunMeta };
 
 /** A reliability run's summary (schema v2): the generic fields, typed with the method's own metrics, counts and breakdowns. */
 export interface RunSummary extends MethodSummary {
-  counts: MetricCounts;
+  /** With `mcqAnswers` and `invalidMcqAnswers` when every re-asked response says how its MCQs were answered. */
+  counts: MetricCounts & { mcqAnswers?: number; invalidMcqAnswers?: number };
   metrics: Metrics;
   intervals: Record<MetricKey, [number, number] | null>;
   bootstrap: { resamples: number; seed: number; confidence: number };
@@ -43,6 +48,8 @@ export interface RunSummary extends MethodSummary {
     bySource: Record<string, Group>;
     byAnswerType: { seen: Record<string, Group>; unseen: Record<string, Group> };
     uninformativeTypes: { seen: Record<string, number>; unseen: Record<string, number> };
+    /** MCQ answers and invalid ones by question set and label of the response re-asked (with the counts' `mcqAnswers`). */
+    mcqAnswers?: McqAnswerBreakdown;
   };
   /** How close the run is to the paper's protocol (runs made by `llmkb eval`). */
   protocol?: Protocol;
@@ -157,6 +164,8 @@ export function summarizeRun(
   const seed = options.seed ?? 42;
   const uninformativeTypes = { seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>, unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number> };
   for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
+  const mcqAnswers = countMcqAnswers(records);
+  const warning = mcqAnswers ? invalidMcqWarning(mcqAnswers.total) : undefined;
   return {
     schema: SUMMARY_SCHEMA,
     method: { id: RELIABILITY_METHOD.id, version: RELIABILITY_METHOD.version },
@@ -166,7 +175,7 @@ export function summarizeRun(
     setting: options.setting,
     approximate: records.some((r) => r.approximate === true),
     datasetChecksums: options.datasetChecksums ?? {},
-    counts: countRecords(records),
+    counts: { ...countRecords(records), ...(mcqAnswers ? { mcqAnswers: mcqAnswers.total.answers, invalidMcqAnswers: mcqAnswers.total.invalid } : {}) },
     metricDefs: RELIABILITY_METRIC_DEFS.map((d) => ({ ...d })),
     metrics: computeMetrics(records),
     intervals: bootstrapIntervals(records, resamples, seed),
@@ -175,10 +184,12 @@ export function summarizeRun(
       bySource: groupBy(records, (r) => r.source),
       byAnswerType: { seen: groupBy(records.filter((r) => r.dataset === 'seen'), (r) => r.answerType), unseen: groupBy(records.filter((r) => r.dataset === 'unseen'), (r) => r.answerType) },
       uninformativeTypes,
+      ...(mcqAnswers ? { mcqAnswers: mcqAnswers.breakdown } : {}),
     },
     ...(options.meta ? { meta: options.meta } : {}),
     ...(options.runId ? { runId: options.runId } : {}),
     ...(options.protocol ? { protocol: options.protocol } : {}),
+    ...(warning ? { warnings: [warning] } : {}),
   };
 }
 
@@ -200,8 +211,10 @@ export function formatSummary(s: RunSummary): string {
   lines.push('metric                                   value   95% CI');
   for (const k of METRIC_KEYS) {
     const ci = s.intervals[k];
-    lines.push(`${LABELS[k].padEnd(38)} ${formatPercent(s.metrics[k]).padStart(7)}   ${ci ? `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]` : '-'}`);
+    lines.push(`${LABELS[k].padEnd(38)} ${flagged(formatPercent(s.metrics[k]), s, k).padStart(7)}   ${ci ? `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]` : '-'}`);
   }
+  for (const w of s.warnings ?? []) lines.push(`WARNING: ${w.message}`);
+  if (s.warnings?.length) lines.push(FLAG_NOTE);
   lines.push('');
   lines.push('by source            n     CR     WR    NCR     UR  C_correct  C_wrong   NCCR    IUR');
   for (const [source, g] of Object.entries(s.breakdowns.bySource)) {
@@ -213,5 +226,10 @@ export function formatSummary(s: RunSummary): string {
   lines.push(`UR by answer type (unseen): ${Object.entries(s.breakdowns.byAnswerType.unseen).map(([t, g]) => `${t} ${formatPercent(g.metrics.UR, 1)}`).join(', ')}`);
   const u = s.breakdowns.uninformativeTypes;
   lines.push(`uninformative sub-types: seen ${Object.entries(u.seen).map(([t, n]) => `${t} ${n}`).join(', ')}; unseen ${Object.entries(u.unseen).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  const mcq = s.breakdowns.mcqAnswers;
+  if (mcq && s.counts.mcqAnswers !== undefined) {
+    const groups = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => `${d} ${label} ${c.invalid}/${c.answers}`));
+    lines.push(`invalid MCQ answers: ${s.counts.invalidMcqAnswers} of ${s.counts.mcqAnswers} (${groups.join(', ')})`);
+  }
   return lines.join('\n');
 }

@@ -18,6 +18,7 @@ import { QUICK } from '../defaults.js';
 import type { TimeFilterProvenance } from '../protocol.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import { reliabilityOptions, type ReliabilityOptions } from './options.js';
+import { mcqsOf } from './run-params.js';
 
 /**
  * Offline, `llmkb eval --quick` cannot download the default model or the data sources: the two
@@ -36,6 +37,8 @@ export interface ReliabilityContext {
   files: Record<string, string>;
   /** `--quick`: the seeded subset's sizes. */
   quick?: { seen: number; unseen: number };
+  /** MCQs per response (as the run's params say: `--mcqs`, else the paper's 20, or fewer for a quick look). */
+  mcqs: number;
   /** Shot selectors by embedder identity (built once per evaluation, shared by its runs). */
   selectors: Map<string, ShotSelector>;
 }
@@ -111,7 +114,7 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
   const withRepositories = fewShot || !own;
   const rSeen = withRepositories ? read(join(options.data, DATASET_FILES.rSeen)) : [];
   const rUnseen = withRepositories ? read(join(options.data, DATASET_FILES.rUnseen)) : [];
-  const context: ReliabilityContext = { options, rSeen, rUnseen, timeFilter: own ? OWN_QUESTIONS : timeFilterOf(options.data), files, ...(quick ? { quick } : {}), selectors: new Map() };
+  const context: ReliabilityContext = { options, rSeen, rUnseen, timeFilter: own ? OWN_QUESTIONS : timeFilterOf(options.data), files, ...(quick ? { quick } : {}), mcqs: mcqsOf(options, ctx.quick), selectors: new Map() };
   const seenCount = items.filter((i) => i.dataset === 'seen').length;
   return {
     items,

@@ -4,7 +4,7 @@
  */
 import { isoDateOf } from '../../../text/iso-date.js';
 import type { MethodOption } from '../../method.js';
-import { ANSWER_MAX_TOKENS, PAPER_CUTOFF } from '../defaults.js';
+import { ANSWER_MAX_TOKENS, PAPER_CUTOFF, QUICK } from '../defaults.js';
 
 export interface ReliabilityOptions {
   /** The built data sets (SeenQA, UnseenQA, R_seen, R_unseen): read, or built here when missing. */
@@ -15,7 +15,7 @@ export interface ReliabilityOptions {
   input?: string;
   cutoff: string;
   maxTokens: number;
-  /** MCQs per response; undefined: 20, or 5 with quick. */
+  /** MCQs per response; undefined: 20, or QUICK.mcqs with quick. */
   mcqs?: number;
   mode: 'generate' | 'logprobs';
 }
@@ -33,7 +33,7 @@ export const RELIABILITY_OPTIONS: readonly MethodOption[] = [
   { key: 'dataDir', flags: '--data-dir <dir>', type: 'string', path: 'input-folder', description: 'local copies of the source files for building the data sets (default: $LLMKB_DATA_DIR; else they are downloaded)' },
   { key: 'cutoff', flags: '--cutoff <date>', type: 'string', parse: isoDate, defaultValue: PAPER_CUTOFF, description: `the data sets' knowledge cutoff, for building UnseenQA (YYYY-MM-DD; default ${PAPER_CUTOFF}, the paper's)` },
   { key: 'maxTokens', flags: '--max-tokens <n>', type: 'integer', min: 1, defaultValue: ANSWER_MAX_TOKENS, description: `maximum new tokens per answer (default ${ANSWER_MAX_TOKENS}, the paper's)` },
-  { key: 'mcqs', flags: '--mcqs <n>', type: 'integer', min: 1, defaultValue: 20, description: 'MCQs per response (default 20, the paper\'s; 5 with --quick)' },
+  { key: 'mcqs', flags: '--mcqs <n>', type: 'integer', min: 1, defaultValue: 20, description: `MCQs per response (default 20, the paper's; ${QUICK.mcqs} with --quick)` },
   { key: 'mode', flags: '--mode <mode>', type: 'string', choices: ['generate', 'logprobs'], defaultValue: 'generate', description: 'MCQ answer mode: generate (the paper\'s) or logprobs (faster; recorded as a departure)' },
 ];
 

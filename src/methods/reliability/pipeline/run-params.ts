@@ -3,10 +3,10 @@
  * seed: part of its run id (a change starts another run, never mixes records).
  */
 import type { ModelExecutor } from '../../../executor/model-executor.js';
-import { LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
+import { ANSWER_POOL_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
 import type { ReliabilityOptions } from './options.js';
 
-/** MCQs per response: as given, else the paper's 20 (5 for a quick look). */
+/** MCQs per response: as given, else the paper's 20 (QUICK.mcqs for a quick look). */
 export function mcqsOf(options: ReliabilityOptions, quick: boolean): number {
   return options.mcqs ?? (quick ? QUICK.mcqs : 20);
 }
@@ -18,6 +18,8 @@ export function reliabilityRunParams(options: ReliabilityOptions, roles: Readonl
     shots: setting === 'zero-shot' ? 'none' : roles.embedder ? `embedding:${roles.embedder.model.cacheIdentity}` : 'bm25-v1',
     judge: roles.judge?.model.cacheIdentity ?? LEXICAL_JUDGE_ID,
     distractor: roles.distractor?.model.cacheIdentity ?? 'pool',
+    // The pool draws distractors (or tops up an LLM's): a change of its rules is another run.
+    pool: ANSWER_POOL_ID,
     mcqs: mcqsOf(options, quick),
     mode: options.mode,
   };

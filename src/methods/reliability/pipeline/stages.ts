@@ -13,7 +13,6 @@ import { LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
 import type { QAItem } from '../data/qa-item.js';
 import type { StageContext } from '../../method.js';
 import { shotSelector, type ReliabilityContext } from './inputs.js';
-import { mcqsOf } from './run-params.js';
 
 const contextOf = (ctx: StageContext): ReliabilityContext => ctx.context as ReliabilityContext;
 
@@ -54,7 +53,7 @@ export async function consistencyStage(ctx: StageContext): Promise<void> {
     executor: model,
     ...(ctx.roles.distractor ? { distractor: ctx.roles.distractor } : {}),
     mode: context.options.mode,
-    mcqs: mcqsOf(context.options, context.quick !== undefined),
+    mcqs: context.mcqs,
     seed: ctx.seed,
     shotsFor,
     run,

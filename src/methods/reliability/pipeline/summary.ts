@@ -15,7 +15,6 @@ import type { AnswerMode } from '../consistency/mcq.js';
 import { summarizeRun, type ScoredRecord } from '../metrics/summarize-run.js';
 import { buildProtocol } from '../protocol.js';
 import type { ReliabilityContext } from './inputs.js';
-import { mcqsOf } from './run-params.js';
 
 /** The lexical fallback judge and its measured agreement with human labels (docs/reliability.md, "Judging"). */
 const LEXICAL_JUDGE = {
@@ -45,6 +44,7 @@ function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): Score
     label: one(r.label),
     uninformativeType: one(r.uninformativeType),
     consistency: r.consistency,
+    ...(r.consistencyDetail ? { consistencyDetail: { mcqs: r.consistencyDetail.mcqs, invalid: r.consistencyDetail.invalid } } : {}),
     ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
   };
 }
@@ -82,7 +82,7 @@ export async function summarizeReliability(ctx: SummarizeContext): Promise<Summa
         ...(context.quick ? { quick: context.quick } : {}),
         ...(ctx.limit ? { limit: ctx.limit } : {}),
         questions: { seen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'seen').length, unseen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'unseen').length },
-        mcqs: mcqsOf(context.options, context.quick !== undefined),
+        mcqs: context.mcqs,
         maxTokens: context.options.maxTokens,
         ...(prepared.roles.model?.model.runtime ? { sequences: prepared.roles.model.model.runtime.sequences } : {}),
         computeBackend: prepared.roles.model?.model.runtime?.backend ?? 'server',

@@ -3,9 +3,11 @@
  * chart), and the breakdowns by source, UnseenQA template, answer type and uninformative sub-type,
  * each count a link to its items, with the group's headline metrics from the summary.
  */
+import { escapeHtml } from '../../../report/html-parts.js';
 import { formatMetric, headlineDefs } from '../../method-summary.js';
 import type { MetricDef } from '../../method.js';
 import type { RunPageContext } from '../../method-presentation.js';
+import { invalidShare } from '../metrics/mcq-answers.js';
 
 const LABEL_COLORS = { domain: ['correct', 'wrong', 'uninformative', '(no label)'], range: ['#2e7d32', '#c62828', '#9e9e9e', '#bdbdbd'] };
 
@@ -44,5 +46,15 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
   if (templates.length) parts.push(ctx.countsTable('By UnseenQA template', 'source', templates, extra, groupDefs.map((d) => d.label)));
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
   parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
+  parts.push(mcqAnswersSection(ctx.summary));
   return parts.join('\n');
+}
+
+/** The run's MCQ answers and invalid ones by question set and label of the response re-asked, from its summary. */
+function mcqAnswersSection(summary: Record<string, unknown> | undefined): string {
+  const mcq = (summary?.breakdowns as { mcqAnswers?: Record<string, Record<string, { answers: number; invalid: number }>> } | undefined)?.mcqAnswers;
+  const title = '<h3>Invalid MCQ answers</h3>';
+  if (!mcq) return `${title}<p class="muted">Not counted: the run has no summary with MCQ counts yet (its summary file is written when it finishes), or it was made by an older llmkb.</p>`;
+  const rows = Object.entries(mcq).flatMap(([dataset, groups]) => Object.entries(groups).map(([label, c]) => `<tr><th scope="row">${escapeHtml(`${dataset} ${label}`)}</th><td class="num">${c.answers}</td><td class="num">${c.invalid}</td><td class="num">${invalidShare(c)}</td></tr>`));
+  return `${title}<p class="muted">An invalid answer names no option (neither a letter nor an option's text); Eq. 4 counts it as not choosing the response. The item pages show every MCQ with its raw answer.</p><div class="scroll"><table class="counts"><thead><tr><th>responses re-asked</th><th>MCQ answers</th><th>invalid</th><th>share</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
