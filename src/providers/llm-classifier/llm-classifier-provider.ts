@@ -10,12 +10,11 @@
 import type { ModelEntryOptions } from '../../config/config.js';
 import { ModelSpecError } from '../../errors.js';
 import { classifierOptions, type ClassifierOptions } from '../classification/classifier-options.js';
-import type { ClassificationTask } from '../model-kinds.js';
-import type { LlmClassifier } from './llm-classifier.js';
+import type { LlmClassifier, LlmClassifierTask } from './llm-classifier.js';
 
 export interface LlmClassifierSpec {
   provider: 'llm-classifier';
-  task: ClassificationTask;
+  task: LlmClassifierTask;
   /** The text model's spec. */
   model: string;
 }
