@@ -17,7 +17,7 @@ import { startOpenAICompatibleServer } from './support/openai-compatible-server.
 import { llmkb, type CliResult } from './support/run-cli.js';
 
 /** Options that are not settings in `defaults` (README, "Configuration"): each has its own place. */
-const NOT_IN_DEFAULTS = new Set(['help', 'version', 'config', 'store', 'model', 'judge', 'distractor', 'embedder', 'filterModel', 'scorer', 'nli', 'relevance', 'questionWriter']);
+const NOT_IN_DEFAULTS = new Set(['help', 'version', 'config', 'store', 'model', 'judge', 'distractor', 'embedder', 'filterModel', 'scorer', 'nli', 'relevance', 'coherence', 'answerer', 'questionWriter']);
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];

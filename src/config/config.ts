@@ -44,7 +44,7 @@ export const modelEntrySchema = z.union([
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type ModelEntryOptions = Exclude<ModelEntry, string>;
 
-export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance', 'question_writer'] as const;
+export const ROLES = ['model', 'judge', 'distractor', 'embedder', 'scorer', 'nli', 'relevance', 'coherence', 'answerer', 'question_writer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -90,11 +90,11 @@ export const COMMAND_OPTIONS = {
   'corpus list': { json: 'boolean' },
   'corpus stats': { json: 'boolean' },
   'conner generate': { setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string', seed: 'number', maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', output: 'string' },
-  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', out: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
-  'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', seed: 'number', task: 'string', output: 'string', summary: 'string' },
+  'conner score': { corpus: 'string', evidenceTop: 'number', aggregation: 'string', factualityRule: 'string', premises: 'string', coherenceSentence: 'string', dialogueQuery: 'string', dialogueValidity: 'string', informativenessPrefix: 'string', asReleased: 'boolean', negatives: 'number', seed: 'number', resamples: 'number', ratings: 'string', output: 'string', out: 'string', concurrency: 'number', limit: 'number', json: 'boolean' },
+  'conner select-demos': { candidates: 'number', top: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', factualityRule: 'string', premises: 'string', coherenceSentence: 'string', dialogueQuery: 'string', dialogueValidity: 'string', informativenessPrefix: 'string', asReleased: 'boolean', seed: 'number', task: 'string', output: 'string', summary: 'string' },
   'conner best-of': {
     input: 'list', samples: 'number', topP: 'number', temperature: 'number', setting: 'string', prompt: 'number', shots: 'number', answerShots: 'number', demos: 'string', fixedDemos: 'boolean', task: 'string',
-    maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', seed: 'number', output: 'string', summary: 'string',
+    maxTokens: 'number', answerMaxTokens: 'number', limit: 'number', gamma: 'string', corpus: 'string', evidenceTop: 'number', aggregation: 'string', factualityRule: 'string', premises: 'string', coherenceSentence: 'string', dialogueQuery: 'string', dialogueValidity: 'string', informativenessPrefix: 'string', asReleased: 'boolean', seed: 'number', output: 'string', summary: 'string',
   },
 } as const satisfies Record<string, Record<string, 'boolean' | 'number' | 'string' | 'list'>>;
 
@@ -124,6 +124,10 @@ export const configSchema = z
     nli: modelEntrySchema.optional(),
     /** CONNER: query-passage relevance model. */
     relevance: modelEntrySchema.optional(),
+    /** CONNER: paragraph-coherence (discourse-coherence) scorer. */
+    coherence: modelEntrySchema.optional(),
+    /** CONNER: the fixed few-shot answerer of the downstream answers (Appendix G). */
+    answerer: modelEntrySchema.optional(),
     /** Writes questions from corpus passages (`llmkb data from-corpus`). */
     question_writer: modelEntrySchema.optional(),
     /** SQLite file holding the call cache and the run store. */
