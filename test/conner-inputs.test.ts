@@ -97,6 +97,11 @@ describe('conner commands through the CLI (loopback servers)', () => {
     assert.deepEqual(byAnswerer['zero-shot']!.status, 'approximation');
     assert.equal(byAnswerer['zero-shot']!.choice, 'the generator (openai-compatible:gen)');
     assert.deepEqual([byAnswerer['zero-shot (Table 11 prompt 1)']!.status, byAnswerer['zero-shot (Table 11 prompt 1)']!.choice], ['paper', 'openai-compatible:ans']);
+    // An answerer that cannot score prompts (a scripted one) leaves helpfulness to the scorer, said.
+    writeFileSync(join(dir, 'ans.jsonl'), `${JSON.stringify({ default: true, reply: ' an answer' })}\n`);
+    const unscoring = await llmkb(['conner', 'score', 'fixed.jsonl', '--answerer', 'mock:ans.jsonl', '--resamples', '10', '--out', 'res2'], { cwd: dir });
+    assert.equal(unscoring.code, 0, unscoring.stderr);
+    assert.match(unscoring.stderr, /note: the answerer mock:mock:ans\.jsonl cannot score prompts: helpfulness's answer losses are the scorer's/);
     const compared = await llmkb(['compare', ...summaries.map((_, i) => join('res', readdirSync(join(dir, 'res')).filter((f) => f.endsWith('.summary.json'))[i]!))], { cwd: dir });
     assert.equal(compared.code, 0, compared.stderr);
     assert.match(compared.stdout, /\*\*Warning:\*\* .*different answerers \(the generator \(openai-compatible:gen\): openai-compatible:gen \(zero-shot\); openai-compatible:ans: openai-compatible:gen \(zero-shot \(Table 11 prompt 1\)\)\)/);

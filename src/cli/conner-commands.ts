@@ -93,6 +93,7 @@ async function generationInputs(ws: Workspace, input: string, opts: GenerationCl
 
 interface ScorerCliOptions {
   scorer?: string;
+  answerer?: string;
   nli?: string;
   relevance?: string;
   coherence?: string;
@@ -125,9 +126,13 @@ async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<Sc
   };
 }
 
-async function scoringSetupOf(ws: Workspace, opts: ScorerCliOptions, choices: ScoringChoices) {
+/** The scorers; the answerer only where helpfulness is scored (`conner score`). */
+async function scoringSetupOf(ws: Workspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
   const { scoringSetup } = await import('../methods/conner/conner-setup.js');
-  return scoringSetup(ws, opts, choices);
+  const { answerer, ...specs } = opts;
+  const setup = await scoringSetup(ws, helpfulness ? { ...specs, ...(answerer === undefined ? {} : { answerer }) } : specs, choices);
+  if (setup.answererUnscoring) process.stderr.write(`note: the answerer ${setup.answererUnscoring} cannot score prompts: helpfulness's answer losses are the scorer's (a departure: the paper's answerer scores them; recorded)\n`);
+  return setup;
 }
 
 /** The knowledge generator, its prompt and the answerer: the same for `generate` and `best-of`'s draws. */
@@ -146,7 +151,7 @@ function addGenerationOptions(command: Command): Command {
 
 function addScorerOptions(command: Command): Command {
   return command
-    .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt-neo-2.7b.gguf or a vLLM server with prompt log-probabilities')
+    .option('--scorer <spec>', 'reference language model for perplexity and informativeness, and helpfulness without an answerer (default: "scorer" in the config), e.g. gguf:./gpt-neo-2.7b.gguf or a vLLM server with prompt log-probabilities')
     .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config), e.g. tei:URL/MODEL with "task": "nli" in the config, or llm-nli:<text model spec>')
     .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config): one logit, or several with a "relevant" label (monoBERT: "labels": {"LABEL_1": "relevant"})')
     .option('--coherence <spec>', 'discourse-coherence scorer of a paragraph (Eq. 4; "task": "coherence" in the config; default: "coherence" in the config, else 1/PPL of the whole text, a recorded departure)')
@@ -205,6 +210,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       .description('score knowledge files on factuality, relevance, coherence, informativeness, helpfulness, validity (Eq. 1-8); several files: one row per generator')
       .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?, answerer?})'),
   )
+    .option('--answerer <spec>', 'the answerer, whose answer losses helpfulness takes (the paper: LLaMA-65B answers and scores; default: "answerer" in the config, else --scorer, a recorded departure)')
     .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
     .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
@@ -234,7 +240,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         // Ratings are matched to the knowledge texts before any model is loaded.
         const ratings = opts.ratings === undefined ? undefined : matchRatings(opts.ratings, readRatings(requireFile(opts.ratings, 'One JSON line per rated knowledge text (docs/conner.md).')), ratedKeys(files));
         const choices = await choicesOf(opts, opts.negatives);
-        const setup = await scoringSetupOf(ws, opts, choices);
+        const setup = await scoringSetupOf(ws, opts, choices, true);
         const { records, summaries } = await scoreFiles(files, {
           runs: ws.runs, setup, choices, seed: opts.seed, resamples: opts.resamples, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(ratings ? { ratings } : {}), ...(opts.limit === undefined ? {} : { limit: opts.limit }),
         });

@@ -28,7 +28,7 @@ export const connerMethod: EvaluationMethod = {
   paper: 'Chen et al. Beyond Factuality: A Comprehensive Evaluation of Large Language Models as Knowledge Generators. EMNLP 2023.',
   roles: [
     { id: 'model', kind: 'text-generation', required: true, description: 'the knowledge generator under test: writes knowledge for each query (Tables 11-12)' },
-    { id: 'answerer', kind: 'text-generation', required: false, description: 'the fixed few-shot answerer (Appendix G, Table 13; the paper: LLaMA-65B) that writes the downstream answers helpfulness and validity judge, the same for every generator compared', fallback: 'the generator answers its own knowledge, recorded as a departure' },
+    { id: 'answerer', kind: 'text-generation', required: false, description: "the fixed few-shot answerer (Appendix G, Table 13; the paper: LLaMA-65B) that writes the downstream answers helpfulness and validity judge, the same for every generator compared; at scoring, helpfulness's answer losses are its own (Table 14)", fallback: 'the generator answers its own knowledge, and the scorer scores helpfulness; both recorded as departures' },
     { id: 'scorer', kind: 'scoring', required: false, description: 'reference language model: sentence perplexity (Eq. 3), informativeness (Eq. 5), helpfulness (Eq. 6), paragraph coherence fallback (Eq. 4); the paper used GPT-Neo 2.7B and LLaMA-65B', fallback: 'those metrics are not scored, recorded in the protocol' },
     { id: 'nli', kind: 'classification', required: false, description: 'NLI model for factuality (Eq. 1) and validity (Eq. 7-8); the paper used NLI-RoBERTa-large', fallback: 'factuality and validity are not scored, recorded in the protocol' },
     { id: 'relevance', kind: 'classification', required: false, description: 'query-passage relevance model (Eq. 2), one logit or several with a "relevant" label; the paper used a two-logit monoBERT ms-marco ranker', fallback: 'relevance is not scored, recorded in the protocol' },
@@ -55,6 +55,7 @@ export const connerMethod: EvaluationMethod = {
     'coherence-paragraph': 'paragraph coherence (Eq. 4)',
     'informativeness-prefix': 'informativeness prefix (Eq. 5)',
     helpfulness: 'helpfulness (Eq. 6)',
+    'helpfulness-scorer': 'helpfulness scorer (Eq. 6)',
     'shots-fitted': 'demonstrations and context',
     demonstrations: 'demonstrations',
     'scorer-truncation': 'scorer input length',

@@ -30,6 +30,8 @@ export interface ConnerRunFacts {
   unscored: string[];
   /** The paragraph-coherence scorer's id; absent: the 1/PPL fallback. */
   coherenceScorer?: string;
+  /** Who scores helpfulness's answer losses: the answerer model (the paper's way) or the reference LM. */
+  helpfulnessScorer?: { id: string; answerer: boolean };
   /** `--limit n`: a seeded sample of n of the queries of each file. */
   limit?: { n: number; seed: number };
 }
@@ -42,7 +44,7 @@ export interface ConnerGroupFacts {
   givenKnowledge: boolean;
   /** The distinct answerers named by the records (null: not recorded). */
   answerers: Array<string | null>;
-  /** Demonstrations drawn from the scored queries themselves rather than a training set (undefined: the knowledge records are not at hand). */
+  /** Demonstrations drawn from the scored queries' own file rather than a training set (undefined: the knowledge records are not at hand). */
   demosFromInput: boolean | undefined;
   knowledgeShotsDropped: number;
   answerShotsDropped: number;
@@ -53,13 +55,17 @@ export interface ConnerGroupFacts {
 
 /** A group's facts from its scored records and, when at hand, the knowledge records they were scored from (demonstrations, shots dropped). */
 export function groupFacts(records: readonly ScoredKnowledge[], items: readonly GeneratedKnowledge[] = []): ConnerGroupFacts {
+  // A demonstration from the scored file: one of its ids, or an id of the same file (`<file stem>:<line>`).
+  const stem = (id: string): string => id.slice(0, Math.max(0, id.lastIndexOf(':')));
   const ids = new Set(records.map((r) => r.id));
+  const stems = new Set(records.map((r) => stem(r.id)).filter((x) => x !== ''));
+  const fromInput = (d: string): boolean => ids.has(d) || stems.has(stem(d));
   return {
     generator: records[0]?.generator ?? '',
     items: records.length,
     givenKnowledge: records.some((r) => r.setting === 'given'),
     answerers: [...new Set(records.filter((r) => r.answer !== null).map((r) => r.answerer))],
-    demosFromInput: items.length === 0 ? undefined : items.some((k) => [...k.knowledgeDemos, ...k.answerDemos].some((d) => ids.has(d))),
+    demosFromInput: items.length === 0 ? undefined : items.some((k) => [...k.knowledgeDemos, ...k.answerDemos].some(fromInput)),
     knowledgeShotsDropped: items.filter((k) => (k.knowledgeShotsDropped ?? 0) > 0).length,
     answerShotsDropped: items.filter((k) => (k.answerShotsDropped ?? 0) > 0).length,
     emptyKnowledge: records.filter((r) => r.knowledge.trim() === '').length,
@@ -126,12 +132,20 @@ export function connerProtocol(run: ConnerRunFacts, group: ConnerGroupFacts): Co
   notes.push(paper('helpfulness', `over the set, u = ${c.negatives}`, `helpfulness (Eq. 6, first form with 1/u) is taken over the set as the authors' src/helpfulness.py does: max(0, 1 - mean_q L(q,k,a) / mean_q L(q,k^-,a)), the clip after averaging (Table 16 is the unclipped value, metric helpfulness_raw); L is the per-token mean loss of the gold answer after the Table 13 template without demonstrations; u = ${c.negatives} other queries' knowledge from the same generator, drawn per query with the run's seed; each record keeps its losses and the negatives' ids`));
   const answerer = answererNote(group);
   if (answerer) notes.push(answerer);
+  const h = run.helpfulnessScorer;
+  if (h) {
+    notes.push(
+      h.answerer
+        ? paper('helpfulness-scorer', h.id, `helpfulness's answer losses are the answerer's (${h.id}), as the paper's LLaMA-65B both answers and scores (Table 14, src/helpfulness.py)`)
+        : departure('helpfulness-scorer', `the reference LM (${h.id})`, `helpfulness's answer losses are the reference language model's (${h.id}), the one of perplexity and informativeness; the paper scores them with its answerer, LLaMA-65B (\`conner score --answerer\`)`),
+    );
+  }
   notes.push(paper('shots-fitted', 'dropped until the prompt fits', `demonstrations that overflow the model's context are left out, last first, until the prompt fits (recorded per item): ${group.knowledgeShotsDropped} of ${group.items} knowledge prompts and ${group.answerShotsDropped} answer prompts had fewer than drawn`));
   if (group.demosFromInput !== undefined) {
     notes.push(
       group.demosFromInput
-        ? departure('demonstrations', 'drawn from the scored queries', "few-shot demonstrations were drawn from the other queries of the scored file (their gold knowledge and answers), not from the data set's training split (`conner generate --demos FILE`)")
-        : paper('demonstrations', 'not from the scored queries', 'no few-shot demonstration is one of the scored queries'),
+        ? departure('demonstrations', 'drawn from the scored file', "few-shot demonstrations were drawn from the other queries of the scored test file (their gold knowledge and answers), not from the data set's training split (`conner generate --demos FILE`)")
+        : paper('demonstrations', 'from another file', 'no few-shot demonstration comes from the scored queries\' file'),
     );
   }
   notes.push(paper('scorer-truncation', 'first 300 words', "the language-model metrics read at most the first 300 words of a knowledge text and of each sentence (the authors' src/info.py cuts knowledge to 300 words); an item whose text still does not fit the scorer's context is left unscored for that metric, with a note in its record"));

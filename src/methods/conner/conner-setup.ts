@@ -6,7 +6,7 @@
  * corpus exists. A mistake then fails at once, and never with "run the same command again to
  * resume", which could not help.
  */
-import { LlmkbError } from '../../errors.js';
+import { LlmkbError, UnsupportedCapabilityError } from '../../errors.js';
 import type { ExecutableModel, ModelExecutor } from '../../executor/model-executor.js';
 import type { Workspace } from '../../workspace.js';
 import type { ScoringChoices } from './conner-choices.js';
@@ -17,6 +17,8 @@ import type { PairClassifier, TokenScorer } from './scoring/scorers.js';
 
 export interface ModelSpecs {
   scorer?: string;
+  /** The answerer, when it scores helpfulness's answer losses too (the paper's LLaMA-65B). */
+  answerer?: string;
   nli?: string;
   relevance?: string;
   coherence?: string;
@@ -26,12 +28,15 @@ export interface ModelSpecs {
 
 export interface ScoringSetup {
   scorer?: TokenScorer;
+  answerScorer?: TokenScorer;
   nli?: PairClassifier;
   relevance?: PairClassifier;
   coherence?: PairClassifier;
   evidence: EvidenceSource;
   /** Metrics no scorer was given for. */
   unscored: string[];
+  /** The answerer, when it cannot score helpfulness's answer losses (they are the scorer's then). */
+  answererUnscoring?: string;
   /** The smallest concurrency of the scorers. */
   concurrency: number;
 }
@@ -39,7 +44,7 @@ export interface ScoringSetup {
 /** The scorers and the evidence source of a scoring command. */
 export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pick<ScoringChoices, 'premises'>): Promise<ScoringSetup> {
   type AnyExecutor = ModelExecutor<ExecutableModel>;
-  const load = async (role: 'scorer' | 'nli' | 'relevance' | 'coherence', spec?: string): Promise<AnyExecutor | undefined> => {
+  const load = async (role: 'scorer' | 'answerer' | 'nli' | 'relevance' | 'coherence', spec?: string): Promise<AnyExecutor | undefined> => {
     const entry = ws.entryFor(role, spec);
     return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as AnyExecutor);
   };
@@ -47,7 +52,8 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
   const nliEx = await load('nli', specs.nli);
   const relevanceEx = await load('relevance', specs.relevance);
   const coherenceEx = await load('coherence', specs.coherence);
-  if (!scorerEx && !nliEx && !relevanceEx && !coherenceEx) {
+  const answerEx = await load('answerer', specs.answerer);
+  if (!scorerEx && !nliEx && !relevanceEx && !coherenceEx && !answerEx) {
     throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli, --relevance and/or --coherence model specs, or set "scorer", "nli", "relevance", "coherence" in llmkb.config.json (docs/conner.md).' });
   }
   if (specs.corpus !== undefined) {
@@ -58,10 +64,23 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
   // Kinds and tasks are checked as each adapter is made, then each scorer answers one small
   // call (cached like any): a server of another kind, or a label it cannot map, fails here.
   const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;
+  // An answerer that cannot score prompts (a hosted chat API) leaves helpfulness to the scorer, said.
+  let answerScorer: TokenScorer | undefined;
+  let answererUnscoring: string | undefined;
+  if (answerEx) {
+    try {
+      answerScorer = executorTokenScorer(answerEx, 'answerer');
+    } catch (error) {
+      if (!(error instanceof UnsupportedCapabilityError)) throw error;
+      answererUnscoring = modelName(answerEx as unknown as ModelExecutor);
+    }
+  }
   const nli = nliEx ? executorClassifier(nliEx, 'nli', 'nli') : undefined;
   const relevance = relevanceEx ? executorClassifier(relevanceEx, 'relevance', 'relevance') : undefined;
   const coherence = coherenceEx ? executorClassifier(coherenceEx, 'coherence', 'coherence') : undefined;
-  if (scorer) await probe('scorer', scorer.id, () => scorer.logLikelihood('Topic: cats\nQuery: what do cats do\nAnswer:', ' they sleep'));
+  for (const [role, s] of [['scorer', scorer], ['answerer', answerScorer]] as const) {
+    if (s) await probe(role, s.id, () => s.logLikelihood('Topic: cats\nQuery: what do cats do\nAnswer:', ' they sleep'));
+  }
   if (nli) await probe('nli', nli.id, () => nli.classify('nli', [{ text: 'Cats sleep a lot.', textPair: 'Cats sleep.' }]));
   if (relevance) await probe('relevance', relevance.id, () => relevance.classify('relevance', [{ text: 'what do cats do', textPair: 'Cats sleep a lot.' }]));
   if (coherence) await probe('coherence', coherence.id, () => coherence.classify('coherence', [{ text: 'Cats sleep a lot. They sleep in the sun.', textPair: '' }]));
@@ -69,17 +88,20 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
   const unscored = [
     ...(nli ? [] : ['factuality', 'validity']),
     ...(relevance ? [] : ['relevance']),
-    ...(scorer ? [] : ['coherence_sentence', 'informativeness', 'helpfulness']),
+    ...(scorer ? [] : ['coherence_sentence', 'informativeness']),
+    ...(scorer || answerScorer ? [] : ['helpfulness']),
     ...(scorer || coherence ? [] : ['coherence_paragraph']),
   ];
   return {
     ...(scorer ? { scorer } : {}),
+    ...(answerScorer ? { answerScorer } : {}),
     ...(nli ? { nli } : {}),
     ...(relevance ? { relevance } : {}),
     ...(coherence ? { coherence } : {}),
     evidence,
     unscored,
-    concurrency: Math.min(...[scorerEx, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
+    ...(answererUnscoring ? { answererUnscoring } : {}),
+    concurrency: Math.min(...[scorerEx, answerEx, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
   };
 }
 

@@ -55,7 +55,7 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
   for (const { file, sha256, items } of files) {
     const scored = await scoreKnowledge({
       items, runs: options.runs, evidence: setup.evidence, choices: options.choices, seed: options.seed, concurrency: options.concurrency ?? setup.concurrency,
-      ...(setup.scorer ? { scorer: setup.scorer } : {}), ...(setup.nli ? { nli: setup.nli } : {}), ...(setup.relevance ? { relevance: setup.relevance } : {}), ...(setup.coherence ? { coherence: setup.coherence } : {}),
+      ...(setup.scorer ? { scorer: setup.scorer } : {}), ...(setup.answerScorer ? { answerScorer: setup.answerScorer } : {}), ...(setup.nli ? { nli: setup.nli } : {}), ...(setup.relevance ? { relevance: setup.relevance } : {}), ...(setup.coherence ? { coherence: setup.coherence } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
     });
     for (const r of scored) {
@@ -69,6 +69,7 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
     choices: options.choices,
     unscored: setup.unscored,
     ...(setup.coherence ? { coherenceScorer: setup.coherence.id } : {}),
+    ...(setup.answerScorer ?? setup.scorer ? { helpfulnessScorer: { id: (setup.answerScorer ?? setup.scorer)!.id, answerer: setup.answerScorer !== undefined } } : {}),
     ...(options.limit === undefined ? {} : { limit: { n: options.limit, seed: options.seed } }),
   };
   const summaries = connerRunSummaries(records, {

@@ -31,7 +31,7 @@ export function floorLogprobs(tokenLogprobs: readonly number[]): { logLikelihood
   return { logLikelihood, floored };
 }
 
-export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): TokenScorer {
+export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>, role = 'scorer'): TokenScorer {
   const model = executor.model;
   if (model.kinds?.includes('scoring')) {
     return {
@@ -55,8 +55,8 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>): T
       },
     };
   }
-  throw new UnsupportedCapabilityError(`${scorerId(model)} cannot score tokens (neither a scoring model nor a text model with log-likelihoods)`, {
-    hint: 'Give the "scorer" role a GGUF model or a server with prompt log-probabilities (docs/conner.md).',
+  throw new UnsupportedCapabilityError(`role "${role}": ${scorerId(model)} cannot score tokens (neither a scoring model nor a text model with log-likelihoods)`, {
+    hint: `Give the "${role}" role a GGUF model or a server with prompt log-probabilities (docs/conner.md).`,
   });
 }
 

@@ -27,7 +27,7 @@ export interface ScoreOptions extends Omit<ItemScoring, 'scorerIds'> {
 
 export const DEFAULT_EVIDENCE_TOP = 5;
 
-export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'nli' | 'relevance' | 'coherence' | 'evidence' | 'choices'>): Record<string, string> {
+export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'answerScorer' | 'nli' | 'relevance' | 'coherence' | 'evidence' | 'choices'>): Record<string, string> {
   const ids: Record<string, string> = {};
   const { choices } = options;
   if (options.nli) ids.factuality = `nli ${options.nli.id}; evidence ${options.evidence.id}; ${choices.aggregation} over sentences${choices.factualityRule === 'labels' ? ' (sentence labels)' : ''}`;
@@ -37,15 +37,16 @@ export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'nli' | 'releva
     ids.coherence_sentence = `${choices.sentenceCoherence === 'mean-inverse' ? 'mean of 1/PPL' : '1/mean(min(PPL, 200))'} ${options.scorer.id}`;
     if (!options.coherence) ids.coherence_paragraph = `${PARAGRAPH_COHERENCE_FALLBACK}: ${options.scorer.id}`;
     ids.informativeness = options.scorer.id;
-    ids.helpfulness = `${options.scorer.id}; u = ${choices.negatives}`;
   }
+  const helpfulness = options.answerScorer ?? options.scorer;
+  if (helpfulness) ids.helpfulness = `${helpfulness.id}; u = ${choices.negatives}`;
   if (options.nli) ids.validity = `nli ${options.nli.id}; span: Eq. 7, open: evidence ${options.evidence.id}${choices.dialogueValidity === 'response-and-evidence' ? ' and the gold response' : ''}`;
   return ids;
 }
 
 export function scoreRunSpec(options: ScoreOptions) {
   return {
-    model: canonicalJson({ scorer: options.scorer?.identity ?? null, nli: options.nli?.identity ?? null, relevance: options.relevance?.identity ?? null, coherence: options.coherence?.identity ?? null }),
+    model: canonicalJson({ scorer: options.scorer?.identity ?? null, answerScorer: options.answerScorer?.identity ?? null, nli: options.nli?.identity ?? null, relevance: options.relevance?.identity ?? null, coherence: options.coherence?.identity ?? null }),
     dataset: checksumOfLines(options.items, (k) => canonicalJson(k)),
     setting: 'conner-score',
     seed: options.seed,

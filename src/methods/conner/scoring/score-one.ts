@@ -20,7 +20,10 @@ import { openValidity, spanValidity } from './validity.js';
 
 /** What scoring one item needs: the scorers (absent: their metrics are not scored), the evidence and the choices. */
 export interface ItemScoring {
+  /** The reference language model: sentence and paragraph perplexity, informativeness, and helpfulness unless `answerScorer`. */
   scorer?: TokenScorer;
+  /** Helpfulness's answer losses (Eq. 6) by the answerer model, as the paper's LLaMA-65B both answers and scores; absent: `scorer`. */
+  answerScorer?: TokenScorer;
   nli?: PairClassifier;
   relevance?: PairClassifier;
   /** Paragraph coherence (Eq. 4) by a discourse-coherence scorer; absent: the 1/PPL fallback with `scorer`. */
@@ -168,8 +171,9 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
       scores.informativeness = info.value ?? null;
     }
   }
-  if (options.scorer && item.goldAnswer !== undefined && item.goldAnswer.trim() !== '') {
-    const scorer = options.scorer;
+  const helpfulnessScorer = options.answerScorer ?? options.scorer;
+  if (helpfulnessScorer && item.goldAnswer !== undefined && item.goldAnswer.trim() !== '') {
+    const scorer = helpfulnessScorer;
     const negatives = sampleNegatives(item.id, pool, choices.negatives, options.seed).map((id) => ({ id, knowledge: truncateWords(byId.get(id)!.knowledge) }));
     const h = await unlessOverflow('helpfulness', notes, () => scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer));
     if (h) {
