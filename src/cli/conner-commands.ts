@@ -7,7 +7,9 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
-import type { ScoringChoices } from '../methods/conner/conner-choices.js';
+// The choices' values only: a module with no imports, so registering the commands stays cheap.
+import { DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../methods/conner/conner-choices.js';
+import type { ModelSpecs } from '../methods/conner/conner-setup.js';
 import type { Workspace } from '../workspace.js';
 import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
 
@@ -91,14 +93,7 @@ async function generationInputs(ws: Workspace, input: string, opts: GenerationCl
   return { queries: queries!, demoPool, fixedDemos, ...models };
 }
 
-interface ScorerCliOptions {
-  scorer?: string;
-  answerer?: string;
-  nli?: string;
-  relevance?: string;
-  coherence?: string;
-  corpus?: string;
-  evidenceTop: number;
+interface ScorerCliOptions extends ModelSpecs {
   seed: number;
   aggregation?: ScoringChoices['aggregation'];
   factualityRule?: ScoringChoices['factualityRule'];
@@ -158,12 +153,12 @@ function addScorerOptions(command: Command): Command {
     .option('--corpus <name>', "evidence from this corpus (BM25 over a corpus of the store, `llmkb corpus add`, or an OpenSearch index registered with `llmkb corpus add-remote`); default: each query's reference knowledge")
     .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5)
     .option('--aggregation <op>', 'factuality over sentences: min (the paper\'s example), mean or max (default: min; with --as-released: max, as the released scripts run)', oneOf(['min', 'mean', 'max'] as const))
-    .option('--factuality-rule <rule>', "vector: Eq. 1's NLI vectors (default); labels: each sentence's label combined as ordinals, as the authors' scripts", oneOf(['vector', 'labels'] as const))
-    .option('--premises <form>', "a reference passage as NLI premises: sentences (its sentences, then itself whole, first 32; the authors' scripts; default) or passage (whole only)", oneOf(['sentences', 'passage'] as const))
-    .option('--coherence-sentence <form>', "mean-inverse: Eq. 3's mean of 1/PPL (default); inverse-mean: 1/mean(min(PPL, 200)), as the authors' src/ppl.py", oneOf(['mean-inverse', 'inverse-mean'] as const))
-    .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: utterance (the last one, default) or history (the whole dialogue, as the authors' scripts)", oneOf(['utterance', 'history'] as const))
-    .option('--dialogue-validity <form>', "premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (the gold response too, as src/wow_validity.py)", oneOf(['evidence', 'response-and-evidence'] as const))
-    .option('--informativeness-prefix <form>', "what informativeness conditions on: table11 (Table 11's prompt 4, default) or code (src/info.py's instruction)", oneOf(['table11', 'code'] as const))
+    .option('--factuality-rule <rule>', "vector: Eq. 1's NLI vectors (default); labels: each sentence's label combined as ordinals, as the authors' scripts", oneOf(FACTUALITY_RULES))
+    .option('--premises <form>', "a reference passage as NLI premises: sentences (its sentences, then itself whole, first 32; the authors' scripts; default) or passage (whole only)", oneOf(REFERENCE_PREMISES))
+    .option('--coherence-sentence <form>', "mean-inverse: Eq. 3's mean of 1/PPL (default); inverse-mean: 1/mean(min(PPL, 200)), as the authors' src/ppl.py", oneOf(SENTENCE_COHERENCE_FORMS))
+    .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: utterance (the last one, default) or history (the whole dialogue, as the authors' scripts)", oneOf(DIALOGUE_QUERIES))
+    .option('--dialogue-validity <form>', "premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (the gold response too, as src/wow_validity.py)", oneOf(DIALOGUE_VALIDITIES))
+    .option('--informativeness-prefix <form>', "what informativeness conditions on: table11 (Table 11's prompt 4, default) or code (src/info.py's instruction)", oneOf(INFORMATIVENESS_PREFIXES))
     .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max); each option above still wins");
 }
 

@@ -51,6 +51,7 @@ export const connerMethod: EvaluationMethod = {
     'factuality-aggregation': 'factuality over sentences',
     'nli-window': 'NLI input length',
     'dialogue-query': 'dialogue query (Eq. 2, 5)',
+    'dialogue-validity': 'dialogue validity premises (Eq. 8)',
     'coherence-sentence': 'sentence coherence (Eq. 3)',
     'coherence-paragraph': 'paragraph coherence (Eq. 4)',
     'informativeness-prefix': 'informativeness prefix (Eq. 5)',

@@ -115,6 +115,11 @@ export function connerProtocol(run: ConnerRunFacts, group: ConnerGroupFacts): Co
       : departure('dialogue-query', 'dialogue history', "for dialogue, relevance and informativeness read the whole dialogue history (turns joined by \" [SEP] \") as the query, as the authors' src/relevance.py and src/info.py do"),
   );
   notes.push(
+    c.dialogueValidity === 'evidence'
+      ? paper('dialogue-validity', 'the evidence (Eq. 8)', "open-answer validity (Eq. 8, dialogue) is the answer's largest entailment over the evidence collected for it")
+      : departure('dialogue-validity', 'the gold response and the evidence', "open-answer validity (Eq. 8, dialogue) also takes the gold response as a premise, first, as the authors' src/wow_validity.py does"),
+  );
+  notes.push(
     c.sentenceCoherence === 'mean-inverse'
       ? paper('coherence-sentence', 'mean of 1/PPL (Eq. 3)', 'sentence coherence is (1/m) sum_i 1/PPL(s_i), as Eq. 3 writes it')
       : departure('coherence-sentence', '1/mean(min(PPL, 200))', "sentence coherence is 1 / ((1/m) sum_i min(PPL(s_i), 200)), as the authors' src/ppl.py computes it, instead of Eq. 3's mean of 1/PPL"),

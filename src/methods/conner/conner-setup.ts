@@ -10,10 +10,11 @@ import { LlmkbError, UnsupportedCapabilityError } from '../../errors.js';
 import type { ExecutableModel, ModelExecutor } from '../../executor/model-executor.js';
 import type { Workspace } from '../../workspace.js';
 import type { ScoringChoices } from './conner-choices.js';
-import { corpusEvidence, referenceEvidence, type EvidenceSource } from './evidence/evidence-source.js';
+import { corpusEvidence, referenceEvidence } from './evidence/evidence-source.js';
 import { modelName } from './generation/generate-knowledge.js';
 import { executorClassifier, executorTokenScorer } from './scoring/executor-scorers.js';
-import type { PairClassifier, TokenScorer } from './scoring/scorers.js';
+import type { ItemScoring } from './scoring/score-one.js';
+import type { TokenScorer } from './scoring/scorers.js';
 
 export interface ModelSpecs {
   scorer?: string;
@@ -26,13 +27,8 @@ export interface ModelSpecs {
   evidenceTop: number;
 }
 
-export interface ScoringSetup {
-  scorer?: TokenScorer;
-  answerScorer?: TokenScorer;
-  nli?: PairClassifier;
-  relevance?: PairClassifier;
-  coherence?: PairClassifier;
-  evidence: EvidenceSource;
+/** The scorers and evidence of a scoring run (as `scoreKnowledge` takes them), and what setting them up found. */
+export interface ScoringSetup extends Pick<ItemScoring, 'scorer' | 'answerScorer' | 'nli' | 'relevance' | 'coherence' | 'evidence'> {
   /** Metrics no scorer was given for. */
   unscored: string[];
   /** The answerer, when it cannot score helpfulness's answer losses (they are the scorer's then). */
@@ -53,9 +49,6 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
   const relevanceEx = await load('relevance', specs.relevance);
   const coherenceEx = await load('coherence', specs.coherence);
   const answerEx = await load('answerer', specs.answerer);
-  if (!scorerEx && !nliEx && !relevanceEx && !coherenceEx && !answerEx) {
-    throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli, --relevance and/or --coherence model specs, or set "scorer", "nli", "relevance", "coherence" in llmkb.config.json (docs/conner.md).' });
-  }
   if (specs.corpus !== undefined) {
     const { Corpus } = await import('../../corpus/corpus.js');
     const { remoteCorpus } = await import('../../corpus/remote-corpora.js');
@@ -78,6 +71,9 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
   const nli = nliEx ? executorClassifier(nliEx, 'nli', 'nli') : undefined;
   const relevance = relevanceEx ? executorClassifier(relevanceEx, 'relevance', 'relevance') : undefined;
   const coherence = coherenceEx ? executorClassifier(coherenceEx, 'coherence', 'coherence') : undefined;
+  if (!scorer && !answerScorer && !nli && !relevance && !coherence) {
+    throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli, --relevance and/or --coherence model specs, or set "scorer", "nli", "relevance", "coherence" in llmkb.config.json (docs/conner.md).' });
+  }
   for (const [role, s] of [['scorer', scorer], ['answerer', answerScorer]] as const) {
     if (s) await probe(role, s.id, () => s.logLikelihood('Topic: cats\nQuery: what do cats do\nAnswer:', ' they sleep'));
   }
@@ -101,7 +97,7 @@ export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pi
     evidence,
     unscored,
     ...(answererUnscoring ? { answererUnscoring } : {}),
-    concurrency: Math.min(...[scorerEx, answerEx, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
+    concurrency: Math.min(...[scorerEx, answerScorer ? answerEx : undefined, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
   };
 }
 
