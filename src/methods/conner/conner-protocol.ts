@@ -87,79 +87,110 @@ function answererNote(group: ConnerGroupFacts): ConnerProtocolNote | undefined {
   return paper('answerer', answerer, `one fixed answerer wrote the downstream answers (Table 13, few-shot), as the paper's Appendix G has LLaMA-65B answer for every generator; compare only runs with the same answerer`);
 }
 
-export function connerProtocol(run: ConnerRunFacts, group: ConnerGroupFacts): ConnerProtocolNote[] {
+/** Factuality and validity: how NLI verdicts become scores, and what they are checked against. */
+function nliNotes(run: ConnerRunFacts, group: ConnerGroupFacts): ConnerProtocolNote[] {
   const c = run.choices;
-  const notes: ConnerProtocolNote[] = [];
-  notes.push(
+  return [
     c.factualityRule === 'vector'
       ? paper('factuality-rule', 'NLI vectors (Eq. 1)', `the sentences' NLI vectors (entailment, neutral, contradiction) are aggregated along the entailment dimension, as Eq. 1 writes it; an item's label, for the shares, is the largest of its three scores (ties: consistent, then non-verified)`)
       : departure('factuality-rule', "sentence labels (the authors' scripts)", `each sentence is labelled by the argmax of its best evidence's NLI vector and the labels are combined as ordinals inconsistent < non-verified < consistent, as the authors' src/eval_exp.py does, instead of Eq. 1's vectors${c.aggregation === 'mean' ? '; with mean the shares count the sentences\' labels over the whole set' : ''}`),
-  );
-  notes.push(paper('factuality-aggregation', c.aggregation, `factuality aggregated with ${c.aggregation} over sentences (the paper exemplifies min; its Eq. 1 allows min, mean or max): min/max keep the whole NLI vector of the sentence with the lowest/highest ${c.factualityRule === 'vector' ? 'entailment' : 'label'}, mean averages the vectors; a sentence with no evidence counts as non-verified (0, 1, 0)`));
-  notes.push(
+    paper('factuality-aggregation', c.aggregation, `factuality aggregated with ${c.aggregation} over sentences (the paper exemplifies min; its Eq. 1 allows min, mean or max): min/max keep the whole NLI vector of the sentence with the lowest/highest ${c.factualityRule === 'vector' ? 'entailment' : 'label'}, mean averages the vectors; a sentence with no evidence counts as non-verified (0, 1, 0)`),
     run.evidence === 'reference'
       ? departure('evidence', 'reference knowledge', "evidence is the query's reference (gold) knowledge, not passages retrieved from Wikipedia with ColBERTv2 (the paper's Appendix B finds reference knowledge suffices with enough evidence)")
       : departure('evidence', run.evidence, `evidence retrieved by ${run.evidence} with the sentence as query; the paper retrieves from Wikipedia with ColBERTv2`),
-  );
-  if (run.evidence === 'reference') {
-    notes.push(
-      c.premises === 'sentences'
-        ? paper('premises', 'sentences, then the whole passage (first 32)', "the reference passage gives the NLI model its sentences and then itself whole, the first 32 premises per claim, as the authors' src/eval_exp.py does (the paper does not say)")
-        : paper('premises', 'the whole passage', 'the reference passage is one premise, whole (the paper does not say; the authors\' scripts also give its sentences)'),
-    );
-  }
-  notes.push(paper('nli-window', 'premise cut to the window', `a premise longer than the NLI model's window is cut to the longest prefix of its words that fits, the claim never; ${group.premiseCuts} of ${group.items} items had one cut (noted in their records)`));
-  notes.push(
-    c.dialogueQuery === 'utterance'
-      ? paper('dialogue-query', 'last utterance', "for dialogue, relevance (Eq. 2) and informativeness (Eq. 5) read the partner's last utterance as the query, as Table 11's caption defines {utterance}")
-      : departure('dialogue-query', 'dialogue history', "for dialogue, relevance and informativeness read the whole dialogue history (turns joined by \" [SEP] \") as the query, as the authors' src/relevance.py and src/info.py do"),
-  );
-  notes.push(
+    ...(run.evidence !== 'reference'
+      ? []
+      : c.premises === 'sentences'
+        ? [paper('premises', 'sentences, then the whole passage (first 32)', "the reference passage gives the NLI model its sentences and then itself whole, the first 32 premises per claim, as the authors' src/eval_exp.py does (the paper does not say)")]
+        : [paper('premises', 'the whole passage', "the reference passage is one premise, whole (the paper does not say; the authors' scripts also give its sentences)")]),
+    paper('nli-window', 'premise cut to the window', `a premise longer than the NLI model's window is cut to the longest prefix of its words that fits, the claim never; ${group.premiseCuts} of ${group.items} items had one cut (noted in their records)`),
     c.dialogueValidity === 'evidence'
       ? paper('dialogue-validity', 'the evidence (Eq. 8)', "open-answer validity (Eq. 8, dialogue) is the answer's largest entailment over the evidence collected for it")
       : departure('dialogue-validity', 'the gold response and the evidence', "open-answer validity (Eq. 8, dialogue) also takes the gold response as a premise, first, as the authors' src/wow_validity.py does"),
-  );
-  notes.push(
-    c.sentenceCoherence === 'mean-inverse'
-      ? paper('coherence-sentence', 'mean of 1/PPL (Eq. 3)', 'sentence coherence is (1/m) sum_i 1/PPL(s_i), as Eq. 3 writes it')
-      : departure('coherence-sentence', '1/mean(min(PPL, 200))', "sentence coherence is 1 / ((1/m) sum_i min(PPL(s_i), 200)), as the authors' src/ppl.py computes it, instead of Eq. 3's mean of 1/PPL"),
-  );
-  notes.push(
-    run.coherenceScorer !== undefined
-      ? paper('coherence-paragraph', run.coherenceScorer, `paragraph coherence (Eq. 4) is the score of the discourse-coherence scorer ${run.coherenceScorer}, normalised to [0, 1] (sigmoid of one output, softmax of several); the paper uses Coherence-Momentum (Jwalapuram et al. 2021)`)
-      : departure('coherence-paragraph', '1/PPL of the whole text', `paragraph coherence (Eq. 4) is ${PARAGRAPH_COHERENCE_FALLBACK}; the paper uses a discourse-coherence model (Coherence-Momentum, Jwalapuram et al. 2021)`),
-  );
-  notes.push(
-    c.informativenessPrefix === 'table11'
-      ? paper('informativeness-prefix', 'Table 11 prompt 4', "informativeness (Eq. 5) conditions on the query in Table 11's zero-shot prompt 4, the knowledge after a space (the paper does not give the prefix)")
-      : departure('informativeness-prefix', "src/info.py's instruction", "informativeness (Eq. 5) conditions on the authors' src/info.py instruction \"Generate a Wikipedia to answer the given question.\\nTopic: {topic}.\\nQuestion: {query}?\\nWikipedia:\""),
-  );
-  notes.push(paper('helpfulness', `over the set, u = ${c.negatives}`, `helpfulness (Eq. 6, first form with 1/u) is taken over the set as the authors' src/helpfulness.py does: max(0, 1 - mean_q L(q,k,a) / mean_q L(q,k^-,a)), the clip after averaging (Table 16 is the unclipped value, metric helpfulness_raw); L is the per-token mean loss of the gold answer after the Table 13 template without demonstrations; u = ${c.negatives} other queries' knowledge from the same generator, drawn per query with the run's seed; each record keeps its losses and the negatives' ids`));
-  const answerer = answererNote(group);
-  if (answerer) notes.push(answerer);
-  const h = run.helpfulnessScorer;
-  if (h) {
+  ];
+}
+
+/** The language-model metrics: coherence, informativeness, and what their scorer reads. */
+function languageModelNotes(run: ConnerRunFacts, group: ConnerGroupFacts, scored: (m: string) => boolean): ConnerProtocolNote[] {
+  const c = run.choices;
+  const notes: ConnerProtocolNote[] = [];
+  if (scored('coherence_sentence')) {
     notes.push(
-      h.answerer
-        ? paper('helpfulness-scorer', h.id, `helpfulness's answer losses are the answerer's (${h.id}), as the paper's LLaMA-65B both answers and scores (Table 14, src/helpfulness.py)`)
-        : departure('helpfulness-scorer', `the reference LM (${h.id})`, `helpfulness's answer losses are the reference language model's (${h.id}), the one of perplexity and informativeness; the paper scores them with its answerer, LLaMA-65B (\`conner score --answerer\`)`),
+      c.sentenceCoherence === 'mean-inverse'
+        ? paper('coherence-sentence', 'mean of 1/PPL (Eq. 3)', 'sentence coherence is (1/m) sum_i 1/PPL(s_i), as Eq. 3 writes it')
+        : departure('coherence-sentence', '1/mean(min(PPL, 200))', "sentence coherence is 1 / ((1/m) sum_i min(PPL(s_i), 200)), as the authors' src/ppl.py computes it, instead of Eq. 3's mean of 1/PPL"),
     );
   }
+  if (scored('coherence_paragraph')) {
+    notes.push(
+      run.coherenceScorer !== undefined
+        ? paper('coherence-paragraph', run.coherenceScorer, `paragraph coherence (Eq. 4) is the score of the discourse-coherence scorer ${run.coherenceScorer}, normalised to [0, 1] (sigmoid of one output, softmax of several); the paper uses Coherence-Momentum (Jwalapuram et al. 2021)`)
+        : departure('coherence-paragraph', '1/PPL of the whole text', `paragraph coherence (Eq. 4) is ${PARAGRAPH_COHERENCE_FALLBACK}; the paper uses a discourse-coherence model (Coherence-Momentum, Jwalapuram et al. 2021)`),
+    );
+  }
+  if (scored('informativeness')) {
+    notes.push(
+      c.informativenessPrefix === 'table11'
+        ? paper('informativeness-prefix', 'Table 11 prompt 4', "informativeness (Eq. 5) conditions on the query in Table 11's zero-shot prompt 4, the knowledge after a space (the paper does not give the prefix)")
+        : departure('informativeness-prefix', "src/info.py's instruction", 'informativeness (Eq. 5) conditions on the authors\' src/info.py instruction "Generate a Wikipedia to answer the given question.\\nTopic: {topic}.\\nQuestion: {query}?\\nWikipedia:"'),
+    );
+  }
+  if (['coherence_sentence', 'informativeness', 'helpfulness'].some(scored)) {
+    notes.push(paper('scorer-truncation', 'first 300 words', "the language-model metrics read at most the first 300 words of a knowledge text and of each sentence (the authors' src/info.py cuts knowledge to 300 words); an item whose text still does not fit the scorer's context is left unscored for that metric, with a note in its record"));
+    notes.push(paper('underflow', `floor ${UNDERFLOW_LOGPROB.toFixed(2)}`, `a token the scorer gives probability 0 (below float precision) scores ln(2^-149) = ${UNDERFLOW_LOGPROB.toFixed(2)}, the log of the smallest positive single-precision number; ${group.flooredTokens} of ${group.items} items had one (noted in their records)`));
+  }
+  return notes;
+}
+
+/** Helpfulness (Eq. 6): over the set, its negatives, whose losses (the answerer's too when the scorer is the model that answered). */
+function helpfulnessNotes(run: ConnerRunFacts, group: ConnerGroupFacts): ConnerProtocolNote[] {
+  const { negatives } = run.choices;
+  const h = run.helpfulnessScorer && { ...run.helpfulnessScorer, answerer: run.helpfulnessScorer.answerer || (group.answerers.length === 1 && group.answerers[0] === run.helpfulnessScorer.id) };
+  if (!h) return [];
+  return [
+    paper('helpfulness', `over the set, u = ${negatives}`, `helpfulness (Eq. 6, first form with 1/u) is taken over the set as the authors' src/helpfulness.py does: max(0, 1 - mean_q L(q,k,a) / mean_q L(q,k^-,a)), the clip after averaging (Table 16 is the unclipped value, metric helpfulness_raw); L is the per-token mean loss of the gold answer after the Table 13 template without demonstrations; u = ${negatives} other queries' knowledge from the same generator, drawn per query with the run's seed; each record keeps its losses and the negatives' ids`),
+    h.answerer
+      ? paper('helpfulness-scorer', h.id, `helpfulness's answer losses are the answerer's (${h.id}), as the paper's LLaMA-65B both answers and scores (Table 14, src/helpfulness.py)`)
+      : departure('helpfulness-scorer', `the reference LM (${h.id})`, `helpfulness's answer losses are the reference language model's (${h.id}), the one of perplexity and informativeness; the paper scores them with its answerer, LLaMA-65B (\`conner score --answerer\`)`),
+  ];
+}
+
+/** How the knowledge and its answers were generated, as the records show it. */
+function generationNotes(group: ConnerGroupFacts): ConnerProtocolNote[] {
+  const notes: ConnerProtocolNote[] = [];
+  const answerer = answererNote(group);
+  if (answerer) notes.push(answerer);
   notes.push(paper('shots-fitted', 'dropped until the prompt fits', `demonstrations that overflow the model's context are left out, last first, until the prompt fits (recorded per item): ${group.knowledgeShotsDropped} of ${group.items} knowledge prompts and ${group.answerShotsDropped} answer prompts had fewer than drawn`));
   if (group.demosFromInput !== undefined) {
     notes.push(
       group.demosFromInput
         ? departure('demonstrations', 'drawn from the scored file', "few-shot demonstrations were drawn from the other queries of the scored test file (their gold knowledge and answers), not from the data set's training split (`conner generate --demos FILE`)")
-        : paper('demonstrations', 'from another file', 'no few-shot demonstration comes from the scored queries\' file'),
+        : paper('demonstrations', 'from another file', "no few-shot demonstration comes from the scored queries' file"),
     );
   }
-  notes.push(paper('scorer-truncation', 'first 300 words', "the language-model metrics read at most the first 300 words of a knowledge text and of each sentence (the authors' src/info.py cuts knowledge to 300 words); an item whose text still does not fit the scorer's context is left unscored for that metric, with a note in its record"));
-  notes.push(paper('underflow', `floor ${UNDERFLOW_LOGPROB.toFixed(2)}`, `a token the scorer gives probability 0 (below float precision) scores ln(2^-149) = ${UNDERFLOW_LOGPROB.toFixed(2)}, the log of the smallest positive single-precision number; ${group.flooredTokens} of ${group.items} items had one (noted in their records)`));
-  notes.push(paper('sentences', 'Unicode sentence boundaries', 'sentences are split by Unicode sentence boundaries (Intl.Segmenter), not by full stops'));
-  notes.push(paper('prompt-line-breaks', 'line breaks', 'the prompts of Tables 11-13 are used verbatim with their " \\n " written as a line break, as in the authors\' code'));
-  notes.push(paper('empty-knowledge', 'left out of the intrinsic metrics', `${group.emptyKnowledge} of ${group.items} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (left out of those means, as the authors' src/relevance.py leaves empty knowledge out; each record says so), helpfulness and validity are scored`));
-  notes.push(run.limit ? departure('limit', `sample of ${run.limit.n}`, `scored on a seeded sample of at most ${run.limit.n} queries per file (seed ${run.limit.seed}), not the whole test set`) : paper('limit', 'all queries', 'every query of the knowledge files was scored'));
   if (group.givenKnowledge) notes.push(paper('given-knowledge', 'brought from elsewhere', 'knowledge texts were brought from elsewhere: their generation is not part of this run'));
-  for (const m of run.unscored) notes.push(departure(`unscored-${m}`, 'not scored', `${m} not scored: no scorer configured for it`));
   return notes;
+}
+
+/** Every choice of one group's run, those of metrics without a scorer left out (each unscored metric says so). */
+export function connerProtocol(run: ConnerRunFacts, group: ConnerGroupFacts): ConnerProtocolNote[] {
+  const scored = (m: string): boolean => !run.unscored.includes(m);
+  return [
+    ...(scored('factuality') ? nliNotes(run, group) : []),
+    ...(scored('relevance') || scored('informativeness')
+      ? [
+          run.choices.dialogueQuery === 'utterance'
+            ? paper('dialogue-query', 'last utterance', "for dialogue, relevance (Eq. 2) and informativeness (Eq. 5) read the partner's last utterance as the query, as Table 11's caption defines {utterance}")
+            : departure('dialogue-query', 'dialogue history', 'for dialogue, relevance and informativeness read the whole dialogue history (turns joined by " [SEP] ") as the query, as the authors\' src/relevance.py and src/info.py do'),
+        ]
+      : []),
+    ...languageModelNotes(run, group, scored),
+    ...helpfulnessNotes(run, group),
+    ...generationNotes(group),
+    paper('sentences', 'Unicode sentence boundaries', 'sentences are split by Unicode sentence boundaries (Intl.Segmenter), not by full stops'),
+    paper('prompt-line-breaks', 'line breaks', 'the prompts of Tables 11-13 are used verbatim with their " \\n " written as a line break, as in the authors\' code'),
+    paper('empty-knowledge', 'left out of the intrinsic metrics', `${group.emptyKnowledge} of ${group.items} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (left out of those means, as the authors' src/relevance.py leaves empty knowledge out; each record says so), helpfulness and validity are scored`),
+    run.limit ? departure('limit', `sample of ${run.limit.n}`, `scored on a seeded sample of at most ${run.limit.n} queries per file (seed ${run.limit.seed}), not the whole test set`) : paper('limit', 'all queries', `all ${group.items} queries of the knowledge files were scored`),
+    ...run.unscored.map((m) => departure(`unscored-${m}`, 'not scored', `${m} not scored: no scorer configured for it`)),
+  ];
 }

@@ -115,25 +115,30 @@ function correlationLines(name: string, hc: Record<string, SomersResult> | undef
   return ['', `Somers' D with human ratings (${name}):`, ...Object.entries(hc).map(([m, r]) => `  ${m}: D = ${r.d === null ? '-' : r.d.toFixed(2)} (n ${r.n}${r.pValue === null ? '' : `, p ${r.pValue.toFixed(3)}`})`)];
 }
 
-/** Protocol lines: each choice once, naming the runs when they differ in it (or in its counts). */
+/**
+ * Protocol lines: each departure with what it means, the decisions by their choice only (the
+ * summaries hold their notes); a choice runs differ in names the runs.
+ */
 function protocolLines(runs: ReadonlyArray<{ name: string; entries: ReadonlyArray<{ id: string; departure: boolean; choice: string; text: string }> }>): string[] {
   const byId = new Map<string, Map<string, { departure: boolean; text: string; runs: string[] }>>();
   for (const r of runs) {
     for (const e of r.entries) {
       const choices = byId.get(e.id) ?? new Map();
-      // The same choice with other counts (items affected) is said per run too.
-      const key = `${e.choice}\u0000${e.text}`;
-      const seen = choices.get(key) ?? { departure: e.departure, text: e.text, runs: [] };
+      // A departure with other counts (items affected) is said per run too.
+      const key = e.departure ? `${e.choice}\u0000${e.text}` : e.choice;
+      const seen = choices.get(key) ?? { departure: e.departure, text: e.departure ? e.text : e.choice, runs: [] };
       seen.runs.push(r.name);
       choices.set(key, seen);
       byId.set(e.id, choices);
     }
   }
-  const out = ['', 'Protocol:'];
+  const whose = (c: { runs: string[] }, choices: Map<string, unknown>): string => (choices.size > 1 || c.runs.length < runs.length ? ` [${c.runs.join(', ')}]` : '');
+  const departures: string[] = [];
+  const decisions: string[] = [];
   for (const [id, choices] of byId) {
-    for (const [, c] of choices) out.push(`  [${c.departure ? 'departure' : 'decision'}] ${id}: ${c.text}${choices.size > 1 || c.runs.length < runs.length ? ` [${c.runs.join(', ')}]` : ''}`);
+    for (const c of choices.values()) (c.departure ? departures : decisions).push(c.departure ? `  [departure] ${id}: ${c.text}${whose(c, choices)}` : `${id} = ${c.text}${whose(c, choices)}`);
   }
-  return out;
+  return ['', 'Protocol (each choice and what it means: the summaries\' protocol block, docs/conner.md):', ...departures, `  [decisions] ${decisions.join('; ')}`];
 }
 
 /** The paper's Table 2/3 layout: one row per generator and setting. */
