@@ -144,6 +144,25 @@ describe('conner commands through the CLI (loopback servers)', () => {
     assert.match(again.stderr, /score: 3\/3 .*cache hits 3/);
   });
 
+  it("an over-long gold passage never stops the factuality stage: TEI's 413 for a long pair, the premise cut to fit, the claim whole", async () => {
+    const short = await startScorerServer({ serves: 'nli', maxTokens: 60 });
+    try {
+      const dir = project({ nli: { spec: `tei:${short.url}/nli-model`, task: 'nli' } });
+      const passage = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+      writeFileSync(join(dir, 'k.jsonl'), `${JSON.stringify({ id: 'a', query: 'q a', knowledge: 'Word1 and word2 are words.', referenceKnowledge: passage })}\n`);
+      const r = await llmkb(['conner', 'score', 'k.jsonl', '--premises', 'passage', '--resamples', '10'], { cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+      const [a] = records(join(dir, 'conner-scores.jsonl'));
+      // The server's window: words of the pair + 3 <= 60, the claim's 5 words whole: 52 of the passage's words.
+      assert.deepEqual((a!.sentences as Array<{ premiseCuts?: unknown }>)[0]!.premiseCuts, [{ pair: 0, keptWords: 52, words: 200 }]);
+      assert.deepEqual(a!.notes, ["factuality: 1 premise cut to fit the NLI model's window (52 of 200 words)"]);
+      assert.ok(short.requests.some((q) => q.path === '/predict' && JSON.stringify(q.body).includes('Word1 and word2 are words.')));
+      assert.ok(short.requests.every((q) => (q.body.inputs as string[][]).every(([, h]) => h === undefined || h === 'Word1 and word2 are words.' || h === 'Cats sleep.')), 'the claim is never cut');
+    } finally {
+      await short.close();
+    }
+  });
+
   it('empty knowledge is said: on stderr, in the record and in the protocol', async () => {
     const dir = project();
     writeFileSync(join(dir, 'k.jsonl'), [JSON.stringify({ id: 'a', query: 'q a', knowledge: 'Some knowledge.' }), JSON.stringify({ id: 'b', query: 'q b', knowledge: '  ' })].join('\n') + '\n');
