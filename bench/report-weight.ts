@@ -18,9 +18,9 @@ console.log(`without records: ${(Buffer.byteLength(html2) / 1024).toFixed(0)} Ki
 // CONNER: 3 generators x 2 settings over the same 500 queries, with their records (paired differences, examples).
 const { connerRecord } = await import('../test/support/conner-fixture.js');
 const { connerRunSummaries } = await import('../src/methods/conner/summary/conner-summary.js');
-const { CONNER_FIXTURE_PROTOCOL } = await import('../test/support/conner-fixture.js');
+const { CONNER_FIXTURE_RUN } = await import('../test/support/conner-fixture.js');
 const connerRecs = ([['gen-a', 0.8], ['gen-b', 0.5], ['gen-c', 0.3]] as const).flatMap(([g, q]) => ['zero-shot', 'few-shot'].flatMap((setting) => Array.from({ length: 500 }, (_, i) => connerRecord(i, g, q, { setting }))));
-const connerSummaries = connerRunSummaries(connerRecs, { resamples: 200, seed: 0, protocol: CONNER_FIXTURE_PROTOCOL });
+const connerSummaries = connerRunSummaries(connerRecs, { resamples: 200, seed: 0, run: CONNER_FIXTURE_RUN });
 const t3 = performance.now();
 const html3 = await renderReport(connerSummaries, { records: connerSummaries.map((s) => connerRecs.filter((r) => r.generator === s.model && r.setting === s.setting)) });
 console.log(`CONNER: ${connerSummaries.length} runs with records (500 items each): ${(Buffer.byteLength(html3) / 1024).toFixed(0)} KiB, built in ${((performance.now() - t3) / 1000).toFixed(1)} s`);

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import type { ConnerQuery } from '../src/methods/conner/generation/conner-queries.js';
@@ -136,8 +137,8 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     const generator = new ModelExecutor(llama, { cache });
     const base = options(generator, runs);
     const choices = await bestOfSamples({
-      ...base, answerShots: 0, answerMaxTokens: 8,
-      scoring: { runs, relevance, evidence: referenceEvidence(), aggregation: 'min', negatives: 1, seed: 0, gamma: [1, 2, 1, 1], progress: { quiet: true } },
+      ...base, answerer: generator, answerShots: 0, answerMaxTokens: 8,
+      scoring: { runs, relevance, evidence: referenceEvidence(), choices: { ...DEFAULT_CHOICES, negatives: 1 }, seed: 0, gamma: [1, 2, 1, 1], progress: { quiet: true } },
     });
     assert.equal(choices.length, 3);
     for (const c of choices) {

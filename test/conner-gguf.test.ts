@@ -57,7 +57,7 @@ describe('CONNER language-model metrics on $LLMKB_TEST_GGUF', { skip: gguf ? fal
     expected.forEach((v, i) => close(r.perSentence[i]!, v, `1/PPL of sentence ${i}`));
     close(r.value!, mean(expected), 'S_coh_sent');
     assert.ok(r.value! > 0 && r.value! < 1);
-    const p = await paragraphCoherence(knowledge, scorer);
+    const p = await paragraphCoherence(knowledge, { fallback: scorer });
     close(p.value!, Math.exp(mean(await referenceLogprobs(model, '', knowledge))), 'paragraph 1/PPL');
   });
 

@@ -15,7 +15,7 @@ import { connerRunSummaries } from '../src/methods/conner/summary/conner-summary
 import type { ScoredKnowledge } from '../src/methods/conner/scoring/score-knowledge.js';
 import { loadSummary } from '../src/methods/load-summary.js';
 import { renderReport } from '../src/report/html-report.js';
-import { CONNER_FIXTURE_PROTOCOL, CONNER_HOSTILE, connerRecord, connerRecords, writeConnerResults } from './support/conner-fixture.js';
+import { CONNER_FIXTURE_RUN, CONNER_HOSTILE, connerRecord, connerRecords, writeConnerResults } from './support/conner-fixture.js';
 import { llmkb } from './support/run-cli.js';
 
 /** Four items with scores chosen by hand. */
@@ -32,7 +32,7 @@ function scripted(): ScoredKnowledge[] {
 describe('CONNER summary v2', () => {
   it('one summary per generator and setting: means, shares, counts, CIs, scorers and protocol; a JSON round trip through the loader', () => {
     const records = [...scripted(), connerRecord(0, 'gen-a', 0.5, { setting: 'few-shot' })];
-    const summaries = connerRunSummaries(records, { resamples: 200, seed: 1, protocol: CONNER_FIXTURE_PROTOCOL, datasets: () => ({ 'k.jsonl': 'ab'.repeat(32) }) });
+    const summaries = connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN, datasets: () => ({ 'k.jsonl': 'ab'.repeat(32) }) });
     assert.deepEqual(summaries.map((s) => [s.model, s.setting, s.counts.items]), [['gen-a', 'zero-shot', 4], ['gen-a', 'few-shot', 1]]);
     const s = summaries[0]!;
     assert.equal(s.schema, 'llmkb-summary-v2');
@@ -63,7 +63,7 @@ describe('CONNER summary v2', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'llmkb-conner-v2-')), 'gen-a.zero-shot.summary.json');
     writeFileSync(file, JSON.stringify(s));
     assert.deepEqual(loadSummary(JSON.parse(readFileSync(file, 'utf8')), file), JSON.parse(JSON.stringify(s)));
-    assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, protocol: CONNER_FIXTURE_PROTOCOL }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
+    assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
   });
 
   it('refuses the old one-file CONNER summary with what to do instead', () => {
@@ -74,7 +74,7 @@ describe('CONNER summary v2', () => {
 
 describe('CONNER in compare and report', () => {
   const records = connerRecords(40, [['gen-a', 0.8], ['gen-b', 0.4]], { hostile: true });
-  const summaries = connerRunSummaries(records, { resamples: 200, seed: 0, protocol: CONNER_FIXTURE_PROTOCOL });
+  const summaries = connerRunSummaries(records, { resamples: 200, seed: 0, run: CONNER_FIXTURE_RUN });
   const runs = summaries.map((summary) => ({ summary, records: records.filter((r) => r.generator === summary.model), source: `${summary.model}.summary.json` }));
 
   it("compare: the paper's table with CIs and the best run in bold; paired differences on the shared queries", async () => {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import { splitSentences } from '../src/methods/conner/evidence/sentences.js';
 import { answerPrompt, fewShotKnowledgePrompt, zeroShotKnowledgePrompt } from '../src/methods/conner/generation/conner-prompts.js';
@@ -85,8 +86,8 @@ describe('validity (Eq. 7 and 8)', () => {
   it('span answers: entailment of (q, a) by (q, a*)', async () => {
     const nli = scriptedNli({ 'who wrote x Billy Hill => who wrote x Irving Berlin': [0.05, 0.15, 0.8] });
     const r = await spanValidity('who wrote x', 'Billy Hill', 'Irving Berlin', nli);
-    assert.equal(r.validity.value, 0.05);
-    assert.equal(r.validity.form, 'span');
+    assert.equal(r.validity?.value, 0.05);
+    assert.equal(r.validity?.form, 'span');
   });
   it('open answers: the largest entailment over the evidence', async () => {
     const nli = scriptedNli({ 'E1 => They serve tacos.': [0.2, 0.7, 0.1], 'E2 => They serve tacos.': [0.85, 0.1, 0.05] });
@@ -145,10 +146,10 @@ describe("Somers' D", () => {
 describe('summary', () => {
   it('means with a seeded bootstrap interval, and the shares of each factuality label', () => {
     const rec = (id: string, label: 'factual-consistent' | 'non-verified', fact: number): ScoredKnowledge =>
-      ({ id, generator: 'g', setting: 'zero-shot', scores: { factuality: fact, factualityLabel: label, relevance: null }, scorers: {} }) as unknown as ScoredKnowledge;
+      ({ id, generator: 'g', setting: 'zero-shot', knowledge: 'k.', answer: null, answerer: null, scores: { factuality: fact, factualityLabel: label, relevance: null }, sentences: [], helpfulness: null, scorers: {}, premiseCuts: 0, flooredTokens: 0, notes: [] }) as unknown as ScoredKnowledge;
     const records = [rec('1', 'factual-consistent', 0.9), rec('2', 'factual-consistent', 0.8), rec('3', 'non-verified', 0.2), rec('4', 'factual-consistent', 0.7)];
     assert.equal(metricValue(records[2]!, 'non_verified'), 1);
-    const s = summarizeConner(records, { resamples: 200, seed: 3, protocol: [] });
+    const s = summarizeConner(records, { resamples: 200, seed: 3, run: { evidence: 'reference', choices: DEFAULT_CHOICES, unscored: [] } });
     const g = s.groups[0]!;
     assert.equal(g.metrics.fact_consistent!.mean, 0.75);
     assert.equal(g.metrics.non_verified!.mean, 0.25);
@@ -157,7 +158,7 @@ describe('summary', () => {
     assert.equal(g.metrics.relevance!.mean, null, 'an unscored metric is undefined, never 0');
     const [lo, hi] = g.metrics.factuality!.ci!;
     assert.ok(lo <= 0.65 && 0.65 <= hi && lo >= 0.2 && hi <= 0.9);
-    assert.deepEqual(summarizeConner(records, { resamples: 200, seed: 3, protocol: [] }), s);
+    assert.deepEqual(summarizeConner(records, { resamples: 200, seed: 3, run: { evidence: 'reference', choices: DEFAULT_CHOICES, unscored: [] } }), s);
     assert.deepEqual(estimate([], 10, SeededRandom.stream(1, 'x')), { mean: null, n: 0, ci: null });
   });
 });

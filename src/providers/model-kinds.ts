@@ -58,13 +58,16 @@ export interface ScoringModel extends ModelBase {
   scoreTokens(request: TokenScoresRequest, options?: CallOptions): Promise<TokenScoresResult>;
 }
 
-/** The labels a classification model reports: NLI's three, or `relevant` for a relevance scorer. */
-export type ClassificationTask = 'nli' | 'relevance';
+/**
+ * The labels a classification model reports: NLI's three, `relevant` for a relevance scorer,
+ * `coherent` for a paragraph-coherence scorer (one text, not a pair).
+ */
+export type ClassificationTask = 'nli' | 'relevance' | 'coherence';
 
 export interface TextPair {
-  /** NLI: the premise (evidence); relevance: the query. */
+  /** NLI: the premise (evidence); relevance: the query; coherence: the paragraph. */
   text: string;
-  /** NLI: the hypothesis (the claim checked); relevance: the passage. */
+  /** NLI: the hypothesis (the claim checked); relevance: the passage; coherence: unused (''). */
   textPair: string;
 }
 
@@ -76,7 +79,9 @@ export interface ClassificationRequest {
 export interface ClassificationResult {
   /**
    * One entry per pair, in order. NLI: probabilities of `entailment`, `neutral`, `contradiction`
-   * (summing to 1). Relevance: `relevant`, a score in [0, 1] (sigmoid of a cross-encoder logit).
+   * (summing to 1). Relevance: `relevant`, a score in [0, 1] (sigmoid of a one-logit
+   * cross-encoder, or the softmax probability of a two-logit model's relevant label). Coherence:
+   * `coherent`, likewise.
    */
   scores: Array<Record<string, number>>;
   usage: Usage;

@@ -5,7 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connerProtocol } from '../../src/methods/conner/conner-protocol.js';
+import { DEFAULT_CHOICES } from '../../src/methods/conner/conner-choices.js';
+import type { ConnerRunFacts } from '../../src/methods/conner/conner-protocol.js';
 import type { FactualityLabel } from '../../src/methods/conner/scoring/factuality.js';
 import type { ScoredKnowledge } from '../../src/methods/conner/scoring/score-knowledge.js';
 import { connerResultStem } from '../../src/methods/conner/summary/conner-result-files.js';
@@ -46,6 +47,7 @@ export function connerRecord(i: number, generator: string, quality: number, opti
     knowledge,
     goldAnswer: `gold ${i}`,
     answer: i % 4 === 0 ? `gold ${i}` : `answer ${i}`,
+    answerer: 'gguf:answerer',
     answerWithoutKnowledge: `guess ${i}`,
     scores: {
       factuality: fact, factualConsistent: round(vector[0]), nonVerified: round(vector[1]), factualInconsistent: round(vector[2]), factualityLabel: label,
@@ -57,6 +59,8 @@ export function connerRecord(i: number, generator: string, quality: number, opti
     helpfulness: { loss: 2.5 - quality, baselineLosses: [2.9, 3.1], negatives: [`nq:${((i + 1) % 50) + 1}`, `nq:${((i + 7) % 50) + 1}`] },
     validityEvidence: null,
     scorers: { ...SCORERS },
+    premiseCuts: 0,
+    flooredTokens: 0,
     notes: [],
   };
 }
@@ -66,12 +70,13 @@ export function connerRecords(items: number, generators: ReadonlyArray<[string, 
   return generators.flatMap(([g, q], gi) => Array.from({ length: items }, (_, i) => connerRecord(i, g, q, gi === 0 && i === 2 && options.hostile ? { knowledge: `Hostile ${CONNER_HOSTILE} knowledge. It has a second sentence.` } : {})));
 }
 
-export const CONNER_FIXTURE_PROTOCOL = connerProtocol({ evidence: 'reference', aggregation: 'min', negatives: 2, unscored: [], givenKnowledge: false });
+/** What the fixture's scoring command chose. */
+export const CONNER_FIXTURE_RUN: ConnerRunFacts = { evidence: 'reference', choices: { ...DEFAULT_CHOICES, negatives: 2 }, unscored: [] };
 
 /** The results folder of `llmkb conner score --out DIR`: a summary and a records file per generator and setting. */
 export function writeConnerResults(dir: string, records: readonly ScoredKnowledge[], resamples = 200): MethodSummary[] {
   mkdirSync(dir, { recursive: true });
-  const summaries = connerRunSummaries(records, { resamples, seed: 0, protocol: CONNER_FIXTURE_PROTOCOL, datasets: (g) => ({ [`${g}.jsonl`]: '0'.repeat(64) }) });
+  const summaries = connerRunSummaries(records, { resamples, seed: 0, run: CONNER_FIXTURE_RUN, datasets: (g) => ({ [`${g}.jsonl`]: '0'.repeat(64) }) });
   for (const s of summaries) {
     const base = join(dir, connerResultStem(s.model, s.setting));
     writeFileSync(`${base}.records.jsonl`, `${records.filter((r) => r.generator === s.model && r.setting === s.setting).map((r) => JSON.stringify(r)).join('\n')}\n`);

@@ -136,12 +136,14 @@ const stringValue = (s: string): Buffer => Buffer.concat([u32(ValueType.STRING),
 const stringArrayValue = (items: string[]): Buffer => Buffer.concat([u32(ValueType.ARRAY), u32(ValueType.STRING), u64(items.length), ...items.map(str)]);
 
 export interface RerankerHead {
-  /** One row of n_embd weights per output; row 0 is "yes" (the relevance llama.cpp reports). */
+  /** One row of n_embd weights per output; row 0 is the first label (the relevance node-llama-cpp's `rank` reports). */
   classifier: [number[], number[]];
   /** 4 = rank (the reranker); 3 = last (the same network's last hidden state, for the test). */
   poolingType: 3 | 4;
   /** Written as `tokenizer.chat_template.rerank`, with {query} and {document}, when given. */
   rerankTemplate?: string;
+  /** `qwen3.classifier.output_labels` (default ["yes", "no"], as Qwen3-Reranker). */
+  labels?: [string, string];
 }
 
 /** The embedding size of a llama GGUF (`llama.embedding_length`). */
@@ -164,7 +166,7 @@ export function writeGgufReranker(source: string, target: string, head: Reranker
     .filter((kv) => !kv.key.startsWith('tokenizer.chat_template'))
     .map((kv) => (kv.key === 'general.architecture' ? { key: kv.key, raw: stringValue('qwen3') } : kv.key.startsWith('llama.') ? { key: `qwen3.${kv.key.slice('llama.'.length)}`, raw: kv.raw } : kv));
   kvs.push({ key: 'qwen3.pooling_type', raw: uint32Value(head.poolingType) });
-  kvs.push({ key: 'qwen3.classifier.output_labels', raw: stringArrayValue(['yes', 'no']) });
+  kvs.push({ key: 'qwen3.classifier.output_labels', raw: stringArrayValue(head.labels ?? ['yes', 'no']) });
   if (head.rerankTemplate !== undefined) kvs.push({ key: 'tokenizer.chat_template.rerank', raw: stringValue(head.rerankTemplate) });
   const ones = f32s(Array.from({ length: headSize }, () => 1));
   const out: TensorEntry[] = [];

@@ -38,10 +38,19 @@ export interface ScorerScript {
   relevance?: (query: string, passage: string) => number;
   /** The NLI model's logits for (premise, hypothesis), one per label in `labelNames` order. */
   nli?: (premise: string, hypothesis: string) => number[];
-  /** The NLI model's id2label, in class-index order (default cross-encoder/nli-deberta-v3-base's). */
+  /**
+   * A relevance model with several outputs (monoBERT: [not relevant, relevant]), labelled by
+   * `labelNames` (default LABEL_0, LABEL_1, ...); served on /predict and /classify.
+   */
+  relevanceLogits?: (query: string, passage: string) => number[];
+  /** The coherence model's logits for one paragraph (default `overlapCoherence`: one logit). */
+  coherence?: (text: string) => number[];
+  /** The model's id2label, in class-index order (NLI default: cross-encoder/nli-deberta-v3-base's). */
   labelNames?: string[];
-  /** The server's model: `nli` (several labels) or `relevance` (one logit). */
-  serves: 'nli' | 'relevance';
+  /** The server's model: `nli` (several labels), `relevance` (a pair) or `coherence` (one text). */
+  serves: 'nli' | 'relevance' | 'coherence';
+  /** The model's window in tokens (as `tokens` counts them): a longer input is TEI's 413 / vLLM's 400. */
+  maxTokens?: number;
   /** vLLM /classify gets one text: where a pair's halves were joined. */
   classifySeparator?: string;
   fault?: (index: number, path: string) => ScorerFault | undefined;
@@ -74,6 +83,14 @@ export function overlapNli(premise: string, hypothesis: string): number[] {
 
 export const DEBERTA_NLI_LABELS = ['contradiction', 'entailment', 'neutral'];
 
+/** Words shared by each sentence and the next, minus 1: a coherence logit for one paragraph. */
+export function overlapCoherence(text: string): number[] {
+  const sentences = text.split(/(?<=[.!?])\s+/).map((x) => new Set(words(x)));
+  let shared = 0;
+  for (let i = 1; i < sentences.length; i++) shared += [...sentences[i]!].filter((w) => w.length > 2 && sentences[i - 1]!.has(w)).length;
+  return [shared - 1];
+}
+
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 function softmax(xs: number[]): number[] {
   const m = Math.max(...xs);
@@ -96,9 +113,10 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
   let counter = 0;
   const relevance = script.relevance ?? overlapLogit;
   const nli = script.nli ?? overlapNli;
-  const labelNames = script.labelNames ?? DEBERTA_NLI_LABELS;
-  const logitsOf = (a: string, b: string): number[] => (script.serves === 'nli' ? nli(a, b) : [relevance(a, b)]);
-  const labelsOf = (n: number): string[] => (script.serves === 'nli' ? labelNames : ['LABEL_0']).slice(0, n);
+  const coherence = script.coherence ?? overlapCoherence;
+  const labelNames = script.labelNames ?? (script.serves === 'nli' ? DEBERTA_NLI_LABELS : undefined);
+  const logitsOf = (a: string, b: string): number[] => (script.serves === 'nli' ? nli(a, b) : script.serves === 'coherence' ? coherence(a) : script.relevanceLogits ? script.relevanceLogits(a, b) : [relevance(a, b)]);
+  const labelsOf = (n: number): string[] => labelNames?.slice(0, n) ?? Array.from({ length: n }, (_, i) => `LABEL_${i}`);
   const activate = (xs: number[]): number[] => (xs.length === 1 ? [sigmoid(xs[0]!)] : softmax(xs));
   const tokens = (a: string, b: string): number => words(a).length + words(b).length + 3;
 
@@ -143,6 +161,11 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       const pairs = inputs as string[][];
       if (pairs.length > (script.maxBatch ?? 32)) {
         teiError(422, `batch size ${pairs.length} > maximum allowed batch size ${script.maxBatch ?? 32}`, 'Validation');
+        return;
+      }
+      const over = script.maxTokens === undefined ? -1 : pairs.findIndex(([a, b]) => tokens(a!, b ?? '') > script.maxTokens!);
+      if (over !== -1) {
+        teiError(413, `Input validation error: \`inputs\` must have less than ${script.maxTokens} tokens. Given: ${tokens(pairs[over]![0]!, pairs[over]![1] ?? '')}`, 'Validation');
         return;
       }
       let computed = 0;
@@ -213,7 +236,7 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       const sep = script.classifySeparator ?? '\n';
       let promptTokens = 0;
       const data = input.map((text, i) => {
-        const at = text.indexOf(sep);
+        const at = script.serves === 'coherence' ? -1 : text.indexOf(sep);
         const [a, b] = at === -1 ? [text, ''] : [text.slice(0, at), text.slice(at + sep.length)];
         promptTokens += tokens(a, b);
         const logits = logitsOf(a, b);

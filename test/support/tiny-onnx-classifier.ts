@@ -142,18 +142,18 @@ export function writeTinyClassifier(dir: string, w: TinyClassifierWeights): stri
   return dir;
 }
 
-/** The token ids of a pair as the tokenizer above makes them (lower-cased words; unknown -> [UNK]). */
-export function tinyClassifierIds(w: TinyClassifierWeights, text: string, textPair: string): number[] {
+/** The token ids of a pair (or, without `textPair`, of one text) as the tokenizer above makes them (lower-cased words; unknown -> [UNK]). */
+export function tinyClassifierIds(w: TinyClassifierWeights, text: string, textPair?: string): number[] {
   const id = (word: string): number => {
     const i = w.words.indexOf(word.toLowerCase());
     return i === -1 ? 1 : SPECIAL_TOKENS.length + i;
   };
   const words = (s: string): string[] => s.match(/\w+|[^\w\s]+/g) ?? [];
-  return [2, ...words(text).map(id), 3, ...words(textPair).map(id), 3];
+  return [2, ...words(text).map(id), 3, ...(textPair === undefined ? [] : [...words(textPair).map(id), 3])];
 }
 
 /** The logits computed by hand from the weights: mean embedding, times W, plus b. */
-export function tinyClassifierLogits(w: TinyClassifierWeights, text: string, textPair: string): number[] {
+export function tinyClassifierLogits(w: TinyClassifierWeights, text: string, textPair?: string): number[] {
   const ids = tinyClassifierIds(w, text, textPair);
   const f = Math.fround;
   const dim = w.embeddings[0]!.length;

@@ -7,13 +7,20 @@
  */
 import { z } from 'zod';
 import { ConfigError, ModelSpecError } from '../../errors.js';
-import { NLI_LABELS } from '../model-kinds.js';
+import { CLASS_LABELS } from './labels.js';
 
 export const classifierOptions = z.object({
-  /** What the model does: `nli` (entailment / neutral / contradiction) or `relevance` (default). */
-  task: z.enum(['nli', 'relevance']).optional(),
-  /** The model's label names (or, for vLLM /classify, class indices "0", "1", ...) -> NLI labels. */
-  labels: z.record(z.string(), z.enum(NLI_LABELS)).optional(),
+  /**
+   * What the model does: `nli` (entailment / neutral / contradiction), `relevance` (default) or
+   * `coherence` (one paragraph's discourse coherence, CONNER's Eq. 4).
+   */
+  task: z.enum(['nli', 'relevance', 'coherence']).optional(),
+  /**
+   * The model's label names (or, for vLLM /classify, class indices "0", "1", ...) -> NLI labels,
+   * or, for a relevance / coherence model with several outputs, which one is "relevant" /
+   * "coherent" (e.g. monoBERT: {"LABEL_1": "relevant"}).
+   */
+  labels: z.record(z.string(), z.enum(CLASS_LABELS)).optional(),
   /** Whether the server returns raw logits (`logit`: llmkb applies sigmoid / softmax) or probabilities. */
   scores: z.enum(['logit', 'probability']).optional(),
   /** TEI: `rerank` or `predict`; vLLM: `score`, `rerank`, `v1/rerank` or `classify`. */

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
+import { CLASS_LABELS } from '../classification/labels.js';
 import type { LlamaReranker } from './llama-reranker.js';
 import { llamaProvider } from './llama-provider.js';
 
@@ -19,8 +20,10 @@ export interface LlamaRerankerSpec {
 }
 
 export const llamaRerankerOptions = z.object({
-  /** Only `relevance`: a reranker has one output. */
+  /** Only `relevance`: a reranker scores (query, passage) pairs. */
   task: z.literal('relevance').optional(),
+  /** A head with several outputs: which one is "relevant" (e.g. {"LABEL_1": "relevant"}); default the one named relevant or yes. */
+  labels: z.record(z.string(), z.enum(CLASS_LABELS)).optional(),
   threads: z.number().int().min(1).optional(),
   contextSize: z.number().int().min(16).optional(),
   gpu: z.boolean().optional(),
@@ -45,6 +48,7 @@ export async function createLlamaReranker(spec: LlamaRerankerSpec, options: Llam
     ...(options.threads === undefined ? {} : { threads: options.threads }),
     ...(options.contextSize === undefined ? {} : { contextSize: options.contextSize }),
     ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
+    ...(options.labels === undefined ? {} : { labels: options.labels }),
   });
 }
 

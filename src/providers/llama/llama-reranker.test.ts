@@ -33,18 +33,25 @@ const PAIRS = [
  * the input node-llama-cpp builds: [BOS] query [EOS] document [EOS] (this vocabulary has no SEP).
  */
 async function expectedRelevance(lastPoolingFile: string, yes: number[], no: number[]): Promise<number[]> {
+  return (await expectedHead(lastPoolingFile, [yes, no])).map((p) => p[0]!);
+}
+
+/** softmax(cls · h) for every pair, by hand (see expectedRelevance). */
+async function expectedHead(lastPoolingFile: string, rows: number[][]): Promise<number[][]> {
   const llama = await sharedLlama(1, false);
   const model = await llama.loadModel({ modelPath: lastPoolingFile });
   const context = await model.createEmbeddingContext({ contextSize: 256, threads: 1 });
   try {
     assert.equal(model.tokens.sep, null);
-    const out: number[] = [];
+    const out: number[][] = [];
     for (const p of PAIRS) {
       const input = [model.tokens.bos!, ...model.tokenize(p.text, false, 'trimLeadingSpace'), model.tokens.eos!, ...model.tokenize(p.textPair, false, 'trimLeadingSpace'), model.tokens.eos!];
       const h = (await context.getEmbeddingFor(input)).vector;
-      assert.equal(h.length, yes.length);
-      const logit = h.reduce((s, v, i) => s + v * (Math.fround(yes[i]!) - Math.fround(no[i]!)), 0);
-      out.push(1 / (1 + Math.exp(-logit)));
+      assert.equal(h.length, rows[0]!.length);
+      const logits = rows.map((row) => h.reduce((s, v, i) => s + v * Math.fround(row[i]!), 0));
+      const max = Math.max(...logits);
+      const exps = logits.map((l) => Math.exp(l - max));
+      out.push(exps.map((e) => e / exps.reduce((a, b) => a + b, 0)));
     }
     return out;
   } finally {
@@ -67,7 +74,7 @@ describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
     try {
       assert.equal(model.provider, 'llama-rerank');
       assert.deepEqual(model.tasks, ['relevance']);
-      assert.match(model.cacheIdentity, /^llama-rerank:sha256=[0-9a-f]{64}$/);
+      assert.match(model.cacheIdentity, /^llama-rerank:sha256=[0-9a-f]{64}:relevant="yes"$/);
       const ex = new ModelExecutor(model, { cache: new CallCache(openDatabase(':memory:')) });
       const r = await ex.classify({ task: 'relevance', pairs: PAIRS });
       for (const [i, e] of expected.entries()) {
@@ -91,6 +98,28 @@ describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
       await model.close();
       await model.close();
     }
+  });
+
+  it('a head with several outputs: the one named "yes" or mapped "relevant" is read, wherever it is; none named: refused at load', async () => {
+    const n = ggufEmbeddingLength(gguf!);
+    const a = Array.from({ length: n }, (_, i) => 0.03 * Math.cos(i + 2));
+    const b = Array.from({ length: n }, (_, i) => 0.02 * Math.sin(5 * i));
+    // The relevant output second, as monoBERT's [not relevant, relevant]: `rank` alone would report the first.
+    writeGgufReranker(gguf!, join(dir, 'no-yes.gguf'), { classifier: [a, b], poolingType: 4, labels: ['no', 'yes'] });
+    writeGgufReranker(gguf!, join(dir, 'no-yes-last.gguf'), { classifier: [a, b], poolingType: 3, labels: ['no', 'yes'] });
+    writeGgufReranker(gguf!, join(dir, 'label-n.gguf'), { classifier: [a, b], poolingType: 4, labels: ['LABEL_0', 'LABEL_1'] });
+    const expected = (await expectedHead(join(dir, 'no-yes-last.gguf'), [a, b])).map((p) => p[1]!);
+    for (const entry of [{ spec: `gguf-rerank:${join(dir, 'no-yes.gguf')}` }, { spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, labels: { LABEL_1: 'relevant' as const } }]) {
+      const model = (await createScorerModel({ ...entry, threads: 1, contextSize: 64 }, { cacheDir: dir })) as ClassificationModel;
+      try {
+        const r = await model.classify({ task: 'relevance', pairs: PAIRS });
+        for (const [i, e] of expected.entries()) assert.ok(Math.abs(r.scores[i]!.relevant! - e) / e < 1e-4, `${entry.spec} pair ${i}: ${r.scores[i]!.relevant} vs ${e} by hand`);
+        assert.match(model.cacheIdentity, /:relevant="(yes|LABEL_1)"$/);
+      } finally {
+        await model.close();
+      }
+    }
+    await assert.rejects(createScorerModel({ spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, threads: 1, contextSize: 64 }, { cacheDir: dir }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
   });
 
   it('a GGUF without a classification head is refused at load with a hint', async () => {

@@ -9,11 +9,16 @@
  * cross-encoder, or P("yes") for Qwen3-Reranker (whose head llama.cpp ends with a softmax). Either
  * is a probability in [0, 1], reported as `relevant` like every relevance backend
  * (src/providers/classification/labels.ts).
+ *
+ * A head with several outputs (`<arch>.classifier.output_labels`, e.g. a two-logit monoBERT) is
+ * read whole: `rank` returns only the first output, so the input is evaluated as `rank` does and
+ * every output is read from the context (node-llama-cpp's internals, pinned with its version);
+ * the relevant one is the label the config's `labels` map or its own name says (positiveIndex).
  */
-import type { LlamaModel as NativeModel, LlamaRankingContext } from 'node-llama-cpp';
+import type { LlamaModel as NativeModel, LlamaRankingContext, Token } from 'node-llama-cpp';
 import { ContextOverflowError, ModelCallError, ModelFileError } from '../../errors.js';
 import { InProcessClassifier } from '../classification/classifier-base.js';
-import { relevanceScore } from '../classification/labels.js';
+import { positiveIndex, relevanceScore, softmax, type LabelMap } from '../classification/labels.js';
 import type { CallOptions } from '../language-model.js';
 import type { ClassificationRequest, ClassificationResult } from '../model-kinds.js';
 import { fileSha256, loadGgufModel } from './gguf-loading.js';
@@ -28,6 +33,27 @@ export interface LlamaRerankerSettings {
   /** Tokens per (query, document) input. Default: the model's training size, at most 4096. */
   contextSize?: number;
   gpu?: boolean;
+  /** Which output of a several-output head is "relevant" (e.g. {"LABEL_1": "relevant"}). */
+  labels?: LabelMap;
+}
+
+/** The parts of LlamaRankingContext that `rank` uses and that read every output of the head. */
+interface RankingInternals {
+  _getEvaluationInput(query: Token[], document: Token[]): Token[];
+  _sequence: { nextTokenIndex: number; eraseContextTokenRanges(ranges: Array<{ start: number; end: number }>): Promise<void>; evaluate(tokens: Token[], options: { _noSampling: true }): AsyncIterable<Token> };
+  _llamaContext: { _ctx: { getEmbedding(inputTokens: number, maxVectorSize?: number): Float64Array } };
+}
+
+function hasInternals(context: LlamaRankingContext): boolean {
+  const c = context as unknown as Partial<RankingInternals>;
+  return typeof c._getEvaluationInput === 'function' && typeof c._sequence?.evaluate === 'function' && typeof c._llamaContext?._ctx?.getEmbedding === 'function';
+}
+
+/** A head with several outputs: its labels, which one is relevant, and whether llama.cpp already softmaxes them (qwen3). */
+interface MultiOutputHead {
+  labels: string[];
+  relevant: number;
+  normalized: boolean;
 }
 
 /** The ranking context has one sequence: pairs are evaluated one after another. */
@@ -35,11 +61,13 @@ export class LlamaReranker extends InProcessClassifier {
   readonly provider = 'llama-rerank';
   readonly #model: NativeModel;
   readonly #context: LlamaRankingContext;
+  readonly #head: MultiOutputHead | undefined;
 
-  private constructor(modelId: string, identity: string, model: NativeModel, context: LlamaRankingContext) {
+  private constructor(modelId: string, identity: string, model: NativeModel, context: LlamaRankingContext, head: MultiOutputHead | undefined) {
     super({ modelId, cacheIdentity: identity, tasks: ['relevance'] });
     this.#model = model;
     this.#context = context;
+    this.#head = head;
   }
 
   static async load(settings: LlamaRerankerSettings): Promise<LlamaReranker> {
@@ -50,10 +78,29 @@ export class LlamaReranker extends InProcessClassifier {
         hint: 'Use a reranker converted to GGUF (e.g. hf:gpustack/bge-reranker-v2-m3-GGUF:Q8_0); a text model scores relevance with llm-relevance:<spec> instead.',
       });
     }
+    const arch = String(model.fileInfo.metadata?.general?.architecture ?? '');
+    const outputLabels = (model.fileInfo.metadata as unknown as Record<string, { classifier?: { output_labels?: unknown } } | undefined>)[arch]?.classifier?.output_labels;
+    const labels = Array.isArray(outputLabels) ? outputLabels.map(String) : [];
+    let head: MultiOutputHead | undefined;
+    if (labels.length > 1) {
+      try {
+        head = { labels, relevant: positiveIndex(labels, 'relevance', settings.labels, `GGUF reranker ${settings.model}`), normalized: arch === 'qwen3' || arch === 'qwen3vl' };
+      } catch (error) {
+        await model.dispose();
+        throw error;
+      }
+    }
     const contextSize = settings.contextSize ?? Math.min(model.trainContextSize, 4096);
     const context = await model.createRankingContext({ contextSize, threads });
+    if (head && !hasInternals(context)) {
+      await context.dispose();
+      await model.dispose();
+      throw new ModelFileError(`${path} has ${labels.length} outputs, and this node-llama-cpp cannot read more than the first`, { hint: 'Use the node-llama-cpp version llmkb pins, or serve the model with TEI (tei:) or vLLM (vllm-classify:).' });
+    }
     const sha = await fileSha256(path);
-    const reranker = new LlamaReranker(settings.model, `llama-rerank:sha256=${sha}`, model, context);
+    // Which output is read is part of what the scores mean.
+    const identity = `llama-rerank:sha256=${sha}${head ? `:relevant=${JSON.stringify(labels[head.relevant])}` : ''}`;
+    const reranker = new LlamaReranker(settings.model, identity, model, context, head);
     reranker.runtime = { backend: llama.gpu === false ? 'cpu' : llama.gpu, sequences: 1 };
     return reranker;
   }
@@ -79,9 +126,23 @@ export class LlamaReranker extends InProcessClassifier {
       // No silent cut: node-llama-cpp's "maxChunk" would score the best window instead of the passage.
       if (length >= this.#context.contextSize) throw new ContextOverflowError(`pair ${i} is ${length} tokens, over the ${this.#context.contextSize}-token context of ${where} (raise "contextSize" for this model)`);
       tokens += length;
-      scores.push({ relevant: relevanceScore(await this.#context.rank(pair.text, pair.textPair), 'probability', where) });
+      const p = this.#head ? await this.#headProbability(pair.text, pair.textPair, this.#head) : await this.#context.rank(pair.text, pair.textPair);
+      scores.push({ relevant: relevanceScore(p, 'probability', where) });
     }
     return { scores, usage: { promptTokens: tokens, completionTokens: 0, evaluatedTokens: tokens } };
+  }
+
+  /** A several-output head: evaluated as `rank` evaluates a pair, every output read, the relevant one's probability. */
+  async #headProbability(query: string, document: string, head: MultiOutputHead): Promise<number> {
+    const internals = this.#context as unknown as RankingInternals;
+    const tokenize = (text: string): Token[] => this.#model.tokenize(text, false, 'trimLeadingSpace');
+    const input = internals._getEvaluationInput(tokenize(query), tokenize(document));
+    const sequence = internals._sequence;
+    await sequence.eraseContextTokenRanges([{ start: 0, end: sequence.nextTokenIndex }]);
+    for await (const _token of sequence.evaluate(input, { _noSampling: true })) break;
+    const values = [...internals._llamaContext._ctx.getEmbedding(input.length, 0)];
+    if (values.length !== head.labels.length) throw new ModelCallError(`GGUF reranker ${this.modelId} gave ${values.length} outputs for its ${head.labels.length} labels`, { retryable: false });
+    return (head.normalized ? values : softmax(values))[head.relevant]!;
   }
 
   protected async dispose(): Promise<void> {

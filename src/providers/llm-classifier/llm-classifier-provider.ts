@@ -11,12 +11,11 @@ import type { ModelEntryOptions } from '../model-entry.js';
 import type { CreateModelContext } from '../model-provider.js';
 import { ModelSpecError } from '../../errors.js';
 import { classifierOptions, type ClassifierOptions } from '../classification/classifier-options.js';
-import type { ClassificationTask } from '../model-kinds.js';
-import type { LlmClassifier } from './llm-classifier.js';
+import type { LlmClassifier, LlmClassifierTask } from './llm-classifier.js';
 
 export interface LlmClassifierSpec {
   provider: 'llm-classifier';
-  task: ClassificationTask;
+  task: LlmClassifierTask;
   /** The text model's spec. */
   model: string;
 }

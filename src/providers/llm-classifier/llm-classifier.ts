@@ -19,14 +19,17 @@ import { logSumExp, type CallOptions, type Model } from '../language-model.js';
 import type { ClassificationRequest, ClassificationResult, ClassificationTask, TextPair } from '../model-kinds.js';
 import { ClassifierBase } from '../classification/classifier-base.js';
 
+/** The tasks a prompted text model does: a pair each (coherence of one paragraph is not one of them). */
+export type LlmClassifierTask = Exclude<ClassificationTask, 'coherence'>;
+
 /** The default prompts: raw completion text ending where the answer word comes. */
-export const LLM_CLASSIFIER_PROMPTS: Record<ClassificationTask, string> = {
+export const LLM_CLASSIFIER_PROMPTS: Record<LlmClassifierTask, string> = {
   nli: 'Premise: {text}\nHypothesis: {textPair}\nQuestion: Does the premise entail the hypothesis? Answer Yes, No or Maybe.\nAnswer:',
   relevance: 'Query: {text}\nPassage: {textPair}\nQuestion: Is the passage relevant to the query? Answer Yes or No.\nAnswer:',
 };
 
 /** Label -> the words that stand for it (each should be one token of the model's vocabulary). */
-export const LLM_CLASSIFIER_LABEL_WORDS: Record<ClassificationTask, Record<string, string[]>> = {
+export const LLM_CLASSIFIER_LABEL_WORDS: Record<LlmClassifierTask, Record<string, string[]>> = {
   nli: { entailment: ['Yes', 'yes'], contradiction: ['No', 'no'], neutral: ['Maybe', 'maybe'] },
   relevance: { relevant: ['Yes', 'yes'], irrelevant: ['No', 'no'] },
 };
@@ -34,7 +37,7 @@ export const LLM_CLASSIFIER_LABEL_WORDS: Record<ClassificationTask, Record<strin
 export interface LlmClassifierSettings {
   /** The text model, or an executor over it (then its cache and accounting are used). */
   model: Model | ModelExecutor<Model>;
-  task: ClassificationTask;
+  task: LlmClassifierTask;
   /** With {text} and {textPair}; default LLM_CLASSIFIER_PROMPTS[task]. */
   prompt?: string;
   /** Default LLM_CLASSIFIER_LABEL_WORDS[task]; NLI needs entailment, neutral and contradiction, relevance needs relevant (and its alternatives). */
@@ -51,7 +54,7 @@ export class LlmClassifier extends ClassifierBase {
   readonly #prompt: string;
   readonly #labelWords: Record<string, string[]>;
   readonly #candidates: string[];
-  readonly #task: ClassificationTask;
+  readonly #task: LlmClassifierTask;
   readonly #asChat: boolean;
   readonly #ownsModel: boolean;
 

@@ -97,7 +97,32 @@ describe('onnx: classifiers through transformers.js', () => {
     } finally {
       await mapped.close();
     }
-    await assert.rejects(createScorerModel(`onnx:${nliFolder}`, { cacheDir: root }), (e: unknown) => e instanceof ModelSpecError && /one-logit/.test(e.message));
+    await assert.rejects(createScorerModel(`onnx:${nliFolder}`, { cacheDir: root }), (e: unknown) => e instanceof ModelSpecError && /none of them is the "relevant" class/.test(e.message) && /"labels"/.test(e.hint ?? ''));
+  });
+
+  it('relevance of a two-logit model (monoBERT): softmax, the output the labels map names; coherence of one text, no pair', async () => {
+    const twoLogit = { ...rankerWeights, weights: rankerWeights.weights.map((row) => [-row[0]!, 0.5 * row[0]! + 0.1]), bias: [0.2, -0.1], labels: ['LABEL_0', 'LABEL_1'] };
+    const folder = writeTinyClassifier(join(root, 'tiny-monobert'), twoLogit);
+    await assert.rejects(createScorerModel({ spec: `onnx:${folder}`, task: 'relevance' }, { cacheDir: root }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
+    const model = (await createScorerModel({ spec: `onnx:${folder}`, task: 'relevance', labels: { LABEL_1: 'relevant' } }, { cacheDir: root })) as ClassificationModel;
+    try {
+      const pairs = [{ text: 'capital of france', textPair: 'Paris is the capital of France' }, { text: 'capital of france', textPair: 'Berlin is in Germany' }];
+      const r = await model.classify({ task: 'relevance', pairs });
+      for (const [i, p] of pairs.entries()) assert.ok(close(r.scores[i]!.relevant!, softmax(tinyClassifierLogits(twoLogit, p.text, p.textPair))[1]!), `pair ${i}`);
+      assert.match(model.cacheIdentity, /:labels=\[\["LABEL_1","relevant"\]\]/);
+    } finally {
+      await model.close();
+    }
+    const coherence = (await createScorerModel({ spec: `onnx:${rankerFolder}`, task: 'coherence' }, { cacheDir: root })) as ClassificationModel;
+    try {
+      assert.deepEqual(coherence.tasks, ['coherence']);
+      const texts = ['Paris is the capital. Paris is in France.', 'Berlin'];
+      const r = await coherence.classify({ task: 'coherence', pairs: texts.map((text) => ({ text, textPair: '' })) });
+      for (const [i, text] of texts.entries()) assert.ok(close(r.scores[i]!.coherent!, sigmoid(tinyClassifierLogits(rankerWeights, text)[0]!)), `text ${i}`);
+      assert.equal(r.usage.promptTokens, texts.reduce((n, t) => n + tinyClassifierIds(rankerWeights, t).length, 0), 'one segment each: [CLS] text [SEP]');
+    } finally {
+      await coherence.close();
+    }
   });
 
   it('pairs over the tokenizer window are an error unless "truncate" is set', async () => {

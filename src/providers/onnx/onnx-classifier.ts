@@ -7,7 +7,9 @@
  *
  * The model's raw logits are read and llmkb applies the activation itself, as for the server
  * backends (src/providers/classification/labels.ts): NLI = softmax over the labels mapped by
- * id2label (or the configured `labels`), relevance = sigmoid of a one-logit cross-encoder.
+ * id2label (or the configured `labels`), relevance = sigmoid of a one-logit cross-encoder or the
+ * softmax probability of a multi-logit model's relevant label (monoBERT), coherence likewise for
+ * one paragraph (task `coherence`: a single text, no pair).
  *
  * transformers.js is an optional peer dependency (it brings onnxruntime, ~450 MB installed): it is
  * imported only when an `onnx:` model is created, and a clear error names it when it is missing.
@@ -18,9 +20,9 @@ import { join } from 'node:path';
 import { fileSha256 } from '../llama/gguf-loading.js';
 import { ContextOverflowError, ModelCallError, ModelFileError, ModelSpecError, UnsupportedCapabilityError } from '../../errors.js';
 import { InProcessClassifier } from '../classification/classifier-base.js';
-import { nliScores, relevanceScore } from '../classification/labels.js';
+import { nliScores, positiveEntry, positiveIndex, positiveScore, type LabelMap } from '../classification/labels.js';
 import type { CallOptions } from '../language-model.js';
-import type { ClassificationRequest, ClassificationResult, ClassificationTask, NliLabel } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask } from '../model-kinds.js';
 
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 
@@ -30,8 +32,8 @@ export interface OnnxClassifierSettings {
   /** As the user named it (the spec's path). */
   modelId: string;
   task: ClassificationTask;
-  /** The model's label names -> NLI labels, when id2label does not say it (`LABEL_0`, ...). */
-  labels?: Record<string, NliLabel>;
+  /** The model's label names -> NLI labels (`LABEL_0`, ...), or which output is "relevant" / "coherent". */
+  labels?: LabelMap;
   /** Cut pairs longer than the model's window (default false: such a pair is an error, not a silent cut). */
   truncate?: boolean;
 }
@@ -41,7 +43,7 @@ interface TransformersTensor {
   dims: number[];
   data: ArrayLike<number | bigint>;
 }
-type Tokenizer = ((text: string[], options: { text_pair: string[]; padding: boolean; truncation: boolean }) => { input_ids: TransformersTensor; attention_mask: TransformersTensor }) & { model_max_length?: number };
+type Tokenizer = ((text: string[], options: { text_pair?: string[]; padding: boolean; truncation: boolean }) => { input_ids: TransformersTensor; attention_mask: TransformersTensor }) & { model_max_length?: number };
 interface SequenceClassifier {
   (inputs: Record<string, unknown>): Promise<{ logits: TransformersTensor }>;
   config: { id2label?: Record<string, string> };
@@ -131,12 +133,11 @@ export class OnnxClassifier extends InProcessClassifier {
   /** Fails at start-up, not mid-run, when the model's labels cannot serve the task. */
   #checkLabels(): void {
     const names = this.#labelNames;
-    if (this.#settings.task === 'relevance' && names.length !== 1) {
-      throw new ModelSpecError(`onnx model ${this.modelId} has ${names.length} labels (${names.join(', ')}); relevance needs a one-logit cross-encoder`, {
-        hint: 'Use a reranker such as cross-encoder/ms-marco-MiniLM-L-6-v2 for relevance, or set "task": "nli" for an NLI model.',
-      });
-    }
-    if (this.#settings.task === 'nli') nliScores(names.map((label) => ({ label, score: 0 })), 'logit', this.#settings.labels, `onnx model ${this.modelId}`);
+    const task = this.#settings.task;
+    const where = `onnx model ${this.modelId}`;
+    if (names.length === 0) throw new ModelSpecError(`${where} has no labels (config.json has no id2label)`, { hint: 'Export the model with its config.json (id2label names each output).' });
+    if (task === 'nli') nliScores(names.map((label) => ({ label, score: 0 })), 'logit', this.#settings.labels, where);
+    else if (names.length > 1) positiveIndex(names, task, this.#settings.labels, where);
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
@@ -152,7 +153,8 @@ export class OnnxClassifier extends InProcessClassifier {
     const texts = request.pairs.map((p) => p.text);
     const textPairs = request.pairs.map((p) => p.textPair);
     const truncate = this.#settings.truncate ?? false;
-    const inputs = this.#tokenizer(texts, { text_pair: textPairs, padding: true, truncation: truncate });
+    // Coherence scores one paragraph: a single text, no second segment.
+    const inputs = this.#tokenizer(texts, { ...(request.task === 'coherence' ? {} : { text_pair: textPairs }), padding: true, truncation: truncate });
     const [batch, length] = inputs.attention_mask.dims as [number, number];
     const mask = inputs.attention_mask.data;
     const lengths = Array.from({ length: batch }, (_, i) => {
@@ -163,7 +165,7 @@ export class OnnxClassifier extends InProcessClassifier {
     const window = this.#tokenizer.model_max_length;
     if (!truncate && window !== undefined && window < 1e9) {
       const over = lengths.findIndex((n) => n > window);
-      if (over !== -1) throw new ContextOverflowError(`pair ${over} is ${lengths[over]} tokens, over the ${window}-token window of onnx model ${this.modelId} (set "truncate": true for this model to cut such pairs)`);
+      if (over !== -1) throw new ContextOverflowError(`${request.task === 'coherence' ? 'text' : 'pair'} ${over} is ${lengths[over]} tokens, over the ${window}-token window of onnx model ${this.modelId} (set "truncate": true for this model to cut such inputs)`);
     }
     const { logits } = await this.#model(inputs as unknown as Record<string, unknown>);
     const [rows, labels] = logits.dims as [number, number];
@@ -174,8 +176,9 @@ export class OnnxClassifier extends InProcessClassifier {
     const data = logits.data;
     const scores = Array.from({ length: batch }, (_, i) => {
       const row = this.#labelNames.map((label, l) => ({ label, score: Number(data[i * labels + l]) }));
-      if (request.task === 'nli') return nliScores(row, 'logit', this.#settings.labels, where) as Record<string, number>;
-      return { relevant: relevanceScore(row[0]!.score, 'logit', where) };
+      const task = request.task;
+      if (task === 'nli') return nliScores(row, 'logit', this.#settings.labels, where) as Record<string, number>;
+      return positiveEntry(task, positiveScore(row, task, 'logit', this.#settings.labels, where));
     });
     const tokens = lengths.reduce((a, b) => a + b, 0);
     return { scores, usage: { promptTokens: tokens, completionTokens: 0, evaluatedTokens: tokens } };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEBERTA_NLI_LABELS, overlapLogit, overlapNli, startScorerServer } from '../../../test/support/scorer-server.js';
+import { DEBERTA_NLI_LABELS, overlapCoherence, overlapLogit, overlapNli, startScorerServer } from '../../../test/support/scorer-server.js';
 import { ConfigError, ModelCallError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';
@@ -67,6 +67,39 @@ describe('TEI classifier', () => {
       const r = await mapped.classify({ task: 'nli', pairs });
       assert.ok(close(r.scores[0]!.entailment!, softmax(overlapNli('a b c', 'a b c'))[1]!));
       assert.notEqual(mapped.cacheIdentity, new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'nli' }).cacheIdentity);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a two-logit relevance model (monoBERT) through /predict: softmax, the output the labels map names relevant', async () => {
+    // monoBERT's head: [not relevant, relevant]; the CONNER authors' src/relevance.py reads softmax(...)[:, 1].
+    const logits = (q: string, p: string): number[] => [-0.5 * overlapLogit(q, p), overlapLogit(q, p) + 0.25];
+    const server = await startScorerServer({ serves: 'relevance', relevanceLogits: logits });
+    try {
+      const pairs = [{ text: 'capital of france', textPair: 'Paris is the capital of France.' }, { text: 'capital of france', textPair: 'Berlin is in Germany.' }];
+      const tei = new TeiClassifier({ baseURLs: [server.url], model: 'castorini/monobert-large-msmarco', task: 'relevance', labels: { LABEL_1: 'relevant' } });
+      const r = await tei.classify({ task: 'relevance', pairs });
+      assert.equal(server.requests[0]!.path, '/predict', 'a labels map: /predict, which returns every output');
+      for (const [i, p] of pairs.entries()) assert.ok(close(r.scores[i]!.relevant!, softmax(logits(p.text, p.textPair))[1]!), `pair ${i}`);
+      // Without the map, LABEL_0 / LABEL_1 say nothing: refused, with the map to write.
+      const unmapped = new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'relevance', endpoint: 'predict' });
+      await assert.rejects(unmapped.classify({ task: 'relevance', pairs }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('coherence of one paragraph through /predict: one text per input, sigmoid of its one logit; /rerank refused', async () => {
+    const server = await startScorerServer({ serves: 'coherence' });
+    try {
+      const tei = new TeiClassifier({ baseURLs: [server.url], model: 'coherence-momentum', task: 'coherence' });
+      const texts = ['Paris is old. Paris is large. Paris has a river.', 'Paris is old. Cats sleep a lot.'];
+      const r = await tei.classify({ task: 'coherence', pairs: texts.map((text) => ({ text, textPair: '' })) });
+      assert.deepEqual(server.requests[0]!.body, { inputs: texts.map((t) => [t]), raw_scores: true, truncate: false });
+      for (const [i, t] of texts.entries()) assert.ok(close(r.scores[i]!.coherent!, sigmoid(overlapCoherence(t)[0]!)), `text ${i}`);
+      assert.ok(r.scores[0]!.coherent! > r.scores[1]!.coherent!);
+      assert.throws(() => new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'coherence', endpoint: 'rerank' }), ModelSpecError);
     } finally {
       await server.close();
     }

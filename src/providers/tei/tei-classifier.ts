@@ -1,7 +1,9 @@
 /**
  * Hugging Face Text Embeddings Inference (TEI) as a classification model: a cross-encoder
  * reranker (e.g. cross-encoder/ms-marco-MiniLM-L-6-v2) for relevance through `/rerank`, a
- * sequence-pair classifier (e.g. cross-encoder/nli-deberta-v3-base) for NLI through `/predict`.
+ * sequence-pair classifier (e.g. cross-encoder/nli-deberta-v3-base) for NLI through `/predict`,
+ * a two-logit relevance model (monoBERT) or a paragraph-coherence model (one text in, task
+ * `coherence`) through `/predict`.
  *
  * Requests ask for raw scores (`raw_scores: true`) and llmkb applies the activation itself
  * (relevance = sigmoid(logit), NLI = softmax over the labels; src/providers/classification/labels.ts),
@@ -11,9 +13,9 @@
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
 import type { CallOptions, Usage } from '../language-model.js';
-import type { ClassificationRequest, ClassificationResult, ClassificationTask, NliLabel } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask } from '../model-kinds.js';
 import { ClassifierBase } from '../classification/classifier-base.js';
-import { nliScores, relevanceScore, type ScoreScale } from '../classification/labels.js';
+import { nliScores, positiveEntry, positiveScore, relevanceScore, type LabelMap } from '../classification/labels.js';
 import { postJson, shapeError } from '../classification/post-json.js';
 
 export interface TeiSettings {
@@ -22,10 +24,14 @@ export interface TeiSettings {
   /** The model the server was started with (`--model-id`): the cache identity. */
   model: string;
   task: ClassificationTask;
-  /** `rerank` (one query, many passages) or `predict` (any pairs). Default: relevance -> rerank, nli -> predict. */
+  /**
+   * `rerank` (one query, many passages, one logit) or `predict` (any pairs or texts). Default:
+   * relevance -> rerank (predict when `labels` names a two-logit model's relevant output), nli and
+   * coherence -> predict.
+   */
   endpoint?: 'rerank' | 'predict';
-  /** The model's label names -> NLI labels, when the names do not say it (`LABEL_0`, ...). */
-  labels?: Record<string, NliLabel>;
+  /** The model's label names -> NLI labels (`LABEL_0`, ...), or which output is "relevant" / "coherent". */
+  labels?: LabelMap;
   /** Let the server cut inputs longer than the model's window (default false: such a pair is an error, not a silent cut). */
   truncate?: boolean;
   apiKey?: string;
@@ -41,9 +47,9 @@ export class TeiClassifier extends ClassifierBase {
   readonly #endpoint: 'rerank' | 'predict';
 
   constructor(settings: TeiSettings) {
-    const endpoint = settings.endpoint ?? (settings.task === 'relevance' ? 'rerank' : 'predict');
-    if (settings.task === 'nli' && endpoint === 'rerank') {
-      throw new ModelSpecError(`tei model ${settings.model}: /rerank gives one relevance score per pair, not NLI labels`, { hint: 'Use "endpoint": "predict" (the default) for task "nli".' });
+    const endpoint = settings.endpoint ?? (settings.task === 'relevance' && settings.labels === undefined ? 'rerank' : 'predict');
+    if (settings.task !== 'relevance' && endpoint === 'rerank') {
+      throw new ModelSpecError(`tei model ${settings.model}: /rerank gives one relevance score per pair, not ${settings.task === 'nli' ? 'NLI labels' : 'a coherence score'}`, { hint: `Use "endpoint": "predict" (the default) for task "${settings.task}".` });
     }
     const labels = settings.labels ? `:labels=${JSON.stringify(Object.entries(settings.labels).sort())}` : '';
     super({
@@ -64,17 +70,18 @@ export class TeiClassifier extends ClassifierBase {
     return this.#rerank(base, request, options);
   }
 
-  /** One `/predict` request for the whole batch of pairs: `inputs: [[text, textPair], ...]`. */
+  /**
+   * One `/predict` request for the whole batch: `inputs: [[text, textPair], ...]`, or `[[text], ...]`
+   * for coherence (one paragraph each). TEI sorts each answer's labels by score; they are read by name.
+   */
   async #predict(base: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
-    const body = { inputs: request.pairs.map((p) => [p.text, p.textPair]), raw_scores: true, truncate: this.#settings.truncate ?? false };
+    const inputs = request.pairs.map((p) => (request.task === 'coherence' ? [p.text] : [p.text, p.textPair]));
+    const body = { inputs, raw_scores: true, truncate: this.#settings.truncate ?? false };
     const { json, headers } = await postJson(base, '/predict', body, predictSchema, options, this.#post());
     if (json.length !== request.pairs.length) throw shapeError(`${base}/predict`, `${json.length} predictions for ${request.pairs.length} pairs`);
     const where = `${base}/predict (${this.modelId})`;
-    const scores = json.map((labelScores) => {
-      if (request.task === 'nli') return nliScores(labelScores, 'logit', this.#settings.labels, where);
-      if (labelScores.length !== 1) throw shapeError(`${base}/predict`, `relevance needs a one-logit cross-encoder, the model has labels ${labelScores.map((l) => l.label).join(', ')}`);
-      return { relevant: relevanceScore(labelScores[0]!.score, 'logit', where) };
-    });
+    const task = request.task;
+    const scores = json.map((labelScores) => (task === 'nli' ? nliScores(labelScores, 'logit', this.#settings.labels, where) : positiveEntry(task, positiveScore(labelScores, task, 'logit', this.#settings.labels, where))));
     return { scores, usage: usageFrom(headers, request) };
   }
 

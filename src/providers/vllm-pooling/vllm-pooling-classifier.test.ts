@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { overlapLogit, overlapNli, startScorerServer } from '../../../test/support/scorer-server.js';
+import { overlapCoherence, overlapLogit, overlapNli, startScorerServer } from '../../../test/support/scorer-server.js';
 import { ModelCallError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';
@@ -87,6 +87,31 @@ describe('vLLM pooling classifier', () => {
     }
   });
 
+  it('/classify for a two-logit relevance model and for coherence: the output the labels map names, read by index', async () => {
+    const logits = (q: string, p: string): number[] => [-overlapLogit(q, p), 0.5 * overlapLogit(q, p)];
+    const server = await startScorerServer({ serves: 'relevance', relevanceLogits: logits, classifySeparator: ' [SEP] ' });
+    try {
+      const c = new VllmPoolingClassifier({ baseURLs: [`${server.url}/v1`], model: 'castorini/monobert-large-msmarco', endpoint: 'classify', task: 'relevance', labels: { 1: 'relevant' }, pairTemplate: '{text} [SEP] {textPair}' });
+      assert.deepEqual(c.tasks, ['relevance']);
+      const r = await c.classify({ task: 'relevance', pairs: PAIRS });
+      assert.deepEqual(server.requests[0]!.body.input, PAIRS.map((p) => `${p.text} [SEP] ${p.textPair}`));
+      for (const [i, p] of PAIRS.entries()) assert.ok(close(r.scores[i]!.relevant!, softmax(logits(p.text, p.textPair))[1]!), `pair ${i}`);
+      assert.throws(() => new VllmPoolingClassifier({ baseURLs: [`${server.url}/v1`], model: 'm', endpoint: 'classify', task: 'relevance', labels: { 1: 'not-relevant' }, pairTemplate: '{text} {textPair}' }), (e: unknown) => e instanceof ModelSpecError && /"relevant" class/.test(e.message));
+    } finally {
+      await server.close();
+    }
+    const coherent = await startScorerServer({ serves: 'coherence' });
+    try {
+      const c = new VllmPoolingClassifier({ baseURLs: [`${coherent.url}/v1`], model: 'coherence-momentum', endpoint: 'classify', task: 'coherence', labels: { 0: 'coherent' }, scores: 'logit' });
+      const text = 'Paris is old. Paris is large.';
+      const r = await c.classify({ task: 'coherence', pairs: [{ text, textPair: '' }] });
+      assert.deepEqual(coherent.requests[0]!.body, { model: 'coherence-momentum', input: [text], use_activation: false }, 'the paragraph alone, no template');
+      assert.ok(close(r.scores[0]!.coherent!, sigmoid(overlapCoherence(text)[0]!)));
+    } finally {
+      await coherent.close();
+    }
+  });
+
   it('through the executor: 500 and 429 retried, 400 (not a cross-encoder) fails at once with the server message', async () => {
     const server = await startScorerServer({ serves: 'relevance', fault: (i) => (i === 0 ? { kind: 'status', status: 500 } : i === 1 ? { kind: 'status', status: 429, headers: { 'retry-after': '0' } } : undefined) });
     try {
@@ -112,7 +137,9 @@ describe('vLLM pooling classifier', () => {
     assert.equal(parseVllmPoolingSpec('x', 'vllm-rerank', 'http://a/v1,http://b/v1/m').endpoint, 'rerank');
     assert.throws(() => parseVllmPoolingSpec('vllm-score:http://h:8000/m', 'vllm-score', 'http://h:8000/m'), ModelSpecError);
     const spec = parseVllmPoolingSpec('vllm-classify:http://h:1/v1/m', 'vllm-classify', 'http://h:1/v1/m');
-    await assert.rejects(createVllmPoolingClassifier(spec, { spec: 'vllm-classify:http://h:1/v1/m', labels: { ...NLI }, pairTemplate: '{text}|{textPair}', task: 'relevance' }, {}), ModelSpecError);
+    await assert.rejects(createVllmPoolingClassifier(spec, { spec: 'vllm-classify:http://h:1/v1/m', labels: { ...NLI }, pairTemplate: '{text}|{textPair}', task: 'relevance' }, {}), (e: unknown) => e instanceof ModelSpecError && /none of them is the "relevant" class/.test(e.message));
+    const score = parseVllmPoolingSpec('vllm-score:http://h:1/v1/m', 'vllm-score', 'http://h:1/v1/m');
+    await assert.rejects(createVllmPoolingClassifier(score, { spec: 'vllm-score:http://h:1/v1/m', task: 'nli' }, {}), (e: unknown) => e instanceof ModelSpecError && /does relevance, not nli/.test(e.message));
     const c = await createVllmPoolingClassifier(spec, { spec: 'vllm-classify:http://h:1/v1/m', labels: { ...NLI }, pairTemplate: '{text}|{textPair}' }, {});
     assert.deepEqual(c.tasks, ['nli']);
     assert.deepEqual(c.endpoints, ['http://h:1']);

@@ -10,14 +10,16 @@
  *
  * `/classify` takes single texts, not pairs: a pair is joined with `pairTemplate` as the model's
  * tokenizer would join it (RoBERTa: "{text}</s></s>{textPair}"), and the class probabilities are
- * read by index through `labels` (the model card's id2label).
+ * read by index through `labels` (the model card's id2label). It serves NLI (the default), a
+ * relevance model with two outputs (monoBERT, `labels` naming the "relevant" index) and a
+ * paragraph-coherence model (task `coherence`: the paragraph alone, no template).
  */
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
 import type { CallOptions } from '../language-model.js';
-import type { ClassificationRequest, ClassificationResult, NliLabel } from '../model-kinds.js';
+import type { ClassificationRequest, ClassificationResult, ClassificationTask } from '../model-kinds.js';
 import { ClassifierBase } from '../classification/classifier-base.js';
-import { nliScores, relevanceScore, type ScoreScale } from '../classification/labels.js';
+import { nliScores, positiveEntry, positiveIndex, positiveScore, relevanceScore, type LabelMap, type ScoreScale } from '../classification/labels.js';
 import { postJson, shapeError } from '../classification/post-json.js';
 
 export type VllmPoolingEndpoint = 'score' | 'rerank' | 'v1/rerank' | 'classify';
@@ -27,10 +29,12 @@ export interface VllmPoolingSettings {
   baseURLs: string[];
   model: string;
   endpoint: VllmPoolingEndpoint;
+  /** `/classify` only: nli (default), relevance or coherence; the other endpoints do relevance. */
+  task?: ClassificationTask;
   scores?: ScoreScale;
-  /** `/classify`: class index ("0", "1", ...) -> NLI label. */
-  labels?: Record<string, NliLabel>;
-  /** `/classify`: how a pair becomes one input text. */
+  /** `/classify`: class index ("0", "1", ...) -> NLI label, or which index is "relevant" / "coherent". */
+  labels?: LabelMap;
+  /** `/classify`: how a pair becomes one input text (not for coherence, whose input is one text). */
   pairTemplate?: string;
   apiKey?: string;
   concurrency?: number;
@@ -48,18 +52,22 @@ export class VllmPoolingClassifier extends ClassifierBase {
 
   constructor(settings: VllmPoolingSettings) {
     const scale = settings.scores ?? 'probability';
+    const task = settings.endpoint === 'classify' ? (settings.task ?? 'nli') : 'relevance';
     if (settings.endpoint === 'classify') {
       const indices = Object.keys(settings.labels ?? {});
-      if (indices.length === 0 || indices.some((k) => !/^\d+$/.test(k)) || settings.pairTemplate === undefined) {
-        throw new ModelSpecError(`vllm-classify model ${settings.model} needs "labels" by class index and a "pairTemplate"`, {
-          hint: 'E.g. "labels": {"0": "contradiction", "1": "entailment", "2": "neutral"} (the model card\'s id2label) and "pairTemplate": "{text}</s></s>{textPair}" (RoBERTa) in llmkb.config.json.',
+      if (indices.length === 0 || indices.some((k) => !/^\d+$/.test(k)) || (task !== 'coherence' && settings.pairTemplate === undefined)) {
+        throw new ModelSpecError(`vllm-classify model ${settings.model} needs "labels" by class index${task === 'coherence' ? '' : ' and a "pairTemplate"'}`, {
+          hint: task === 'nli'
+            ? 'E.g. "labels": {"0": "contradiction", "1": "entailment", "2": "neutral"} (the model card\'s id2label) and "pairTemplate": "{text}</s></s>{textPair}" (RoBERTa) in llmkb.config.json.'
+            : `E.g. "labels": {"1": "${task === 'relevance' ? 'relevant' : 'coherent'}"} (the model card's id2label)${task === 'relevance' ? ' and "pairTemplate": "{text} [SEP] {textPair}" (BERT)' : ''} in llmkb.config.json.`,
         });
       }
+      if (task !== 'nli') positiveIndex(indices, task, settings.labels, `vllm-classify model ${settings.model}`);
     }
-    const extra = settings.endpoint === 'classify' ? `:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate)}` : '';
+    const extra = settings.endpoint === 'classify' ? `:task=${task}:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate ?? null)}` : '';
     super({
       modelId: settings.model,
-      tasks: [settings.endpoint === 'classify' ? 'nli' : 'relevance'],
+      tasks: [task],
       // The pooling endpoints hang off the server root, not /v1 (vLLM also serves /v1/score and /v1/rerank).
       endpoints: settings.baseURLs.map((u) => u.replace(/\/+$/, '').replace(/\/v1$/, '')),
       defaultConcurrency: settings.concurrency ?? 16,
@@ -107,15 +115,19 @@ export class VllmPoolingClassifier extends ClassifierBase {
   }
 
   async #classify(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
-    const template = this.#settings.pairTemplate!;
-    const input = request.pairs.map((p) => template.replace('{text}', () => p.text).replace('{textPair}', () => p.textPair));
+    const template = this.#settings.pairTemplate;
+    const task = request.task;
+    const input = request.pairs.map((p) => (task === 'coherence' ? p.text : template!.replace('{text}', () => p.text).replace('{textPair}', () => p.textPair)));
     const body = { model: this.modelId, input, ...this.#activation() };
     const { json } = await postJson(root, '/classify', body, classifySchema, options, this.#post('/classify'));
     const probs = placeByIndex(json.data.map((d) => [d.index, d.probs]), request.pairs.length, `${root}/classify`);
     const labels = this.#settings.labels!;
+    const where = `${root}/classify (${this.modelId})`;
     const scores = probs.map((p) => {
+      const byIndex = p.map((score, i) => ({ label: String(i), score }));
+      if (task !== 'nli') return positiveEntry(task, positiveScore(byIndex, task, this.#scale, labels, where));
       if (p.length !== Object.keys(labels).length) throw shapeError(`${root}/classify`, `${p.length} classes, but "labels" names ${Object.keys(labels).length}`);
-      return nliScores(p.map((score, i) => ({ label: String(i), score })), this.#scale, labels, `${root}/classify (${this.modelId})`);
+      return nliScores(byIndex, this.#scale, labels, where);
     });
     return { scores, usage: usageOf(json.usage) };
   }

@@ -4,6 +4,7 @@
  *   vllm-score:http://host:8000/v1/cross-encoder/ms-marco-MiniLM-L-6-v2    relevance (/score)
  *   vllm-rerank:http://host:8000/v1/BAAI/bge-reranker-v2-m3               relevance (/rerank)
  *   vllm-classify:http://host:8000/v1/roberta-large-mnli  + "labels", "pairTemplate"   NLI (/classify)
+ *   vllm-classify:...  + "task": "relevance" (two outputs) or "coherence", "labels"  (/classify)
  *
  * The URL is the server's OpenAI base (ending in /v1, as for vllm: specs), then the served model.
  */
@@ -38,15 +39,15 @@ export async function createVllmPoolingClassifier(spec: VllmPoolingSpec, options
     if (options.endpoint === 'predict') throw new ModelSpecError(`vLLM has no /predict endpoint (${options.spec})`, { hint: 'vLLM endpoints: "score", "rerank", "v1/rerank", "classify".' });
     endpoint = options.endpoint;
   }
-  const task = endpoint === 'classify' ? 'nli' : 'relevance';
-  if (options.task !== undefined && options.task !== task) {
-    throw new ModelSpecError(`${options.spec}: vLLM's /${endpoint} does ${task}, not ${options.task}`, { hint: 'Relevance: vllm-score: or vllm-rerank:; NLI: vllm-classify: with "labels" and "pairTemplate".' });
+  if (endpoint !== 'classify' && options.task !== undefined && options.task !== 'relevance') {
+    throw new ModelSpecError(`${options.spec}: vLLM's /${endpoint} does relevance, not ${options.task}`, { hint: 'Relevance: vllm-score: or vllm-rerank: (one logit), or vllm-classify: with "labels" naming the relevant class; NLI and coherence: vllm-classify: with "labels" (and "pairTemplate" for pairs).' });
   }
   const apiKey = apiKeyFrom(options, env);
   return new VllmPoolingClassifier({
     baseURLs: spec.baseURLs,
     model: spec.model,
     endpoint,
+    ...(endpoint === 'classify' && options.task !== undefined ? { task: options.task } : {}),
     ...(options.scores === undefined ? {} : { scores: options.scores }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
     ...(options.pairTemplate === undefined ? {} : { pairTemplate: options.pairTemplate }),

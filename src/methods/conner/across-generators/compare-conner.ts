@@ -5,9 +5,17 @@
  */
 import { toCsv, toMarkdown } from '../../../analysis/runs.js';
 import type { CompareOutput, ComparedRun } from '../../method.js';
-import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
+import type { MethodSummary } from '../../method-summary.js';
+import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
+import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
+import type { ConnerBreakdowns } from '../summary/conner-summary.js';
 import { pairedDifference, sharedItems, type ConnerPairedDifference } from './paired-difference.js';
 import { paperTableDefs, paperTableRows, paperValue, tableGroups, taskOf, TASK_TABLES } from './paper-table.js';
+
+/** The choices a run was scored with (older summaries: the defaults). */
+function choicesOf(s: MethodSummary): ScoringChoices {
+  return (s.breakdowns as Partial<ConnerBreakdowns> | undefined)?.choices ?? DEFAULT_CHOICES;
+}
 
 /** Runs that pair: same task, at least two shared items; A and B by the order given. */
 export function connerPairedTests(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): ConnerPairedDifference[] {
@@ -21,15 +29,38 @@ export function connerPairedTests(runs: readonly ComparedRun[], options: { resam
       const pairs = sharedItems(a.records as ScoredKnowledge[], b.records as ScoredKnowledge[]);
       if (pairs.length < 2) continue;
       const names: [string, string] = [`${a.summary.model} (${a.summary.setting})`, `${b.summary.model} (${b.summary.setting})`];
-      for (const def of paperTableDefs()) tests.push(pairedDifference(pairs, def.id, { names, ...options }));
+      const choices: [ScoringChoices, ScoringChoices] = [choicesOf(a.summary), choicesOf(b.summary)];
+      for (const def of paperTableDefs()) tests.push(pairedDifference(pairs, def.id, { names, choices, ...options }));
     }
   }
   return tests;
 }
 
+/**
+ * Runs of one task whose downstream answers come from different answerers: their helpfulness and
+ * validity compare answerers as much as knowledge (the paper has one answerer for all, Appendix G).
+ */
+export function answererWarnings(summaries: readonly MethodSummary[]): string[] {
+  const warnings: string[] = [];
+  for (const task of [...new Set(summaries.map(taskOf))]) {
+    const byAnswerer = new Map<string, string[]>();
+    for (const s of summaries.filter((x) => taskOf(x) === task)) {
+      const answerer = s.protocol?.entries.answerer?.choice;
+      if (answerer === undefined) continue;
+      byAnswerer.set(answerer, [...(byAnswerer.get(answerer) ?? []), `${s.model} (${s.setting})`]);
+    }
+    if (byAnswerer.size > 1) {
+      warnings.push(`${TASK_TABLES[task] ?? task}: the runs' downstream answers come from different answerers (${[...byAnswerer.entries()].map(([a, names]) => `${a}: ${names.join(', ')}`).join('; ')}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`);
+    }
+  }
+  return warnings;
+}
+
 export async function compareConner(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput> {
   const summaries = runs.map((r) => r.summary);
   const out: string[] = [];
+  const warnings = answererWarnings(summaries);
+  for (const w of warnings) out.push(`**Warning:** ${w}.\n`);
   const files: Record<string, string> = {};
   const tables: Record<string, { header: string[]; rows: string[][] }> = {};
   for (const { task, settings } of tableGroups(summaries)) {
@@ -62,6 +93,7 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
       metrics: Object.fromEntries(runs.map((r, i) => [`${i}`, { model: r.summary.model, setting: r.summary.setting, metrics: r.summary.metrics, intervals: r.summary.intervals }])),
       tables,
       pairedDifferences: paired,
+      warnings,
     },
     files,
     wrote: 'the paper\'s tables (Markdown, CSV), paired differences and analysis.json',

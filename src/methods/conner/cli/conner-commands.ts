@@ -1,13 +1,21 @@
 /**
- * `llmkb conner generate|score|select-demos|best-of`: the CONNER method (Chen et al. 2023). The
- * method's modules load inside the actions, so `llmkb --help` does not pay for them.
+ * `llmkb conner generate|score|select-demos|best-of`: the CONNER method (Chen et al. 2023). A thin
+ * caller of src/methods/conner/: options in, the method's functions, files out. The method's
+ * modules load inside the actions, so `llmkb --help` does not pay for them.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../../../errors.js';
+// The choices' values only: a module with no imports, so registering the commands stays cheap.
+import { DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
+import type { ModelSpecs } from '../conner-setup.js';
 import type { Workspace } from '../../../workspace.js';
 import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from '../../../cli/cli-options.js';
+
+/** The seed of every sampled thing in CONNER's commands, as in the reliability commands. */
+const DEFAULT_SEED = 42;
+const LIMIT_HELP = 'only n queries of each file, for a quick look: a seeded sample (--seed) of its ids, the same queries in files over the same ones; a run of its own';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
@@ -29,8 +37,26 @@ function gammaOption(value: string): string {
   return value;
 }
 
+/** A probability p with 0 < p <= 1 (top-p). */
+function probability(value: string): number {
+  const n = positiveNumber(value);
+  if (n > 1) throw new InvalidArgumentError('must be a number > 0 and <= 1');
+  return n;
+}
+
+/** `--limit n`: the seeded sample, said on stderr when it cuts anything. */
+async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
+  if (limit === undefined) return files;
+  const { limitById } = await import('../score-files.js');
+  const out = files.map((f) => limitById(f, limit, seed));
+  const cut = files.flatMap((f, i) => (out[i]!.length < f.length ? [`${out[i]!.length} of ${f.length}`] : []));
+  if (cut.length > 0) process.stderr.write(`--limit ${limit}: ${cut.join(', ')} ${what} (a seeded sample, seed ${seed}; a run of its own)\n`);
+  return out;
+}
+
 interface GenerationCliOptions {
   model?: string;
+  answerer?: string;
   setting: 'zero-shot' | 'few-shot';
   prompt: number;
   shots: number;
@@ -44,93 +70,75 @@ interface GenerationCliOptions {
   limit?: number;
 }
 
-/** A knowledge text or an answer longer than the generator's context would hang or fail on the first query. */
-function checkGenerationTokens(model: object, opts: { maxTokens: number; answerMaxTokens: number }): void {
-  checkMaxTokens(model, opts.maxTokens, '--max-tokens', 128);
-  checkMaxTokens(model, opts.answerMaxTokens, '--answer-max-tokens', 32);
-}
-
-/** The queries, the demonstrations and the generator of a generating command (`generate`, `best-of`). */
+/** The queries, the demonstrations, the generator and the answerer of a generating command (`generate`, `best-of`). */
 async function generationInputs(ws: Workspace, input: string, opts: GenerationCliOptions) {
   const { readConnerQueries } = await import('../generation/conner-queries.js');
   const { demonstrationsOf } = await import('../generation/generate-knowledge.js');
+  const { generationModels } = await import('../conner-setup.js');
   const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
-  const how = "Give one of CONNER's test files or a JSONL query file (README: CONNER).";
+  const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
   const all = readConnerQueries(requireFile(input, how), opts.task);
-  const queries = opts.limit === undefined ? all : all.slice(0, opts.limit);
+  const [queries] = await limited([all], opts.limit, opts.seed, 'queries');
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
   const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
   const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
-  const entry = ws.entryFor('model', opts.model);
-  if (entry === undefined) throw new LlmkbError('no knowledge generator', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
-  const generator = await ws.executor(entry);
-  return { queries, demoPool, fixedDemos, generator };
+  const models = await generationModels(ws, opts);
+  checkMaxTokens(models.generator.model, opts.maxTokens, '--max-tokens', 128);
+  checkMaxTokens(models.answerer.model, opts.answerMaxTokens, '--answer-max-tokens', 32);
+  if (models.generatorAnswers) {
+    process.stderr.write('note: no answerer: the generator writes the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Pass --answerer SPEC or set "answerer" in the config.\n');
+  }
+  return { queries: queries!, demoPool, fixedDemos, ...models };
 }
 
-/** A probability p with 0 < p <= 1 (top-p). */
-function probability(value: string): number {
-  const n = positiveNumber(value);
-  if (n > 1) throw new InvalidArgumentError('must be a number > 0 and <= 1');
-  return n;
-}
-
-interface ScorerCliOptions {
-  scorer?: string;
-  nli?: string;
-  relevance?: string;
-  corpus?: string;
-  evidenceTop: number;
+interface ScorerCliOptions extends ModelSpecs {
   seed: number;
+  aggregation?: ScoringChoices['aggregation'];
+  factualityRule?: ScoringChoices['factualityRule'];
+  premises?: ScoringChoices['premises'];
+  coherenceSentence?: ScoringChoices['sentenceCoherence'];
+  dialogueQuery?: ScoringChoices['dialogueQuery'];
+  dialogueValidity?: ScoringChoices['dialogueValidity'];
+  informativenessPrefix?: ScoringChoices['informativenessPrefix'];
+  asReleased?: boolean;
 }
 
-/** The scorers and the evidence source of a scoring command, from its options and the config. */
-async function scoringSetup(ws: Workspace, opts: ScorerCliOptions) {
-  const { executorClassifier, executorTokenScorer } = await import('../scoring/executor-scorers.js');
-  const { corpusEvidence, referenceEvidence } = await import('../evidence/evidence-source.js');
-  type AnyExecutor = Parameters<typeof executorTokenScorer>[0];
-  const load = async (role: 'scorer' | 'nli' | 'relevance', spec?: string): Promise<AnyExecutor | undefined> => {
-    const entry = ws.entryFor(role, spec);
-    return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as AnyExecutor);
-  };
-  const scorerEx = await load('scorer', opts.scorer);
-  const nliEx = await load('nli', opts.nli);
-  const relevanceEx = await load('relevance', opts.relevance);
-  if (!scorerEx && !nliEx && !relevanceEx) {
-    throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Pass --scorer, --nli and/or --relevance model specs, or set "scorer", "nli", "relevance" in llmkb.config.json (README: CONNER).' });
-  }
-  if (opts.corpus !== undefined) {
-    const { Corpus, remoteCorpus } = await import('../../../corpus/index.js');
-    if (remoteCorpus(ws.db, opts.corpus) === undefined) Corpus.open(ws.db, opts.corpus); // a missing corpus fails here, before any model call
-  }
-  const scorer = scorerEx ? executorTokenScorer(scorerEx) : undefined;
-  const nli = nliEx ? executorClassifier(nliEx, 'nli') : undefined;
-  const relevance = relevanceEx ? executorClassifier(relevanceEx, 'relevance') : undefined;
-  const evidence = opts.corpus === undefined ? referenceEvidence() : corpusEvidence(ws.db, opts.corpus, opts.evidenceTop);
-  const unscored = [
-    ...(nli ? [] : ['factuality', 'validity']),
-    ...(relevance ? [] : ['relevance']),
-    ...(scorer ? [] : ['coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness']),
-  ];
+/** The run's choices: each option given, else --as-released's form, else the paper's equation. */
+async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<ScoringChoices> {
+  const { DEFAULT_CHOICES, RELEASED_CODE_CHOICES } = await import('../conner-choices.js');
+  const base: ScoringChoices = { ...DEFAULT_CHOICES, ...(opts.asReleased ? RELEASED_CODE_CHOICES : {}) };
   return {
-    ...(scorer ? { scorer } : {}),
-    ...(nli ? { nli } : {}),
-    ...(relevance ? { relevance } : {}),
-    evidence,
-    unscored,
-    concurrency: Math.min(...[scorerEx, nliEx, relevanceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
+    aggregation: opts.aggregation ?? base.aggregation,
+    factualityRule: opts.factualityRule ?? base.factualityRule,
+    premises: opts.premises ?? base.premises,
+    sentenceCoherence: opts.coherenceSentence ?? base.sentenceCoherence,
+    dialogueQuery: opts.dialogueQuery ?? base.dialogueQuery,
+    dialogueValidity: opts.dialogueValidity ?? base.dialogueValidity,
+    informativenessPrefix: opts.informativenessPrefix ?? base.informativenessPrefix,
+    negatives: negatives ?? base.negatives,
   };
 }
 
-/** The knowledge generator and its prompt: the same for `generate` and `best-of`'s draws. */
+/** The scorers; the answerer only where helpfulness is scored (`conner score`). */
+async function scoringSetupOf(ws: Workspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
+  const { scoringSetup } = await import('../conner-setup.js');
+  const { answerer, ...specs } = opts;
+  const setup = await scoringSetup(ws, helpfulness ? { ...specs, ...(answerer === undefined ? {} : { answerer }) } : specs, choices);
+  if (setup.answererUnscoring) process.stderr.write(`note: the answerer ${setup.answererUnscoring} cannot score prompts: helpfulness's answer losses are the scorer's (a departure: the paper's answerer scores them; recorded)\n`);
+  return setup;
+}
+
+/** The knowledge generator, its prompt and the answerer: the same for `generate` and `best-of`'s draws. */
 function addGenerationOptions(command: Command): Command {
   return command
     .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
+    .option('--answerer <spec>', 'the fixed answerer that writes the downstream answers (Table 13; the paper: LLaMA-65B for every generator); default: "answerer" in the config, else the generator itself (a recorded departure)')
     .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
     .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G)', wholeNumber, 4)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded; fewer when they do not fit the context, recorded)', positiveInteger, 8)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G; fewer when they do not fit the context, recorded)', wholeNumber, 4)
     .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
     .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
     .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const));
@@ -138,11 +146,20 @@ function addGenerationOptions(command: Command): Command {
 
 function addScorerOptions(command: Command): Command {
   return command
-    .option('--scorer <spec>', 'reference language model for perplexity, informativeness, helpfulness (default: "scorer" in the config), e.g. gguf:./gpt2.gguf or a vLLM server with prompt log-probabilities')
+    .option('--scorer <spec>', 'reference language model for perplexity and informativeness, and helpfulness without an answerer (default: "scorer" in the config), e.g. gguf:./gpt-neo-2.7b.gguf or a vLLM server with prompt log-probabilities')
     .option('--nli <spec>', 'NLI model for factuality and validity (default: "nli" in the config), e.g. tei:URL/MODEL with "task": "nli" in the config, or llm-nli:<text model spec>')
-    .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config), e.g. tei:URL/cross-encoder/ms-marco-MiniLM-L-6-v2')
+    .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config): one logit, or several with a "relevant" label (monoBERT: "labels": {"LABEL_1": "relevant"})')
+    .option('--coherence <spec>', 'discourse-coherence scorer of a paragraph (Eq. 4; "task": "coherence" in the config; default: "coherence" in the config, else 1/PPL of the whole text, a recorded departure)')
     .option('--corpus <name>', "evidence from this corpus (BM25 over a corpus of the store, `llmkb corpus add`, or an OpenSearch index registered with `llmkb corpus add-remote`); default: each query's reference knowledge")
-    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5);
+    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5)
+    .option('--aggregation <op>', 'factuality over sentences: min (the paper\'s example), mean or max (default: min; with --as-released: max, as the released scripts run)', oneOf(['min', 'mean', 'max'] as const))
+    .option('--factuality-rule <rule>', "vector: Eq. 1's NLI vectors (default); labels: each sentence's label combined as ordinals, as the authors' scripts", oneOf(FACTUALITY_RULES))
+    .option('--premises <form>', "a reference passage as NLI premises: sentences (its sentences, then itself whole, first 32; the authors' scripts; default) or passage (whole only)", oneOf(REFERENCE_PREMISES))
+    .option('--coherence-sentence <form>', "mean-inverse: Eq. 3's mean of 1/PPL (default); inverse-mean: 1/mean(min(PPL, 200)), as the authors' src/ppl.py", oneOf(SENTENCE_COHERENCE_FORMS))
+    .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: utterance (the last one, default) or history (the whole dialogue, as the authors' scripts)", oneOf(DIALOGUE_QUERIES))
+    .option('--dialogue-validity <form>', "premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (the gold response too, as src/wow_validity.py)", oneOf(DIALOGUE_VALIDITIES))
+    .option('--informativeness-prefix <form>', "what informativeness conditions on: table11 (Table 11's prompt 4, default) or code (src/info.py's instruction)", oneOf(INFORMATIVENESS_PREFIXES))
+    .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max); each option above still wins");
 }
 
 export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
@@ -151,13 +168,13 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
   addGenerationOptions(
     conner
       .command('generate')
-      .description('knowledge for each query (paper Tables 11-12), then the answer with and without it (Table 13)')
+      .description("knowledge for each query (paper Tables 11-12), then the answerer's answer with and without it (Table 13)")
       .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})"),
   )
-    .option('--seed <n>', 'seed of the demonstration draws', wholeNumber, 0)
+    .option('--seed <n>', 'seed of the demonstration draws and of --limit', wholeNumber, DEFAULT_SEED)
     .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
-    .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
+    .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
     .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
       const { generateKnowledge } = await import('../generation/generate-knowledge.js');
@@ -166,14 +183,17 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const ws = workspace(command);
       try {
         checkOutputFile(opts.output);
-        const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, input, opts);
-        checkGenerationTokens(generator.model, opts);
+        const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, input, opts);
         const records = await generateKnowledge({
-          queries, generator, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
+          queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
           ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
         });
         writeFileAtomic(opts.output, toJsonl(records));
-        process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}) -> ${opts.output}\n`);
+        const fitted = (field: 'knowledgeShotsDropped' | 'answerShotsDropped'): number => records.filter((r) => (r[field] ?? 0) > 0).length;
+        if (fitted('knowledgeShotsDropped') + fitted('answerShotsDropped') > 0) {
+          process.stderr.write(`note: demonstrations left out to fit the context: ${fitted('knowledgeShotsDropped')} knowledge prompts, ${fitted('answerShotsDropped')} answer prompts (recorded per item and in the scores' protocol)\n`);
+        }
+        process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}; answers by ${records[0]?.answerer ?? '-'}) -> ${opts.output}\n`);
       } finally {
         await ws.close();
       }
@@ -183,23 +203,23 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     conner
       .command('score')
       .description('score knowledge files on factuality, relevance, coherence, informativeness, helpfulness, validity (Eq. 1-8); several files: one row per generator')
-      .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?})'),
+      .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?, answerer?})'),
   )
-    .option('--aggregation <op>', 'factuality over sentences: min (the paper), mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
+    .option('--answerer <spec>', 'the answerer, whose answer losses helpfulness takes (the paper: LLaMA-65B answers and scores; default: "answerer" in the config, else --scorer, a recorded departure)')
     .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
-    .option('--seed <n>', 'seed of the helpfulness negatives and the bootstrap', wholeNumber, 0)
+    .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
-    .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0-2): Somers' D per metric")
+    .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0, 1 or 2): Somers' D per metric")
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
-    .option('--limit <n>', 'only the first n records of each file', positiveInteger)
+    .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
     .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
     .option('--json', 'print the summaries as JSON instead of the table')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { aggregation: 'min' | 'mean' | 'max'; negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
+    .action(async (inputs: string[], opts: ScorerCliOptions & { negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
-      const { scoreKnowledge } = await import('../scoring/score-knowledge.js');
-      const { connerProtocol } = await import('../conner-protocol.js');
-      const { connerRunSummaries, formatConnerRuns, readRatings } = await import('../summary/conner-summary.js');
+      const { ratedKeys, scoreFiles } = await import('../score-files.js');
+      const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
+      const { formatConnerRuns } = await import('../summary/conner-summary.js');
       const { connerResultStem } = await import('../summary/conner-result-files.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
@@ -209,26 +229,18 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       try {
         checkOutputFile(opts.output);
         checkOutputFolder(opts.out);
-        const files = inputs.map((f) => {
-          const all = readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (README: CONNER).'));
-          return opts.limit === undefined ? all : all.slice(0, opts.limit);
+        const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
+        const kept = await limited(read, opts.limit, opts.seed, 'queries');
+        const files = kept.map((items, i) => ({ file: inputs[i]!, sha256: createHash('sha256').update(readFileSync(inputs[i]!)).digest('hex'), items }));
+        // Ratings are matched to the knowledge texts before any model is loaded.
+        const ratings = opts.ratings === undefined ? undefined : matchRatings(opts.ratings, readRatings(requireFile(opts.ratings, 'One JSON line per rated knowledge text (docs/conner.md).')), ratedKeys(files));
+        const choices = await choicesOf(opts, opts.negatives);
+        const setup = await scoringSetupOf(ws, opts, choices, true);
+        const { records, summaries } = await scoreFiles(files, {
+          runs: ws.runs, setup, choices, seed: opts.seed, resamples: opts.resamples, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(ratings ? { ratings } : {}), ...(opts.limit === undefined ? {} : { limit: opts.limit }),
         });
-        const ratings = opts.ratings === undefined ? undefined : readRatings(requireFile(opts.ratings, 'One JSON line per rated item (README: CONNER).'));
-        const setup = await scoringSetup(ws, opts);
-        const records = [];
-        // Which input files each generator and setting was read from: the checksums in its summary.
-        const sources = new Map<string, Record<string, string>>();
-        for (const [i, items] of files.entries()) {
-          const scored = await scoreKnowledge({ items, runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: opts.negatives, seed: opts.seed, concurrency: opts.concurrency ?? setup.concurrency });
-          const sha = createHash('sha256').update(readFileSync(inputs[i]!)).digest('hex');
-          for (const r of scored) {
-            const key = `${r.generator}\u0000${r.setting}`;
-            sources.set(key, { ...sources.get(key), [inputs[i]!]: sha });
-          }
-          records.push(...scored);
-        }
-        const protocol = connerProtocol({ evidence: setup.evidence.id, aggregation: opts.aggregation, negatives: opts.negatives, unscored: setup.unscored, givenKnowledge: files.flat().some((k) => k.setting === 'given') });
-        const summaries = connerRunSummaries(records, { resamples: opts.resamples, seed: opts.seed, protocol, ...(ratings ? { ratings } : {}), datasets: (g, s) => sources.get(`${g}\u0000${s}`) ?? {} });
+        const empty = records.filter((r) => r.knowledge.trim() === '').length;
+        if (empty > 0) process.stderr.write(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)\n`);
         writeFileAtomic(opts.output, toJsonl(records));
         try {
           mkdirSync(opts.out, { recursive: true });
@@ -257,7 +269,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--candidates <m>', 'm: candidates sampled from the pool (seeded)', positiveInteger, 30)
     .option('--top <n>', 'n: demonstrations kept', positiveInteger, 8)
     .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
-    .option('--seed <n>', 'seed of the candidate sample', wholeNumber, 0)
+    .option('--seed <n>', 'seed of the candidate sample', wholeNumber, DEFAULT_SEED)
     .option('--task <task>', 'qa or dialogue (default: from the CONNER file name)', oneOf(['qa', 'dialogue'] as const))
     .option('-o, --output <file>', 'demonstrations JSONL (for `conner generate --demos FILE --fixed-demos`)', 'conner-demos.jsonl')
     .option('--summary <file>', 'what the selection did: the protocol and the Q of every kept demonstration', 'conner-demos.json')
@@ -277,11 +289,12 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );
         if (queries.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
-        const setup = await scoringSetup(ws, opts);
-        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, aggregation: 'min', negatives: 5, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma });
+        const choices = await choicesOf(opts);
+        const setup = await scoringSetupOf(ws, opts, choices);
+        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, choices, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma });
         const protocol = selectDemosProtocol({ candidates: opts.candidates, top: opts.top, gamma, evidence: setup.evidence.id, skipped: all.length - queries.length });
         writeFileAtomic(opts.output, toJsonl(demos));
-        writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
+        writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, choices, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
         if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
         process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
       } finally {
@@ -297,20 +310,20 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         .argument('[queries]', "query file to draw knowledge for (as `conner generate` takes it); omit with --input"),
     ),
   )
-    .option('--input <file>', 'files mode instead of sampling: a knowledge JSONL per candidate (repeatable, at least two; e.g. `conner generate` with --prompt 1..4), a departure from the paper', collect)
+    .option('--input <file>', 'files mode instead of sampling: a knowledge JSONL per candidate (repeatable, at least two, the same query ids in each; e.g. `conner generate` with --prompt 1..4), a departure from the paper', collect)
     .option('--samples <r>', 'r: knowledge texts drawn per query (the paper: 5)', positiveInteger, 5)
     .option('--top-p <p>', 'nucleus sampling: keep the most probable tokens up to this total probability (the paper: 0.9)', probability, 0.9)
     .option('--temperature <t>', 'sampling temperature (the paper does not give it; 1 is the OpenAI API default)', positiveNumber, 1)
     .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, 128)
     .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
-    .option('--limit <n>', 'only the first n queries of the input', positiveInteger)
+    .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
-    .option('--aggregation <op>', 'factuality over sentences: min, mean or max', oneOf(['min', 'mean', 'max'] as const), 'min')
-    .option('--seed <n>', 'seed of the draws (one per query and draw) and of the demonstrations', wholeNumber, 0)
+    .option('--seed <n>', 'seed of the draws (one per query and draw), of the demonstrations and of --limit', wholeNumber, DEFAULT_SEED)
     .option('-o, --output <file>', 'chosen knowledge JSONL (input of `conner score`)', 'conner-best.jsonl')
     .option('--summary <file>', 'what the selection did: protocol, mean Q of the chosen and of each candidate, choices per candidate', 'conner-best-of.json')
-    .action(async (queriesFile: string | undefined, opts: ScorerCliOptions & GenerationCliOptions & { input?: string[]; samples: number; topP: number; temperature: number; gamma: string; aggregation: 'min' | 'mean' | 'max'; output: string; summary: string }, command: Command) => {
-      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, samplingDeterminism } = await import('../use-cases/best-of.js');
+    .action(async (queriesFile: string | undefined, opts: ScorerCliOptions & GenerationCliOptions & { input?: string[]; samples: number; topP: number; temperature: number; gamma: string; output: string; summary: string }, command: Command) => {
+      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, checkSameQueries, samplingDeterminism } = await import('../use-cases/best-of.js');
+      const { modelName } = await import('../generation/generate-knowledge.js');
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
@@ -323,38 +336,41 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         if (queriesFile !== undefined && files.length > 0) throw new LlmkbError('give either a query file (top-p sampling, as the paper) or --input files, not both', { hint: 'llmkb conner best-of QUERIES --samples 5, or llmkb conner best-of --input a.jsonl --input b.jsonl' });
         if (queriesFile === undefined && files.length === 0) throw new LlmkbError('best-of needs a query file or --input files', { hint: 'llmkb conner best-of nq_test_random_testset.txt --samples 5 --top-p 0.9 draws the candidates as the paper does; --input FILE (repeatable) chooses among files instead.' });
         if (queriesFile === undefined && files.length < 2) throw new LlmkbError('files mode needs at least two --input files', { hint: 'Generate candidates with `llmkb conner generate --prompt N -o candN.jsonl` for N = 1..4, or with several models; or give a query file to sample from.' });
+        const choices = await choicesOf(opts);
         const scoring = async () => {
-          const setup = await scoringSetup(ws, opts);
-          return { runs: ws.runs, ...setup, aggregation: opts.aggregation, negatives: 5, seed: opts.seed, gamma };
+          const setup = await scoringSetupOf(ws, opts, choices);
+          return { runs: ws.runs, ...setup, choices, seed: opts.seed, gamma };
         };
         let lines: object[];
         let summary: object;
         if (queriesFile === undefined) {
           const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
-          const candidates = files.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
-          const choices = await bestOf(candidates, await scoring());
-          lines = choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: opts.gamma } }));
-          const counts = files.map((_, i) => choices.filter((c) => c.candidate === i).length);
-          summary = { schema: 'llmkb-conner-best-of-v1', mode: 'files', files, gamma, queries: choices.length, chosenFrom: counts, meanQuality: bestOfGain(choices), protocol: bestOfProtocol({ mode: 'files', gamma, files: files.length }) };
-          process.stdout.write(`chose knowledge for ${choices.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
+          const read = files.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
+          const candidates = await limited(read, opts.limit, opts.seed, 'queries');
+          checkSameQueries(candidates.map((items, i) => ({ file: files[i]!, items })));
+          const choicesMade = await bestOf(candidates, await scoring());
+          lines = choicesMade.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: opts.gamma } }));
+          const counts = files.map((_, i) => choicesMade.filter((c) => c.candidate === i).length);
+          summary = { schema: 'llmkb-conner-best-of-v1', mode: 'files', files, gamma, choices, queries: choicesMade.length, chosenFrom: counts, meanQuality: bestOfGain(choicesMade), protocol: bestOfProtocol({ mode: 'files', gamma, files: files.length }) };
+          process.stdout.write(`chose knowledge for ${choicesMade.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
         } else {
-          const { queries, demoPool, fixedDemos, generator } = await generationInputs(ws, queriesFile, opts);
-          checkGenerationTokens(generator.model, opts);
+          const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, queriesFile, opts);
           const setup = await scoring();
-          const choices = await bestOfSamples({
-            queries, generator, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,
+          const choicesMade = await bestOfSamples({
+            queries, generator, answerer, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,
             samples: opts.samples, topP: opts.topP, temperature: opts.temperature, answerShots: opts.answerShots, answerMaxTokens: opts.answerMaxTokens, scoring: setup,
           });
-          lines = choices.map((c) => ({ ...c.chosen, bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
-          const counts = Array.from({ length: opts.samples }, (_, i) => choices.filter((c) => c.candidate === i).length);
+          lines = choicesMade.map((c) => ({ ...c.chosen, bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
+          const counts = Array.from({ length: opts.samples }, (_, i) => choicesMade.filter((c) => c.candidate === i).length);
           const determinism = samplingDeterminism(generator.model);
+          const gain = bestOfGain(choicesMade);
           summary = {
-            schema: 'llmkb-conner-best-of-v1', mode: 'samples', generator: `${generator.model.provider}:${generator.model.modelId}`, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, seed: opts.seed, gamma,
-            queries: choices.length, chosenFrom: counts, meanQuality: bestOfGain(choices), protocol: bestOfProtocol({ mode: 'samples', gamma, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, determinism }),
+            schema: 'llmkb-conner-best-of-v1', mode: 'samples', generator: modelName(generator), answerer: modelName(answerer), samples: opts.samples, topP: opts.topP, temperature: opts.temperature, seed: opts.seed, gamma, choices,
+            queries: choicesMade.length, chosenFrom: counts, meanQuality: gain,
+            protocol: bestOfProtocol({ mode: 'samples', gamma, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, determinism, generator: modelName(generator), answerer: modelName(answerer) }),
           };
-          const gain = bestOfGain(choices);
           const fmt = (q: number | null): string => (q === null ? '-' : q.toFixed(3));
-          process.stdout.write(`chose among ${opts.samples} top-p draws (p ${opts.topP}, T ${opts.temperature}) for ${choices.length} queries; chosen from each draw: ${counts.join(', ')}; mean Q chosen ${fmt(gain.chosen)}, per draw ${gain.perCandidate.map(fmt).join(', ')}${determinism.deterministic ? '' : ' (nondeterministic: see the summary)'} -> ${opts.output}\n`);
+          process.stdout.write(`chose among ${opts.samples} top-p draws (p ${opts.topP}, T ${opts.temperature}) for ${choicesMade.length} queries; chosen from each draw: ${counts.join(', ')}; mean Q chosen ${fmt(gain.chosen)}, per draw ${gain.perCandidate.map(fmt).join(', ')}${determinism.deterministic ? '' : ' (nondeterministic: see the summary)'} -> ${opts.output}\n`);
         }
         writeFileAtomic(opts.output, toJsonl(lines));
         writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);

@@ -7,6 +7,8 @@
  */
 import { remoteCorpus, retrieverFor, searchCorpus } from '../../../corpus/index.js';
 import type { Db } from '../../../store/database.js';
+import { MAX_PREMISES, type ReferencePremises } from '../conner-choices.js';
+import { splitSentences } from './sentences.js';
 
 export interface Evidence {
   /** `corpus:<name>/<doc id>#<passage>` or `reference`. */
@@ -21,10 +23,21 @@ export interface EvidenceSource {
   retrieve(claim: string, reference: readonly string[]): Evidence[] | Promise<Evidence[]>;
 }
 
-export function referenceEvidence(): EvidenceSource {
+/**
+ * The query's reference passages as evidence. `passage`: each passage whole. `sentences`: each
+ * passage's sentences, then the passage whole, the first MAX_PREMISES of them (the authors'
+ * src/eval_exp.py); a sentence's source says which one it is (`reference, sentence 3`).
+ */
+export function referenceEvidence(premises: ReferencePremises = 'passage'): EvidenceSource {
   return {
     id: 'reference',
-    retrieve: (_claim, reference) => reference.filter((r) => r.trim() !== '').map((text) => ({ source: 'reference', text })),
+    retrieve: (_claim, reference) => {
+      const passages = reference.filter((r) => r.trim() !== '');
+      if (premises === 'passage') return passages.map((text) => ({ source: 'reference', text }));
+      return passages
+        .flatMap((text) => [...splitSentences(text).map((s, i) => ({ source: `reference, sentence ${i + 1}`, text: s })), { source: 'reference', text }])
+        .slice(0, MAX_PREMISES);
+    },
   };
 }
 

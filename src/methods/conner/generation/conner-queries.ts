@@ -59,7 +59,7 @@ export function parseConnerTestFile(text: string, file: string, task: ConnerTask
       throw new InputFileError(file, i + 1, undefined, `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`, "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (README, CONNER).");
     }
     const [topic, query, knowledge, answer] = fields.map((f) => f.trim()) as [string, string, string, string];
-    if (query === '') throw new InputFileError(file, i + 1, 'query', 'the query field is empty');
+    if (query === '') throw new InputFileError(file, i + 1, 'query', 'the query field is empty', 'The second of the four tab-separated fields is the question (NQ) or the dialogue history (WoW).');
     const base: ConnerQuery = { id: `${stem}:${i + 1}`, task, topic, query, referenceKnowledge: knowledge, goldAnswer: answer };
     if (task === 'dialogue') {
       const turns = query.split(' [SEP] ').map((t) => t.trim());
@@ -68,12 +68,28 @@ export function parseConnerTestFile(text: string, file: string, task: ConnerTask
     }
     out.push(base);
   }
-  if (out.length === 0) throw new InputFileError(file, undefined, undefined, 'no queries (the file is empty)');
+  if (out.length === 0) {
+    throw new InputFileError(file, undefined, undefined, 'no queries (the file is empty)', "Give one of CONNER's test files (nq_test_random_testset.txt, seen_random_testset.txt, unseen_random_testset.txt: topic, query, knowledge, answer, tab-separated, one query a line) or a JSONL query file (docs/conner.md).");
+  }
   return out;
+}
+
+/** What a JSONL query line looks like, for the hint of a line that is not one. */
+export const QUERY_LINE_HINT = 'One JSON object a line, every text a string: {"id": "nq:1", "task": "qa", "topic": "...", "query": "...", "referenceKnowledge": "...", "goldAnswer": "..."} (id and query required; docs/conner.md).';
+
+/** Reads a JSONL file with a CONNER schema, its line errors with `hint` (what a line looks like). */
+export function readConnerJsonl<T>(file: string, schema: z.ZodType<T>, what: string, hint: string): T[] {
+  try {
+    return readJsonl(file, schema, what, { uniqueIds: true });
+  } catch (error) {
+    if (!(error instanceof InputFileError) || error.line === undefined || error.field === 'id') throw error;
+    const where = `${error.file}:${error.line}${error.field === undefined ? '' : ` (field "${error.field}")`}: `;
+    throw new InputFileError(error.file, error.line, error.field, error.message.slice(where.length), hint);
+  }
 }
 
 /** Reads queries: `.jsonl` in llmkb's query format, anything else as a CONNER test file. */
 export function readConnerQueries(file: string, task?: ConnerTask): ConnerQuery[] {
-  if (/\.jsonl$/i.test(file)) return readJsonl(file, connerQuerySchema, 'query', { uniqueIds: true }) as ConnerQuery[];
+  if (/\.jsonl$/i.test(file)) return readConnerJsonl(file, connerQuerySchema, 'query', QUERY_LINE_HINT) as ConnerQuery[];
   return parseConnerTestFile(readTextFile(file), file, task);
 }

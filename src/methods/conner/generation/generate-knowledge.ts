@@ -1,11 +1,14 @@
 /**
  * The generation step: for each query, knowledge from the generator under the zero-shot prompt
  * (Table 11) or the few-shot prompt (Table 12, Appendix F.2), then the downstream answer with
- * that knowledge and without any (few-shot, Table 13, Appendix G). One resumable stage over the
- * run store: an interrupted run continues at the first query without a record; every call goes
+ * that knowledge and without any (few-shot, Table 13, Appendix G) by the answerer. The paper's
+ * answers come from one few-shot LLaMA for every generator (Appendix G), so the answerer is its
+ * own executor, the same for every generator compared; the generator answering its own knowledge
+ * is possible and recorded as a departure. Demonstrations that overflow the context are dropped
+ * until the prompt fits (./fit-shots.ts), recorded per item. One resumable stage over the run
+ * store: an interrupted run continues at the first query without a record; every call goes
  * through the executor's cache.
  */
-import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
@@ -15,6 +18,7 @@ import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
 import { ANSWER_STOP, BEST_ZERO_SHOT_PROMPT, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
+import { completeWithFittingShots } from './fit-shots.js';
 
 export type KnowledgeSetting = 'zero-shot' | 'few-shot';
 export const KNOWLEDGE_SETTINGS: readonly KnowledgeSetting[] = ['zero-shot', 'few-shot'];
@@ -32,15 +36,23 @@ export interface GeneratedKnowledge extends ConnerQuery {
   knowledge: string;
   /** Ids of the demonstrations in the answer prompt. */
   answerDemos: string[];
+  /** `<provider>:<model id>` of the model that wrote the answers (Appendix G's answerer). */
+  answerer?: string;
   /** The downstream answer given the knowledge (validity's `a`). */
   answerWithKnowledge?: string;
   /** The downstream answer with an empty passage (the baseline of the knowledge's effect). */
   answerWithoutKnowledge?: string;
+  /** Demonstrations left out of the knowledge prompt so it fits the generator's context. */
+  knowledgeShotsDropped?: number;
+  /** Demonstrations left out of the answer prompts so they fit the answerer's context. */
+  answerShotsDropped?: number;
 }
 
 export interface GenerateOptions {
   queries: readonly ConnerQuery[];
   generator: ModelExecutor;
+  /** Writes the downstream answers (Table 13): one fixed model for every generator compared; the generator itself is a departure. */
+  answerer: ModelExecutor;
   runs: RunStore;
   setting: KnowledgeSetting;
   /** Zero-shot: which prompt of Table 11 (1-4; default 4, the ✓ one). */
@@ -77,7 +89,17 @@ export function drawDemos(pool: readonly Demonstration[], queryId: string, k: nu
   return SeededRandom.stream(seed, purpose, queryId).sample(pool.filter((d) => d.id !== queryId), k);
 }
 
-export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'generator' | 'concurrency' | 'progress'> & { generatorIdentity: string; label?: string }) {
+/** `<provider>:<model id>`: how records name a generator or an answerer. */
+export function modelName(executor: ModelExecutor): string {
+  return `${executor.model.provider}:${executor.model.modelId}`;
+}
+
+/** The setting as summaries group it: Table 11 prompts other than the default are told apart. */
+export function settingLabel(item: Pick<GeneratedKnowledge, 'setting' | 'prompt'>): string {
+  return item.setting === 'zero-shot' && item.prompt !== undefined && item.prompt !== BEST_ZERO_SHOT_PROMPT ? `zero-shot (Table 11 prompt ${item.prompt})` : item.setting;
+}
+
+export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'generator' | 'answerer' | 'concurrency' | 'progress'> & { generatorIdentity: string; answererIdentity: string; label?: string }) {
   return {
     model: options.generatorIdentity,
     dataset: checksumOfLines(options.queries, (q) => canonicalJson(q)),
@@ -86,6 +108,8 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
     params: {
       prompt: options.setting === 'zero-shot' ? (options.prompt ?? BEST_ZERO_SHOT_PROMPT) : null,
       shots: options.setting === 'few-shot' ? options.shots : 0,
+      // The answerer writes half of each record: another answerer is another run.
+      answerer: options.answererIdentity,
       answerShots: options.answerShots,
       maxTokens: options.maxTokens,
       answerMaxTokens: options.answerMaxTokens,
@@ -97,70 +121,72 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
 }
 
 export async function generateKnowledge(options: GenerateOptions): Promise<GeneratedKnowledge[]> {
-  const { generator, queries } = options;
-  const generatorId = `${generator.model.provider}:${generator.model.modelId}`;
-  const run = options.runs.open(generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner generate ${generatorId}` }));
+  const { generator, answerer, queries } = options;
+  const generatorId = modelName(generator);
+  const run = options.runs.open(generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${generatorId}` }));
   const records = await runStage<ConnerQuery, GeneratedKnowledge>({
     run,
     stage: 'generate',
     items: queries,
     idOf: (q) => q.id,
-    concurrency: options.concurrency ?? generator.concurrency,
+    concurrency: options.concurrency ?? Math.min(generator.concurrency, answerer.concurrency),
     ...(options.progress === undefined ? {} : { progress: options.progress }),
-    work: (q) => generateOne(q).catch((error: unknown) => {
-      if (error instanceof ContextOverflowError) {
-        throw new LlmkbError(`query ${q.id}: ${error.message}`, { hint: 'Use fewer demonstrations (--shots, --answer-shots) or a model with a longer context; CONNER\'s gold passages are long.', cause: error });
-      }
-      throw error;
-    }),
+    work: (q) => generateOne(q),
   });
   return queries.map((q) => records.get(q.id)!);
 
   async function generateOne(q: ConnerQuery): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
-    const { prompt, knowledgeDemos } = knowledgePromptFor(q, options);
-    const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP });
-    const knowledge = k.value.text.trim();
-    const answers = await answersFor(generator, q, knowledge, options);
+    const { knowledgeDemos, prompt } = knowledgePromptFor(q, options);
+    const k = await completeWithFittingShots(generator, knowledgeDemos, (demos) => ({ prompt: prompt(demos), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP }), `query ${q.id}, knowledge prompt`);
+    const knowledge = k.result.value.text.trim();
+    const answers = await answersFor(answerer, q, knowledge, options);
+    const { cached: answersCached, ...answerFields } = answers;
     const record: GeneratedKnowledge = {
       ...q,
       generator: generatorId,
       setting: options.setting,
       ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
-      knowledgeDemos: knowledgeDemos.map((d) => d.id),
+      knowledgeDemos: k.demos.map((d) => d.id),
       knowledge,
-      answerDemos: answers.answerDemos,
-      answerWithKnowledge: answers.answerWithKnowledge,
-      answerWithoutKnowledge: answers.answerWithoutKnowledge,
+      ...answerFields,
+      ...(k.dropped > 0 ? { knowledgeShotsDropped: k.dropped } : {}),
     };
-    return { record, cached: k.cached && answers.cached };
+    return { record, cached: k.result.cached && answersCached };
   }
 }
 
-/** The knowledge prompt of one query (Table 11 or 12) and the demonstrations in it. */
+/** The knowledge prompt of one query (Table 11 or 12) as a function of its demonstrations, and the demonstrations drawn for it. */
 export function knowledgePromptFor(
   q: ConnerQuery,
   options: Pick<GenerateOptions, 'setting' | 'prompt' | 'shots' | 'demoPool' | 'fixedDemos' | 'seed'>,
-): { prompt: string; knowledgeDemos: Demonstration[] } {
-  const knowledgeDemos =
-    options.setting === 'zero-shot' ? [] : options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
-  const prompt = options.setting === 'zero-shot' ? zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) : fewShotKnowledgePrompt(q, knowledgeDemos);
-  return { prompt, knowledgeDemos };
+): { knowledgeDemos: Demonstration[]; prompt: (demos: readonly Demonstration[]) => string } {
+  if (options.setting === 'zero-shot') return { knowledgeDemos: [], prompt: () => zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) };
+  const knowledgeDemos = options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
+  return { knowledgeDemos, prompt: (demos) => fewShotKnowledgePrompt(q, demos) };
 }
 
-/** The downstream answers (Table 13, greedy) with the knowledge and with an empty passage. */
+/** What `answersFor` adds to a record. */
+export type Answers = Required<Pick<GeneratedKnowledge, 'answerDemos' | 'answerer' | 'answerWithKnowledge' | 'answerWithoutKnowledge'>> & Pick<GeneratedKnowledge, 'answerShotsDropped'>;
+
+/**
+ * The downstream answers (Table 13, greedy) by the answerer, with the knowledge and with an empty
+ * passage, after the same demonstrations: as many of those drawn as fit with the knowledge.
+ */
 export async function answersFor(
-  generator: ModelExecutor,
+  answerer: ModelExecutor,
   q: ConnerQuery,
   knowledge: string,
   options: Pick<GenerateOptions, 'demoPool' | 'answerShots' | 'seed' | 'answerMaxTokens'>,
-): Promise<{ answerDemos: string[]; answerWithKnowledge: string; answerWithoutKnowledge: string; cached: boolean }> {
-  const answerDemos = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
-  const withK = await generator.complete({ prompt: answerPrompt(q, knowledge, answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
-  const withoutK = await generator.complete({ prompt: answerPrompt(q, '', answerDemos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
+): Promise<Answers & { cached: boolean }> {
+  const drawn = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
+  const withK = await completeWithFittingShots(answerer, drawn, (demos) => ({ prompt: answerPrompt(q, knowledge, demos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP }), `query ${q.id}, answer prompt`);
+  const withoutK = await answerer.complete({ prompt: answerPrompt(q, '', withK.demos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
   return {
-    answerDemos: answerDemos.map((d) => d.id),
-    answerWithKnowledge: withK.value.text.trim(),
+    answerDemos: withK.demos.map((d) => d.id),
+    answerer: modelName(answerer),
+    answerWithKnowledge: withK.result.value.text.trim(),
     answerWithoutKnowledge: withoutK.value.text.trim(),
-    cached: withK.cached && withoutK.cached,
+    ...(withK.dropped > 0 ? { answerShotsDropped: withK.dropped } : {}),
+    cached: withK.result.cached && withoutK.cached,
   };
 }

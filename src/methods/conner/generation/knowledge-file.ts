@@ -1,11 +1,11 @@
 /**
  * The knowledge file: JSONL, one generated knowledge text per query, as `conner generate` writes
  * it and `conner score` reads it. Knowledge generated elsewhere needs only `id`, `query` and
- * `knowledge` (plus `goldAnswer` for helpfulness, `answerWithKnowledge` for validity).
+ * `knowledge` (plus `goldAnswer` for helpfulness, `answerWithKnowledge` for validity, and
+ * `answerer` naming the model that wrote the answers).
  */
 import { z } from 'zod';
-import { readJsonl } from '../../../io/jsonl.js';
-import { connerQuerySchema } from './conner-queries.js';
+import { connerQuerySchema, readConnerJsonl } from './conner-queries.js';
 import type { GeneratedKnowledge } from './generate-knowledge.js';
 
 /** A query record (`connerQuerySchema`) with the knowledge generated for it. */
@@ -18,11 +18,15 @@ export const generatedKnowledgeSchema = connerQuerySchema
     knowledgeDemos: z.array(z.string()).default([]),
     knowledge: z.string(),
     answerDemos: z.array(z.string()).default([]),
+    answerer: z.string().min(1).optional(),
     answerWithKnowledge: z.string().optional(),
     answerWithoutKnowledge: z.string().optional(),
+    knowledgeShotsDropped: z.number().int().min(0).optional(),
+    answerShotsDropped: z.number().int().min(0).optional(),
   })
   .strip();
 
 export function readKnowledgeFile(file: string): GeneratedKnowledge[] {
-  return readJsonl(file, generatedKnowledgeSchema, 'knowledge record', { uniqueIds: true }) as GeneratedKnowledge[];
+  const hint = 'One JSON object a line, every text a string: {"id": "nq:1", "query": "...", "knowledge": "...", "goldAnswer": "...", "answerWithKnowledge": "...", "answerer": "..."} (id, query and knowledge required; `conner generate` writes them; docs/conner.md).';
+  return readConnerJsonl(file, generatedKnowledgeSchema, 'knowledge record', hint) as GeneratedKnowledge[];
 }

@@ -8,7 +8,6 @@
  * interrupted run repeats no model call.
  */
 import { createHash } from 'node:crypto';
-import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
@@ -17,7 +16,8 @@ import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
 import { BEST_ZERO_SHOT_PROMPT, KNOWLEDGE_STOP } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
-import { knowledgePromptFor, type GenerateOptions } from './generate-knowledge.js';
+import { completeWithFittingShots } from './fit-shots.js';
+import { knowledgePromptFor, modelName, type GenerateOptions } from './generate-knowledge.js';
 
 /** The paper's setting (section 5): p = 0.9, r = 5. */
 export const DEFAULT_SAMPLES = 5;
@@ -49,6 +49,8 @@ export interface SampledKnowledge extends ConnerQuery {
   samples: string[];
   /** The seed of each draw. */
   seeds: number[];
+  /** Demonstrations left out of the knowledge prompt so it fits the generator's context. */
+  knowledgeShotsDropped?: number;
 }
 
 /**
@@ -81,7 +83,7 @@ export function samplingRunSpec(options: Omit<SampleOptions, 'runs' | 'generator
 
 export async function sampleKnowledge(options: SampleOptions): Promise<SampledKnowledge[]> {
   const { generator, queries } = options;
-  const generatorId = `${generator.model.provider}:${generator.model.modelId}`;
+  const generatorId = modelName(generator);
   const run = options.runs.open(samplingRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner best-of samples ${generatorId}` }));
   const records = await runStage<ConnerQuery, SampledKnowledge>({
     run,
@@ -90,13 +92,7 @@ export async function sampleKnowledge(options: SampleOptions): Promise<SampledKn
     idOf: (q) => q.id,
     concurrency: options.concurrency ?? generator.concurrency,
     ...(options.progress === undefined ? {} : { progress: options.progress }),
-    work: (q) =>
-      sampleOne(q).catch((error: unknown) => {
-        if (error instanceof ContextOverflowError) {
-          throw new LlmkbError(`query ${q.id}: ${error.message}`, { hint: "Use fewer demonstrations (--shots) or a model with a longer context; CONNER's gold passages are long.", cause: error });
-        }
-        throw error;
-      }),
+    work: (q) => sampleOne(q),
   });
   return queries.map((q) => records.get(q.id)!);
 
@@ -105,13 +101,16 @@ export async function sampleKnowledge(options: SampleOptions): Promise<SampledKn
     const samples: string[] = [];
     const seeds: number[] = [];
     let cached = true;
+    // The demonstrations that fit, found by the first draw, are those of every draw.
+    let demos = knowledgeDemos;
     // One draw after another: each is committed to the call cache as it finishes, so a run
     // killed between draws asks only for the draws it had not made.
     for (let i = 0; i < options.samples; i++) {
       const seed = sampleSeed(options.seed, q.id, i);
-      const k = await generator.complete({ prompt, maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP, sampling: { temperature: options.temperature, topP: options.topP, seed, sample: i } });
-      cached &&= k.cached;
-      samples.push(k.value.text.trim());
+      const k = await completeWithFittingShots(generator, demos, (d) => ({ prompt: prompt(d), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP, sampling: { temperature: options.temperature, topP: options.topP, seed, sample: i } }), `query ${q.id}, knowledge prompt`);
+      demos = k.demos;
+      cached &&= k.result.cached;
+      samples.push(k.result.value.text.trim());
       seeds.push(seed);
     }
     const record: SampledKnowledge = {
@@ -119,9 +118,10 @@ export async function sampleKnowledge(options: SampleOptions): Promise<SampledKn
       generator: generatorId,
       setting: options.setting,
       ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
-      knowledgeDemos: knowledgeDemos.map((d) => d.id),
+      knowledgeDemos: demos.map((d) => d.id),
       samples,
       seeds,
+      ...(demos.length < knowledgeDemos.length ? { knowledgeShotsDropped: knowledgeDemos.length - demos.length } : {}),
     };
     return { record, cached };
   }

@@ -12,8 +12,16 @@
  * - a sentence with no evidence at all is non-verified: (0, 1, 0);
  * - an item's label, for the shares of Table 2, is the largest of its three scores (ties go to
  *   the first in the order consistent, non-verified, inconsistent).
+ *
+ * The authors' scripts (src/eval_exp.py, `single_instance_eval`) combine labels instead (rule
+ * `labels`): each sentence's label is the argmax of its best evidence's vector, the labels are
+ * ordinals (inconsistent 0 < non-verified 1 < consistent 2), min / max pick the lowest / highest
+ * label and keep the vector of the first sentence with it, and mean averages the vectors while the
+ * shares count the sentences' labels over the whole set (../summary/metric-aggregates.ts).
  */
+import type { FactualityRule } from '../conner-choices.js';
 import type { Evidence } from '../evidence/evidence-source.js';
+import { classifyWithinWindow, type PremiseCut } from './nli-window.js';
 import { nliVector, type NliVector, type PairClassifier } from './scorers.js';
 
 export type FactualityAggregation = 'min' | 'mean' | 'max';
@@ -32,6 +40,8 @@ export interface SentenceFactuality {
   nli: NliVector;
   /** How many evidence passages were checked. */
   candidates: number;
+  /** Premises cut to fit the NLI model's window (only when some were). */
+  premiseCuts?: PremiseCut[];
 }
 
 export interface Factuality {
@@ -69,12 +79,49 @@ export function factualityLabel(v: NliVector): FactualityLabel {
   return FACTUALITY_LABELS[best]!;
 }
 
-/** Scores each sentence against its evidence with the NLI classifier, then aggregates. */
+/** The authors' ordinals: factual-inconsistent 0 < non-verified 1 < factual-consistent 2. */
+const ORDINAL: Record<FactualityLabel, number> = { 'factual-inconsistent': 0, 'non-verified': 1, 'factual-consistent': 2 };
+
+/**
+ * A sentence's label as the authors' scripts read it: np.argmax over (contradiction, neutral,
+ * entailment), so ties go to contradiction, then neutral.
+ */
+export function sentenceLabel(v: NliVector): FactualityLabel {
+  const [e, n, c] = v;
+  if (c >= n && c >= e) return 'factual-inconsistent';
+  return n >= e ? 'non-verified' : 'factual-consistent';
+}
+
+/** Rule `labels` with min or max: the extreme label, and the vector of the first sentence with it. */
+export function aggregateLabels(vectors: readonly NliVector[], op: 'min' | 'max'): { label: FactualityLabel; vector: NliVector } {
+  if (vectors.length === 0) throw new Error('aggregateLabels of no sentences');
+  const ordinals = vectors.map((v) => ORDINAL[sentenceLabel(v)]);
+  const target = op === 'min' ? Math.min(...ordinals) : Math.max(...ordinals);
+  const i = ordinals.indexOf(target);
+  return { label: sentenceLabel(vectors[i]!), vector: [...vectors[i]!] as NliVector };
+}
+
+/** An item's S_fact and label from its sentences' vectors under a rule and an operation. */
+export function combineSentences(vectors: readonly NliVector[], op: FactualityAggregation, rule: FactualityRule): { score: NliVector; label: FactualityLabel } {
+  if (rule === 'labels' && op !== 'mean') {
+    const { label, vector } = aggregateLabels(vectors, op);
+    return { score: vector, label };
+  }
+  const score = aggregateFactuality(vectors, op);
+  return { score, label: factualityLabel(score) };
+}
+
+/**
+ * Scores each sentence against its evidence with the NLI classifier, then aggregates. A premise
+ * longer than the NLI model's window is cut to fit (./nli-window.ts) and the cut is kept with
+ * the sentence; a hypothesis is never cut.
+ */
 export async function scoreFactuality(
   sentences: readonly string[],
   evidenceFor: (sentence: string) => Evidence[] | Promise<Evidence[]>,
   nli: PairClassifier,
   op: FactualityAggregation,
+  rule: FactualityRule = 'vector',
 ): Promise<{ factuality: Factuality; cached: boolean } | undefined> {
   if (sentences.length === 0) return undefined;
   let cached = true;
@@ -85,12 +132,17 @@ export async function scoreFactuality(
       perSentence.push({ sentence, nli: [...NO_EVIDENCE], candidates: 0 });
       continue;
     }
-    const r = await nli.classify('nli', evidence.map((e) => ({ text: e.text, textPair: sentence })));
+    const r = await classifyWithinWindow(nli, evidence.map((e) => ({ text: e.text, textPair: sentence })));
     cached &&= r.cached;
-    const vectors = r.scores.map(nliVector);
-    const j = bestEvidence(vectors);
-    perSentence.push({ sentence, evidence: evidence[j]!, nli: vectors[j]!, candidates: evidence.length });
+    const cuts = r.cuts.length > 0 ? { premiseCuts: r.cuts } : {};
+    const scored = r.scores.flatMap((s, j) => (s === undefined ? [] : [{ vector: nliVector(s), evidence: evidence[j]! }]));
+    if (scored.length === 0) {
+      perSentence.push({ sentence, nli: [...NO_EVIDENCE], candidates: 0, ...cuts });
+      continue;
+    }
+    const j = bestEvidence(scored.map((x) => x.vector));
+    perSentence.push({ sentence, evidence: scored[j]!.evidence, nli: scored[j]!.vector, candidates: evidence.length, ...cuts });
   }
-  const score = aggregateFactuality(perSentence.map((s) => s.nli), op);
-  return { factuality: { sentences: perSentence, score, label: factualityLabel(score) }, cached };
+  const { score, label } = combineSentences(perSentence.map((s) => s.nli), op, rule);
+  return { factuality: { sentences: perSentence, score, label }, cached };
 }

@@ -4,6 +4,12 @@
  * given the query and a knowledge text, and k_1^-..k_u^- are u knowledge texts of other queries
  * drawn at random (seeded). The second printed form lacks the 1/u; the method notes follow the
  * first. The answer is scored after the Table 13 answer template (zero-shot: no demonstrations).
+ *
+ * Per item, the losses and the item's own Eq. 6 value are kept. The table value is taken over the
+ * whole set, as the authors' src/helpfulness.py averages each condition's losses over the items
+ * (`np.mean(loss_list)`) before the ratio, and the clip comes after it:
+ * max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a)) (`setHelpfulness`); Table 16 reports it
+ * without the clip.
  */
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { answerExample } from '../generation/conner-prompts.js';
@@ -27,16 +33,32 @@ export function sampleNegatives(id: string, pool: readonly string[], u: number, 
 }
 
 /** L(q, k, a): mean negative log-probability per answer token; undefined when no token was scored. */
-export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer): Promise<{ loss: number | undefined; cached: boolean }> {
+export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
   const ll = await scorer.logLikelihood(answerExample(q.task, q.topic, knowledge, q.query), ` ${answer}`);
   const mean = meanLogProb(ll);
-  return { loss: mean === undefined ? undefined : -mean, cached: ll.cached };
+  return { loss: mean === undefined ? undefined : -mean, cached: ll.cached, floored: ll.floored };
 }
 
-/** Eq. 6 from the losses. */
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** Eq. 6 from the losses of one item. */
 export function helpfulnessFromLosses(loss: number, baselineLosses: readonly number[]): { value: number; raw: number } {
-  const baseline = baselineLosses.reduce((a, b) => a + b, 0) / baselineLosses.length;
-  const raw = 1 - loss / baseline;
+  const raw = 1 - loss / mean(baselineLosses);
+  return { value: Math.max(0, raw), raw };
+}
+
+/**
+ * Eq. 6 over a set, as the paper's tables report it: 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a),
+ * where L(q, k^-, a) is the item's mean over its u baselines; `value` clipped at 0, `raw` not.
+ * Undefined for no item or a zero baseline.
+ */
+export function setHelpfulness(items: ReadonlyArray<{ loss: number; baselineLosses: readonly number[] }>): { value: number; raw: number } | undefined {
+  if (items.length === 0) return undefined;
+  const baseline = mean(items.map((h) => mean(h.baselineLosses)));
+  if (!(baseline > 0)) return undefined;
+  const raw = 1 - mean(items.map((h) => h.loss)) / baseline;
   return { value: Math.max(0, raw), raw };
 }
 
@@ -46,17 +68,21 @@ export async function scoreHelpfulness(
   answer: string,
   negatives: ReadonlyArray<{ id: string; knowledge: string }>,
   scorer: TokenScorer,
-): Promise<{ helpfulness: Helpfulness | undefined; cached: boolean }> {
+): Promise<{ helpfulness: Helpfulness | undefined; cached: boolean; floored: number }> {
   const own = await answerLoss(q, knowledge, answer, scorer);
   let cached = own.cached;
+  let floored = own.floored;
   const baselineLosses: number[] = [];
+  const used: string[] = [];
   for (const n of negatives) {
     const r = await answerLoss(q, n.knowledge, answer, scorer);
     cached &&= r.cached;
-    if (r.loss !== undefined) baselineLosses.push(r.loss);
+    floored += r.floored;
+    if (r.loss !== undefined) {
+      baselineLosses.push(r.loss);
+      used.push(n.id);
+    }
   }
-  if (own.loss === undefined || baselineLosses.length === 0) return { helpfulness: undefined, cached };
-  const baseline = baselineLosses.reduce((a, b) => a + b, 0) / baselineLosses.length;
-  if (!(baseline > 0)) return { helpfulness: undefined, cached };
-  return { helpfulness: { ...helpfulnessFromLosses(own.loss, baselineLosses), loss: own.loss, baselineLosses, negatives: negatives.map((n) => n.id) }, cached };
+  if (own.loss === undefined || baselineLosses.length === 0 || !(mean(baselineLosses) > 0)) return { helpfulness: undefined, cached, floored };
+  return { helpfulness: { ...helpfulnessFromLosses(own.loss, baselineLosses), loss: own.loss, baselineLosses, negatives: used }, cached, floored };
 }

@@ -5,13 +5,23 @@
  * (NLI for factuality and validity, query-passage relevance). Every score records the `id` of
  * the scorer that produced it.
  */
-import type { ClassificationResult, NliLabel } from '../../../providers/model-kinds.js';
+import type { ClassificationResult, ClassificationTask, NliLabel } from '../../../providers/model-kinds.js';
+
+/**
+ * The log-probability a token scores when the model gives it probability 0: the log of the
+ * smallest positive single-precision number (2^-149), the finest probability a float32 softmax
+ * (llama.cpp's) can tell from 0. Finite, so sums and means stay numbers; each use is counted
+ * (`floored`) and noted in the item's record.
+ */
+export const UNDERFLOW_LOGPROB = Math.log(2 ** -149);
 
 export interface LogLikelihood {
   /** Sum of the natural-log probabilities of the continuation's tokens. */
   logLikelihood: number;
   /** Number of continuation tokens scored. */
   tokens: number;
+  /** Tokens whose probability underflowed to 0, scored at UNDERFLOW_LOGPROB. */
+  floored: number;
   cached: boolean;
 }
 
@@ -31,8 +41,8 @@ export interface PairScores {
 export interface PairClassifier {
   readonly id: string;
   readonly identity: string;
-  /** NLI: `text` = premise (evidence), `textPair` = hypothesis (claim). Relevance: query, passage. */
-  classify(task: 'nli' | 'relevance', pairs: Array<{ text: string; textPair: string }>): Promise<PairScores>;
+  /** NLI: `text` = premise (evidence), `textPair` = hypothesis (claim). Relevance: query, passage. Coherence: the paragraph, ''. */
+  classify(task: ClassificationTask, pairs: Array<{ text: string; textPair: string }>): Promise<PairScores>;
 }
 
 /** NLI probabilities in the paper's order (entailment, neutral, contradiction). */

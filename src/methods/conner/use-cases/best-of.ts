@@ -12,15 +12,16 @@
  * knowledge then gets its downstream answers (Table 13, greedy) like `conner generate` gives them,
  * so `conner score` measures helpfulness and validity of the selection (the paper's Table 8).
  */
+import { InputFileError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
-import { answersFor, type GeneratedKnowledge, type GenerateOptions } from '../generation/generate-knowledge.js';
+import { answersFor, modelName, settingLabel, type GeneratedKnowledge, type GenerateOptions } from '../generation/generate-knowledge.js';
 import { sampleKnowledge, type SampleOptions, type SampledKnowledge } from '../generation/sample-knowledge.js';
-import { scoreKnowledge, settingLabel, type ScoreOptions, type ScoredKnowledge } from '../scoring/score-knowledge.js';
+import { scoreKnowledge, type ScoreOptions, type ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { intrinsicOnly, knowledgeQuality, type Gamma } from './knowledge-quality.js';
 
 export interface BestOfChoice {
@@ -72,7 +73,11 @@ export function argmaxFirst(values: ReadonlyArray<number | null>): number {
   return best;
 }
 
-/** Files mode: r candidate files for the same queries (a departure: the paper samples the r texts from one model). */
+/**
+ * Files mode: r candidate files for the same queries (a departure: the paper samples the r texts
+ * from one model). Every file must hold the same query ids, or "best of r" would be best of fewer
+ * for some queries: `checkSameQueries` says which file lacks which.
+ */
 export async function bestOf(candidates: ReadonlyArray<readonly GeneratedKnowledge[]>, options: CandidateScoring): Promise<BestOfChoice[]> {
   const chosen = await chooseByQuality(candidates, options, (c) => `conner best-of candidate ${c + 1}`);
   const byId = candidates.map((file) => new Map(file.map((k) => [k.id, k])));
@@ -88,7 +93,22 @@ export async function bestOf(candidates: ReadonlyArray<readonly GeneratedKnowled
   });
 }
 
-export interface BestOfSamplesOptions extends Omit<SampleOptions, 'runs' | 'progress'>, Pick<GenerateOptions, 'answerShots' | 'answerMaxTokens'> {
+/** Files mode's inputs must hold the same query ids: the first file that lacks one, or has one more, is named. */
+export function checkSameQueries(files: ReadonlyArray<{ file: string; items: readonly GeneratedKnowledge[] }>): void {
+  const first = files[0];
+  if (!first) return;
+  const ids = new Set(first.items.map((k) => k.id));
+  for (const { file, items } of files.slice(1)) {
+    const own = new Set(items.map((k) => k.id));
+    const missing = [...ids].filter((id) => !own.has(id));
+    const extra = [...own].filter((id) => !ids.has(id));
+    if (missing.length === 0 && extra.length === 0) continue;
+    const list = (xs: string[]): string => `${xs.slice(0, 5).join(', ')}${xs.length > 5 ? `, … (${xs.length})` : ''}`;
+    throw new InputFileError(file, undefined, undefined, `holds other queries than ${first.file}: ${[...(missing.length ? [`missing ${list(missing)}`] : []), ...(extra.length ? [`not in ${first.file}: ${list(extra)}`] : [])].join('; ')}`, 'Every --input file must hold knowledge for the same query ids, so each query is chosen among all of them: generate each from the same query file and --limit (with the same --seed).');
+  }
+}
+
+export interface BestOfSamplesOptions extends Omit<SampleOptions, 'runs' | 'progress'>, Pick<GenerateOptions, 'answerer' | 'answerShots' | 'answerMaxTokens'> {
   /** The scoring of the candidates (its `seed` is unused: the candidates get no helpfulness). */
   scoring: CandidateScoring;
 }
@@ -106,7 +126,7 @@ export function sampledSettingLabel(options: Pick<SampleOptions, 'samples' | 'to
 
 /** The paper's way: r top-p draws per query from one generator, the argmax of Q_know kept and answered with. */
 export async function bestOfSamples(options: BestOfSamplesOptions): Promise<SampledChoice[]> {
-  const { scoring, generator } = options;
+  const { scoring, generator, answerer } = options;
   const progress = scoring.progress;
   const sampled = await sampleKnowledge({ ...options, runs: scoring.runs, ...(progress === undefined ? {} : { progress }) });
   const asCandidate = (s: SampledKnowledge, i: number): GeneratedKnowledge => {
@@ -120,22 +140,22 @@ export async function bestOfSamples(options: BestOfSamplesOptions): Promise<Samp
   // gamma or scorer chooses other texts: another run).
   const items = picked.map(({ s, candidate }) => asCandidate(s, candidate));
   const run = scoring.runs.open({
-    model: generator.model.cacheIdentity,
+    model: answerer.model.cacheIdentity,
     dataset: checksumOfLines(items, (k) => canonicalJson(k)),
     setting: 'conner-best-of:answers',
     seed: options.seed,
     params: { answerShots: options.answerShots, answerMaxTokens: options.answerMaxTokens, demoPool: checksumOfLines(options.demoPool, (d) => canonicalJson(d)) },
-    label: `conner best-of answers ${generator.model.provider}:${generator.model.modelId}`,
+    label: `conner best-of answers ${modelName(answerer)} (knowledge of ${modelName(generator)})`,
   });
   const answered = await runStage<GeneratedKnowledge, GeneratedKnowledge>({
     run,
     stage: 'answer',
     items,
     idOf: (k) => k.id,
-    concurrency: options.concurrency ?? generator.concurrency,
+    concurrency: options.concurrency ?? answerer.concurrency,
     ...(progress === undefined ? {} : { progress }),
     work: async (k) => {
-      const a = await answersFor(generator, k, k.knowledge, options);
+      const a = await answersFor(answerer, k, k.knowledge, options);
       const { cached, ...answers } = a;
       return { record: { ...k, ...answers }, cached };
     },
@@ -168,6 +188,9 @@ export interface BestOfProtocolFacts {
   determinism?: { deterministic: boolean; why: string };
   /** Files mode: the number of candidate files. */
   files?: number;
+  /** Sampling mode: who drew the knowledge and who answered it. */
+  generator?: string;
+  answerer?: string;
 }
 
 /** What a best-of run did where the paper leaves a choice open or where llmkb departs from it. */
@@ -181,7 +204,9 @@ export function bestOfProtocol(facts: BestOfProtocolFacts): BestOfProtocolNote[]
   }
   notes.push({ id: 'best-of-gamma', kind: 'decision', text: `gamma of Eq. 9 = (${facts.gamma.join(', ')}) for (fact, rel, coh_para, info); the paper does not give gamma; a metric with no scorer adds 0` });
   notes.push({ id: 'best-of-ties', kind: 'decision', text: 'candidates are scored on the four intrinsic metrics only (Q needs no others); equal Q: the first candidate wins' });
-  if (facts.mode === 'samples') notes.push({ id: 'best-of-answers', kind: 'decision', text: 'the downstream answers (Table 13) are generated greedily for the chosen knowledge only, as `conner generate` does' });
+  if (facts.mode === 'samples') {
+    notes.push({ id: 'best-of-answers', kind: facts.answerer === facts.generator ? 'departure' : 'decision', text: `the downstream answers (Table 13) are generated greedily for the chosen knowledge only, as \`conner generate\` does, by ${facts.answerer === facts.generator ? `the generator itself (${facts.answerer}), not a fixed answerer (the paper: LLaMA-65B for every generator, Appendix G)` : `the answerer ${facts.answerer}`}` });
+  }
   return notes;
 }
 

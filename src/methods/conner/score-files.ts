@@ -1,0 +1,86 @@
+/**
+ * `conner score` over knowledge files: a seeded sample of the queries (`--limit`), each file
+ * scored as one resumable run (../scoring/score-knowledge.ts), and one summary per generator and
+ * setting with the protocol of what was done (./conner-protocol.ts).
+ */
+import { limitItems } from '../../sampling/limit-items.js';
+import type { ProgressOptions } from '../../progress/progress.js';
+import type { RunStore } from '../../store/run-store.js';
+import type { MethodSummary } from '../method-summary.js';
+import type { ScoringChoices } from './conner-choices.js';
+import type { ConnerRunFacts } from './conner-protocol.js';
+import type { ScoringSetup } from './conner-setup.js';
+import { settingLabel, type GeneratedKnowledge } from './generation/generate-knowledge.js';
+import { scoreKnowledge } from './scoring/score-knowledge.js';
+import type { ScoredKnowledge } from './scoring/scored-knowledge.js';
+import type { HumanRating } from './summary/human-ratings.js';
+import { connerRunSummaries } from './summary/conner-summary.js';
+
+export interface KnowledgeFile {
+  file: string;
+  /** SHA-256 of the file as read: the summary's data set checksum. */
+  sha256: string;
+  items: GeneratedKnowledge[];
+}
+
+/**
+ * `--limit n`: a seeded sample of n of a file's items (src/sampling/limit-items.ts), drawn from
+ * its ids in sorted order and kept in file order. So a query file and the knowledge files made
+ * from it, in whatever order, keep the same queries (their runs still pair), and `generate
+ * --limit n` then `score --limit n` score what was generated.
+ */
+export function limitById<T extends { id: string }>(items: readonly T[], limit: number, seed: number): T[] {
+  const kept = new Set(limitItems(items.map((k) => k.id).sort(), limit, seed));
+  return items.filter((k) => kept.has(k.id));
+}
+
+export interface ScoreFilesOptions {
+  runs: RunStore;
+  setup: ScoringSetup;
+  choices: ScoringChoices;
+  seed: number;
+  resamples: number;
+  concurrency?: number;
+  progress?: ProgressOptions;
+  ratings?: ReadonlyMap<string, HumanRating>;
+  limit?: number;
+}
+
+/** Scores each file (one run each) and summarizes per generator and setting. */
+export async function scoreFiles(files: readonly KnowledgeFile[], options: ScoreFilesOptions): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[] }> {
+  const { setup } = options;
+  const records: ScoredKnowledge[] = [];
+  // Which input files each generator and setting was read from: the checksums in its summary.
+  const sources = new Map<string, Record<string, string>>();
+  for (const { file, sha256, items } of files) {
+    const scored = await scoreKnowledge({
+      items, runs: options.runs, evidence: setup.evidence, choices: options.choices, seed: options.seed, concurrency: options.concurrency ?? setup.concurrency,
+      ...(setup.scorer ? { scorer: setup.scorer } : {}), ...(setup.answerScorer ? { answerScorer: setup.answerScorer } : {}), ...(setup.nli ? { nli: setup.nli } : {}), ...(setup.relevance ? { relevance: setup.relevance } : {}), ...(setup.coherence ? { coherence: setup.coherence } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
+    });
+    for (const r of scored) {
+      const key = `${r.generator}\u0000${r.setting}`;
+      sources.set(key, { ...sources.get(key), [file]: sha256 });
+    }
+    records.push(...scored);
+  }
+  const run: ConnerRunFacts = {
+    evidence: setup.evidence.id,
+    choices: options.choices,
+    unscored: setup.unscored,
+    ...(setup.coherence ? { coherenceScorer: setup.coherence.id } : {}),
+    ...(setup.answerScorer ?? setup.scorer ? { helpfulnessScorer: { id: (setup.answerScorer ?? setup.scorer)!.id, answerer: setup.answerScorer !== undefined } } : {}),
+    ...(options.limit === undefined ? {} : { limit: { n: options.limit, seed: options.seed } }),
+  };
+  const summaries = connerRunSummaries(records, {
+    resamples: options.resamples, seed: options.seed, run, knowledge: files.flatMap((f) => f.items),
+    ...(options.ratings ? { ratings: options.ratings } : {}),
+    datasets: (g, s) => sources.get(`${g}\u0000${s}`) ?? {},
+  });
+  return { records, summaries };
+}
+
+/** The (generator, setting, id) of each knowledge text, as ratings name them. */
+export function ratedKeys(files: readonly KnowledgeFile[]): Array<{ id: string; generator: string; setting: string }> {
+  return files.flatMap((f) => f.items.map((k) => ({ id: k.id, generator: k.generator, setting: settingLabel(k) })));
+}
