@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
-import type { ScoringSetup } from '../src/methods/conner/conner-setup.js';
+import type { ScoringSetup } from '../src/methods/conner/scoring/scoring-setup.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import { answerExample } from '../src/methods/conner/generation/conner-prompts.js';
 import { parseConnerTestFile, type ConnerQuery } from '../src/methods/conner/generation/conner-queries.js';

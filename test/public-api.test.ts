@@ -33,6 +33,16 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
       'qaItemSchema', 'qaPrompt', 'readQAItems', 'reliabilityMethod', 'runConsistency', 'summarizeRun', 'templatesForCutoff', 'timeSensitivePrompt',
     ],
   },
+  './conner': {
+    module: '../src/methods/conner/index.js',
+    names: [
+      'BEST_ZERO_SHOT_PROMPT', 'CONNER_METHOD', 'CONNER_METRIC_DEFS', 'CONNER_OPTIONS', 'DEFAULT_CHOICES', 'DEFAULT_GAMMA', 'KNOWLEDGE_SETTINGS', 'RELEASED_CODE_CHOICES', 'ZERO_SHOT_PROMPTS',
+      'answerPrompt', 'bestOf', 'bestOfSamples', 'connerMethod', 'connerOptions', 'connerQuerySchema', 'connerRunSummaries', 'corpusEvidence', 'demonstrationsOf', 'estimateMetric',
+      'executorClassifier', 'executorTokenScorer', 'fewShotKnowledgePrompt', 'formatConnerRuns', 'generateKnowledge', 'generateOne', 'generatedKnowledgeSchema', 'humanCorrelation',
+      'knowledgeQuality', 'matchRatings', 'metricValue', 'parseConnerTestFile', 'parseGamma', 'probeScorers', 'readConnerQueries', 'readKnowledgeFile', 'readRatings', 'referenceEvidence',
+      'scoreKnowledge', 'scorersOf', 'scoringChoices', 'selectDemonstrations', 'taskOfConnerFile', 'zeroShotKnowledgePrompt',
+    ],
+  },
   './corpus': {
     module: '../src/corpus/api.js',
     names: [
@@ -75,7 +85,16 @@ describe('evaluation methods', () => {
     const nccr = reliability.metricDefs.find((d) => d.id === 'NCCR')!;
     assert.deepEqual([nccr.range, nccr.better, nccr.equation], [[-1, 1], 'higher', 'Eq. 9']);
     const text = await cli(['methods']);
-    assert.match(text.stdout, /^reliability \(version 1\)/);
+    assert.match(text.stdout, /^reliability \(version 2\)/);
+  });
+
+  it('lists CONNER with its roles by kind, its two knowledge settings, two stages and the paper\'s metrics', async () => {
+    const r = await cli(['methods', '--json']);
+    const conner = (JSON.parse(r.stdout) as { methods: llmkb.EvaluationMethod[] }).methods.find((m) => m.id === 'conner')!;
+    assert.deepEqual(conner.roles.map((x) => `${x.id}:${x.kind}:${x.required}`), ['model:text-generation:true', 'answerer:text-generation:false', 'scorer:scoring:false', 'nli:classification:false', 'relevance:classification:false', 'coherence:classification:false']);
+    assert.deepEqual(conner.settings, ['zero-shot', 'few-shot']);
+    assert.deepEqual(conner.stages.map((s) => s.id), ['generate', 'score']);
+    assert.deepEqual(conner.metricDefs.filter((d) => d.headline).map((d) => d.id), ['factuality', 'fact_consistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'validity']);
   });
 
   it('registers a method of the same interface version, and refuses a clash or another version', () => {

@@ -159,7 +159,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     writeFileSync(target, JSON.stringify(tampered));
     const refused = await llmkb(['merge', join(work, 'shard1'), odd, join(work, 'shard3'), '--out', join(work, 'merged-odd')], { cwd: work });
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /the runs differ in protocol \(judge\)/);
+    assert.match(refused.stderr, /the runs differ in protocol \(reliability: judge\)/);
   });
 
   it('--batch: the judge answers through the Batch API; a rerun without --batch finds every judge answer in the cache', async () => {

@@ -12,17 +12,27 @@ import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown
 
 /**
  * Runs ready to compare side by side: two runs with one label get what tells them apart, and
- * runs of one method whose protocols differ are named (each method names its own choices).
+ * runs of one method whose protocols differ are named (each method names its own choices). Runs
+ * are compared within their method's tables (`EvaluationMethod.tableOf`, e.g. CONNER's task):
+ * runs in different tables never clash.
  */
 export function distinctRuns<R extends ComparedRun>(runs: readonly R[]): { runs: R[]; warnings: string[] } {
-  const { summaries, renamed } = distinguishRuns(runs.map((r) => r.summary), runs.map((r) => r.source));
-  const distinct = runs.map((r, i) => ({ ...r, summary: summaries[i]! }));
-  const methodIds = [...new Set(distinct.map((r) => r.summary.method.id))];
-  const differences = methodIds.flatMap((id) => {
-    const method = findMethod(id);
-    return differencesOf(distinct.filter((r) => r.summary.method.id === id).map((r) => ({ name: `${r.summary.model} (${r.summary.setting})`, protocol: r.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []);
+  const tables = new Map<string, number[]>();
+  runs.forEach((r, i) => {
+    const key = `${r.summary.method.id}\u0000${findMethod(r.summary.method.id)?.tableOf?.(r.summary) ?? ''}`;
+    tables.set(key, [...(tables.get(key) ?? []), i]);
   });
-  return { runs: distinct, warnings: [...renamed.map((r) => `runs with the same label are shown apart: ${r}`), ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
+  const distinct = [...runs];
+  const warnings: string[] = [];
+  const differences: string[] = [];
+  for (const indexes of tables.values()) {
+    const { summaries, renamed } = distinguishRuns(indexes.map((i) => runs[i]!.summary), indexes.map((i) => runs[i]!.source));
+    indexes.forEach((i, k) => (distinct[i] = { ...runs[i]!, summary: summaries[k]! }));
+    warnings.push(...renamed.map((r) => `runs with the same label are shown apart: ${r}`));
+    const method = findMethod(runs[indexes[0]!]!.summary.method.id);
+    differences.push(...differencesOf(indexes.map((i) => ({ name: `${distinct[i]!.summary.model} (${distinct[i]!.summary.setting})`, protocol: distinct[i]!.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []));
+  }
+  return { runs: distinct, warnings: [...warnings, ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
 }
 
 /** Headline tables and rankings of one method's runs, from their metricDefs. */

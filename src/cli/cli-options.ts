@@ -10,6 +10,8 @@ import { InvalidArgumentError } from 'commander';
 import { isoDateOf } from '../text/iso-date.js';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
+import { NO_MODEL } from '../config/config.js';
+import { requireFolder } from '../io/require-path.js';
 
 export function wholeNumber(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
@@ -68,19 +70,6 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** An input folder that must exist and be a folder (e.g. `--data-dir`); `how` says what to give. */
-export function requireFolder(path: string, how: string): string {
-  let isDir: boolean;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch (error) {
-    const e = fileAccessError(path, error, 'read', 'folder');
-    throw e instanceof FileAccessError ? new FileAccessError(path, e.message, { ...(e.code === undefined ? {} : { code: e.code }), hint: how, cause: error }) : e;
-  }
-  if (!isDir) throw new FileAccessError(path, `${path} is a file, not a folder`, { code: 'ENOTDIR', hint: how });
-  return path;
-}
-
 /**
  * The folder with local copies of the data sets' source files: `--data-dir`, else
  * $LLMKB_DATA_DIR (empty counts as unset), checked to be a folder before any work. Undefined:
@@ -92,29 +81,10 @@ export function checkSourceDataDir(option: string | undefined): string | undefin
   return requireFolder(dir, `Give the folder holding the source files with --data-dir${option === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
 }
 
-/**
- * `--judge none`, `--distractor none`, `--embedder none`: no model for that role, even when the
- * config names one; the command then takes its documented no-model path (lexical rule, answer
- * pool, BM25), recorded in the run's protocol like a run without that role configured.
- */
-export const NO_MODEL = 'none';
-
 /** The role's entry, or none when the command line says `none` (see NO_MODEL). */
 export function optionalRoleEntry<E>(ws: { entryFor(role: never, override?: string): E | undefined }, role: string, spec: string | undefined): E | undefined {
   if (spec?.trim() === NO_MODEL) return undefined;
   return ws.entryFor(role as never, spec);
-}
-
-/** An input file that must exist and be a file; `how` says how to produce it. */
-export function requireFile(path: string, how: string): string {
-  let isFile: boolean;
-  try {
-    isFile = statSync(path).isFile();
-  } catch {
-    throw new FileAccessError(path, `${path} not found`, { code: 'ENOENT', hint: how });
-  }
-  if (!isFile) throw new FileAccessError(path, `${path} is a folder, not a file`, { code: 'EISDIR', hint: `Give the path of a file. ${how}` });
-  return path;
 }
 
 /**
@@ -208,16 +178,3 @@ function writable(checked: string, path: string, what: 'file' | 'folder'): void 
   }
 }
 
-/**
- * New tokens cannot exceed the model's context window (prompt included); where the provider
- * knows its context size (in-process GGUF), a larger --max-tokens is refused up front instead
- * of failing on the first question.
- */
-export function checkMaxTokens(model: object, maxTokens: number, option = '--max-tokens', defaultTokens = 100): void {
-  const contextSize = (model as { contextSize?: unknown }).contextSize;
-  if (typeof contextSize === 'number' && maxTokens >= contextSize) {
-    throw new LlmkbError(`${option} ${maxTokens} does not fit the model's context window of ${contextSize} tokens (prompt included)`, {
-      hint: `Use ${option} below ${contextSize} (the default is ${defaultTokens}), or a larger "contextSize" for this model in llmkb.config.json.`,
-    });
-  }
-}

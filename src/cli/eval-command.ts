@@ -9,9 +9,10 @@ import type { EvaluationMethod } from '../methods/method.js';
 import { listMethods } from '../methods/registry.js';
 import type { Workspace } from '../workspace.js';
 import { DEFAULT_MODEL, LIMIT_HELP } from './cli-defaults.js';
-import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, requireFile, requireFolder, wholeNumber } from './cli-options.js';
+import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
 import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
 import { metaFrom } from './results-commands.js';
+import { requireFile, requireFolder } from '../io/require-path.js';
 
 /**
  * `--fail-under METRIC=VALUE`: a metric of a registered method and a value in its range, checked
@@ -144,7 +145,7 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       checkRoles(method, roles);
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const { [subject]: _model, ...others } = roles;
-      const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, log });
+      const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, db: ws.db, log });
       const label = opts.name ?? spec;
       const { limitSuffix, reportFile } = await import('../runs/result-files.js');
       const outDir = resolve(opts.out);

@@ -8,7 +8,7 @@ import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, 
 import { redactSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
-import { checkMaxTokens, collect, positiveInteger } from './cli-options.js';
+import { collect, positiveInteger } from './cli-options.js';
 import type { EvaluationMethod } from '../methods/method.js';
 import { commandLine, registerEvalCommand } from './eval-command.js';
 import { registerMethodsCommand } from './methods-command.js';
@@ -16,6 +16,7 @@ import { registerCorpusCommands } from './corpus-commands.js';
 import { registerResultsCommands } from './results-commands.js';
 import { registerViewCommand } from './view-command.js';
 import { registerSweepCommands } from './sweep-commands.js';
+import { checkMaxTokens } from '../methods/token-budget.js';
 
 interface GlobalOptions {
   config?: string;
@@ -113,7 +114,7 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to complete with', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
         const executor = await ws.executor(entry);
-        checkMaxTokens(executor.model, opts.maxTokens);
+        checkMaxTokens(executor, opts.maxTokens, '--max-tokens');
         const result = opts.chat
           ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })
           : await executor.complete({ prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) });

@@ -10,7 +10,8 @@ import { fileAccessError, LlmkbError } from '../errors.js';
 import type { MethodSummary, RunMeta } from '../methods/method-summary.js';
 import type { LoadedRun } from '../runs/load-runs.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from './cli-options.js';
+import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
+import { requireFile } from '../io/require-path.js';
 
 /**
  * Runs read for a comparison, made distinct (run identity: two runs with one label are shown

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFolder, collect, positiveInteger, requireFile, requireFolder } from './cli-options.js';
+import { checkOutputFolder, collect, positiveInteger } from './cli-options.js';
 import { LIMIT_HELP } from './cli-defaults.js';
 import { commandLine } from './eval-command.js';
+import { requireFile, requireFolder } from '../io/require-path.js';
 
 export function registerSweepCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
@@ -36,7 +37,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
         const noCache = command.optsWithGlobals<{ cache?: boolean }>().cache === false;
         const ms = (name: string) => (process.env[name] !== undefined && Number(process.env[name]) >= 0 ? Number(process.env[name]) : undefined);
         const batch = opts.batch ? { ...(ms('LLMKB_BATCH_POLL_MS') === undefined ? {} : { pollMs: ms('LLMKB_BATCH_POLL_MS')! }), ...(ms('LLMKB_BATCH_GATHER_MS') === undefined ? {} : { gatherMs: ms('LLMKB_BATCH_GATHER_MS')! }) } : undefined;
-        const result = await runStudy({ study, outDir, runs: ws.runs, cache: noCache ? null : ws.cache, cacheDir: ws.cacheDir, ...(shard ? { shard } : {}), ...(batch ? { batch } : {}), command: commandLine() });
+        const result = await runStudy({ study, outDir, runs: ws.runs, db: ws.db, cache: noCache ? null : ws.cache, cacheDir: ws.cacheDir, ...(shard ? { shard } : {}), ...(batch ? { batch } : {}), command: commandLine() });
         process.stdout.write(result.markdown);
         const r = result.record;
         const done = r.jobs.filter((j) => j.status === 'done').length;

@@ -23,7 +23,10 @@ function typeOk(option: MethodOption, value: unknown): boolean {
 }
 
 const TYPE_NAMES: Record<MethodOption['type'], string> = { string: 'a non-empty string', number: 'a number', integer: 'a whole number', boolean: 'true or false', 'string[]': 'a list of strings' };
-const typeName = (o: MethodOption) => `${TYPE_NAMES[o.type]}${o.min === undefined ? '' : ` >= ${o.min}`}`;
+function typeName(o: MethodOption): string {
+  if (o.min !== undefined && o.max !== undefined) return `${TYPE_NAMES[o.type]} from ${o.min} to ${o.max}`;
+  return `${TYPE_NAMES[o.type]}${o.min === undefined ? '' : ` >= ${o.min}`}${o.max === undefined ? '' : ` <= ${o.max}`}`;
+}
 
 /** The options checked, with `path` options made absolute; undefined values left out. */
 export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Record<string, unknown>>, where: { baseDir: string }): Record<string, unknown> {
@@ -36,7 +39,7 @@ export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Recor
     if (!option) {
       throw new LlmkbError(`method "${method.id}" has no option "${key}"`, { hint: known.size ? `Its options: ${[...known.keys()].join(', ')} (llmkb methods lists them).` : `Method "${method.id}" takes no options.` });
     }
-    if (!typeOk(option, value) || (option.min !== undefined && (value as number) < option.min)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${typeName(option)} (got ${JSON.stringify(value)})`, { hint: option.description });
+    if (!typeOk(option, value) || (option.min !== undefined && (value as number) < option.min) || (option.max !== undefined && (value as number) > option.max)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${typeName(option)} (got ${JSON.stringify(value)})`, { hint: option.description });
     if (option.choices && !(option.type === 'string[]' ? (value as string[]) : [value as string]).every((v) => option.choices!.includes(v))) {
       throw new LlmkbError(`method "${method.id}": option "${key}" must be one of ${option.choices.join(', ')} (got ${JSON.stringify(value)})`, { hint: option.description });
     }
@@ -49,6 +52,11 @@ export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Recor
     }
     const at = (p: string) => (isAbsolute(p) ? p : resolve(where.baseDir, p));
     out[key] = option.path ? (Array.isArray(value) ? value.map((v: string) => at(v)) : at(value as string)) : value;
+  }
+  for (const option of known.values()) {
+    if (option.required && out[option.key] === undefined) {
+      throw new LlmkbError(`method "${method.id}" needs option "${option.key}" (${option.flags.split(' ')[0]} on the command line)`, { hint: option.description });
+    }
   }
   return out;
 }

@@ -14,6 +14,7 @@
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import type { ModelKind } from '../providers/model-kinds.js';
+import type { Db } from '../store/database.js';
 import type { Run } from '../store/run-store.js';
 import type { MethodSummary, RunMeta } from './method-summary.js';
 import type { MethodCli } from './method-cli.js';
@@ -67,6 +68,8 @@ export interface PrepareContext {
   cacheDir: string;
   /** Relative paths of the options are read from here (a study file's folder, else the working directory). */
   baseDir: string;
+  /** The store's database, where the corpora of `llmkb corpus add` live (a method reading evidence opens one from it). */
+  db?: Db;
   log: (line: string) => void;
 }
 
@@ -193,10 +196,14 @@ export interface MethodOption {
   path?: 'input-file' | 'input-folder' | 'output-folder' | 'any';
   /** Documented default, applied by the method. */
   defaultValue?: unknown;
+  /** The method cannot run without it (checked with the options, before any model loads). */
+  required?: boolean;
   /** Allowed values. */
   choices?: readonly string[];
   /** The least value of a number. */
   min?: number;
+  /** The largest value of a number. */
+  max?: number;
 }
 
 export interface EvaluationMethod {
@@ -225,6 +232,12 @@ export interface EvaluationMethod {
   readonly protocolPerSetting?: readonly string[];
   /** Protocol choices one study shares across all its runs: `llmkb merge` refuses shards that differ in one. */
   readonly protocolShared?: readonly string[];
+  /**
+   * Which of the method's tables a run belongs in, when it has several (CONNER: one per task, as
+   * the paper's Tables 2 and 3): runs in different tables are not compared with each other, so
+   * their labels may repeat and their question sets differ. Default: one table.
+   */
+  tableOf?(summary: MethodSummary): string;
 
   /**
    * Checks the options against the roles' models before any call (e.g. a token budget against a
@@ -234,6 +247,11 @@ export interface EvaluationMethod {
   check?(ctx: CheckContext): void;
   /** Reads or builds the method's inputs. */
   prepare(ctx: PrepareContext): Promise<PreparedInputs>;
+  /**
+   * `--limit n`: which n of the items a run reads, a seeded sample kept in item order (default
+   * `limitItems`: split between the items' `dataset` groups in proportion).
+   */
+  limitItems?(items: readonly MethodItem[], n: number, seed: number): MethodItem[];
   /**
    * What else makes a run's results what they are, besides model, items, setting and seed (max
    * tokens, the judge's identity, ...): part of the run's id, so changing one starts another run.

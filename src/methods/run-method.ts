@@ -14,6 +14,7 @@ import type { ProgressOptions } from '../progress/progress.js';
 import { describeRuntime } from '../providers/language-model.js';
 import { requireKind } from '../providers/model-kinds.js';
 import { limitItems } from '../sampling/limit-items.js';
+import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
 import { VERSION } from '../version.js';
@@ -48,6 +49,8 @@ export interface PrepareMethodOptions {
   baseDir?: string;
   /** The settings that will run (default: all of the method's). */
   settings?: readonly string[];
+  /** The store's database (corpora). */
+  db?: Db;
   log?: (line: string) => void;
 }
 
@@ -93,6 +96,7 @@ export async function prepareMethod(method: EvaluationMethod, options: PrepareMe
     quick: options.quick ?? false,
     cacheDir: options.cacheDir ?? '.llmkb/cache',
     baseDir: options.baseDir ?? process.cwd(),
+    ...(options.db ? { db: options.db } : {}),
     log: options.log ?? (() => {}),
   };
   method.check?.(ctx);
@@ -113,6 +117,8 @@ export interface RunMethodOptions {
   prepared?: Prepared;
   /** The method's options, when `prepared` is absent. */
   options?: Record<string, unknown>;
+  /** The store's database (corpora), when `prepared` is absent. */
+  db?: Db;
   quick?: boolean;
   seed?: number;
   cacheDir?: string;
@@ -120,6 +126,8 @@ export interface RunMethodOptions {
   setting?: string;
   /** How the model is shown in tables and what its result files are named by (default: the model's id). */
   label?: string;
+  /** The study's `methods:` entry the run is for, when it is not the method's id (recorded, not part of the run's id). */
+  entry?: string;
   /** A seeded sample of this many items (src/sampling/limit-items.ts): a run of its own, named `*.limit-N.*`. */
   limit?: number;
   /** Results folder; nothing is written without one. */
@@ -153,7 +161,8 @@ function accountingDelta(now: Accounting, before: Accounting): CallCounts {
 /** The run's items after `--limit`, and what the limit did. */
 function limitedItems(prepared: Prepared, limit: number | undefined): { items: readonly MethodItem[]; limit?: { n: number; of: number } } {
   if (limit === undefined || limit >= prepared.items.length) return { items: prepared.items };
-  return { items: limitItems(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
+  const sample = prepared.method.limitItems ?? limitItems;
+  return { items: sample(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
 }
 
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
@@ -166,6 +175,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.quick === undefined ? {} : { quick: options.quick }),
       ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+      ...(options.db ? { db: options.db } : {}),
       ...(options.setting === undefined ? {} : { settings: [options.setting] }),
       ...(options.log ? { log: options.log } : {}),
     }));
@@ -189,6 +199,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     params: { ...params, ...(limit ? { limit: limit.n } : {}) },
     label,
     method: method.id,
+    ...(options.entry === undefined ? {} : { entry: options.entry }),
   });
   const runtime = subject.model.runtime;
   log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);

@@ -36,3 +36,14 @@ export function limitItems<T>(items: readonly T[], limit: number, seed: number):
     .sort((a, b) => a.index - b.index)
     .map((m) => m.item);
 }
+
+/**
+ * `--limit n`: a seeded sample of n of a file's items (`limitItems`), drawn from
+ * its ids in sorted order and kept in file order. So a query file and the knowledge files made
+ * from it, in whatever order, keep the same queries (their runs still pair), and `generate
+ * --limit n` then `score --limit n` score what was generated.
+ */
+export function limitItemsById<T extends { id: string }>(items: readonly T[], limit: number, seed: number): T[] {
+  const kept = new Set(limitItems(items.map((k) => k.id).sort(), limit, seed));
+  return items.filter((k) => kept.has(k.id));
+}

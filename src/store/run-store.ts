@@ -30,6 +30,8 @@ export interface RunSpec {
    * results are the same); not part of the id. Listings show them all.
    */
   labels?: string[];
+  /** The study's `methods:` entry it ran for, when its name is not the method's (the same method on other inputs); not part of the id. */
+  entry?: string;
 }
 
 /** `stopped`: started, not finished, and no live process works on it (interrupted or failed: running the same command resumes it). */
@@ -44,7 +46,7 @@ export interface RunInfo {
 }
 
 export function runId(spec: RunSpec): string {
-  const { label: _label, method: _method, labels: _labels, ...identity } = spec;
+  const { label: _label, method: _method, labels: _labels, entry: _entry, ...identity } = spec;
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }
 

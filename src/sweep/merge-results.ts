@@ -129,7 +129,9 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
       if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
       throw error;
     }
-    for (const [key, value] of Object.entries(sharedProtocol(summary.method?.id ?? run.method, summary.protocol))) {
+    // Shared within one `methods:` entry: another method, or the same one on other queries, reads other data.
+    for (const [choice, value] of Object.entries(sharedProtocol(summary.method?.id ?? run.method, summary.protocol))) {
+      const key = `${run.entry ?? run.method}: ${choice}`;
       const byValue = values.get(key) ?? new Map<string, string[]>();
       byValue.set(value, [...(byValue.get(value) ?? []), `${run.label} (${run.setting}) in ${dir}`]);
       values.set(key, byValue);

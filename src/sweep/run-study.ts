@@ -24,6 +24,7 @@ import { Progress } from '../progress/progress.js';
 import { parseModelSpec } from '../providers/model-spec.js';
 import { limitSuffix, runResultFiles } from '../runs/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
+import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
 import { ModelPool, type BatchOptions } from './model-pool.js';
@@ -38,6 +39,8 @@ export interface SweepOptions {
   study: Study;
   outDir: string;
   runs: RunStore;
+  /** The store's database (the corpora a method reads evidence from). */
+  db?: Db;
   /** null: `--no-cache`. */
   cache: CallCache | null;
   cacheDir: string;
@@ -138,7 +141,7 @@ export function studyFingerprint(study: Study): string {
   const relativeOption = (m: StudyMethod, key: string, value: unknown) => (m.method.options?.find((o) => o.key === key)?.path && typeof value === 'string' ? relative(study.dir, value) : value);
   return JSON.stringify({
     models: study.models.map((m) => ({ label: m.label, params: m.params ?? null, tuning: m.tuning ?? null, family: m.family ?? null })),
-    methods: study.methods.map((m) => ({ id: m.method.id, settings: m.settings, options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])) })),
+    methods: study.methods.map((m) => ({ id: m.method.id, ...(m.name === m.method.id ? {} : { name: m.name }), settings: m.settings, options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])) })),
     quick: study.quick,
     limit: study.limit ?? null,
     seed: study.seed,
@@ -161,7 +164,7 @@ export function studyTitle(study: Study): string {
 /** Result files of a job, relative to the results folder (`suffix`: `.limit-N` or ''). */
 export function jobFiles(study: Study, job: StudyJob, suffix: string): RunFiles {
   const folder = jobFolder(study, job);
-  return { label: job.model.label, method: job.method.method.id, setting: job.setting, base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base) };
+  return { label: job.model.label, method: job.method.method.id, ...(job.method.name === job.method.method.id ? {} : { entry: job.method.name }), setting: job.setting, base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base) };
 }
 
 export async function runStudy(options: SweepOptions): Promise<SweepResult> {
@@ -210,13 +213,14 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
       for (const job of modelJobs) {
         const m = job.method;
         const roles = { ...(await roleExecutors(m)), [subjectRole(m.method)]: executor };
-        log(`[${job.index + 1}/${jobs.length}] ${model.label} · ${m.method.id} · ${job.setting}`);
+        log(`[${job.index + 1}/${jobs.length}] ${model.label} · ${m.name} · ${job.setting}`);
         try {
           const result = await runMethod(m.method, {
             roles,
             runs: options.runs,
             prepared: prepared.get(m)!,
             setting: job.setting,
+            ...(m.name === m.method.id ? {} : { entry: m.name }),
             label: model.label,
             outDir: join(outDir, jobFolder(study, job)),
             ...(options.command ? { command: options.command } : {}),
@@ -234,10 +238,10 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
           if (error instanceof RunBusyError) throw new RunBusyError(error.message, 'Another llmkb process works on this study with the same store: wait for it to finish, or run the same command with --wait to wait for it (finished runs are not redone).');
           results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'failed', error: describe(error) });
           progress.tick({ failed: true });
-          log(`${model.label} · ${m.method.id} · ${job.setting}: failed: ${describe(error)}`);
+          log(`${model.label} · ${m.name} · ${job.setting}: failed: ${describe(error)}`);
           if (!isLlmkbError(error)) throw error;
           // A model that cannot answer will not answer the next run either.
-          for (const rest of modelJobs.filter((j) => !results.has(j.index))) results.set(rest.index, { label: model.label, method: rest.method.method.id, setting: rest.setting, status: 'failed', error: `not run: ${model.label} failed in ${m.method.id} · ${job.setting}` });
+          for (const rest of modelJobs.filter((j) => !results.has(j.index))) results.set(rest.index, { label: model.label, method: rest.method.method.id, setting: rest.setting, status: 'failed', error: `not run: ${model.label} failed in ${m.name} · ${job.setting}` });
           break;
         }
       }
@@ -267,7 +271,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     }
     // Each method's inputs first, once (every run reads them; data sets are built here, never by two runs at once).
     for (const m of study.methods) {
-      const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, log });
+      const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, ...(options.db ? { db: options.db } : {}), log });
       prepared.set(m, p);
       suffixes.set(m, limitSuffix(study.limit !== undefined && study.limit < p.items.length ? study.limit : undefined));
     }

@@ -51,9 +51,9 @@ export function isInProcess(model: Study['models'][number]): boolean {
 
 /**
  * The folder a job's results go to, inside the study's results folder: one per model, and in it
- * one per method when the study runs several (their settings may share names).
+ * one per `methods:` entry (by its name) when the study has several (their settings may share names).
  */
 export function jobFolder(study: Study, job: Pick<StudyJob, 'model' | 'method'>): string {
   const model = resultFileStem(job.model.label);
-  return new Set(study.methods.map((m) => m.method.id)).size > 1 ? `${model}/${job.method.method.id}` : model;
+  return study.methods.length > 1 ? `${model}/${job.method.name}` : model;
 }

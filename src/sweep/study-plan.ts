@@ -62,13 +62,13 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
   const warnings = new Set<string>();
   for (const job of studyJobs(study).filter((j) => inShard(j, shard))) {
     const method = job.method.method;
-    const match = stored.find((r) => methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)) === method.id && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
+    const match = stored.find((r) => methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)) === method.id && (r.spec.entry ?? method.id) === job.method.name && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
     const stages = match ? new Map(match.stages.map((s) => [s.stage, { records: s.records, done: s.status === 'done' }])) : undefined;
     const estimate = method.plan?.({ options: job.method.options, setting: job.setting, quick: study.quick, ...(study.limit === undefined ? {} : { limit: study.limit }), roles: new Set([subjectRole(method), ...Object.keys(study.roles)]), ...(stages ? { stages } : {}), baseDir: study.dir, label: job.model.label, ...(job.model.knowledgeCutoff ? { knowledgeCutoff: job.model.knowledgeCutoff } : {}) });
     for (const w of estimate?.warnings ?? []) warnings.add(w);
     if (estimate) how.add(`${method.id}: ${estimate.how}`);
     const allDone = match !== undefined && method.stages.every((s) => stages?.get(s.id)?.done);
-    planned.push({ label: job.model.label, method: method.id, setting: job.setting, state: allDone ? 'done' : match ? 'partly done' : 'new', runId: match?.id ?? null, items: estimate?.items ?? null, calls: estimate?.calls ?? (allDone ? {} : null) });
+    planned.push({ label: job.model.label, method: job.method.name, setting: job.setting, state: allDone ? 'done' : match ? 'partly done' : 'new', runId: match?.id ?? null, items: estimate?.items ?? null, calls: estimate?.calls ?? (allDone ? {} : null) });
   }
   const roles = [...new Set([...studyJobs(study).map((j) => subjectRole(j.method.method)), ...planned.flatMap((r) => Object.keys(r.calls ?? {}))])];
   const totals: StudyPlan['totals'] = {};
@@ -95,7 +95,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
 export function formatPlan(study: Study, plan: StudyPlan, shard?: Shard): string {
   const lines: string[] = [];
   const total = studyJobs(study).length;
-  lines.push(`study ${study.name}: ${study.models.length} models x ${study.methods.map((m) => `${m.method.id} (${m.settings.length} setting${m.settings.length === 1 ? '' : 's'})`).join(' + ')} = ${total} runs${shard ? `; shard ${shard.index}/${shard.count}: ${plan.runs.length}` : ''}${study.quick ? ' (quick)' : ''}${study.limit !== undefined ? ` (limit ${study.limit})` : ''}`);
+  lines.push(`study ${study.name}: ${study.models.length} models x ${study.methods.map((m) => `${m.name} (${m.settings.length} setting${m.settings.length === 1 ? '' : 's'})`).join(' + ')} = ${total} runs${shard ? `; shard ${shard.index}/${shard.count}: ${plan.runs.length}` : ''}${study.quick ? ' (quick)' : ''}${study.limit !== undefined ? ` (limit ${study.limit})` : ''}`);
   const w = Math.max(5, ...plan.runs.map((r) => r.label.length));
   const roles = Object.keys(plan.totals);
   lines.push(`${'model'.padEnd(w)}  ${'method'.padEnd(11)}  ${'setting'.padEnd(11)}  ${'items'.padStart(7)}  ${'state'.padEnd(11)}  calls to pay${roles.length ? `: ${roles.join(' / ')}` : ''}`);

@@ -20,6 +20,8 @@ import { renderReport } from '../report/html-report.js';
 export interface RunFiles {
   label: string;
   method: string;
+  /** The study's `methods:` entry, when its name is not the method's id (the same method twice). */
+  entry?: string;
   setting: string;
   /** `<folder>/<stem>.<setting><suffix>` without `.summary.json`. */
   base: string;

@@ -72,6 +72,8 @@ const methodEntrySchema = z.union([
   z
     .object({
       id: z.string().min(1),
+      /** The entry's name (default: the method's id): its results folder, when the study has several entries (the same method twice: CONNER on NQ and on WoW). */
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only (it names a folder)').optional(),
       settings: z.array(z.string().min(1)).min(1).optional(),
       options: z.record(z.string(), z.unknown()).optional(),
     })
@@ -100,6 +102,8 @@ export type StudyFile = z.infer<typeof studySchema>;
 /** One method of the study, with its settings and checked options. */
 export interface StudyMethod {
   method: EvaluationMethod;
+  /** The entry's name (default: the method's id); unique in the study. */
+  name: string;
   settings: string[];
   options: Record<string, unknown>;
   /** Where it is in the file (`methods.1`), for messages. */
@@ -230,8 +234,13 @@ export function loadStudy(file: string): Study {
       const key = /option "([^"]+)"/.exec(error.message)?.[1];
       return fail(key && key in own ? ['methods', i, 'options', key] : key ? [key] : ['methods', i], error.message, error.hint);
     }
-    return { method, settings, options, field: `methods.${i}` };
+    const name = (typeof e === 'string' ? undefined : e.name) ?? id;
+    return { method, name, settings, options, field: `methods.${i}` };
   });
+  for (const [i, m] of methods.entries()) {
+    const first = methods.findIndex((x) => x.name === m.name);
+    if (first < i) fail(['methods', i], `methods.${first} and methods.${i} are both named "${m.name}": their results would share a folder`, `Give each entry of the same method its own "name" (e.g. {id: ${m.method.id}, name: ${m.method.id}-nq, ...} and {id: ${m.method.id}, name: ${m.method.id}-wow, ...}).`);
+  }
   const roleIds = new Set(methods.flatMap((m) => m.method.roles.filter((r) => r.required === false).map((r) => r.id)));
   const optionKeys = new Set(methods.flatMap((m) => (m.method.options ?? []).map((o) => o.key)));
   const roles: Study['roles'] = {};

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CONNER_FIXTURE_PROTOCOL, connerRecords } from '../support/conner-fixture.js';
+import { CONNER_FIXTURE_RUN, connerRecords } from '../support/conner-fixture.js';
 import { escaped, hostile, hostileConnerRecords, hostileProtocol, hostileRecords, RAW_MARKUP } from '../support/hostile-runs.js';
 import { paperSummaries } from '../support/summaries.js';
 import { connerRunSummaries } from '../../src/methods/conner/summary/conner-summary.js';
@@ -61,7 +61,7 @@ describe('llmkb report escapes every piece of model and user text', () => {
 
   it('CONNER runs: generators, settings, example queries and knowledge, scorers', async () => {
     const records = [...hostileConnerRecords(), ...connerRecords(3, [['plain-generator', 0.4]]).map((r) => ({ ...r, setting: hostile('conner-setting'), id: hostile(`conner-id-${r.id}`) }))];
-    const summaries = connerRunSummaries(records as never, { resamples: 20, seed: 0, protocol: CONNER_FIXTURE_PROTOCOL });
+    const summaries = connerRunSummaries(records as never, { resamples: 20, seed: 0, run: CONNER_FIXTURE_RUN });
     const html = await renderReport(summaries, { records: summaries.map((s) => records.filter((r) => r.generator === s.model)) });
     assertClean(html, ['generator', 'conner-setting', 'query-0', 'knowledge-0', 'scorer-relevance']);
   });

@@ -3,15 +3,19 @@
  * Knowledge Generators", EMNLP 2023), as a plugin of the method seam: its roles, stages and metric
  * definitions, with the paper's equation numbers. This module imports nothing heavy.
  */
-import { LlmkbError } from '../../errors.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from '../method.js';
+import { limitItemsById } from '../../sampling/limit-items.js';
+import { checkMaxTokens } from '../token-budget.js';
+import { KNOWLEDGE_SETTINGS } from './defaults.js';
 import { CONNER_METHOD, CONNER_METRIC_DEFS } from './metric-defs.js';
+import type { ConnerContext } from './pipeline/inputs.js';
+import { CONNER_OPTIONS, connerOptions } from './pipeline/options.js';
+import { planConner } from './pipeline/plan.js';
+import { connerRunParams } from './pipeline/run-params.js';
 
 export { CONNER_METRIC_DEFS };
 
-const notYet = async (): Promise<never> => {
-  throw new LlmkbError('CONNER runs through `llmkb conner generate` and `llmkb conner score` in this build');
-};
+const stages = () => import('./pipeline/stages.js');
 
 export const connerMethod: EvaluationMethod = {
   interfaceVersion: METHOD_INTERFACE_VERSION,
@@ -26,18 +30,29 @@ export const connerMethod: EvaluationMethod = {
     { id: 'nli', kind: 'classification', required: false, description: 'NLI model for factuality (Eq. 1) and validity (Eq. 7-8); the paper used NLI-RoBERTa-large', fallback: 'factuality and validity are not scored, recorded in the protocol' },
     { id: 'relevance', kind: 'classification', required: false, description: 'query-passage relevance model (Eq. 2), one logit or several with a "relevant" label; the paper used a two-logit monoBERT ms-marco ranker', fallback: 'relevance is not scored, recorded in the protocol' },
     { id: 'coherence', kind: 'classification', required: false, description: 'discourse-coherence scorer of one paragraph (Eq. 4, task "coherence"); the paper used Coherence-Momentum', fallback: '1/PPL of the whole text under the scorer, recorded as a departure' },
-    { id: 'embedder', kind: 'embedding', required: false, description: 'dense evidence retrieval (the paper used ColBERTv2); not used yet: this version retrieves evidence with BM25', fallback: 'BM25 over the corpus (--corpus), recorded as a departure' },
   ],
+  settings: KNOWLEDGE_SETTINGS,
+  options: CONNER_OPTIONS,
   stages: [
-    { id: 'generate', description: "knowledge per query (zero- or few-shot, Tables 11-12), then the answerer's answer with and without it (Table 13)", run: notYet },
-    { id: 'score', description: 'the six perspectives per knowledge text (Eq. 1-8), with evidence and scorer ids', run: notYet },
-    { id: 'select-demos', description: 'use case 1: rank candidate demonstrations by Q = gamma . [fact, rel, coh_para, info] (Eq. 9)', run: notYet },
-    { id: 'best-of', description: 'use case 2: draw r knowledge texts per query by top-p sampling (p = 0.9, r = 5), keep the one with the highest Q (Eq. 9)', run: notYet },
+    { id: 'generate', description: "knowledge per query (zero-shot: Table 11, few-shot: Table 12), then the answerer's answer with and without it (Table 13)", run: async (ctx) => (await stages()).generateStage(ctx) },
+    { id: 'score', description: 'the six perspectives per knowledge text (Eq. 1-8), with evidence and scorer ids', run: async (ctx) => (await stages()).scoreStage(ctx) },
   ],
-  prepare: notYet,
-  runParams: () => ({}),
-  outputRecords: notYet,
-  summarize: notYet,
+  check: (ctx) => {
+    const options = connerOptions(ctx.options);
+    checkMaxTokens(ctx.roles.model, options.maxTokens, '--max-tokens (maxTokens in a study)', 128);
+    checkMaxTokens(ctx.roles.answerer ?? ctx.roles.model, options.answerMaxTokens, '--answer-max-tokens (answerMaxTokens in a study)', 32);
+  },
+  prepare: async (ctx) => (await import('./pipeline/inputs.js')).prepareConner(ctx),
+  // By sorted ids, as the `conner` commands sample: `generate --limit n` and `eval --limit n` read the same queries.
+  limitItems: (items, n, seed) => limitItemsById(items, n, seed),
+  runParams: ({ roles, setting, context }) => connerRunParams(roles, setting, context as ConnerContext),
+  outputRecords: async (run) => (await import('./pipeline/summary.js')).connerOutputRecords(run),
+  summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeConnerRun(ctx),
+  plan: (ctx) => planConner(ctx),
+  // The paper's Table 2 (QA, Natural Questions) and Table 3 (dialogue, Wizard of Wikipedia).
+  tableOf: (summary) => String((summary.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa'),
+  protocolPerSetting: ['shots-fitted', 'demonstrations'],
+  protocolShared: ['evidence', 'premises', 'factuality-rule', 'factuality-aggregation', 'dialogue-query', 'dialogue-validity', 'coherence-sentence', 'coherence-paragraph', 'informativeness-prefix', 'helpfulness'],
   claimsStoredRun: (spec, stages) => spec.setting.startsWith('conner-') || stages.includes('score'),
   presentation: async () => (await import('./presentation.js')).connerPresentation,
   cli: { load: () => import('./cli/register.js') },

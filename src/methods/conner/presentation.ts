@@ -9,6 +9,7 @@ import { compareConner } from './across-generators/compare-conner.js';
 import { connerItemPage } from './across-generators/conner-item-page.js';
 import { connerReportSections } from './across-generators/report-sections.js';
 import { connerRunDetails, connerRunHeadline } from './across-generators/run-details.js';
+import { formatConnerRuns } from './summary/conner-summary.js';
 import { z } from 'zod';
 import { InputFileError } from '../../errors.js';
 
@@ -41,6 +42,7 @@ export const connerPresentation: MethodPresentation = {
     throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${file.replace(/(\.records)?\.jsonl$/, '.summary.json')} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
   },
   compare: compareConner,
+  resultTable: formatConnerRuns,
   reportSections: connerReportSections,
   runHeadline: connerRunHeadline,
   runDetails: connerRunDetails,

@@ -3,13 +3,12 @@
  * scored as one resumable run (../scoring/score-knowledge.ts), and one summary per generator and
  * setting with the protocol of what was done (./conner-protocol.ts).
  */
-import { limitItems } from '../../sampling/limit-items.js';
 import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { MethodSummary } from '../method-summary.js';
 import type { ScoringChoices } from './conner-choices.js';
 import type { ConnerRunFacts } from './conner-protocol.js';
-import type { ScoringSetup } from './conner-setup.js';
+import type { ScoringSetup } from './scoring/scoring-setup.js';
 import { settingLabel, type GeneratedKnowledge } from './generation/generate-knowledge.js';
 import { scoreKnowledge } from './scoring/score-knowledge.js';
 import type { ScoredKnowledge } from './scoring/scored-knowledge.js';
@@ -21,17 +20,6 @@ export interface KnowledgeFile {
   /** SHA-256 of the file as read: the summary's data set checksum. */
   sha256: string;
   items: GeneratedKnowledge[];
-}
-
-/**
- * `--limit n`: a seeded sample of n of a file's items (src/sampling/limit-items.ts), drawn from
- * its ids in sorted order and kept in file order. So a query file and the knowledge files made
- * from it, in whatever order, keep the same queries (their runs still pair), and `generate
- * --limit n` then `score --limit n` score what was generated.
- */
-export function limitById<T extends { id: string }>(items: readonly T[], limit: number, seed: number): T[] {
-  const kept = new Set(limitItems(items.map((k) => k.id).sort(), limit, seed));
-  return items.filter((k) => kept.has(k.id));
 }
 
 export interface ScoreFilesOptions {

@@ -5,6 +5,7 @@
  * Coh-para. (Eq. 3-4), Inform. (Eq. 5), Helpful. (Eq. 6), Validity (Eq. 7-8). Shares as percent
  * with two decimals, scores with four, as the paper prints them; each with its bootstrap CI.
  */
+import { flagged } from '../../../analysis/summary-warnings.js';
 import type { MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { CONNER_METRIC_DEFS } from '../metric-defs.js';
@@ -76,7 +77,7 @@ export function paperTableRows(settings: ReadonlyArray<{ setting: string; runs: 
         String(s.counts.items ?? ''),
         ...defs.map((d) => {
           const v = s.metrics[d.id];
-          const text = `${paperValue(d, v)}${options.withCi && s.intervals[d.id] ? ` ${paperInterval(d, s.intervals[d.id])}` : ''}`;
+          const text = `${flagged(paperValue(d, v), s, d.id)}${options.withCi && s.intervals[d.id] ? ` ${paperInterval(d, s.intervals[d.id])}` : ''}`;
           return options.markBest && typeof v === 'number' && best.get(d.id) === v ? `**${text}**` : text;
         }),
       ]);

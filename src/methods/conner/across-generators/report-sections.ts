@@ -6,6 +6,7 @@
  * factuality label. Every piece of model text is escaped.
  */
 import type { TopLevelSpec } from 'vega-lite';
+import { flagged } from '../../../analysis/summary-warnings.js';
 import { escapeHtml, figure, htmlTable } from '../../../report/html-parts.js';
 import type { MethodReportContext } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
@@ -36,7 +37,7 @@ function tableHtml(settings: ReadonlyArray<{ setting: string; runs: MethodSummar
       const v = s.metrics[d.id];
       const cls = [starts.has(k) ? 'first' : '', typeof v === 'number' && best.get(d.id) === v ? 'best' : ''].filter(Boolean).join(' ');
       const ci = s.intervals[d.id];
-      return `<td${cls ? ` class="${cls}"` : ''}>${escapeHtml(paperValue(d, v))}${ci ? `<span class="ci">${escapeHtml(paperInterval(d, ci))}</span>` : ''}</td>`;
+      return `<td${cls ? ` class="${cls}"` : ''}>${escapeHtml(flagged(paperValue(d, v), s, d.id))}${ci ? `<span class="ci">${escapeHtml(paperInterval(d, ci))}</span>` : ''}</td>`;
     }).join('')}</tr>`);
   });
   return `<div class="scroll"><table class="paper">${head}<tbody>${rows.join('')}</tbody></table></div>`;

@@ -8,13 +8,15 @@ import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../../../errors.js';
 // The choices' values only: a module with no imports, so registering the commands stays cheap.
-import { DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
+import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
 import type { ModelSpecs } from '../conner-setup.js';
+import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS } from '../defaults.js';
 import type { Workspace } from '../../../workspace.js';
-import { checkMaxTokens, checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, requireFile, wholeNumber } from '../../../cli/cli-options.js';
+import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../../cli/cli-options.js';
+import { requireFile } from '../../../io/require-path.js';
+import { limitItemsById } from '../../../sampling/limit-items.js';
+import { checkMaxTokens } from '../../token-budget.js';
 
-/** The seed of every sampled thing in CONNER's commands, as in the reliability commands. */
-const DEFAULT_SEED = 42;
 const LIMIT_HELP = 'only n queries of each file, for a quick look: a seeded sample (--seed) of its ids, the same queries in files over the same ones; a run of its own';
 
 function oneOf<T extends string>(values: readonly T[]): (value: string) => T {
@@ -47,8 +49,7 @@ function probability(value: string): number {
 /** `--limit n`: the seeded sample, said on stderr when it cuts anything. */
 async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
   if (limit === undefined) return files;
-  const { limitById } = await import('../score-files.js');
-  const out = files.map((f) => limitById(f, limit, seed));
+  const out = files.map((f) => limitItemsById(f, limit, seed));
   const cut = files.flatMap((f, i) => (out[i]!.length < f.length ? [`${out[i]!.length} of ${f.length}`] : []));
   if (cut.length > 0) process.stderr.write(`--limit ${limit}: ${cut.join(', ')} ${what} (a seeded sample, seed ${seed}; a run of its own)\n`);
   return out;
@@ -85,8 +86,8 @@ async function generationInputs(ws: Workspace, input: string, opts: GenerationCl
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
   const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
   const models = await generationModels(ws, opts);
-  checkMaxTokens(models.generator.model, opts.maxTokens, '--max-tokens', 128);
-  checkMaxTokens(models.answerer.model, opts.answerMaxTokens, '--answer-max-tokens', 32);
+  checkMaxTokens(models.generator, opts.maxTokens, '--max-tokens', DEFAULT_KNOWLEDGE_MAX_TOKENS);
+  checkMaxTokens(models.answerer, opts.answerMaxTokens, '--answer-max-tokens', DEFAULT_ANSWER_MAX_TOKENS);
   if (models.generatorAnswers) {
     process.stderr.write('note: no answerer: the generator writes the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Pass --answerer SPEC or set "answerer" in the config.\n');
   }
@@ -107,18 +108,8 @@ interface ScorerCliOptions extends ModelSpecs {
 
 /** The run's choices: each option given, else --as-released's form, else the paper's equation. */
 async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<ScoringChoices> {
-  const { DEFAULT_CHOICES, RELEASED_CODE_CHOICES } = await import('../conner-choices.js');
-  const base: ScoringChoices = { ...DEFAULT_CHOICES, ...(opts.asReleased ? RELEASED_CODE_CHOICES : {}) };
-  return {
-    aggregation: opts.aggregation ?? base.aggregation,
-    factualityRule: opts.factualityRule ?? base.factualityRule,
-    premises: opts.premises ?? base.premises,
-    sentenceCoherence: opts.coherenceSentence ?? base.sentenceCoherence,
-    dialogueQuery: opts.dialogueQuery ?? base.dialogueQuery,
-    dialogueValidity: opts.dialogueValidity ?? base.dialogueValidity,
-    informativenessPrefix: opts.informativenessPrefix ?? base.informativenessPrefix,
-    negatives: negatives ?? base.negatives,
-  };
+  const { scoringChoices } = await import('../pipeline/options.js');
+  return scoringChoices({ ...opts, ...(negatives === undefined ? {} : { negatives }) });
 }
 
 /** The scorers; the answerer only where helpfulness is scored (`conner score`). */
@@ -136,9 +127,9 @@ function addGenerationOptions(command: Command): Command {
     .option('-m, --model <spec>', 'knowledge generator (default: "model" in the config)')
     .option('--answerer <spec>', 'the fixed answerer that writes the downstream answers (Table 13; the paper: LLaMA-65B for every generator); default: "answerer" in the config, else the generator itself (a recorded departure)')
     .option('--setting <setting>', 'knowledge prompt: zero-shot (Table 11) or few-shot (Table 12)', oneOf(['zero-shot', 'few-shot'] as const), 'zero-shot')
-    .option('--prompt <n>', 'zero-shot prompt of Table 11 (1-4; 4 is the best, marked in the paper)', promptNumber, 4)
-    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded; fewer when they do not fit the context, recorded)', positiveInteger, 8)
-    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G; fewer when they do not fit the context, recorded)', wholeNumber, 4)
+    .option('--prompt <n>', `zero-shot prompt of Table 11 (1-4; ${BEST_ZERO_SHOT_PROMPT} is the best, marked in the paper)`, promptNumber, BEST_ZERO_SHOT_PROMPT)
+    .option('--shots <n>', 'few-shot demonstrations per query (drawn per query, seeded; fewer when they do not fit the context, recorded)', positiveInteger, DEFAULT_SHOTS)
+    .option('--answer-shots <n>', 'demonstrations in the answer prompt (Appendix G; fewer when they do not fit the context, recorded)', wholeNumber, DEFAULT_ANSWER_SHOTS)
     .option('--demos <file>', 'demonstration pool (a query file with gold knowledge and answers); default: the other queries of the input')
     .option('--fixed-demos', 'use the --demos file as the demonstrations of every query, in order (the output of `conner select-demos`)')
     .option('--task <task>', 'qa or dialogue (default: from the CONNER file name: nq_* is qa)', oneOf(['qa', 'dialogue'] as const));
@@ -151,7 +142,7 @@ function addScorerOptions(command: Command): Command {
     .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config): one logit, or several with a "relevant" label (monoBERT: "labels": {"LABEL_1": "relevant"})')
     .option('--coherence <spec>', 'discourse-coherence scorer of a paragraph (Eq. 4; "task": "coherence" in the config; default: "coherence" in the config, else 1/PPL of the whole text, a recorded departure)')
     .option('--corpus <name>', "evidence from this corpus (BM25 over a corpus of the store, `llmkb corpus add`, or an OpenSearch index registered with `llmkb corpus add-remote`); default: each query's reference knowledge")
-    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, 5)
+    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, DEFAULT_EVIDENCE_TOP)
     .option('--aggregation <op>', 'factuality over sentences: min (the paper\'s example), mean or max (default: min; with --as-released: max, as the released scripts run)', oneOf(['min', 'mean', 'max'] as const))
     .option('--factuality-rule <rule>', "vector: Eq. 1's NLI vectors (default); labels: each sentence's label combined as ordinals, as the authors' scripts", oneOf(FACTUALITY_RULES))
     .option('--premises <form>', "a reference passage as NLI premises: sentences (its sentences, then itself whole, first 32; the authors' scripts; default) or passage (whole only)", oneOf(REFERENCE_PREMISES))
@@ -172,8 +163,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       .argument('<input>', "queries: one of CONNER's test files (4 tab-separated fields) or JSONL ({id, task, topic, query, referenceKnowledge?, goldAnswer?})"),
   )
     .option('--seed <n>', 'seed of the demonstration draws and of --limit', wholeNumber, DEFAULT_SEED)
-    .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, 128)
-    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
+    .option('--max-tokens <n>', 'maximum new tokens of the knowledge', positiveInteger, DEFAULT_KNOWLEDGE_MAX_TOKENS)
+    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, DEFAULT_ANSWER_MAX_TOKENS)
     .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
     .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
@@ -206,7 +197,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?, answerer?})'),
   )
     .option('--answerer <spec>', 'the answerer, whose answer losses helpfulness takes (the paper: LLaMA-65B answers and scores; default: "answerer" in the config, else --scorer, a recorded departure)')
-    .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, 5)
+    .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, DEFAULT_NEGATIVES)
     .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0, 1 or 2): Somers' D per metric")
@@ -314,8 +305,8 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('--samples <r>', 'r: knowledge texts drawn per query (the paper: 5)', positiveInteger, 5)
     .option('--top-p <p>', 'nucleus sampling: keep the most probable tokens up to this total probability (the paper: 0.9)', probability, 0.9)
     .option('--temperature <t>', 'sampling temperature (the paper does not give it; 1 is the OpenAI API default)', positiveNumber, 1)
-    .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, 128)
-    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, 32)
+    .option('--max-tokens <n>', 'maximum new tokens of a knowledge text', positiveInteger, DEFAULT_KNOWLEDGE_MAX_TOKENS)
+    .option('--answer-max-tokens <n>', 'maximum new tokens of an answer', positiveInteger, DEFAULT_ANSWER_MAX_TOKENS)
     .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('--gamma <weights>', 'gamma of Eq. 9: weights of fact, rel, coh_para, info', gammaOption, '1,1,1,1')
     .option('--seed <n>', 'seed of the draws (one per query and draw), of the demonstrations and of --limit', wholeNumber, DEFAULT_SEED)

@@ -36,7 +36,7 @@ export const ZERO_SHOT_PROMPTS: Record<ConnerQuery['task'], readonly string[]> =
 };
 
 /** The ✓ prompt of Table 11 (number 4 of 4). */
-export const BEST_ZERO_SHOT_PROMPT = 4;
+import { BEST_ZERO_SHOT_PROMPT } from '../defaults.js';
 
 function fill(template: string, q: Pick<ConnerQuery, 'topic' | 'query'>): string {
   return template.replace('{topic}', () => q.topic).replace('{query}', () => q.query);

@@ -16,12 +16,11 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
-import { ANSWER_STOP, BEST_ZERO_SHOT_PROMPT, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
+import { BEST_ZERO_SHOT_PROMPT, type KnowledgeSetting } from '../defaults.js';
+import { ANSWER_STOP, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
 import { completeWithFittingShots } from './fit-shots.js';
 
-export type KnowledgeSetting = 'zero-shot' | 'few-shot';
-export const KNOWLEDGE_SETTINGS: readonly KnowledgeSetting[] = ['zero-shot', 'few-shot'];
 
 /** One query with its generated knowledge and answers: the input of `conner score`. */
 export interface GeneratedKnowledge extends ConnerQuery {
@@ -72,11 +71,6 @@ export interface GenerateOptions {
   progress?: ProgressOptions;
 }
 
-export const DEFAULT_KNOWLEDGE_MAX_TOKENS = 128;
-export const DEFAULT_ANSWER_MAX_TOKENS = 32;
-export const DEFAULT_SHOTS = 8;
-export const DEFAULT_ANSWER_SHOTS = 4;
-
 export function demonstrationsOf(queries: readonly ConnerQuery[]): Demonstration[] {
   return queries
     .filter((q) => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '')
@@ -122,8 +116,7 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
 
 export async function generateKnowledge(options: GenerateOptions): Promise<GeneratedKnowledge[]> {
   const { generator, answerer, queries } = options;
-  const generatorId = modelName(generator);
-  const run = options.runs.open(generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${generatorId}` }));
+  const run = options.runs.open(generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${modelName(generator)}` }));
   const records = await runStage<ConnerQuery, GeneratedKnowledge>({
     run,
     stage: 'generate',
@@ -131,28 +124,29 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
     idOf: (q) => q.id,
     concurrency: options.concurrency ?? Math.min(generator.concurrency, answerer.concurrency),
     ...(options.progress === undefined ? {} : { progress: options.progress }),
-    work: (q) => generateOne(q),
+    work: (q) => generateOne(q, options),
   });
   return queries.map((q) => records.get(q.id)!);
+}
 
-  async function generateOne(q: ConnerQuery): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
-    const { knowledgeDemos, prompt } = knowledgePromptFor(q, options);
-    const k = await completeWithFittingShots(generator, knowledgeDemos, (demos) => ({ prompt: prompt(demos), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP }), `query ${q.id}, knowledge prompt`);
-    const knowledge = k.result.value.text.trim();
-    const answers = await answersFor(answerer, q, knowledge, options);
-    const { cached: answersCached, ...answerFields } = answers;
-    const record: GeneratedKnowledge = {
-      ...q,
-      generator: generatorId,
-      setting: options.setting,
-      ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
-      knowledgeDemos: k.demos.map((d) => d.id),
-      knowledge,
-      ...answerFields,
-      ...(k.dropped > 0 ? { knowledgeShotsDropped: k.dropped } : {}),
-    };
-    return { record, cached: k.result.cached && answersCached };
-  }
+/** One query's knowledge (Table 11 or 12) by the generator, then the answerer's answers with and without it (Table 13). */
+export async function generateOne(q: ConnerQuery, options: Omit<GenerateOptions, 'queries' | 'runs' | 'concurrency' | 'progress'>): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
+  const { generator, answerer } = options;
+  const { knowledgeDemos, prompt } = knowledgePromptFor(q, options);
+  const k = await completeWithFittingShots(generator, knowledgeDemos, (demos) => ({ prompt: prompt(demos), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP }), `query ${q.id}, knowledge prompt`);
+  const knowledge = k.result.value.text.trim();
+  const { cached: answersCached, ...answerFields } = await answersFor(answerer, q, knowledge, options);
+  const record: GeneratedKnowledge = {
+    ...q,
+    generator: modelName(generator),
+    setting: options.setting,
+    ...(options.setting === 'zero-shot' ? { prompt: options.prompt ?? BEST_ZERO_SHOT_PROMPT } : {}),
+    knowledgeDemos: k.demos.map((d) => d.id),
+    knowledge,
+    ...answerFields,
+    ...(k.dropped > 0 ? { knowledgeShotsDropped: k.dropped } : {}),
+  };
+  return { record, cached: k.result.cached && answersCached };
 }
 
 /** The knowledge prompt of one query (Table 11 or 12) as a function of its demonstrations, and the demonstrations drawn for it. */

@@ -6,8 +6,8 @@
 import { canonicalJson } from '../../../store/call-cache.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
-import { runStage } from '../../../store/run-stage.js';
-import type { RunStore } from '../../../store/run-store.js';
+import { runStoredStage } from '../../../store/run-stage.js';
+import type { Run, RunStore } from '../../../store/run-store.js';
 import type { ScoringChoices } from '../conner-choices.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK } from './coherence.js';
@@ -24,8 +24,6 @@ export interface ScoreOptions extends Omit<ItemScoring, 'scorerIds'> {
   progress?: ProgressOptions;
   label?: string;
 }
-
-export const DEFAULT_EVIDENCE_TOP = 5;
 
 export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'answerScorer' | 'nli' | 'relevance' | 'coherence' | 'evidence' | 'choices'>): Record<string, string> {
   const ids: Record<string, string> = {};
@@ -56,18 +54,27 @@ export function scoreRunSpec(options: ScoreOptions) {
 }
 
 export async function scoreKnowledge(options: ScoreOptions): Promise<ScoredKnowledge[]> {
+  const run = options.runs.open(scoreRunSpec(options));
+  await runScoreStage(run, options);
+  const records = run.records<ScoredKnowledge>('score');
+  return options.items.map((k) => records.get(k.id)!);
+}
+
+/**
+ * The `score` stage of a run over knowledge texts, resumably. Helpfulness's negatives come from
+ * the other items of the same generator: the baseline is "another query's knowledge from this
+ * generator", never knowledge of another model.
+ */
+export async function runScoreStage(run: Run, options: Omit<ScoreOptions, 'runs' | 'label'>): Promise<void> {
   const byId = new Map(options.items.map((k) => [k.id, k]));
-  // Negatives come from the other items of the same generator: the baseline is "another query's
-  // knowledge from this generator", never knowledge of another model.
   const poolByGenerator = new Map<string, string[]>();
   for (const k of options.items) {
-    const key = k.generator;
-    if (!poolByGenerator.has(key)) poolByGenerator.set(key, []);
-    poolByGenerator.get(key)!.push(k.id);
+    const pool = poolByGenerator.get(k.generator) ?? [];
+    pool.push(k.id);
+    poolByGenerator.set(k.generator, pool);
   }
   const ids = scorerIds(options);
-  const run = options.runs.open(scoreRunSpec(options));
-  const records = await runStage<GeneratedKnowledge, ScoredKnowledge>({
+  await runStoredStage<GeneratedKnowledge, ScoredKnowledge>({
     run,
     stage: 'score',
     items: options.items,
@@ -77,5 +84,4 @@ export async function scoreKnowledge(options: ScoreOptions): Promise<ScoredKnowl
     work: (item) => scoreOne(item, { ...options, scorerIds: ids }, byId, poolByGenerator.get(item.generator)!),
     info: () => ({ scorers: ids }),
   });
-  return options.items.map((k) => records.get(k.id)!);
 }

@@ -9,10 +9,11 @@
  * summary of the method seam (`llmkb-summary-v2`, one run = one generator x setting), the file
  * `llmkb conner score --out` writes and `compare`, `report` and `view` read.
  */
+import { flagged, FLAG_NOTE, warningLines } from '../../../analysis/summary-warnings.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { VERSION } from '../../../version.js';
 import type { MetricDef } from '../../method.js';
-import { SUMMARY_SCHEMA, type MethodProtocol, type MethodSummary } from '../../method-summary.js';
+import { SUMMARY_SCHEMA, type MethodProtocol, type MethodSummary, type SummaryWarning } from '../../method-summary.js';
 import type { ScoringChoices } from '../conner-choices.js';
 import { CONNER_METHOD, CONNER_METRIC_DEFS } from '../metric-defs.js';
 import { connerProtocol, groupFacts, type ConnerProtocolNote, type ConnerRunFacts } from '../conner-protocol.js';
@@ -100,10 +101,10 @@ function fmt(def: MetricDef, value: number | null | undefined): string {
   return def.format === 'percent' ? `${(value * 100).toFixed(2)}%` : value.toFixed(4);
 }
 
-function table(rows: ReadonlyArray<{ model: string; setting: string; n: number | undefined; value: (id: string) => number | null | undefined }>): string[] {
+function table(rows: ReadonlyArray<{ model: string; setting: string; n: number | undefined; value: (id: string) => number | null | undefined; summary?: MethodSummary }>): string[] {
   const defs = CONNER_METRIC_DEFS;
   const header = ['Model', 'Setting', 'n', ...defs.map((d) => d.label)];
-  const cells = rows.map((r) => [r.model, r.setting, String(r.n ?? ''), ...defs.map((d) => fmt(d, r.value(d.id)))]);
+  const cells = rows.map((r) => [r.model, r.setting, String(r.n ?? ''), ...defs.map((d) => flagged(fmt(d, r.value(d.id)), r.summary, d.id))]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]): string => c.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), ...cells.map(line)];
@@ -194,6 +195,7 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
       factualityLabels[label] = (factualityLabels[label] ?? 0) + 1;
     }
     const answerers = [...new Set(group.filter((r) => r.answer !== null).map((r) => r.answerer))];
+    const warnings = coverageWarnings(g);
     const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, answerers, choices: options.run.choices, factualityLabels, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
     return {
       schema: SUMMARY_SCHEMA,
@@ -212,13 +214,29 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
       bootstrap: all.bootstrap,
       breakdowns: breakdowns as unknown as Record<string, unknown>,
       protocol: connerProtocolBlock(g.protocol, options.seed, datasets),
+      ...(warnings.length ? { warnings } : {}),
     };
   });
 }
 
+/**
+ * A metric scored for fewer than half of the run's knowledge texts (the rest empty, or over the
+ * scorer's context) describes the few it could score, not the generator: flagged. A metric with
+ * no scorer is not: it has no value (the protocol says it was not scored).
+ */
+function coverageWarnings(g: ConnerGroupSummary): SummaryWarning[] {
+  const thin = CONNER_METRIC_DEFS.filter((d) => {
+    const n = g.metrics[d.id]!.n;
+    return n > 0 && n < g.n / 2;
+  });
+  return thin.map((d) => ({ message: `${d.label} is defined for only ${g.metrics[d.id]!.n} of ${g.n} knowledge texts (the others are empty or did not fit the scorer's context; see the records): it describes those few, not the generator`, metrics: [d.id] }));
+}
+
 /** The paper's Table 3/4 layout from v2 summaries (the terminal table of `llmkb conner score`). */
 export function formatConnerRuns(summaries: readonly MethodSummary[]): string {
-  const out = table(summaries.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id] })));
+  const out = table(summaries.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id], summary: s })));
+  const warned = warningLines(summaries);
+  if (warned.length) out.push('', ...warned.map((w) => `WARNING ${w}`), FLAG_NOTE);
   for (const s of summaries) out.push(...correlationLines(`${s.model}, ${s.setting}`, (s.breakdowns as unknown as ConnerBreakdowns | undefined)?.humanCorrelation));
   out.push(...protocolLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, entries: Object.entries(s.protocol?.entries ?? {}).map(([id, e]) => ({ id, departure: e.status !== 'paper', choice: e.choice, text: e.note ?? e.choice })) }))));
   return out.join('\n');

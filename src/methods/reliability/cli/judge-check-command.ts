@@ -11,8 +11,9 @@ import { LlmkbError } from '../../../errors.js';
 import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
 import type { Workspace } from '../../../workspace.js';
 import { LEXICAL_JUDGE_ID } from '../defaults.js';
-import { positiveInteger, requireFile } from '../../../cli/cli-options.js';
+import { positiveInteger } from '../../../cli/cli-options.js';
 import { LIMIT_SEED, limited } from './stage-commands.js';
+import { requireFile } from '../../../io/require-path.js';
 
 interface CheckOptions {
   evouna?: string;

@@ -9,7 +9,9 @@ import type { JudgedRecord } from '../judging/judge-response.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { Workspace } from '../../../workspace.js';
 import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from '../defaults.js';
-import { checkMaxTokens, checkOutputFile, collect, optionalRoleEntry, positiveInteger, requireFile, wholeNumber } from '../../../cli/cli-options.js';
+import { checkOutputFile, collect, optionalRoleEntry, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
+import { requireFile } from '../../../io/require-path.js';
+import { checkMaxTokens } from '../../token-budget.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
@@ -72,7 +74,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
         const items = await limited(all, opts.limit, opts.seed, 'questions');
         const selector = opts.setting === 'zero-shot' ? undefined : await shotSelector(ws, opts.rSeen ?? join(opts.data, DATASET_FILES.rSeen), opts.rUnseen ?? join(opts.data, DATASET_FILES.rUnseen), opts.embedder);
         const executor = await ws.executor(entry);
-        checkMaxTokens(executor.model, opts.maxTokens);
+        checkMaxTokens(executor, opts.maxTokens, '--max-tokens');
         const { run, records } = await askQuestions({ items, executor, setting: opts.setting, seed: opts.seed, maxTokens: opts.maxTokens, reduceShots: opts.reduceShots ?? false, runs: ws.runs, label: typeof entry === 'string' ? entry : entry.spec, ...(selector ? { selector } : {}) });
         writeFileAtomic(resolve(opts.output), toJsonl(records));
         const dropped = records.filter((r) => r.shotsDropped).length;

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { requireFolder } from '../../../cli/cli-options.js';
+
 import { sha256 } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
@@ -19,6 +19,7 @@ import type { TimeFilterProvenance } from '../protocol.js';
 import { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from '../prompts/shot-selector.js';
 import { reliabilityOptions, type ReliabilityOptions } from './options.js';
 import { mcqsOf } from './run-params.js';
+import { requireFolder } from '../../../io/require-path.js';
 
 /**
  * Offline, `llmkb eval --quick` cannot download the default model or the data sources: the two
