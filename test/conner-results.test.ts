@@ -36,7 +36,7 @@ describe('CONNER summary v2', () => {
     assert.deepEqual(summaries.map((s) => [s.model, s.setting, s.counts.items]), [['gen-a', 'zero-shot', 4], ['gen-a', 'few-shot', 1]]);
     const s = summaries[0]!;
     assert.equal(s.schema, 'llmkb-summary-v2');
-    assert.deepEqual(s.method, { id: 'conner', version: '1' });
+    assert.deepEqual(s.method, { id: 'conner', version: '2' });
     // Hand-checked: 2 of 4 consistent, 1 non-verified, 1 inconsistent; factuality (0.9+0.7+0.3+0.1)/4;
     // relevance over the 3 items that have one; validity 3 of 4.
     assert.equal(s.metrics.fact_consistent, 0.5);

@@ -158,7 +158,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     }
     const summaryFile = join(a, 'res', summaryFiles.find((f) => f.endsWith('.summary.json'))!);
     const summary = loadSummary(JSON.parse(readFileSync(summaryFile, 'utf8')), summaryFile);
-    assert.deepEqual(summary.method, { id: 'conner', version: '1' });
+    assert.deepEqual(summary.method, { id: 'conner', version: '2' });
     assert.equal(summary.counts.items, 150);
     for (const d of summary.metricDefs) {
       const m = summary.metrics[d.id]!;

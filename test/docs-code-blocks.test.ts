@@ -28,9 +28,6 @@ const BIN = join(root, 'bin', 'llmkb.js');
 const GGUF = process.env.LLMKB_TEST_GGUF;
 const DATA = process.env.LLMKB_DATA_DIR;
 
-/** Blocks with CONNER's commands are neither run nor checked: its command line is still being reworked. */
-const NOT_CHECKED = /\bllmkb\s+conner\b/;
-
 /** The longest a block may run. */
 const BLOCK_TIMEOUT_MS = 240_000;
 
@@ -113,18 +110,18 @@ function commandProblems(args: string[]): string[] {
   return problems.map((p) => `${['llmkb', ...path].join(' ')}: ${p}`);
 }
 
-/** The shell blocks and programs of a page, and whether each is checked, run, or neither. */
-function codeBlocksOf(page: string): Array<FencedBlock & { needs: string | undefined; checked: boolean; program: boolean }> {
+/** The shell blocks and programs of a page: what each needs (run only without needs) and whether it is a program. */
+function codeBlocksOf(page: string): Array<FencedBlock & { needs: string | undefined; program: boolean }> {
   return fencedBlocks(readFileSync(join(root, page), 'utf8'))
     .filter((b) => isShellBlock(b) || isProgramBlock(b))
-    .map((b) => ({ ...b, needs: blockNeeds(b), checked: !NOT_CHECKED.test(b.text), program: isProgramBlock(b) }));
+    .map((b) => ({ ...b, needs: blockNeeds(b), program: isProgramBlock(b) }));
 }
 
 const pages = docPages(root);
 
 describe('documentation shell blocks: commands and options exist', () => {
   for (const page of pages) {
-    const blocks = codeBlocksOf(page).filter((b) => b.checked && !b.program);
+    const blocks = codeBlocksOf(page).filter((b) => !b.program);
     if (blocks.length === 0) continue;
     it(page, () => {
       const problems: string[] = [];
@@ -207,7 +204,7 @@ describe('documentation code blocks: the offline ones run', () => {
   });
   const missing = [GGUF ? undefined : 'LLMKB_TEST_GGUF', DATA ? undefined : 'LLMKB_DATA_DIR'].filter(Boolean);
   for (const page of pages) {
-    const blocks = codeBlocksOf(page).filter((b) => b.needs === undefined && b.checked);
+    const blocks = codeBlocksOf(page).filter((b) => b.needs === undefined);
     if (blocks.length === 0) continue;
     describe(page, () => {
       let cwd: string | undefined;

@@ -31,7 +31,7 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new InputFileError(file, i + 1, issue.path.join('.') || undefined, `${issue.message}`, `Each ${what} needs the fields documented in the README ("Record formats").`);
+      throw new InputFileError(file, i + 1, issue.path.join('.') || undefined, `${issue.message}`, `Each ${what} needs the fields its format names (the command's --help and the docs/ page of its method).`);
     }
     if (options.uniqueIds) {
       const id = (parsed.data as { id?: unknown }).id;

@@ -17,7 +17,7 @@ export function checkMaxTokens(executor: ModelExecutor | { model: object } | und
   const window = contextWindow(executor.model);
   if (window !== undefined && maxTokens >= window) {
     throw new LlmkbError(`${option} ${maxTokens} does not fit the model's context window of ${window} tokens (prompt included)`, {
-      hint: `Use a value below ${window} (the default is ${defaultTokens}), or a larger "contextSize" for this model in llmkb.config.json or the study.`,
+      hint: `Use ${option.split(' ')[0]} below ${window} (the default is ${defaultTokens}), or a larger "contextSize" for this model in llmkb.config.json or the study.`,
     });
   }
 }

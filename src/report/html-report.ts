@@ -73,12 +73,20 @@ function protocolBox(summaries: readonly MethodSummary[], groups: readonly Metho
       byChoice.set(line, [...(byChoice.get(line) ?? []), `${s.model} (${s.setting})`]);
     }
   }
-  const differences = groups.flatMap((g) => differencesOf(g.summaries.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
+  // Compared within each of a method's tables (`tableOf`): runs of other tables read other data by design.
+  const differences = groups.flatMap((g) => {
+    const tables = new Map<string, MethodSummary[]>();
+    for (const s of g.summaries) {
+      const table = g.method?.tableOf?.(s) ?? '';
+      tables.set(table, [...(tables.get(table) ?? []), s]);
+    }
+    return [...tables.values()].flatMap((runs) => differencesOf(runs.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
+  });
   if (byChoice.size === 0 && differences.length === 0) return '';
   const all = summaries.length;
   const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
   const diff = differences.length ? `<p><strong>The runs shown together differ in protocol:</strong></p><ul>${differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';
-  return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and its measured effect: README, "How close to the paper is a run?".</p></section>`;
+  return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and what it changes: the method's documentation, "How close to the paper is a run?" (docs/ in the package).</p></section>`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * SQuAD answer normalisation (Rajpurkar et al. 2016, the official evaluation script
  * evaluate-v1.1.py, `normalize_answer`): lower-case, remove punctuation, remove the articles
- * a/an/the, collapse white space. Used for exact match (docs/method.md "Judging one response", step 2)
+ * a/an/the, collapse white space. Used for exact match (docs/reliability.md, "Judging one response", step 2)
  * and wherever two answers are compared.
  *
  * The output is the Python script's, byte for byte (src/text/normalize-answer.test.ts checks

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_CHOICES } from '../../src/methods/conner/conner-choices.js';
 import { paragraphCoherence, sentenceCoherence } from '../../src/methods/conner/scoring/coherence.js';
 import { aggregateFactuality, bestEvidence, factualityLabel, scoreFactuality } from '../../src/methods/conner/scoring/factuality.js';
-import { helpfulnessFromLosses, sampleNegatives, scoreHelpfulness, setHelpfulness } from '../../src/methods/conner/scoring/helpfulness.js';
+import { helpfulnessFromLosses, sampleNegatives, scoreHelpfulness } from '../../src/methods/conner/scoring/helpfulness.js';
 import { scoreInformativeness } from '../../src/methods/conner/scoring/informativeness.js';
 import { scoreRelevance } from '../../src/methods/conner/scoring/relevance.js';
 import type { ScoredKnowledge } from '../../src/methods/conner/scoring/scored-knowledge.js';
@@ -236,9 +236,6 @@ describe('helpfulness over the set, Eq. 6 as the paper\'s tables report it: max(
       near(alone.value, r.scores.helpfulness!, `${r.id} alone`);
       near(alone.raw, r.scores.helpfulnessRaw!, `${r.id} alone, raw`);
     }
-    const set = setHelpfulness(records.map((r) => r.helpfulness!));
-    near(set?.value, 1 / 9, 'setHelpfulness value');
-    near(set?.raw, 1 / 9, 'setHelpfulness raw');
     const value = setValue(records, 'helpfulness');
     near(value.mean, 1 / 9, 'the summary\'s helpfulness');
     assert.equal(value.n, 3);
@@ -253,7 +250,6 @@ describe('helpfulness over the set, Eq. 6 as the paper\'s tables report it: max(
     // Set: 1 - ((1 + 4) / 2) / ((2 + 2) / 2) = 1 - 5/4 = -1/4: clipped 0, raw -1/4. Clipping each
     // item first and averaging would give 1/4 (raw: -1/4 too, the baselines being equal).
     const records = [withLosses(0, 1, [2], { value: 1 / 2, raw: 1 / 2 }), withLosses(1, 4, [1, 3], { value: 0, raw: -1 })];
-    assert.deepEqual(setHelpfulness(records.map((r) => r.helpfulness!)), { value: 0, raw: -1 / 4 });
     assert.equal(setValue(records, 'helpfulness').mean, 0);
     near(setValue(records, 'helpfulness_raw').mean, -1 / 4, 'raw over the set');
   });
@@ -265,7 +261,6 @@ describe('helpfulness over the set, Eq. 6 as the paper\'s tables report it: max(
     const value = setValue(records, 'helpfulness');
     near(value.mean, 1 / 7, 'a and b only');
     assert.equal(value.n, 2);
-    assert.equal(setHelpfulness([]), undefined);
     assert.deepEqual(setValue([], 'helpfulness'), { mean: null, n: 0, ci: null });
   });
 });

@@ -51,7 +51,7 @@ export const reliabilityMethod: EvaluationMethod = {
   plan: (ctx) => planWith(ctx),
   // A v1 summary was written by version 1 of the method (before the answer pool left out the item's own answers).
   migrateSummary: (json) => (json.schema === 'llmkb-summary-v1' ? migrateSummary(json, { id: RELIABILITY_METHOD.id, version: '1' }, RELIABILITY_METRIC_DEFS) : undefined),
-  claimsStoredRun: (spec, stages) => !spec.setting.startsWith('conner-') && stages.some((s) => ['ask', 'judge', 'consistency'].includes(s)),
+  claimsStoredRun: (_spec, stages) => stages.some((s) => ['ask', 'judge', 'consistency'].includes(s)),
   presentation: async () => (await import('./presentation.js')).reliabilityPresentation,
   cli: { load: () => import('./cli/register.js') },
 };

@@ -3,7 +3,7 @@
  * (`ClassificationResult.scores`): NLI probabilities of `entailment`, `neutral`, `contradiction`
  * summing to 1, and relevance as a probability in [0, 1].
  *
- * The rule, the same for every backend (README, "Scorer backends"):
+ * The rule, the same for every backend (docs/models.md, "Scorers"):
  * - llmkb asks servers for RAW scores (logits) wherever the API allows it (TEI `raw_scores: true`,
  *   vLLM `use_activation: false`) and applies the activation itself, so the numbers do not depend
  *   on a server's default: relevance = sigmoid(logit) (a one-logit cross-encoder, as

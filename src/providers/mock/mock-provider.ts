@@ -64,7 +64,7 @@ export const mockProvider: ModelProvider<MockSpec, z.infer<typeof mockOptions>> 
   optionsSchema: mockOptions,
   examples: ['mock:./replies.jsonl'],
   parseSpec(spec, _scheme, rest) {
-    if (rest.trim() === '') throw new ModelSpecError(`"${spec}" names no replies file`, { hint: 'Write mock:PATH, e.g. mock:./replies.jsonl (one {"contains": "...", "reply": "..."} rule per line; README "Scripted models").' });
+    if (rest.trim() === '') throw new ModelSpecError(`"${spec}" names no replies file`, { hint: 'Write mock:PATH, e.g. mock:./replies.jsonl (one {"contains": "...", "reply": "..."} rule per line; docs/models.md, "Scripted models").' });
     return { provider: 'mock', file: rest };
   },
   async create(spec, options) {

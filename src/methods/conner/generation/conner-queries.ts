@@ -56,7 +56,7 @@ export function parseConnerTestFile(text: string, file: string, task: ConnerTask
     if (line.trim() === '') continue;
     const fields = line.split('\t');
     if (fields.length !== 4) {
-      throw new InputFileError(file, i + 1, undefined, `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`, "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (README, CONNER).");
+      throw new InputFileError(file, i + 1, undefined, `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`, "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (docs/conner.md, Inputs).");
     }
     const [topic, query, knowledge, answer] = fields.map((f) => f.trim()) as [string, string, string, string];
     if (query === '') throw new InputFileError(file, i + 1, 'query', 'the query field is empty', 'The second of the four tab-separated fields is the question (NQ) or the dialogue history (WoW).');

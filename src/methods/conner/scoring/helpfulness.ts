@@ -8,7 +8,7 @@
  * Per item, the losses and the item's own Eq. 6 value are kept. The table value is taken over the
  * whole set, as the authors' src/helpfulness.py averages each condition's losses over the items
  * (`np.mean(loss_list)`) before the ratio, and the clip comes after it:
- * max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a)) (`setHelpfulness`); Table 16 reports it
+ * max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a)) (../summary/metric-aggregates.ts); Table 16 reports it
  * without the clip.
  */
 import { SeededRandom } from '../../../sampling/seeded-random.js';
@@ -46,19 +46,6 @@ function mean(xs: readonly number[]): number {
 /** Eq. 6 from the losses of one item. */
 export function helpfulnessFromLosses(loss: number, baselineLosses: readonly number[]): { value: number; raw: number } {
   const raw = 1 - loss / mean(baselineLosses);
-  return { value: Math.max(0, raw), raw };
-}
-
-/**
- * Eq. 6 over a set, as the paper's tables report it: 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a),
- * where L(q, k^-, a) is the item's mean over its u baselines; `value` clipped at 0, `raw` not.
- * Undefined for no item or a zero baseline.
- */
-export function setHelpfulness(items: ReadonlyArray<{ loss: number; baselineLosses: readonly number[] }>): { value: number; raw: number } | undefined {
-  if (items.length === 0) return undefined;
-  const baseline = mean(items.map((h) => mean(h.baselineLosses)));
-  if (!(baseline > 0)) return undefined;
-  const raw = 1 - mean(items.map((h) => h.loss)) / baseline;
   return { value: Math.max(0, raw), raw };
 }
 

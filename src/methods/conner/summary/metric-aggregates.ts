@@ -1,7 +1,7 @@
 /**
  * How each CONNER metric goes from items to the set, as the paper's tables report it. Most are
  * the mean of the items' values. Helpfulness (Eq. 6) is a ratio of the set's mean losses, clipped
- * after averaging (../scoring/helpfulness.ts `setHelpfulness`); under the sentence-label rule with
+ * after averaging (`helpfulnessAggregate`); under the sentence-label rule with
  * mean, the factuality shares count sentences over the whole set, as src/eval_exp.py does. All
  * are one form: each item gives a numerator and a denominator, the set's value is a function of
  * their sums, and a bootstrap resamples items and recomputes it (so a ratio's interval is the

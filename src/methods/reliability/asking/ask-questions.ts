@@ -1,5 +1,5 @@
 /**
- * Asking (paper section 3.4, Table 6; docs/method.md "Asking"): every question under one prompt
+ * Asking (paper section 3.4, Table 6; docs/reliability.md, "Asking"): every question under one prompt
  * setting, greedy, at most 100 new tokens. Shots come from the repositories by similarity and are
  * put in a random (seeded) order. The answer is the text before the model's next "QUESTION:"
  * (base models go on with the pattern); the raw text is kept too.

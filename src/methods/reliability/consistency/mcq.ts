@@ -3,7 +3,7 @@
  * response r) pair, X = 20 MCQs, each with 5 options: r, 3 distractors drawn for that MCQ, and
  * "unsure", in a shuffled order; Cons(q, r) is the share of MCQs in which the model picks r.
  *
- * Prompt (a decision the paper leaves open; docs/method.md): the QA prompt of the run's setting with
+ * Prompt (a decision the paper leaves open; docs/reliability.md, "Consistency"): the QA prompt of the run's setting with
  * its instruction line replaced by the MCQ instruction of Table 6's caption, the same shots, and
  * the question followed by its options, one per line as "A. option":
  *

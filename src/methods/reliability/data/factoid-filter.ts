@@ -2,7 +2,7 @@
  * SeenQA step 1, factoid question extraction (paper section 3.2): exclude "why" questions,
  * questions with more than one distinct answer, and answers longer than five tokens.
  *
- * Decisions the paper leaves open (docs/method.md; documented in the README):
+ * Decisions the paper leaves open (docs/reliability.md, "SeenQA"):
  * - "why": the word "why" anywhere in the question (case-insensitive).
  * - Distinct answers: TriviaQA aliases and PopQA `possible_answers` are aliases of one answer by
  *   construction. NQ lists every annotator's short answer; two of them are the same answer when,

@@ -1,7 +1,7 @@
 /**
  * How far a judge's labels agree with human correctness labels (`llmkb judge check`). The paper
  * (section 3.3) trusts its judge LLM because it agreed with human annotators; this module lets
- * every run say the same of its own judge, the lexical fallback included (docs/method.md "Judging one
+ * every run say the same of its own judge, the lexical fallback included (docs/reliability.md "Judging one
  * response", step 3: a run without a judge LLM is approximate, and this says how approximate).
  *
  * Human labels: EVOUNA (Wang et al. 2023, "Evaluating Open-QA Evaluation": human correctness

@@ -1,5 +1,5 @@
 /**
- * Judging one response (paper section 3.3; docs/method.md "Judging one response"): uninformative
+ * Judging one response (paper section 3.3; docs/reliability.md, "Judging one response"): uninformative
  * rules first; then, for seen questions, SQuAD-normalised exact match against every accepted
  * answer, then the judge LLM with the paper's Table 7 prompt; an unseen question's informative
  * response is wrong (it has no answer anyone could know). Without a judge LLM, a documented

@@ -1,5 +1,5 @@
 /**
- * The lexical judge (`lexical-v2`): decides correct / wrong without a judge LLM (docs/method.md
+ * The lexical judge (`lexical-v2`): decides correct / wrong without a judge LLM (docs/reliability.md
  * "Judging one response", step 3). It stands in for the paper's Table 7 judge, so it is measured
  * against human labels (`llmkb judge check`, EVOUNA) and every run that uses it says its labels
  * are approximate.
@@ -7,7 +7,7 @@
  * Rules, tried in order; the first that matches decides. They were developed on EVOUNA's NQ half
  * (human labels of five systems' answers) and kept when they raised agreement there; TriviaQA's
  * half was only measured. Each rule's gain is printed by `npm run bench:judge -- --evouna DIR`
- * and quoted in the README ("Asking and judging"). EVOUNA's annotators accept an answer that
+ * and quoted in docs/reliability.md ("How good are the labels?"). EVOUNA's annotators accept an answer that
  * contains the gold answer among other words, a less precise date, and a partial name; the
  * rules follow them, as the paper's judge LLM (Table 7: "is the prediction correct") would.
  * - `containment`: an accepted answer appears as whole words in the response (SQuAD-normalised;

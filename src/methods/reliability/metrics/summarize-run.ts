@@ -2,7 +2,7 @@
  * One run's summary: the paper's metrics, counts, 95% bootstrap confidence intervals, and
  * breakdowns by source data set, UnseenQA template and answer type, and uninformative sub-type.
  * This is the JSON `llmkb metrics --format json` prints and `llmkb compare` / `llmkb report` read
- * (schema `llmkb-summary-v2`, src/methods/method-summary.ts, documented in the README).
+ * (schema `llmkb-summary-v2`, src/methods/method-summary.ts, documented in docs/reliability.md, "Summary JSON").
  */
 import { z } from 'zod';
 import { SUMMARY_SCHEMA, type MethodSummary, type RunMeta } from '../../method-summary.js';
