@@ -3,6 +3,7 @@
  * scored as one resumable run (../scoring/score-knowledge.ts), and one summary per generator and
  * setting with the protocol of what was done (./conner-protocol.ts).
  */
+import { basename } from 'node:path';
 import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { MethodSummary } from '../method-summary.js';
@@ -43,6 +44,7 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
   for (const { file, sha256, items } of files) {
     const scored = await scoreKnowledge({
       items, runs: options.runs, evidence: setup.evidence, choices: options.choices, seed: options.seed, concurrency: options.concurrency ?? setup.concurrency,
+      label: `conner score ${[...new Set(items.map((k) => k.generator))].join(', ')} (${basename(file)})`,
       ...(setup.scorer ? { scorer: setup.scorer } : {}), ...(setup.answerScorer ? { answerScorer: setup.answerScorer } : {}), ...(setup.nli ? { nli: setup.nli } : {}), ...(setup.relevance ? { relevance: setup.relevance } : {}), ...(setup.coherence ? { coherence: setup.coherence } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
     });
