@@ -5,10 +5,10 @@
  */
 import type { MethodPresentation, ViewItem } from '../method-presentation.js';
 import type { Run } from '../../store/run-store.js';
-import { compareConner } from './across-generators/compare-conner.js';
-import { connerItemPage } from './across-generators/conner-item-page.js';
-import { connerReportSections } from './across-generators/report-sections.js';
-import { connerRunDetails, connerRunHeadline } from './across-generators/run-details.js';
+import { compareConner } from './across-runs/compare-conner.js';
+import { connerItemPage } from './across-runs/conner-item-page.js';
+import { connerReportSections } from './across-runs/report-sections.js';
+import { connerRunDetails, connerRunHeadline } from './across-runs/run-details.js';
 import { formatConnerRuns } from './summary/conner-summary.js';
 import { z } from 'zod';
 import { InputFileError } from '../../errors.js';

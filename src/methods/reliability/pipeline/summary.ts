@@ -7,7 +7,7 @@
  */
 import type { Run } from '../../../store/run-store.js';
 import type { SummarizeContext, SummarizedRun } from '../../method.js';
-import { exampleRecords } from '../across-models/run-details.js';
+import { exampleRecords } from '../across-runs/run-details.js';
 import { consistencyRecordOf, type ConsistencyRecord } from '../consistency/consistency-stage.js';
 import { JUDGE_REPLY_UNPARSEABLE, type JudgedRecord } from '../judging/judge-response.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';

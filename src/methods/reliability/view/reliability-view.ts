@@ -61,7 +61,7 @@ export const reliabilityView: MethodView = {
     return summarizeRun(records, { model: run.label, setting: run.setting, resamples: options.resamples, ...(run.runId ? { runId: run.runId } : {}), ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}) });
   },
   async pairedRows(a, b, names) {
-    const { pairedBootstrap } = await import('../across-models/compare-runs.js');
+    const { pairedBootstrap } = await import('../across-runs/compare-runs.js');
     const { computeMetrics } = await import('../metrics/reliability-metrics.js');
     const ra = scored(a);
     const rb = scored(b);
