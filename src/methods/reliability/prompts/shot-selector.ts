@@ -3,11 +3,11 @@
  * question are its nearest neighbours in the repository. "Nearest" is cosine similarity of
  * question embeddings from the configured embedder; with no embedder, Okapi BM25 over the
  * repository questions (`bm25-v1`, k1 = 1.2, b = 0.75), and the run records which was used.
- * BM25 itself is src/retrieval/bm25.ts.
+ * BM25 itself is shot-bm25.ts.
  */
 import type { QAItem } from '../data/qa-item.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
-import { Bm25Index, topK } from '../../../retrieval/bm25.js';
+import { Bm25Index, topK } from './shot-bm25.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 export interface ShotSelector {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SeededRandom } from '../sampling/seeded-random.js';
-import { Bm25Index, topK } from './bm25.js';
+import { SeededRandom } from '../../../sampling/seeded-random.js';
+import { Bm25Index, topK } from './shot-bm25.js';
 
 /** The definition topK keeps to: every allowed index sorted by score, highest first, then by index. */
 function fullSort(scores: ArrayLike<number>, k: number, allowed: (i: number) => boolean): number[] {

@@ -1,13 +1,13 @@
 /**
- * Okapi BM25 (k1 = 1.2, b = 0.75 by default) over a fixed list of short texts, for the
- * reliability method's dynamic few-shot selection (`bm25-v1`) and any method that ranks texts
- * lexically.
+ * Okapi BM25 (k1 = 1.2, b = 0.75 by default) over a fixed list of short texts: the repository
+ * questions of the dynamic few-shot selection (`bm25-v1`, shot-selector.ts) when no embedder is
+ * configured. Document corpora have their own BM25 with stored term bounds (src/corpus/).
  *
  * Written here rather than taken from npm: the small packages available match terms as
  * regular-expression substrings (so "art" scores "party"), and a few thousand short documents
  * need only an inverted index of a few lines.
  */
-import { normalizeAnswer } from '../text/normalize-answer.js';
+import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 /** Terms of a text: its SQuAD-normalised words (src/text/normalize-answer.ts). */
 export function bm25Terms(text: string): string[] {
