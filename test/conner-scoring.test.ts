@@ -115,7 +115,7 @@ describe('helpfulness (Eq. 6) and Q (Eq. 9)', () => {
     assert.deepEqual(sampleNegatives('c', pool, 3, 7), n1);
   });
   it('Q = gamma . [fact, rel, coh_para, info]; a metric not scored counts 0 and is named', () => {
-    const scores = { factuality: 0.5, relevance: 0.25, coherence_paragraph: null, informativeness: 0.75 } as unknown as ScoredKnowledge['scores'];
+    const scores = { factuality: 0.5, relevance: 0.25, coherenceParagraph: null, informativeness: 0.75 } as unknown as ScoredKnowledge['scores'];
     assert.deepEqual(knowledgeQuality({ scores }, [1, 2, 3, 4]), { q: 0.5 + 0.5 + 3, missing: ['coherence_paragraph'] });
     assert.deepEqual(parseGamma('1, 0.5,0,2'), [1, 0.5, 0, 2]);
     assert.throws(() => parseGamma('1,2,3'));
@@ -144,6 +144,14 @@ describe("Somers' D", () => {
 });
 
 describe('summary', () => {
+  it('reads each metric id from its camelCase record field, and a version-1 record from its snake_case field', () => {
+    const scores = (s: Record<string, number | null>) => ({ scores: { factualityLabel: null, ...s } }) as unknown as ScoredKnowledge;
+    const current = scores({ coherenceSentence: 0.3, coherenceParagraph: 0.4, helpfulness: 0, helpfulnessRaw: -0.2, validity: 1 });
+    assert.deepEqual(['coherence_sentence', 'coherence_paragraph', 'helpfulness', 'helpfulness_raw', 'validity', 'relevance'].map((id) => metricValue(current, id)), [0.3, 0.4, 0, -0.2, 1, null]);
+    const older = scores({ coherence_sentence: 0.5, coherence_paragraph: null });
+    assert.deepEqual([metricValue(older, 'coherence_sentence'), metricValue(older, 'coherence_paragraph')], [0.5, null]);
+    assert.equal(metricValue(current, 'factualityLabel'), null, 'not a metric id');
+  });
   it('means with a seeded bootstrap interval, and the shares of each factuality label', () => {
     const rec = (id: string, label: 'factual-consistent' | 'non-verified', fact: number): ScoredKnowledge =>
       ({ id, generator: 'g', setting: 'zero-shot', knowledge: 'k.', answer: null, answerer: null, scores: { factuality: fact, factualityLabel: label, relevance: null }, sentences: [], helpfulness: null, scorers: {}, premiseCuts: 0, flooredTokens: 0, notes: [] }) as unknown as ScoredKnowledge;

@@ -97,7 +97,7 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     assert.equal(a.sentences[0]!.evidence?.source, 'reference');
     assert.ok(a.scores.relevance! > b.scores.relevance!);
     assert.equal(a.scores.validity, 1, 'the answer equals the gold answer: (q, a) is entailed by (q, a*)');
-    for (const m of ['coherence_sentence', 'coherence_paragraph', 'informativeness'] as const) assert.ok(a.scores[m]! > 0 && a.scores[m]! < 1);
+    for (const m of ['coherenceSentence', 'coherenceParagraph', 'informativeness'] as const) assert.ok(a.scores[m]! > 0 && a.scores[m]! < 1);
     assert.equal(a.helpfulness?.negatives.length, 2);
     assert.ok(!a.helpfulness!.negatives.includes('a'));
     assert.match(a.scorers.factuality!, /scripted:overlap-nli; evidence reference; min over sentences/);

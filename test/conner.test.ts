@@ -146,7 +146,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.deepEqual([...new Set(scores.map((s) => s.task))], ['qa', 'dialogue']);
     const unit = (v: unknown): boolean => typeof v === 'number' && v >= 0 && v <= 1;
     for (const s of scores) {
-      for (const m of ['coherence_sentence', 'coherence_paragraph', 'informativeness']) assert.ok(unit(s.scores[m]) && s.scores[m] !== 0 && s.scores[m] !== 1, `${s.id} ${m} = ${s.scores[m]}`);
+      for (const m of ['coherenceSentence', 'coherenceParagraph', 'informativeness']) assert.ok(unit(s.scores[m]) && s.scores[m] !== 0 && s.scores[m] !== 1, `${s.id} ${m} = ${s.scores[m]}`);
       for (const m of ['factuality', 'relevance', 'helpfulness', 'validity']) assert.ok(unit(s.scores[m]), `${s.id} ${m} = ${s.scores[m]}`);
       assert.ok(['factual-consistent', 'non-verified', 'factual-inconsistent'].includes(String(s.scores.factualityLabel)));
       assert.ok(s.sentences.length >= 3, `${s.id}: ${s.sentences.length} sentences`);

@@ -51,7 +51,7 @@ export function connerRecord(i: number, generator: string, quality: number, opti
     answerWithoutKnowledge: `guess ${i}`,
     scores: {
       factuality: fact, factualConsistent: round(vector[0]), nonVerified: round(vector[1]), factualInconsistent: round(vector[2]), factualityLabel: label,
-      relevance: round(0.2 + 0.6 * quality * wave), coherence_sentence: round(0.05 + 0.1 * wave), coherence_paragraph: round(0.08 + 0.05 * quality), informativeness: round(0.6 + 0.3 * wave),
+      relevance: round(0.2 + 0.6 * quality * wave), coherenceSentence: round(0.05 + 0.1 * wave), coherenceParagraph: round(0.08 + 0.05 * quality), informativeness: round(0.6 + 0.3 * wave),
       helpfulness: round(Math.max(0, 0.3 * quality - 0.1 * wave)), helpfulnessRaw: round(0.3 * quality - 0.1 * wave), validity: i % 4 === 0 ? 1 : 0,
     },
     sentences: sentences.map((s, k) => ({ sentence: s, ...(k < 2 ? { evidence: { source: 'reference', text: `Reference passage on ${topic}, sentence ${k + 1}.` } } : {}), nli: k < 2 ? vector : [0, 1, 0], candidates: k < 2 ? 1 : 0 })),

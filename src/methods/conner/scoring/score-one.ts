@@ -71,7 +71,7 @@ export function scoredQuery(item: Pick<GeneratedKnowledge, 'task' | 'query' | 'h
 function emptyScores(): ConnerScores {
   return {
     factuality: null, factualConsistent: null, nonVerified: null, factualInconsistent: null, factualityLabel: null,
-    relevance: null, coherence_sentence: null, coherence_paragraph: null, informativeness: null, helpfulness: null, helpfulnessRaw: null, validity: null,
+    relevance: null, coherenceSentence: null, coherenceParagraph: null, informativeness: null, helpfulness: null, helpfulnessRaw: null, validity: null,
   };
 }
 
@@ -143,7 +143,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
     const cp = await unlessOverflow('coherence_paragraph', notes, () => paragraphCoherence(item.knowledge, { coherence: options.coherence! }));
     if (cp) {
       cached &&= cp.cached;
-      scores.coherence_paragraph = cp.value ?? null;
+      scores.coherenceParagraph = cp.value ?? null;
     }
   }
   if (options.scorer && hasKnowledge) {
@@ -153,7 +153,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
     if (cs) {
       cached &&= cs.cached;
       floored('coherence_sentence', cs.floored);
-      scores.coherence_sentence = cs.value ?? null;
+      scores.coherenceSentence = cs.value ?? null;
       record.sentenceInversePerplexity = cs.perSentence;
     }
     if (!options.coherence) {
@@ -161,7 +161,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
       if (cp) {
         cached &&= cp.cached;
         floored('coherence_paragraph', cp.floored);
-        scores.coherence_paragraph = cp.value ?? null;
+        scores.coherenceParagraph = cp.value ?? null;
       }
     }
     const info = await unlessOverflow('informativeness', notes, () => scoreInformativeness({ ...item, query: scoredQuery(item, choices) }, knowledge, scorer, choices.informativenessPrefix));

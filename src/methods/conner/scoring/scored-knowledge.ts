@@ -8,7 +8,11 @@ import type { Evidence } from '../evidence/evidence-source.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { FactualityLabel, SentenceFactuality } from './factuality.js';
 
-/** The per-item scores; null where a metric could not be computed (no sentence, no gold answer, no scorer). */
+/**
+ * The per-item scores; null where a metric could not be computed (no sentence, no gold answer, no
+ * scorer). Fields are camelCase; the metric ids of CONNER_METRIC_DEFS (snake_case) map to them in
+ * `metricValue` (summary/metric-aggregates.ts).
+ */
 export interface ConnerScores {
   /** S_fact's factual-consistent dimension (Eq. 1). */
   factuality: number | null;
@@ -17,8 +21,10 @@ export interface ConnerScores {
   factualInconsistent: number | null;
   factualityLabel: FactualityLabel | null;
   relevance: number | null;
-  coherence_sentence: number | null;
-  coherence_paragraph: number | null;
+  /** Eq. 3 (metric id `coherence_sentence`). */
+  coherenceSentence: number | null;
+  /** Eq. 4 (metric id `coherence_paragraph`). */
+  coherenceParagraph: number | null;
   informativeness: number | null;
   /** Eq. 6 of this item alone (the summary's value is taken over the set: helpfulness.ts). */
   helpfulness: number | null;

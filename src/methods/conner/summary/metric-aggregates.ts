@@ -10,7 +10,7 @@
 import type { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ScoringChoices } from '../conner-choices.js';
 import { sentenceLabel, type FactualityLabel } from '../scoring/factuality.js';
-import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
+import type { ConnerScores, ScoredKnowledge } from '../scoring/scored-knowledge.js';
 
 export interface MetricEstimate {
   mean: number | null;
@@ -33,13 +33,30 @@ export interface MetricAggregate {
 
 const SHARES: Record<string, FactualityLabel> = { fact_consistent: 'factual-consistent', non_verified: 'non-verified', fact_inconsistent: 'factual-inconsistent' };
 
-/** One item's value for a metric id of CONNER_METRIC_DEFS; null when undefined for it. */
-export function metricValue(r: ScoredKnowledge, id: string): number | null {
+/** The record field of each metric id of CONNER_METRIC_DEFS with a per-item value of its own. */
+const FIELD_OF: Record<string, Exclude<keyof ConnerScores, 'factualityLabel'>> = {
+  factuality: 'factuality',
+  relevance: 'relevance',
+  coherence_sentence: 'coherenceSentence',
+  coherence_paragraph: 'coherenceParagraph',
+  informativeness: 'informativeness',
+  helpfulness: 'helpfulness',
+  helpfulness_raw: 'helpfulnessRaw',
+  validity: 'validity',
+};
+
+/**
+ * One item's value for a metric id of CONNER_METRIC_DEFS; null when undefined for it. A record
+ * that stores a score under its metric id (the snake_case field names of method version 1) is
+ * read by that name when the camelCase field is absent.
+ */
+export function metricValue(r: Pick<ScoredKnowledge, 'scores'>, id: string): number | null {
   const s = r.scores;
   const label = SHARES[id];
   if (label !== undefined) return s.factualityLabel === null ? null : s.factualityLabel === label ? 1 : 0;
-  if (id === 'helpfulness_raw') return s.helpfulnessRaw;
-  const v = (s as unknown as Record<string, number | null>)[id];
+  const field = FIELD_OF[id];
+  if (field === undefined) return null;
+  const v = s[field] ?? (s as unknown as Record<string, unknown>)[id];
   return typeof v === 'number' ? v : null;
 }
 

@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
+import { metricValue } from '../summary/metric-aggregates.js';
 
 export type Gamma = [number, number, number, number];
 export const DEFAULT_GAMMA: Gamma = [1, 1, 1, 1];
@@ -16,7 +17,7 @@ export function knowledgeQuality(r: Pick<ScoredKnowledge, 'scores'>, gamma: Gamm
   let q = 0;
   const missing: string[] = [];
   INTRINSIC_METRICS.forEach((m, i) => {
-    const v = r.scores[m];
+    const v = metricValue(r, m);
     if (v === null) missing.push(m);
     else q += gamma[i]! * v;
   });
