@@ -7,7 +7,7 @@ import { openDatabase, type Db } from '../store/database.js';
 import { markBm25BoundsChanging, refreshBm25Bounds, StoredBm25Bounds } from './bm25-bounds.js';
 import { Bm25TopK, readIndexStats } from './bm25-top-k.js';
 import { Corpus } from './corpus.js';
-import { xorshift32 as random } from '../../test/support/xorshift.js';
+import { xorshift32 as random } from '#test-support/xorshift.js';
 
 // Real words whose Porter stem is not its own stem ("because" -> "becaus" -> "becau"), so the
 // stored bound of such a term is computed from its postings, not by an FTS5 query on the stem.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SqliteDatabase as Database } from '../store/database.js';
 import { Bm25TopK, fts5Idf } from './bm25-top-k.js';
-import { xorshift32 as random } from '../../test/support/xorshift.js';
+import { xorshift32 as random } from '#test-support/xorshift.js';
 
 describe('Bm25TopK: exact BM25 top-k without scoring every posting', () => {
   // 10,000 passages of 8-40 words over a Zipf vocabulary (w0 in most passages, w1999 in a few),

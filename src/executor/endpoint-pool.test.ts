@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type ServerScript, type TestServer } from '../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer, type ServerScript, type TestServer } from '#test-support/openai-compatible-server.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { EndpointPool } from './endpoint-pool.js';
 import { ModelExecutor } from './model-executor.js';

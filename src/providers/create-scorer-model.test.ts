@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { overlapNli, startScorerServer } from '../../test/support/scorer-server.js';
+import { overlapNli, startScorerServer } from '#test-support/scorer-server.js';
 import { loadConfig } from '../config/config.js';
 import { UnsupportedCapabilityError } from '../errors.js';
 import { Workspace } from '../workspace.js';

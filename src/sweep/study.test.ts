@@ -9,7 +9,7 @@ import { RunStore } from '../store/run-store.js';
 import { inShard, parseShard, studyJobs } from './study-jobs.js';
 import { formatPlan, planStudy } from './study-plan.js';
 import { loadStudy } from './study.js';
-import { llmkb } from '../../test/support/run-cli.js';
+import { llmkb } from '#test-support/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmkb-study-'));
 function write(name: string, text: string): string {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ggufEmbeddingLength, writeGgufReranker } from '../../../test/support/gguf-reranker.js';
+import { ggufEmbeddingLength, writeGgufReranker } from '#test-support/gguf-reranker.js';
 import { ContextOverflowError, ModelFileError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Llama, LlamaModel as NativeLlamaModel } from 'node-llama-cpp';
-import { referenceLogprobs } from '../../../test/support/gguf-reference-logprobs.js';
+import { referenceLogprobs } from '#test-support/gguf-reference-logprobs.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';

@@ -4,7 +4,7 @@ import type { ModelEntryOptions } from '../model-entry.js';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { LlamaModel as NativeLlamaModel, Token } from 'node-llama-cpp';
-import { startOpenAICompatibleServer } from '../../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
 import { ModelCallError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';

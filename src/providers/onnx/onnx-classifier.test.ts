@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tinyClassifierIds, tinyClassifierLogits, writeTinyClassifier, type TinyClassifierWeights } from '../../../test/support/tiny-onnx-classifier.js';
+import { tinyClassifierIds, tinyClassifierLogits, writeTinyClassifier, type TinyClassifierWeights } from '#test-support/tiny-onnx-classifier.js';
 import { ContextOverflowError, ModelFileError, ModelSpecError, UnsupportedCapabilityError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type TestServer } from '../../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer, type TestServer } from '#test-support/openai-compatible-server.js';
 import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import { parseRetryAfter } from './http-client.js';
 import { OpenAICompatibleModel, type OpenAICompatibleSettings } from './openai-compatible-model.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startOpenAICompatibleServer } from '../../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
 import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';

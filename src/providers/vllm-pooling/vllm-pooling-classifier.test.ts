@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { overlapCoherence, overlapLogit, overlapNli, startScorerServer } from '../../../test/support/scorer-server.js';
+import { overlapCoherence, overlapLogit, overlapNli, startScorerServer } from '#test-support/scorer-server.js';
 import { ModelCallError, ModelSpecError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { CallCache } from '../../store/call-cache.js';

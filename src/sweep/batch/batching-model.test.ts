@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startBatchServer, type BatchScript, type BatchServer } from '../../../test/support/batch-server.js';
+import { startBatchServer, type BatchScript, type BatchServer } from '#test-support/batch-server.js';
 import { ModelCallError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { OpenAICompatibleModel } from '../../providers/openai-compatible/openai-compatible-model.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startOpenAICompatibleServer, type TestServer } from '../../../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer, type TestServer } from '#test-support/openai-compatible-server.js';
 import { Corpus } from '../../../corpus/index.js';
 import { ModelExecutor } from '../../../executor/model-executor.js';
 import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';

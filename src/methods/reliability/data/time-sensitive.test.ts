@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startOpenAICompatibleServer } from '../../../../test/support/openai-compatible-server.js';
+import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
 import { ModelExecutor } from '../../../executor/model-executor.js';
 import { TIME_SENSITIVE_PROMPT_HEAD } from '../prompts/paper-prompts.js';
 import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';

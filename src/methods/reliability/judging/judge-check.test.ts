@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startOpenAICompatibleServer } from '../../../../test/support/openai-compatible-server.js';
-import { llmkb } from '../../../../test/support/run-cli.js';
+import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
+import { llmkb } from '#test-support/run-cli.js';
 
 const LABELLED = [
   { id: 'a', system: 's1', dataset: 'd', question: 'What is the capital of France?', answers: ['Paris'], response: 'It is Paris.', human_correct: true },

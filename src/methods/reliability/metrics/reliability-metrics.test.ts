@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { paperRows, syntheticRecords, type PaperRow } from '../../../../test/support/paper-tables.js';
+import { paperRows, syntheticRecords, type PaperRow } from '#test-support/paper-tables.js';
 import { computeMetrics, METRIC_KEYS, type MetricRecord } from './reliability-metrics.js';
 
 const r = (dataset: 'seen' | 'unseen', label: MetricRecord['label'], consistency: number | null = null): MetricRecord => ({ dataset, label, consistency });
