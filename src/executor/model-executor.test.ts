@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '../../test/support/openai-compatible-server.js';
 import { ModelCallError } from '../errors.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache, canonicalJson } from '../store/call-cache.js';
+import { CallCache } from '../store/call-cache.js';
+import { canonicalJson } from '../store/call-key.js';
 import { openDatabase } from '../store/database.js';
 import { EMBED_BATCH, greedyCompletionParams, ModelExecutor, PromptPrefix, type ExecutorOptions } from './model-executor.js';
 

@@ -20,7 +20,8 @@ import type {
   Usage,
 } from '../providers/language-model.js';
 import { hasKind, type ClassificationModel, type ClassificationRequest, type ClassificationResult, type ModelKind, type TokenScoresRequest, type TokenScoresResult } from '../providers/model-kinds.js';
-import { cacheKey, CanonicalRequest, type CallCache } from '../store/call-cache.js';
+import type { CallCache } from '../store/call-cache.js';
+import { cacheKey, CanonicalRequest } from '../store/call-key.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
 

@@ -11,7 +11,9 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { RunBusyError } from '../errors.js';
-import { canonicalJson, processAlive, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
+import { canonicalJson } from './call-key.js';
+import { SMALL_DEFLATE, SMALL_INFLATE } from './compression.js';
+import { processAlive } from './process-alive.js';
 import type { Db } from './database.js';
 
 export interface RunSpec {

@@ -127,7 +127,7 @@ async function promptSection(index: ViewIndex, run: ViewRun, record: Record<stri
   const { qaPrompt } = await import('../methods/reliability/prompts/paper-prompts.js');
   if (shots.length === 0 && run.kind === 'store' && run.model) {
     // Zero-shot: the prompt is the question in Table 6's template; the cache confirms it was the one sent.
-    const { cacheKey } = await import('../store/call-cache.js');
+    const { cacheKey } = await import('../store/call-key.js');
     const prompt = qaPrompt(question);
     const spec = index.db.prepare('SELECT spec FROM main.runs WHERE id = ?').get(run.key) as { spec: string } | undefined;
     const maxTokens = (JSON.parse(spec?.spec ?? '{}') as { params?: { maxTokens?: number } }).params?.maxTokens ?? 100;

@@ -6,7 +6,7 @@
  * through the executor's cache.
  */
 import { ContextOverflowError, LlmkbError } from '../../../errors.js';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';

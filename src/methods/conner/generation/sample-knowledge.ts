@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ContextOverflowError, LlmkbError } from '../../../errors.js';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';

@@ -4,7 +4,7 @@
  * and for the answer, and the id of the scorer behind each metric.
  */
 import { ContextOverflowError } from '../../../errors.js';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';

@@ -12,7 +12,7 @@
  * knowledge then gets its downstream answers (Table 13, greedy) like `conner generate` gives them,
  * so `conner score` measures helpfulness and validity of the selection (the paper's Table 8).
  */
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';
