@@ -1,5 +1,5 @@
 /**
- * Paper scale (issue 13): every stage of an evaluation — ask (four-shot, BM25 shots), judge
+ * Paper scale: every stage of an evaluation — ask (four-shot, BM25 shots), judge
  * (with a judge LLM), consistency (a distractor LLM and 20 generated MCQs per pair) — through
  * llmkb against a loopback OpenAI-compatible server (20 ms per answer, child process), each
  * compared with a bare `fetch` loop replaying exactly the requests llmkb made, at the same
