@@ -8,10 +8,10 @@
  * and moved by the next process that opens the store.
  *
  * Format, all integers little-endian u32:
- * - a frame (one write: the calls answered in one tick) is `FRAME_FLAG | length`, then `length`
- *   bytes of raw DEFLATE of its entries. Calls of one tick share most of their prompts (the
- *   method's instructions, the question, the shots), which one DEFLATE stream compresses far
- *   better than each entry on its own.
+ * - a frame (one write: the calls answered in one tick) is `0x80000000 | length` (the top bit
+ *   marks a frame), then `length` bytes of raw DEFLATE of its entries. Calls of one tick share
+ *   most of their prompts (the method's instructions, the question, the shots), which one
+ *   DEFLATE stream compresses far better than each entry on its own.
  * - an entry is `length` (of the rest of the entry), the 32-byte key, `header length`, the header
  *   (a JSON array: model, kind, response JSON text, prompt tokens, completion tokens, latency in
  *   ms, created at), then the request's canonical JSON as UTF-8.
@@ -42,10 +42,10 @@ function safeHost(): string {
 const JOURNAL_NAME = /^(.*)\.calls-([A-Za-z0-9_.-]*)~(\d+)~[0-9a-f]+\.journal$/;
 
 /** Whose journal a file of the store's folder is (undefined: not a journal of `storeName`). */
-export function journalOwner(fileName: string, storeName: string): { host: string; pid: number; thisHost: boolean } | undefined {
+export function journalOwner(fileName: string, storeName: string): { pid: number; thisHost: boolean } | undefined {
   const m = JOURNAL_NAME.exec(fileName);
   if (!m || m[1] !== storeName) return undefined;
-  return { host: m[2]!, pid: Number(m[3]), thisHost: m[2] === safeHost() };
+  return { pid: Number(m[3]), thisHost: m[2] === safeHost() };
 }
 
 /**
