@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 
 /**
  * V8 settings the llmkb command runs with, for flat memory over long runs of many short-lived
- * model calls (figures: bench/README.md, `npm run bench:eval-memory`):
+ * model calls (figures, and what they cost in time: bench/README.md, `npm run bench:eval-memory`):
  * - `--max-semi-space-size=8`: V8's young generation, where the garbage of every call goes first,
  *   stays at 16 MiB (two semi-spaces of 8), where V8 would grow it to several times that while
  *   calls keep coming;

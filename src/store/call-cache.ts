@@ -146,7 +146,7 @@ export class CallCache {
 
   get(key: string): CacheEntry | undefined {
     const journaled = this.#shared?.journal.find(key);
-    if (journaled) return { response: JSON.parse(journaled.response), promptTokens: journaled.promptTokens, completionTokens: journaled.completionTokens, latencyMs: journaled.latencyMs };
+    if (journaled) return { ...journaled, response: JSON.parse(journaled.response) };
     let row = this.#lookUp(Buffer.from(key, 'hex'));
     if (!row && this.#shared && performance.now() - this.#recoveredAt > RECOVERY_INTERVAL_MS) {
       // A process that died since the store was opened (one whose run this process took over)
