@@ -1,5 +1,5 @@
 /**
- * Paper scale (issue 13): every stage of an evaluation — ask (four-shot, BM25 shots), judge
+ * Paper scale: every stage of an evaluation — ask (four-shot, BM25 shots), judge
  * (with a judge LLM), consistency (a distractor LLM and 20 generated MCQs per pair) — through
  * llmkb against a loopback OpenAI-compatible server (20 ms per answer, child process), each
  * compared with a bare `fetch` loop replaying exactly the requests llmkb made, at the same
@@ -24,7 +24,6 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
 import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
-import { garbageCollector, type GarbageCollector } from '../src/io/young-garbage.js';
 import { evaluateReliability } from './support/evaluate-reliability.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { runJudgeStage } from '../src/methods/reliability/judging/judge-records.js';
@@ -162,8 +161,8 @@ async function startProfile(): Promise<(name: string) => Promise<void>> {
  * stage, run right after the bare ask replay (6,000 fetch calls), measured 0.62-0.81x and the
  * same stage repeated 0.70-1.02x; with it, 0.93-1.02x and 1.0-1.2x.
  */
-const collectGarbage: GarbageCollector = garbageCollector() ?? (() => {
-  throw new Error("bench:paper-scale needs V8's gc function: run it with node --expose-gc");
+const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => {
+  throw new Error("bench:paper-scale needs V8's gc function: run it with node --expose-gc (npm run bench:paper-scale does)");
 });
 
 const written0 = writtenBytes();

@@ -1,27 +1,66 @@
 #!/usr/bin/env node
-import { setFlagsFromString } from 'node:v8';
+import { spawn } from 'node:child_process';
 
-// Flat memory over a long run (issue 13; measured with `npm run bench:eval-memory`): V8 lets its
-// heap grow to about five times what is live (~30 MB) over tens of thousands of short-lived model
-// calls, so peak RSS rose with the number of questions (281 MB at 6,000). Growing the heap by at
-// most a quarter of what is live after each full collection keeps it near the live size (heap
-// 82 MB at 300 questions and 81 MB at 6,000) at no measured cost in time. Read at every
-// collection, so it applies from here on; a value given in NODE_OPTIONS or on node's command
-// line wins.
-const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...process.execArgv];
-if (!nodeOptions.some((option) => option.includes('heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=25');
-// And the young generation, where every model call's garbage goes, stops growing at 16 MiB
-// (Node 24 grows it to 128 MiB): see capYoungGeneration. A size given to node wins.
-if (!nodeOptions.some((option) => /semi-space/.test(option))) (await import('../dist/io/young-generation.js')).capYoungGeneration();
+/**
+ * V8 settings the llmkb command runs with, for flat memory over long runs of many short-lived
+ * model calls (figures, and what they cost in time: bench/README.md, `npm run bench:eval-memory`):
+ * - `--max-semi-space-size=8`: V8's young generation, where the garbage of every call goes first,
+ *   stays at 16 MiB (two semi-spaces of 8), where V8 would grow it to several times that while
+ *   calls keep coming;
+ * - `--heap-growing-percent=25`: after each full collection the heap may grow by a quarter of what
+ *   is live, where V8 would let such a process grow it to several times its live size.
+ * V8 reads both only as node starts, and NODE_OPTIONS does not allow the second, so a command
+ * started without them runs in a node process of its own started with them (the command's
+ * process): this one waits for it, passes signals on to it and ends as it ends, and the command's
+ * process ends with this one (a kill -9 of this process ends both). A value given on node's
+ * command line (or the semi-space size in NODE_OPTIONS) wins; given both, the command runs in
+ * this process (e.g. `node --max-semi-space-size=8 --heap-growing-percent=25 --inspect bin/llmkb.js`).
+ * Help and the version are printed before memory matters, so they run in this process too.
+ */
+const FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=25'];
+const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** Set by the launcher for the command's process: the launcher's pid. */
+const LAUNCHER = 'LLMKB_LAUNCHER_PID';
 
-const { main } = await import('../dist/cli/main.js');
-const code = await main(process.argv);
-process.exitCode = code;
-// A finished command never hangs on a leftover handle (e.g. the socket of a download that was
-// given up on): once stdout and stderr are flushed, exit shortly even if something is still open.
-let unflushed = 2;
-const flushed = () => {
-  if (--unflushed === 0) setTimeout(() => process.exit(code), 1000).unref();
-};
-process.stdout.write('', flushed);
-process.stderr.write('', flushed);
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((option) => option.replaceAll('_', '-'));
+const missing = FLAGS.filter((flag) => !given.some((option) => option.startsWith(flag.slice(0, flag.indexOf('=') + 1))));
+const args = process.argv.slice(2);
+const helpOrVersion = args.length === 0 || args.some((arg) => arg === '--help' || arg === '-h' || arg === '--version' || arg === '-V');
+
+if (missing.length > 0 && !helpOrVersion) {
+  // The IPC channel only tells the command's process when this one is gone.
+  const child = spawn(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, [LAUNCHER]: String(process.pid) } });
+  const relay = (signal) => child.kill(signal);
+  for (const signal of RELAYED_SIGNALS) process.on(signal, relay);
+  child.on('error', (error) => {
+    process.stderr.write(`llmkb: error: cannot start node (${process.execPath}): ${error.message}\n`);
+    process.exit(70);
+  });
+  child.on('exit', (code, signal) => {
+    for (const s of RELAYED_SIGNALS) process.off(s, relay);
+    // Ended by a signal: end the same way, so a shell or parent process sees what happened.
+    if (signal) process.kill(process.pid, signal);
+    else process.exit(code ?? 70);
+  });
+} else {
+  const launcher = process.env[LAUNCHER];
+  if (launcher !== undefined && typeof process.send === 'function') {
+    // Started by the launcher above. When the launcher is gone (only a kill -9 or a crash ends it
+    // first) this process goes the same way; its channel must not keep this process alive.
+    delete process.env[LAUNCHER];
+    if (!process.connected || String(process.ppid) !== launcher) process.kill(process.pid, 'SIGKILL');
+    process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+    process.channel?.unref();
+  }
+  const { main } = await import('../dist/cli/main.js');
+  const code = await main(process.argv);
+  process.exitCode = code;
+  // A finished command never hangs on a leftover handle (e.g. the socket of a download that was
+  // given up on): once stdout and stderr are flushed, exit shortly even if something is still open.
+  let unflushed = 2;
+  const flushed = () => {
+    if (--unflushed === 0) setTimeout(() => process.exit(code), 1000).unref();
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
+}

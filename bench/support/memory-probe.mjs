@@ -1,7 +1,8 @@
-// Preloaded into the `llmkb eval` child of bench/eval-memory.ts (node --import): samples the
-// process's memory every 50 ms and, at exit, writes the peaks as one JSON line to the file named
-// by LLMKB_MEMORY_PROBE. Plain JavaScript, so the child needs no TypeScript loader.
-import { readFileSync, writeFileSync } from 'node:fs';
+// Preloaded into the `llmkb eval` child of bench/eval-memory.ts (node --import), and so into the
+// command's process that bin/llmkb.js starts: samples the process's memory every 50 ms and, at
+// exit, appends its peaks as one JSON line (with its pid) to the file named by
+// LLMKB_MEMORY_PROBE. Plain JavaScript, so the child needs no TypeScript loader.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
@@ -46,5 +47,5 @@ if (isMainThread) setInterval(() => {
 process.on('exit', () => {
   if (!file) return;
   sample();
-  writeFileSync(file, `${JSON.stringify({ ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
+  appendFileSync(file, `${JSON.stringify({ pid: process.pid, ...peak, heapLimit: getHeapStatistics().heap_size_limit, maxRSS: process.resourceUsage().maxRSS * 1024 })}\n`);
 });

@@ -3,9 +3,11 @@ import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
 import { ModelCallError } from '../errors.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
-import { CallCache, canonicalJson } from '../store/call-cache.js';
+import { CallCache } from '../store/call-cache.js';
+import { canonicalJson } from '../store/call-key.js';
 import { openDatabase } from '../store/database.js';
-import { EMBED_BATCH, greedyCompletionParams, ModelExecutor, PromptPrefix, type ExecutorOptions } from './model-executor.js';
+import { greedyCompletionParams, PromptPrefix } from './call-params.js';
+import { EMBED_BATCH, ModelExecutor, type ExecutorOptions } from './model-executor.js';
 
 function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleModel {
   return new OpenAICompatibleModel({ baseURLs, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency });
@@ -71,6 +73,39 @@ describe('ModelExecutor', () => {
       const results = await Promise.all([1, 2, 3].map(() => ex.complete({ prompt: 'same', maxTokens: 3 })));
       assert.equal(server.requests.length, 1);
       assert.equal(results.filter((r) => r.cached).length, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('shares an identical call in flight between executors on one cache: one request, the second caller not charged for it', async () => {
+    const server = await startOpenAICompatibleServer({ delayMs: 50 });
+    try {
+      const cache = new CallCache(openDatabase(':memory:'));
+      // Two runs of a sweep: executors of their own over the same judge, on the sweep's cache.
+      const first = new ModelExecutor(providerFor([server.baseURL]), { cache });
+      const second = new ModelExecutor(providerFor([server.baseURL]), { cache });
+      const [a, b] = await Promise.all([first.complete({ prompt: 'same judge prompt', maxTokens: 3 }), second.complete({ prompt: 'same judge prompt', maxTokens: 3 })]);
+      assert.equal(server.requests.length, 1);
+      assert.deepEqual(b.value, a.value);
+      assert.equal(b.key, a.key);
+      assert.deepEqual([a.cached, b.cached], [false, true]);
+      assert.deepEqual([first.accounting.requests, second.accounting.requests], [1, 0]);
+      assert.deepEqual([first.accounting.cacheHits, second.accounting.cacheHits], [0, 1]);
+      assert.equal(second.accounting.promptTokens, 0);
+      assert.ok(a.value.usage.promptTokens > 0);
+      assert.equal(second.accounting.cachedPromptTokens, a.value.usage.promptTokens, 'the tokens the second caller did not pay for');
+
+      // Lists too: texts one executor is fetching are not fetched again by the other.
+      const [ea, eb] = await Promise.all([first.embed(['x', 'y']), second.embed(['y', 'z'])]);
+      const embedded = server.requests.filter((r) => r.path.endsWith('/embeddings')).flatMap((r) => r.body.input as string[]);
+      assert.deepEqual(embedded.sort(), ['x', 'y', 'z']);
+      assert.deepEqual(eb.value[0], ea.value[1]);
+
+      // Executors on another cache (or none) send their own request.
+      await Promise.all([first.complete({ prompt: 'other', maxTokens: 3 }), new ModelExecutor(providerFor([server.baseURL]), { cache: new CallCache(openDatabase(':memory:')) }).complete({ prompt: 'other', maxTokens: 3 })]);
+      await Promise.all([new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 }), new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 })]);
+      assert.equal(server.requests.filter((r) => r.path.endsWith('/completions')).length, 5);
     } finally {
       await server.close();
     }

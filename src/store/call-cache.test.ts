@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteDatabase as Database } from './database.js';
-import { cacheKey, canonicalJson, CallCache } from './call-cache.js';
+import { CallCache } from './call-cache.js';
+import { cacheKey, canonicalJson } from './call-key.js';
 import { openDatabase } from './database.js';
 import { RunStore } from './run-store.js';
 
@@ -19,31 +20,6 @@ CREATE TABLE run_records (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CAS
   record TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (run_id, stage, item_id)) WITHOUT ROWID;
 PRAGMA user_version = 1;
 `;
-
-describe('canonicalJson', () => {
-  it('writes plain data directly, exactly as the sorted-keys replacer does, and takes the general path for anything else', () => {
-    const sorted = (value: unknown) =>
-      JSON.stringify(value, (_k, v: unknown) => {
-        if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-        return v;
-      });
-    const cases: unknown[] = [
-      { prompt: 'a"\n\u2028é😀\\', maxTokens: 5, stop: ['\n', 'QUESTION:'], temperature: 0 },
-      { b: 1, a: [1, { d: null, c: undefined }, 'x'], z: true, y: false },
-      { '10': 1, '2': 2, a: 3 },
-      [undefined, () => 1, 1],
-      { x: Number.NaN, y: Number.POSITIVE_INFINITY, z: -0, w: 1.5e-7 },
-      { when: new Date(0), buf: Buffer.from('hi') },
-      { own: { toJSON: () => 'mine' } },
-      { messages: [{ role: 'user', content: 'hi' }], maxTokens: 3 },
-      Object.assign(Object.create(null) as object, { b: 1, a: 2 }),
-      null,
-      'text',
-      12,
-    ];
-    for (const c of cases) assert.equal(canonicalJson(c), sorted(c), JSON.stringify(sorted(c)));
-  });
-});
 
 describe('CallCache', () => {
   it('returns what was put, after the commit, and keeps the request', async () => {
@@ -151,37 +127,6 @@ describe('CallCache', () => {
     cache.close();
     db.close();
   });
-  // From V8 13 (Node 24) a scavenge keeps what a native object holds weakly, such as the stream
-  // object of every zlib call (about 5 KB of Buffers each: 15 MB left by this move), so there only
-  // V8's own full collections free them; with the young generation capped (bin/llmkb.js) a
-  // 6,000-question eval peaked at 207 MB on Node 24 with no full collections of ours, 217 MB with
-  // one whenever 4 MB piled up (npm run bench:eval-memory).
-  const scavengeKeepsZlibStreams = Number(process.versions.v8.split('.')[0]) >= 13;
-  it('moves a journal without piling up its Buffers outside the heap (issue 13: flat memory)', { skip: scavengeKeepsZlibStreams && `V8 ${process.versions.v8}: a scavenge keeps zlib's stream objects` }, async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-journal-memory-')), 'store.sqlite');
-    const db = openDatabase(path);
-    const cache = new CallCache(db, { mergeEntries: 1_000_000 });
-    // 3,008 calls with prompts of about 4 KB, 16 a tick: 12 MB of entries to inflate and 3,008
-    // requests to deflate as they move. V8 alone would collect that garbage only after about
-    // 64 MB of it; the move collects it as it goes.
-    const prompt = (i: number) => `${'Answer the question with a short phrase. '.repeat(90)} Question ${i}: ${'who what where '.repeat(10)}${i}`;
-    for (let b = 0; b < 3008; b += 16) {
-      await Promise.all(Array.from({ length: 16 }, (_, j) => {
-        const request = { prompt: prompt(b + j) };
-        return cache.put(cacheKey('m', 'complete', request), 'm', 'complete', request, { response: { text: `a${b + j}` }, promptTokens: 900, completionTokens: 2, latencyMs: 5 });
-      }));
-    }
-    const before = process.memoryUsage().arrayBuffers;
-    cache.checkpoint();
-    assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 3008);
-    // Node 24 frees swept Buffers on a helper thread and counts them a moment later.
-    const left = () => process.memoryUsage().arrayBuffers - before;
-    for (let turn = 0; turn < 50 && left() > 6_000_000; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.ok(left() < 6_000_000, `${(left() / 1e6).toFixed(1)} MB of Buffers left by the move`);
-    cache.close();
-    db.close();
-  });
-
   it('looks up through a read transaction that spans a turn, yet sees in that turn every call it moves into the store and every clear', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'llmkb-reader-')), 'store.sqlite');
     const db = openDatabase(path);

@@ -33,19 +33,18 @@ export type Db = BetterSqlite3.Database;
 
 /**
  * 3: run records in rowid order with a unique index (schema 2's clustered table is rebuilt
- * once), the long ones stored raw-DEFLATEd (run-store.ts: DEFLATE_RECORDS_FROM; 512 characters before 2,048) (a BLOB in `record`), and
- * cached calls may wait in a journal file beside the store (see CallCache) before they move into
- * `calls`; text records are read as they are. The number keeps an older llmkb from misreading
- * a newer store.
+ * once), the long ones stored raw-DEFLATEd (a BLOB in `record`; run-store.ts:
+ * DEFLATE_RECORDS_FROM), and cached calls may wait in a journal file beside the store (see
+ * CallCache) before they move into `calls`; text records are read as they are. The number keeps
+ * an older llmkb from misreading a newer store.
  */
 const SCHEMA_VERSION = 3;
 
 /**
  * The call cache (schema 2). Keys are SHA-256 hashes, i.e. random: a table clustered on them
  * (schema 1: `WITHOUT ROWID` with the key as a 64-character text primary key) inserts every row
- * at a random place, splits pages half-empty and spills rows larger than about 1 KB into
- * overflow pages, which made the store about four times the size of its data and rewrote a
- * random page per call. Schema 2 appends rows in rowid order (dense pages, one growing end) and
+ * at a random place, splits pages half-empty and spills large rows into overflow pages, which
+ * makes the store several times the size of its data and rewrites a random page per call. Schema 2 appends rows in rowid order (dense pages, one growing end) and
  * finds them through a unique index on the 32-byte binary key; the request (the prompt, for the
  * record: it is never read back to answer a call) is stored deflated.
  */
@@ -110,7 +109,7 @@ CREATE TABLE IF NOT EXISTS run_stages (
 
 -- Schema 3: rows in rowid order (appended as records finish) found through a unique index;
 -- schema 2 clustered them on (run, stage, item id), so records finishing in any order were
--- inserted at random places and left pages about 40% full.
+-- inserted at random places and left pages part-empty.
 CREATE TABLE IF NOT EXISTS run_records (
   id INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -172,12 +171,10 @@ export function storeError(path: string, error: unknown): unknown {
 /**
  * The page cache of a store's connection, in KiB (SQLite's default is 2 MiB). It writes (run
  * records, the call journal's moves) and reads stage records mostly in order; the call cache's
- * lookups by random key have a connection of their own and its cache (call-cache.ts, Reader), and
- * a corpus raises this one for its searches (CORPUS_CACHE_KIB). A cap, so memory stays flat
- * however large the store grows: at 16 MiB the run's pages filled it, and an eval of 6,000
- * questions peaked 12-15 MB higher than with 4 MiB (`npm run bench:eval-memory`, issue 13) for
- * nothing measurable: `npm run bench:paper-scale` wrote 2.73x the store with 4, 8 and 16 MiB
- * alike, and the whole eval from the call cache alone took 4.37, 4.39 and 4.62 s.
+ * lookups by random key have a connection of their own and its cache (call-lookup.ts), and a
+ * corpus raises this one for its searches (CORPUS_CACHE_KIB). A cap, so memory stays flat
+ * however large the store grows: a larger cache fills with the run's pages and raises the peak
+ * memory of a long eval, without writing less or reading faster (bench/README.md).
  */
 export const STORE_CACHE_KIB = 4096;
 
@@ -213,10 +210,10 @@ export function openDatabase(path: string): Db {
   let db: Db | undefined;
   try {
     db = new SqliteDatabase(path);
-    // A new store's pages: 8 KiB (SQLite's default is 4 KiB). A cached call is a row of about
-    // 700 bytes and a long run record about 1,800: in 4 KiB pages the space left at the end of
-    // each page was 5-8% of the store; at paper scale 8 KiB pages made it 1.7 MB (1.7%) smaller.
-    // Only a file without tables takes it (an existing store keeps its page size).
+    // A new store's pages: 8 KiB (SQLite's default is 4 KiB). Cached calls and long run records
+    // are rows of hundreds to thousands of bytes, and fewer of them fit a page's end when pages
+    // are small, which leaves more of the store unused. Only a file without tables takes it (an
+    // existing store keeps its page size).
     if (path !== ':memory:') db.pragma('page_size = 8192');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

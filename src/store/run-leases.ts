@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RunBusyError } from '../errors.js';
-import { processAlive } from './call-cache.js';
+import { processAlive } from './process-alive.js';
 import type { Db } from './database.js';
 
 /** How a store's leases behave. */

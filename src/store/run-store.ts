@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Statement } from 'better-sqlite3';
-import { canonicalJson, SMALL_DEFLATE, SMALL_INFLATE } from './call-cache.js';
+import { canonicalJson } from './call-key.js';
+import { SMALL_DEFLATE, SMALL_INFLATE } from './compression.js';
 import { Leases, type LeaseHolder, type LeaseOptions } from './run-leases.js';
 import type { Db } from './database.js';
 

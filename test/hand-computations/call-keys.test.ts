@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ModelExecutor, PromptPrefix, type Executed } from '../../src/executor/model-executor.js';
+import { PromptPrefix } from '../../src/executor/call-params.js';
+import { ModelExecutor, type Executed } from '../../src/executor/model-executor.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, ContinuationLogLikelihoodRequest, EmbeddingRequest, Model, NextTokenLogprobsRequest, Sampling } from '../../src/providers/language-model.js';
 import type { ClassificationRequest, ClassificationResult, ModelKind, TokenScoresRequest } from '../../src/providers/model-kinds.js';
 import { CallCache } from '../../src/store/call-cache.js';

@@ -9,7 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connerRecord, writeConnerResults } from './conner-fixture.js';
 import { summarizeRun, type ScoredRecord } from '../../src/methods/reliability/metrics/summarize-run.js';
-import { CallCache, cacheKey } from '../../src/store/call-cache.js';
+import { CallCache } from '../../src/store/call-cache.js';
+import { cacheKey } from '../../src/store/call-key.js';
 import { openDatabase } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/run-store.js';
 

@@ -5,7 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallCache, cacheKey } from '../../src/store/call-cache.js';
+import { CallCache } from '../../src/store/call-cache.js';
+import { cacheKey } from '../../src/store/call-key.js';
 import { openDatabase } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/run-store.js';
 import { summarizeRun } from '../../src/methods/reliability/metrics/summarize-run.js';

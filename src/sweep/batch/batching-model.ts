@@ -28,7 +28,8 @@ import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
 import { Progress } from '../../progress/progress.js';
-import { cacheKey, type CallCache } from '../../store/call-cache.js';
+import type { CallCache } from '../../store/call-cache.js';
+import { cacheKey } from '../../store/call-key.js';
 
 /** Requests per batch file (the Batch API's limit). */
 export const MAX_BATCH_REQUESTS = 50_000;

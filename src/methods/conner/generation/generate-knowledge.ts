@@ -9,7 +9,7 @@
  * store: an interrupted run continues at the first query without a record; every call goes
  * through the executor's cache.
  */
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';

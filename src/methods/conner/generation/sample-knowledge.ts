@@ -8,7 +8,7 @@
  * interrupted run repeats no model call.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';

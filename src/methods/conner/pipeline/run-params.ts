@@ -6,7 +6,7 @@
  */
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import type { ScoringChoices } from '../conner-choices.js';
 import type { ConnerRunFacts } from '../conner-protocol.js';
 import { scorersOf, scoringExecutors } from '../scoring/scoring-setup.js';

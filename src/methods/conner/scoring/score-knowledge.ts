@@ -3,7 +3,7 @@
  * one resumable stage over the run store. Helpfulness's negatives come from the other items of
  * the same generator.
  */
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStoredStage } from '../../../store/run-stage.js';

@@ -13,7 +13,7 @@
  * so `conner score` measures helpfulness and validity of the selection (the paper's Table 8).
  */
 import { InputFileError } from '../../../errors.js';
-import { canonicalJson } from '../../../store/call-cache.js';
+import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';

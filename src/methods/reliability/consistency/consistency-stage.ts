@@ -5,7 +5,8 @@
  */
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-import { PromptPrefix, type ModelExecutor } from '../../../executor/model-executor.js';
+import { PromptPrefix } from '../../../executor/call-params.js';
+import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
 import type { Shot } from '../prompts/paper-prompts.js';
 import type { ProgressOptions } from '../../../progress/progress.js';

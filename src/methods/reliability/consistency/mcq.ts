@@ -19,7 +19,8 @@
  */
 import { ANSWER_MAX_TOKENS } from '../asking/ask-questions.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-import type { ModelExecutor, PromptPrefix } from '../../../executor/model-executor.js';
+import type { PromptPrefix } from '../../../executor/call-params.js';
+import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 import { MCQ_INSTRUCTION, qaPrompt, type Shot } from '../prompts/paper-prompts.js';
 

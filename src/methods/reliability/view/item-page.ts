@@ -5,7 +5,7 @@
  * Every piece of model or user text is escaped.
  */
 import { escapeHtml } from '../../../report/html-parts.js';
-import { cacheKey } from '../../../store/call-cache.js';
+import { cacheKey } from '../../../store/call-key.js';
 import type { ItemPageContext } from '../../method-presentation.js';
 import { ANSWER_MAX_TOKENS } from '../defaults.js';
 import { qaPrompt } from '../prompts/paper-prompts.js';
