@@ -10,9 +10,6 @@ import { docPages, headingAnchors, headingSlug, relativeLinks } from './support/
 
 const root = join(import.meta.dirname, '..');
 
-/** Pages that other branches add; a link to one is checked as soon as the page exists. */
-const ADDED_ELSEWHERE = new Set(['docs/conner.md', 'bench/README.md']);
-
 /** The broken relative links of the pages, as `page:line: target (why)`. */
 function brokenLinks(dir: string, pages: string[]): string[] {
   const anchorsOf = new Map<string, Set<string>>();
@@ -26,7 +23,7 @@ function brokenLinks(dir: string, pages: string[]): string[] {
       const target = link.path === '' ? page : normalize(join(dirname(page), link.path)).split('\\').join('/');
       const where = `${page}:${link.line}: ${link.path}${link.anchor === undefined ? '' : `#${link.anchor}`}`;
       if (!existsSync(join(dir, target))) {
-        if (!ADDED_ELSEWHERE.has(target)) broken.push(`${where} (no file ${target})`);
+        broken.push(`${where} (no file ${target})`);
         continue;
       }
       if (link.anchor !== undefined && target.endsWith('.md') && !anchors(target).has(link.anchor)) broken.push(`${where} (no heading with anchor #${link.anchor} in ${target})`);
