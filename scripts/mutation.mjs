@@ -29,9 +29,20 @@ import { parseArgs } from 'node:util';
 
 const root = join(import.meta.dirname, '..');
 const MUTANTS = JSON.parse(readFileSync(join(import.meta.dirname, 'mutants.json'), 'utf8')).mutants;
-const { values: opts } = parseArgs({
-  options: { only: { type: 'string', multiple: true }, list: { type: 'boolean' }, timeout: { type: 'string', default: '180' }, keep: { type: 'boolean' } },
-});
+const USAGE = 'usage: npm run mutation -- [--only SUBSTRING]... [--list] [--timeout SECONDS] [--keep]';
+let opts;
+try {
+  ({ values: opts } = parseArgs({
+    options: { only: { type: 'string', multiple: true }, list: { type: 'boolean' }, timeout: { type: 'string', default: '180' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  }));
+} catch (error) {
+  process.stderr.write(`mutation: ${error.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (opts.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 const say = (line) => process.stdout.write(`${line}\n`);
 
