@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { METHOD_INTERFACE_VERSION } from '../src/methods/method.js';
 import { processAlive } from '../src/store/process-alive.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 
@@ -36,7 +37,7 @@ describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.met
     const { dir, log, env } = workdir();
     const ok = spawnSync(process.execPath, [PROBE, BIN, 'methods', '--json'], { cwd: dir, env, encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
-    assert.equal((JSON.parse(ok.stdout) as { interfaceVersion: string }).interfaceVersion, 'llmkb-method-v1', 'the command printed its JSON through the launcher');
+    assert.equal((JSON.parse(ok.stdout) as { interfaceVersion: string }).interfaceVersion, METHOD_INTERFACE_VERSION, 'the command printed its JSON through the launcher');
     const [launcher, command] = processes(log);
     assert.equal(processes(log).length, 2);
     assert.deepEqual(flagsOf(launcher!), []);
