@@ -10,7 +10,7 @@ import { InvalidArgumentError } from 'commander';
 import { isoDateOf } from '../text/iso-date.js';
 import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
-import { NO_MODEL } from '../config/config.js';
+import { NO_MODEL } from '../config/no-model.js';
 import { requireFolder } from '../io/require-path.js';
 
 export function wholeNumber(value: string): number {

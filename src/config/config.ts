@@ -90,11 +90,7 @@ export function checkConfigRoles(config: LlmkbConfig, file: string | undefined, 
   }
 }
 
-/**
- * `none` as a role's model (`--judge none`, `judge: none` in a study): no model for that role, even
- * when the config names one; the role's documented fallback runs, recorded in the run's protocol.
- */
-export const NO_MODEL = 'none';
+export { NO_MODEL } from './no-model.js';
 
 export const DEFAULT_CONFIG_FILE = 'llmkb.config.json';
 

@@ -217,6 +217,8 @@ export interface EvaluationMethod {
   readonly paper: string;
   /** Who defined the metrics, short, for report captions. */
   readonly citation?: string;
+  /** What an item of its runs is, in the plural, for messages (e.g. "questions"); default "items". */
+  readonly itemsNoun?: string;
   readonly roles: readonly RoleDef[];
   /** Roles its own commands use besides its runs' (e.g. the question writer of a data command): the config may name them. */
   readonly commandRoles?: readonly RoleDef[];
@@ -251,7 +253,7 @@ export interface EvaluationMethod {
    * `--limit n`: which n of the items a run reads, a seeded sample kept in item order (default
    * `limitItems`: split between the items' `dataset` groups in proportion).
    */
-  limitItems?(items: readonly MethodItem[], n: number, seed: number): MethodItem[];
+  limitItems?(items: readonly MethodItem[], n: number, seed: number): MethodItem[] | Promise<MethodItem[]>;
   /**
    * What else makes a run's results what they are, besides model, items, setting and seed (max
    * tokens, the judge's identity, ...): part of the run's id, so changing one starts another run.

@@ -159,10 +159,10 @@ function accountingDelta(now: Accounting, before: Accounting): CallCounts {
 }
 
 /** The run's items after `--limit`, and what the limit did. */
-function limitedItems(prepared: Prepared, limit: number | undefined): { items: readonly MethodItem[]; limit?: { n: number; of: number } } {
+async function limitedItems(prepared: Prepared, limit: number | undefined): Promise<{ items: readonly MethodItem[]; limit?: { n: number; of: number } }> {
   if (limit === undefined || limit >= prepared.items.length) return { items: prepared.items };
   const sample = prepared.method.limitItems ?? limitItems;
-  return { items: sample(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
+  return { items: await sample(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
 }
 
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
@@ -187,7 +187,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   method.check?.({ options: prepared.options, roles: options.roles, settings: [setting], quick: prepared.quick });
   const seed = prepared.seed;
   const label = options.label ?? subject.model.modelId;
-  const { items, limit } = limitedItems(prepared, options.limit);
+  const { items, limit } = await limitedItems(prepared, options.limit);
   const dataset = checksumOfLines(items, (i) => JSON.stringify(i));
   const params = method.runParams({ options: prepared.options, roles: options.roles, setting, quick: prepared.quick, context: prepared.context });
   const run = options.runs.open({
@@ -203,7 +203,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   });
   const runtime = subject.model.runtime;
   log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
-  if (limit) log(`--limit ${limit.n}: ${limit.n} of ${limit.of} items (a seeded sample; a run of its own, results named *.limit-${limit.n}.*)`);
+  if (limit) log(`--limit ${limit.n}: ${limit.n} of ${limit.of} ${method.itemsNoun ?? 'items'} (a seeded sample; a run of its own, results named *.limit-${limit.n}.*)`);
 
   const startedAt = new Date().toISOString();
   const active = Object.entries(options.roles);

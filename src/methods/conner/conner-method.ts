@@ -4,7 +4,6 @@
  * definitions, with the paper's equation numbers. This module imports nothing heavy.
  */
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from '../method.js';
-import { limitItemsById } from '../../sampling/limit-items.js';
 import { checkMaxTokens } from '../token-budget.js';
 import { KNOWLEDGE_SETTINGS } from './defaults.js';
 import { CONNER_METHOD, CONNER_METRIC_DEFS } from './metric-defs.js';
@@ -44,7 +43,7 @@ export const connerMethod: EvaluationMethod = {
   },
   prepare: async (ctx) => (await import('./pipeline/inputs.js')).prepareConner(ctx),
   // By sorted ids, as the `conner` commands sample: `generate --limit n` and `eval --limit n` read the same queries.
-  limitItems: (items, n, seed) => limitItemsById(items, n, seed),
+  limitItems: async (items, n, seed) => (await import('../../sampling/limit-items.js')).limitItemsById(items, n, seed),
   runParams: ({ roles, setting, context }) => connerRunParams(roles, setting, context as ConnerContext),
   outputRecords: async (run) => (await import('./pipeline/summary.js')).connerOutputRecords(run),
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeConnerRun(ctx),
@@ -58,6 +57,7 @@ export const connerMethod: EvaluationMethod = {
   cli: { load: () => import('./cli/register.js') },
   metricDefs: CONNER_METRIC_DEFS,
   citation: 'Chen et al. (CONNER, EMNLP 2023)',
+  itemsNoun: 'queries',
   protocolChoices: {
     answerer: 'answerer (Appendix G)',
     evidence: 'evidence',

@@ -24,6 +24,7 @@ export const reliabilityMethod: EvaluationMethod = {
   title: 'Reliability of an LLM as a knowledge base: factuality and consistency on seen and unseen knowledge',
   paper: 'Zheng, Lapata & Pan. How Reliable are LLMs as Knowledge Bases? Re-thinking Factuality and Consistency.',
   citation: 'Zheng, Lapata & Pan',
+  itemsNoun: 'questions',
   roles: [
     { id: 'model', kind: 'text-generation', required: true, description: 'the model under test: answers the questions and the MCQs' },
     { id: 'judge', kind: 'text-generation', required: false, batchable: true, description: 'decides correct vs wrong where exact match does not (paper Table 7); filters time-sensitive questions when SeenQA is built (Table 5) unless a timeFilter model is given', fallback: 'the lexical rule and the keyword rule, recorded as approximations' },

@@ -14,7 +14,6 @@ import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS,
 import type { Workspace } from '../../../workspace.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../../cli/cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
-import { limitItemsById } from '../../../sampling/limit-items.js';
 import { checkMaxTokens } from '../../token-budget.js';
 
 const LIMIT_HELP = 'only n queries of each file, for a quick look: a seeded sample (--seed) of its ids, the same queries in files over the same ones; a run of its own';
@@ -49,6 +48,7 @@ function probability(value: string): number {
 /** `--limit n`: the seeded sample, said on stderr when it cuts anything. */
 async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
   if (limit === undefined) return files;
+  const { limitItemsById } = await import('../../../sampling/limit-items.js');
   const out = files.map((f) => limitItemsById(f, limit, seed));
   const cut = files.flatMap((f, i) => (out[i]!.length < f.length ? [`${out[i]!.length} of ${f.length}`] : []));
   if (cut.length > 0) process.stderr.write(`--limit ${limit}: ${cut.join(', ')} ${what} (a seeded sample, seed ${seed}; a run of its own)\n`);
