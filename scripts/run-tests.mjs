@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm test`'s runner: every `*.test.ts` under src/ and test/, at any depth (fixtures/ and
- * support/ folders hold test material, not tests), run by `node --test` one file at a time.
+ * support/ folders hold test material, not tests), run by `node --test`, two files at a time.
  *
  * A script rather than a glob in package.json: Node 20's `--test` does not expand globs, and npm
  * runs scripts with sh, which has no `**`. Extra arguments are passed to `node --test` before the
@@ -27,21 +27,18 @@ function testFiles(dir) {
   return out;
 }
 
-// LLMKB_TEST_EXCLUDE: comma-separated test files to leave out (CI runs the slowest end-to-end
-// files on one Node line only; see .ci/run). Each named file must exist, so a rename is noticed.
-const exclude = (process.env.LLMKB_TEST_EXCLUDE ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-const all = [...testFiles('src'), ...testFiles('test')].sort();
-for (const f of exclude) {
-  if (!all.includes(f)) {
-    process.stderr.write(`run-tests: LLMKB_TEST_EXCLUDE names ${f}, which is not a test file\n`);
-    process.exit(1);
-  }
-}
-const files = all.filter((f) => !exclude.includes(f));
+const files = [...testFiles('src'), ...testFiles('test')].sort();
 if (files.length === 0) {
   process.stderr.write('run-tests: no *.test.ts files found\n');
   process.exit(1);
 }
-process.stderr.write(`run-tests: ${files.length} test files${exclude.length ? ` (left out: ${exclude.join(', ')})` : ''}\n`);
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', '--test-concurrency=1', ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
+// Two files at a time by default: most files wait on a child process or a loopback server, so two
+// take about half the time of one on a 2-core machine; LLMKB_TEST_CONCURRENCY=1 runs them in turn.
+const concurrency = process.env.LLMKB_TEST_CONCURRENCY ?? '2';
+if (!/^[1-9]\d*$/.test(concurrency)) {
+  process.stderr.write(`run-tests: LLMKB_TEST_CONCURRENCY must be a positive whole number, not "${concurrency}"\n`);
+  process.exit(1);
+}
+process.stderr.write(`run-tests: ${files.length} test files, ${concurrency} at a time\n`);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);
