@@ -25,6 +25,8 @@ import { parseArgs } from 'node:util';
 import { datasetChecksum, runAskStage, shotsFromIds, type AskedRecord } from '../src/methods/reliability/asking/ask-questions.js';
 import { runConsistencyStage } from '../src/methods/reliability/consistency/consistency-stage.js';
 import { evaluateReliability } from './support/evaluate-reliability.js';
+import { PAPER_CUTOFF } from '../src/methods/reliability/defaults.js';
+import { reliabilityRunParams } from '../src/methods/reliability/pipeline/run-params.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { runJudgeStage } from '../src/methods/reliability/judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../src/methods/reliability/judging/judge-response.js';
@@ -196,13 +198,14 @@ async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-// The run `llmkb eval` opens for these options, so the re-run below finds it.
+// The run `llmkb eval` opens for these options (the method's run params), so the re-run below finds it.
+const dataDir = join(dir, 'data');
 const run = runs.open({
   model: model.model.cacheIdentity,
   dataset: datasetChecksum(items),
   setting,
   seed,
-  params: { kind: 'eval', maxTokens: 100, shots: selector.id, judge: judgeLLM.model.cacheIdentity, distractor: distractorLLM.model.cacheIdentity, mcqs, mode: 'generate' },
+  params: reliabilityRunParams({ data: dataDir, cutoff: PAPER_CUTOFF, maxTokens: 100, mcqs, mode: 'generate' }, { judge: judgeLLM, distractor: distractorLLM }, setting, false),
   label: 'bench',
 });
 // The stages as the reliability method runs them: records go to the store and are read back one at a time.
@@ -229,7 +232,6 @@ db.pragma('wal_checkpoint(TRUNCATE)');
 const dbSizeCheckpointed = storeBytes(dbPath);
 
 // --- the whole eval again, every call cached
-const dataDir = join(dir, 'data');
 const outDir = join(dir, 'out');
 writeDataDir(dataDir, { seen, unseen, rSeen, rUnseen, items });
 const evalOnce = async (): Promise<number> => {
