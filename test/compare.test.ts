@@ -102,6 +102,20 @@ describe('llmkb compare', () => {
     assert.match(readFileSync(join(dir, 'out', 'paired-tests.csv'), 'utf8'), /^setting,A,B,metric,A - B,95% CI,p,questions\nfour-shot,a,b,NCCR,/);
     assert.match(r.stdout, /## Paired bootstrap tests\n\n\| setting \| A \| B \|/);
     assert.match(r.stderr, /wrote tables, correlations, paired tests and analysis\.json/);
+
+    // As `llmkb eval` leaves them: each summary with its records beside it. Compare given the
+    // summaries reads the records too, so the same paired tests are run.
+    const summaries: string[] = [];
+    for (const f of files) {
+      const m = await llmkb(['metrics', '-i', f, '--format', 'json', '--resamples', '100']);
+      assert.equal(m.code, 0, m.stderr);
+      const summary = f.replace(/\.records\.jsonl$/, '.summary.json');
+      writeFileSync(summary, m.stdout);
+      summaries.push(summary);
+    }
+    const s = await llmkb(['compare', ...summaries, '--out', join(dir, 'out-summaries'), '--resamples', '100']);
+    assert.equal(s.code, 0, s.stderr);
+    assert.deepEqual(readFileSync(join(dir, 'out-summaries', 'paired-tests.md'), 'utf8'), readFileSync(join(dir, 'out', 'paired-tests.md'), 'utf8'));
   });
 
   it('computes Pearson r and a two-sided p-value', () => {

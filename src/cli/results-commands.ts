@@ -77,7 +77,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
         if (opts.input === undefined) throw new LlmkbError('nothing to score', { hint: 'Pass --input FILE (a records or summary file) or --run ID (a run in the store).' });
         const meta = metaFrom(opts);
         const { loadResultRun } = await import('../runs/load-runs.js');
-        loaded = await loadResultRun(requireFile(opts.input, 'Give a records file (e.g. from `llmkb consistency`) or a summary file.'), { resamples: opts.resamples, seed: opts.seed, records: 'report', ...(opts.name ? { model: opts.name } : {}), ...(opts.setting ? { setting: opts.setting } : {}), ...(meta ? { meta } : {}) });
+        loaded = await loadResultRun(requireFile(opts.input, 'Give a records file (e.g. from `llmkb consistency`) or a summary file.'), { resamples: opts.resamples, seed: opts.seed, ...(opts.name ? { model: opts.name } : {}), ...(opts.setting ? { setting: opts.setting } : {}), ...(meta ? { meta } : {}) });
       }
       process.stdout.write(opts.format === 'json' ? `${JSON.stringify(loaded.summary, null, 2)}\n` : `${await formatSummary(loaded.summary)}\n`);
     });
@@ -98,7 +98,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       const { makeFolder, writeFileAtomic } = await import('../io/files.js');
       const { join } = await import('node:path');
       const loaded: LoadedRun[] = [];
-      for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: opts.resamples, seed: opts.seed, records: 'compare' }));
+      for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
         const ws = workspace(command);
         try {
@@ -132,7 +132,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       const { loadResultRun } = await import('../runs/load-runs.js');
       checkOutputFile(opts.output);
       const loaded: LoadedRun[] = [];
-      for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: 1000, seed: 42, records: 'report' }));
+      for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: 1000, seed: 42 }));
       const { runs } = await prepareRuns(loaded);
       writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) }));
       process.stdout.write(`report -> ${opts.output}\n`);

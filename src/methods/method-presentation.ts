@@ -119,8 +119,6 @@ export interface MethodPresentation {
   recordSchema?: z.ZodType<object>;
   /** Whether a record (the first of a records file with no summary beside it) is one of this method's. */
   claimsRecord?(record: Record<string, unknown>): boolean;
-  /** `llmkb compare` reads the records beside each summary (the method's analysis pairs runs on their items). */
-  compareNeedsRecords?: boolean;
   /**
    * A records file given with no summary beside it: summarised when it is this method's (decided
    * from its first record), undefined when it is not. Throws when it is, but cannot be read alone.

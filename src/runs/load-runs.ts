@@ -84,8 +84,6 @@ function firstRecord(file: string): Record<string, unknown> | undefined {
 export interface LoadOptions {
   resamples: number;
   seed: number;
-  /** Read the records beside a summary when its method shows them (the report's examples and marks); compare reads them only where its method needs them. */
-  records: 'report' | 'compare';
   /** A records file summarised on its own: the model and setting it is shown with (default: from the file name and records). */
   model?: string;
   setting?: string;
@@ -104,8 +102,8 @@ export async function loadResultRun(file: string, options: LoadOptions): Promise
   const files = base === undefined ? undefined : resultFiles(base);
   const execution = files ? readExecution(files.execution, warn) : undefined;
   const presentation = await presentationOf(findMethod(summary.method.id));
-  const wanted = presentation?.recordSchema && (options.records === 'report' || presentation.compareNeedsRecords === true);
-  const records = wanted && files && existsSync(files.records) ? readJsonl(files.records, presentation.recordSchema!, 'record') : undefined;
+  // The records beside a summary give the report its examples and significance marks and compare its paired tests.
+  const records = presentation?.recordSchema && files && existsSync(files.records) ? readJsonl(files.records, presentation.recordSchema!, 'record') : undefined;
   return { summary, source: summaryFile, ...(execution ? { execution } : {}), ...(records ? { records } : {}) };
 }
 

@@ -44,7 +44,7 @@ export async function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): 
       missing.push(files);
       continue;
     }
-    const run = await loadResultRun(summary, { resamples: 1000, seed: 42, records: 'report' });
+    const run = await loadResultRun(summary, { resamples: 1000, seed: 42 });
     loaded.push({ files, summary: run.summary, records: run.records, execution: run.execution });
   }
   return { loaded, missing };

@@ -33,7 +33,6 @@ function claimsRecord(record: Record<string, unknown>): boolean {
 export const connerPresentation: MethodPresentation = {
   reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
   approximateNote: "used a stand-in for one of the paper's scorers (see the departures above)",
-  compareNeedsRecords: true,
   recordSchema: z.object({ id: z.string() }).passthrough(),
   claimsRecord,
   summarizeRecordsFile(file, first) {
