@@ -39,6 +39,11 @@ describe('runs as listed', () => {
     const plan = await llmkb(['--store', store, 'sweep', 'study.yaml', '--plan'], { cwd: dir });
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /runs: 2 done \(cached\), 0 partly done, 0 new/, 'tiny-b is the same run as tiny-a: done');
+    const summaries = readdirSync(join(dir, 'res')).filter((f) => f.endsWith('.summary.json')).map((f) => join(dir, 'res', f));
+    assert.equal(summaries.length, 2, 'a summary under each label');
+    const compared = await llmkb(['compare', ...summaries, '--resamples', '20'], { cwd: dir });
+    assert.equal(compared.code, 0, compared.stderr);
+    assert.match(compared.stdout + compared.stderr, /tiny-a and tiny-b \(zero-shot\) are one run \([0-9a-f]{12}\): the same model file and inputs/);
   });
 
   it('a run that stopped on an error is "stopped" (running the same command resumes it), not "running"', async () => {

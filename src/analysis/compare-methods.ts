@@ -32,7 +32,18 @@ export function distinctRuns<R extends ComparedRun>(runs: readonly R[]): { runs:
     const method = findMethod(runs[indexes[0]!]!.summary.method.id);
     differences.push(...differencesOf(indexes.map((i) => ({ name: `${distinct[i]!.summary.model} (${distinct[i]!.summary.setting})`, protocol: distinct[i]!.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []));
   }
-  return { runs: distinct, warnings: [...warnings, ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
+  return { runs: distinct, warnings: [...warnings, ...sharedRuns(distinct), ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
+}
+
+/** Labels that name one run of the store (e.g. two copies of one model file): one measurement, not several models. */
+function sharedRuns(runs: readonly ComparedRun[]): string[] {
+  const labels = new Map<string, string[]>();
+  for (const { summary } of runs) {
+    if (summary.runId === undefined) continue;
+    const key = `${summary.runId}\u0000${summary.setting}`;
+    if (!labels.get(key)?.includes(summary.model)) labels.set(key, [...(labels.get(key) ?? []), summary.model]);
+  }
+  return [...labels.entries()].filter(([, names]) => names.length > 1).map(([key, names]) => `${names.join(' and ')} (${key.split('\u0000')[1]}) are one run (${key.slice(0, 12)}): the same model file and inputs, so their numbers are one measurement shown under ${names.length} labels`);
 }
 
 /** Headline tables and rankings of one method's runs, from their metricDefs. */

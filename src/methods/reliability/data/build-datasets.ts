@@ -249,7 +249,7 @@ export function repositoryInputs(outDir: string): { seenFile: string; unseenFile
   const unseenFile = join(outDir, DATASET_FILES.unseenqa);
   for (const f of [seenFile, unseenFile]) {
     if (!existsSync(f)) {
-      throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: 'Run `llmkb data seenqa` and `llmkb data unseenqa` with the same --out first.', exitCode: EXIT_CODES.fileAccess });
+      throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: `The few-shot settings draw their demonstrations from repositories kept apart from SeenQA and UnseenQA, so those come first: \`llmkb data seenqa --out ${outDir}\` and \`llmkb data unseenqa --out ${outDir}\` (the folder \`llmkb eval\` reads as --data). To ask only your own QA file, add --settings zero-shot.`, exitCode: EXIT_CODES.fileAccess });
     }
   }
   return { seenFile, unseenFile };
