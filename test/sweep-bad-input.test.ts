@@ -124,3 +124,22 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     }
   });
 });
+
+describe('what a sweep says it wrote', () => {
+  it('a sweep whose every run failed says it wrote the sweep record only, though an earlier report.html is in its folder', async () => {
+    const dir = work();
+    const { qa } = questions(dir, 2);
+    const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'status', status: 401 }) });
+    try {
+      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: refused, spec: "vllm:${server.baseURL}/m" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\nout: res\n`);
+      mkdirSync(join(dir, 'res'));
+      writeFileSync(join(dir, 'res', 'report.html'), '<p>an earlier sweep</p>');
+      const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', 'study.yaml'], { cwd: dir });
+      assert.equal(r.code, EXIT_CODES.model, r.stderr);
+      assert.match(r.stdout, /0 of 1 runs done here; the sweep record only \(no run finished\) in /);
+      assert.doesNotMatch(r.stdout, /report\.html in/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -41,9 +41,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
         process.stdout.write(result.markdown);
         const r = result.record;
         const done = r.jobs.filter((j) => j.status === 'done').length;
-        const { existsSync } = await import('node:fs');
-        const { join } = await import('node:path');
-        const wrote = existsSync(join(outDir, 'report.html')) ? 'results, tables and report.html' : 'the sweep record only (no run finished)';
+        const wrote = result.wroteReport ? 'results, tables and report.html' : 'the sweep record only (no run finished)';
         process.stdout.write(`\n${done} of ${r.jobs.length} runs done here${shard ? ` (shard ${shard.index}/${shard.count}; ${r.jobs.filter((j) => j.status === 'other shard').length} on other shards)` : ''}; ${wrote} in ${outDir}\n`);
         for (const [role, t] of Object.entries(r.tokens)) {
           const cost = r.cost[role];

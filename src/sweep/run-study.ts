@@ -99,6 +99,8 @@ export interface SweepResult {
   record: SweepRecord;
   recordFile: string;
   markdown: string;
+  /** Whether this sweep wrote the comparison and report.html (some run had finished). */
+  wroteReport: boolean;
   failures: SweepJobResult[];
 }
 
@@ -385,7 +387,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   };
   const recordFile = join(outDir, options.shard ? `sweep.shard-${options.shard.index}-of-${options.shard.count}.json` : 'sweep.json');
   writeFileAtomic(recordFile, `${JSON.stringify(record, null, 2)}\n`);
-  return { record, recordFile, markdown: comparison.markdown, failures: record.jobs.filter((j) => j.status === 'failed') };
+  return { record, recordFile, markdown: comparison.markdown, wroteReport: loaded.length > 0, failures: record.jobs.filter((j) => j.status === 'failed') };
 }
 
 function sameModel(a: ModelEntry, b: ModelEntry): boolean {
