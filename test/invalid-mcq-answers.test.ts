@@ -145,3 +145,28 @@ describe('every output shows the warning and marks the metrics it names', () => 
     assert.equal((page.match(/<sup class="flag"/g) ?? []).length, 8);
   });
 });
+
+describe('invalid MCQ answers through the stage commands', () => {
+  it('llmkb consistency warns on stderr when more than a tenth of its MCQ answers were invalid', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { llmkb } = await import('./support/run-cli.js');
+    const dir = mkdtempSync(join(tmpdir(), 'llmkb-invalid-'));
+    writeFileSync(join(dir, 'qa.jsonl'), `${[0, 1, 2].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    // A wrong answer "zzz" to each question; to each MCQ "qqq", neither a letter nor an option.
+    writeFileSync(join(dir, 'replies.jsonl'), `${JSON.stringify({ contains: 'multi-choice', reply: ' qqq' })}\n${JSON.stringify({ default: true, reply: ' zzz\nQUESTION:' })}\n`);
+    const model = `mock:${join(dir, 'replies.jsonl')}`;
+    const store = ['--store', join(dir, 's.sqlite')];
+    for (const args of [
+      ['ask', '--model', model, '--input', join(dir, 'qa.jsonl'), '--setting', 'zero-shot', '-o', 'responses.jsonl'],
+      ['judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'],
+    ]) {
+      const r = await llmkb([...store, ...args], { cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const r = await llmkb([...store, 'consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', model, '--mcqs', '2', '--no-distractor-llm', '--compare-modes', '0'], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /WARNING: 6 of 6 MCQ answers \(100\.0%\) were invalid/);
+  });
+});

@@ -178,6 +178,10 @@ export function registerStageCommands(program: Command, workspace: (command: Com
         const mode = scored.find((r) => r.consistencyDetail)?.consistencyDetail?.mode ?? opts.mode ?? '-';
         process.stdout.write(`Cons(q, r) for ${diagnostics.pairs} correct/wrong responses, ${diagnostics.mcqs} MCQs (${mode}; distractors: ${distractor ? `LLM ${distractor.model.cacheIdentity}` : 'answer pool only'}) -> ${opts.output}  [run ${run.id}]\n`);
         process.stdout.write(`diagnostics: ${Object.entries(diagnostics).map(([k, v]) => `${k} ${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : v}`).join(', ')}\n`);
+        const { countMcqAnswers, invalidMcqWarning } = await import('../metrics/mcq-answers.js');
+        const counted = countMcqAnswers(scored);
+        const warning = counted && invalidMcqWarning(counted.total);
+        if (warning) process.stderr.write(`WARNING: ${warning.message}\n`);
         if (opts.compareModes > 0) {
           const agreement = await compareAnswerModes({ run, executor, records, sample: opts.compareModes, seed: opts.seed, ...(shotsFor ? { shotsFor } : {}) });
           process.stdout.write(agreement ? `logprobs vs generate: the same choice in ${agreement.agree}/${agreement.mcqs} MCQs (${(100 * agreement.rate).toFixed(1)}%)\n` : 'this model supports one answer mode only: no comparison\n');
