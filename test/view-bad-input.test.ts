@@ -35,11 +35,15 @@ describe('llmkb view over bad page numbers and bad result files', () => {
     const lines = readFileSync(badLineFile, 'utf8').split('\n');
     lines[2] = lines[2]!.slice(0, 40);
     writeFileSync(badLineFile, lines.join('\n'));
-    // The summary cut short (a write interrupted): it ends within its line 7.
+    // The summary cut short (a write interrupted) right after a key on its line 7: JSON.parse says
+    // only "Unexpected end of JSON input", with no position to count lines from.
     writeFixtureResults(dir, 'cut', 'zero-shot', ITEMS);
     const summaryText = readFileSync(truncatedFile, 'utf8');
-    const cutAt = summaryText.split('\n').slice(0, 6).join('\n').length + 4;
+    const lineSeven = summaryText.split('\n').slice(0, 6).join('\n').length + 1;
+    const cutAt = summaryText.indexOf(': ', lineSeven) + 2;
+    assert.ok(cutAt > lineSeven && cutAt < summaryText.indexOf('\n', lineSeven), 'line 7 has a key');
     truncateSync(truncatedFile, cutAt);
+    assert.throws(() => JSON.parse(readFileSync(truncatedFile, 'utf8')), /Unexpected end of JSON input/);
     assert.equal(readFileSync(truncatedFile, 'utf8').split('\n').length, 7, 'the cut summary has 7 lines');
     assert.ok(statSync(truncatedFile).size < summaryText.length, 'the summary is cut');
     // A records file that is binary data (a PNG header and NULs), without a summary beside it.
