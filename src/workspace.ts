@@ -9,6 +9,7 @@ import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
 import { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
 import { describeRuntime, type Model, type ModelRuntime } from './providers/language-model.js';
+import { providerModelName } from './providers/model-kinds.js';
 import { CallCache } from './store/call-cache.js';
 import { openDatabase, type Db } from './store/database.js';
 import { RunStore } from './store/run-store.js';
@@ -96,7 +97,7 @@ export class Workspace {
    * every command; `eval` also records it in its run header and protocol block.
    */
   #sayRuntime(m: { provider: string; modelId: string; runtime?: ModelRuntime | undefined }): void {
-    if (m.runtime) this.#log?.(`${m.provider}:${m.modelId}: ${describeRuntime(m.runtime)}`);
+    if (m.runtime) this.#log?.(`${providerModelName(m)}: ${describeRuntime(m.runtime)}`);
   }
 
   /**

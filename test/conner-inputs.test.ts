@@ -101,7 +101,7 @@ describe('conner commands through the CLI (loopback servers)', () => {
     writeFileSync(join(dir, 'ans.jsonl'), `${JSON.stringify({ default: true, reply: ' an answer' })}\n`);
     const unscoring = await llmkb(['conner', 'score', 'fixed.jsonl', '--answerer', 'mock:ans.jsonl', '--resamples', '10', '--out', 'res2'], { cwd: dir });
     assert.equal(unscoring.code, 0, unscoring.stderr);
-    assert.match(unscoring.stderr, /note: the answerer mock:mock:ans\.jsonl cannot score prompts: helpfulness's answer losses are the scorer's/);
+    assert.match(unscoring.stderr, /note: the answerer mock:ans\.jsonl cannot score prompts: helpfulness's answer losses are the scorer's/);
     const compared = await llmkb(['compare', ...summaries.map((_, i) => join('res', readdirSync(join(dir, 'res')).filter((f) => f.endsWith('.summary.json'))[i]!))], { cwd: dir });
     assert.equal(compared.code, 0, compared.stderr);
     assert.match(compared.stdout, /\*\*Warning:\*\* .*different answerers \(the generator \(openai-compatible:gen\): openai-compatible:gen \(zero-shot\); openai-compatible:ans: openai-compatible:gen \(zero-shot \(Table 11 prompt 1\)\)\)/);
@@ -215,6 +215,14 @@ describe('conner commands through the CLI (loopback servers)', () => {
       refused(await llmkb(['conner', 'score', 'a.jsonl', '--coherence', `tei:${relevance.url}/ranker`], { cwd: dir }), /role "coherence" needs a model that does coherence/);
       refused(await llmkb(['conner', 'score', 'a.jsonl', '--scorer', `tei:${relevance.url}/ranker`], { cwd: dir }), /tei:ranker cannot score tokens/);
       refused(await llmkb(['conner', 'score', 'a.jsonl', '--nli', `vllm:${generator.baseURL}/gen`], { cwd: dir }), /role "nli" needs a classification model, but openai-compatible:gen is not one/);
+      // A scripted model is named by its spec, once: its model id is the whole spec, so the
+      // provider's prefix is not put before it again (mock:mock:scripted.jsonl).
+      writeFileSync(join(dir, 'scripted.jsonl'), `${JSON.stringify({ default: true, reply: ' text' })}\n`);
+      const mockAsNli = await llmkb(['conner', 'score', 'a.jsonl', '--nli', 'mock:scripted.jsonl'], { cwd: dir });
+      refused(mockAsNli, /role "nli" needs a classification model, but mock:scripted\.jsonl is not one \(it provides text-generation\)/);
+      const mockAsScorer = await llmkb(['conner', 'score', 'a.jsonl', '--scorer', 'mock:scripted.jsonl'], { cwd: dir });
+      refused(mockAsScorer, /role "scorer": mock:scripted\.jsonl cannot score tokens/);
+      for (const r of [mockAsNli, mockAsScorer]) assert.doesNotMatch(r.stderr, /mock:mock:/);
       assert.equal(scorerRequests(), atStart);
     });
 

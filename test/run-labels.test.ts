@@ -2,7 +2,8 @@
  * What `llmkb runs`, the viewer, `sweep --plan` and a run's execution record say about runs: two
  * labels for one model file are one run (the same results), shown under both labels; a run that
  * stopped on an error is "stopped", not "running", once no process works on it; a run resumed
- * after a kill counts every call paid for, the killed process's too.
+ * after a kill counts every call paid for, the killed process's too, in run.json and in a
+ * sweep's sweep.json.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -91,6 +92,41 @@ describe('runs as listed', () => {
       // The last moment before the kill may be unsaved (at most one save interval of requests).
       assert.ok(execution.calls.model.requests >= paid - 45 && execution.calls.model.requests <= paid, `all processes: ${execution.calls.model.requests} of ${paid} requests`);
       assert.ok(execution.calls.model.requests > execution.callsHere.model.requests, 'the killed process\'s requests are counted too');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a sweep resumed after kill -9 counts in sweep.json every request the server got, the killed process\'s too', async () => {
+    const { dir } = folder();
+    const qa = join(dir, 'qa100.jsonl');
+    writeFileSync(qa, `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', nextToken: () => ({ ' A': 0.6, ' B': 0.4 }), delayMs: 100 });
+    try {
+      // One model, two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
+      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+      const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'sweep', 'study.yaml', '--out', 'res'];
+      const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise((r) => child.on('exit', r));
+      for (let waited = 0; server.requests.length < 30; waited += 50) {
+        assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The counts are saved every 2 s.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(child.exitCode, null, 'still running when killed');
+      child.kill('SIGKILL');
+      await exited;
+      const killed = server.requests.length;
+      const resumed = await llmkb(args.slice(1), { cwd: dir });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const paid = server.requests.length;
+      const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as { tokens: { model: { requests: number } }; tokensHere: { model: { requests: number } } };
+      assert.ok(killed > 30, `${killed} requests before the kill`);
+      assert.equal(sweep.tokensHere.model.requests, paid - killed, 'tokensHere: the resumed process\'s requests');
+      // The last moment before the kill may be unsaved (at most one save interval of requests).
+      assert.ok(sweep.tokens.model.requests >= paid - 45 && sweep.tokens.model.requests <= paid, `all processes: ${sweep.tokens.model.requests} of ${paid} requests`);
+      assert.ok(sweep.tokens.model.requests > sweep.tokensHere.model.requests, 'the killed process\'s requests are counted too');
     } finally {
       await server.close();
     }

@@ -52,6 +52,22 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     }
   });
 
+  it('a study whose mock: model names a missing replies file: exit 6 in --plan and in the run, naming the file from the study\'s folder', async () => {
+    const dir = work();
+    mkdirSync(join(dir, 'study'));
+    questions(join(dir, 'study'), 2);
+    writeFileSync(join(dir, 'study', 'missing.yaml'), 'models:\n  - { label: scripted, spec: "mock:replies/nope.jsonl" }\nsettings: [zero-shot]\ninput: qa.jsonl\nout: res\n');
+    for (const extra of [['--plan'], []]) {
+      const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', join(dir, 'study', 'missing.yaml'), ...extra], { cwd: dir });
+      assert.equal(r.code, EXIT_CODES.fileAccess, `${extra.join(' ')}: ${r.stderr}`);
+      assert.equal(EXIT_CODES.fileAccess, 6);
+      assert.ok(r.stderr.includes(`study/missing.yaml: model "scripted": ${join(dir, 'study', 'replies', 'nope.jsonl')} not found`), `${extra.join(' ')} names the file:\n${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /internal error|mock:mock:/);
+      assert.doesNotMatch(r.stdout, /\bnew\b/, 'not planned as a new run');
+    }
+    assert.ok(!existsSync(join(dir, 'study', 'res')), 'no results folder left behind');
+  });
+
   it('--plan before the data sets are built says the calls are unknown, not 0', async () => {
     const dir = work();
     writeFileSync(join(dir, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' x' })}\n`);

@@ -18,6 +18,15 @@ export type ModelKind = 'text-generation' | 'embedding' | 'scoring' | 'classific
 
 export const MODEL_KINDS: readonly ModelKind[] = ['text-generation', 'embedding', 'scoring', 'classification'];
 
+/**
+ * `<provider>:<model id>`: how messages and records name a model. A model id that already starts
+ * with its provider's prefix (a `mock:` model's id is its whole spec, `mock:replies.jsonl`) is not
+ * prefixed again.
+ */
+export function providerModelName(model: Pick<ModelBase, 'provider' | 'modelId'>): string {
+  return model.modelId.startsWith(`${model.provider}:`) ? model.modelId : `${model.provider}:${model.modelId}`;
+}
+
 /** What every model of any kind has: identity for the cache, transport, and clean-up. */
 export interface ModelBase {
   readonly specificationVersion: 'llmkb-model-v1';

@@ -74,6 +74,33 @@ async function firstLine(file: string): Promise<string> {
   return '';
 }
 
+/**
+ * Each JSON object of a records file, with its line; the lines that cannot be read go to
+ * `problems`, named by file and line (the first few) and counted.
+ */
+async function readRecords(file: string, problems: string[], onRecord: (record: Record<string, unknown>, line: string) => void): Promise<void> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let lineNo = 0;
+  let bad = 0;
+  for await (const line of lines) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (error) {
+      if (bad++ < PROBLEMS_SHOWN) problems.push(`${file}, line ${lineNo}: not valid JSON (${(error as Error).message})`);
+      continue;
+    }
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+      if (bad++ < PROBLEMS_SHOWN) problems.push(`${file}, line ${lineNo}: not a JSON object`);
+      continue;
+    }
+    onRecord(record as Record<string, unknown>, line);
+  }
+  if (bad > PROBLEMS_SHOWN) problems.push(`… and ${bad - PROBLEMS_SHOWN} more lines of ${file} that could not be read`);
+}
+
 const hashKey = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /** Lines of a records file that could not be read, named (the first few) and counted. */
@@ -95,6 +122,7 @@ export class ViewIndex {
   readonly indexFile: string;
   readonly #store: { db: Db; runs: RunStore } | undefined;
   readonly #views = new Map<string, Promise<MethodView | undefined>>();
+  readonly #scanned = new Map<string, { fingerprint: string; problems: string[] }>();
   #runs: ViewRun[] | undefined;
   #runsAt = 0;
 
@@ -171,27 +199,10 @@ export class ViewIndex {
       const stored = this.#store!.runs.get(run.key);
       if (stored && view) for (const item of view.items(stored)) rows.push({ item });
     } else if (run.files?.has.records) {
-      const lines = createInterface({ input: createReadStream(run.files.records, { encoding: 'utf8' }), crlfDelay: Infinity });
-      let lineNo = 0;
-      let bad = 0;
-      for await (const line of lines) {
-        lineNo++;
-        if (line.trim() === '') continue;
-        let record: unknown;
-        try {
-          record = JSON.parse(line);
-        } catch (error) {
-          if (bad++ < PROBLEMS_SHOWN) problems.push(`${run.files.records}, line ${lineNo}: not valid JSON (${(error as Error).message})`);
-          continue;
-        }
-        if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-          if (bad++ < PROBLEMS_SHOWN) problems.push(`${run.files.records}, line ${lineNo}: not a JSON object`);
-          continue;
-        }
+      await readRecords(run.files.records, problems, (record, line) => {
         const seq = rows.length;
-        rows.push({ item: view ? view.itemOf(record as Record<string, unknown>, seq) : plainItem(record as Record<string, unknown>, seq), record: line });
-      }
-      if (bad > PROBLEMS_SHOWN) problems.push(`… and ${bad - PROBLEMS_SHOWN} more lines of ${run.files.records} that could not be read`);
+        rows.push({ item: view ? view.itemOf(record, seq) : plainItem(record, seq), record: line });
+      });
     }
     this.db.transaction(() => {
       this.#deleteItems(run.key);
@@ -208,6 +219,24 @@ export class ViewIndex {
       this.db.prepare('INSERT OR REPLACE INTO sources (run_key, fingerprint, items, problems, summary, summary_fingerprint, fts) VALUES (?, ?, ?, ?, NULL, NULL, 0)').run(run.key, fingerprint, rows.length, problems.length ? JSON.stringify(problems) : null);
     }).immediate();
     return { items: rows.length, imported: true, problems };
+  }
+
+  /**
+   * The lines of a results folder's records file that cannot be read, for the runs list: what the
+   * import found when the run is indexed, else one pass over the file (kept until it changes), so
+   * the list need not import every run's items.
+   */
+  async recordProblems(run: ViewRun): Promise<string[]> {
+    if (run.kind !== 'file' || !run.files?.has.records) return [];
+    const fingerprint = this.#fingerprint(run);
+    const known = this.db.prepare('SELECT fingerprint, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; problems: string | null } | undefined;
+    if (known && known.fingerprint === fingerprint) return known.problems ? (JSON.parse(known.problems) as string[]) : [];
+    const scanned = this.#scanned.get(run.key);
+    if (scanned && scanned.fingerprint === fingerprint) return scanned.problems;
+    const problems: string[] = [];
+    await readRecords(run.files.records, problems, () => {});
+    this.#scanned.set(run.key, { fingerprint, problems });
+    return problems;
   }
 
   #deleteItems(key: string): void {

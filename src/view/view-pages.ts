@@ -115,9 +115,15 @@ function stageRunsTable(runs: ReadonlyArray<{ run: ViewRun }>): string {
     .join('')}</tbody></table></div>`;
 }
 
-export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined }>, where: string): string {
+/** The runs list's badge for a run whose summary or records file could not be wholly read; its tooltip names the file and line. */
+function unreadableBadge(run: ViewRun, problems: readonly string[]): string {
+  const all = [...(run.unreadable ? [run.unreadable] : []), ...problems];
+  return all.length ? `<br><span class="badge approx" title="${esc(all.join('\n'))}">a result file could not be read</span>` : '';
+}
+
+export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>, where: string): string {
   if (runs.length === 0) return layout('Runs', `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`);
-  const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined }>>();
+  const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>>();
   for (const r of runs) byMethod.set(r.run.method, [...(byMethod.get(r.run.method) ?? []), r]);
   const parts: string[] = [`<h1>Runs</h1><p class="muted">${runs.length} run(s) from ${esc(where)}. Select two or more runs to compare them.</p>`];
   parts.push('<form method="get" action="/compare" id="compare-form"><p><button type="submit" id="compare-button" disabled>Compare selected</button> <span class="muted" id="compare-hint">select 2 or more</span></p>');
@@ -131,9 +137,9 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
       continue;
     }
     parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
-    for (const { run, summary } of list) {
+    for (const { run, summary, problems } of list) {
       parts.push(
-        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${run.unreadable ? '<br><span class="badge approx" title="open the run for the file and line">a result file could not be read</span>' : ''}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');

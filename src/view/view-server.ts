@@ -115,7 +115,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (path === '/' || path === '/runs') {
       const runs = index.runs();
       const withSummaries = [];
-      for (const run of runs) withSummaries.push({ run, summary: await index.summary(run, { quick: true }).catch(() => undefined) });
+      for (const run of runs) withSummaries.push({ run, summary: await index.summary(run, { quick: true }).catch(() => undefined), problems: await index.recordProblems(run).catch(() => []) });
       return html(runsPage(withSummaries, where));
     }
     if (path === '/api/runs') return { type: 'application/json', body: JSON.stringify(index.runs()) };

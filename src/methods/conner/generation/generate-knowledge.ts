@@ -13,6 +13,7 @@ import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
+import { providerModelName } from '../../../providers/model-kinds.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
@@ -85,7 +86,7 @@ export function drawDemos(pool: readonly Demonstration[], queryId: string, k: nu
 
 /** `<provider>:<model id>`: how records name a generator or an answerer. */
 export function modelName(executor: ModelExecutor): string {
-  return `${executor.model.provider}:${executor.model.modelId}`;
+  return providerModelName(executor.model);
 }
 
 /** The setting as summaries group it: Table 11 prompts other than the default are told apart. */

@@ -10,12 +10,12 @@
  */
 import { UnsupportedCapabilityError } from '../../../errors.js';
 import type { ExecutableModel, ModelExecutor } from '../../../executor/model-executor.js';
-import type { ClassificationTask } from '../../../providers/model-kinds.js';
+import { providerModelName, type ClassificationTask } from '../../../providers/model-kinds.js';
 import { UNDERFLOW_LOGPROB, type LogLikelihood, type PairClassifier, type TokenScorer } from './scorers.js';
 
 /** `<provider>:<model id>`: the scorer id recorded with each score. */
 export function scorerId(model: Pick<ExecutableModel, 'provider' | 'modelId'>): string {
-  return `${model.provider}:${model.modelId}`;
+  return providerModelName(model);
 }
 
 /** Per-token log-probabilities with every underflow (a log of 0, or a backend's huge negative stand-in) at the floor. */
