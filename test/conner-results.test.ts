@@ -143,4 +143,22 @@ describe('CONNER in compare and report', () => {
     assert.match(old.stderr, /old layout/);
     assert.match(old.stderr, /--out DIR/);
   });
+
+  it("each scorer model is a departure (a stand-in for the paper's Table 14 model) the report's departures box lists; compare and report warn when runs used different scorer models", async () => {
+    const models = (nli: string) => ({ ...CONNER_FIXTURE_RUN, models: { nli, relevance: 'tei:ranker', scorer: 'gguf:stories260K', coherence: 'tei:coh' }, coherenceScorer: 'tei:coh' });
+    const [a] = connerRunSummaries(records.filter((r) => r.generator === 'gen-a'), { resamples: 20, seed: 0, run: models('tei:nli-one') });
+    const [b] = connerRunSummaries(records.filter((r) => r.generator === 'gen-b'), { resamples: 20, seed: 0, run: models('tei:nli-two') });
+    for (const [id, model, paper] of [['nli-model', 'tei:nli-one', 'NLI-RoBERTa-large'], ['relevance-model', 'tei:ranker', 'two-logit monoBERT'], ['scorer-model', 'gguf:stories260K', 'GPT-Neo-2.7B'], ['coherence-model', 'tei:coh', 'Coherence-Momentum']] as const) {
+      const e = a!.protocol!.entries[id]!;
+      assert.deepEqual([e.status, e.choice], ['approximation', model], id);
+      assert.match(e.note!, new RegExp(`a stand-in for the paper's ${paper}`));
+    }
+    const html = await renderReport([a!, b!]);
+    assert.match(html, /Approximate: 2 run\(s\) used a stand-in for one of the paper&#39;s scorers/);
+    assert.match(html, /NLI model \(Eq\. 1, 7-8\): tei:nli-one — factuality \(Eq\. 1\) and validity \(Eq\. 7-8\) scored by tei:nli-one, a stand-in for the paper&#39;s NLI-RoBERTa-large/);
+    assert.match(html, /differ in protocol:.*NLI model \(Eq\. 1, 7-8\): tei:nli-one \(gen-a \(zero-shot\)\) vs tei:nli-two \(gen-b \(zero-shot\)\)/s);
+    const out = await compareRuns([{ summary: a!, source: 'a' }, { summary: b!, source: 'b' }], { resamples: 50, seed: 5 });
+    assert.match(out.markdown, /\*\*Warning:\*\* open-domain QA .*: the runs were scored by different NLI models \(tei:nli-one: gen-a \(zero-shot\); tei:nli-two: gen-b \(zero-shot\)\), so factuality and validity compare the scorers too: score every run with the same --nli/);
+    assert.doesNotMatch(out.markdown, /different relevance models|different reference language models|different paragraph-coherence models/, 'the models they share are not warned about');
+  });
 });
