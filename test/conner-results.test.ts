@@ -66,6 +66,29 @@ describe('CONNER summary v2', () => {
     assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
   });
 
+  it('the factuality label counts are the counts behind the shares: sentences under the sentence-label rule with mean, items otherwise', () => {
+    // Item 0: three sentences, two consistent; item 1: one sentence, inconsistent; item 2: not scored.
+    const nli = { c: [0.9, 0.05, 0.05], n: [0.1, 0.8, 0.1], x: [0.05, 0.05, 0.9] } as const;
+    const records = [['c', 'c', 'n'], ['x'], []].map((vs, i) => {
+      const r = connerRecord(i, 'gen-a', 0.5);
+      r.sentences = vs.map((v, k) => ({ sentence: `S${k}.`, nli: [...nli[v as keyof typeof nli]] as [number, number, number], candidates: 1 }));
+      r.scores = { ...r.scores, factualityLabel: i === 2 ? null : i === 0 ? 'factual-consistent' : 'factual-inconsistent' };
+      return r;
+    });
+    const run = (aggregation: 'mean' | 'min') => ({ ...CONNER_FIXTURE_RUN, choices: { ...CONNER_FIXTURE_RUN.choices, factualityRule: 'labels' as const, aggregation } });
+    const [mean] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('mean') });
+    const b = mean!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
+    assert.equal(b.factualityLabelsUnit, 'sentences');
+    assert.deepEqual(b.factualityLabels, { 'factual-consistent': 2, 'non-verified': 1, 'factual-inconsistent': 1, '(items not scored)': 1 });
+    const counted = (l: string) => b.factualityLabels[l]! / 4;
+    assert.deepEqual([mean!.metrics.fact_consistent, mean!.metrics.non_verified, mean!.metrics.fact_inconsistent], [counted('factual-consistent'), counted('non-verified'), counted('factual-inconsistent')]);
+    const [min] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('min') });
+    const m = min!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
+    assert.equal(m.factualityLabelsUnit, 'items');
+    assert.deepEqual(m.factualityLabels, { 'factual-consistent': 1, 'factual-inconsistent': 1, '(not scored)': 1 });
+    assert.deepEqual([min!.metrics.fact_consistent, min!.metrics.fact_inconsistent], [0.5, 0.5]);
+  });
+
   it('refuses the old one-file CONNER summary with what to do instead', () => {
     const v1 = { schema: 'llmkb-conner-summary-v1', method: 'conner', groups: [] };
     assert.throws(() => loadSummary(v1, 'conner-summary.json'), (e: unknown) => e instanceof InputFileError && /old layout/.test(e.message) && /conner score FILES --out DIR/.test(e.hint ?? ''));
