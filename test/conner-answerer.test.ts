@@ -37,16 +37,24 @@ describe('conner generate -> score with the GGUF test model as answerer and scor
 
   it("fits the answer demonstrations to the answerer's context; helpfulness is recomputed from the records' losses", { timeout: 600_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-gguf-'));
-    writeFileSync(join(dir, 'gen.jsonl'), `${JSON.stringify({ default: true, reply: ' The topic has a long history. Many people know it.\nTopic: next' })}\n`);
+    const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
+    // Knowledge that differs per query (the first 40 words of its gold passage, or a line of its own), so
+    // L(q,k,a) differs from L(q,k^-,a) and the set's ratio from the mean of per-item ratios.
+    const rules = readFileSync(nq, 'utf8').trim().split('\n').map((line, i) => {
+      const [, query, passage] = line.split('\t');
+      const knowledge = i % 2 === 0 ? passage!.split(/\s+/).slice(0, 40).join(' ') : `Line ${i} says nothing of it.`;
+      return JSON.stringify({ contains: `Question: ${query}\n`, reply: ` ${knowledge}\nTopic: next` });
+    });
+    writeFileSync(join(dir, 'gen.jsonl'), `${rules.join('\n')}\n${JSON.stringify({ default: true, reply: ' The topic has a long history. Many people know it.\nTopic: next' })}\n`);
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({
       model: 'mock:gen.jsonl', answerer: `gguf:${gguf}`, scorer: `gguf:${gguf}`,
       nli: { spec: `tei:${nli.url}/cross-encoder/nli-deberta-v3-base`, task: 'nli' }, relevance: `tei:${relevance.url}/cross-encoder/ms-marco-MiniLM-L-6-v2`,
     }));
-    const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     const gen = await llmkb(['conner', 'generate', nq, '--limit', '6', '-o', 'k.jsonl'], { cwd: dir });
     assert.equal(gen.code, 0, gen.stderr);
-    const knowledge = readFileSync(join(dir, 'k.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { answerer: string; answerDemos: string[]; answerShotsDropped?: number });
+    const knowledge = readFileSync(join(dir, 'k.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledge: string; answerer: string; answerDemos: string[]; answerShotsDropped?: number });
     assert.equal(knowledge.length, 6);
+    assert.equal(new Set(knowledge.map((k) => k.knowledge)).size, 6, 'each query its own knowledge');
     assert.ok(knowledge.every((k) => k.answerer === `llama:${gguf}`));
     assert.ok(knowledge.every((k) => k.answerDemos.length + (k.answerShotsDropped ?? 0) === 4), 'four drawn: kept + dropped');
     const fitted = knowledge.filter((k) => (k.answerShotsDropped ?? 0) > 0).length;
@@ -64,11 +72,19 @@ describe('conner generate -> score with the GGUF test model as answerer and scor
     const losses = records.map((r) => r.helpfulness!);
     assert.ok(losses.every((h) => h.baselineLosses.length === 2 && h.negatives.length === 2));
     const raw = 1 - mean(losses.map((h) => h.loss)) / mean(losses.map((h) => mean(h.baselineLosses)));
+    // The forms a mistake would give are other numbers here: the mean of per-item values, the ratio swapped.
+    const perItem = mean(losses.map((h) => 1 - h.loss / mean(h.baselineLosses)));
+    const swapped = 1 - mean(losses.map((h) => mean(h.baselineLosses))) / mean(losses.map((h) => h.loss));
+    assert.ok(Math.abs(raw - perItem) > 1e-6 && Math.abs(raw - swapped) > 1e-6, `${raw} ${perItem} ${swapped}`);
     assert.ok(Math.abs(summary.metrics.helpfulness_raw! - raw) < 1e-12, `${summary.metrics.helpfulness_raw} vs ${raw}`);
     assert.ok(Math.abs(summary.metrics.helpfulness! - Math.max(0, raw)) < 1e-12);
     assert.equal(summary.counts.helpfulness, 6);
-    assert.deepEqual([summary.protocol.entries.answerer!.status, summary.protocol.entries.answerer!.choice], ['paper', `llama:${gguf}`]);
-    assert.deepEqual([summary.protocol.entries['helpfulness-scorer']!.status, summary.protocol.entries['helpfulness-scorer']!.choice], ['paper', `llama:${gguf}`], 'the answerer scores its answers, as the paper\'s LLaMA-65B');
+    // One fixed answerer that scores its own answers, as the paper's LLaMA-65B does; stories260K stands in for it.
+    assert.deepEqual([summary.protocol.entries.answerer!.status, summary.protocol.entries.answerer!.choice], ['approximation', `llama:${gguf}`]);
+    assert.match(summary.protocol.entries.answerer!.note, /a stand-in for the paper's LLaMA-65B/);
+    assert.deepEqual([summary.protocol.entries['helpfulness-scorer']!.status, summary.protocol.entries['helpfulness-scorer']!.choice], ['approximation', `llama:${gguf}`]);
+    assert.match(summary.protocol.entries['helpfulness-scorer']!.note, /the answerer's .* a stand-in for LLaMA-65B/);
+    assert.deepEqual([summary.protocol.entries['scorer-model']!.status, summary.protocol.entries['scorer-model']!.choice], ['approximation', `llama:${gguf}`]);
     assert.match(summary.protocol.entries['shots-fitted']!.note, new RegExp(`0 of 6 knowledge prompts and ${fitted} answer prompts had fewer than drawn`));
     assert.equal(summary.protocol.entries.demonstrations!.choice, 'drawn from the scored file', 'the default pool is the input file itself');
   });

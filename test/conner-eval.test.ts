@@ -76,8 +76,9 @@ describe('llmkb eval --method conner', { skip }, () => {
       assert.equal(summary.counts[m], 4, `${m} over every query`);
     }
     const entry = (id: string) => [summary.protocol.entries[id]?.status, summary.protocol.entries[id]?.choice];
-    assert.deepEqual(entry('answerer'), ['paper', `llama:${gguf}`], 'one fixed answerer, not the generator');
-    assert.deepEqual(entry('coherence-paragraph'), ['paper', 'tei:coherence-scorer']);
+    assert.deepEqual(entry('answerer'), ['approximation', `llama:${gguf}`], "one fixed answerer, not the generator; a stand-in for the paper's LLaMA-65B");
+    assert.deepEqual(entry('coherence-model'), ['approximation', 'tei:coherence-scorer'], "a stand-in for the paper's Coherence-Momentum, from the eval run's own parameters");
+    assert.deepEqual(entry('coherence-paragraph'), ['approximation', 'classifier score, sigmoid per item']);
     assert.deepEqual(entry('limit'), ['approximation', 'sample of 4']);
     assert.deepEqual(summary.breakdowns.answerers, [`llama:${gguf}`]);
 

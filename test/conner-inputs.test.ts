@@ -96,7 +96,7 @@ describe('conner commands through the CLI (loopback servers)', () => {
     const byAnswerer = Object.fromEntries(summaries.map((s) => [s.setting, s.protocol.entries.answerer!]));
     assert.deepEqual(byAnswerer['zero-shot']!.status, 'approximation');
     assert.equal(byAnswerer['zero-shot']!.choice, 'the generator (openai-compatible:gen)');
-    assert.deepEqual([byAnswerer['zero-shot (Table 11 prompt 1)']!.status, byAnswerer['zero-shot (Table 11 prompt 1)']!.choice], ['paper', 'openai-compatible:ans']);
+    assert.deepEqual([byAnswerer['zero-shot (Table 11 prompt 1)']!.status, byAnswerer['zero-shot (Table 11 prompt 1)']!.choice], ['approximation', 'openai-compatible:ans'], "one fixed answerer, a stand-in for the paper's LLaMA-65B");
     // An answerer that cannot score prompts (a scripted one) leaves helpfulness to the scorer, said.
     writeFileSync(join(dir, 'ans.jsonl'), `${JSON.stringify({ default: true, reply: ' an answer' })}\n`);
     const unscoring = await llmkb(['conner', 'score', 'fixed.jsonl', '--answerer', 'mock:ans.jsonl', '--resamples', '10', '--out', 'res2'], { cwd: dir });
@@ -158,6 +158,27 @@ describe('conner commands through the CLI (loopback servers)', () => {
       assert.deepEqual(a!.notes, ["factuality: 1 premise cut to fit the NLI model's window (52 of 200 words)"]);
       assert.ok(short.requests.some((q) => q.path === '/predict' && JSON.stringify(q.body).includes('Word1 and word2 are words.')));
       assert.ok(short.requests.every((q) => (q.body.inputs as string[][]).every(([, h]) => h === undefined || h === 'Word1 and word2 are words.' || h === 'Cats sleep.')), 'the claim is never cut');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it("an over-long knowledge text never stops the relevance stage: TEI's 413 for a long pair, the knowledge cut to fit, the query whole", async () => {
+    const short = await startScorerServer({ serves: 'relevance', maxTokens: 60 });
+    try {
+      const dir = project({ relevance: `tei:${short.url}/ranker` });
+      const knowledge = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+      writeFileSync(join(dir, 'k.jsonl'), `${JSON.stringify({ id: 'a', query: 'what is word one', knowledge, referenceKnowledge: 'Word1 is a word.' })}\n`);
+      const r = await llmkb(['conner', 'score', 'k.jsonl', '--resamples', '10', '--out', 'res'], { cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+      const [a] = records(join(dir, 'conner-scores.jsonl'));
+      // The server's window: words of the pair + 3 <= 60, the query's 4 words whole: 53 of the knowledge's words.
+      assert.deepEqual(a!.relevanceCut, { pair: 0, keptWords: 53, words: 200 });
+      assert.equal(typeof (a!.scores as { relevance: unknown }).relevance, 'number');
+      assert.ok((a!.notes as string[]).includes("relevance: 1 knowledge text cut to fit the relevance model's window (53 of 200 words)"), JSON.stringify(a!.notes));
+      assert.ok(short.requests.filter((q) => q.path === '/rerank' && q.body.query !== 'what do cats do').every((q) => q.body.query === 'what is word one'), 'the query is never cut (the first is the scorer probe)');
+      const summary = readdirSync(join(dir, 'res')).find((f) => f.endsWith('.summary.json'))!;
+      assert.match(JSON.parse(readFileSync(join(dir, 'res', summary), 'utf8')).protocol.entries['relevance-window'].note, /1 of 1 items had it cut/);
     } finally {
       await short.close();
     }

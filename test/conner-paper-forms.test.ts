@@ -222,3 +222,15 @@ describe('a token whose probability underflows', () => {
     assert.ok(record.notes.some((n) => /^informativeness: 1 token had probability 0 under the scorer .* ln\(2\^-149\) = -103\.28$/.test(n)), record.notes.join('\n'));
   });
 });
+
+describe('--as-released', () => {
+  it("switches every choice that has a scripts' form, the helpfulness negatives to src/helpfulness.py's one; each option given still wins", async () => {
+    const { scoringChoices } = await import('../src/methods/conner/pipeline/options.js');
+    const { DEFAULT_CHOICES, RELEASED_CODE_CHOICES } = await import('../src/methods/conner/conner-choices.js');
+    assert.deepEqual(scoringChoices({}), DEFAULT_CHOICES);
+    assert.deepEqual(scoringChoices({ asReleased: true }), RELEASED_CODE_CHOICES);
+    assert.equal(scoringChoices({ asReleased: true }).negatives, 1);
+    assert.equal(scoringChoices({}).negatives, 5);
+    assert.deepEqual(scoringChoices({ asReleased: true, negatives: 3, aggregation: 'min' }), { ...RELEASED_CODE_CHOICES, negatives: 3, aggregation: 'min' });
+  });
+});

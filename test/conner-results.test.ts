@@ -66,6 +66,29 @@ describe('CONNER summary v2', () => {
     assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
   });
 
+  it('the factuality label counts are the counts behind the shares: sentences under the sentence-label rule with mean, items otherwise', () => {
+    // Item 0: three sentences, two consistent; item 1: one sentence, inconsistent; item 2: not scored.
+    const nli = { c: [0.9, 0.05, 0.05], n: [0.1, 0.8, 0.1], x: [0.05, 0.05, 0.9] } as const;
+    const records = [['c', 'c', 'n'], ['x'], []].map((vs, i) => {
+      const r = connerRecord(i, 'gen-a', 0.5);
+      r.sentences = vs.map((v, k) => ({ sentence: `S${k}.`, nli: [...nli[v as keyof typeof nli]] as [number, number, number], candidates: 1 }));
+      r.scores = { ...r.scores, factualityLabel: i === 2 ? null : i === 0 ? 'factual-consistent' : 'factual-inconsistent' };
+      return r;
+    });
+    const run = (aggregation: 'mean' | 'min') => ({ ...CONNER_FIXTURE_RUN, choices: { ...CONNER_FIXTURE_RUN.choices, factualityRule: 'labels' as const, aggregation } });
+    const [mean] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('mean') });
+    const b = mean!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
+    assert.equal(b.factualityLabelsUnit, 'sentences');
+    assert.deepEqual(b.factualityLabels, { 'factual-consistent': 2, 'non-verified': 1, 'factual-inconsistent': 1, '(items not scored)': 1 });
+    const counted = (l: string) => b.factualityLabels[l]! / 4;
+    assert.deepEqual([mean!.metrics.fact_consistent, mean!.metrics.non_verified, mean!.metrics.fact_inconsistent], [counted('factual-consistent'), counted('non-verified'), counted('factual-inconsistent')]);
+    const [min] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('min') });
+    const m = min!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
+    assert.equal(m.factualityLabelsUnit, 'items');
+    assert.deepEqual(m.factualityLabels, { 'factual-consistent': 1, 'factual-inconsistent': 1, '(not scored)': 1 });
+    assert.deepEqual([min!.metrics.fact_consistent, min!.metrics.fact_inconsistent], [0.5, 0.5]);
+  });
+
   it('refuses the old one-file CONNER summary with what to do instead', () => {
     const v1 = { schema: 'llmkb-conner-summary-v1', method: 'conner', groups: [] };
     assert.throws(() => loadSummary(v1, 'conner-summary.json'), (e: unknown) => e instanceof InputFileError && /old layout/.test(e.message) && /conner score FILES --out DIR/.test(e.hint ?? ''));
@@ -142,5 +165,23 @@ describe('CONNER in compare and report', () => {
     assert.equal(old.code, 2);
     assert.match(old.stderr, /old layout/);
     assert.match(old.stderr, /--out DIR/);
+  });
+
+  it("each scorer model is a departure (a stand-in for the paper's Table 14 model) the report's departures box lists; compare and report warn when runs used different scorer models", async () => {
+    const models = (nli: string) => ({ ...CONNER_FIXTURE_RUN, models: { nli, relevance: 'tei:ranker', scorer: 'gguf:stories260K', coherence: 'tei:coh' }, coherenceScorer: 'tei:coh' });
+    const [a] = connerRunSummaries(records.filter((r) => r.generator === 'gen-a'), { resamples: 20, seed: 0, run: models('tei:nli-one') });
+    const [b] = connerRunSummaries(records.filter((r) => r.generator === 'gen-b'), { resamples: 20, seed: 0, run: models('tei:nli-two') });
+    for (const [id, model, paper] of [['nli-model', 'tei:nli-one', 'NLI-RoBERTa-large'], ['relevance-model', 'tei:ranker', 'two-logit monoBERT'], ['scorer-model', 'gguf:stories260K', 'GPT-Neo-2.7B'], ['coherence-model', 'tei:coh', 'Coherence-Momentum']] as const) {
+      const e = a!.protocol!.entries[id]!;
+      assert.deepEqual([e.status, e.choice], ['approximation', model], id);
+      assert.match(e.note!, new RegExp(`a stand-in for the paper's ${paper}`));
+    }
+    const html = await renderReport([a!, b!]);
+    assert.match(html, /Approximate: 2 run\(s\) used a stand-in for one of the paper&#39;s scorers/);
+    assert.match(html, /NLI model \(Eq\. 1, 7-8\): tei:nli-one — factuality \(Eq\. 1\) and validity \(Eq\. 7-8\) scored by tei:nli-one, a stand-in for the paper&#39;s NLI-RoBERTa-large/);
+    assert.match(html, /differ in protocol:.*NLI model \(Eq\. 1, 7-8\): tei:nli-one \(gen-a \(zero-shot\)\) vs tei:nli-two \(gen-b \(zero-shot\)\)/s);
+    const out = await compareRuns([{ summary: a!, source: 'a' }, { summary: b!, source: 'b' }], { resamples: 50, seed: 5 });
+    assert.match(out.markdown, /\*\*Warning:\*\* open-domain QA .*: the runs were scored by different NLI models \(tei:nli-one: gen-a \(zero-shot\); tei:nli-two: gen-b \(zero-shot\)\), so factuality and validity compare the scorers too: score every run with the same --nli/);
+    assert.doesNotMatch(out.markdown, /different relevance models|different reference language models|different paragraph-coherence models/, 'the models they share are not warned about');
   });
 });

@@ -189,6 +189,11 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
         teiError(422, `batch size ${texts.length} > maximum allowed batch size ${script.maxBatch ?? 32}`, 'Validation');
         return;
       }
+      const long = script.maxTokens === undefined ? -1 : texts.findIndex((t) => tokens(query, t) > script.maxTokens!);
+      if (long !== -1) {
+        teiError(413, `Input validation error: \`inputs\` must have less than ${script.maxTokens} tokens. Given: ${tokens(query, texts[long]!)}`, 'Validation');
+        return;
+      }
       const ranks = texts.map((t, i) => {
         const logit = relevance(query, t);
         return { index: i, ...(body.return_text === true ? { text: t } : {}), score: body.raw_scores === true ? logit : sigmoid(logit) };

@@ -86,9 +86,11 @@ export const DEFAULT_CHOICES: ScoringChoices = {
 
 /**
  * Every form of the authors' released scripts at once (`--as-released`), with the aggregation
- * their scripts/nq_factuality.sh runs (`outer_strategy=max`).
+ * their scripts/nq_factuality.sh runs (`outer_strategy=max`) and the one negative of
+ * src/helpfulness.py's random_knowledge baseline (u = 1). The scripts' few-shot helpfulness
+ * prompt and their baseline passages (gold knowledge of demonstrations) have no form here.
  */
-export const RELEASED_CODE_CHOICES: Omit<ScoringChoices, 'negatives'> = {
+export const RELEASED_CODE_CHOICES: ScoringChoices = {
   aggregation: 'max',
   factualityRule: 'labels',
   premises: 'sentences',
@@ -96,4 +98,5 @@ export const RELEASED_CODE_CHOICES: Omit<ScoringChoices, 'negatives'> = {
   dialogueQuery: 'history',
   dialogueValidity: 'response-and-evidence',
   informativenessPrefix: 'code',
+  negatives: 1,
 };

@@ -30,10 +30,39 @@ export interface ConnerRunFacts {
   unscored: string[];
   /** The paragraph-coherence scorer's id; absent: the 1/PPL fallback. */
   coherenceScorer?: string;
+  /** The model id of each scoring role that has one (absent in runs made before it was recorded). */
+  models?: Partial<Record<ScorerRole, string>>;
   /** Who scores helpfulness's answer losses: the answerer model (the paper's way) or the reference LM. */
   helpfulnessScorer?: { id: string; answerer: boolean };
   /** `--limit n`: a seeded sample of n of the queries of each file. */
   limit?: { n: number; seed: number };
+}
+
+/** The scoring roles whose model the protocol names (the answerer is named by the records). */
+export type ScorerRole = 'nli' | 'relevance' | 'scorer' | 'coherence';
+
+/**
+ * Each scoring role's protocol id, the paper's model for it (its Table 14) and the metrics it
+ * scores. llmkb does not tell models apart by name: every run records its models as stand-ins.
+ */
+export const SCORER_ROLES: ReadonlyArray<{ role: ScorerRole; id: string; name: string; paper: string; metrics: string }> = [
+  { role: 'nli', id: 'nli-model', name: 'NLI model', paper: 'NLI-RoBERTa-large', metrics: 'factuality (Eq. 1) and validity (Eq. 7-8)' },
+  { role: 'relevance', id: 'relevance-model', name: 'relevance model', paper: 'two-logit monoBERT ms-marco ranker (BERT-ranking-large)', metrics: 'relevance (Eq. 2)' },
+  { role: 'scorer', id: 'scorer-model', name: 'reference language model', paper: 'GPT-Neo-2.7B', metrics: 'sentence coherence (Eq. 3) and informativeness (Eq. 5)' },
+  { role: 'coherence', id: 'coherence-model', name: 'paragraph-coherence model', paper: 'Coherence-Momentum (Jwalapuram et al. 2021)', metrics: 'paragraph coherence (Eq. 4)' },
+];
+
+/** What the protocol says of a run's scorers (a ScoringSetup): the metrics without one, each role's model, who scores paragraph coherence and helpfulness. */
+export function scorerFacts(setup: { unscored: string[]; answerScorer?: { id: string } } & Partial<Record<ScorerRole, { id: string }>>): Pick<ConnerRunFacts, 'unscored' | 'models' | 'coherenceScorer' | 'helpfulnessScorer'> {
+  const helpfulness = setup.answerScorer ?? setup.scorer;
+  const models: Partial<Record<ScorerRole, string>> = {};
+  for (const { role } of SCORER_ROLES) if (setup[role]) models[role] = setup[role].id;
+  return {
+    unscored: setup.unscored,
+    models,
+    ...(setup.coherence ? { coherenceScorer: setup.coherence.id } : {}),
+    ...(helpfulness ? { helpfulnessScorer: { id: helpfulness.id, answerer: setup.answerScorer !== undefined } } : {}),
+  };
 }
 
 /** What one group's (generator x setting) knowledge and records show. */
@@ -50,6 +79,8 @@ export interface ConnerGroupFacts {
   answerShotsDropped: number;
   emptyKnowledge: number;
   premiseCuts: number;
+  /** Items whose knowledge was cut to the relevance model's window. */
+  relevanceCuts: number;
   flooredTokens: number;
 }
 
@@ -70,6 +101,7 @@ export function groupFacts(records: readonly ScoredKnowledge[], items: readonly 
     answerShotsDropped: items.filter((k) => (k.answerShotsDropped ?? 0) > 0).length,
     emptyKnowledge: records.filter((r) => r.knowledge.trim() === '').length,
     premiseCuts: records.filter((r) => r.premiseCuts > 0).length,
+    relevanceCuts: records.filter((r) => r.relevanceCut !== undefined).length,
     flooredTokens: records.filter((r) => r.flooredTokens > 0).length,
   };
 }
@@ -84,7 +116,7 @@ function answererNote(group: ConnerGroupFacts): ConnerProtocolNote | undefined {
   const answerer = answerers[0]!;
   if (answerer === null) return departure('answerer', 'unknown', 'the knowledge file does not say which model wrote the downstream answers ("answerer"); the paper has one fixed few-shot answerer (LLaMA-65B, Appendix G) for every generator');
   if (answerer === generator) return departure('answerer', `the generator (${answerer})`, 'the generator under test wrote its own downstream answers, so validity and helpfulness measure it as an answerer too; the paper has one fixed few-shot answerer (LLaMA-65B, Appendix G) for every generator (`conner generate --answerer`)');
-  return paper('answerer', answerer, `one fixed answerer wrote the downstream answers (Table 13, few-shot), as the paper's Appendix G has LLaMA-65B answer for every generator; compare only runs with the same answerer`);
+  return departure('answerer', answerer, `one fixed answerer wrote the downstream answers (Table 13, few-shot) for every generator, as the paper's Appendix G has; ${answerer} is a stand-in for the paper's LLaMA-65B (llmkb does not check model names); compare only runs with the same answerer`);
 }
 
 /** Factuality and validity: how NLI verdicts become scores, and what they are checked against. */
@@ -124,7 +156,7 @@ function languageModelNotes(run: ConnerRunFacts, group: ConnerGroupFacts, scored
   if (scored('coherence_paragraph')) {
     notes.push(
       run.coherenceScorer !== undefined
-        ? paper('coherence-paragraph', run.coherenceScorer, `paragraph coherence (Eq. 4) is the score of the discourse-coherence scorer ${run.coherenceScorer}, normalised to [0, 1] (sigmoid of one output, softmax of several); the paper uses Coherence-Momentum (Jwalapuram et al. 2021)`)
+        ? departure('coherence-paragraph', 'classifier score, sigmoid per item', `paragraph coherence (Eq. 4) is the score of the discourse-coherence scorer ${run.coherenceScorer}, normalised to [0, 1] per item (sigmoid of one output, softmax of several); the paper says "normalized score" without saying how, and the authors' src/discourse-coherence.py keeps Coherence-Momentum's raw score (get_main_score), so the values match neither the scripts' nor, necessarily, the paper's; the sigmoid keeps the order of items`)
         : departure('coherence-paragraph', '1/PPL of the whole text', `paragraph coherence (Eq. 4) is ${PARAGRAPH_COHERENCE_FALLBACK}; the paper uses a discourse-coherence model (Coherence-Momentum, Jwalapuram et al. 2021)`),
     );
   }
@@ -148,11 +180,21 @@ function helpfulnessNotes(run: ConnerRunFacts, group: ConnerGroupFacts): ConnerP
   const h = run.helpfulnessScorer && { ...run.helpfulnessScorer, answerer: run.helpfulnessScorer.answerer || (group.answerers.length === 1 && group.answerers[0] === run.helpfulnessScorer.id) };
   if (!h) return [];
   return [
-    paper('helpfulness', `over the set, u = ${negatives}`, `helpfulness (Eq. 6, first form with 1/u) is taken over the set as the authors' src/helpfulness.py does: max(0, 1 - mean_q L(q,k,a) / mean_q L(q,k^-,a)), the clip after averaging (Table 16 is the unclipped value, metric helpfulness_raw); L is the per-token mean loss of the gold answer after the Table 13 template without demonstrations; u = ${negatives} other queries' knowledge from the same generator, drawn per query with the run's seed; each record keeps its losses and the negatives' ids`),
+    paper('helpfulness', `over the set, u = ${negatives}`, `helpfulness (Eq. 6, first form with 1/u) is taken over the set as the authors' src/helpfulness.py does: max(0, 1 - mean_q L(q,k,a) / mean_q L(q,k^-,a)), the clip after averaging (Table 16 is the unclipped value, metric helpfulness_raw); L is the per-token mean loss of the gold answer; each record keeps its losses and the negatives' ids`),
+    departure('helpfulness-prompt', 'Table 13 template, no demonstrations', "helpfulness's losses L(q,k,a) are of the gold answer after the Table 13 answer template with no demonstrations; the paper's answering is few-shot (Appendix G), and the authors' scripts/helpfulness/*.sh score few-shot (zero_shot=False: src/helpfulness.py puts up to 8 demonstrations of the query's prompt file, within 1,800 words, before a \"Passage: / Query: / Answer:\" example)"),
+    departure('helpfulness-baseline', `${negatives} other queries' knowledge, same generator`, `k^- (Eq. 6) is ${negatives} other queries' knowledge from the same generator, drawn per query with the run's seed; the paper says only "randomly sampled u knowledge", and the authors' src/helpfulness.py (knowledge_type=random_knowledge) takes u = 1, a gold passage of one random demonstration in another query's prompt list (query 499 - i): reference knowledge, not the generator's`),
     h.answerer
-      ? paper('helpfulness-scorer', h.id, `helpfulness's answer losses are the answerer's (${h.id}), as the paper's LLaMA-65B both answers and scores (Table 14, src/helpfulness.py)`)
+      ? departure('helpfulness-scorer', h.id, `helpfulness's answer losses are the answerer's (${h.id}), as the paper's LLaMA-65B both answers and scores (Table 14, src/helpfulness.py); ${h.id} is a stand-in for LLaMA-65B (llmkb does not check model names)`)
       : departure('helpfulness-scorer', `the reference LM (${h.id})`, `helpfulness's answer losses are the reference language model's (${h.id}), the one of perplexity and informativeness; the paper scores them with its answerer, LLaMA-65B (\`conner score --answerer\`)`),
   ];
+}
+
+/** Each scoring role's model, a stand-in for the paper's (Table 14) unless the run used it; roles without a model are left out. */
+function modelNotes(run: ConnerRunFacts): ConnerProtocolNote[] {
+  return SCORER_ROLES.flatMap(({ role, id, paper: model, metrics }) => {
+    const used = run.models?.[role];
+    return used === undefined ? [] : [departure(id, used, `${metrics} scored by ${used}, a stand-in for the paper's ${model} (Table 14); llmkb does not check model names, so any model is recorded so`)];
+  });
 }
 
 /** How the knowledge and its answers were generated, as the records show it. */
@@ -184,8 +226,10 @@ export function connerProtocol(run: ConnerRunFacts, group: ConnerGroupFacts): Co
             : departure('dialogue-query', 'dialogue history', 'for dialogue, relevance and informativeness read the whole dialogue history (turns joined by " [SEP] ") as the query, as the authors\' src/relevance.py and src/info.py do'),
         ]
       : []),
+    ...(scored('relevance') ? [paper('relevance-window', 'knowledge cut to the window', `a knowledge text longer than the relevance model's window is cut to the longest prefix of its words that fits, the query never (the paper does not say; the authors' src/relevance.py likewise truncates each pair to 512 tokens, convert_examples_to_features with max_length=512); ${group.relevanceCuts} of ${group.items} items had it cut (noted in their records)`)] : []),
     ...languageModelNotes(run, group, scored),
     ...helpfulnessNotes(run, group),
+    ...modelNotes(run),
     ...generationNotes(group),
     paper('sentences', 'Unicode sentence boundaries', 'sentences are split by Unicode sentence boundaries (Intl.Segmenter), not by full stops'),
     paper('prompt-line-breaks', 'line breaks', 'the prompts of Tables 11-13 are used verbatim with their " \\n " written as a line break, as in the authors\' code'),

@@ -8,7 +8,7 @@ import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { MethodSummary } from '../method-summary.js';
 import type { ScoringChoices } from './conner-choices.js';
-import type { ConnerRunFacts } from './conner-protocol.js';
+import { scorerFacts, type ConnerRunFacts } from './conner-protocol.js';
 import type { ScoringSetup } from './scoring/scoring-setup.js';
 import { settingLabel, type GeneratedKnowledge } from './generation/generate-knowledge.js';
 import { scoreKnowledge } from './scoring/score-knowledge.js';
@@ -57,9 +57,7 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
   const run: ConnerRunFacts = {
     evidence: setup.evidence.id,
     choices: options.choices,
-    unscored: setup.unscored,
-    ...(setup.coherence ? { coherenceScorer: setup.coherence.id } : {}),
-    ...(setup.answerScorer ?? setup.scorer ? { helpfulnessScorer: { id: (setup.answerScorer ?? setup.scorer)!.id, answerer: setup.answerScorer !== undefined } } : {}),
+    ...scorerFacts(setup),
     ...(options.limit === undefined ? {} : { limit: { n: options.limit, seed: options.seed } }),
   };
   const summaries = connerRunSummaries(records, {

@@ -7,6 +7,7 @@ import { toCsv, toMarkdown } from '../../../analysis/runs.js';
 import type { CompareOutput, ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
+import { SCORER_ROLES } from '../conner-protocol.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import type { ConnerBreakdowns } from '../summary/conner-summary.js';
 import { pairedDifference, sharedItems, type ConnerPairedDifference } from './paired-difference.js';
@@ -36,21 +37,41 @@ export function connerPairedTests(runs: readonly ComparedRun[], options: { resam
   return tests;
 }
 
+/** Protocol entries that name a model, what they score, and the option that sets them. */
+const MODEL_ENTRIES: ReadonlyArray<{ id: string; what: string; metrics: string; option: string }> = [
+  { id: 'helpfulness-scorer', what: "helpfulness's answer-loss models", metrics: 'helpfulness', option: '--answerer (or --scorer)' },
+  ...SCORER_ROLES.map(({ role, id, name, metrics }) => ({ id, what: `${name}s`, metrics: metrics.replace(/ \(Eq\. [^)]*\)/g, ''), option: `--${role}` })),
+];
+
+/** The runs of one task by the choice of a protocol entry (runs without it left out). */
+function byChoice(summaries: readonly MethodSummary[], id: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of summaries) {
+    const choice = s.protocol?.entries[id]?.choice;
+    if (choice !== undefined) out.set(choice, [...(out.get(choice) ?? []), `${s.model} (${s.setting})`]);
+  }
+  return out;
+}
+
+const listed = (m: Map<string, string[]>): string => [...m.entries()].map(([a, names]) => `${a}: ${names.join(', ')}`).join('; ');
+
 /**
- * Runs of one task whose downstream answers come from different answerers: their helpfulness and
- * validity compare answerers as much as knowledge (the paper has one answerer for all, Appendix G).
+ * Runs of one task whose downstream answers come from different answerers (their helpfulness and
+ * validity compare answerers as much as knowledge; the paper has one answerer for all, Appendix
+ * G), or whose metrics come from different scorer models (they compare the scorers too).
  */
 export function answererWarnings(summaries: readonly MethodSummary[]): string[] {
   const warnings: string[] = [];
   for (const task of [...new Set(summaries.map(taskOf))]) {
-    const byAnswerer = new Map<string, string[]>();
-    for (const s of summaries.filter((x) => taskOf(x) === task)) {
-      const answerer = s.protocol?.entries.answerer?.choice;
-      if (answerer === undefined) continue;
-      byAnswerer.set(answerer, [...(byAnswerer.get(answerer) ?? []), `${s.model} (${s.setting})`]);
+    const runs = summaries.filter((x) => taskOf(x) === task);
+    const table = TASK_TABLES[task] ?? task;
+    const answerers = byChoice(runs, 'answerer');
+    if (answerers.size > 1) {
+      warnings.push(`${table}: the runs' downstream answers come from different answerers (${listed(answerers)}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`);
     }
-    if (byAnswerer.size > 1) {
-      warnings.push(`${TASK_TABLES[task] ?? task}: the runs' downstream answers come from different answerers (${[...byAnswerer.entries()].map(([a, names]) => `${a}: ${names.join(', ')}`).join('; ')}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`);
+    for (const { id, what, metrics, option } of MODEL_ENTRIES) {
+      const models = byChoice(runs, id);
+      if (models.size > 1) warnings.push(`${table}: the runs were scored by different ${what} (${listed(models)}), so ${metrics} compare the scorers too: score every run with the same ${option}`);
     }
   }
   return warnings;

@@ -21,7 +21,7 @@ export function connerRunDetails(s: MethodSummary, records?: readonly object[]):
   const parts: string[] = [];
   if (b?.scorers && Object.keys(b.scorers).length) parts.push(`<h4>Scorers</h4>${htmlTable(['Metric', 'scorer'], Object.entries(b.scorers).map(([m, id]) => [m, id]), 'protocol')}`);
   if (b?.answerers?.length) parts.push(`<p>Downstream answers by: ${escapeHtml(b.answerers.map((a) => (a === null ? 'not recorded' : a === s.model ? `${a} (the generator itself)` : a)).join(', '))}</p>`);
-  if (b?.factualityLabels) parts.push(`<p>Factuality labels: ${escapeHtml(Object.entries(b.factualityLabels).map(([l, n]) => `${l} ${n}`).join(', '))}</p>`);
+  if (b?.factualityLabels) parts.push(`<p>Factuality labels${b.factualityLabelsUnit === 'sentences' ? ' (sentences)' : ''}: ${escapeHtml(Object.entries(b.factualityLabels).map(([l, n]) => `${l} ${n}`).join(', '))}</p>`);
   if (b?.humanCorrelation && Object.keys(b.humanCorrelation).length) {
     parts.push(`<h4>Somers' D with human ratings (the paper's section 6)</h4>${htmlTable(['Metric', 'D', 'n', 'p'], Object.entries(b.humanCorrelation).map(([m, r]) => [m, r.d === null ? '-' : r.d.toFixed(2), String(r.n), r.pValue === null ? '-' : r.pValue.toFixed(3)]))}`);
   }

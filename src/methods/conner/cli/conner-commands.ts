@@ -150,7 +150,7 @@ function addScorerOptions(command: Command): Command {
     .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: utterance (the last one, default) or history (the whole dialogue, as the authors' scripts)", oneOf(DIALOGUE_QUERIES))
     .option('--dialogue-validity <form>', "premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (the gold response too, as src/wow_validity.py)", oneOf(DIALOGUE_VALIDITIES))
     .option('--informativeness-prefix <form>', "what informativeness conditions on: table11 (Table 11's prompt 4, default) or code (src/info.py's instruction)", oneOf(INFORMATIVENESS_PREFIXES))
-    .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max); each option above still wins");
+    .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max; and 1 helpfulness negative in conner score); each option still wins");
 }
 
 export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
@@ -197,7 +197,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?, answerer?})'),
   )
     .option('--answerer <spec>', 'the answerer, whose answer losses helpfulness takes (the paper: LLaMA-65B answers and scores; default: "answerer" in the config, else --scorer, a recorded departure)')
-    .option('--negatives <u>', 'u: random other knowledge texts in the helpfulness baseline (Eq. 6)', positiveInteger, DEFAULT_NEGATIVES)
+    .option('--negatives <u>', `u: random other knowledge texts in the helpfulness baseline (Eq. 6; default: ${DEFAULT_NEGATIVES}; with --as-released 1, as src/helpfulness.py)`, positiveInteger)
     .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0, 1 or 2): Somers' D per metric")
@@ -206,7 +206,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
     .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
     .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
     .option('--json', 'print the summaries as JSON instead of the table')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { negatives: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
+    .action(async (inputs: string[], opts: ScorerCliOptions & { negatives?: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
       const { ratedKeys, scoreFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');

@@ -59,8 +59,8 @@ export const CONNER_OPTIONS: readonly MethodOption[] = [
   choice('dialogueQuery', '--dialogue-query <form>', DIALOGUE_QUERIES, "dialogue's query for relevance and informativeness: utterance (default) or history (as the authors' scripts)"),
   choice('dialogueValidity', '--dialogue-validity <form>', DIALOGUE_VALIDITIES, 'premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (as src/wow_validity.py)'),
   choice('informativenessPrefix', '--informativeness-prefix <form>', INFORMATIVENESS_PREFIXES, "what informativeness conditions on: table11 (default) or code (src/info.py's instruction)"),
-  { key: 'asReleased', flags: '--as-released', type: 'boolean', description: "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max); each option above still wins" },
-  { key: 'negatives', flags: '--negatives <u>', type: 'integer', min: 1, defaultValue: DEFAULT_CHOICES.negatives, description: `u: random other knowledge texts in the helpfulness baseline (Eq. 6; default ${DEFAULT_CHOICES.negatives})` },
+  { key: 'asReleased', flags: '--as-released', type: 'boolean', description: "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max, 1 negative); each option still wins" },
+  { key: 'negatives', flags: '--negatives <u>', type: 'integer', min: 1, description: `u: random other knowledge texts in the helpfulness baseline (Eq. 6; default ${DEFAULT_CHOICES.negatives}; with --as-released ${RELEASED_CODE_CHOICES.negatives}, as src/helpfulness.py)` },
 ];
 
 /** The scoring choices: each option given, else --as-released's form, else the paper's equation. */

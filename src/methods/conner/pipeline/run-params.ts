@@ -8,7 +8,7 @@ import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { canonicalJson } from '../../../store/call-key.js';
 import type { ScoringChoices } from '../conner-choices.js';
-import type { ConnerRunFacts } from '../conner-protocol.js';
+import { scorerFacts, type ConnerRunFacts } from '../conner-protocol.js';
 import { scorersOf, scoringExecutors } from '../scoring/scoring-setup.js';
 import type { ConnerContext } from './inputs.js';
 
@@ -33,7 +33,6 @@ export function connerRunParams(roles: Readonly<Record<string, ModelExecutor>>, 
   const { options } = context;
   const identity = (role: string) => roles[role]?.model.cacheIdentity ?? null;
   const setup = scorersOf(scoringExecutors(roles), context.evidence);
-  const helpfulness = setup.answerScorer ?? setup.scorer;
   return {
     kind: 'conner',
     prompt: setting === 'zero-shot' ? options.prompt : null,
@@ -46,11 +45,6 @@ export function connerRunParams(roles: Readonly<Record<string, ModelExecutor>>, 
     fixedDemos: context.fixedDemos?.map((d) => d.id) ?? null,
     scorers: { scorer: identity('scorer'), nli: identity('nli'), relevance: identity('relevance'), coherence: identity('coherence') },
     choices: options.choices,
-    facts: {
-      evidence: context.evidence.id,
-      unscored: setup.unscored,
-      ...(setup.coherence ? { coherenceScorer: setup.coherence.id } : {}),
-      ...(helpfulness ? { helpfulnessScorer: { id: helpfulness.id, answerer: setup.answerScorer !== undefined } } : {}),
-    },
+    facts: { evidence: context.evidence.id, ...scorerFacts(setup) },
   };
 }

@@ -137,7 +137,10 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
   if (options.relevance && hasKnowledge) {
     const r = await scoreRelevance(scoredQuery(item, choices), item.knowledge, options.relevance);
     cached &&= r.cached;
-    scores.relevance = r.relevance;
+    scores.relevance = r.relevance ?? null;
+    if (r.cuts[0]) record.relevanceCut = r.cuts[0];
+    const cut = describeCuts('relevance', r.cuts);
+    if (cut) notes.push(cut);
   }
   if (options.coherence && hasKnowledge) {
     const cp = await unlessOverflow('coherence_paragraph', notes, () => paragraphCoherence(item.knowledge, { coherence: options.coherence! }));

@@ -7,6 +7,7 @@
 import type { Evidence } from '../evidence/evidence-source.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { FactualityLabel, SentenceFactuality } from './factuality.js';
+import type { PremiseCut } from './nli-window.js';
 
 /**
  * The per-item scores; null where a metric could not be computed (no sentence, no gold answer, no
@@ -59,6 +60,8 @@ export interface ScoredKnowledge {
   scorers: Record<string, string>;
   /** NLI premises cut to fit the model's window (factuality and validity; each said in `notes`). */
   premiseCuts: number;
+  /** The knowledge text cut to fit the relevance model's window (the query never; said in `notes`); absent: no cut. */
+  relevanceCut?: PremiseCut;
   /** Tokens scored at the underflow floor (each metric's said in `notes`). */
   flooredTokens: number;
   /** Metrics left unscored for this item, and why; premises cut, probabilities floored. */

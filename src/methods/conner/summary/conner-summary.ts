@@ -20,7 +20,7 @@ import { connerProtocol, groupFacts, type ConnerProtocolNote, type ConnerRunFact
 import { settingLabel, type GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import { humanCorrelation, type HumanRating } from './human-ratings.js';
-import { estimateMetric, type MetricEstimate } from './metric-aggregates.js';
+import { estimateMetric, factualityLabelCounts, type MetricEstimate } from './metric-aggregates.js';
 import type { SomersResult } from './somers-d.js';
 
 export { estimate, metricValue, type MetricEstimate } from './metric-aggregates.js';
@@ -160,8 +160,10 @@ export interface ConnerBreakdowns {
   answerers: Array<string | null>;
   /** The run's choices where the paper's equations and the authors' scripts differ (conner-choices.ts). */
   choices: ScoringChoices;
-  /** Items per factuality label (the counts behind Fact-cons./Non-verif./Fact-incon.). */
+  /** The counts behind Fact-cons./Non-verif./Fact-incon.: items per label, or sentences under the sentence-label rule with mean (`factualityLabelsUnit`). */
   factualityLabels: Record<string, number>;
+  /** What `factualityLabels` counts (absent in summaries made before it was recorded: items). */
+  factualityLabelsUnit?: 'items' | 'sentences';
   /** Somers' D(metric | human rating) per metric, when ratings were given (the paper's section 6). */
   humanCorrelation?: Record<string, SomersResult>;
 }
@@ -189,14 +191,10 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
   return all.groups.map((g) => {
     const datasets = options.datasets?.(g.generator, g.setting) ?? {};
     const group = records.filter((r) => r.generator === g.generator && r.setting === g.setting);
-    const factualityLabels: Record<string, number> = {};
-    for (const r of group) {
-      const label = r.scores.factualityLabel ?? '(not scored)';
-      factualityLabels[label] = (factualityLabels[label] ?? 0) + 1;
-    }
+    const labels = factualityLabelCounts(group, options.run.choices);
     const answerers = [...new Set(group.filter((r) => r.answer !== null).map((r) => r.answerer))];
     const warnings = coverageWarnings(g);
-    const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, answerers, choices: options.run.choices, factualityLabels, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
+    const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, answerers, choices: options.run.choices, factualityLabels: labels.counts, factualityLabelsUnit: labels.unit, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
     return {
       schema: SUMMARY_SCHEMA,
       method: { id: CONNER_METHOD.id, version: CONNER_METHOD.version },

@@ -94,6 +94,26 @@ export function metricAggregate(id: string, choices: Pick<ScoringChoices, 'factu
   };
 }
 
+/**
+ * The counts behind the factuality shares: items per label, or, under the sentence-label rule
+ * with mean (where the shares count sentences over the set, as src/eval_exp.py does), sentences
+ * per label over the items with a label; items without a label are counted apart, as
+ * `(not scored)` or, when sentences are counted, `(items not scored)`.
+ */
+export function factualityLabelCounts(records: readonly ScoredKnowledge[], choices: Pick<ScoringChoices, 'factualityRule' | 'aggregation'>): { unit: 'items' | 'sentences'; counts: Record<string, number> } {
+  const sentences = choices.factualityRule === 'labels' && choices.aggregation === 'mean';
+  const counts: Record<string, number> = {};
+  const add = (label: string, n = 1): void => {
+    counts[label] = (counts[label] ?? 0) + n;
+  };
+  for (const r of records) {
+    if (r.scores.factualityLabel === null) add(sentences ? '(items not scored)' : '(not scored)');
+    else if (!sentences) add(r.scores.factualityLabel);
+    else for (const s of r.sentences) add(sentenceLabel(s.nli));
+  }
+  return { unit: sentences ? 'sentences' : 'items', counts };
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   const pos = (sorted.length - 1) * p;
   const lo = Math.floor(pos);
