@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../../../errors.js';
 // The choices' values only: a module with no imports, so registering the commands stays cheap.
 import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
@@ -211,7 +210,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { ratedKeys, scoreFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
       const { formatConnerRuns } = await import('../summary/conner-summary.js');
-      const { connerResultStem } = await import('../summary/conner-result-files.js');
+      const { runResultFiles, writeJsonFile } = await import('../../../runs/result-files.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');
@@ -240,10 +239,10 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         }
         const written: string[] = [];
         for (const summary of summaries) {
-          const base = join(opts.out, connerResultStem(summary.model, summary.setting));
-          writeFileAtomic(`${base}.records.jsonl`, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
-          writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
-          written.push(`${base}.summary.json`);
+          const files = runResultFiles(opts.out, summary.model, summary.setting);
+          writeFileAtomic(files.records, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
+          writeJsonFile(files.summary, summary);
+          written.push(files.summary);
         }
         process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
       } finally {
