@@ -266,6 +266,12 @@ export interface EvaluationMethod {
   /** A summary file of an older schema, as the v2 summary the same run writes now; undefined when it is not this method's. */
   migrateSummary?(json: Record<string, unknown>): Record<string, unknown> | undefined;
   /**
+   * A file of this method's own older schema that is read as no run (one file of several runs,
+   * say): what it is and what to do instead, said when such a file is given; undefined when the
+   * schema id is not one of them.
+   */
+  legacySummary?(schema: string): { message: string; hint: string } | undefined;
+  /**
    * What a run still costs, for `llmkb sweep --plan`: an estimate of the calls (and typical tokens)
    * per role for the items a run has not done yet, without loading a model or building an input.
    */
