@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Run } from '../store/run-store.js';
-import type { MetricDef } from './method.js';
+import type { MetricDef } from './metric-def.js';
 import type { MethodSummary } from './method-summary.js';
 
 /** A run as `compare` holds it: its summary, and its per-item records when they could be read. */

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { InputFileError } from '../errors.js';
 import type { Accounting } from '../executor/model-executor.js';
-import type { MetricDef } from './method.js';
+import type { MetricDef } from './metric-def.js';
 
 import { SUMMARY_SCHEMA } from './summary-schema.js';
 

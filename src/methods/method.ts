@@ -16,11 +16,12 @@ import type { ProgressOptions } from '../progress/progress.js';
 import type { ModelKind } from '../providers/model-kinds.js';
 import type { Db } from '../store/database.js';
 import type { Run } from '../store/run-store.js';
+import type { MetricDef } from './metric-def.js';
 import type { MethodSummary, RunMeta } from './method-summary.js';
 import type { MethodCli } from './method-cli.js';
 import type { MethodPresentation } from './method-presentation.js';
 
-export type { ModelKind };
+export type { MetricDef, ModelKind };
 
 export const METHOD_INTERFACE_VERSION = 'llmkb-method-v2' as const;
 
@@ -160,22 +161,6 @@ export interface PlanEstimate {
 export interface SummarizedRun {
   summary: MethodSummary;
   reportRecords?: readonly object[];
-}
-
-export interface MetricDef {
-  /** Key in a summary's `metrics` (e.g. the reliability method's net consistently correct rate). */
-  id: string;
-  label: string;
-  description: string;
-  /** The values the metric can take. */
-  range: [number, number];
-  better: 'higher' | 'lower';
-  /** `percent`: shown x100 with two decimals, as the papers' tables do. */
-  format: 'percent' | 'number';
-  /** Where the paper defines it, e.g. `Eq. 9`. */
-  equation?: string;
-  /** Shown in headline tables (the paper's own headline metrics). */
-  headline?: boolean;
 }
 
 /** An option of the method for `llmkb eval` (and, by its key, a study's `methods:` entry). */

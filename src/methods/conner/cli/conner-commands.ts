@@ -10,7 +10,7 @@ import { fileAccessError, LlmkbError } from '../../../errors.js';
 import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
 import type { ModelSpecs } from '../conner-setup.js';
 import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS } from '../defaults.js';
-import type { Workspace } from '../../../workspace.js';
+import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../../cli/cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
@@ -71,7 +71,7 @@ interface GenerationCliOptions {
 }
 
 /** The queries, the demonstrations, the generator and the answerer of a generating command (`generate`, `best-of`). */
-async function generationInputs(ws: Workspace, input: string, opts: GenerationCliOptions) {
+async function generationInputs(ws: MethodWorkspace, input: string, opts: GenerationCliOptions) {
   const { readConnerQueries } = await import('../generation/conner-queries.js');
   const { demonstrationsOf } = await import('../generation/generate-knowledge.js');
   const { generationModels } = await import('../conner-setup.js');
@@ -112,7 +112,7 @@ async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<Sc
 }
 
 /** The scorers; the answerer only where helpfulness is scored (`conner score`). */
-async function scoringSetupOf(ws: Workspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
+async function scoringSetupOf(ws: MethodWorkspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
   const { scoringSetup } = await import('../conner-setup.js');
   const { answerer, ...specs } = opts;
   const setup = await scoringSetup(ws, helpfulness ? { ...specs, ...(answerer === undefined ? {} : { answerer }) } : specs, choices);
@@ -152,7 +152,7 @@ function addScorerOptions(command: Command): Command {
     .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max); each option above still wins");
 }
 
-export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerConnerCommands(program: Command, host: CliHost): void {
   const conner = program.command('conner').description('CONNER (Chen et al. 2023): generate knowledge, score it on six perspectives, select demonstrations and the best knowledge');
 
   addGenerationOptions(
@@ -170,8 +170,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { generateKnowledge } = await import('../generation/generate-knowledge.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, input, opts);
         const records = await generateKnowledge({
@@ -184,9 +183,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
           process.stderr.write(`note: demonstrations left out to fit the context: ${fitted('knowledgeShotsDropped')} knowledge prompts, ${fitted('answerShotsDropped')} answer prompts (recorded per item and in the scores' protocol)\n`);
         }
         process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}; answers by ${records[0]?.answerer ?? '-'}) -> ${opts.output}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -215,8 +212,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');
       const { readFileSync, mkdirSync } = await import('node:fs');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFolder(opts.out);
         const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
@@ -245,9 +241,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
           written.push(files.summary);
         }
         process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -269,8 +263,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFile(opts.summary);
         const gamma = parseGamma(opts.gamma);
@@ -287,9 +280,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, choices, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
         if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
         process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -317,8 +308,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFile(opts.summary);
         const gamma = parseGamma(opts.gamma);
@@ -364,8 +354,6 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         }
         writeFileAtomic(opts.output, toJsonl(lines));
         writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 }
