@@ -44,14 +44,13 @@ function probability(value: string): number {
   return n;
 }
 
-/** `--limit n`: the seeded sample, said on stderr when it cuts anything. */
+/** `--limit n`: the seeded sample of each file, by sorted id, said on stderr when it cuts anything. */
 async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
-  if (limit === undefined) return files;
-  const { limitItemsById } = await import('../../../sampling/limit-items.js');
-  const out = files.map((f) => limitItemsById(f, limit, seed));
-  const cut = files.flatMap((f, i) => (out[i]!.length < f.length ? [`${out[i]!.length} of ${f.length}`] : []));
-  if (cut.length > 0) process.stderr.write(`--limit ${limit}: ${cut.join(', ')} ${what} (a seeded sample, seed ${seed}; a run of its own)\n`);
-  return out;
+  const { limitItemsById, limitNote, limitSample } = await import('../../../sampling/limit-items.js');
+  const sampled = await Promise.all(files.map((f) => limitSample(f, limit, seed, limitItemsById)));
+  const cuts = sampled.flatMap((s) => (s.cut ? [s.cut] : []));
+  if (cuts.length > 0) process.stderr.write(`${limitNote(limit!, cuts, what, seed)}\n`);
+  return sampled.map((s) => [...s.items]);
 }
 
 interface GenerationCliOptions {

@@ -31,10 +31,10 @@ export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (spli
 
 /** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
 export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
-  if (limit === undefined || limit >= items.length) return items;
-  const { limitItems } = await import('../../../sampling/limit-items.js');
-  process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
-  return limitItems(items, limit, seed);
+  const { limitNote, limitSample } = await import('../../../sampling/limit-items.js');
+  const sampled = await limitSample(items, limit, seed);
+  if (sampled.cut) process.stderr.write(`${limitNote(sampled.cut.n, [sampled.cut], what)}\n`);
+  return [...sampled.items];
 }
 
 export function registerStageCommands(program: Command, host: CliHost): void {
