@@ -40,14 +40,14 @@ function resultTable(summaries: readonly MethodSummary[]): string {
   return lines.join('\n');
 }
 
+/** A scored record: a judged response with its data set. */
+const claimsRecord = (record: Record<string, unknown>): boolean => 'label' in record && 'dataset' in record;
+
 /**
  * A JSONL file of scored records (`llmkb consistency` output) with no summary beside it,
  * summarised: the setting from the records unless given, the model from the file name
  * (`<model>.<setting>.records.jsonl`) unless given. Undefined when the file is not of this method.
  */
-/** A scored record: a judged response with its data set. */
-const claimsRecord = (record: Record<string, unknown>): boolean => 'label' in record && 'dataset' in record;
-
 function summarizeRecordsFile(file: string, first: Record<string, unknown>, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }) {
   if (!claimsRecord(first)) return undefined;
   const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
