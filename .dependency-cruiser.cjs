@@ -1,7 +1,8 @@
 /**
  * The import rules of llmkb's source, checked by `npm run check:imports` (part of `npm test`) on
  * the compiled modules in dist/ (static and dynamic imports as they run; type-only imports are
- * erased there). See docs/architecture.md for the layers.
+ * erased there; scripts/check-type-cycles.mjs, the other half of `check:imports`, finds the cycles
+ * that type-only imports make in src/). See docs/architecture.md for the layers.
  */
 const method = '^dist/methods/([^/]+)/';
 module.exports = {
@@ -53,8 +54,15 @@ module.exports = {
       name: 'no-cli-below',
       severity: 'error',
       comment: 'Only the CLI and the methods\' own commands import the CLI\'s modules.',
-      from: { path: '^dist/', pathNot: ['^dist/cli/', '^dist/methods/[^/]+/cli/', '^dist/methods/[^/]+/pipeline/inputs\\.js$'] },
+      from: { path: '^dist/', pathNot: ['^dist/cli/', '^dist/methods/[^/]+/cli/'] },
       to: { path: '^dist/cli/' },
+    },
+    {
+      name: 'results-below-commands',
+      severity: 'error',
+      comment: 'Loading runs, comparing them and writing the report need neither the viewer, nor studies, nor the CLI.',
+      from: { path: '^dist/(runs|analysis|report)/' },
+      to: { path: '^dist/(view|sweep|cli)/' },
     },
   ],
   options: {

@@ -20,9 +20,9 @@ export {
 export type { ItemPageContext, RunPageContext, PairedRow, MethodReportContext } from './methods/method-presentation.js';
 export type { MethodCli, CliHost } from './methods/method-cli.js';
 export { registerMethod, listMethods, getMethod, findMethod, loadMethodModules } from './methods/registry.js';
-export { runMethod, prepareMethod, checkRoles, type RunMethodOptions, type MethodRunResult, type Prepared, type PrepareMethodOptions } from './methods/run-method.js';
+export { runMethod, prepareMethod, type RunMethodOptions, type MethodRunResult, type PrepareMethodOptions } from './methods/run-method.js';
 export { SUMMARY_SCHEMA, checkSummary, headlineDefs, formatMetric, type MethodSummary, type MethodProtocol, type ProtocolEntry, type RunMeta, type ExecutionRecord, type SummaryWarning } from './methods/method-summary.js';
-export { runStage, runStoredStage, type StageWork, type StoredStageWork, type StageItems } from './store/run-stage.js';
+export { runStoredStage, type StoredStageWork, type StageItems } from './store/run-stage.js';
 
 // Models: kinds, providers by spec, the executor
 export { MODEL_KINDS, NLI_LABELS, hasKind, requireKind, type ModelKind, type ModelBase, type ScoringModel, type ClassificationModel, type TokenScoresRequest, type TokenScoresResult, type ClassificationTask, type TextPair, type ClassificationRequest, type ClassificationResult, type NliLabel } from './providers/model-kinds.js';
@@ -44,7 +44,6 @@ export { ModelExecutor, type Accounting, type ExecutableModel, type Executed, ty
 export { Workspace, type WorkspaceOptions } from './workspace.js';
 export { loadConfig, type LlmkbConfig } from './config/config.js';
 export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
-export { CallCache, type CacheEntry } from './store/call-cache.js';
 
 // Runs and their result files: listed, read back, compared, reported
 export { resultFileStem, runResultFiles, type ResultFiles } from './runs/result-files.js';

@@ -4,6 +4,7 @@
  */
 import { cacheDir, checkConfigRoles, configuredRole, NO_MODEL, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry } from './config/config.js';
 import type { EvaluationMethod, ModelKind } from './methods/method.js';
+import type { MethodWorkspace } from './methods/method-cli.js';
 import { listMethods } from './methods/registry.js';
 import { ModelExecutor } from './executor/model-executor.js';
 import { createLanguageModel } from './providers/create-language-model.js';
@@ -32,7 +33,7 @@ export function knownRoles(): string[] {
   return [...new Set(listMethods().flatMap((m) => [...m.roles, ...(m.commandRoles ?? [])].map((r) => r.id)))];
 }
 
-export class Workspace {
+export class Workspace implements MethodWorkspace {
   readonly config: LlmkbConfig;
   readonly configFile: string | undefined;
   readonly db: Db;

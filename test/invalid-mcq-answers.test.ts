@@ -136,9 +136,9 @@ describe('every output shows the warning and marks the metrics it names', () => 
     assert.equal((runs.match(/<td class="flagged">/g) ?? []).length, 8);
   });
 
-  it('the viewer: runs list and run page', () => {
+  it('the viewer: runs list and run page', async () => {
     const run: ViewRun = { key: 'k', kind: 'file', label: 'tiny', labels: ['tiny'], setting: 'zero-shot', method: 'reliability', evaluation: true, stages: [] };
-    const list = runsPage([{ run, summary: viewSummary(warned as unknown as Record<string, unknown>) }], 'here');
+    const list = await runsPage([{ run, summary: viewSummary(warned as unknown as Record<string, unknown>) }], 'here');
     assert.match(list, /† warning<\/span>/);
     assert.equal((list.match(/<sup class="flag"/g) ?? []).length, 4, 'C_correct, C_wrong, NCCR, IUR of the headline metrics');
     const page = metricsTable(warned.metricDefs, viewSummary(warned as unknown as Record<string, unknown>));

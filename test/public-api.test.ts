@@ -15,12 +15,12 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
   '.': {
     module: '../src/index.js',
     names: [
-      'CallCache', 'ConfigError', 'ContextOverflowError', 'EXIT_CODES', 'FileAccessError', 'InputFileError', 'LlmkbError', 'METHOD_INTERFACE_VERSION', 'MODEL_KINDS',
+      'ConfigError', 'ContextOverflowError', 'EXIT_CODES', 'FileAccessError', 'InputFileError', 'LlmkbError', 'METHOD_INTERFACE_VERSION', 'MODEL_KINDS',
       'MODEL_SPECIFICATION_VERSION', 'ModelCallError', 'ModelExecutor', 'ModelFileError', 'ModelSpecError', 'NLI_LABELS', 'Progress', 'Run', 'RunBusyError', 'RunStore',
-      'SUMMARY_SCHEMA', 'SeededRandom', 'UnsupportedCapabilityError', 'VERSION', 'Workspace', 'checkRoles', 'checkSummary', 'compareRuns', 'createLanguageModel',
+      'SUMMARY_SCHEMA', 'SeededRandom', 'UnsupportedCapabilityError', 'VERSION', 'Workspace', 'checkSummary', 'compareRuns', 'createLanguageModel',
       'createScorerModel', 'findMethod', 'formatMetric', 'getMethod', 'hasKind', 'headlineDefs', 'headlineTable', 'isLlmkbError', 'listMethods', 'listProviders', 'listRuns',
       'loadConfig', 'loadMethodModules', 'loadResultRun', 'loadStoredRun', 'normalizeAnswer', 'parseModelSpec', 'prepareMethod', 'rankRuns', 'readJsonl', 'readSummaryFile',
-      'registerMethod', 'registerProvider', 'renderReport', 'requireKind', 'resultFileStem', 'runMethod', 'runResultFiles', 'runStage', 'runStoredStage', 'settingsOf', 'toJsonl',
+      'registerMethod', 'registerProvider', 'renderReport', 'requireKind', 'resultFileStem', 'runMethod', 'runResultFiles', 'runStoredStage', 'settingsOf', 'toJsonl',
       'writeFileAtomic',
     ],
   },
@@ -36,7 +36,7 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
   './conner': {
     module: '../src/methods/conner/index.js',
     names: [
-      'BEST_ZERO_SHOT_PROMPT', 'CONNER_METHOD', 'CONNER_METRIC_DEFS', 'CONNER_OPTIONS', 'DEFAULT_CHOICES', 'DEFAULT_GAMMA', 'KNOWLEDGE_SETTINGS', 'RELEASED_CODE_CHOICES', 'ZERO_SHOT_PROMPTS',
+      'BEST_ZERO_SHOT_PROMPT', 'CONNER_METRIC_DEFS', 'DEFAULT_CHOICES', 'DEFAULT_GAMMA', 'KNOWLEDGE_SETTINGS', 'RELEASED_CODE_CHOICES', 'ZERO_SHOT_PROMPTS',
       'answerPrompt', 'bestOf', 'bestOfSamples', 'connerMethod', 'connerOptions', 'connerQuerySchema', 'connerRunSummaries', 'corpusEvidence', 'demonstrationsOf', 'estimateMetric',
       'executorClassifier', 'executorTokenScorer', 'fewShotKnowledgePrompt', 'formatConnerRuns', 'generateKnowledge', 'generateOne', 'generatedKnowledgeSchema', 'humanCorrelation',
       'knowledgeQuality', 'matchRatings', 'metricValue', 'parseConnerTestFile', 'parseGamma', 'probeScorers', 'readConnerQueries', 'readKnowledgeFile', 'readRatings', 'referenceEvidence',

@@ -65,6 +65,16 @@ async function beforeAction(program: Command, actionCommand: Command): Promise<v
   applyConfigDefaults(actionCommand, config, file);
 }
 
+/** Opens the command's workspace, runs `work` in it and closes it, whatever `work` does. */
+export async function withWorkspace<T>(command: Command, work: (ws: Workspace) => Promise<T>): Promise<T> {
+  const ws = workspace(command);
+  try {
+    return await work(ws);
+  } finally {
+    await ws.close();
+  }
+}
+
 export function workspace(command: Command): Workspace {
   const opts = command.optsWithGlobals<GlobalOptions>();
   if (workspaceModule === undefined) throw new Error('workspace() called before the pre-action hook loaded the workspace module');
@@ -183,7 +193,7 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
   registerCorpusCommands(program, workspace);
   registerViewCommand(program);
   registerSweepCommands(program, workspace);
-  for (const method of registered) if (method.cli) (await method.cli.load()).register(program, { workspace, commandLine });
+  for (const method of registered) if (method.cli) (await method.cli.load()).register(program, { workspace, withWorkspace, commandLine });
   houseErrorFormat(program);
   return program;
 }

@@ -16,17 +16,23 @@ function migrated(json: Record<string, unknown>): unknown {
   return json;
 }
 
+/** What the method whose older schema this is says about a file of it, if any method claims it. */
+function legacySummary(schema: string): { message: string; hint: string } | undefined {
+  for (const m of listMethods()) {
+    const said = m.legacySummary?.(schema);
+    if (said) return said;
+  }
+  return undefined;
+}
+
 export const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics --format json` / `llmkb eval` (or records files).';
 
 export function loadSummary(json: unknown, file: string, hint = SUMMARY_HINT): MethodSummary {
   const version = summaryVersion(json);
-  if (version === undefined && (json as { schema?: unknown } | null)?.schema === 'llmkb-conner-summary-v1') {
-    // All generators in one file and no records beside it: not one run, so not migrated; scoring
-    // again writes the v2 files from the call cache without a model call.
-    throw new InputFileError(file, undefined, 'schema', 'a CONNER summary of the old layout (llmkb-conner-summary-v1: every generator and setting in one file, without their records)', 'Score the same knowledge files again with `llmkb conner score FILES --out DIR` (every model call comes from the cache) and give DIR/*.summary.json.');
-  }
   if (version === undefined) {
     const schema = (json as { schema?: unknown } | null)?.schema;
+    const legacy = typeof schema === 'string' ? legacySummary(schema) : undefined;
+    if (legacy) throw new InputFileError(file, undefined, 'schema', legacy.message, legacy.hint);
     throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "llmkb-summary-v2" or "llmkb-summary-v1")`, hint);
   }
   const v2 = version === 1 ? migrated(json as Record<string, unknown>) : json;

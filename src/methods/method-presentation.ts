@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Run } from '../store/run-store.js';
-import type { MetricDef } from './method.js';
+import type { MetricDef } from './metric-def.js';
 import type { MethodSummary } from './method-summary.js';
 
 /** A run as `compare` holds it: its summary, and its per-item records when they could be read. */
@@ -60,6 +60,14 @@ export interface MethodView {
   itemOf(record: Record<string, unknown>, seq: number): ViewItem;
   /** Titles of the columns and filters on the items page; null hides one. */
   itemTitles: Readonly<Record<ViewItemField, string | null>>;
+  /** Titles of the item table's columns where they are shorter than `itemTitles` (e.g. `Cons`). */
+  columnTitles?: Partial<Readonly<Record<ViewItemField, string>>>;
+  /** Titles of the group column of the run page's count tables, by the column counted (default: `source`, `answer type`, `sub-type`). */
+  countTitles?: Partial<Readonly<Record<'source' | 'answer_type' | 'subtype', string>>>;
+  /** The order of the labels in count tables (default: as the counts come). */
+  labelOrder?: readonly string[];
+  /** The commands that make runs of single stages, named beside those runs in the runs list (e.g. `llmkb ask`, `judge`). */
+  stageCommands?: readonly string[];
   /** Values of the `source` column shown as a filter of their own (e.g. UnseenQA's templates `T1`-`T20`). */
   sourceGroups?: ReadonlyArray<{ name: string; title: string; pattern: string }>;
   /** The item page's main part (HTML, every piece of model text escaped), from the item's records by stage (a file run: `{ records: line }`). */

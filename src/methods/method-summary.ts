@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { InputFileError } from '../errors.js';
 import type { Accounting } from '../executor/model-executor.js';
-import type { MetricDef } from './method.js';
+import type { MetricDef } from './metric-def.js';
 
 import { SUMMARY_SCHEMA } from './summary-schema.js';
 
@@ -115,8 +115,8 @@ const metricDefSchema = z.object({
 });
 
 /**
- * The protocol block (`MethodProtocol`). Every summary that has one has had all of its fields
- * since the block was introduced; unknown keys are kept (passthrough), so a newer file still loads.
+ * The protocol block (`MethodProtocol`): every field is required of a summary that has the block;
+ * unknown keys are kept (passthrough), so a newer file still loads.
  */
 const protocolSchema = z
   .object({

@@ -16,11 +16,12 @@ import type { ProgressOptions } from '../progress/progress.js';
 import type { ModelKind } from '../providers/model-kinds.js';
 import type { Db } from '../store/database.js';
 import type { Run } from '../store/run-store.js';
+import type { MetricDef } from './metric-def.js';
 import type { MethodSummary, RunMeta } from './method-summary.js';
 import type { MethodCli } from './method-cli.js';
 import type { MethodPresentation } from './method-presentation.js';
 
-export type { ModelKind };
+export type { MetricDef, ModelKind };
 
 export const METHOD_INTERFACE_VERSION = 'llmkb-method-v2' as const;
 
@@ -162,22 +163,6 @@ export interface SummarizedRun {
   reportRecords?: readonly object[];
 }
 
-export interface MetricDef {
-  /** Key in a summary's `metrics` (e.g. the reliability method's net consistently correct rate). */
-  id: string;
-  label: string;
-  description: string;
-  /** The values the metric can take. */
-  range: [number, number];
-  better: 'higher' | 'lower';
-  /** `percent`: shown x100 with two decimals, as the papers' tables do. */
-  format: 'percent' | 'number';
-  /** Where the paper defines it, e.g. `Eq. 9`. */
-  equation?: string;
-  /** Shown in headline tables (the paper's own headline metrics). */
-  headline?: boolean;
-}
-
 /** An option of the method for `llmkb eval` (and, by its key, a study's `methods:` entry). */
 export interface MethodOption {
   /** Key in the options object and in a study file, e.g. `mcqs`. */
@@ -265,6 +250,12 @@ export interface EvaluationMethod {
   summarize(ctx: SummarizeContext): Promise<SummarizedRun>;
   /** A summary file of an older schema, as the v2 summary the same run writes now; undefined when it is not this method's. */
   migrateSummary?(json: Record<string, unknown>): Record<string, unknown> | undefined;
+  /**
+   * A file of this method's own older schema that is read as no run (one file of several runs,
+   * say): what it is and what to do instead, said when such a file is given; undefined when the
+   * schema id is not one of them.
+   */
+  legacySummary?(schema: string): { message: string; hint: string } | undefined;
   /**
    * What a run still costs, for `llmkb sweep --plan`: an estimate of the calls (and typical tokens)
    * per role for the items a run has not done yet, without loading a model or building an input.

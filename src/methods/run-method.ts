@@ -13,7 +13,7 @@ import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { describeRuntime } from '../providers/language-model.js';
 import { requireKind } from '../providers/model-kinds.js';
-import { limitItems } from '../sampling/limit-items.js';
+import { limitSample } from '../sampling/limit-items.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
@@ -158,13 +158,6 @@ function accountingDelta(now: Accounting, before: Accounting): CallCounts {
   return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
 }
 
-/** The run's items after `--limit`, and what the limit did. */
-async function limitedItems(prepared: Prepared, limit: number | undefined): Promise<{ items: readonly MethodItem[]; limit?: { n: number; of: number } }> {
-  if (limit === undefined || limit >= prepared.items.length) return { items: prepared.items };
-  const sample = prepared.method.limitItems ?? limitItems;
-  return { items: await sample(prepared.items, limit, prepared.seed), limit: { n: limit, of: prepared.items.length } };
-}
-
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
   checkRoles(method, options.roles);
   const prepared =
@@ -187,7 +180,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   method.check?.({ options: prepared.options, roles: options.roles, settings: [setting], quick: prepared.quick });
   const seed = prepared.seed;
   const label = options.label ?? subject.model.modelId;
-  const { items, limit } = await limitedItems(prepared, options.limit);
+  const { items, cut: limit } = await limitSample(prepared.items, options.limit, prepared.seed, prepared.method.limitItems);
   const dataset = checksumOfLines(items, (i) => JSON.stringify(i));
   const params = method.runParams({ options: prepared.options, roles: options.roles, setting, quick: prepared.quick, context: prepared.context });
   const run = options.runs.open({

@@ -1,5 +1,5 @@
 /** Summary files of the schema before v2, read as the v2 summary the same run writes now (imports nothing heavy: a method's definition uses it). */
-import type { MetricDef } from './method.js';
+import type { MetricDef } from './metric-def.js';
 import { SUMMARY_SCHEMA } from './summary-schema.js';
 
 /**

@@ -7,17 +7,12 @@
  * Caching, retries, concurrency and accounting live in the executor, so a model never retries on
  * its own and never swallows an error.
  */
+import type { CallOptions, ModelRuntime, Usage } from './call-types.js';
 import type { ClassificationModel, ModelBase, ScoringModel } from './model-kinds.js';
 
-export const MODEL_SPECIFICATION_VERSION = 'llmkb-model-v1' as const;
+export type { CallOptions, ModelRuntime, Usage };
 
-/** Where and how a model runs, as far as it changes the numbers (recorded in a run's protocol). */
-export interface ModelRuntime {
-  /** `cpu`, `cuda`, `vulkan`, `metal` for in-process models; `server` for HTTP ones. */
-  backend: string;
-  /** Calls evaluated together in one batch (in-process); above 1 results may vary run to run. */
-  sequences: number;
-}
+export const MODEL_SPECIFICATION_VERSION = 'llmkb-model-v1' as const;
 
 /** `in-process on cpu, 1 sequence`: the run header's words for a runtime (every command says it as a model loads). */
 export function describeRuntime(runtime: ModelRuntime): string {
@@ -75,16 +70,6 @@ export interface EmbeddingRequest {
   texts: string[];
 }
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  /**
-   * Tokens the model actually had to evaluate. In-process this excludes a reused prompt
-   * prefix; for servers it equals promptTokens + completionTokens (prefix caching is invisible).
-   */
-  evaluatedTokens: number;
-}
-
 export interface CompletionResult {
   text: string;
   finishReason: 'stop' | 'length' | 'other';
@@ -107,12 +92,6 @@ export interface ContinuationLogLikelihoodResult {
 export interface EmbeddingResult {
   embeddings: number[][];
   usage: Usage;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** Which of the provider's endpoints to use (the executor balances load across them). */
-  endpoint?: string;
 }
 
 /** Kind `text-generation`: raw completion and chat, greedy unless a request asks for sampling; optionally token log-probabilities. */

@@ -12,7 +12,7 @@
  *   contradiction; relevance: a query-passage relevance score).
  */
 import { UnsupportedCapabilityError } from '../errors.js';
-import type { CallOptions, ModelRuntime, Usage } from './language-model.js';
+import type { CallOptions, ModelRuntime, Usage } from './call-types.js';
 
 export type ModelKind = 'text-generation' | 'embedding' | 'scoring' | 'classification';
 

@@ -51,6 +51,12 @@ export function resultBase(file: string): string | undefined {
   return undefined;
 }
 
+/** A records file's path without its ending (`.records.jsonl`, or `.jsonl` for one named otherwise): the base its summary shares. */
+export function recordsFileBase(file: string): string {
+  if (file.endsWith(RECORDS)) return file.slice(0, -RECORDS.length);
+  return file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : file;
+}
+
 /** The summary written beside a records file (or the file itself when it is a summary). */
 export function summaryBeside(file: string): string | undefined {
   const base = resultBase(file);

@@ -47,3 +47,23 @@ export function limitItemsById<T extends { id: string }>(items: readonly T[], li
   const kept = new Set(limitItems(items.map((k) => k.id).sort(), limit, seed));
   return items.filter((k) => kept.has(k.id));
 }
+
+/** How `--limit` draws its sample: `limitItems`, or a method's own (`limitItemsById`, say). */
+export type LimitSampler<T> = (items: readonly T[], limit: number, seed: number) => T[] | Promise<T[]>;
+
+/** What `--limit n` did to a list of `of` items: it kept `n`. */
+export interface LimitCut {
+  n: number;
+  of: number;
+}
+
+/** `--limit n` over one list: the list itself when n keeps all of it, else its seeded sample and the cut. */
+export async function limitSample<T>(items: readonly T[], limit: number | undefined, seed: number, sample: LimitSampler<T> = limitItems): Promise<{ items: readonly T[]; cut?: LimitCut }> {
+  if (limit === undefined || limit >= items.length) return { items };
+  return { items: await sample(items, limit, seed), cut: { n: limit, of: items.length } };
+}
+
+/** The line that says what `--limit` cut: `--limit 5: 5 of 20 questions (a seeded sample; a run of its own)`, with the seed when given. */
+export function limitNote(limit: number, cuts: readonly LimitCut[], what: string, seed?: number): string {
+  return `--limit ${limit}: ${cuts.map((c) => `${c.n} of ${c.of}`).join(', ')} ${what} (a seeded sample${seed === undefined ? '' : `, seed ${seed}`}; a run of its own)`;
+}

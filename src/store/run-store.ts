@@ -66,12 +66,9 @@ export type { LeaseHolder };
 
 /**
  * Records are JSON; those longer than this are stored raw-DEFLATEd (a BLOB in the same column):
- * a consistency record holds its pair's every MCQ (about 5,600 characters, 1,800 bytes
- * deflated), and deflated the run store is about a quarter of its size, and so is what a stage
- * writes to disk. Smaller records stay text: an asked or judged record (about 400 and 600
- * characters) saves only about 250 bytes deflated, while a deflate costs about 23 us and every
- * read (a judged record is read three times) another 9 us, about 0.3 s of a cached re-run at
- * paper scale for 1.3 MB of store.
+ * a consistency record holds its pair's every MCQ and shrinks to about a third, and with it the
+ * run store and what a stage writes to disk. Smaller records (asked, judged) stay text: they save
+ * little and are read several times, and each deflate and inflate costs time (bench/README.md).
  */
 const DEFLATE_RECORDS_FROM = 2048;
 

@@ -67,7 +67,7 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
       await view.runSections({
         ...(summary ? { summary: summary.raw } : {}),
         counts: (column, label) => countsBy(index, run, column, label),
-        countsTable: (title, column, rows, extra, extraHeader) => countsTable(run, title, column, rows, extra, extraHeader),
+        countsTable: (title, column, rows, extra, extraHeader) => countsTable(run, view, title, column, rows, extra, extraHeader),
         chart: (spec) => svg(spec as TopLevelSpec),
       }),
     );

@@ -51,7 +51,7 @@ export function viewSummary(summary: Record<string, unknown>): ViewSummary {
 /** An item of a run whose method is not registered: the usual fields, by their usual names. */
 function plainItem(record: Record<string, unknown>, seq: number): ViewItem {
   const text = (...keys: string[]) => keys.map((k) => record[k]).find((v): v is string => typeof v === 'string') ?? null;
-  return { itemId: typeof record.id === 'string' ? record.id : String(seq), seq, label: text('label'), source: text('source'), dataset: text('dataset'), question: text('question', 'query', 'prompt'), response: text('response', 'knowledge', 'answer') };
+  return { itemId: typeof record.id === 'string' ? record.id : String(seq), seq, label: text('label'), source: text('source'), dataset: text('dataset'), question: text('question', 'prompt'), response: text('response', 'answer') };
 }
 
 /** The registered method that claims the first record of a records file. */

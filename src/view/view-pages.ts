@@ -54,12 +54,13 @@ export function itemHref(run: ViewRun, itemId: string): string {
   return `${runHref(run)}/items/${encodeURIComponent(itemId)}`;
 }
 
-function badges(run: ViewRun, summary: ViewSummary | undefined): string {
+/** The protocol badge and the others of a run in the runs list; `approximateNote` says why a run of its method is approximate. */
+function badges(run: ViewRun, summary: ViewSummary | undefined, approximateNote: string): string {
   const out: string[] = [];
   const protocol = summary?.raw.protocol as { entries?: Record<string, { status?: string; choice?: string }> } | undefined;
   const departed = protocol?.entries ? Object.entries(protocol.entries).filter(([, e]) => e.status && e.status !== 'paper') : [];
   if (summary?.approximate || departed.length > 0) {
-    const why = [...(summary?.approximate ? ['labels partly from the lexical rule (no judge LLM)'] : []), ...departed.map(([c, e]) => `${c}: ${e.choice ?? e.status}`)];
+    const why = [...(summary?.approximate ? [`runs marked approximate ${approximateNote}`] : []), ...departed.map(([c, e]) => `${c}: ${e.choice ?? e.status}`)];
     out.push(`<span class="badge approx" title="${esc(why.join('; '))}">approximation</span>`);
   } else if (protocol) out.push('<span class="badge paper" title="every protocol choice as in the paper">paper</span>');
   const warnings = warningsOf(summary);
@@ -108,9 +109,10 @@ export function isStageRun(run: ViewRun): boolean {
   return stages !== undefined && !stages.every((id) => run.stages.some((s) => s.stage === id));
 }
 
-/** Stage runs: what they are (the stages they ran), without metric columns, as they are no evaluations. */
-function stageRunsTable(runs: ReadonlyArray<{ run: ViewRun }>): string {
-  return `<h3>Runs of single stages</h3><p class="muted small">Made by the step commands (<code>llmkb ask</code>, <code>judge</code>, <code>consistency</code>, ...), not by <code>llmkb eval</code>: they hold the stages named, and no evaluation's metrics.</p><div class="scroll"><table class="runs stage-runs"><thead><tr><th>Label</th><th>Setting</th><th>Stages</th><th>Updated</th></tr></thead><tbody>${runs
+/** Stage runs: what they are (the stages they ran), without metric columns, as they are no evaluations; `commands`: the method's commands that make them. */
+function stageRunsTable(runs: ReadonlyArray<{ run: ViewRun }>, commands: readonly string[] = []): string {
+  const by = commands.length ? `the step commands (${commands.map((c) => `<code>${esc(c)}</code>`).join(', ')}, ...)` : "the method's own commands";
+  return `<h3>Runs of single stages</h3><p class="muted small">Made by ${by}, not by <code>llmkb eval</code>: they hold the stages named, and no evaluation's metrics.</p><div class="scroll"><table class="runs stage-runs"><thead><tr><th>Label</th><th>Setting</th><th>Stages</th><th>Updated</th></tr></thead><tbody>${runs
     .map(({ run }) => `<tr data-run="${esc(run.key)}"><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a></th><td>${esc(run.setting)}</td><td>stages: ${esc(run.stages.map((s) => s.stage).join(', '))} ${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`)
     .join('')}</tbody></table></div>`;
 }
@@ -121,7 +123,7 @@ function unreadableBadge(run: ViewRun, problems: readonly string[]): string {
   return all.length ? `<br><span class="badge approx" title="${esc(all.join('\n'))}">a result file could not be read</span>` : '';
 }
 
-export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>, where: string): string {
+export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>, where: string): Promise<string> {
   if (runs.length === 0) return layout('Runs', `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`);
   const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>>();
   for (const r of runs) byMethod.set(r.run.method, [...(byMethod.get(r.run.method) ?? []), r]);
@@ -131,19 +133,22 @@ export function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummar
     const stageRuns = all.filter(({ run }) => isStageRun(run));
     const list = all.filter(({ run }) => !isStageRun(run));
     const defs = headlineDefs(list.find((r) => r.summary)?.summary?.metricDefs ?? []);
+    const presentation = await findMethod(method)?.presentation?.();
+    const approximateNote = presentation?.approximateNote ?? 'used an approximation';
+    const commands = presentation?.view?.stageCommands;
     parts.push(`<h2>${esc(method)}</h2>`);
     if (list.length === 0) {
-      parts.push(stageRunsTable(stageRuns));
+      parts.push(stageRunsTable(stageRuns, commands));
       continue;
     }
     parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
     for (const { run, summary, problems } of list) {
       parts.push(
-        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');
-    if (stageRuns.length) parts.push(stageRunsTable(stageRuns));
+    if (stageRuns.length) parts.push(stageRunsTable(stageRuns, commands));
   }
   parts.push('</form>');
   return layout('Runs', parts.join('\n'));
@@ -155,18 +160,19 @@ export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary): 
     .join('')}</tbody></table></div>`;
 }
 
-const LABEL_ORDER = ['correct', 'wrong', 'uninformative'];
+const COUNT_TITLES = { source: 'source', answer_type: 'answer type', subtype: 'sub-type' } as const;
 
-/** A breakdown: one row per group, a column per (dataset, label), each count a link to its items. */
-export function countsTable(run: ViewRun, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
+/** A breakdown: one row per group, a column per (dataset, label) in the method's label order, each count a link to its items. */
+export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
   if (rows.length === 0) return `<h3>${esc(title)}</h3><p class="empty">No items with a ${esc(column.replace('_', ' '))}.</p>`;
+  const labelOrder = view?.labelOrder ?? [];
   const cols = [...new Set(rows.map((r) => `${r.dataset ?? ''}\u0000${r.label ?? ''}`))].sort((a, b) => {
     const [da, la] = a.split('\u0000');
     const [db, lb] = b.split('\u0000');
-    return da!.localeCompare(db!) || LABEL_ORDER.indexOf(la!) - LABEL_ORDER.indexOf(lb!);
+    return da!.localeCompare(db!) || labelOrder.indexOf(la!) - labelOrder.indexOf(lb!);
   });
   const groups = [...new Set(rows.map((r) => r.grp ?? '(none)'))];
-  const header = `<tr><th>${esc(column === 'answer_type' ? 'answer type' : column === 'subtype' ? 'sub-type' : 'source / template')}</th><th>items</th>${cols.map((c) => {
+  const header = `<tr><th>${esc(view?.countTitles?.[column] ?? COUNT_TITLES[column])}</th><th>items</th>${cols.map((c) => {
     const [d, l] = c.split('\u0000');
     return `<th>${esc(d || '?')} ${esc(l || '(no label)')}</th>`;
   }).join('')}${extraHeader.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
@@ -240,7 +246,7 @@ ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="numbe
   const cap = (s: string | null) => (s === null ? '' : s.charAt(0).toUpperCase() + s.slice(1));
   const table = d.rows.length === 0
     ? '<p class="empty">No item matches these filters.</p>'
-    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', 'Cons')}</tr></thead><tbody>${d.rows
+    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', d.view?.columnTitles?.consistency ?? cap(t.consistency))}</tr></thead><tbody>${d.rows
         .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}</tr>`)
         .join('')}</tbody></table></div>`;
   return layout(`Items · ${run.label}`, `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items']]);

@@ -116,7 +116,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       const runs = index.runs();
       const withSummaries = [];
       for (const run of runs) withSummaries.push({ run, summary: await index.summary(run, { quick: true }).catch(() => undefined), problems: await index.recordProblems(run).catch(() => []) });
-      return html(runsPage(withSummaries, where));
+      return html(await runsPage(withSummaries, where));
     }
     if (path === '/api/runs') return { type: 'application/json', body: JSON.stringify(index.runs()) };
     const m = /^\/runs\/([^/]+)(?:\/items(?:\/([^/]+))?)?\/?$/.exec(path);

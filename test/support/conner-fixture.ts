@@ -4,14 +4,13 @@
  * the results, view and report tests, the view benchmark and the README screenshots.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_CHOICES } from '../../src/methods/conner/conner-choices.js';
 import type { ConnerRunFacts } from '../../src/methods/conner/conner-protocol.js';
 import type { FactualityLabel } from '../../src/methods/conner/scoring/factuality.js';
 import type { ScoredKnowledge } from '../../src/methods/conner/scoring/score-knowledge.js';
-import { connerResultStem } from '../../src/methods/conner/summary/conner-result-files.js';
 import { connerRunSummaries } from '../../src/methods/conner/summary/conner-summary.js';
 import type { MethodSummary } from '../../src/methods/method-summary.js';
+import { runResultFiles } from '../../src/runs/result-files.js';
 
 export const CONNER_HOSTILE = '<script>window.__pwned = 3</script><img src=x onerror="window.__pwned = 4">';
 
@@ -78,9 +77,9 @@ export function writeConnerResults(dir: string, records: readonly ScoredKnowledg
   mkdirSync(dir, { recursive: true });
   const summaries = connerRunSummaries(records, { resamples, seed: 0, run: CONNER_FIXTURE_RUN, datasets: (g) => ({ [`${g}.jsonl`]: '0'.repeat(64) }) });
   for (const s of summaries) {
-    const base = join(dir, connerResultStem(s.model, s.setting));
-    writeFileSync(`${base}.records.jsonl`, `${records.filter((r) => r.generator === s.model && r.setting === s.setting).map((r) => JSON.stringify(r)).join('\n')}\n`);
-    writeFileSync(`${base}.summary.json`, `${JSON.stringify(s, null, 2)}\n`);
+    const files = runResultFiles(dir, s.model, s.setting);
+    writeFileSync(files.records, `${records.filter((r) => r.generator === s.model && r.setting === s.setting).map((r) => JSON.stringify(r)).join('\n')}\n`);
+    writeFileSync(files.summary, `${JSON.stringify(s, null, 2)}\n`);
   }
   return summaries;
 }

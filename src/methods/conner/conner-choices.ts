@@ -4,7 +4,8 @@
  * paper's equation; the scripts' form is an option. `conner-protocol.ts` records every choice a
  * run made in its summary.
  */
-import type { FactualityAggregation } from './scoring/factuality.js';
+/** How the sentences' NLI vectors become one (Eq. 1 takes the minimum of entailment). */
+export type FactualityAggregation = 'min' | 'mean' | 'max';
 
 /**
  * How sentence results become an item's factuality (Eq. 1). `vector`: the NLI 3-vectors are

@@ -8,7 +8,7 @@
  */
 import { LlmkbError } from '../../errors.js';
 import type { ModelExecutor } from '../../executor/model-executor.js';
-import type { Workspace } from '../../workspace.js';
+import type { MethodWorkspace } from '../method-cli.js';
 import type { ScoringChoices } from './conner-choices.js';
 import type { Db } from '../../store/database.js';
 import { corpusEvidence, referenceEvidence, type EvidenceSource } from './evidence/evidence-source.js';
@@ -39,7 +39,7 @@ export async function evidenceSource(db: Db, corpus: string | undefined, top: nu
 }
 
 /** The scorers and the evidence source of a scoring command, from its options and the config, probed. */
-export async function scoringSetup(ws: Workspace, specs: ModelSpecs, choices: Pick<ScoringChoices, 'premises'>): Promise<ScoringSetup> {
+export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choices: Pick<ScoringChoices, 'premises'>): Promise<ScoringSetup> {
   const load = async (role: keyof ScoringExecutors, spec?: string): Promise<ModelExecutor | undefined> => {
     const entry = ws.entryFor(role, spec);
     return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as ModelExecutor);
@@ -63,7 +63,7 @@ export interface GenerationModels {
 }
 
 /** The knowledge generator and the answerer of `generate` and `best-of`, both text models. */
-export async function generationModels(ws: Workspace, specs: { model?: string; answerer?: string }): Promise<GenerationModels> {
+export async function generationModels(ws: MethodWorkspace, specs: { model?: string; answerer?: string }): Promise<GenerationModels> {
   const entry = ws.entryFor('model', specs.model);
   if (entry === undefined) throw new LlmkbError('no knowledge generator', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
   const generator = await ws.executor(entry);

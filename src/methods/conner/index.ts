@@ -5,8 +5,8 @@
  * (`runMethod(getMethod('conner'), ...)`).
  */
 export { connerMethod } from './conner-method.js';
-export { CONNER_METHOD, CONNER_METRIC_DEFS } from './metric-defs.js';
-export { CONNER_OPTIONS, connerOptions, scoringChoices, type ConnerOptions } from './pipeline/options.js';
+export { CONNER_METRIC_DEFS } from './metric-defs.js';
+export { connerOptions, scoringChoices, type ConnerOptions } from './pipeline/options.js';
 export { KNOWLEDGE_SETTINGS, BEST_ZERO_SHOT_PROMPT, type KnowledgeSetting } from './defaults.js';
 export { DEFAULT_CHOICES, RELEASED_CODE_CHOICES, type ScoringChoices } from './conner-choices.js';
 export { readConnerQueries, parseConnerTestFile, taskOfConnerFile, connerQuerySchema, type ConnerQuery, type ConnerTask } from './generation/conner-queries.js';

@@ -12,6 +12,7 @@ import { connerRunDetails, connerRunHeadline } from './across-runs/run-details.j
 import { formatConnerRuns } from './summary/conner-summary.js';
 import { z } from 'zod';
 import { InputFileError } from '../../errors.js';
+import { recordsFileBase, resultFiles } from '../../runs/result-files.js';
 
 const FIELDS = { label: '$.scores.factualityLabel', source: '$.topic', dataset: '$.task', question: '$.query', response: '$.knowledge' } as const;
 
@@ -38,7 +39,7 @@ export const connerPresentation: MethodPresentation = {
   summarizeRecordsFile(file, first) {
     if (!claimsRecord(first)) return undefined;
     // CONNER's records hold no summary of their own: the run's setting, scorers and protocol are in the summary written beside them.
-    throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${file.replace(/(\.records)?\.jsonl$/, '.summary.json')} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
+    throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${resultFiles(recordsFileBase(file)).summary} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
   },
   compare: compareConner,
   resultTable: formatConnerRuns,

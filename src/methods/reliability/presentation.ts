@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import { readJsonl } from '../../io/jsonl.js';
+import { recordsFileBase } from '../../runs/result-files.js';
 import type { MethodPresentation } from '../method-presentation.js';
 import type { MethodSummary, RunMeta } from '../method-summary.js';
 import { compareReliability } from './across-runs/compare-reliability.js';
@@ -39,19 +40,19 @@ function resultTable(summaries: readonly MethodSummary[]): string {
   return lines.join('\n');
 }
 
+/** A scored record: a judged response with its data set. */
+const claimsRecord = (record: Record<string, unknown>): boolean => 'label' in record && 'dataset' in record;
+
 /**
  * A JSONL file of scored records (`llmkb consistency` output) with no summary beside it,
  * summarised: the setting from the records unless given, the model from the file name
  * (`<model>.<setting>.records.jsonl`) unless given. Undefined when the file is not of this method.
  */
-/** A scored record: a judged response with its data set. */
-const claimsRecord = (record: Record<string, unknown>): boolean => 'label' in record && 'dataset' in record;
-
 function summarizeRecordsFile(file: string, first: Record<string, unknown>, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: RunMeta }) {
   if (!claimsRecord(first)) return undefined;
   const records = readJsonl(file, scoredRecordSchema, 'scored record', { uniqueIds: true });
   const setting = options.setting ?? (typeof records[0]!.setting === 'string' ? (records[0]!.setting as string) : 'unknown');
-  const stem = basename(file).replace(/(\.records)?\.jsonl$/, '');
+  const stem = basename(recordsFileBase(file));
   const model = options.model ?? (stem.endsWith(`.${setting}`) ? stem.slice(0, -setting.length - 1) : stem);
   return { summary: summarizeRun(records, { model, setting, resamples: options.resamples, seed: options.seed, ...(options.meta ? { meta: options.meta } : {}) }), records };
 }

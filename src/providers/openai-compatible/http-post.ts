@@ -1,10 +1,9 @@
 /**
  * One HTTP(S) POST of a JSON body over kept-alive connections, with `node:http` rather than
- * `fetch`. At paper scale (126,000 calls to a local server) the client's own CPU is what limits
- * throughput on a small machine, and `fetch` spends most of it on WHATWG streams (a readable
- * stream per request and per response body, each made transferable, plus the garbage they
- * leave): measured with `npm run bench:paper-scale`, `node:http` makes the same calls with about
- * half the CPU. What `fetch` did that matters here is kept: connections are reused (one pool per
+ * `fetch`. At paper scale the client's own CPU is what limits throughput on a small machine, and
+ * `fetch` spends most of it on WHATWG streams (a readable stream per request and per response
+ * body, each made transferable, plus the garbage they leave); `node:http` makes the same calls
+ * with less CPU (bench/README.md). What matters here of `fetch` is kept: connections are reused (one pool per
  * process, unbounded: the executor bounds concurrency), the body is sent with a Content-Length,
  * an abort signal cancels the request with the signal's reason (a `TimeoutError` stays one),
  * and transport failures keep their code (ECONNREFUSED...) in `cause`. Redirects are not

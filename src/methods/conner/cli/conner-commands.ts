@@ -5,13 +5,12 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../../../errors.js';
 // The choices' values only: a module with no imports, so registering the commands stays cheap.
 import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
 import type { ModelSpecs } from '../conner-setup.js';
 import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS } from '../defaults.js';
-import type { Workspace } from '../../../workspace.js';
+import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../../cli/cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
@@ -45,14 +44,13 @@ function probability(value: string): number {
   return n;
 }
 
-/** `--limit n`: the seeded sample, said on stderr when it cuts anything. */
+/** `--limit n`: the seeded sample of each file, by sorted id, said on stderr when it cuts anything. */
 async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
-  if (limit === undefined) return files;
-  const { limitItemsById } = await import('../../../sampling/limit-items.js');
-  const out = files.map((f) => limitItemsById(f, limit, seed));
-  const cut = files.flatMap((f, i) => (out[i]!.length < f.length ? [`${out[i]!.length} of ${f.length}`] : []));
-  if (cut.length > 0) process.stderr.write(`--limit ${limit}: ${cut.join(', ')} ${what} (a seeded sample, seed ${seed}; a run of its own)\n`);
-  return out;
+  const { limitItemsById, limitNote, limitSample } = await import('../../../sampling/limit-items.js');
+  const sampled = await Promise.all(files.map((f) => limitSample(f, limit, seed, limitItemsById)));
+  const cuts = sampled.flatMap((s) => (s.cut ? [s.cut] : []));
+  if (cuts.length > 0) process.stderr.write(`${limitNote(limit!, cuts, what, seed)}\n`);
+  return sampled.map((s) => [...s.items]);
 }
 
 interface GenerationCliOptions {
@@ -72,7 +70,7 @@ interface GenerationCliOptions {
 }
 
 /** The queries, the demonstrations, the generator and the answerer of a generating command (`generate`, `best-of`). */
-async function generationInputs(ws: Workspace, input: string, opts: GenerationCliOptions) {
+async function generationInputs(ws: MethodWorkspace, input: string, opts: GenerationCliOptions) {
   const { readConnerQueries } = await import('../generation/conner-queries.js');
   const { demonstrationsOf } = await import('../generation/generate-knowledge.js');
   const { generationModels } = await import('../conner-setup.js');
@@ -113,7 +111,7 @@ async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<Sc
 }
 
 /** The scorers; the answerer only where helpfulness is scored (`conner score`). */
-async function scoringSetupOf(ws: Workspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
+async function scoringSetupOf(ws: MethodWorkspace, opts: ScorerCliOptions, choices: ScoringChoices, helpfulness = false) {
   const { scoringSetup } = await import('../conner-setup.js');
   const { answerer, ...specs } = opts;
   const setup = await scoringSetup(ws, helpfulness ? { ...specs, ...(answerer === undefined ? {} : { answerer }) } : specs, choices);
@@ -153,7 +151,7 @@ function addScorerOptions(command: Command): Command {
     .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max; and 1 helpfulness negative in conner score); each option still wins");
 }
 
-export function registerConnerCommands(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerConnerCommands(program: Command, host: CliHost): void {
   const conner = program.command('conner').description('CONNER (Chen et al. 2023): generate knowledge, score it on six perspectives, select demonstrations and the best knowledge');
 
   addGenerationOptions(
@@ -171,8 +169,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { generateKnowledge } = await import('../generation/generate-knowledge.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, input, opts);
         const records = await generateKnowledge({
@@ -185,9 +182,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
           process.stderr.write(`note: demonstrations left out to fit the context: ${fitted('knowledgeShotsDropped')} knowledge prompts, ${fitted('answerShotsDropped')} answer prompts (recorded per item and in the scores' protocol)\n`);
         }
         process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}; answers by ${records[0]?.answerer ?? '-'}) -> ${opts.output}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -211,13 +206,12 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { ratedKeys, scoreFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
       const { formatConnerRuns } = await import('../summary/conner-summary.js');
-      const { connerResultStem } = await import('../summary/conner-result-files.js');
+      const { runResultFiles, writeJsonFile } = await import('../../../runs/result-files.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');
       const { readFileSync, mkdirSync } = await import('node:fs');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFolder(opts.out);
         const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
@@ -240,15 +234,13 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         }
         const written: string[] = [];
         for (const summary of summaries) {
-          const base = join(opts.out, connerResultStem(summary.model, summary.setting));
-          writeFileAtomic(`${base}.records.jsonl`, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
-          writeFileAtomic(`${base}.summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
-          written.push(`${base}.summary.json`);
+          const files = runResultFiles(opts.out, summary.model, summary.setting);
+          writeFileAtomic(files.records, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
+          writeJsonFile(files.summary, summary);
+          written.push(files.summary);
         }
         process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -270,8 +262,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFile(opts.summary);
         const gamma = parseGamma(opts.gamma);
@@ -288,9 +279,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, choices, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
         if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
         process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   addScorerOptions(
@@ -318,8 +307,7 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
         checkOutputFile(opts.summary);
         const gamma = parseGamma(opts.gamma);
@@ -365,8 +353,6 @@ export function registerConnerCommands(program: Command, workspace: (command: Co
         }
         writeFileAtomic(opts.output, toJsonl(lines));
         writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 }

@@ -4,5 +4,5 @@ import type { CliHost } from '../../method-cli.js';
 import { registerConnerCommands } from './conner-commands.js';
 
 export function register(program: Command, host: CliHost): void {
-  registerConnerCommands(program, host.workspace);
+  registerConnerCommands(program, host);
 }

@@ -19,12 +19,11 @@
  * label and keep the vector of the first sentence with it, and mean averages the vectors while the
  * shares count the sentences' labels over the whole set (../summary/metric-aggregates.ts).
  */
-import type { FactualityRule } from '../conner-choices.js';
+import type { FactualityAggregation, FactualityRule } from '../conner-choices.js';
 import type { Evidence } from '../evidence/evidence-source.js';
 import { classifyWithinWindow, type PremiseCut } from './nli-window.js';
 import { nliVector, type NliVector, type PairClassifier } from './scorers.js';
 
-export type FactualityAggregation = 'min' | 'mean' | 'max';
 export const FACTUALITY_AGGREGATIONS: readonly FactualityAggregation[] = ['min', 'mean', 'max'];
 
 export type FactualityLabel = 'factual-consistent' | 'non-verified' | 'factual-inconsistent';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SourceFileKey } from '../data/source-files.js';
-import type { Workspace } from '../../../workspace.js';
+import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { PAPER_CUTOFF } from '../defaults.js';
 import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
 
@@ -30,11 +30,11 @@ async function checkDataOptions(opts: DataOptions, sources: readonly SourceFileK
   return dataDir;
 }
 
-function sourceOptions(ws: Workspace, opts: DataOptions, dataDir: string | undefined) {
+function sourceOptions(ws: MethodWorkspace, opts: DataOptions, dataDir: string | undefined) {
   return { outDir: resolve(opts.out), seed: opts.seed, cacheDir: ws.cacheDir, ...(dataDir ? { dataDir: resolve(dataDir) } : {}) };
 }
 
-export function registerDataCommands(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerDataCommands(program: Command, host: CliHost): void {
   const data = program.command('data').description('build the question sets: SeenQA, UnseenQA and the few-shot repositories');
 
   data
@@ -64,8 +64,7 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
       const { datesLine, noQuestionsError, stopText, writeCorpusQuestions } = await import('../data/corpus-question-card.js');
       const { LlmkbError } = await import('../../../errors.js');
       checkOutputFolder(opts.out);
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const corpus = Corpus.open(ws.db, name);
         for (const u of corpus.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(corpus.name, u)}\n`);
         const entry = ws.entryFor('question_writer', opts.questionWriter);
@@ -86,9 +85,7 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
         process.stdout.write(`rejected: ${rejected.length === 0 ? 'none' : rejected.map(([r, n]) => `${r} ${n}`).join(', ')}; card: ${written.cardMarkdown}\n`);
         if (report.items.length < opts.count) process.stdout.write(`fewer questions than asked for: ${stopText(report)}\n`);
         process.stdout.write(`${datesLine(report, opts.dateField)}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   common(data.command('seenqa'))
@@ -102,8 +99,7 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
       const { buildSeenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
       const { KEYWORD_RULE_QUALITY } = await import('../data/time-sensitive.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('seenqa', { popqaLongtail: opts.popqaLongtail === true }));
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const report = await buildSeenQAFiles({ ...sourceOptions(ws, opts, dataDir), perSource: opts.perSource, batchSize: opts.batchSize, popqaLongtail: opts.popqaLongtail === true, ...(executor ? { timeSensitiveExecutor: executor } : {}) });
@@ -120,9 +116,7 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
           const p = report.stats[s]!.popularity;
           if (p) out.write(`${s}: ${p.longTail} of ${p.known} questions long-tail (subject popularity < 100)\n`);
         }
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   common(data.command('unseenqa'))
@@ -132,14 +126,11 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
     .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
       const { buildUnseenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('unseenqa'));
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
         process.stdout.write(`UnseenQA: ${report.items} questions from ${report.templates} templates -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);
         for (const d of report.dropped) process.stdout.write(`dropped ${d.id}: ${d.reason}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   common(data.command('repositories'))
@@ -150,13 +141,10 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
       const { buildRepositoryFiles, repositoryInputs, sourcesOf } = await import('../data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('repositories'));
       repositoryInputs(resolve(opts.out));
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const report = await buildRepositoryFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
         process.stdout.write(`R_seen: ${report.rSeen.items} pairs (${Object.entries(report.rSeen.counts).map(([k, v]) => `${k} ${v}`).join(', ')}) -> ${report.rSeen.file}\n`);
         process.stdout.write(`R_unseen: ${report.rUnseen.items} questions answered "unsure" -> ${report.rUnseen.file}\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 }

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { LlmkbError } from '../../../errors.js';
 // Types only at the top; the judging modules load inside the action (start-up time, see cli-defaults.ts).
 import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
-import type { Workspace } from '../../../workspace.js';
+import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { LEXICAL_JUDGE_ID } from '../defaults.js';
 import { positiveInteger } from '../../../cli/cli-options.js';
 import { LIMIT_SEED, limited } from './stage-commands.js';
@@ -61,7 +61,7 @@ export function formatAgreement(report: AgreementReport, judge: string, source: 
 }
 
 /** Registers `check` under the existing `judge` command, which keeps working as before. */
-export function registerJudgeCheckCommand(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerJudgeCheckCommand(program: Command, host: CliHost): void {
   const judgeCommand = program.commands.find((c) => c.name() === 'judge');
   if (!judgeCommand) throw new Error('register the judge command before judge check');
   // Commander checks an ancestor's required options before running a subcommand too: `judge -i`
@@ -105,8 +105,7 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
       // The sample is said in the output's source, so a partial measurement never reads as a whole one.
       if (opts.limit !== undefined && opts.limit < rows.length) source = `${source}, a seeded sample of ${opts.limit} of ${rows.length}`;
       rows = await limited(rows, opts.limit, LIMIT_SEED, 'human-labelled responses');
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
         const judge = new ResponseJudge(executor ? { judge: executor } : {});
@@ -120,8 +119,6 @@ export function registerJudgeCheckCommand(program: Command, workspace: (command:
         }
         process.stdout.write(formatAgreement(report, name, source));
         if (judge.stats.unparseableReplies) process.stdout.write(`judge replies that did not start with yes/no: ${judge.stats.unparseableReplies} (${judge.stats.lexicalFallbacks} fell back to the lexical rule)\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 }

@@ -10,7 +10,7 @@ import { registerJudgeCheckCommand } from './judge-check-command.js';
 import { registerStageCommands } from './stage-commands.js';
 
 export function register(program: Command, host: CliHost): void {
-  registerDataCommands(program, host.workspace);
-  registerStageCommands(program, host.workspace);
-  registerJudgeCheckCommand(program, host.workspace);
+  registerDataCommands(program, host);
+  registerStageCommands(program, host);
+  registerJudgeCheckCommand(program, host);
 }

@@ -7,14 +7,14 @@ import type { QAItem } from '../data/qa-item.js';
 import { InputFileError, LlmkbError } from '../../../errors.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
-import type { Workspace } from '../../../workspace.js';
+import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from '../defaults.js';
 import { checkOutputFile, collect, optionalRoleEntry, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
-export async function shotSelector(ws: Workspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
+export async function shotSelector(ws: MethodWorkspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
   const { readQAItems } = await import('../data/qa-item.js');
   const { Bm25ShotSelector, EmbeddingShotSelector } = await import('../prompts/shot-selector.js');
   const rSeen = readQAItems(requireFile(rSeenFile, 'Build the repositories with `llmkb data repositories`, or pass --r-seen.'));
@@ -31,13 +31,13 @@ export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (spli
 
 /** `--limit N`: the seeded sample (src/sampling/limit-items.ts), said on stderr when it cuts anything. */
 export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
-  if (limit === undefined || limit >= items.length) return items;
-  const { limitItems } = await import('../../../sampling/limit-items.js');
-  process.stderr.write(`--limit ${limit}: ${limit} of ${items.length} ${what} (a seeded sample; a run of its own)\n`);
-  return limitItems(items, limit, seed);
+  const { limitNote, limitSample } = await import('../../../sampling/limit-items.js');
+  const sampled = await limitSample(items, limit, seed);
+  if (sampled.cut) process.stderr.write(`${limitNote(sampled.cut.n, [sampled.cut], what)}\n`);
+  return [...sampled.items];
 }
 
-export function registerStageCommands(program: Command, workspace: (command: Command) => Workspace): void {
+export function registerStageCommands(program: Command, host: CliHost): void {
   program
     .command('ask')
     .description('ask a model every question under one prompt setting (paper Table 6); resumable')
@@ -60,8 +60,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       checkOutputFile(opts.output);
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to ask', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
         const files = opts.input ?? [join(opts.data, DATASET_FILES.seenqa), join(opts.data, DATASET_FILES.unseenqa)];
@@ -80,9 +79,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
         const dropped = records.filter((r) => r.shotsDropped).length;
         process.stdout.write(`asked ${records.length} questions (${opts.setting}${selector ? `, shots by ${selector.id}` : ''}) -> ${opts.output}  [run ${run.id}]\n`);
         if (dropped) process.stdout.write(`${dropped} prompts had shots dropped to fit the context window (field "shotsDropped")\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   program
@@ -99,8 +96,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
       const { judgeRecords } = await import('../judging/judge-records.js');
       const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
       checkOutputFile(opts.output);
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const records = await limited(readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true }), opts.limit, LIMIT_SEED, 'responses');
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
         const executor = entry === undefined ? undefined : await ws.executor(entry);
@@ -112,9 +108,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
         process.stdout.write(`decided by: ${Object.entries(summary.judgedBy).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
         if (summary.stats.unparseableReplies) process.stdout.write(`judge replies that did not start with yes/no: ${summary.stats.unparseableReplies} (retried once; ${summary.stats.lexicalFallbacks} fell back to the lexical rule)\n`);
         if (summary.approximate) process.stdout.write(`APPROXIMATE: no judge LLM was used for some seen responses; their correct/wrong labels come from the lexical rule (${LEXICAL_JUDGE_ID}).\n`);
-      } finally {
-        await ws.close();
-      }
+      });
     });
 
   program
@@ -140,8 +134,7 @@ export function registerStageCommands(program: Command, workspace: (command: Com
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { judgedRecordSchema } = await import('../judging/judge-response.js');
       checkOutputFile(opts.output);
-      const ws = workspace(command);
-      try {
+      await host.withWorkspace(command, async (ws) => {
         const records = await limited(readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true }), opts.limit, opts.seed, 'labelled responses');
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model under test', { hint: 'Pass --model SPEC (the model that gave the responses) or set "model" in llmkb.config.json.' });
@@ -186,8 +179,6 @@ export function registerStageCommands(program: Command, workspace: (command: Com
           const agreement = await compareAnswerModes({ run, executor, records, sample: opts.compareModes, seed: opts.seed, ...(shotsFor ? { shotsFor } : {}) });
           process.stdout.write(agreement ? `logprobs vs generate: the same choice in ${agreement.agree}/${agreement.mcqs} MCQs (${(100 * agreement.rate).toFixed(1)}%)\n` : 'this model supports one answer mode only: no comparison\n');
         }
-      } finally {
-        await ws.close();
-      }
+      });
     });
 }

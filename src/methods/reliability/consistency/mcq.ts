@@ -138,9 +138,9 @@ export function generateBudget(mcq: Mcq): number {
 }
 
 /**
- * An answered MCQ, its fields in the order the stored records have always had. Written out
- * rather than spread (`{ ...mcq, raw, ... }`): a spread of the MCQ cost about 6 us per MCQ,
- * measured, 0.6 s of a cached re-run at paper scale (100,000 MCQs).
+ * An answered MCQ, its fields in the order of the stored records (the records file's bytes depend
+ * on it). Written out rather than spread (`{ ...mcq, raw, ... }`): the spread is slower on every
+ * MCQ of a cached re-run (bench/README.md).
  */
 function answeredMcq(mcq: Mcq, raw: string, choice: Letter | null, parse: McqParse, callKey: string): AnsweredMcq {
   return { options: mcq.options, responseLetter: mcq.responseLetter, unsureLetter: mcq.unsureLetter, raw, choice, parse, choseResponse: choice === mcq.responseLetter, callKey };

@@ -6,7 +6,8 @@ import { judgePrompt } from '../prompts/paper-prompts.js';
 import { OpenAICompatibleModel } from '../../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../../store/call-cache.js';
 import { openDatabase } from '../../../store/database.js';
-import { judgeByRules, lexicalMatch, parseJudgeReply, ResponseJudge, type ResponseRecord } from './judge-response.js';
+import { judgeByRules, parseJudgeReply, ResponseJudge, type ResponseRecord } from './judge-response.js';
+import { lexicalMatch } from './lexical-match.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 const seen = (response: string, answers = ['William Shakespeare', 'Roma Gill']): ResponseRecord => ({

@@ -51,9 +51,6 @@ export type JudgedRecord = ResponseRecord & {
   approximate?: boolean;
 };
 
-/** The lexical fallback (`lexical-v2`, src/judging/lexical-match.ts), re-exported where it always was. */
-export { LEXICAL_JUDGE_ID, lexicalMatch } from './lexical-match.js';
-
 /** Strict parse of the Table 7 reply: it must start with yes or no. */
 export function parseJudgeReply(reply: string): boolean | undefined {
   const first = reply.trim().toLowerCase().match(/^[a-z]+/)?.[0];

@@ -4,14 +4,14 @@
  * against human labels (`llmkb judge check`, EVOUNA) and every run that uses it says its labels
  * are approximate.
  *
- * Rules, tried in order; the first that matches decides. They were developed on EVOUNA's NQ half
- * (human labels of five systems' answers) and kept when they raised agreement there; TriviaQA's
- * half was only measured. Each rule's gain is printed by `npm run bench:judge -- --evouna DIR`
+ * Rules, tried in order; the first that matches decides. Each is kept because it raises agreement
+ * on EVOUNA's NQ half (human labels of five systems' answers); TriviaQA's half is held out and
+ * only measured. Each rule's gain is printed by `npm run bench:judge -- --evouna DIR`
  * and quoted in docs/reliability.md ("How good are the labels?"). EVOUNA's annotators accept an answer that
  * contains the gold answer among other words, a less precise date, and a partial name; the
  * rules follow them, as the paper's judge LLM (Table 7: "is the prediction correct") would.
  * - `containment`: an accepted answer appears as whole words in the response (SQuAD-normalised;
- *   this was all of `lexical-v1` with the token F1 rule).
+ *   `lexical-v1`, which older summaries name, is this rule and a token F1 rule).
  * - `glued`: the same after pulling apart words a renderer glued together and footnote marks
  *   ("directed byWilliam Wyler1" → "by William Wyler 1", "in 20171." → "in 2017 1"; New Bing's
  *   answers in EVOUNA), and splitting at hyphens and dashes ("10-12 years" = "10–12 years").
@@ -260,7 +260,7 @@ export function lexicalMatch(response: string, answers: readonly string[], optio
  * answers by FiD, GPT-3.5, ChatGPT, GPT-4 and New Bing to NQ-open and TriviaQA questions; rows
  * marked improper skipped), running the whole judge without an LLM (uninformative rules, exact
  * match, then this rule). For summaries: "labels agree with humans 0.90 on EVOUNA (κ 0.75)".
- * Re-measured by src/judging/judge-agreement.test.ts and `llmkb judge check --no-judge`.
+ * Re-measured by src/methods/reliability/judging/judge-agreement.test.ts and `llmkb judge check --no-judge`.
  */
 /** Figures rounded to 3 decimals. */
 export const LEXICAL_JUDGE_AGREEMENT = {
