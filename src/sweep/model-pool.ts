@@ -63,7 +63,9 @@ export class ModelPool {
     if (batch) {
       let batching = this.#batching.get(key);
       if (!batching) {
-        batching = new BatchingModel(model, { ...this.batchSettings(entry), journalDir: batch.journalDir, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
+        // What does not go into batches (scoring a prompt's tokens) goes live, at the entry's concurrency per endpoint.
+        const liveConcurrency = Math.max(1, (modelOptions.concurrency ?? model.defaultConcurrency) * model.endpoints.length);
+        batching = new BatchingModel(model, { ...this.batchSettings(entry), journalDir: batch.journalDir, liveConcurrency, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
         this.#batching.set(key, batching);
       }
       // Every call of a stage at once: they wait in the same batch, not in a queue of their own.
@@ -77,7 +79,7 @@ export class ModelPool {
   batchSettings(entry: ModelEntry): { baseURL: string; apiKey?: string; model: string; api: 'completions' | 'chat' } {
     const options = entryOptions(entry);
     const spec = parseModelSpec(options.spec, this.#env);
-    if (spec.provider !== 'openai-compatible') throw new LlmkbError(`--batch: ${options.spec} runs in-process; the Batch API is for models behind a server`, { hint: 'Batch only roles served by the OpenAI API (or a server with /v1/files and /v1/batches), or drop --batch.' });
+    if (spec.provider !== 'openai-compatible') throw new LlmkbError(`--batch: ${options.spec} runs in-process; the Batch API is for models behind a server`, { hint: 'Batch only roles served by the OpenAI API (or a server with /v1/files and /v1/batches): give the others "batch: false" in the study (e.g. answerer: { spec: ..., batch: false }), or drop --batch.' });
     const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
     const apiKey = keyEnv ? this.#env[keyEnv] : undefined;
     return { baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: (options.api as 'chat' | 'completions' | undefined) ?? spec.api };

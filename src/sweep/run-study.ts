@@ -29,7 +29,7 @@ import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
 import { ModelPool, type BatchOptions } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
-import { costOf, type RoleCost, type RoleTokens } from './study-cost.js';
+import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
 import { checkModelFiles } from './study-plan.js';
@@ -49,13 +49,8 @@ export interface SweepOptions {
   command?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
-  /** `--batch`: judge, distractor and time-filter calls through the Batch API (poll and gather times in ms). */
+  /** `--batch`: the calls of the roles the study's methods mark batchable through the Batch API (poll and gather times in ms). */
   batch?: { pollMs?: number; gatherMs?: number };
-}
-
-/** The roles `--batch` sends through the Batch API: those the study's methods mark batchable (their latency does not matter). */
-export function batchRoles(study: Study): string[] {
-  return [...new Set(study.methods.flatMap((m) => m.method.roles.filter((r) => r.batchable).map((r) => r.id)))].filter((r) => study.roles[r] !== undefined);
 }
 
 export interface SweepJobResult {

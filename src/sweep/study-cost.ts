@@ -50,3 +50,12 @@ export function costOf(study: Study, tokens: Record<string, RoleTokens>, perMode
 export function formatMoney(value: number | null): string {
   return value === null ? 'no price' : value.toFixed(value < 1 ? 4 : 2);
 }
+
+/**
+ * The roles `--batch` sends through the Batch API: those the study's methods mark batchable
+ * (their latency does not matter) that the study gives a model, unless its entry says `batch: false`.
+ */
+export function batchRoles(study: Study): string[] {
+  return [...new Set(study.methods.flatMap((m) => m.method.roles.filter((r) => r.batchable).map((r) => r.id)))].filter((r) => study.roles[r] !== undefined && study.roles[r].batch !== false);
+}
+

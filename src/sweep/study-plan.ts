@@ -11,7 +11,7 @@ import { subjectRole } from '../methods/run-method.js';
 import { parseModelSpec } from '../providers/model-spec.js';
 import { methodIdOfStoredRun } from '../runs/stored-runs.js';
 import type { RunStore } from '../store/run-store.js';
-import { formatMoney, priced } from './study-cost.js';
+import { batchRoles, formatMoney, priced } from './study-cost.js';
 import { inShard, studyJobs, type Shard } from './study-jobs.js';
 import type { Study } from './study.js';
 
@@ -72,6 +72,8 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
   }
   const roles = [...new Set([...studyJobs(study).map((j) => subjectRole(j.method.method)), ...planned.flatMap((r) => Object.keys(r.calls ?? {}))])];
   const totals: StudyPlan['totals'] = {};
+  // Batch prices only for the roles --batch sends through the Batch API (not the embedder's or a scorer's calls).
+  const batched = new Set(batch ? batchRoles(study) : []);
   for (const role of roles) {
     const known = planned.every((r) => r.calls !== null);
     const sum = (k: 'calls' | 'in' | 'out') => (known ? planned.reduce((a, r) => a + (r.calls?.[role]?.[k] ?? 0), 0) : null);
@@ -85,7 +87,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
         money = p === null || money === null ? null : money + p;
       }
     } else if (known) {
-      money = sum('calls') === 0 ? 0 : priced(sum('in')!, sum('out')!, study.roles[role]?.price, batch);
+      money = sum('calls') === 0 ? 0 : priced(sum('in')!, sum('out')!, study.roles[role]?.price, batched.has(role));
     }
     totals[role] = { calls: sum('calls'), in: sum('in'), out: sum('out'), money };
   }

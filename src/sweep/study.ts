@@ -39,8 +39,12 @@ export type Price = z.infer<typeof priceSchema>;
 
 const entryOptionsSchema = (modelEntrySchema.options[1] as z.ZodObject<z.ZodRawShape>).shape;
 
-/** A role's model: a spec string (`none`: no model, the role's fallback), or the config's model entry plus a price. */
-const roleSchema = z.union([z.string().min(1), z.object({ ...entryOptionsSchema, price: priceSchema.optional() }).strict()]);
+/**
+ * A role's model: a spec string (`none`: no model, the role's fallback), or the config's model
+ * entry plus a price and `batch: false` (a batchable role's calls stay live under `--batch`: its
+ * server has no Batch API).
+ */
+const roleSchema = z.union([z.string().min(1), z.object({ ...entryOptionsSchema, price: priceSchema.optional(), batch: z.literal(false).optional() }).strict()]);
 export type StudyRoleEntry = z.infer<typeof roleSchema>;
 
 const dateSchema = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'must be a date written YYYY, YYYY-MM or YYYY-MM-DD');
@@ -126,7 +130,7 @@ export interface Study {
   seed: number;
   concurrency: number;
   /** Models of the roles the study names (not the models under test), by role id; `none` is left out. */
-  roles: Record<string, { entry: ModelEntry; price: Price | undefined }>;
+  roles: Record<string, { entry: ModelEntry; price: Price | undefined; batch?: false }>;
 }
 
 /** Study fields that are neither a role nor a method option. */
@@ -151,10 +155,10 @@ function localPath(spec: string, dir: string): string {
   return `${m[1]}:${resolve(dir, m[2]!)}`;
 }
 
-function roleEntry(role: StudyRoleEntry, dir: string): { entry: ModelEntry; price: Price | undefined } {
+function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
   if (typeof role === 'string') return { entry: localPath(role, dir), price: undefined };
-  const { price, ...entry } = role;
-  return { entry: { ...(entry as ModelEntryOptions), spec: localPath((entry as { spec: string }).spec, dir) }, price };
+  const { price, batch, ...entry } = role;
+  return { entry: { ...(entry as ModelEntryOptions), spec: localPath((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
 }
 
 const HINT =

@@ -98,6 +98,11 @@ function transportError(url: string, base: string, error: unknown, policy: JsonP
 
 const OPENAI_SHAPE_HINT = 'The server does not speak the OpenAI API shape llmkb expects for this call.';
 
+/** A 400 with vLLM's, OpenAI's or llama.cpp's wording for a prompt longer than the context window (also in a Batch API error file). */
+export function isOpenAIContextOverflow(status: number | undefined, text: string): boolean {
+  return status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text);
+}
+
 export class OpenAIHttpClient {
   readonly #endpoints: readonly string[];
   readonly #policy: JsonPostPolicy;
@@ -108,8 +113,7 @@ export class OpenAIHttpClient {
     this.#policy = {
       apiKey,
       retryableStatus: new Set([408, 409, 425, 429]),
-      // vLLM / OpenAI / llama.cpp wording for a prompt longer than the context window.
-      isContextOverflow: (status, text) => status === 400 && /maximum context length|context length|context window|too many tokens|exceeds the (available )?context/i.test(text),
+      isContextOverflow: isOpenAIContextOverflow,
       unreachableHint: (base) => `Is the server running at ${base}? Check the base URL in the model spec or llmkb.config.json.`,
       notFoundHint: `Check the model name ("${modelId}") and that the base URL ends in /v1.`,
       notJsonHint: 'Is this an OpenAI-compatible server? The base URL must be the API root, usually ending in /v1.',

@@ -24,7 +24,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/files.js';
-import { ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
+import { ContextOverflowError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
+import { isOpenAIContextOverflow } from '../../providers/openai-compatible/http-client.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
 import { Progress } from '../../progress/progress.js';
@@ -48,6 +49,8 @@ export interface BatchSettings {
   /** Between status polls (default 30 s). */
   pollMs?: number;
   log?: (line: string) => void;
+  /** Calls at once to the wrapped model for what does not go through batches (scoring a prompt's tokens); default: its own concurrency per endpoint. */
+  liveConcurrency?: number;
 }
 
 const batchSchema = z.object({
@@ -167,10 +170,18 @@ export class BatchClient {
   }
 }
 
+/** A request that failed inside a batch; `contextOverflow`: its prompt is longer than the model's context (as the provider says live). */
+interface BatchError {
+  message: string;
+  retryable: boolean;
+  contextOverflow?: boolean;
+  status?: number;
+}
+
 const TERMINAL = new Set(['completed', 'expired', 'cancelled', 'failed']);
 
 /** Polls a batch until it ends, with progress; returns it and its outcome per custom_id. */
-async function awaitBatch(client: BatchClient, batchId: string, total: number, pollMs: number, label: string, signal?: AbortSignal): Promise<{ batch: Batch; outcomes: Map<string, { result?: unknown; error?: { message: string; retryable: boolean; status?: number } }> }> {
+async function awaitBatch(client: BatchClient, batchId: string, total: number, pollMs: number, label: string, signal?: AbortSignal): Promise<{ batch: Batch; outcomes: Map<string, { result?: unknown; error?: BatchError }> }> {
   const progress = new Progress(label, total);
   let batch: Batch;
   for (;;) {
@@ -183,7 +194,7 @@ async function awaitBatch(client: BatchClient, batchId: string, total: number, p
     await sleep(pollMs, undefined, signal ? { signal } : {});
   }
   progress.finish(batch.status === 'completed' ? '' : `(${batch.status})`);
-  const outcomes = new Map<string, { result?: unknown; error?: { message: string; retryable: boolean; status?: number } }>();
+  const outcomes = new Map<string, { result?: unknown; error?: BatchError }>();
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
     for (const line of (await client.fileContent(fileId)).split('\n')) {
@@ -195,7 +206,8 @@ async function awaitBatch(client: BatchClient, batchId: string, total: number, p
       else {
         const status = response?.status_code;
         const bodyMessage = (response?.body as { error?: { message?: string } } | undefined)?.error?.message;
-        outcomes.set(id, { error: { message: error?.message ?? bodyMessage ?? `status ${status ?? 'unknown'}`, retryable: retryable(error?.code, status), ...(status === undefined ? {} : { status }) } });
+        const message = error?.message ?? bodyMessage ?? `status ${status ?? 'unknown'}`;
+        outcomes.set(id, { error: { message, retryable: retryable(error?.code, status), contextOverflow: isOpenAIContextOverflow(status, message), ...(status === undefined ? {} : { status }) } });
       }
     }
   }
@@ -208,10 +220,16 @@ export class BatchingModel implements Model {
   readonly modelId: string;
   readonly cacheIdentity: string;
   readonly kinds: readonly ModelKind[];
-  /** The wrapped model's own, when it has them: only completions and chat go through batches. */
+  /**
+   * The wrapped model's own, when it has them: only completions and chat go through batches.
+   * These go to the model live, at most `liveConcurrency` at once (the executor above lets every
+   * call of a stage through at once, for the batches), on its own endpoints.
+   */
   readonly nextTokenLogprobs?: Model['nextTokenLogprobs'];
   readonly continuationLogLikelihood?: Model['continuationLogLikelihood'];
+  readonly scoreTokens?: Model['scoreTokens'];
   readonly embed?: Model['embed'];
+  readonly classify?: Model['classify'];
   readonly endpoints: readonly string[];
   readonly defaultConcurrency = MAX_BATCH_REQUESTS;
   /** Batches submitted by this model, with their final status (for the sweep's record). */
@@ -233,9 +251,20 @@ export class BatchingModel implements Model {
     this.modelId = inner.modelId;
     this.cacheIdentity = inner.cacheIdentity;
     this.kinds = inner.kinds;
-    if (inner.nextTokenLogprobs) this.nextTokenLogprobs = inner.nextTokenLogprobs.bind(inner);
-    if (inner.continuationLogLikelihood) this.continuationLogLikelihood = inner.continuationLogLikelihood.bind(inner);
-    if (inner.embed) this.embed = inner.embed.bind(inner);
+    const live = new Limit(settings.liveConcurrency ?? Math.max(1, inner.defaultConcurrency * inner.endpoints.length));
+    // The executor names this model's one endpoint ("batch"): the wrapped model picks its own.
+    const passed = <R, O>(call: ((request: R, options?: CallOptions) => Promise<O>) | undefined) =>
+      call && ((request: R, options?: CallOptions) => live.run(() => call.call(inner, request, options?.signal ? { signal: options.signal } : {})));
+    const nextTokenLogprobs = passed(inner.nextTokenLogprobs);
+    if (nextTokenLogprobs) this.nextTokenLogprobs = nextTokenLogprobs;
+    const continuationLogLikelihood = passed(inner.continuationLogLikelihood);
+    if (continuationLogLikelihood) this.continuationLogLikelihood = continuationLogLikelihood;
+    const scoreTokens = passed(inner.scoreTokens);
+    if (scoreTokens) this.scoreTokens = scoreTokens;
+    const embed = passed(inner.embed);
+    if (embed) this.embed = embed;
+    const classify = passed(inner.classify);
+    if (classify) this.classify = classify;
     this.endpoints = ['batch'];
   }
 
@@ -307,8 +336,10 @@ export class BatchingModel implements Model {
               }
             } else {
               failed += 1;
-              const e = outcome?.error ?? { message: `not in the output of batch ${done.id} (${done.status})`, retryable: true };
-              r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#settings.baseURL, ...(e.status === undefined ? {} : { status: e.status }) }));
+              const e: BatchError = outcome?.error ?? { message: `not in the output of batch ${done.id} (${done.status})`, retryable: true };
+              // As the provider throws it live, so a caller that fits its prompt (fewer shots) can try again.
+              if (e.contextOverflow) r.reject(new ContextOverflowError(`batch ${done.id}: ${e.message}`));
+              else r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#settings.baseURL, ...(e.status === undefined ? {} : { status: e.status }) }));
             }
           }
         }
@@ -323,6 +354,24 @@ export class BatchingModel implements Model {
     if (this.#timer) clearTimeout(this.#timer);
     this.#stop.abort();
     await this.#inner.close();
+  }
+}
+
+/** At most `max` calls at once; the rest wait in order. */
+class Limit {
+  #active = 0;
+  readonly #waiting: Array<() => void> = [];
+  constructor(readonly max: number) {}
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.#active >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#active += 1;
+    try {
+      return await call();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active -= 1;
+    }
   }
 }
 

@@ -25,7 +25,10 @@ export async function generateStage(ctx: StageContext): Promise<void> {
     stage: 'generate',
     items: ctx.items as readonly ConnerQuery[],
     idOf: (q) => q.id,
-    concurrency: Math.min(generator.concurrency, answerer.concurrency),
+    // As many queries at once as the busier of the two takes calls; each executor keeps its own
+    // calls within its limit. With the smaller of the two, a batched answerer (the Batch API,
+    // hours to answer) would hold the generator to a handful of queries per batch.
+    concurrency: Math.max(generator.concurrency, answerer.concurrency),
     ...(ctx.progress ? { progress: ctx.progress } : {}),
     work: (q) =>
       generateOne(q, {
