@@ -5,7 +5,9 @@
  * `{id, custom_id, response: {status_code, request_id, body}, error}` lines). A batch goes
  * validating -> in_progress -> completed over a few polls, and a script can fail single
  * requests, let a batch expire part-way (`batch_expired` in the error file) or fail its
- * validation.
+ * validation. Live, it answers `POST /v1/completions` with `echo: true` (prompt log-probabilities,
+ * as vLLM does: what a scoring call of a batched role sends, which no batch carries), each word
+ * a token at -1, and counts those calls; any other live request is a 404.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,11 +30,14 @@ export interface BatchServer {
   /** Uploaded input files, by file id. */
   files: Map<string, { filename: string; purpose: string; content: string }>;
   batches: Array<Record<string, unknown>>;
+  /** Live `/v1/completions` calls with echo (scoring), by prompt. */
+  echoed: string[];
   close(): Promise<void>;
 }
 
 export async function startBatchServer(script: BatchScript): Promise<BatchServer> {
   const files = new Map<string, { filename: string; purpose: string; content: string }>();
+  const echoed: string[] = [];
   const batches: Array<Record<string, unknown> & { id: string; status: string; polls: number; lines: string[] }> = [];
   let fileNo = 0;
   const now = () => Math.floor(Date.now() / 1000);
@@ -121,6 +126,20 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
       }
       return void send(res, 200, publicBatch(b));
     }
+    if (req.method === 'POST' && url === '/v1/completions') {
+      const body = JSON.parse(raw.toString('utf8')) as { prompt: string; echo?: boolean };
+      if (!body.echo) return void send(res, 404, { error: { message: 'live completions only with echo (scoring)', type: 'invalid_request_error' } });
+      echoed.push(body.prompt);
+      const tokens = [...(body.prompt.match(/\s*\S+|\s+$/g) ?? []), ' x'];
+      const textOffset: number[] = [];
+      let at = 0;
+      for (const t of tokens) {
+        textOffset.push(at);
+        at += t.length;
+      }
+      const logprobs = { tokens, token_logprobs: tokens.map((_, i) => (i === 0 ? null : -1)), text_offset: textOffset, top_logprobs: null };
+      return void send(res, 200, { id: 'cmpl-live', object: 'text_completion', created: now(), choices: [{ index: 0, text: ' x', logprobs, finish_reason: 'length' }], usage: { prompt_tokens: tokens.length - 1, completion_tokens: 1, total_tokens: tokens.length } });
+    }
     const content = /^\/v1\/files\/([^/]+)\/content$/.exec(url);
     if (req.method === 'GET' && content) {
       const f = files.get(content[1]!);
@@ -139,6 +158,7 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
     baseURL: `http://127.0.0.1:${port}/v1`,
     files,
     batches,
+    echoed,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
