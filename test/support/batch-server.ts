@@ -17,6 +17,8 @@ export interface BatchScript {
   reply: (body: Record<string, unknown>) => string;
   /** A request of batch `batchNo` (0-based) that fails: its status code in the error file. */
   failRequest?: (batchNo: number, line: number) => number | undefined;
+  /** The error message of a failed request (default "scripted STATUS"). */
+  failMessage?: (status: number) => string;
   /** Batch `batchNo` expires after this many requests are done. */
   expireAfter?: (batchNo: number) => number | undefined;
   /** Batch `batchNo` fails validation. */
@@ -61,7 +63,7 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
       }
       const failStatus = script.failRequest?.(batchNo, i);
       if (failStatus !== undefined) {
-        err.push(JSON.stringify({ id, custom_id: req.custom_id, response: { status_code: failStatus, request_id: `req_${i}`, body: { error: { message: `scripted ${failStatus}`, type: 'server_error' } } }, error: null }));
+        err.push(JSON.stringify({ id, custom_id: req.custom_id, response: { status_code: failStatus, request_id: `req_${i}`, body: { error: { message: script.failMessage?.(failStatus) ?? `scripted ${failStatus}`, type: failStatus < 500 ? 'invalid_request_error' : 'server_error' } } }, error: null }));
         return;
       }
       const text = script.reply(req.body);

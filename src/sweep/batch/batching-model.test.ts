@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startBatchServer, type BatchScript, type BatchServer } from '#test-support/batch-server.js';
-import { ModelCallError } from '../../errors.js';
+import { ContextOverflowError, ModelCallError } from '../../errors.js';
 import { ModelExecutor } from '../../executor/model-executor.js';
 import { OpenAICompatibleModel } from '../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../store/call-cache.js';
@@ -81,6 +81,17 @@ describe('--batch: judge calls through the OpenAI Batch API', () => {
     assert.deepEqual(answers.map((a) => a.value.text), questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')));
     assert.deepEqual(model.batches.map((b) => [b.status, b.requests, b.failed]), [['expired', 30, 18], ['completed', 18, 0]]);
     assert.equal(server.batches[0]!.status, 'expired');
+  });
+
+  it('a request the batch refused as longer than the context fails as the provider says it live (a ContextOverflowError), the rest answered', async () => {
+    const { server, ask } = await setup({
+      failRequest: (batchNo, line) => (batchNo === 0 && line === 1 ? 400 : undefined),
+      failMessage: () => "This model's maximum context length is 2048 tokens. However, you requested 2100 tokens.",
+    });
+    const [first, second] = await Promise.allSettled([ask('Is 0 even?'), ask('Is 1 even?')]);
+    assert.equal(first.status === 'fulfilled' && first.value.value.text, 'yes');
+    assert.ok(second.status === 'rejected' && second.reason instanceof ContextOverflowError && /batch batch_0: This model's maximum context length/.test(second.reason.message), String(second.status === 'rejected' ? second.reason : 'answered'));
+    assert.equal(server.batches.length, 1, 'not resubmitted');
   });
 
   it('a batch that fails validation fails its calls for good, naming the batch', async () => {
