@@ -7,6 +7,7 @@ import { InputFileError } from '../errors.js';
 import { openDatabase } from '../store/database.js';
 import { RunStore } from '../store/run-store.js';
 import { inShard, parseShard, studyJobs } from './study-jobs.js';
+import { batchRoles } from './study-cost.js';
 import { formatPlan, planStudy } from './study-plan.js';
 import { loadStudy } from './study.js';
 import { llmkb } from '#test-support/run-cli.js';
@@ -131,6 +132,26 @@ describe('study files', () => {
     const full = planStudy(study, new RunStore(db));
     assert.ok(full.runs.every((r) => r.items === null && r.calls === null), 'not quick and no data sets yet: unknown, not 0');
     assert.match(formatPlan(study, full), /calls still to pay for \(estimate\): model unknown/);
+    db.close();
+  });
+
+  it('--batch: the roles each method marks batchable that the study gives a model, unless "batch: false"; only they at batch prices in the plan', () => {
+    const examples = join(import.meta.dirname, '..', '..', 'examples');
+    const paper = loadStudy(join(examples, 'paper-study.yaml'));
+    assert.deepEqual(batchRoles(paper).sort(), ['distractor', 'judge', 'timeFilter']);
+    const conner = loadStudy(join(examples, 'conner-study.yaml'));
+    assert.deepEqual(batchRoles(conner), ['answerer']);
+    const live = loadStudy(write('live.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, options: {input: q.txt}}\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: false}\n'));
+    assert.deepEqual(batchRoles(live), []);
+    assert.equal(failure(() => loadStudy(write('batch-true.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods: [conner]\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: true}\n'))).exitCode, 2);
+    // Two queries, a priced answerer and scorer: the scorer's calls are not batched, so at its list price.
+    writeFileSync(join(dir, 'q2.jsonl'), ['a', 'b'].map((id) => JSON.stringify({ id, task: 'qa', topic: 'T', query: `query ${id}`, referenceKnowledge: 'Some knowledge.', goldAnswer: 'x' })).join('\n') + '\n');
+    const priced = loadStudy(write('priced.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, settings: [zero-shot], options: {input: q2.jsonl}}\nanswerer: {spec: "vllm:http://x:1/v1/b", price: {input: 2, output: 8}}\nscorer: {spec: "vllm:http://x:1/v1/c", price: {input: 1, output: 1}}\n'));
+    const db = openDatabase(':memory:');
+    const [listed, batched] = [planStudy(priced, new RunStore(db)), planStudy(priced, new RunStore(db), undefined, true)];
+    assert.ok(listed.totals.answerer!.money! > 0 && listed.totals.scorer!.money! > 0);
+    assert.equal(batched.totals.answerer!.money, listed.totals.answerer!.money! / 2);
+    assert.equal(batched.totals.scorer!.money, listed.totals.scorer!.money, 'the scorer is not batched: its list price');
     db.close();
   });
 });
