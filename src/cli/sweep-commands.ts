@@ -16,7 +16,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--out <dir>', 'results folder: one folder per model (as `llmkb eval` writes it), tables, analysis.json, report.html (default: "out" in the study, else llmkb-sweep)')
     .option('--plan', 'print what would run, what is done already and the calls still to pay for (tokens, money with prices); run nothing')
     .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`')
-    .option('--batch', 'send the judge, distractor and time-filter calls through the OpenAI Batch API (half the price, answers within 24 h); resumable')
+    .option('--batch', 'send the calls of the roles the methods mark batchable (judge, distractor, time filter; CONNER\'s answerer) through the OpenAI Batch API (half the price, answers within 24 h); resumable')
     .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
     .action(async (studyFile: string, opts: { out?: string; plan?: boolean; shard?: string; batch?: boolean; limit?: number }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');

@@ -1,6 +1,7 @@
 /**
- * `llmkb sweep --batch`: the roles whose latency does not matter (judge, distractor, time
- * filter) answered through the OpenAI Batch API, at half the price.
+ * `llmkb sweep --batch`: the roles whose latency does not matter (those the study's methods mark
+ * batchable: the reliability method's judge, distractor and time filter, CONNER's answerer)
+ * answered through the OpenAI Batch API, at half the price.
  *
  * A BatchingModel stands in for the role's model under the same executor: its `chat` and
  * `complete` calls are gathered (until no new one has come for `gatherMs`, at most 50,000 to a
