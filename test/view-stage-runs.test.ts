@@ -53,7 +53,7 @@ describe('stage runs on the runs page', () => {
 
   it("a stage run's page says what it is instead of showing metrics", async () => {
     const html = await (await fetch(`${view.url}/runs/${askRunId}`)).text();
-    assert.match(html, /A run of the stage\(s\) ask only/);
+    assert.match(html, /A run of the stage\(s\) ask only, made by a step command \(<code>llmkb ask, judge, consistency<\/code>, \.\.\.\)/);
     assert.doesNotMatch(html, /<h2>Metrics<\/h2>/);
   });
 });

@@ -60,7 +60,7 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     parts.push(metricsTable(summary.metricDefs, summary));
     const mc = metricChart(summary.metricDefs, summary);
     if (mc) parts.push(`<h2>Charts</h2><div class="charts"><figure class="chart">${await svg(mc)}</figure></div>`);
-  } else if (stageRun) parts.push(`<p class="muted">A run of the stage(s) ${esc(run.stages.map((s) => s.stage).join(', '))} only, made by a step command (<code>llmkb ${esc(run.stages[0]?.stage ?? '')}</code>, ...), not an evaluation: it has no metrics. <code>llmkb eval</code> runs every stage.</p>`);
+  } else if (stageRun) parts.push(`<p class="muted">A run of the stage(s) ${esc(run.stages.map((s) => s.stage).join(', '))} only, made by a step command${view?.stageCommands?.length ? ` (<code>${esc(view.stageCommands.join(', '))}</code>, ...)` : ' (the method\'s own commands)'}, not an evaluation: it has no metrics. <code>llmkb eval</code> runs every stage.</p>`);
   else parts.push('<p class="empty">No summary for this run yet (no labelled items).</p>');
   if (view?.runSections) {
     parts.push(

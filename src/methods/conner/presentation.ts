@@ -51,5 +51,6 @@ export const connerPresentation: MethodPresentation = {
     itemOf,
     itemTitles: { label: 'factuality', source: 'topic', dataset: 'task', question: 'Query', response: 'Knowledge', subtype: null, answerType: null, consistency: null },
     itemPage: (records) => connerItemPage(records),
+    stageCommands: ['llmkb conner generate', 'conner score'],
   },
 };
