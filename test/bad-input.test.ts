@@ -50,15 +50,16 @@ function folder(files: Record<string, string>): string {
 
 /**
  * Why the permission test cannot run here, if it cannot: as root it runs the CLI as `nobody`,
- * which needs to reach this checkout (a clone under a 0700 folder, as `mktemp -d` makes, is out
- * of its reach). Said on stderr, not skipped silently.
+ * which needs to reach this checkout and the node binary (a clone or a Node under a 0700 folder,
+ * as `mktemp -d` makes, is out of its reach). Said on stderr, not skipped silently.
  */
 function nobodySkip(): string | false {
   if (process.platform === 'win32') return 'no POSIX permissions';
   if (process.getuid?.() !== 0) return false;
-  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(BIN)}, require('fs').constants.R_OK)`]);
+  // A command that the launcher runs in a second node: nobody must reach this checkout and the node binary itself.
+  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'methods', '--json'], { env: { ...process.env, CI: '1' } });
   if (probe.status === 0) return false;
-  const reason = `user nobody cannot read ${BIN} (a parent folder is closed to others), so permission errors cannot be provoked here`;
+  const reason = `user nobody cannot run ${BIN} with ${process.execPath} (a parent folder is closed to others), so permission errors cannot be provoked here`;
   process.stderr.write(`SKIPPED: ${reason}\n`);
   return reason;
 }
