@@ -29,7 +29,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     const args = [...QUICK, '--model', spec, '--settings', 'zero-shot,four-shot-2', '--data', data, '--data-dir', dataDir!, '--out', out, '--store', join(work, 'a.sqlite')];
     const first = await llmkb(args, { cwd: work });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stderr, /ask: 60\/60/, 'quick: 30 seen + 30 unseen questions');
+    assert.match(first.stderr, /ask: 40\/40/, 'quick: 20 seen + 20 unseen questions');
     assert.match(first.stderr, /\|  eval setting 2 of 2, ETA \d+:\d\d/, 'one ETA for the whole evaluation');
     assert.match(first.stderr, /consistency: /);
     assert.match(first.stderr, /zero-shot: generate and the other answer mode chose the same option in \d+\/\d+ sampled MCQs/);
@@ -38,8 +38,8 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.ok(existsSync(join(out, 'report.html')));
     const summary = summaryOf(out, 'zero-shot');
     assert.deepEqual(Object.keys(summary.metrics as object), ['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR']);
-    assert.equal((summary.counts as { seen: number }).seen, 30);
-    assert.equal((summary.counts as { unseen: number }).unseen, 30);
+    assert.equal((summary.counts as { seen: number }).seen, 20);
+    assert.equal((summary.counts as { unseen: number }).unseen, 20);
     // The 1 MB model never answers an MCQ in the format: every answer invalid, counted and warned about.
     const counts = summary.counts as { mcqAnswers: number; invalidMcqAnswers: number };
     assert.ok(counts.mcqAnswers > 0 && counts.invalidMcqAnswers > 0.1 * counts.mcqAnswers, JSON.stringify(counts));

@@ -117,15 +117,15 @@ describe('study files', () => {
     const plan = planStudy(quick, new RunStore(db));
     assert.equal(plan.runs.length, 78);
     assert.ok(plan.runs.every((r) => r.state === 'new'));
-    assert.ok(plan.runs.every((r) => r.items === 60), 'quick: 30 seen + 30 unseen questions, known before the data sets are built');
-    // 60 answers + 60 x 3 MCQs per run; the judge sees the seen half.
-    assert.equal(plan.totals.model!.calls, 78 * 240);
-    assert.equal(plan.totals.judge!.calls, 78 * 30);
+    assert.ok(plan.runs.every((r) => r.items === 40), 'quick: 20 seen + 20 unseen questions, known before the data sets are built');
+    // 40 answers + 40 x 3 MCQs per run; the judge sees the seen half.
+    assert.equal(plan.totals.model!.calls, 78 * 160);
+    assert.equal(plan.totals.judge!.calls, 78 * 20);
     assert.ok(plan.totals.judge!.money !== null && plan.totals.judge!.money > 0);
     assert.equal(plan.totals.model!.money, null, 'the vLLM models have no price');
     const text = formatPlan(quick, plan);
     assert.match(text, /78 runs/);
-    assert.match(text, /calls still to pay for \(estimate\): model 18720, judge 2340/);
+    assert.match(text, /calls still to pay for \(estimate\): model 12480, judge 1560/);
     assert.doesNotMatch(text, /warning/, 'every model of the paper knows nothing after 2024-04-13');
     const early = { ...quick, methods: quick.methods.map((m) => ({ ...m, options: { ...m.options, cutoff: '2023-01-01' } })) };
     assert.match(formatPlan(early, planStudy(early, new RunStore(db))), /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/);

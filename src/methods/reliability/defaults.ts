@@ -40,4 +40,4 @@ export const INVALID_MCQ_WARNING_SHARE = 0.1;
  * recorded as approximations in the protocol): a look at every stage and setting in minutes on a
  * small model, not a measurement (wide intervals).
  */
-export const QUICK = { seen: 30, unseen: 30, mcqs: 3 } as const;
+export const QUICK = { seen: 20, unseen: 20, mcqs: 3 } as const;
