@@ -23,6 +23,29 @@ function folder(): { dir: string; qa: string; replies: string } {
   return { dir, qa, replies };
 }
 
+/**
+ * Runs `args` (the CLI and its arguments) in a child process, kills it with SIGKILL once the
+ * server has answered 30 requests and one save of the counts (every 2 s) has passed, then runs
+ * the same command to the end: the requests before the kill and in all.
+ */
+async function killedAndResumed(args: string[], dir: string, server: { requests: unknown[] }): Promise<{ killed: number; paid: number }> {
+  const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+  const exited = new Promise((r) => child.on('exit', r));
+  for (let waited = 0; server.requests.length < 30; waited += 50) {
+    assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.equal(child.exitCode, null, 'still running when killed');
+  child.kill('SIGKILL');
+  await exited;
+  const killed = server.requests.length;
+  const resumed = await llmkb(args.slice(1), { cwd: dir });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.ok(killed > 30, `${killed} requests before the kill`);
+  return { killed, paid: server.requests.length };
+}
+
 describe('runs as listed', () => {
   it('one model file under two labels: one run, listed with both labels by llmkb runs, the viewer and sweep --plan', async () => {
     const { dir, qa, replies } = folder();
@@ -70,24 +93,9 @@ describe('runs as listed', () => {
       // Two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
       writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 2 } }));
       const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'];
-      const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
-      const exited = new Promise((r) => child.on('exit', r));
-      // Killed once the server has answered a good part of the asking (the counts are saved every 2 s).
-      for (let waited = 0; server.requests.length < 30; waited += 50) {
-        assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await new Promise((r) => setTimeout(r, 2500));
-      assert.equal(child.exitCode, null, 'still running when killed');
-      child.kill('SIGKILL');
-      await exited;
-      const killed = server.requests.length;
-      const resumed = await llmkb(args.slice(1), { cwd: dir });
-      assert.equal(resumed.code, 0, resumed.stderr);
-      const paid = server.requests.length;
+      const { killed, paid } = await killedAndResumed(args, dir, server);
       const runJson = readdirSync(join(dir, 'res')).find((f) => f.endsWith('.run.json'))!;
       const execution = JSON.parse(readFileSync(join(dir, 'res', runJson), 'utf8')) as { calls: { model: { requests: number } }; callsHere: { model: { requests: number } } };
-      assert.ok(killed > 30, `${killed} requests before the kill`);
       assert.equal(execution.callsHere.model.requests, paid - killed, 'callsHere: the resumed process\'s requests');
       // The last moment before the kill may be unsaved (at most one save interval of requests).
       assert.ok(execution.calls.model.requests >= paid - 45 && execution.calls.model.requests <= paid, `all processes: ${execution.calls.model.requests} of ${paid} requests`);
@@ -106,23 +114,8 @@ describe('runs as listed', () => {
       // One model, two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
       writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
       const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'sweep', 'study.yaml', '--out', 'res'];
-      const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
-      const exited = new Promise((r) => child.on('exit', r));
-      for (let waited = 0; server.requests.length < 30; waited += 50) {
-        assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      // The counts are saved every 2 s.
-      await new Promise((r) => setTimeout(r, 2500));
-      assert.equal(child.exitCode, null, 'still running when killed');
-      child.kill('SIGKILL');
-      await exited;
-      const killed = server.requests.length;
-      const resumed = await llmkb(args.slice(1), { cwd: dir });
-      assert.equal(resumed.code, 0, resumed.stderr);
-      const paid = server.requests.length;
+      const { killed, paid } = await killedAndResumed(args, dir, server);
       const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as { tokens: { model: { requests: number } }; tokensHere: { model: { requests: number } } };
-      assert.ok(killed > 30, `${killed} requests before the kill`);
       assert.equal(sweep.tokensHere.model.requests, paid - killed, 'tokensHere: the resumed process\'s requests');
       // The last moment before the kill may be unsaved (at most one save interval of requests).
       assert.ok(sweep.tokens.model.requests >= paid - 45 && sweep.tokens.model.requests <= paid, `all processes: ${sweep.tokens.model.requests} of ${paid} requests`);
