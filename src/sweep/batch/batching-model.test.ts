@@ -9,7 +9,8 @@ import { ModelExecutor } from '../../executor/model-executor.js';
 import { OpenAICompatibleModel } from '../../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';
-import { BatchClient, BatchingModel, recoverBatches } from './batching-model.js';
+import { BatchClient } from './batch-client.js';
+import { BatchingModel, recoverBatches } from './batching-model.js';
 
 const questions = Array.from({ length: 30 }, (_, i) => `Is ${i} even?`);
 const reply = (body: Record<string, unknown>) => {
