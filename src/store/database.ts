@@ -16,9 +16,10 @@ import { errnoCode, fileAccessError, FileAccessError, LlmkbError } from '../erro
  * Which SQLite binding this Node runs. better-sqlite3 12 is the last line that runs on Node 20
  * (still supported: it is what many machines have), but on Node 24.19+ it aborts at exit
  * ("Assertion failed: (env) != nullptr" in Statement::~Statement, not fixed in 12.x); 13 fixes
- * that but needs N-API 10 (Node 22.14+; on Node 20 it crashes). Both are installed, 13 under the
- * alias `better-sqlite3-node22` (prebuilt, nothing to compile), and this picks the one that runs.
- * Their APIs are the same.
+ * that but needs N-API 10 (Node 22.14+; on Node 20 it crashes). 13 is an optional dependency under
+ * the alias `better-sqlite3-node22` (its engines say Node >= 22, so npm installs it only there, and
+ * Node 20 installs without an engine warning); it loads its prebuilt binary. This picks the one
+ * that runs. Their APIs are the same.
  */
 export function sqliteDriver(nodeVersion: string = process.versions.node): 'better-sqlite3' | 'better-sqlite3-node22' {
   const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
@@ -26,8 +27,24 @@ export function sqliteDriver(nodeVersion: string = process.versions.node): 'bett
   return major >= 24 || (major === 23 && minor >= 6) || (major === 22 && minor >= 14) ? 'better-sqlite3-node22' : 'better-sqlite3';
 }
 
-/** The better-sqlite3 `Database` class for this Node (see `sqliteDriver`). */
-export const SqliteDatabase = createRequire(import.meta.url)(sqliteDriver()) as typeof BetterSqlite3;
+/**
+ * The better-sqlite3 `Database` class for this Node (see `sqliteDriver`). A tree installed by an
+ * older Node has no `better-sqlite3-node22`: 12 is used then, and `openDatabase` says how to
+ * reinstall if its binary was built for another Node.
+ */
+function loadSqlite(): typeof BetterSqlite3 {
+  const require = createRequire(import.meta.url);
+  if (sqliteDriver() === 'better-sqlite3-node22') {
+    try {
+      return require('better-sqlite3-node22') as typeof BetterSqlite3;
+    } catch (error) {
+      if (errnoCode(error) !== 'MODULE_NOT_FOUND') throw error;
+    }
+  }
+  return require('better-sqlite3') as typeof BetterSqlite3;
+}
+
+export const SqliteDatabase = loadSqlite();
 
 export type Db = BetterSqlite3.Database;
 
@@ -243,6 +260,12 @@ export function openDatabase(path: string): Db {
     }
   } catch (error) {
     if (db?.open) db.close();
+    if (errnoCode(error) === 'ERR_DLOPEN_FAILED') {
+      throw new LlmkbError(`cannot load SQLite for Node ${process.versions.node}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, {
+        hint: 'llmkb was installed with another Node version: run `npm rebuild better-sqlite3` or `npm ci` again with this Node.',
+        cause: error,
+      });
+    }
     const mapped = storeError(path, error);
     if (mapped !== error) throw mapped;
     throw new LlmkbError(`cannot open the llmkb store ${path}: ${error instanceof Error ? error.message : String(error)}`, {
