@@ -44,7 +44,7 @@ function loadSqlite(): typeof BetterSqlite3 {
   return require('better-sqlite3') as typeof BetterSqlite3;
 }
 
-export const SqliteDatabase = loadSqlite();
+export const SqliteDatabase: typeof BetterSqlite3 = loadSqlite();
 
 export type Db = BetterSqlite3.Database;
 
