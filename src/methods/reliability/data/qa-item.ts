@@ -13,15 +13,24 @@ import { readJsonl } from '../../../io/jsonl.js';
 export const ANSWER_TYPES = ['number', 'person', 'time', 'location', 'other'] as const;
 export type AnswerType = (typeof ANSWER_TYPES)[number];
 
+/**
+ * A field's error when it is missing or of the wrong type: what the field is for and an example,
+ * so that a user writing their own question set can fix the line (zod's own message stays for
+ * other issues, such as an empty string).
+ */
+function fieldError(what: string): { error: (issue: { input?: unknown; code?: string }) => string | undefined } {
+  return { error: (issue) => (issue.input === undefined ? `missing: ${what}` : issue.code === 'invalid_type' || issue.code === 'invalid_value' ? `expected ${what}; found ${JSON.stringify(issue.input)?.slice(0, 60)}` : undefined) };
+}
+
 export const qaItemSchema = z
   .object({
-    id: z.string().min(1),
-    dataset: z.enum(['seen', 'unseen']),
+    id: z.string(fieldError('a unique id for the question, e.g. "q1"')).min(1),
+    dataset: z.enum(['seen', 'unseen'], fieldError('the question set, "seen" (answers known) or "unseen" (no answer exists)')),
     /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
-    source: z.string().min(1),
-    question: z.string().min(1),
+    source: z.string(fieldError('the source the question comes from, for the by-source tables, e.g. "nq" or a name of your own')).min(1),
+    question: z.string(fieldError('the question text, e.g. "What is the capital of France?"')).min(1),
     /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
-    answers: z.array(z.string()),
+    answers: z.array(z.string(), fieldError('a list of accepted answers, e.g. ["Paris"] ([] for an unseen question)')),
     answerType: z.enum(ANSWER_TYPES).nullish(),
     /** The item's id in its source data set (or file:line where the source has none). */
     sourceId: z.string().optional(),
