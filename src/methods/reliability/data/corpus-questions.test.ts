@@ -58,7 +58,7 @@ const PASSAGES: Record<string, { text: string; reply: string }> = {
   'c.txt': { text: 'The Galapagos Islands lie on the equator about one thousand kilometres west of the coast of Ecuador in the Pacific Ocean.', reply: "QUESTION: Which country's coast lies east of the Galapagos Islands?\nANSWER: Peru\nTYPE: location" },
   'd.txt': { text: 'Pigeons of many breeds, such as the pouter and the fantail, are descended from the rock pigeon according to the argument of Darwin.', reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other' },
   'e.txt': { text: 'Fancy pigeon breeds like the pouter were all descended from the rock pigeon, Columba livia, which still lives wild on sea cliffs.', reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other' },
-  'f.txt': { text: 'Mount Everest, the highest mountain on Earth, rises 8,849 metres above sea level on the border between Nepal and China.', reply: 'QUESTION: How high above sea level does Mount Everest rise?\nANSWER: 8,849 metres\nTYPE: number' },
+  'f.txt': { text: 'Mount Everest, the highest mountain on Earth, rises 8,849\nmetres above sea level on the border between Nepal and China.', reply: 'QUESTION: How high above sea level does Mount Everest rise?\nANSWER: 8,849 metres\nTYPE: number' },
   'g.txt': { text: 'The Beagle returned to Falmouth in England in October 1836 after a voyage around the world of almost five years in all.', reply: 'I am sorry, but I cannot write a question about this.' },
   'h.txt': { text: 'The Amazon River carries more water than any other river and flows into the Atlantic Ocean near the city of Belém in Brazil.', reply: 'QUESTION: Into which ocean, the Atlantic Ocean, does the Amazon River flow?\nANSWER: Atlantic Ocean\nTYPE: location' },
   'i.txt': { text: 'The First Amendment protects the freedom of speech, the freedom of the press and the right of the people to assemble peaceably.', reply: 'QUESTION: What does the First Amendment protect besides speech and the press?\nANSWER: the right of the people to assemble peaceably\nTYPE: other' },
@@ -67,7 +67,7 @@ const PASSAGES: Record<string, { text: string; reply: string }> = {
 
 function scriptedWriter(prompt: string): string {
   const passage = prompt.slice(prompt.indexOf('PASSAGE: ') + 9).trim();
-  const hit = Object.values(PASSAGES).find((p) => p.text === passage);
+  const hit = Object.values(PASSAGES).find((p) => p.text.replace(/\s+/g, ' ') === passage.replace(/\s+/g, ' '));
   return hit === undefined ? 'no passage' : ` ${hit.reply}`;
 }
 
@@ -107,10 +107,11 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     const everest = byQuestion.get('How high above sea level does Mount Everest rise?')!;
     assert.equal(everest.answerType, 'number');
     assert.equal(everest.answerTypeBy, 'writer');
+    assert.deepEqual(everest.answers, ['8,849 metres'], 'a line break inside the span is one space in the answer');
     for (const item of report.items) {
       assert.ok(qaItemSchema.safeParse(item).success, 'a valid item');
       const doc = PASSAGES[item.provenance.document]!.text;
-      assert.equal(doc.slice(item.provenance.answerStart, item.provenance.answerEnd), item.answers[0]);
+      assert.equal(doc.slice(item.provenance.answerStart, item.provenance.answerEnd).replace(/\s+/g, ' '), item.answers[0]);
     }
     assert.equal(server.requests[0]!.body.prompt, questionWriterPrompt(PASSAGES[server.requests[0]!.body.prompt!.toString().includes('Constitution of the United States was signed') ? 'a.txt' : Object.keys(PASSAGES).find((f) => String(server.requests[0]!.body.prompt).includes(PASSAGES[f]!.text))!]!.text));
   });

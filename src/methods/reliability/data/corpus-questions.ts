@@ -168,7 +168,9 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
         continue;
       }
       seen.add(key);
-      const spanText = row.text.slice(span.start, span.end);
+      // The passage's own text of the span, on one line: a line break of the document (a PDF's
+      // wrapped line) is a space in an answer that is shown, matched and written to JSONL.
+      const spanText = row.text.slice(span.start, span.end).replace(/\s+/g, ' ');
       const ruled = ruleAnswerType(spanText);
       const written = (ANSWER_TYPES as readonly string[]).includes(parsed.type ?? '') ? (parsed.type as AnswerType) : undefined;
       // The rules win only where they are sure and the writer disagrees.
