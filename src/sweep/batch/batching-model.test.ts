@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startBatchServer, type BatchScript, type BatchServer } from '#test-support/batch-server.js';
@@ -11,6 +10,7 @@ import { CallCache } from '../../store/call-cache.js';
 import { openDatabase } from '../../store/database.js';
 import { BatchClient } from './batch-client.js';
 import { BatchingModel, recoverBatches } from './batching-model.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const questions = Array.from({ length: 30 }, (_, i) => `Is ${i} even?`);
 const reply = (body: Record<string, unknown>) => {
@@ -30,7 +30,7 @@ async function setup(script: Partial<BatchScript> = {}) {
   const inner = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'gpt-judge', api: 'chat', echo: false, topLogprobs: 5, flavor: 'openai', concurrency: 4 });
   const db = openDatabase(':memory:');
   const cache = new CallCache(db);
-  const journalDir = mkdtempSync(join(tmpdir(), 'llmkb-batch-'));
+  const journalDir = tempDir('llmkb-batch-');
   const model = new BatchingModel(inner, { baseURL: server.baseURL, model: 'gpt-judge', api: 'chat', journalDir, gatherMs: 20, pollMs: 5 });
   const executor = new ModelExecutor(model, { cache, baseBackoffMs: 1, maxBackoffMs: 2 });
   const ask = (q: string) => executor.chat({ messages: [{ role: 'user', content: q }], maxTokens: 2 });
