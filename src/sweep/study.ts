@@ -23,7 +23,8 @@ import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { EvaluationMethod } from '../methods/method.js';
 import { checkMethodOptions } from '../methods/method-options.js';
 import { defaultMethod, findMethod, listMethods } from '../methods/registry.js';
-import { parseModelSpec } from '../providers/model-spec.js';
+import { resolveModelSpec } from '../providers/provider-registry.js';
+import { specRelativeTo, specWithEndpoints } from '../providers/spec-traits.js';
 import { CREDENTIALS_HINT, credentialsProblem } from '../url-credentials.js';
 
 /** Money per million tokens (any currency; the plan and summary print it as given). */
@@ -148,18 +149,12 @@ function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
   const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, ...entry } = model;
   const spec = localPath(entry.spec as string, dir);
   if (!endpoints) return { ...(entry as ModelEntryOptions), spec };
-  const parsed = parseModelSpec(spec);
-  if (parsed.provider !== 'openai-compatible' || !['vllm', 'llamacpp', 'openai-compatible'].includes(parsed.flavor)) {
-    throw new LlmkbError(`"endpoints" is for models behind servers (vllm:, llamacpp:, openai-compatible:), not ${spec}`);
-  }
-  return { ...(entry as ModelEntryOptions), spec: `${parsed.flavor}:${endpoints.join(',')}/${parsed.model}` };
+  return { ...(entry as ModelEntryOptions), spec: specWithEndpoints(spec, endpoints) };
 }
 
 /** `gguf:models/a.gguf` in a study is read from the study's folder, like every other relative path in it. */
 function localPath(spec: string, dir: string): string {
-  const m = /^(gguf|gguf-rerank|onnx|mock):(?!\/)(?![A-Za-z]:[\\/])(.+)$/.exec(spec);
-  if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]!) || m[2]!.startsWith('hf:')) return spec;
-  return `${m[1]}:${resolve(dir, m[2]!)}`;
+  return specRelativeTo(spec, dir);
 }
 
 function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
@@ -263,7 +258,7 @@ export function loadStudy(file: string): Study {
     if (!role.success) fail([key, ...role.error.issues[0]!.path], role.error.issues[0]!.message);
     if (role.data === NO_MODEL) continue;
     try {
-      parseModelSpec(typeof role.data === 'string' ? role.data : (role.data as { spec: string }).spec);
+      resolveModelSpec(typeof role.data === 'string' ? role.data : (role.data as { spec: string }).spec);
     } catch (error) {
       if (error instanceof LlmkbError) fail([key], error.message, error.hint);
       throw error;
@@ -280,7 +275,7 @@ export function loadStudy(file: string): Study {
     }
     try {
       const entry = modelEntry(m, dir);
-      parseModelSpec(entry.spec);
+      resolveModelSpec(entry.spec);
       return { ...m, entry };
     } catch (error) {
       if (error instanceof LlmkbError) return fail(['models', i, 'spec'], error.message, error.hint);
