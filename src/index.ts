@@ -46,11 +46,11 @@ export { loadConfig, type LlmkbConfig } from './config/config.js';
 export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
 
 // Runs and their result files: listed, read back, compared, reported
-export { resultFileStem, runResultFiles, type ResultFiles } from './runs/result-files.js';
+export { resultFileStem, runResultFiles, type ResultFiles } from './io/result-files.js';
 export { listRuns, type ListedRun } from './runs/list-runs.js';
 export { loadResultRun, loadStoredRun, readSummaryFile, type LoadedRun } from './runs/load-runs.js';
 export { compareRuns } from './analysis/compare-methods.js';
-export { headlineTable, rankRuns, settingsOf } from './analysis/runs.js';
+export { headlineTable, rankRuns, settingsOf } from './methods/run-tables.js';
 export { renderReport, type ReportOptions } from './report/html-report.js';
 
 // Helpers a method's code uses

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { distinguishRuns, pairedBootstrap, pearson } from '../src/methods/reliability/across-runs/compare-runs.js';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import type { MetricRecord } from '../src/methods/reliability/metrics/reliability-metrics.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { tempDir } from './support/temp-dir.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkOutputFolder } from '../src/cli/cli-options.js';
+import { checkOutputFolder } from '../src/methods/cli-options.js';
 import { FileAccessError } from '../src/errors.js';
 import { makeFolder } from '../src/io/files.js';
 import { llmkb } from './support/run-cli.js';

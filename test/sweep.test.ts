@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { startBatchServer } from './support/batch-server.js';
 import { startScriptedModel } from './support/scripted-models.js';

@@ -22,7 +22,7 @@ import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
 import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { specTraits } from '../providers/spec-traits.js';
-import { limitSuffix, runResultFiles } from '../runs/result-files.js';
+import { limitSuffix, runResultFiles } from '../io/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';

@@ -6,7 +6,7 @@
  */
 import { LlmkbError } from '../errors.js';
 import { specTraits } from '../providers/spec-traits.js';
-import { resultFileStem } from '../runs/result-file-stem.js';
+import { resultFileStem } from '../io/result-file-stem.js';
 import type { Study, StudyMethod } from './study.js';
 
 export interface StudyJob {

@@ -13,7 +13,7 @@ import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
 import { loadResultRun } from '../runs/load-runs.js';
-import { reportFile, resultFiles } from '../runs/result-files.js';
+import { reportFile, resultFiles } from '../io/result-files.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */

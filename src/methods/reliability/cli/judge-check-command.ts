@@ -11,7 +11,7 @@ import { LlmkbError } from '../../../errors.js';
 import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { LEXICAL_JUDGE_ID } from '../defaults.js';
-import { positiveInteger } from '../../../cli/cli-options.js';
+import { positiveInteger } from '../../cli-options.js';
 import { LIMIT_SEED, limited } from './stage-commands.js';
 import { requireFile } from '../../../io/require-path.js';
 

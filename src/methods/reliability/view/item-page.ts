@@ -4,7 +4,7 @@
  * judge's exchange), and its consistency: the distractors and every MCQ with the option chosen.
  * Every piece of model or user text is escaped.
  */
-import { escapeHtml } from '../../../report/html-parts.js';
+import { escapeHtml } from '../../html-parts.js';
 import { generationCallKey } from '../../../executor/call-key.js';
 import type { ItemPageContext } from '../../method-presentation.js';
 import { ANSWER_MAX_TOKENS } from '../defaults.js';
