@@ -5,9 +5,9 @@
  * and a hyphenated line end; plus encrypted and corrupt PDFs, which are named and counted.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { makePdf } from '../src/corpus/fixtures/make-pdf.test.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';

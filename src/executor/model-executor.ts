@@ -22,7 +22,7 @@ import type { ClassificationModel, ClassificationRequest, ClassificationResult, 
 import type { CallCache } from '../store/call-cache.js';
 import { CanonicalRequest } from '../store/call-key.js';
 import { callKey, chatParams, completionParams } from './call-key.js';
-import { greedyCompletionParams, PromptPrefix } from './call-params.js';
+import { greedyCompletionParams, type PromptPrefix } from './call-params.js';
 import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';

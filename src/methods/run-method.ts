@@ -18,7 +18,7 @@ import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
-import type { EvaluationMethod, MethodItem, PreparedInputs, SummarizedRun } from './method.js';
+import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
 import { checkMethodOptions } from './method-options.js';
 

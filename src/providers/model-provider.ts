@@ -44,7 +44,7 @@ export interface SpecTraits {
   files: string[];
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds providers of every options type
 export interface ModelProvider<Spec extends ParsedSpec = ParsedSpec, Options extends object = any> {
   /** Provider name, as models report it in `provider` (e.g. `llama`, `openai-compatible`). */
   readonly id: string;

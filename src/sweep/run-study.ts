@@ -27,7 +27,7 @@ import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
-import { ModelPool, type BatchOptions } from './model-pool.js';
+import { ModelPool } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';

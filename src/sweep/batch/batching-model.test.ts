@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startBatchServer, type BatchScript, type BatchServer } from '#test-support/batch-server.js';
 import { ContextOverflowError, ModelCallError } from '../../errors.js';

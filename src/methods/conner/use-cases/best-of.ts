@@ -15,7 +15,6 @@
 import { InputFileError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
-import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
