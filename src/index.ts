@@ -33,7 +33,8 @@ export {
   type EmbeddingResult, type CallOptions, type Sampling,
 } from './providers/language-model.js';
 export { registerProvider, listProviders } from './providers/provider-registry.js';
-export type { ModelProvider, CreateModelContext, ParsedSpec } from './providers/model-provider.js';
+export type { ModelProvider, CreateModelContext, ParsedSpec, EntryOptions, SpecTraits } from './providers/model-provider.js';
+export type { BatchApi, BatchError, BatchOutcome } from './providers/batch-api.js';
 export type { ModelEntry, ModelEntryOptions } from './providers/model-entry.js';
 export { createLanguageModel } from './providers/create-language-model.js';
 export { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
