@@ -147,20 +147,16 @@ const OWN_FIELDS = new Set(Object.keys(studySchema({}).shape));
 /** The model entry a study model stands for (its endpoints folded into the spec, a relative GGUF path read from the study's folder). */
 function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
   const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, ...entry } = model;
-  const spec = localPath(entry.spec as string, dir);
+  const spec = specRelativeTo(entry.spec as string, dir);
   if (!endpoints) return { ...(entry as ModelEntryOptions), spec };
   return { ...(entry as ModelEntryOptions), spec: specWithEndpoints(spec, endpoints) };
 }
 
-/** `gguf:models/a.gguf` in a study is read from the study's folder, like every other relative path in it. */
-function localPath(spec: string, dir: string): string {
-  return specRelativeTo(spec, dir);
-}
-
+/** A role's entry, a relative local path in its spec (`gguf:models/a.gguf`) read from the study's folder like every other relative path in it. */
 function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
-  if (typeof role === 'string') return { entry: localPath(role, dir), price: undefined };
+  if (typeof role === 'string') return { entry: specRelativeTo(role, dir), price: undefined };
   const { price, batch, ...entry } = role;
-  return { entry: { ...(entry as ModelEntryOptions), spec: localPath((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
+  return { entry: { ...(entry as ModelEntryOptions), spec: specRelativeTo((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
 }
 
 const HINT =
