@@ -77,7 +77,7 @@ async function timedAdd(corpus: Corpus, paths: string[], label: string, bytes: n
 }
 
 // 1. CSV
-let t = performance.now();
+const t = performance.now();
 const csv = join(dir, 'articles.csv');
 const csvDocs = writeArticlesCsv(csv, csvMb);
 const csvBytes = statSync(csv).size;

@@ -31,7 +31,7 @@ if (evounaAt >= 0) {
     const fmt = (x: number, p?: number): string => `${x.toFixed(4)}${p === undefined ? '' : ` (${x - p >= 0 ? '+' : ''}${(100 * (x - p)).toFixed(2)})`}`;
     const minSystem = previous ? Math.min(...Object.entries(report.bySystem).map(([k, s]) => s.agreement - previous!.bySystem[k]!.agreement)) : undefined;
     console.log(
-      `${(i <= 2 ? `lexical-v1 ${order.slice(0, i).join(' + ')}` : `+ ${order[i - 1]}`).padEnd(36)} NQ ${fmt(report.byDataset.NQ!.agreement, previous?.byDataset.NQ!.agreement)}  TQ ${fmt(report.byDataset.TQ!.agreement, previous?.byDataset.TQ!.agreement)}  all ${fmt(report.overall.agreement, previous?.overall.agreement)} kappa ${report.overall.kappa!.toFixed(3)}${minSystem === undefined ? '' : `  worst system ${minSystem >= 0 ? '+' : ''}${(100 * minSystem).toFixed(2)}`}`,
+      `${(i <= 2 ? `lexical-v1 ${order.slice(0, i).join(' + ')}` : `+ ${order[i - 1]}`).padEnd(36)} NQ ${fmt(report.byDataset.NQ!.agreement, previous?.byDataset.NQ?.agreement)}  TQ ${fmt(report.byDataset.TQ!.agreement, previous?.byDataset.TQ?.agreement)}  all ${fmt(report.overall.agreement, previous?.overall.agreement)} kappa ${report.overall.kappa!.toFixed(3)}${minSystem === undefined ? '' : `  worst system ${minSystem >= 0 ? '+' : ''}${(100 * minSystem).toFixed(2)}`}`,
     );
     previous = report;
   }

@@ -4,7 +4,7 @@
  * records (significance marks, example responses) and without.
  */
 import { renderReport } from '../src/report/html-report.js';
-import { paperSummaries, scored } from '../test/support/summaries.js';
+import { scored } from '../test/support/summaries.js';
 import { paperRows, syntheticRecords } from '../test/support/paper-tables.js';
 import { summarizeRun } from '../src/methods/reliability/metrics/summarize-run.js';
 const rows = paperRows().filter((r) => r.C_correct !== null && r.UR !== null && r.CR !== null);

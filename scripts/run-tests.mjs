@@ -8,7 +8,8 @@
  * files (e.g. `--test-name-pattern`).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -40,5 +41,14 @@ if (!/^[1-9]\d*$/.test(concurrency)) {
   process.exit(1);
 }
 process.stderr.write(`run-tests: ${files.length} test files, ${concurrency} at a time\n`);
+// Every test removes what it makes (test/support/temp-dir.ts); what is new in the temp directory
+// after the run is named, so a test that leaves something behind is found. tsx's compile cache,
+// when this run made it, goes too.
+const tsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? ''}`);
+const hadTsxCache = existsSync(tsxCache);
+const before = new Set(readdirSync(tmpdir()));
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
+if (!hadTsxCache) rmSync(tsxCache, { recursive: true, force: true });
+const left = readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('llmkb-'));
+if (left.length > 0) process.stderr.write(`run-tests: the tests left ${left.length} entries in ${tmpdir()}: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}\n`);
 process.exit(result.status ?? 1);

@@ -33,7 +33,8 @@ export {
   type EmbeddingResult, type CallOptions, type Sampling,
 } from './providers/language-model.js';
 export { registerProvider, listProviders } from './providers/provider-registry.js';
-export type { ModelProvider, CreateModelContext, ParsedSpec } from './providers/model-provider.js';
+export type { ModelProvider, CreateModelContext, ParsedSpec, EntryOptions, SpecTraits } from './providers/model-provider.js';
+export type { BatchApi, BatchError, BatchOutcome } from './providers/batch-api.js';
 export type { ModelEntry, ModelEntryOptions } from './providers/model-entry.js';
 export { createLanguageModel } from './providers/create-language-model.js';
 export { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
@@ -46,11 +47,11 @@ export { loadConfig, type LlmkbConfig } from './config/config.js';
 export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
 
 // Runs and their result files: listed, read back, compared, reported
-export { resultFileStem, runResultFiles, type ResultFiles } from './runs/result-files.js';
+export { resultFileStem, runResultFiles, type ResultFiles } from './io/result-files.js';
 export { listRuns, type ListedRun } from './runs/list-runs.js';
 export { loadResultRun, loadStoredRun, readSummaryFile, type LoadedRun } from './runs/load-runs.js';
 export { compareRuns } from './analysis/compare-methods.js';
-export { headlineTable, rankRuns, settingsOf } from './analysis/runs.js';
+export { headlineTable, rankRuns, settingsOf } from './methods/run-tables.js';
 export { renderReport, type ReportOptions } from './report/html-report.js';
 
 // Helpers a method's code uses

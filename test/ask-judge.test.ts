@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const ITEMS: QAItem[] = [
   { id: 'q-france', dataset: 'seen', source: 'nq', question: 'What is the capital of France?', answers: ['Paris'], answerType: 'location' },
@@ -53,7 +54,7 @@ function judgeReply(prompt: string): string {
 }
 
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-ask-'));
+  const dir = tempDir('llmkb-ask-');
   writeFileSync(join(dir, 'questions.jsonl'), toJsonl(ITEMS));
   writeFileSync(join(dir, 'r_seen.jsonl'), toJsonl(R_SEEN));
   writeFileSync(join(dir, 'r_unseen.jsonl'), toJsonl(R_UNSEEN));

@@ -5,16 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { SqliteDatabase } from '../src/store/database.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 
@@ -26,7 +27,7 @@ function assertUserError(r: CliResult, code: number, pattern: RegExp): void {
 }
 
 function tmp(prefix = 'llmkb-bad-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 const ITEM = { id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'], response: 'Shakespeare' };

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const CHILD = join(import.meta.dirname, 'support', 'cache-crash-child.ts');
 
@@ -29,7 +28,7 @@ describe('call cache under kill -9', () => {
   it('loses no completed call, and a rerun never repeats one', async () => {
     const server = await startOpenAICompatibleServer({ delayMs: 3 });
     try {
-      const dbPath = join(mkdtempSync(join(tmpdir(), 'llmkb-crash-')), 'store.sqlite');
+      const dbPath = join(tempDir('llmkb-crash-'), 'store.sqlite');
       const first = await runChild(server.baseURL, dbPath, 400, 150);
       assert.equal(first.signal, 'SIGKILL', 'the child was killed mid-batch');
       assert.ok(first.done.size >= 150 && first.done.size < 400, `${first.done.size} calls completed before the kill`);

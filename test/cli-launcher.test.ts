@@ -4,13 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { METHOD_INTERFACE_VERSION } from '../src/methods/method.js';
 import { processAlive } from '../src/store/process-alive.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 const FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=25'];
@@ -24,7 +24,7 @@ interface Logged {
 }
 
 function workdir(): { dir: string; log: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-launcher-'));
+  const dir = tempDir('llmkb-launcher-');
   const log = join(dir, 'processes.jsonl');
   return { dir, log, env: { ...process.env, CI: '1', LLMKB_PROCESS_LOG: log } };
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 function assertCleanError(r: CliResult, pattern: RegExp): void {
   assert.notEqual(r.code, 0, 'non-zero exit');
@@ -15,7 +15,7 @@ function assertCleanError(r: CliResult, pattern: RegExp): void {
 }
 
 function configWith(entry: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-cfg-'));
+  const dir = tempDir('llmkb-cfg-');
   const path = join(dir, 'llmkb.config.json');
   writeFileSync(path, JSON.stringify({ model: entry }));
   return path;
@@ -56,7 +56,7 @@ describe('llmkb CLI: bad input ends with one clear message', () => {
   it('GGUF path that does not exist, and a file that is not GGUF', async () => {
     const missing = await llmkb(['complete', '--model', 'gguf:/nowhere/model.gguf', 'hi']);
     assertCleanError(missing, /does not exist/);
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-'));
+    const dir = tempDir('llmkb-');
     writeFileSync(join(dir, 'x.gguf'), 'PK\u0003\u0004 a zip file');
     const notGguf = await llmkb(['complete', '--model', join(dir, 'x.gguf'), 'hi']);
     assertCleanError(notGguf, /is not a GGUF model file/);
@@ -71,7 +71,7 @@ describe('llmkb CLI: bad input ends with one clear message', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const port = (server.address() as { port: number }).port;
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'llmkb-dl-'));
+      const cwd = tempDir('llmkb-dl-');
       const env = { LLMKB_DOWNLOAD_TIMEOUT_MS: '3000' };
       const missing = await llmkb(['complete', '--model', `gguf:http://127.0.0.1:${port}/missing.gguf`, 'hi'], { cwd, env });
       assertCleanError(missing, /could not download .*404/);
@@ -85,7 +85,7 @@ describe('llmkb CLI: bad input ends with one clear message', () => {
   });
 
   it('config file with an unknown field names the field', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-cfg-'));
+    const dir = tempDir('llmkb-cfg-');
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ judge: { spec: 'openai:gpt-4o', apiKey: 'sk-123' } }));
     const r = await llmkb(['runs'], { cwd: dir });
     assertCleanError(r, /field "judge"/);
@@ -97,7 +97,7 @@ describe('llmkb CLI: working calls', () => {
   it('completes against an OpenAI-compatible server, then answers from the cache', async () => {
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris' });
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'llmkb-cli-'));
+      const cwd = tempDir('llmkb-cli-');
       const spec = `vllm:${server.baseURL}/meta-llama/Llama-3-8B`;
       const first = await llmkb(['complete', '--model', spec, 'QUESTION: capital of France?\nANSWER:'], { cwd });
       assert.equal(first.code, 0, first.stderr);
@@ -117,7 +117,7 @@ describe('llmkb CLI: working calls', () => {
   it('reads --stop as one value, so the prompt after it stays the prompt', async () => {
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris' });
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'llmkb-cli-'));
+      const cwd = tempDir('llmkb-cli-');
       const r = await llmkb(['complete', '--model', `vllm:${server.baseURL}/m`, '--stop', '\n', '--stop', '.', 'QUESTION: capital of France?'], { cwd });
       assert.equal(r.code, 0, r.stderr);
       const body = server.requests[0]!.body as { prompt: string; stop: string[] };

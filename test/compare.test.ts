@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { distinguishRuns, pairedBootstrap, pearson } from '../src/methods/reliability/across-runs/compare-runs.js';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import type { MetricRecord } from '../src/methods/reliability/metrics/reliability-metrics.js';
+import { tempDir } from './support/temp-dir.js';
 
 /** Table 2, zero-shot column (Pearson's rho over the paper's 26 models). */
 const TABLE2_ZERO_SHOT: Record<string, string> = {
@@ -16,7 +16,7 @@ const TABLE2_ZERO_SHOT: Record<string, string> = {
 
 describe('llmkb compare', () => {
   it("reproduces Table 2's zero-shot correlations to two decimals over the paper's 26 models", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-compare-'));
+    const dir = tempDir('llmkb-compare-');
     const files = paperSummaries(['zero-shot']).map((s, i) => {
       const f = join(dir, `m${i}.summary.json`);
       writeFileSync(f, JSON.stringify(s));
@@ -40,7 +40,7 @@ describe('llmkb compare', () => {
 
   it('never merges two runs that carry the same label: each is shown, told apart, and the user is warned', async () => {
     const [a, b] = paperSummaries(['zero-shot']);
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-identity-'));
+    const dir = tempDir('llmkb-identity-');
     // Two different models under one label (as when two specs end in the same file name), one setting.
     const same = [{ ...a!, model: 'model.gguf', modelIdentity: 'llama:sha256=aaaa', runId: '1111111111111111' }, { ...b!, model: 'model.gguf', modelIdentity: 'llama:sha256=bbbb', runId: '2222222222222222' }];
     const files = same.map((s, i) => {
@@ -87,7 +87,7 @@ describe('llmkb compare', () => {
   });
 
   it('writes paired-tests.md and .csv, each test with the setting its runs are in', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-paired-'));
+    const dir = tempDir('llmkb-paired-');
     const make = (correct: number): MetricRecord[] => Array.from({ length: 120 }, (_, i) => (i < 60 ? { dataset: 'seen', label: i < correct ? 'correct' : 'wrong', consistency: 0.8 } : { dataset: 'unseen', label: i < 60 + correct / 2 ? 'uninformative' : 'wrong', consistency: 0.5 }));
     const files = [['a', 40], ['b', 20]].map(([name, correct]) => {
       const f = join(dir, `${name}.four-shot.records.jsonl`);

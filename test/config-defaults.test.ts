@@ -4,8 +4,7 @@
  * the command line did not give the option, and checked by the option's own parser.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
@@ -14,13 +13,14 @@ import { buildProgram } from '../src/cli/main.js';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];
 }
 
 function project(config: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-defaults-'));
+  const dir = tempDir('llmkb-defaults-');
   writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify(config));
   return dir;
 }

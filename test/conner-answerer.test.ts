@@ -6,12 +6,12 @@
  * --out`, whose helpfulness a reader recomputes from the records' losses alone.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -36,7 +36,7 @@ describe('conner generate -> score with the GGUF test model as answerer and scor
   });
 
   it("fits the answer demonstrations to the answerer's context; helpfulness is recomputed from the records' losses", { timeout: 600_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-gguf-'));
+    const dir = tempDir('llmkb-conner-gguf-');
     const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     // Knowledge that differs per query (the first 40 words of its gold passage, or a line of its own), so
     // L(q,k,a) differs from L(q,k^-,a) and the set's ratio from the mean of per-item ratios.

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
-import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
+import { ModelExecutor } from '../src/executor/model-executor.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import type { ConnerQuery } from '../src/methods/conner/generation/conner-queries.js';
 import { sampleKnowledge, sampleSeed, type SampleOptions } from '../src/methods/conner/generation/sample-knowledge.js';

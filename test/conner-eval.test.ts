@@ -6,12 +6,12 @@
  * as `conner generate --limit` does, and refuses what it cannot run before any model loads.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -34,7 +34,7 @@ describe('llmkb eval --method conner', { skip }, () => {
   before(async () => {
     servers = await Promise.all((['nli', 'relevance', 'coherence'] as const).map((serves) => startScorerServer({ serves })));
     const [nli, relevance, coherence] = servers;
-    dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-eval-'));
+    dir = tempDir('llmkb-conner-eval-');
     nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     writeFileSync(join(dir, 'gen.jsonl'), `${JSON.stringify({ default: true, reply: ' The river is long. It flows to the sea.\nTopic: next' })}\n`);
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({

@@ -6,14 +6,14 @@
  * hint before any model call, never with a resume that could not help.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { limitItems } from '../src/sampling/limit-items.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 /** The answerer's window, in words: a prompt longer than this is vLLM's 400 "maximum context length". */
 const WINDOW = 400;
@@ -51,7 +51,7 @@ describe('conner commands through the CLI (loopback servers)', () => {
   });
 
   function project(config: Record<string, unknown> = {}): string {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-in-'));
+    const dir = tempDir('llmkb-conner-in-');
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({
       model: `vllm:${generator.baseURL}/gen`, nli: { spec: `tei:${nli.url}/nli-model`, task: 'nli' }, relevance: `tei:${relevance.url}/ranker`, ...config,
     }));

@@ -13,7 +13,7 @@ import { referenceEvidence } from '../src/methods/conner/evidence/evidence-sourc
 import type { GeneratedKnowledge } from '../src/methods/conner/generation/generate-knowledge.js';
 import { combineSentencePerplexities } from '../src/methods/conner/scoring/coherence.js';
 import { executorTokenScorer, floorLogprobs } from '../src/methods/conner/scoring/executor-scorers.js';
-import { combineSentences, scoreFactuality, sentenceLabel } from '../src/methods/conner/scoring/factuality.js';
+import { combineSentences, sentenceLabel } from '../src/methods/conner/scoring/factuality.js';
 import { informativenessContext } from '../src/methods/conner/scoring/informativeness.js';
 import { classifyWithinWindow } from '../src/methods/conner/scoring/nli-window.js';
 import { scoredQuery, scoreOne } from '../src/methods/conner/scoring/score-one.js';

@@ -5,8 +5,7 @@
  * queries, from the files `llmkb conner score --out` writes) and the report's CONNER section.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { compareRuns } from '../src/analysis/compare-methods.js';
@@ -17,6 +16,7 @@ import { loadSummary } from '../src/methods/load-summary.js';
 import { renderReport } from '../src/report/html-report.js';
 import { CONNER_FIXTURE_RUN, CONNER_HOSTILE, connerRecord, connerRecords, writeConnerResults } from './support/conner-fixture.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 /** Four items with scores chosen by hand. */
 function scripted(): ScoredKnowledge[] {
@@ -60,7 +60,7 @@ describe('CONNER summary v2', () => {
     assert.match(s.protocol!.entries.sentences!.note!, /Intl\.Segmenter/);
     assert.equal(s.approximate, true, 'a departure marks the run approximate');
     assert.deepEqual(s.datasetChecksums, { 'k.jsonl': 'ab'.repeat(32) });
-    const file = join(mkdtempSync(join(tmpdir(), 'llmkb-conner-v2-')), 'gen-a.zero-shot.summary.json');
+    const file = join(tempDir('llmkb-conner-v2-'), 'gen-a.zero-shot.summary.json');
     writeFileSync(file, JSON.stringify(s));
     assert.deepEqual(loadSummary(JSON.parse(readFileSync(file, 'utf8')), file), JSON.parse(JSON.stringify(s)));
     assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
@@ -141,7 +141,7 @@ describe('CONNER in compare and report', () => {
   });
 
   it('llmkb compare reads the files of `conner score --out` (records beside the summaries); an old summary exits with the usage code and a hint', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-compare-'));
+    const dir = tempDir('llmkb-conner-compare-');
     writeConnerResults(dir, connerRecords(12));
     const files = readdirSync(dir).filter((f) => f.endsWith('.summary.json')).sort().map((f) => join(dir, f));
     assert.deepEqual(files.map((f) => f.slice(dir.length + 1)), ['gen-a.zero-shot.summary.json', 'gen-b.zero-shot.summary.json']);

@@ -7,13 +7,13 @@
  * Scripted generators and answerer (`mock:`), scripted relevance on a loopback TEI server.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startBatchServer, type BatchServer } from './support/batch-server.js';
 import { llmkb } from './support/run-cli.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 const skip = dataDir ? false : 'needs LLMKB_DATA_DIR';
@@ -59,7 +59,7 @@ describe('a CONNER study through sweep: --batch, shards and merge', { skip }, ()
   before(async () => {
     relevance = await startScorerServer({ serves: 'relevance' });
     answerer = await startBatchServer({ reply: (body) => (/Passage:\n[^\n]*\n[^\n]*:$/.test(String(body.prompt)) ? ' Lyon' : ' Paris') });
-    dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-sweep-'));
+    dir = tempDir('llmkb-conner-sweep-');
     writeFileSync(join(dir, 'plain.jsonl'), `${JSON.stringify({ default: true, reply: ' The river is long. It flows to the sea.' })}\n`);
     writeFileSync(join(dir, 'wordy.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris is the capital of France. The Seine flows through it. It is large.' })}\n`);
     writeFileSync(join(dir, 'answers.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris' })}\n`);

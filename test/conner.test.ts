@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadSummary } from '../src/methods/load-summary.js';
@@ -17,6 +16,7 @@ import { openDatabase } from '../src/store/database.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -72,7 +72,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
   });
 
   function project(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-'));
+    const dir = tempDir('llmkb-conner-');
     writeFileSync(
       join(dir, 'llmkb.config.json'),
       JSON.stringify({

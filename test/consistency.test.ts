@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { RunStore } from '../src/store/run-store.js';
 import { toJsonl } from '../src/io/jsonl.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const judged = (id: string, question: string, response: string, label: JudgedRecord['label'], dataset: 'seen' | 'unseen' = 'seen'): JudgedRecord => ({
   id, dataset, source: dataset === 'seen' ? 'nq' : 'T13', question, answers: dataset === 'seen' ? ['William Shakespeare'] : [], answerType: 'person', response,
@@ -150,7 +151,7 @@ describe('Cons(q, r) on a scripted loopback server', () => {
 describe('llmkb consistency', () => {
   it('scores labelled records end to end, reports mode agreement, and reruns from the cache', async () => {
     const server = await alwaysA();
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-cons-'));
+    const dir = tempDir('llmkb-cons-');
     try {
       writeFileSync(join(dir, 'labeled.jsonl'), toJsonl(RECORDS));
       const args = ['consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', `vllm:${server.baseURL}/m`, '--distractor', `vllm:${server.baseURL}/distractor`, '--mcqs', '4'];

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 function workspace(): { dir: string; run: (...args: string[]) => ReturnType<typeof llmkb> } {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-bad-'));
+  const dir = tempDir('llmkb-corpus-bad-');
   const store = join(dir, 'store.sqlite');
   return { dir, run: (...args: string[]) => llmkb(['--store', store, 'corpus', ...args], { cwd: dir }) };
 }

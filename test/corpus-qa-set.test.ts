@@ -4,13 +4,13 @@
  * the reply format in --help.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-qa-set-'));
+const dir = tempDir('llmkb-qa-set-');
 const store = join(dir, 'store.sqlite');
 const run = (...args: string[]) => llmkb(['--store', store, ...args], { cwd: dir });
 

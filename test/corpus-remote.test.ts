@@ -5,17 +5,17 @@
  * come from the variable named at registration and never reach the store or the output.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { corpusEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import { openDatabase } from '../src/store/database.js';
 import { startOpenSearchServer, type OpenSearchTestServer } from './support/opensearch-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const SECRET = 'reader:s3cret-Xq9';
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-remote-'));
+const dir = tempDir('llmkb-corpus-remote-');
 const store = join(dir, 'store.sqlite');
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => llmkb(['--store', store, 'corpus', ...args], { env });
 

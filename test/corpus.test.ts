@@ -5,21 +5,21 @@
  * and a hyphenated line end; plus encrypted and corrupt PDFs, which are named and counted.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { makePdf } from '../src/corpus/fixtures/make-pdf.test.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const FIXTURES = resolve(import.meta.dirname, '..', 'src', 'corpus', 'fixtures');
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) process.stderr.write(`SKIPPED: corpus PDF tests with Chromium-made PDFs need Chromium at ${CHROMIUM} (Debian package "chromium")\n`);
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-cli-'));
+const dir = tempDir('llmkb-corpus-cli-');
 const store = join(dir, 'store.sqlite');
 const run = (...args: string[]) => llmkb(['--store', store, 'corpus', ...args]);
 
@@ -132,7 +132,7 @@ describe('llmkb corpus', () => {
       },
     });
     try {
-      const work = mkdtempSync(join(tmpdir(), 'llmkb-corpus-qa-'));
+      const work = tempDir('llmkb-corpus-qa-');
       const inWork = (...args: string[]) => llmkb(['--store', store, ...args], { cwd: work });
       assert.equal((await inWork('corpus', 'add', 'constitution', join(FIXTURES, 'constitution.csv'), '--passage-words', '60', '--overlap-words', '15')).code, 0);
       const built = await inWork('data', 'from-corpus', 'constitution', '--count', '5', '--seed', '3', '--out', 'data', '--question-writer', `vllm:${server.baseURL}/writer`);

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles } from '../src/methods/reliability/data/build-datasets.js';
@@ -14,18 +13,19 @@ import { templatesForCutoff } from '../src/methods/reliability/data/unseenqa.js'
 import { InputFileError } from '../src/errors.js';
 import { normalizeAnswer } from '../src/text/normalize-answer.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 if (!dataDir) process.stderr.write('SKIPPED: dataset build tests need LLMKB_DATA_DIR (e.g. ../shared/data)\n');
 
 async function buildAll(outDir: string): Promise<void> {
-  const options = { outDir, seed: 42, dataDir: dataDir!, cacheDir: mkdtempSync(join(tmpdir(), 'llmkb-cache-')) };
+  const options = { outDir, seed: 42, dataDir: dataDir!, cacheDir: tempDir('llmkb-cache-') };
   await buildSeenQAFiles({ ...options, perSource: 1000 });
   await buildUnseenQAFiles(options);
   await buildRepositoryFiles(options);
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'llmkb-data-'));
+const tmp = () => tempDir('llmkb-data-');
 
 describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMKB_DATA_DIR is not set' }, () => {
   const first = tmp();

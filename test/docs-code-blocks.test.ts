@@ -16,12 +16,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { blockNeeds, docPages, fencedBlocks, isProgramBlock, isShellBlock, llmkbCommandLines, type FencedBlock } from './support/markdown-docs.js';
+import { tempDir } from './support/temp-dir.js';
 
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'llmkb.js');
@@ -223,7 +223,7 @@ describe('documentation code blocks: the offline ones run', () => {
       for (const block of blocks) {
         it(`${page}:${block.line}`, { skip: missing.length ? `set ${missing.join(' and ')} to run the documentation's offline blocks` : false }, async () => {
           if (cwd === undefined) {
-            cwd = mkdtempSync(join(tmpdir(), 'llmkb-docs-'));
+            cwd = tempDir('llmkb-docs-');
             scratch.push(cwd);
             symlinkSync(GGUF!, join(cwd, 'model.gguf'));
             symlinkSync(DATA!, join(cwd, 'llmkb-sources'));

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { junitReport, xmlEscape } from '../src/cli/junit.js';
@@ -16,6 +15,7 @@ import { limitItems } from '../src/sampling/limit-items.js';
 import { buildProtocol, departures } from '../src/methods/reliability/protocol.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb, type CliResult } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'llmkb.js');
@@ -35,7 +35,7 @@ print(json.dumps(node(ET.fromstring(sys.stdin.buffer.read()))))`;
 interface XmlNode { tag: string; attrs: Record<string, string>; text: string; children: XmlNode[] }
 const testcases = (root: XmlNode): XmlNode[] => root.children.flatMap((suite) => suite.children.filter((c) => c.tag === 'testcase'));
 
-const tmp = (prefix = 'llmkb-opts-') => mkdtempSync(join(tmpdir(), prefix));
+const tmp = (prefix = 'llmkb-opts-') => tempDir(prefix);
 const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 const serverScript = { nextToken: () => ({ ' A': 0.6, ' B': 0.1, ' C': 0.1, ' D': 0.1, ' E': 0.1 }) };

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -20,7 +20,7 @@ const resultFile = (out: string, setting: string, kind: 'summary.json' | 'record
 const summaryOf = (out: string, setting: string) => JSON.parse(readFileSync(resultFile(out, setting, 'summary.json'), 'utf8')) as Record<string, unknown>;
 
 describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'llmkb-eval-'));
+  const work = tempDir('llmkb-eval-');
   const data = join(work, 'data');
   const spec = `gguf:${gguf}`;
 
@@ -116,7 +116,7 @@ const REPLIES = [
 
 describe('llmkb eval --quick with scripted mock: models (no model file needed)', { skip: dataDir ? false : 'LLMKB_DATA_DIR must be set' }, () => {
   it('runs every stage with a judge and a distractor LLM, offline, and two fresh stores give byte-identical results', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'llmkb-eval-mock-'));
+    const work = tempDir('llmkb-eval-mock-');
     writeFileSync(join(work, 'replies.jsonl'), REPLIES.map((r) => JSON.stringify(r)).join('\n'));
     const run = (name: string) => llmkb(['eval', '--quick', '--mcqs', '3', '--model', 'mock:replies.jsonl', '--judge', 'mock:replies.jsonl', '--distractor', 'mock:replies.jsonl', '--settings', 'zero-shot', '--data', join(work, 'data'), '--data-dir', dataDir!, '--out', join(work, name), '--store', join(work, `${name}.sqlite`)], { cwd: work });
     const first = await run('a');

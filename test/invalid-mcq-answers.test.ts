@@ -13,6 +13,7 @@ import { renderReport } from '../src/report/html-report.js';
 import { viewSummary } from '../src/view/view-index.js';
 import { metricsTable, runsPage } from '../src/view/view-pages.js';
 import type { ViewRun } from '../src/view/view-index.js';
+import { tempDir } from './support/temp-dir.js';
 
 const CONSISTENCY = ['C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR'];
 
@@ -148,11 +149,10 @@ describe('every output shows the warning and marks the metrics it names', () => 
 
 describe('invalid MCQ answers through the stage commands', () => {
   it('llmkb consistency warns on stderr when more than a tenth of its MCQ answers were invalid', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { llmkb } = await import('./support/run-cli.js');
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-invalid-'));
+    const dir = tempDir('llmkb-invalid-');
     writeFileSync(join(dir, 'qa.jsonl'), `${[0, 1, 2].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
     // A wrong answer "zzz" to each question; to each MCQ "qqq", neither a letter nor an option.
     writeFileSync(join(dir, 'replies.jsonl'), `${JSON.stringify({ contains: 'multi-choice', reply: ' qqq' })}\n${JSON.stringify({ default: true, reply: ' zzz\nQUESTION:' })}\n`);

@@ -5,8 +5,7 @@
  * --method`, `sweep` and `merge` run it; `view` browses its items; `compare` and `report` show it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { compareRuns } from '../src/analysis/compare-methods.js';
@@ -22,6 +21,7 @@ import { RunStore } from '../src/store/run-store.js';
 import { startViewServer } from '../src/view/view-server.js';
 import { exactMatchMethod, type QA } from './fixtures/exact-match-method/exact-match-method.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'exact-match-method', 'exact-match-method.ts');
 /** The fixture is TypeScript: the CLI loads it through tsx, as a user's method in .ts would be. */
@@ -47,7 +47,7 @@ function repliesFile(dir: string, name: string, answers: Record<string, string>)
 
 describe('a third method through the seam: exact-match accuracy', () => {
   registerMethod(exactMatchMethod);
-  const work = mkdtempSync(join(tmpdir(), 'llmkb-seam-'));
+  const work = tempDir('llmkb-seam-');
   const questions = join(work, 'qa.jsonl');
   writeFileSync(questions, `${QUESTIONS.map((q) => JSON.stringify(q)).join('\n')}\n`);
   const db = openDatabase(join(work, 'store.sqlite'));
@@ -108,7 +108,7 @@ describe('a third method through the seam: exact-match accuracy', () => {
   });
 
   it('registered from its folder by the config, runs through eval --method, sweep and merge, and view browses its items', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-seam-cli-'));
+    const dir = tempDir('llmkb-seam-cli-');
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ methods: [FIXTURE] }));
     const good = repliesFile(dir, 'good', { France: 'Paris', Hamlet: 'Shakespeare', spider: 'eight', sky: 'green' });
     const poor = repliesFile(dir, 'poor', { France: 'Lyon', Hamlet: 'Marlowe' });

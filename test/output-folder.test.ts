@@ -5,27 +5,27 @@
  * `out:`, within seconds.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkOutputFolder } from '../src/cli/cli-options.js';
+import { checkOutputFolder } from '../src/methods/cli-options.js';
 import { FileAccessError } from '../src/errors.js';
 import { makeFolder } from '../src/io/files.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const procSkip = existsSync('/proc/self') ? false : 'no /proc on this system';
 
 describe('makeFolder', () => {
   it('makes every missing level, returns them outermost first, and is a no-op on an existing folder', () => {
-    const root = mkdtempSync(join(tmpdir(), 'llmkb-make-folder-'));
+    const root = tempDir('llmkb-make-folder-');
     assert.deepEqual(makeFolder(join(root, 'a', 'b', 'c')), [join(root, 'a'), join(root, 'a', 'b'), join(root, 'a', 'b', 'c')]);
     assert.ok(statSync(join(root, 'a', 'b', 'c')).isDirectory());
     assert.deepEqual(makeFolder(join(root, 'a', 'b')), []);
   });
 
   it('a file in the way: exit 6 naming the path', () => {
-    const root = mkdtempSync(join(tmpdir(), 'llmkb-make-folder-'));
+    const root = tempDir('llmkb-make-folder-');
     writeFileSync(join(root, 'file'), '');
     assert.throws(() => makeFolder(join(root, 'file', 'x')), (e: unknown) => e instanceof FileAccessError && e.exitCode === 6 && e.code === 'ENOTDIR' && e.message.includes(join(root, 'file', 'x')));
     assert.throws(() => makeFolder(join(root, 'file')), (e: unknown) => e instanceof FileAccessError && e.code === 'EEXIST');
@@ -38,7 +38,7 @@ describe('makeFolder', () => {
 
 describe('checkOutputFolder tries the folder it would make, and leaves nothing behind', () => {
   it('a new folder under a writable one passes, and is not left there', () => {
-    const root = mkdtempSync(join(tmpdir(), 'llmkb-check-out-'));
+    const root = tempDir('llmkb-check-out-');
     assert.equal(checkOutputFolder(join(root, 'new', 'deeper')), join(root, 'new', 'deeper'));
     assert.deepEqual(readdirSync(root), []);
   });
@@ -60,7 +60,7 @@ describe('--out under /proc: exit 6 within seconds, not a hang', { skip: procSki
   });
 
   it("a sweep's out: /proc/forbidden/x", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'llmkb-sweep-proc-'));
+    const cwd = tempDir('llmkb-sweep-proc-');
     writeFileSync(join(cwd, 'study.yaml'), 'out: /proc/forbidden/x\nmodels:\n  - label: m\n    spec: mock:replies.jsonl\n');
     const r = await llmkb(['--store', 'store.sqlite', 'sweep', 'study.yaml'], { cwd, timeoutMs: 20_000 });
     assert.equal(r.code, 6, r.stderr);

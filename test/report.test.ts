@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
@@ -8,6 +7,7 @@ import { renderReport } from '../src/report/html-report.js';
 import { paperSummaries, scored } from './support/summaries.js';
 import { paperRows, syntheticRecords } from './support/paper-tables.js';
 import { summarizeRun } from '../src/methods/reliability/metrics/summarize-run.js';
+import { tempDir } from './support/temp-dir.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -40,7 +40,7 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
   after(() => browser?.close());
 
   async function open(html: string, name: string) {
-    const file = join(mkdtempSync(join(tmpdir(), 'llmkb-report-')), `${name}.html`);
+    const file = join(tempDir('llmkb-report-'), `${name}.html`);
     writeFileSync(file, html);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];

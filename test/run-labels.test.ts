@@ -7,15 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 function folder(): { dir: string; qa: string; replies: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-labels-'));
+  const dir = tempDir('llmkb-labels-');
   const qa = join(dir, 'qa.jsonl');
   writeFileSync(qa, `${[0, 1, 2, 3].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
   const replies = join(dir, 'replies.jsonl');

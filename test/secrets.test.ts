@@ -7,10 +7,9 @@
  * never echoes a value that is not a variable name.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
@@ -22,8 +21,9 @@ import { parseModelSpec } from '../src/providers/model-spec.js';
 import { authorizationValue, redactSecrets, registerSecret } from '../src/secrets.js';
 import { loadStudy } from '../src/sweep/study.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-secrets-'));
+const dir = tempDir('llmkb-secrets-');
 
 /**
  * A misbehaving server: answers every request with `status` and an error body that quotes the
@@ -127,7 +127,7 @@ describe('a user name or password in a model URL is refused everywhere (exit 2),
   });
 
   it('complete and eval (the built CLI): exit 2 before any file, label or store row holds the password', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'llmkb-secrets-cli-'));
+    const cwd = tempDir('llmkb-secrets-cli-');
     const spec = 'vllm:http://alice:PW-SECRET-4242@127.0.0.1:9/v1/m';
     const complete = await llmkb(['--store', 'store.sqlite', 'complete', '--model', spec, 'hi'], { cwd });
     assert.equal(complete.code, 2, complete.stderr);
@@ -184,7 +184,7 @@ describe('what a server echoes back is redacted (real servers on 127.0.0.1)', ()
   });
 
   it('the CLI: complete with a key from apiKeyEnv prints no part of it, and the store holds none', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'llmkb-secrets-echo-'));
+    const cwd = tempDir('llmkb-secrets-echo-');
     writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${openai.url}/v1/m`, apiKeyEnv: 'TEST_ECHO_KEY', maxRetries: 0 } }));
     const r = await llmkb(['--store', 'store.sqlite', 'complete', 'hi'], { cwd, env: { TEST_ECHO_KEY: 'sk-cli-echoed-5150' } });
     assert.equal(r.code, 3, r.stderr);

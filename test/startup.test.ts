@@ -4,17 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { tempDir } from './support/temp-dir.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'llmkb.js');
 const HEAVY = ['node-llama-cpp', 'vega', 'vega-lite', '@stdlib', 'better-sqlite3', 'zod', 'csv-parse', 'pure-rand', '@huggingface/transformers', 'onnxruntime-node'];
 
 function loadedBy(args: string[]): string[] {
-  const log = join(mkdtempSync(join(tmpdir(), 'llmkb-imports-')), 'imports.log');
+  const log = join(tempDir('llmkb-imports-'), 'imports.log');
   const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'support', 'record-imports.mjs'), BIN, ...args], { env: { ...process.env, LLMKB_IMPORT_LOG: log }, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return readFileSync(log, 'utf8').trim().split('\n');

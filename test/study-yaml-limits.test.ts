@@ -4,15 +4,15 @@
  * file (exit 2), not internal errors; a flat alias used many times still loads.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputFileError } from '../src/errors.js';
 import { loadStudy } from '../src/sweep/study.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-study-yaml-'));
+const dir = tempDir('llmkb-study-yaml-');
 
 /** Six levels of nine aliases each: 9^6 = 531,441 strings from seven lines. */
 const BOMB = `a: &a ["x","x","x","x","x","x","x","x","x"]

@@ -5,20 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 const gguf = process.env.LLMKB_TEST_GGUF;
 const data = process.env.LLMKB_DATA_DIR;
 
 function work(): string {
-  return mkdtempSync(join(tmpdir(), 'llmkb-sweep-bad-'));
+  return tempDir('llmkb-sweep-bad-');
 }
 
 /** A QA set of n questions and a replies file answering every question with `answer`. */

@@ -5,18 +5,18 @@
  * flight between the runs' executors; the call cache shares them once answered).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const QUESTIONS = 6;
 
 describe('a sweep of two models shares the judge and distractor calls they have in common', () => {
   it('each identical judge and distractor prompt reaches the shared model once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-sweep-shared-'));
+    const dir = tempDir('llmkb-sweep-shared-');
     writeFileSync(join(dir, 'qa.jsonl'), `${Array.from({ length: QUESTIONS }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
     // Two models that give the same wrong answer to every question (two rule files, so two models
     // and two runs): every judge and distractor prompt of one run is also one of the other's.

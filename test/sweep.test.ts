@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { resultFileStem } from '../src/runs/result-file-stem.js';
+import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
 import { startBatchServer } from './support/batch-server.js';
 import { startScriptedModel } from './support/scripted-models.js';
 import type { TestServer } from './support/openai-compatible-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -40,7 +40,7 @@ function withoutExecution(html: string): string {
 }
 
 describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 settings', { skip }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'llmkb-sweep-'));
+  const work = tempDir('llmkb-sweep-');
   const data = join(work, 'data');
   let servers: TestServer[] = [];
   const models = () => [

@@ -8,12 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
 import { startScorerServer, type ScorerServer } from './support/scorer-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -39,7 +39,7 @@ describe('a study of both methods through one sweep, killed and resumed', { skip
   before(async () => {
     nli = await startScorerServer({ serves: 'nli' });
     relevance = await startScorerServer({ serves: 'relevance' });
-    dir = mkdtempSync(join(tmpdir(), 'llmkb-two-methods-'));
+    dir = tempDir('llmkb-two-methods-');
     writeFileSync(join(dir, 'qa.jsonl'), `${QA.map((q) => JSON.stringify(q)).join('\n')}\n`);
     const conner = join(dataDir!, 'conner');
     writeFileSync(

@@ -5,18 +5,18 @@
  * shows that run with the file and the line it could not read, on the runs list and the run page.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
 import { writeFixtureResults } from './support/view-fixture.js';
+import { tempDir } from './support/temp-dir.js';
 
 const ITEMS = 10;
 const PAGE_SIZE = 3; // 10 items: pages 1 to 4
 
 describe('llmkb view over bad page numbers and bad result files', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-bad-'));
+  const dir = tempDir('llmkb-view-bad-');
   const badLineFile = join(dir, 'badline.zero-shot.records.jsonl');
   const truncatedFile = join(dir, 'cut.zero-shot.summary.json');
   const binaryFile = join(dir, 'binary.zero-shot.records.jsonl');

@@ -5,21 +5,20 @@
  * evaluation.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
 import { writeFixtureStore } from './support/view-fixture.js';
+import { tempDir } from './support/temp-dir.js';
 
 describe('stage runs on the runs page', () => {
   let view: ViewServer;
   let askRunId = '';
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-stage-runs-'));
+    const dir = tempDir('llmkb-stage-runs-');
     const store = join(dir, 'store.sqlite');
     await writeFixtureStore(store, { runs: [{ label: 'evaluated', setting: 'zero-shot', seed: 1, correctShare: 0.5 }], items: 20 });
     const db = openDatabase(store);

@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
 import { connerRecords, writeConnerResults } from './support/conner-fixture.js';
 import { HOSTILE, writeFixtureResults, writeFixtureStore, type FixtureRun } from './support/view-fixture.js';
+import { tempDir } from './support/temp-dir.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -27,7 +27,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
   const foreign: string[] = [];
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-'));
+    const dir = tempDir('llmkb-view-');
     runs = await writeFixtureStore(join(dir, 'store.sqlite'), {
       runs: [
         { label: 'model-a', setting: 'zero-shot', seed: 1, correctShare: 0.5 },
@@ -251,7 +251,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
 
 describe('llmkb view on the command line', () => {
   it('listens on another host only when asked, with a warning', { skip: existsSync('dist/cli/main.js') ? false : 'needs npm run build' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-cli-'));
+    const dir = tempDir('llmkb-view-cli-');
     writeFixtureResults(join(dir, 'results'), 'm', 'zero-shot', 10);
     const child = spawn(process.execPath, [resolve('bin/llmkb.js'), '--store', join(dir, 'none.sqlite'), 'view', join(dir, 'results'), '--host', '0.0.0.0', '--port', '0'], { cwd: dir });
     let stdout = '';
@@ -269,7 +269,7 @@ describe('llmkb view on the command line', () => {
 
 describe('llmkb view: another method’s runs from their metric definitions', () => {
   it('shows each generator and setting of `conner score --out` as a run with its metrics and CIs, its items by factuality label', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-conner-'));
+    const dir = tempDir('llmkb-view-conner-');
     const summaries = writeConnerResults(dir, connerRecords(10));
     const view = await startViewServer({ resultsDir: dir, indexFile: join(dir, 'index.sqlite'), port: 0 });
     try {

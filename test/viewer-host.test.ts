@@ -4,15 +4,15 @@
  * page. `--port` and `--host` are checked before anything listens or any warning is printed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { allowedHosts } from '../src/view/host-check.js';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 /** GET / on 127.0.0.1:`port` with the Host header `host`. */
 function get(port: number, host: string): Promise<{ status: number; body: string }> {
@@ -42,7 +42,7 @@ describe('the viewer refuses a forged Host header', () => {
   let view: ViewServer;
   let port: number;
   before(async () => {
-    view = await startViewServer({ resultsDir: mkdtempSync(join(tmpdir(), 'llmkb-viewer-host-')), port: 0 });
+    view = await startViewServer({ resultsDir: tempDir('llmkb-viewer-host-'), port: 0 });
     port = Number(new URL(view.url).port);
   });
   after(() => view.close());
@@ -85,7 +85,7 @@ describe('allowedHosts: the Host values a listening address answers', () => {
 });
 
 describe('view --port and --host are checked before anything listens (exit 2, no warning)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-viewer-opts-'));
+  const dir = tempDir('llmkb-viewer-opts-');
   it('a port beyond 65535', async () => {
     for (const port of ['99999', '65536']) {
       const r = await llmkb(['--store', join(dir, 's.sqlite'), 'view', dir, '--port', port]);

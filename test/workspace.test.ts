@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Workspace } from '../src/workspace.js';
+import { tempDir } from './support/temp-dir.js';
 
 describe('Workspace', () => {
   it('loads a model once when several roles name it, and keeps per-role executor settings', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-ws-'));
+    const dir = tempDir('llmkb-ws-');
     const ws = new Workspace({ store: join(dir, 'store.db'), env: { LLMKB_CACHE_DIR: dir } });
     try {
       const spec = 'vllm:http://127.0.0.1:9/v1/some/model';
@@ -23,7 +22,7 @@ describe('Workspace', () => {
   });
 
   it('shares one in-process GGUF between roles', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-ws-'));
+    const dir = tempDir('llmkb-ws-');
     const ws = new Workspace({ store: join(dir, 'store.db'), env: { LLMKB_CACHE_DIR: dir } });
     try {
       const spec = `gguf:${process.env.LLMKB_TEST_GGUF}`;

@@ -6,9 +6,9 @@
 import type { ComparedRun, CompareOutput } from '../methods/method-presentation.js';
 import { formatMetric, headlineDefs } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
-import { differencesOf } from './protocol-differences.js';
-import { rankedFlag, warningsJson, warningsMarkdown } from './summary-warnings.js';
-import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from './runs.js';
+import { differencesOf } from '../methods/protocol-differences.js';
+import { rankedFlag, warningsJson, warningsMarkdown } from '../methods/summary-warnings.js';
+import { distinguishRuns, headlineTable, rankRuns, settingsOf, toCsv, toMarkdown } from '../methods/run-tables.js';
 
 /**
  * Runs ready to compare side by side: two runs with one label get what tells them apart, and

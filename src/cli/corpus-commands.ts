@@ -10,7 +10,7 @@ import { LlmkbError, UnsupportedCapabilityError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import { hasKind } from '../providers/model-kinds.js';
 import type { Workspace } from '../workspace.js';
-import { positiveInteger, wholeNumber } from './cli-options.js';
+import { positiveInteger, wholeNumber } from '../methods/cli-options.js';
 
 /** Symbolic links listed by name after an add (all of them with --json). */
 const SHOWN_LINKS = 20;

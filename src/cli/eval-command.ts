@@ -9,7 +9,7 @@ import type { EvaluationMethod } from '../methods/method.js';
 import { listMethods } from '../methods/registry.js';
 import type { Workspace } from '../workspace.js';
 import { DEFAULT_MODEL, LIMIT_HELP } from './cli-defaults.js';
-import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
+import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
 import { metaFrom } from './results-commands.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
@@ -147,7 +147,7 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const { [subject]: _model, ...others } = roles;
       const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, db: ws.db, log });
       const label = opts.name ?? spec;
-      const { limitSuffix, reportFile } = await import('../runs/result-files.js');
+      const { limitSuffix, reportFile } = await import('../io/result-files.js');
       const outDir = resolve(opts.out);
       // One ETA for the whole evaluation (every setting and stage), shown with each stage's progress.
       const { EvalProgress } = await import('../progress/eval-progress.js');
@@ -167,8 +167,8 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const report = reportFile(outDir, limitSuffix(limited ? opts.limit : undefined));
       writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: results.map((r) => r.execution), records: results.map((r) => r.reportRecords) }));
       const presentation = method.presentation ? await method.presentation() : undefined;
-      const { headlineTable, toMarkdown } = await import('../analysis/runs.js');
-      const { FLAG_NOTE, warningLines } = await import('../analysis/summary-warnings.js');
+      const { headlineTable, toMarkdown } = await import('../methods/run-tables.js');
+      const { FLAG_NOTE, warningLines } = await import('../methods/summary-warnings.js');
       // Without a table of its own, a method's headline metrics (flagged values marked) and every warning of its runs.
       const warned = warningLines(summaries).map((w) => `WARNING ${w}`);
       const plain = () => [toMarkdown(headlineTable(summaries, method.settings ?? [])), ...warned, ...(warned.length ? [FLAG_NOTE] : [])].join('\n');

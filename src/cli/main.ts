@@ -8,7 +8,7 @@ import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, 
 import { redactSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
-import { collect, positiveInteger } from './cli-options.js';
+import { collect, positiveInteger } from '../methods/cli-options.js';
 import type { EvaluationMethod } from '../methods/method.js';
 import { commandLine, registerEvalCommand } from './eval-command.js';
 import { registerMethodsCommand } from './methods-command.js';

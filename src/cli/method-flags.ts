@@ -5,7 +5,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EvaluationMethod, MethodOption, RoleDef } from '../methods/method.js';
-import { finiteNumber, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
+import { finiteNumber, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 
 /** `timeFilter` -> `time-filter`. */
 export function roleFlag(role: string): string {

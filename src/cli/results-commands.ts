@@ -6,11 +6,11 @@
  */
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { fileAccessError, LlmkbError } from '../errors.js';
+import { LlmkbError } from '../errors.js';
 import type { MethodSummary, RunMeta } from '../methods/method-summary.js';
 import type { LoadedRun } from '../runs/load-runs.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from './cli-options.js';
+import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 import { requireFile } from '../io/require-path.js';
 
 /**

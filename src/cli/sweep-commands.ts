@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFolder, collect, positiveInteger } from './cli-options.js';
+import { checkOutputFolder, collect, positiveInteger } from '../methods/cli-options.js';
 import { LIMIT_HELP } from './cli-defaults.js';
 import { commandLine } from './eval-command.js';
 import { requireFile, requireFolder } from '../io/require-path.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errnoCode, LlmkbError } from '../errors.js';
-import { listenAddress, portNumber } from './cli-options.js';
+import { listenAddress, portNumber } from '../methods/cli-options.js';
 import { requireFolder } from '../io/require-path.js';
 
 interface ViewOptions {

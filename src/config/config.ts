@@ -19,34 +19,10 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, fileAccessError } from '../errors.js';
 import { entryOptions, type ModelEntry, type ModelEntryOptions } from '../providers/model-entry.js';
-import { listProviders } from '../providers/provider-registry.js';
+import { modelEntrySchema } from '../providers/model-entry-schema.js';
 import { checkNoCredentials } from '../url-credentials.js';
 
-/** Options every model entry may have: the executor's (time-outs and retries) besides the spec. */
-const executorOptions = {
-  spec: z.string().min(1),
-  timeoutMs: z.number().int().min(1).optional(),
-  maxRetries: z.number().int().min(0).max(20).optional(),
-  /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
-  maxRetryAfterMs: z.number().int().min(1).optional(),
-};
-
-/** Every registered provider's own options (`optionsSchema` in src/providers/<provider>/), the first provider's declaration of a shared one. */
-function providerOptions(): z.ZodRawShape {
-  const shape: Record<string, z.ZodType> = {};
-  for (const provider of listProviders()) {
-    const schema = provider.optionsSchema;
-    if (!(schema instanceof z.ZodObject)) continue;
-    for (const [key, type] of Object.entries(schema.shape as Record<string, z.ZodType>)) if (!(key in shape)) shape[key] = type;
-  }
-  return shape;
-}
-
-/**
- * A role's model: a spec string, or an object with the spec and options: the executor's and the
- * registered providers' own, so a provider's options are declared in one place (its provider).
- */
-export const modelEntrySchema = z.union([z.string().min(1), z.object({ ...providerOptions(), ...executorOptions }).strict()]);
+export { modelEntrySchema };
 export { entryOptions, type ModelEntry, type ModelEntryOptions };
 
 /** A setting of `defaults`: what the command line takes, as JSON (a list for a repeatable option). */
@@ -73,7 +49,10 @@ const ownFields = {
   defaults: z.record(z.string(), z.record(z.string(), defaultValueSchema)).optional(),
 };
 
-export const configSchema = z.object(ownFields).catchall(modelEntrySchema);
+/** The config's schema, with the model-entry options of the providers registered when it is called. */
+export function configSchema() {
+  return z.object(ownFields).catchall(modelEntrySchema());
+}
 /** A config: its own fields, and one model entry per role it names. */
 export type LlmkbConfig = { store?: string; cacheDir?: string; methods?: string[]; defaults?: Record<string, Record<string, boolean | number | string | string[]>> } & { [role: string]: unknown };
 
@@ -113,7 +92,7 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const parsed = configSchema.safeParse(json);
+  const parsed = configSchema().safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     const field = first.path.join('.') || '(top level)';

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openDatabase, type Db } from '../store/database.js';
@@ -8,6 +7,7 @@ import { markBm25BoundsChanging, refreshBm25Bounds, StoredBm25Bounds } from './b
 import { Bm25TopK, readIndexStats } from './bm25-top-k.js';
 import { Corpus } from './corpus.js';
 import { xorshift32 as random } from '#test-support/xorshift.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 // Real words whose Porter stem is not its own stem ("because" -> "becaus" -> "becau"), so the
 // stored bound of such a term is computed from its postings, not by an FTS5 query on the stem.
@@ -76,7 +76,7 @@ function assertTrueBounds(db: Db, corpus: Corpus, stored: StoredBm25Bounds, term
 const TERMS = [...Array.from({ length: 200 }, (_, i) => `w${i}`), ...WORDS];
 
 describe('BM25 bounds stored by corpus add (bm25-bounds.ts)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-bounds-'));
+  const dir = tempDir('llmkb-bounds-');
   const store = join(dir, 'store.sqlite');
   const base = join(dir, 'base.csv');
   const more = join(dir, 'more.csv');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
@@ -8,6 +8,7 @@ import { openDatabase, type Db } from '../store/database.js';
 import { Corpus, CorpusNotFoundError, searchCorpus } from './corpus.js';
 import { CorpusAddError } from './corpus-ingest.js';
 import { makePdf, testPaper } from './fixtures/make-pdf.test.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const dbs: Db[] = [];
@@ -19,7 +20,7 @@ function fileErrorWhere(e: unknown, test: (f: InputFileError) => boolean): boole
 }
 
 function fresh(): { db: Db; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-corpus-'));
+  const dir = tempDir('llmkb-corpus-');
   const db = openDatabase(join(dir, 'store.sqlite'));
   dbs.push(db);
   return { db, dir };

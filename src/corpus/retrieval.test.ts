@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startOpenAICompatibleServer, type TestServer } from '#test-support/openai-compatible-server.js';
@@ -15,13 +13,14 @@ import { EmbedderMismatchError, normalized, reciprocalRankFusion, RRF_K } from '
 import { OpenSearchRetriever } from './opensearch-retriever.js';
 import { CorpusRetriever } from './corpus-retriever.js';
 import type { Retriever } from './retriever.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const dbs: Db[] = [];
 after(() => dbs.forEach((d) => d.open && d.close()));
 
 function fresh(): Db {
-  const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'llmkb-retrieval-')), 'store.sqlite'));
+  const db = openDatabase(join(tempDir('llmkb-retrieval-'), 'store.sqlite'));
   dbs.push(db);
   return db;
 }
@@ -94,7 +93,7 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
 
   it('keeps vectors in step with the passages: a changed document is embedded again, a removed corpus leaves no vectors', async () => {
     const db = fresh();
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-retrieval-docs-'));
+    const dir = tempDir('llmkb-retrieval-docs-');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'a.txt'), 'Finches have beaks of many shapes on the islands.');
     writeFileSync(join(dir, 'b.txt'), 'Tortoises differ from island to island.');

@@ -20,8 +20,9 @@ import type {
 } from '../providers/language-model.js';
 import type { ClassificationModel, ClassificationRequest, ClassificationResult, TokenScoresRequest, TokenScoresResult } from '../providers/model-kinds.js';
 import type { CallCache } from '../store/call-cache.js';
-import { cacheKey, CanonicalRequest } from '../store/call-key.js';
-import { greedyCompletionParams, PromptPrefix, samplingParams } from './call-params.js';
+import { CanonicalRequest } from '../store/call-key.js';
+import { callKey, chatParams, completionParams } from './call-key.js';
+import { greedyCompletionParams, type PromptPrefix } from './call-params.js';
 import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
@@ -163,13 +164,12 @@ export class ModelExecutor<M extends Model = Model> {
 
   /** `prefix`: text the prompt starts with that other calls share (see PromptPrefix); only makes the key cheaper. */
   complete(request: CompletionRequest, prefix?: PromptPrefix): Promise<Executed<CompletionResult>> {
-    const params = greedyCompletionParams(request, prefix) ?? { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
+    const params = greedyCompletionParams(request, prefix) ?? completionParams(request);
     return this.#call('complete', params, (opts) => this.model.complete!(request, opts));
   }
 
   chat(request: ChatRequest): Promise<Executed<CompletionResult>> {
-    const params = { messages: request.messages, maxTokens: request.maxTokens, stop: request.stop ?? [], ...samplingParams(request.sampling) };
-    return this.#call('chat', params, (opts) => this.model.chat!(request, opts));
+    return this.#call('chat', chatParams(request), (opts) => this.model.chat!(request, opts));
   }
 
   nextTokenLogprobs(request: NextTokenLogprobsRequest): Promise<Executed<NextTokenLogprobsResult>> {
@@ -275,7 +275,7 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = cacheKey(this.model.cacheIdentity, kind, canonical);
+    const key = callKey(this.model.cacheIdentity, kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
     const promise = (async (): Promise<Executed<T>> => {
@@ -296,7 +296,7 @@ export class ModelExecutor<M extends Model = Model> {
    */
   async #perItem<I, R extends { usage: Usage }>(call: ListCall<I, R>): Promise<Array<Executed<R>>> {
     type Fetch = { item: I; key: string; resolve: (e: Executed<R>) => void; reject: (e: unknown) => void };
-    const keys = call.items.map((item) => cacheKey(this.model.cacheIdentity, call.kind, call.params(item)));
+    const keys = call.items.map((item) => callKey(this.model.cacheIdentity, call.kind, call.params(item)));
     const answers = new Map<string, Promise<Executed<R>>>();
     const toFetch: Fetch[] = [];
     call.items.forEach((item, i) => {

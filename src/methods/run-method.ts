@@ -4,7 +4,7 @@
  * `runMethod` opens one resumable run in the store (a second call with the same inputs resumes
  * it), runs the method's stages in order, and streams the run's output records once: into the
  * method's summary and, with an output folder, into `<stem>.<setting>.records.jsonl` beside
- * `.summary.json` and `.run.json` (src/runs/result-files.ts).
+ * `.summary.json` and `.run.json` (src/io/result-files.ts).
  */
 import { checksumOfLines } from '../io/checksum.js';
 import { LlmkbError } from '../errors.js';
@@ -16,9 +16,9 @@ import { requireKind } from '../providers/model-kinds.js';
 import { limitSample } from '../sampling/limit-items.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
-import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
+import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
-import type { EvaluationMethod, MethodItem, PreparedInputs, SummarizedRun } from './method.js';
+import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
 import { checkMethodOptions } from './method-options.js';
 

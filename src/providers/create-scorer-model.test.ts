@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,6 +10,7 @@ import { Workspace } from '../workspace.js';
 import { softmax } from './classification/labels.js';
 import { createScorerModel } from './create-scorer-model.js';
 import { hasKind, requireKind, type ClassificationModel } from './model-kinds.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 
@@ -26,7 +27,7 @@ describe('createScorerModel and Workspace.scorerExecutor', () => {
 
   it('a config with scorer options loads, and the workspace runs a cached classify over TEI', async () => {
     const server = await startScorerServer({ serves: 'nli' });
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-scorer-'));
+    const dir = tempDir('llmkb-scorer-');
     const configPath = join(dir, 'llmkb.config.json');
     writeFileSync(configPath, JSON.stringify({ model: { spec: `tei:${server.url}/cross-encoder/nli-deberta-v3-base`, task: 'nli', truncate: true } }));
     const ws = new Workspace({ configPath, store: join(dir, 'store.sqlite') });

@@ -43,6 +43,8 @@ export interface ModelBase {
   /** Calls one endpoint can usefully serve at once. */
   readonly defaultConcurrency: number;
   readonly runtime?: ModelRuntime;
+  /** Whether the same seed draws the same texts, when the model itself knows (a scripted model does); else the caller judges from `runtime`. */
+  readonly samplingDeterminism?: { deterministic: boolean; why: string };
   /** Free native resources / sockets. Safe to call twice. */
   close(): Promise<void>;
 }

@@ -3,9 +3,12 @@
  * (`gguf:`, `hf:` for the in-process runtime; `vllm:`, `openai:`, ... for OpenAI-compatible
  * servers; `mock:` for scripted replies). `create-language-model.ts` looks the scheme up in the
  * registry (./provider-registry.ts) and hands the parsed spec and the config entry's options to
- * `create`; nothing else in llmkb names a provider.
+ * `create`. What the rest of llmkb needs to know of a model before it is built (whether it runs
+ * in this process, its endpoints, its files, whether it has a Batch API) it asks the provider
+ * through its spec (./spec-traits.ts), so nothing outside src/providers/ names a provider.
  */
 import type { z } from 'zod';
+import type { BatchApi } from './batch-api.js';
 import type { Model } from './language-model.js';
 import type { ModelEntryOptions } from './model-entry.js';
 import type { ModelKind } from './model-kinds.js';
@@ -29,7 +32,19 @@ export interface ParsedSpec {
 /** The options of a config entry a provider reads, with the spec itself. */
 export type EntryOptions<Options> = Options & { spec: string };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/** What a spec's model is, known from the spec alone (nothing built): a sweep plans with it. */
+export interface SpecTraits {
+  /** Runs inside this process (a sweep runs such models one at a time). */
+  inProcess: boolean;
+  /** Endpoints (replicas) its calls are spread over. */
+  endpoints: number;
+  /** Calls in flight per endpoint when the entry names no `concurrency`. */
+  maxConnections: number;
+  /** Local files the model reads, checked before a sweep starts. */
+  files: string[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds providers of every options type
 export interface ModelProvider<Spec extends ParsedSpec = ParsedSpec, Options extends object = any> {
   /** Provider name, as models report it in `provider` (e.g. `llama`, `openai-compatible`). */
   readonly id: string;
@@ -45,6 +60,17 @@ export interface ModelProvider<Spec extends ParsedSpec = ParsedSpec, Options ext
   matchesBare?(spec: string): boolean;
   /** `rest` is what follows `scheme:` (the whole spec when matched bare, with `scheme` ''). */
   parseSpec(spec: string, scheme: string, rest: string, env: NodeJS.ProcessEnv): Spec;
+  /** What the spec's model is (defaults: served elsewhere, one endpoint, 64 connections, no local file). */
+  traits?(spec: Spec): Partial<SpecTraits>;
+  /**
+   * Schemes whose spec is a local path (`gguf:models/a.gguf`): a study reads a relative one from
+   * its own folder.
+   */
+  readonly localPathSchemes?: readonly string[];
+  /** The spec with its endpoints replaced (a study's `endpoints:`); undefined (or absent) when its models have none to replace. */
+  withEndpoints?(spec: Spec, endpoints: readonly string[]): string | undefined;
+  /** The provider's Batch API for a spec's model (`llmkb sweep --batch`); absent when it has none. */
+  batchApi?(spec: Spec, options: EntryOptions<Options>, env: NodeJS.ProcessEnv): Promise<BatchApi>;
   /** Builds the model; fails early (a missing API key, a missing file) before any call. */
   create(spec: Spec, options: EntryOptions<Options>, context: CreateModelContext): Promise<ProvidedModel>;
 }

@@ -11,12 +11,11 @@
  *   llamacpp:http://host:8080/v1/model, ollama:llama3.1, openai-compatible:...
  *   mock:./replies.jsonl         scripted replies (./mock/mock-provider.ts)
  */
-import type { LlamaSpec } from './llama/llama-provider.js';
-import type { MockSpec } from './mock/mock-provider.js';
-import type { OpenAICompatibleSpec } from './openai-compatible/openai-compatible-provider.js';
+import type { ParsedSpec } from './model-provider.js';
 import { resolveModelSpec } from './provider-registry.js';
 
-export type ModelSpec = LlamaSpec | OpenAICompatibleSpec | MockSpec;
+/** A spec parsed by its provider: `provider` names it, the other fields are the provider's own (open to every registered provider). */
+export type ModelSpec = ParsedSpec & { readonly [field: string]: unknown };
 
 /** The spec parsed by the provider that owns its scheme. */
 export function parseModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): ModelSpec {

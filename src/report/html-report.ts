@@ -6,16 +6,16 @@
  * aggregated, so the file stays small for 30 models x 3 settings. Every piece of model or user
  * text is escaped.
  */
-import { choicesOf, departuresOf, differencesOf } from '../analysis/protocol-differences.js';
-import { settingsOf, type PairedTest } from '../analysis/runs.js';
+import { choicesOf, departuresOf, differencesOf } from '../methods/protocol-differences.js';
+import { settingsOf, type PairedTest } from '../methods/run-tables.js';
 import type { EvaluationMethod } from '../methods/method.js';
 import type { MethodPresentation } from '../methods/method-presentation.js';
 import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
-import { anyWarnings, FLAG, isFlagged } from '../analysis/summary-warnings.js';
-import { escapeHtml, flagMark, htmlTable } from './html-parts.js';
-import { resetChartIds } from './render-svg.js';
+import { anyWarnings, FLAG, isFlagged } from '../methods/summary-warnings.js';
+import { escapeHtml, flagMark, htmlTable } from '../methods/html-parts.js';
+import { resetChartIds } from '../methods/render-svg.js';
 
 export { escapeHtml };
 

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listMethods } from '../methods/registry.js';
 import type { RunStore, StageStatus } from '../store/run-store.js';
-import { resultFiles, runsInFolder, type ResultFiles } from './result-files.js';
+import { resultFiles, runsInFolder, type ResultFiles } from '../io/result-files.js';
 import { methodIdOfStoredRun } from './stored-runs.js';
 
 export interface ListedRun {

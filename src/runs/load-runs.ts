@@ -14,7 +14,7 @@ import type { ExecutionRecord, MethodSummary, RunMeta } from '../methods/method-
 import { loadSummary } from '../methods/load-summary.js';
 import { findMethod, listMethods } from '../methods/registry.js';
 import type { RunStore } from '../store/run-store.js';
-import { resultBase, resultFiles, summaryBeside } from './result-files.js';
+import { resultBase, resultFiles, summaryBeside } from '../io/result-files.js';
 import { methodOfStoredRun } from './stored-runs.js';
 
 export interface LoadedRun {

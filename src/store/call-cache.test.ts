@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteDatabase as Database } from './database.js';
@@ -8,6 +7,7 @@ import { CallCache } from './call-cache.js';
 import { cacheKey, canonicalJson } from './call-key.js';
 import { openDatabase } from './database.js';
 import { RunStore } from './run-store.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 /** The layout llmkb wrote before schema 2 (store schema 1). */
 const SCHEMA_1 = `
@@ -38,7 +38,7 @@ describe('CallCache', () => {
   });
 
   it('opens a store of schema 1: its cached calls and runs are kept and found', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-schema1-')), 'old.sqlite');
+    const path = join(tempDir('llmkb-schema1-'), 'old.sqlite');
     const request = { prompt: 'QUESTION: who?\nANSWER:', maxTokens: 100, stop: [], temperature: 0 };
     const key = cacheKey('vllm:old-model', 'complete', request);
     const old = new Database(path);
@@ -64,7 +64,7 @@ describe('CallCache', () => {
   });
 
   it('journals calls beside a store file, moves them into the store in batches and on close, and ignores a torn last entry', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'llmkb-journal-'));
+    const folder = tempDir('llmkb-journal-');
     const path = join(folder, 'store.sqlite');
     const db = openDatabase(path);
     const cache = new CallCache(db, { mergeEntries: 10 });
@@ -104,7 +104,7 @@ describe('CallCache', () => {
 
 
   it('moves the journal frame by frame: a key written twice keeps its last answer, and a torn last frame is no entry', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'llmkb-journal-'));
+    const folder = tempDir('llmkb-journal-');
     const path = join(folder, 'store.sqlite');
     const db = openDatabase(path);
     const cache = new CallCache(db, { mergeEntries: 1000 });
@@ -128,7 +128,7 @@ describe('CallCache', () => {
     db.close();
   });
   it('looks up through a read transaction that spans a turn, yet sees in that turn every call it moves into the store and every clear', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-reader-')), 'store.sqlite');
+    const path = join(tempDir('llmkb-reader-'), 'store.sqlite');
     const db = openDatabase(path);
     const cache = new CallCache(db, { mergeEntries: 1000 });
     const entry = (i: number) => ({ response: { text: ` a${i}` }, promptTokens: i, completionTokens: 1, latencyMs: 2 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -8,12 +8,13 @@ import { CallCache } from './call-cache.js';
 import { CallJournal, journalFileRows } from './call-journal.js';
 import { cacheKey } from './call-key.js';
 import { openDatabase } from './database.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const call = (i: number) => ({ model: 'm', kind: 'complete', response: JSON.stringify({ text: ` a${i}` }), promptTokens: i, completionTokens: 1, latencyMs: 2.5, createdAt: '2026-01-01T00:00:00.000Z' });
 
 describe('CallJournal', () => {
   it('appends a tick of calls as one frame; finds each; gives them back in order with requests deflated; clears', () => {
-    const store = join(mkdtempSync(join(tmpdir(), 'llmkb-call-journal-')), 'store.sqlite');
+    const store = join(tempDir('llmkb-call-journal-'), 'store.sqlite');
     const journal = new CallJournal(store);
     const keys = [0, 1, 2].map((i) => cacheKey('m', 'complete', { i }));
     const bytes = journal.append(keys.slice(0, 2).map((k, i) => ({ ...call(i), key: Buffer.from(k, 'hex'), request: `{"i":${i}}` })));
@@ -34,7 +35,7 @@ describe('CallJournal', () => {
   });
 
   it("moves an older version's journal (entries outside frames, requests deflated) left by a dead process into the store", () => {
-    const folder = mkdtempSync(join(tmpdir(), 'llmkb-call-journal-'));
+    const folder = tempDir('llmkb-call-journal-');
     const store = join(folder, 'store.sqlite');
     const keys = [0, 1].map((i) => cacheKey('m', 'complete', { i }));
     // u32 length, 32-byte key, u32 header length, header, request raw-DEFLATEd; then a torn entry.

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Corpus } from '../corpus/index.js';
 import { CORPUS_CACHE_KIB, openDatabase, raiseCacheSize, STORE_CACHE_KIB } from './database.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-database-'));
+const dir = tempDir('llmkb-database-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('store page cache', () => {

@@ -121,7 +121,10 @@ export class Leases {
   }
 
   #heartbeat(): void {
-    if (!this.#db.open) return this.#stopHeartbeat();
+    if (!this.#db.open) {
+      this.#stopHeartbeat();
+      return;
+    }
     const now = Date.now();
     const renew = this.#db.prepare('UPDATE run_leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?');
     try {

@@ -13,7 +13,7 @@ import { makeFolder, readTextFile } from '../io/files.js';
 import { EXIT_CODES, FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { MethodProtocol } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
-import { resultFiles } from '../runs/result-files.js';
+import { resultFiles } from '../io/result-files.js';
 import { foldStore } from '../store/fold-store.js';
 import type { Db } from '../store/database.js';
 import type { SweepRecord } from './run-study.js';

@@ -12,8 +12,8 @@ import { createScorerModel } from '../providers/create-scorer-model.js';
 import type { Model } from '../providers/language-model.js';
 import type { ModelKind } from '../providers/model-kinds.js';
 import type { CallCache } from '../store/call-cache.js';
-import { LlmkbError } from '../errors.js';
-import { parseModelSpec } from '../providers/model-spec.js';
+import type { BatchApi } from '../providers/batch-api.js';
+import { batchApiOf } from '../providers/spec-traits.js';
 import { BatchingModel, MAX_BATCH_REQUESTS } from './batch/batching-model.js';
 
 /** `--batch`: where batch journals go, and how often to poll. */
@@ -61,11 +61,13 @@ export class ModelPool {
     }
     const model = await loading;
     if (batch) {
+      // The API first: another call for this model may make its batching model meanwhile.
+      const api = this.#batching.has(key) ? undefined : await this.batchApi(entry);
       let batching = this.#batching.get(key);
       if (!batching) {
         // What does not go into batches (scoring a prompt's tokens) goes live, at the entry's concurrency per endpoint.
         const liveConcurrency = Math.max(1, (modelOptions.concurrency ?? model.defaultConcurrency) * model.endpoints.length);
-        batching = new BatchingModel(model, { ...this.batchSettings(entry), journalDir: batch.journalDir, liveConcurrency, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
+        batching = new BatchingModel(model, { api: api!, journalDir: batch.journalDir, liveConcurrency, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
         this.#batching.set(key, batching);
       }
       // Every call of a stage at once: they wait in the same batch, not in a queue of their own.
@@ -75,14 +77,9 @@ export class ModelPool {
     return new ModelExecutor(model, { cache: this.#cache, ...(limit === undefined ? {} : { concurrency: limit }), ...transport });
   }
 
-  /** Where a role's Batch API is, and its key (from the variable the entry names). */
-  batchSettings(entry: ModelEntry): { baseURL: string; apiKey?: string; model: string; api: 'completions' | 'chat' } {
-    const options = entryOptions(entry);
-    const spec = parseModelSpec(options.spec, this.#env);
-    if (spec.provider !== 'openai-compatible') throw new LlmkbError(`--batch: ${options.spec} runs in-process; the Batch API is for models behind a server`, { hint: 'Batch only roles served by the OpenAI API (or a server with /v1/files and /v1/batches): give the others "batch: false" in the study (e.g. answerer: { spec: ..., batch: false }), or drop --batch.' });
-    const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
-    const apiKey = keyEnv ? this.#env[keyEnv] : undefined;
-    return { baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: (options.api as 'chat' | 'completions' | undefined) ?? spec.api };
+  /** A role's Batch API, as its provider gives it (with the key from the variable the entry names). */
+  batchApi(entry: ModelEntry): Promise<BatchApi> {
+    return batchApiOf(entry, this.#env);
   }
 
   /** Unloads a model under test (its executors must be done). */

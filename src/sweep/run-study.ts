@@ -21,13 +21,13 @@ import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
 import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
-import { parseModelSpec } from '../providers/model-spec.js';
-import { limitSuffix, runResultFiles } from '../runs/result-files.js';
+import { specTraits } from '../providers/spec-traits.js';
+import { limitSuffix, runResultFiles } from '../io/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
-import { ModelPool, type BatchOptions } from './model-pool.js';
+import { ModelPool } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
@@ -125,9 +125,8 @@ class Budget {
 
 /** Per-endpoint concurrency a server model gets, and its share of the budget. */
 export function budgetShare(model: Study['models'][number], budget: number): { perEndpoint: number; units: number } {
-  const spec = parseModelSpec(model.entry.spec);
-  const endpoints = spec.provider === 'openai-compatible' ? spec.baseURLs.length : 1;
-  const wanted = model.entry.concurrency ?? (spec.provider === 'openai-compatible' && spec.flavor === 'openai' ? 16 : 64);
+  const { endpoints, maxConnections } = specTraits(model.entry.spec);
+  const wanted = model.entry.concurrency ?? maxConnections;
   const perEndpoint = Math.max(1, Math.min(wanted, Math.floor(budget / endpoints)));
   return { perEndpoint, units: Math.min(budget, perEndpoint * endpoints) };
 }
@@ -255,11 +254,11 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   let inProcessLane: Promise<void> = Promise.resolve();
   try {
     if (batchOptions) {
-      for (const role of batched) pool.batchSettings(study.roles[role]!.entry);
+      const apis = await Promise.all([...batched].map((role) => pool.batchApi(study.roles[role]!.entry)));
       if (options.cache) {
         const { recoverBatches } = await import('./batch/batching-model.js');
         const imported = await recoverBatches(batchOptions.journalDir, options.cache, {
-          apiKeyFor: (baseURL) => [...batched].map((r) => pool.batchSettings(study.roles[r]!.entry)).find((b) => b.baseURL === baseURL)?.apiKey,
+          apiFor: (endpoint) => apis.find((api) => api.endpoint === endpoint),
           ...(batchOptions.pollMs === undefined ? {} : { pollMs: batchOptions.pollMs }),
           log,
         });

@@ -5,8 +5,8 @@
  * one, and each (model, method, setting) run is done on exactly one machine.
  */
 import { LlmkbError } from '../errors.js';
-import { parseModelSpec } from '../providers/model-spec.js';
-import { resultFileStem } from '../runs/result-file-stem.js';
+import { specTraits } from '../providers/spec-traits.js';
+import { resultFileStem } from '../io/result-file-stem.js';
 import type { Study, StudyMethod } from './study.js';
 
 export interface StudyJob {
@@ -44,9 +44,9 @@ export function inShard(job: StudyJob, shard: Shard | undefined): boolean {
   return shard === undefined || job.index % shard.count === shard.index - 1;
 }
 
-/** In-process models (GGUF) run one at a time; models behind servers run side by side. */
+/** In-process models (GGUF) run one at a time; models behind servers run side by side (the provider says which is which). */
 export function isInProcess(model: Study['models'][number]): boolean {
-  return parseModelSpec(model.entry.spec).provider === 'llama';
+  return specTraits(model.entry.spec).inProcess;
 }
 
 /**

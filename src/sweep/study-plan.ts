@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { FileAccessError } from '../errors.js';
 import { subjectRole } from '../methods/run-method.js';
-import { parseModelSpec } from '../providers/model-spec.js';
+import { specTraits } from '../providers/spec-traits.js';
 import { methodIdOfStoredRun } from '../runs/stored-runs.js';
 import type { RunStore } from '../store/run-store.js';
 import { batchRoles, formatMoney, priced } from './study-cost.js';
@@ -35,12 +35,9 @@ export interface StudyPlan {
   warnings: string[];
 }
 
-/** The local file a model spec reads (a GGUF, a mock replies file), if any. */
+/** The local file a model spec reads (a GGUF, a mock replies file), if any, as its provider says. */
 function localFile(spec: string): string | undefined {
-  const parsed = parseModelSpec(spec) as { provider: string; model?: string; file?: string };
-  if (parsed.provider === 'llama' && parsed.model && !parsed.model.startsWith('hf:') && !/^[a-z]+:\/\//i.test(parsed.model) && !/^[^/\\]+\/[^/\\:]+:/.test(parsed.model)) return parsed.model;
-  if (parsed.provider === 'mock' && parsed.file) return parsed.file;
-  return undefined;
+  return specTraits(spec).files[0];
 }
 
 /** Refuses a study whose local model files are missing (exit 6), as the run itself would. */

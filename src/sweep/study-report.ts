@@ -10,10 +10,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
-import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
 import { loadResultRun } from '../runs/load-runs.js';
-import { reportFile, resultFiles } from '../runs/result-files.js';
+import { reportFile, resultFiles } from '../io/result-files.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
@@ -11,8 +10,9 @@ import { batchRoles } from './study-cost.js';
 import { formatPlan, planStudy } from './study-plan.js';
 import { loadStudy } from './study.js';
 import { llmkb } from '#test-support/run-cli.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-study-'));
+const dir = tempDir('llmkb-study-');
 function write(name: string, text: string): string {
   const file = join(dir, name);
   writeFileSync(file, text);

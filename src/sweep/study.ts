@@ -17,12 +17,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { modelEntrySchema, NO_MODEL, type ModelEntry, type ModelEntryOptions } from '../config/config.js';
+import { NO_MODEL, type ModelEntry, type ModelEntryOptions } from '../config/config.js';
+import { modelEntryShape } from '../providers/model-entry-schema.js';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { EvaluationMethod } from '../methods/method.js';
 import { checkMethodOptions } from '../methods/method-options.js';
 import { defaultMethod, findMethod, listMethods } from '../methods/registry.js';
-import { parseModelSpec } from '../providers/model-spec.js';
+import { resolveModelSpec } from '../providers/provider-registry.js';
+import { specRelativeTo, specWithEndpoints } from '../providers/spec-traits.js';
 import { CREDENTIALS_HINT, credentialsProblem } from '../url-credentials.js';
 
 /** Money per million tokens (any currency; the plan and summary print it as given). */
@@ -37,21 +39,23 @@ const priceSchema = z
   .strict();
 export type Price = z.infer<typeof priceSchema>;
 
-const entryOptionsSchema = (modelEntrySchema.options[1] as z.ZodObject<z.ZodRawShape>).shape;
-
 /**
  * A role's model: a spec string (`none`: no model, the role's fallback), or the config's model
  * entry plus a price and `batch: false` (a batchable role's calls stay live under `--batch`: its
  * server has no Batch API).
  */
-const roleSchema = z.union([z.string().min(1), z.object({ ...entryOptionsSchema, price: priceSchema.optional(), batch: z.literal(false).optional() }).strict()]);
-export type StudyRoleEntry = z.infer<typeof roleSchema>;
+function roleSchema(entry: z.ZodRawShape) {
+  return z.union([z.string().min(1), z.object({ ...entry, price: priceSchema.optional(), batch: z.literal(false).optional() }).strict()]);
+}
+export type StudyRoleEntry = z.infer<ReturnType<typeof roleSchema>>;
 
 const dateSchema = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'must be a date written YYYY, YYYY-MM or YYYY-MM-DD');
 
-const modelSchema = z
+/** A model under test: a model entry (`entry`: the registered providers' options and the executor's) and what the tables show of it. */
+function modelSchema(entry: z.ZodRawShape) {
+  return z
   .object({
-    ...entryOptionsSchema,
+    ...entry,
     /** How the model is shown in tables and what its result folder is named by; unique in the study. */
     label: z.string().min(1),
     spec: z.string().min(1),
@@ -68,7 +72,8 @@ const modelSchema = z
     price: priceSchema.optional(),
   })
   .strict();
-export type StudyModel = z.infer<typeof modelSchema>;
+}
+export type StudyModel = z.infer<ReturnType<typeof modelSchema>>;
 
 /** A `methods:` entry: a method id, or the id with its own settings and options. */
 const methodEntrySchema = z.union([
@@ -84,10 +89,12 @@ const methodEntrySchema = z.union([
     .strict(),
 ]);
 
-export const studySchema = z
+/** The study file's schema, with the model-entry options of the providers registered when it is called. */
+export function studySchema(entry: z.ZodRawShape = modelEntryShape()) {
+  return z
   .object({
     name: z.string().min(1).optional(),
-    models: z.array(modelSchema).min(1),
+    models: z.array(modelSchema(entry)).min(1),
     methods: z.array(methodEntrySchema).min(1).optional(),
     /** The settings of every method entry that names none of its own. */
     settings: z.array(z.string().min(1)).min(1).optional(),
@@ -101,7 +108,8 @@ export const studySchema = z
     concurrency: z.number().int().min(1).max(65536).optional(),
   })
   .catchall(z.unknown());
-export type StudyFile = z.infer<typeof studySchema>;
+}
+export type StudyFile = z.infer<ReturnType<typeof studySchema>>;
 
 /** One method of the study, with its settings and checked options. */
 export interface StudyMethod {
@@ -134,31 +142,21 @@ export interface Study {
 }
 
 /** Study fields that are neither a role nor a method option. */
-const OWN_FIELDS = new Set(Object.keys(studySchema.shape));
+const OWN_FIELDS = new Set(Object.keys(studySchema({}).shape));
 
 /** The model entry a study model stands for (its endpoints folded into the spec, a relative GGUF path read from the study's folder). */
 function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
   const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, ...entry } = model;
-  const spec = localPath(entry.spec as string, dir);
+  const spec = specRelativeTo(entry.spec as string, dir);
   if (!endpoints) return { ...(entry as ModelEntryOptions), spec };
-  const parsed = parseModelSpec(spec);
-  if (parsed.provider !== 'openai-compatible' || !['vllm', 'llamacpp', 'openai-compatible'].includes(parsed.flavor)) {
-    throw new LlmkbError(`"endpoints" is for models behind servers (vllm:, llamacpp:, openai-compatible:), not ${spec}`);
-  }
-  return { ...(entry as ModelEntryOptions), spec: `${parsed.flavor}:${endpoints.join(',')}/${parsed.model}` };
+  return { ...(entry as ModelEntryOptions), spec: specWithEndpoints(spec, endpoints) };
 }
 
-/** `gguf:models/a.gguf` in a study is read from the study's folder, like every other relative path in it. */
-function localPath(spec: string, dir: string): string {
-  const m = /^(gguf|gguf-rerank|onnx|mock):(?!\/)(?![A-Za-z]:[\\/])(.+)$/.exec(spec);
-  if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]!) || m[2]!.startsWith('hf:')) return spec;
-  return `${m[1]}:${resolve(dir, m[2]!)}`;
-}
-
+/** A role's entry, a relative local path in its spec (`gguf:models/a.gguf`) read from the study's folder like every other relative path in it. */
 function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
-  if (typeof role === 'string') return { entry: localPath(role, dir), price: undefined };
+  if (typeof role === 'string') return { entry: specRelativeTo(role, dir), price: undefined };
   const { price, batch, ...entry } = role;
-  return { entry: { ...(entry as ModelEntryOptions), spec: localPath((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
+  return { entry: { ...(entry as ModelEntryOptions), spec: specRelativeTo((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
 }
 
 const HINT =
@@ -210,7 +208,8 @@ export function loadStudy(file: string): Study {
   const fail = (path: ReadonlyArray<PropertyKey>, message: string, hint = HINT): never => {
     throw new InputFileError(file, lineOf(path), path.join('.') || undefined, message, hint);
   };
-  const parsed = studySchema.safeParse(json);
+  const entryShape = modelEntryShape();
+  const parsed = studySchema(entryShape).safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     // An unknown key: point at the key itself.
@@ -251,11 +250,11 @@ export function loadStudy(file: string): Study {
   for (const [key, value] of Object.entries(s)) {
     if (OWN_FIELDS.has(key) || optionKeys.has(key)) continue;
     if (!roleIds.has(key)) fail([key], `unknown field "${key}": neither a study field, nor a model role or an option of the study's methods (${methods.map((m) => m.method.id).join(', ')})`);
-    const role = roleSchema.safeParse(value);
+    const role = roleSchema(entryShape).safeParse(value);
     if (!role.success) fail([key, ...role.error.issues[0]!.path], role.error.issues[0]!.message);
     if (role.data === NO_MODEL) continue;
     try {
-      parseModelSpec(typeof role.data === 'string' ? role.data : (role.data as { spec: string }).spec);
+      resolveModelSpec(typeof role.data === 'string' ? role.data : (role.data as { spec: string }).spec);
     } catch (error) {
       if (error instanceof LlmkbError) fail([key], error.message, error.hint);
       throw error;
@@ -272,7 +271,7 @@ export function loadStudy(file: string): Study {
     }
     try {
       const entry = modelEntry(m, dir);
-      parseModelSpec(entry.spec);
+      resolveModelSpec(entry.spec);
       return { ...m, entry };
     } catch (error) {
       if (error instanceof LlmkbError) return fail(['models', i, 'spec'], error.message, error.hint);

@@ -6,13 +6,13 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
 import type { PairedRow } from '../methods/method-presentation.js';
-import { FLAG } from '../analysis/summary-warnings.js';
+import { FLAG } from '../methods/summary-warnings.js';
 import { countsTable, esc, flagOf, isStageRun, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
 
 async function svg(spec: TopLevelSpec): Promise<string> {
-  const { renderSvg } = await import('../report/render-svg.js');
+  const { renderSvg } = await import('../methods/render-svg.js');
   return (await renderSvg(spec)).replace(/<script[\s\S]*?<\/script>/gi, '');
 }
 

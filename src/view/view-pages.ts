@@ -4,11 +4,11 @@
  * shown from the method's metric definitions (`metricDefs`), so any method's runs appear without
  * code of their own. Charts are Vega-Lite rendered to SVG on the server (no script, no network).
  */
-import { escapeHtml } from '../report/html-parts.js';
+import { escapeHtml } from '../methods/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
 import type { MethodView } from '../methods/method-presentation.js';
 import type { SummaryWarning } from '../methods/method-summary.js';
-import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
+import { FLAG, warningsOn } from '../methods/summary-warnings.js';
 import { findMethod } from '../methods/registry.js';
 import type { ViewRun, ViewSummary } from './view-index.js';
 import type { ItemFilter, ItemRow } from './view-queries.js';

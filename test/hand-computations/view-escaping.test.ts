@@ -7,12 +7,11 @@
  * by cell, so a missing escape anywhere is seen.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startViewServer, type ViewServer } from '../../src/view/view-server.js';
 import { escaped, hostile, hostileFileName, RAW_MARKUP, writeHostileResults, writeHostileStore, type HostileStore } from '../support/hostile-runs.js';
+import { tempDir } from '../support/temp-dir.js';
 
 interface ApiRun {
   key: string;
@@ -28,7 +27,7 @@ describe('llmkb view escapes every piece of model and user text', () => {
   const visited: string[] = [];
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-hostile-view-'));
+    const dir = tempDir('llmkb-hostile-view-');
     store = await writeHostileStore(join(dir, 'store.sqlite'));
     writeHostileResults(join(dir, 'results'));
     view = await startViewServer({ store: join(dir, 'store.sqlite'), resultsDir: join(dir, 'results'), port: 0, pageSize: 50 });

@@ -10,7 +10,7 @@ import type { FactualityLabel } from '../../src/methods/conner/scoring/factualit
 import type { ScoredKnowledge } from '../../src/methods/conner/scoring/score-knowledge.js';
 import { connerRunSummaries } from '../../src/methods/conner/summary/conner-summary.js';
 import type { MethodSummary } from '../../src/methods/method-summary.js';
-import { runResultFiles } from '../../src/runs/result-files.js';
+import { runResultFiles } from '../../src/io/result-files.js';
 
 export const CONNER_HOSTILE = '<script>window.__pwned = 3</script><img src=x onerror="window.__pwned = 4">';
 

@@ -131,7 +131,7 @@ export function isProgramBlock(block: FencedBlock): boolean {
  * (`# needs: a vLLM server on localhost:8000`, `// needs: ...` in a program); undefined for a block that runs offline.
  */
 export function blockNeeds(block: FencedBlock): string | undefined {
-  return /^\s*(?:#|\/\/)\s*needs:\s*(.+)$/.exec(block.text.split('\n')[0] ?? '')?.[1]!.trim();
+  return /^\s*(?:#|\/\/)\s*needs:\s*(.+)$/.exec(block.text.split('\n')[0] ?? '')?.[1]?.trim();
 }
 
 export interface ShellToken {

@@ -12,7 +12,7 @@ import { connerRunDetails, connerRunHeadline } from './across-runs/run-details.j
 import { formatConnerRuns } from './summary/conner-summary.js';
 import { z } from 'zod';
 import { InputFileError } from '../../errors.js';
-import { recordsFileBase, resultFiles } from '../../runs/result-files.js';
+import { recordsFileBase, resultFiles } from '../../io/result-files.js';
 
 const FIELDS = { label: '$.scores.factualityLabel', source: '$.topic', dataset: '$.task', question: '$.query', response: '$.knowledge' } as const;
 

@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { readJsonl } from '../../io/jsonl.js';
-import { recordsFileBase } from '../../runs/result-files.js';
+import { recordsFileBase } from '../../io/result-files.js';
 import type { MethodPresentation } from '../method-presentation.js';
 import type { MethodSummary, RunMeta } from '../method-summary.js';
 import { compareReliability } from './across-runs/compare-reliability.js';
@@ -15,7 +15,7 @@ import { formatPercent, formatSummary, scoredRecordSchema, summarizeRun, type Ru
 import { departures } from './protocol.js';
 import type { MetricKey } from './metrics/reliability-metrics.js';
 import { invalidShare } from './metrics/mcq-answers.js';
-import { FLAG_NOTE, flagged } from '../../analysis/summary-warnings.js';
+import { FLAG_NOTE, flagged } from '../summary-warnings.js';
 import { reliabilityView } from './view/reliability-view.js';
 
 /** Invalid MCQ answers of a run as the table shows them, e.g. `450/450 (100.0%)`; `-` when the run does not count them. */

@@ -10,7 +10,7 @@
  * summary stays byte-identical across runs; when and how long a run ran, and the tokens it paid
  * for, go to the run's execution record (`<label>.<setting>.run.json`).
  */
-import { departuresOf, differencesOf } from '../../analysis/protocol-differences.js';
+import { departuresOf, differencesOf } from '../protocol-differences.js';
 import { ANSWER_MAX_TOKENS } from './defaults.js';
 import type { AnswerMode } from './consistency/mcq.js';
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EXIT_CODES, ModelFileError } from '../../errors.js';
 import { LlamaModel } from './llama-model.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 if (!gguf) process.stderr.write('SKIPPED: llama provider tests need LLMKB_TEST_GGUF (e.g. ../shared/models/stories260K.gguf)\n');
@@ -99,7 +100,7 @@ describe('LlamaModel bad input', () => {
   });
 
   it('refuses a file that is not GGUF', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'llmkb-')), 'fake.gguf');
+    const path = join(tempDir('llmkb-'), 'fake.gguf');
     writeFileSync(path, 'this is not a model');
     await assert.rejects(LlamaModel.load({ model: path, modelsDir: tmpdir() }), /is not a GGUF model file/);
   });

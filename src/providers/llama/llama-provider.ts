@@ -40,6 +40,8 @@ export const llamaProvider: ModelProvider<LlamaSpec, z.infer<typeof llamaOptions
     }
     return { provider: 'llama', model: spec.trim() };
   },
+  localPathSchemes: ['gguf'],
+  traits: (spec) => ({ inProcess: true, files: isLocalFile(spec.model) ? [spec.model] : [] }),
   async create(spec, options, context) {
     // Loaded here, not at the top: the CLI starts without node-llama-cpp's bindings.
     const { LlamaModel } = await import('./llama-model.js');
@@ -53,3 +55,8 @@ export const llamaProvider: ModelProvider<LlamaSpec, z.infer<typeof llamaOptions
     });
   },
 };
+
+/** A model path on this machine (not an `hf:` URI, a URL or a Hugging Face `owner/repo:quant`). */
+function isLocalFile(model: string): boolean {
+  return !model.startsWith('hf:') && !/^[a-z]+:\/\//i.test(model) && !/^[^/\\]+\/[^/\\:]+:/.test(model);
+}

@@ -56,6 +56,8 @@ export async function createLlamaReranker(spec: LlamaRerankerSpec, options: Llam
 export const llamaRerankerProvider = {
   id: 'llama-rerank',
   schemes: ['gguf-rerank'] as const,
+  localPathSchemes: ['gguf-rerank'],
+  traits: () => ({ inProcess: true }),
   kinds: ['classification'] as const,
   optionsSchema: llamaRerankerOptions,
   examples: [EXAMPLE],

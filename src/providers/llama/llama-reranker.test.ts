@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ggufEmbeddingLength, writeGgufReranker } from '#test-support/gguf-reranker.js';
@@ -14,10 +13,11 @@ import { resolveModelSpec } from '../provider-registry.js';
 import { sharedLlama } from './gguf-loading.js';
 import { LlamaReranker } from './llama-reranker.js';
 import { llamaRerankerProvider, parseLlamaRerankerSpec } from './llama-reranker-provider.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const skip = gguf ? false : 'LLMKB_TEST_GGUF is not set (the tiny reranker is made from it)';
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-rerank-'));
+const dir = tempDir('llmkb-rerank-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const PAIRS = [

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,9 +10,10 @@ import { openDatabase } from '../../store/database.js';
 import { createLanguageModel } from '../create-language-model.js';
 import { parseModelSpec } from '../model-spec.js';
 import { MockModel } from './mock-model.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 function repliesFile(lines: unknown[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-mock-'));
+  const dir = tempDir('llmkb-mock-');
   const file = join(dir, 'replies.jsonl');
   writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
   return file;

@@ -99,6 +99,7 @@ export class MockModel implements TextGenerationModel {
   readonly kinds: readonly ModelKind[] = ['text-generation'];
   readonly endpoints: readonly string[] = ['in-process'];
   readonly defaultConcurrency: number;
+  readonly samplingDeterminism = { deterministic: true, why: 'the mock provider ignores sampling: every draw is its scripted reply' };
   /** Every call answered, in the order they came (for tests that check what was asked). */
   readonly calls: MockCall[] = [];
   readonly #respond: MockResponder;

@@ -67,6 +67,8 @@ export const mockProvider: ModelProvider<MockSpec, z.infer<typeof mockOptions>> 
     if (rest.trim() === '') throw new ModelSpecError(`"${spec}" names no replies file`, { hint: 'Write mock:PATH, e.g. mock:./replies.jsonl (one {"contains": "...", "reply": "..."} rule per line; docs/models.md, "Scripted models").' });
     return { provider: 'mock', file: rest };
   },
+  localPathSchemes: ['mock'],
+  traits: (spec) => ({ files: [spec.file] }),
   async create(spec, options) {
     const { MockModel } = await import('./mock-model.js');
     return new MockModel({ replies: readMockReplies(resolve(spec.file)), modelId: options.spec.trim() });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { tinyClassifierIds, tinyClassifierLogits, writeTinyClassifier, type TinyClassifierWeights } from '#test-support/tiny-onnx-classifier.js';
@@ -13,8 +12,9 @@ import { createScorerModel } from '../create-scorer-model.js';
 import { requireKind, type ClassificationModel } from '../model-kinds.js';
 import { importTransformers, OnnxClassifier } from './onnx-classifier.js';
 import { onnxProvider, parseOnnxSpec } from './onnx-provider.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'llmkb-onnx-'));
+const root = tempDir('llmkb-onnx-');
 after(() => rmSync(root, { recursive: true, force: true }));
 
 const WORDS = ['paris', 'is', 'the', 'capital', 'of', 'france', 'not', 'berlin', 'germany', 'in'];

@@ -44,6 +44,8 @@ export async function createOnnxClassifier(spec: OnnxSpec, options: ClassifierOp
 export const onnxProvider = {
   id: 'onnx',
   schemes: ['onnx'] as const,
+  localPathSchemes: ['onnx'],
+  traits: () => ({ inProcess: true }),
   kinds: ['classification'] as const,
   optionsSchema: classifierOptions,
   examples: [EXAMPLE],

@@ -60,13 +60,21 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
       }
     }
   },
+  traits: (spec) => ({ endpoints: spec.baseURLs.length, maxConnections: defaultConcurrency(spec) }),
+  withEndpoints: (spec, endpoints) => (spec.flavor === 'vllm' || spec.flavor === 'llamacpp' || spec.flavor === 'openai-compatible' ? `${spec.flavor}:${endpoints.join(',')}/${spec.model}` : undefined),
+  async batchApi(spec, options, env) {
+    const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
+    const apiKey = keyEnv ? env[keyEnv] : undefined;
+    const { openAIBatchApi } = await import('./openai-batch-api.js');
+    return openAIBatchApi({ baseURL: spec.baseURLs[0]!, ...(apiKey ? { apiKey } : {}), model: spec.model, api: options.api ?? spec.api });
+  },
   async create(spec, options, context) {
     const env = context.env ?? process.env;
     const apiKeyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
     let apiKey: string | undefined;
     if (apiKeyEnv !== undefined) {
       apiKey = env[apiKeyEnv];
-      // Registered now, not at the first request: a Batch API client (src/sweep/batch) sends it too.
+      // Registered now, not at the first request: the Batch API client (./batch-client.ts) sends it too.
       registerSecret(apiKey);
       if (apiKey === undefined || apiKey === '') {
         throw new ConfigError(`the API key variable ${apiKeyEnv} is not set (needed for ${options.spec})`, {
@@ -84,10 +92,15 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
       echo: options.echo ?? spec.echo,
       topLogprobs: options.topLogprobs ?? 20,
       flavor: spec.flavor,
-      concurrency: options.concurrency ?? (spec.flavor === 'openai' ? 16 : 64),
+      concurrency: options.concurrency ?? defaultConcurrency(spec),
     });
   },
 };
+
+/** Calls in flight per endpoint by default: fewer to api.openai.com (its rate limits), more to a server of one's own. */
+function defaultConcurrency(spec: OpenAICompatibleSpec): number {
+  return spec.flavor === 'openai' ? 16 : 64;
+}
 
 /** `http://a:8000/v1,http://b:8000/v1/org/model` → base URLs and the model id after the last `/v1/`. */
 function splitServerSpec(spec: string, rest: string): { baseURLs: string[]; model: string } {

@@ -1,13 +1,13 @@
 /**
  * `llmkb sweep --batch`: the roles whose latency does not matter (those the study's methods mark
  * batchable: the reliability method's judge, distractor and time filter, CONNER's answerer)
- * answered through the OpenAI Batch API, at half the price.
+ * answered through their provider's Batch API (the OpenAI Batch API: half the price).
  *
  * A BatchingModel stands in for the role's model under the same executor: its `chat` and
  * `complete` calls are gathered (until no new one has come for `gatherMs`, at most 50,000 to a
- * batch), written as one Batch API input file (JSONL: custom_id, method, url, body exactly as the
- * provider would POST it), uploaded to /v1/files, submitted to /v1/batches, polled with progress,
- * and answered from the output and error files. The executor above it caches each answer under
+ * batch), turned into request lines by the provider (its `batchApi`, src/providers/batch-api.ts:
+ * url and body exactly as it would post them), submitted, waited for with progress, and answered
+ * from the batch's outcomes. The executor above it caches each answer under
  * the key it always uses, so the rest of the pipeline is unchanged: a rerun finds every answer in
  * the cache, with or without --batch. Requests that failed inside a batch (error file: a server
  * error, `batch_expired`, `batch_cancelled`, `request_timeout`) fail retryable, and the
@@ -19,28 +19,22 @@
  * again instead of paying for it twice (`recoverBatches`, called before any run starts), and
  * imports its results into the call cache.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { writeFileAtomic } from '../../io/files.js';
-import { awaitBatch, BatchClient, type BatchError } from './batch-client.js';
 import { ContextOverflowError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
+import { generationCallKey } from '../../executor/call-key.js';
+import type { BatchApi, BatchError } from '../../providers/batch-api.js';
 import type { CallCache } from '../../store/call-cache.js';
-import { cacheKey } from '../../store/call-key.js';
 
 /** Requests per batch file (the Batch API's limit). */
 export const MAX_BATCH_REQUESTS = 50_000;
 
 export interface BatchSettings {
-  /** The API root, ending in /v1. */
-  baseURL: string;
-  apiKey?: string;
-  model: string;
-  /** Which endpoint answers `complete` (as the provider's `api`). */
-  api: 'completions' | 'chat';
+  /** The provider's Batch API for the model (its `batchApi`). */
+  api: BatchApi;
   /** Folder for the journal of submitted batches. */
   journalDir: string;
   /** Wait this long for more requests before submitting (default 2 s). */
@@ -52,10 +46,6 @@ export interface BatchSettings {
   liveConcurrency?: number;
 }
 
-const usageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
-const chatBodySchema = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
-const completionsBodySchema = z.object({ choices: z.array(z.object({ text: z.string(), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
-
 /** One request of a batch: what the executor keyed it by, and the line sent. */
 interface JournalRequest {
   customId: string;
@@ -63,7 +53,8 @@ interface JournalRequest {
   key: string;
   kind: 'chat' | 'complete';
   params: unknown;
-  url: '/v1/chat/completions' | '/v1/completions';
+  /** The provider's url for the line (its `line`), which also reads the answer back (its `result`). */
+  url: string;
 }
 
 interface Journal {
@@ -79,27 +70,6 @@ interface Pending extends JournalRequest {
   resolve: (r: CompletionResult) => void;
   reject: (e: unknown) => void;
 }
-
-function finishReason(reason: string | null | undefined): CompletionResult['finishReason'] {
-  return reason === 'stop' ? 'stop' : reason === 'length' ? 'length' : 'other';
-}
-
-/** A body from a batch's output file, read as the provider reads a live answer. */
-function resultOf(url: JournalRequest['url'], body: unknown): CompletionResult {
-  if (url === '/v1/chat/completions') {
-    const b = chatBodySchema.parse(body);
-    return { text: b.choices[0]!.message.content ?? '', finishReason: finishReason(b.choices[0]!.finish_reason), usage: usage(b.usage) };
-  }
-  const b = completionsBodySchema.parse(body);
-  return { text: b.choices[0]!.text, finishReason: finishReason(b.choices[0]!.finish_reason), usage: usage(b.usage) };
-}
-
-function usage(u: z.infer<typeof usageSchema>): CompletionResult['usage'] {
-  const promptTokens = u?.prompt_tokens ?? 0;
-  const completionTokens = u?.completion_tokens ?? 0;
-  return { promptTokens, completionTokens, evaluatedTokens: promptTokens + completionTokens };
-}
-
 
 export class BatchingModel implements Model {
   readonly specificationVersion: Model['specificationVersion'];
@@ -123,7 +93,7 @@ export class BatchingModel implements Model {
   readonly batches: Array<{ id: string; requests: number; status: string; failed: number }> = [];
   readonly #inner: Model;
   readonly #settings: BatchSettings;
-  readonly #client: BatchClient;
+  readonly #api: BatchApi;
   #queue: Pending[] = [];
   #timer: NodeJS.Timeout | undefined;
   /** Ends the polling of batches still running when the model is closed. */
@@ -132,7 +102,7 @@ export class BatchingModel implements Model {
   constructor(inner: Model, settings: BatchSettings) {
     this.#inner = inner;
     this.#settings = settings;
-    this.#client = new BatchClient(settings.baseURL, settings.apiKey);
+    this.#api = settings.api;
     this.specificationVersion = inner.specificationVersion;
     this.provider = inner.provider;
     this.modelId = inner.modelId;
@@ -157,26 +127,18 @@ export class BatchingModel implements Model {
 
   complete(request: CompletionRequest, _options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    if (this.#settings.api === 'chat') return this.#enqueue('complete', request, { messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) });
-    const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
-    const body = { model: this.#settings.model, prompt: request.prompt, max_tokens: request.maxTokens, temperature: 0, ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}) };
-    return this.#push({ kind: 'complete', params, url: '/v1/completions', body });
+    return this.#push('complete', request);
   }
 
   chat(request: ChatRequest, _options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    return this.#enqueue('chat', request, request);
+    return this.#push('chat', request);
   }
 
-  /** As the executor keys the call (`kind`, `params`) and as the provider posts it (chat body). */
-  #enqueue(kind: 'chat' | 'complete', original: CompletionRequest | ChatRequest, chat: ChatRequest): Promise<CompletionResult> {
-    const params = kind === 'chat' ? { messages: chat.messages, maxTokens: chat.maxTokens, stop: chat.stop ?? [], temperature: 0 } : { prompt: (original as CompletionRequest).prompt, maxTokens: original.maxTokens, stop: original.stop ?? [], temperature: 0 };
-    const body = { model: this.#settings.model, messages: chat.messages, max_tokens: chat.maxTokens, temperature: 0, ...(chat.stop && chat.stop.length > 0 ? { stop: chat.stop } : {}) };
-    return this.#push({ kind, params, url: '/v1/chat/completions', body });
-  }
-
-  #push(r: { kind: 'chat' | 'complete'; params: unknown; url: JournalRequest['url']; body: unknown }): Promise<CompletionResult> {
-    const key = cacheKey(this.cacheIdentity, r.kind, r.params);
+  /** Keyed as the executor keys the call (one function builds both keys), sent as the provider posts it. */
+  #push(kind: 'chat' | 'complete', request: CompletionRequest | ChatRequest): Promise<CompletionResult> {
+    const { key, params } = generationCallKey(this.cacheIdentity, kind, request);
+    const r = { kind, params, ...this.#api.line(kind, request) };
     return new Promise<CompletionResult>((resolve, reject) => {
       this.#queue.push({ customId: key, key, kind: r.kind, params: r.params, url: r.url, body: r.body, resolve, reject });
       if (this.#timer) clearTimeout(this.#timer);
@@ -202,31 +164,30 @@ export class BatchingModel implements Model {
     for (const [, rs] of unique) byUrl.set(rs[0]!.url, [...(byUrl.get(rs[0]!.url) ?? []), rs[0]!]);
     await Promise.all(
       [...byUrl].map(async ([url, lines]) => {
-        const jsonl = lines.map((r) => JSON.stringify({ custom_id: r.customId, method: 'POST', url, body: r.body })).join('\n') + '\n';
-        const fileId = await this.#client.uploadBatchFile(jsonl, `llmkb-${createHash('sha256').update(jsonl).digest('hex').slice(0, 12)}.jsonl`);
-        const batch = await this.#client.createBatch(fileId, url);
-        const journal: Journal = { batchId: batch.id, baseURL: this.#settings.baseURL, modelIdentity: this.cacheIdentity, submittedAt: new Date().toISOString(), requests: lines.map(({ customId, key, kind, params, url: u }) => ({ customId, key, kind, params, url: u })) };
+        const batchId = await this.#api.submit(url, lines);
+        const journal: Journal = { batchId, baseURL: this.#api.endpoint, modelIdentity: this.cacheIdentity, submittedAt: new Date().toISOString(), requests: lines.map(({ customId, key, kind, params, url: u }) => ({ customId, key, kind, params, url: u })) };
         const journalFile = writeJournal(this.#settings.journalDir, journal);
-        this.#settings.log?.(`batch ${batch.id}: ${lines.length} requests to ${this.modelId} submitted (${url})`);
-        const { batch: done, outcomes } = await awaitBatch(this.#client, batch.id, lines.length, this.#settings.pollMs ?? 30_000, `batch ${this.modelId}`, this.#stop.signal);
+        this.#settings.log?.(`batch ${batchId}: ${lines.length} requests to ${this.modelId} submitted (${url})`);
+        const done = await this.#api.wait(batchId, lines.length, { pollMs: this.#settings.pollMs ?? 30_000, label: `batch ${this.modelId}`, signal: this.#stop.signal });
+        const outcomes = done.outcomes;
         let failed = 0;
         for (const line of lines) {
           const outcome = outcomes.get(line.customId);
           for (const r of unique.get(line.customId)!) {
-            if (done.status === 'failed') {
-              r.reject(new ModelCallError(`batch ${done.id} failed: ${done.errors?.data?.[0]?.message ?? 'the Batch API refused the input file'}`, { retryable: false, endpoint: this.#settings.baseURL }));
+            if (done.failure !== undefined) {
+              r.reject(new ModelCallError(`batch ${done.id} failed: ${done.failure}`, { retryable: false, endpoint: this.#api.endpoint }));
             } else if (outcome?.result !== undefined) {
               try {
-                r.resolve(resultOf(r.url, outcome.result));
+                r.resolve(this.#api.result(r.url, outcome.result));
               } catch (error) {
-                r.reject(new ModelCallError(`batch ${done.id}: an answer in an unexpected shape for ${r.customId.slice(0, 12)}: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, { retryable: false, endpoint: this.#settings.baseURL }));
+                r.reject(new ModelCallError(`batch ${done.id}: an answer in an unexpected shape for ${r.customId.slice(0, 12)}: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, { retryable: false, endpoint: this.#api.endpoint }));
               }
             } else {
               failed += 1;
               const e: BatchError = outcome?.error ?? { message: `not in the output of batch ${done.id} (${done.status})`, retryable: true };
               // As the provider throws it live, so a caller that fits its prompt (fewer shots) can try again.
               if (e.contextOverflow) r.reject(new ContextOverflowError(`batch ${done.id}: ${e.message}`));
-              else r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#settings.baseURL, ...(e.status === undefined ? {} : { status: e.status }) }));
+              else r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#api.endpoint, ...(e.status === undefined ? {} : { status: e.status }) }));
             }
           }
         }
@@ -274,19 +235,23 @@ function writeJournal(dir: string, journal: Journal): string {
  * into the call cache under the executor's keys (so the runs find them there). Returns the
  * number of answers imported.
  */
-export async function recoverBatches(journalDir: string, cache: CallCache, options: { apiKeyFor: (baseURL: string) => string | undefined; pollMs?: number; log?: (line: string) => void }): Promise<number> {
+export async function recoverBatches(journalDir: string, cache: CallCache, options: { apiFor: (endpoint: string) => BatchApi | undefined; pollMs?: number; log?: (line: string) => void }): Promise<number> {
   if (!existsSync(journalDir)) return 0;
   let imported = 0;
   for (const name of readdirSync(journalDir).filter((n) => n.endsWith('.json')).sort()) {
     const file = join(journalDir, name);
     const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
-    const client = new BatchClient(journal.baseURL, options.apiKeyFor(journal.baseURL));
+    const api = options.apiFor(journal.baseURL);
+    if (api === undefined) {
+      options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} to ${journal.baseURL}, which no batched role of this study uses; its journal ${file} is kept`);
+      continue;
+    }
     options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} by an earlier run; waiting for it`);
-    const { outcomes } = await awaitBatch(client, journal.batchId, journal.requests.length, options.pollMs ?? 30_000, `batch ${journal.batchId}`);
+    const { outcomes } = await api.wait(journal.batchId, journal.requests.length, { pollMs: options.pollMs ?? 30_000, label: `batch ${journal.batchId}` });
     for (const r of journal.requests) {
       const outcome = outcomes.get(r.customId);
       if (outcome?.result === undefined) continue;
-      const result = resultOf(r.url, outcome.result);
+      const result = api.result(r.url, outcome.result);
       await cache.put(r.key, journal.modelIdentity, r.kind, r.params, { response: result, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, latencyMs: 0 });
       imported += 1;
     }

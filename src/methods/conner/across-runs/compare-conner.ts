@@ -3,7 +3,7 @@
  * bootstrap CIs, the best run of each setting in bold, and paired differences between every two
  * runs of one task that scored the same queries (read from the records beside their summaries).
  */
-import { toCsv, toMarkdown } from '../../../analysis/runs.js';
+import { toCsv, toMarkdown } from '../../run-tables.js';
 import type { CompareOutput, ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';

@@ -4,7 +4,7 @@
  * it, and the downstream answers (with and without the knowledge) beside the gold answer.
  * Every piece of model or user text goes through `escapeHtml`.
  */
-import { escapeHtml } from '../../../report/html-parts.js';
+import { escapeHtml } from '../../html-parts.js';
 import { CONNER_METRIC_DEFS } from '../metric-defs.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 import { metricValue } from '../summary/conner-summary.js';

@@ -6,7 +6,7 @@
  * items jointly (seeded: one stream per pair and metric) and the two-sided bootstrap p-value for
  * "no difference", as the reliability method's paired tests compute theirs.
  */
-import type { PairedTest } from '../../../analysis/runs.js';
+import type { PairedTest } from '../../run-tables.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';

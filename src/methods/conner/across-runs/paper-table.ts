@@ -5,7 +5,7 @@
  * Coh-para. (Eq. 3-4), Inform. (Eq. 5), Helpful. (Eq. 6), Validity (Eq. 7-8). Shares as percent
  * with two decimals, scores with four, as the paper prints them; each with its bootstrap CI.
  */
-import { flagged } from '../../../analysis/summary-warnings.js';
+import { flagged } from '../../summary-warnings.js';
 import type { MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { CONNER_METRIC_DEFS } from '../metric-defs.js';

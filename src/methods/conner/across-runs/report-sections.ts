@@ -6,8 +6,8 @@
  * factuality label. Every piece of model text is escaped.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { flagged } from '../../../analysis/summary-warnings.js';
-import { escapeHtml, figure, htmlTable } from '../../../report/html-parts.js';
+import { flagged } from '../../summary-warnings.js';
+import { escapeHtml, figure, htmlTable } from '../../html-parts.js';
 import type { MethodReportContext } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { connerPairedTests } from './compare-conner.js';

@@ -3,7 +3,7 @@
  * scorers, who wrote the downstream answers, factuality label counts, Somers' D with human ratings and (given its records) an
  * example knowledge text per factuality label. Every piece of model text is escaped.
  */
-import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
+import { escapeHtml, htmlTable } from '../../html-parts.js';
 import type { MethodSummary } from '../../method-summary.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
 import type { ConnerBreakdowns } from '../summary/conner-summary.js';

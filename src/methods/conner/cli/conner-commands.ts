@@ -11,7 +11,7 @@ import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RU
 import type { ModelSpecs } from '../conner-setup.js';
 import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS } from '../defaults.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
-import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../../cli/cli-options.js';
+import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
 
@@ -206,7 +206,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { ratedKeys, scoreFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
       const { formatConnerRuns } = await import('../summary/conner-summary.js');
-      const { runResultFiles, writeJsonFile } = await import('../../../runs/result-files.js');
+      const { runResultFiles, writeJsonFile } = await import('../../../io/result-files.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');

@@ -8,7 +8,6 @@ import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
-import type { ScoringChoices } from '../conner-choices.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK } from './coherence.js';
 import { scoreOne, type ItemScoring } from './score-one.js';

@@ -9,7 +9,7 @@
  * summary of the method seam (`llmkb-summary-v2`, one run = one generator x setting), the file
  * `llmkb conner score --out` writes and `compare`, `report` and `view` read.
  */
-import { flagged, FLAG_NOTE, warningLines } from '../../../analysis/summary-warnings.js';
+import { flagged, FLAG_NOTE, warningLines } from '../../summary-warnings.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { VERSION } from '../../../version.js';
 import type { MetricDef } from '../../method.js';

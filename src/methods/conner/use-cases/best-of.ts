@@ -15,7 +15,6 @@
 import { InputFileError } from '../../../errors.js';
 import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
-import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
@@ -170,8 +169,8 @@ export async function bestOfSamples(options: BestOfSamplesOptions): Promise<Samp
 }
 
 /** Whether the same seed gives the same draws on this generator, as far as llmkb can know. */
-export function samplingDeterminism(model: Pick<ModelBase, 'provider' | 'runtime'>): { deterministic: boolean; why: string } {
-  if (model.provider === 'mock') return { deterministic: true, why: 'the mock provider ignores sampling: every draw is its scripted reply' };
+export function samplingDeterminism(model: Pick<ModelBase, 'provider' | 'runtime' | 'samplingDeterminism'>): { deterministic: boolean; why: string } {
+  if (model.samplingDeterminism) return model.samplingDeterminism;
   const runtime = model.runtime;
   if (runtime === undefined) return { deterministic: false, why: 'the draws are seeded through the request\'s "seed" field, which a server may ignore (OpenAI calls it best effort); re-runs may draw other texts (the call cache keeps this run\'s)' };
   if (runtime.sequences > 1) return { deterministic: false, why: `${runtime.sequences} parallel sequences: batched evaluation changes the numerics, so a seed may draw another text` };

@@ -1,5 +1,5 @@
 /**
- * The paper's figures as charts (Vega-Lite specs; src/report/render-svg.ts renders them to SVG).
+ * The paper's figures as charts (Vega-Lite specs; src/methods/render-svg.ts renders them to SVG).
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { pearson, ranking, urByAnswerType } from './compare-runs.js';

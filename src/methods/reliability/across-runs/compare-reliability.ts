@@ -4,7 +4,7 @@
  * tests on NCCR and IUR between runs of one setting that were read from their records.
  */
 import type { CompareOutput, ComparedRun } from '../../method.js';
-import { FLAG, isFlagged, rankedFlag, warningsJson, warningsMarkdown } from '../../../analysis/summary-warnings.js';
+import { FLAG, isFlagged, rankedFlag, warningsJson, warningsMarkdown } from '../../summary-warnings.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import type { MetricKey } from '../metrics/reliability-metrics.js';
 import { correlate, effects, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from './compare-runs.js';

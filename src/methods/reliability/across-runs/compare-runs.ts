@@ -10,8 +10,8 @@ import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { PROMPT_SETTINGS } from '../defaults.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
-import { flagged } from '../../../analysis/summary-warnings.js';
-import { distinguishRuns, modelsOf, settingsOf as settingsIn, toCsv, toMarkdown, type PairedTest } from '../../../analysis/runs.js';
+import { flagged } from '../../summary-warnings.js';
+import { distinguishRuns, modelsOf, settingsOf as settingsIn, toCsv, toMarkdown, type PairedTest } from '../../run-tables.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
 

@@ -10,7 +10,7 @@ import { pearson, settingsOf, sizeClass, uninformativeShares } from './compare-r
 import type { MetricDef } from '../../method.js';
 import type { RunSummary } from '../metrics/summarize-run.js';
 import { placeLabels } from './scatter-labels.js';
-import { FLAG, isFlagged } from '../../../analysis/summary-warnings.js';
+import { FLAG, isFlagged } from '../../summary-warnings.js';
 
 export interface Figure {
   id: string;

@@ -4,8 +4,8 @@
  * given), Table 2's correlations, Figures 3-12 (one per comparison; a one-line note where the
  * runs lack what a figure needs), and Figure 3's effects as numbers.
  */
-import { escapeHtml, flagMark, htmlTable } from '../../../report/html-parts.js';
-import { anyWarnings, FLAG, isFlagged } from '../../../analysis/summary-warnings.js';
+import { escapeHtml, flagMark, htmlTable } from '../../html-parts.js';
+import { anyWarnings, FLAG, isFlagged } from '../../summary-warnings.js';
 import type { MethodReportContext, MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
@@ -22,7 +22,7 @@ function safeSvg(svg: string): string {
 /** A figure, or, when the runs do not carry what it needs, one line saying what to add. */
 async function figure(f: Figure): Promise<string> {
   if (!f.spec) return `<figure class="chart empty" id="${escapeHtml(f.id)}"><figcaption><strong>${escapeHtml(f.title)}</strong>: not drawn. ${escapeHtml(f.note ?? '')}</figcaption></figure>`;
-  const { renderSvg } = await import('../../../report/render-svg.js');
+  const { renderSvg } = await import('../../render-svg.js');
   const caption = f.caption.startsWith('Figure') ? f.caption : `${f.title}. ${f.caption}`;
   return `<figure class="chart" id="${escapeHtml(f.id)}">${safeSvg(await renderSvg(f.spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
 }

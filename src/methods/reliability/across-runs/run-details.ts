@@ -1,5 +1,5 @@
 /** The reliability method's per-run lines in the report: the counts, the table by source and template, example responses. */
-import { escapeHtml, htmlTable } from '../../../report/html-parts.js';
+import { escapeHtml, htmlTable } from '../../html-parts.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { invalidShare } from '../metrics/mcq-answers.js';

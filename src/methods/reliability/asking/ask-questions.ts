@@ -5,7 +5,7 @@
  * (base models go on with the pattern); the raw text is kept too.
  */
 import { checksumOfLines } from '../../../io/checksum.js';
-import { type QAItem } from '../data/qa-item.js';
+import type { QAItem } from '../data/qa-item.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { ContextOverflowError, LlmkbError } from '../../../errors.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { SourceFileKey } from '../data/source-files.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { PAPER_CUTOFF } from '../defaults.js';
-import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
+import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from '../../cli-options.js';
 
 interface DataOptions {
   dataDir?: string;

@@ -9,9 +9,9 @@ import type { Command } from 'commander';
 import { LlmkbError } from '../../../errors.js';
 // Types only at the top; the judging modules load inside the action (start-up time, see cli-defaults.ts).
 import type { AgreementReport, AgreementStats } from '../judging/judge-agreement.js';
-import type { CliHost, MethodWorkspace } from '../../method-cli.js';
+import type { CliHost } from '../../method-cli.js';
 import { LEXICAL_JUDGE_ID } from '../defaults.js';
-import { positiveInteger } from '../../../cli/cli-options.js';
+import { positiveInteger } from '../../cli-options.js';
 import { LIMIT_SEED, limited } from './stage-commands.js';
 import { requireFile } from '../../../io/require-path.js';
 

@@ -9,7 +9,7 @@ import type { JudgedRecord } from '../judging/judge-response.js';
 import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETTINGS } from '../defaults.js';
-import { checkOutputFile, collect, optionalRoleEntry, positiveInteger, wholeNumber } from '../../../cli/cli-options.js';
+import { checkOutputFile, collect, optionalRoleEntry, positiveInteger, wholeNumber } from '../../cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
 

@@ -151,7 +151,7 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
 
 /** A judged record with its pair's Cons(q, r) and detail (null when it is no pair or has no MCQs). */
 function withConsistency(r: JudgedRecord, s: PairOutcome | undefined): ConsistencyRecord {
-  if (!s || !s.detail) return { ...r, consistency: null };
+  if (!s?.detail) return { ...r, consistency: null };
   return { ...r, consistency: s.consistency, consistencyDetail: s.detail };
 }
 

@@ -63,7 +63,7 @@ function datesText(report: CorpusQuestionReport, field: string | undefined): str
     `- ${d.dated} items with a dated document (from ${quoted(d.fields)}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
     ...(d.earliest === undefined ? [] : [`- earliest ${d.earliest}, latest ${d.latest}; by year: ${years}`]),
     `- in the corpus: ${corpus}`,
-    "- each item's \`provenance.documentDate\` holds it: split the set at a model's training cutoff to compare seen and unseen knowledge",
+    "- each item's `provenance.documentDate` holds it: split the set at a model's training cutoff to compare seen and unseen knowledge",
   ].join('\n');
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startOpenAICompatibleServer, type TestServer } from '#test-support/openai-compatible-server.js';
@@ -15,6 +14,7 @@ import { buildCorpusQuestions, PASSAGE_DEPENDENT } from './corpus-questions.js';
 import { documentDate } from './document-dates.js';
 import { qaItemSchema } from './qa-item.js';
 import { parseWriterReply, questionWriterPrompt } from './question-writer.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 describe('answer span verification (hand-checked)', () => {
   const text = 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia.';
@@ -78,7 +78,7 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
   let dir: string;
   before(async () => {
     server = await startOpenAICompatibleServer({ complete: scriptedWriter });
-    dir = mkdtempSync(join(tmpdir(), 'llmkb-questions-'));
+    dir = tempDir('llmkb-questions-');
     mkdirSync(join(dir, 'docs'));
     for (const [name, p] of Object.entries(PASSAGES)) writeFileSync(join(dir, 'docs', name), p.text);
     db = openDatabase(join(dir, 'store.sqlite'));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,6 +7,7 @@ import { InputFileError, LlmkbError } from '../../../errors.js';
 import { agreementReport, agreementStats, measureJudge, readEvouna, readHumanLabelled, type JudgedAgainstHuman } from './judge-agreement.js';
 import { ResponseJudge } from './judge-response.js';
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from './lexical-match.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 /** Eight responses, worked by hand below. */
 const EXAMPLE: Array<JudgedAgainstHuman & { dataset: string; system: string }> = [
@@ -46,7 +47,7 @@ describe('agreement with human labels', () => {
   });
 
   it('reads a human-labelled JSONL and names file, line and field of a bad line', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-agree-'));
+    const dir = tempDir('llmkb-agree-');
     const good = join(dir, 'good.jsonl');
     writeFileSync(good, `${JSON.stringify({ question: 'capital of France?', answers: ['Paris'], response: 'Paris', human_correct: true, system: 'x' })}\n\n${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: false })}\n`);
     const rows = readHumanLabelled(good);

@@ -4,12 +4,12 @@
  * `llmkb judge` itself unchanged by the new subcommand.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from '#test-support/openai-compatible-server.js';
 import { llmkb } from '#test-support/run-cli.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 const LABELLED = [
   { id: 'a', system: 's1', dataset: 'd', question: 'What is the capital of France?', answers: ['Paris'], response: 'It is Paris.', human_correct: true },
@@ -19,7 +19,7 @@ const LABELLED = [
 ];
 
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-judge-check-'));
+  const dir = tempDir('llmkb-judge-check-');
   writeFileSync(join(dir, 'labelled.jsonl'), LABELLED.map((x) => JSON.stringify(x)).join('\n') + '\n');
   return dir;
 }

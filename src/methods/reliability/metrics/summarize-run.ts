@@ -10,7 +10,7 @@ import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metric-defs.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
-import { FLAG_NOTE, flagged } from '../../../analysis/summary-warnings.js';
+import { FLAG_NOTE, flagged } from '../../summary-warnings.js';
 import { countMcqAnswers, invalidMcqWarning, type McqAnswerBreakdown } from './mcq-answers.js';
 import { computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
 

@@ -4,8 +4,8 @@
  * judge's exchange), and its consistency: the distractors and every MCQ with the option chosen.
  * Every piece of model or user text is escaped.
  */
-import { escapeHtml } from '../../../report/html-parts.js';
-import { cacheKey } from '../../../store/call-key.js';
+import { escapeHtml } from '../../html-parts.js';
+import { generationCallKey } from '../../../executor/call-key.js';
 import type { ItemPageContext } from '../../method-presentation.js';
 import { ANSWER_MAX_TOKENS } from '../defaults.js';
 import { qaPrompt } from '../prompts/paper-prompts.js';
@@ -35,7 +35,7 @@ function promptSection(ctx: ItemPageContext, record: Record<string, unknown>): s
     // Zero-shot, from records made before they kept their call's key: the prompt is the question in Table 6's template; the cache confirms it was the one sent.
     const prompt = qaPrompt(question);
     const maxTokens = typeof ctx.params?.maxTokens === 'number' ? ctx.params.maxTokens : ANSWER_MAX_TOKENS;
-    const key = cacheKey(ctx.modelIdentity, 'complete', { prompt, maxTokens, stop: [], temperature: 0 });
+    const { key } = generationCallKey(ctx.modelIdentity, 'complete', { prompt, maxTokens });
     if (ctx.hasCall(key)) return `<h2>Prompt sent</h2>${ctx.exchange(key)}`;
     return `<h2>Prompt sent</h2><p class="muted small">Rebuilt from Table 6's template (not found in the call cache).</p>${pre(prompt, 'prompt')}`;
   }

@@ -3,7 +3,7 @@
  * chart), and the breakdowns by source, UnseenQA template, answer type and uninformative sub-type,
  * each count a link to its items, with the group's headline metrics from the summary.
  */
-import { escapeHtml } from '../../../report/html-parts.js';
+import { escapeHtml } from '../../html-parts.js';
 import { formatMetric, headlineDefs } from '../../method-summary.js';
 import type { MetricDef } from '../../method.js';
 import type { RunPageContext } from '../../method-presentation.js';

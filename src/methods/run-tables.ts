@@ -3,7 +3,7 @@
  * one label are never merged), headline tables and rankings built from the summaries'
  * `metricDefs` alone, and table output as Markdown and CSV.
  */
-import { formatMetric, headlineDefs, type MethodSummary } from '../methods/method-summary.js';
+import { formatMetric, headlineDefs, type MethodSummary } from './method-summary.js';
 import { flagged } from './summary-warnings.js';
 
 /** The settings present: those in `order` first, in that order, then the others alphabetically. */

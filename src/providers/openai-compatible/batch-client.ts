@@ -1,5 +1,5 @@
 /**
- * The OpenAI Batch API as `llmkb sweep --batch` uses it: upload a JSONL input file
+ * The OpenAI Batch API's HTTP calls, as `llmkb sweep --batch` uses them (./openai-batch-api.ts): upload a JSONL input file
  * (/v1/files), create a batch (/v1/batches), poll it until it ends, and read each request's
  * outcome from the output and error files, as the provider would read a live answer's status.
  */
@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ModelCallError } from '../../errors.js';
 import { Progress } from '../../progress/progress.js';
-import { isOpenAIContextOverflow } from '../../providers/openai-compatible/http-client.js';
+import type { BatchError } from '../batch-api.js';
+import { isOpenAIContextOverflow } from './http-client.js';
 
 const batchSchema = z.object({
   id: z.string(),
@@ -78,13 +79,6 @@ export class BatchClient {
   }
 }
 
-/** A request that failed inside a batch; `contextOverflow`: its prompt is longer than the model's context (as the provider says live). */
-export interface BatchError {
-  message: string;
-  retryable: boolean;
-  contextOverflow?: boolean;
-  status?: number;
-}
 
 const TERMINAL = new Set(['completed', 'expired', 'cancelled', 'failed']);
 

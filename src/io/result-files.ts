@@ -8,7 +8,7 @@
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
-import { writeFileAtomic } from '../io/files.js';
+import { writeFileAtomic } from './files.js';
 import { resultFileStem } from './result-file-stem.js';
 
 export { resultFileStem };

@@ -4,7 +4,7 @@
  * read as a plain one. A warning that names no metric concerns the whole run: all its values are
  * flagged.
  */
-import type { MethodSummary, SummaryWarning } from '../methods/method-summary.js';
+import type { MethodSummary, SummaryWarning } from './method-summary.js';
 
 /** The mark on a flagged value. */
 export const FLAG = '†';

@@ -3,7 +3,7 @@
  * between runs shown side by side (such runs measure different things, and a table that mixes
  * them says so). The choices and their titles are the method's (`EvaluationMethod.protocolChoices`).
  */
-import type { MethodProtocol, ProtocolEntry } from '../methods/method-summary.js';
+import type { MethodProtocol, ProtocolEntry } from './method-summary.js';
 
 /** Choices in display order: the method's, then any others the protocol holds. */
 export function choicesOf(protocol: MethodProtocol, titles: Readonly<Record<string, string>>): string[] {

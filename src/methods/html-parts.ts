@@ -1,7 +1,7 @@
 /** Pieces of the HTML report that a method's own report sections use too (Vega loads only when a figure is drawn). */
 import type { TopLevelSpec } from 'vega-lite';
-import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
-import type { MethodSummary } from '../methods/method-summary.js';
+import { FLAG, warningsOn } from './summary-warnings.js';
+import type { MethodSummary } from './method-summary.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

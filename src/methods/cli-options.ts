@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isoDateOf } from '../text/iso-date.js';
-import { errnoCode, FileAccessError, fileAccessError, LlmkbError } from '../errors.js';
+import { errnoCode, FileAccessError, fileAccessError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
 import { NO_MODEL } from '../config/no-model.js';
 import { requireFolder } from '../io/require-path.js';
