@@ -3,7 +3,9 @@
  * where L is the cross-entropy of the gold answer `a` (per-token mean over the answer's tokens)
  * given the query and a knowledge text, and k_1^-..k_u^- are u knowledge texts of other queries
  * drawn at random (seeded). The second printed form lacks the 1/u; the method notes follow the
- * first. The answer is scored after the Table 13 answer template (zero-shot: no demonstrations).
+ * first. The answer is scored after the scripts' 8-shot prompt with one shared baseline per data
+ * set (./helpfulness-baseline.ts, the default) or after the Table 13 answer template with no
+ * demonstrations and u negatives of the same generator (profile `equations`).
  *
  * Per item, the losses and the item's own Eq. 6 value are kept. The table value is taken over the
  * whole set, as the authors' src/helpfulness.py averages each condition's losses over the items
@@ -32,9 +34,14 @@ export function sampleNegatives(id: string, pool: readonly string[], u: number, 
   return SeededRandom.stream(seed, 'helpfulness-negatives', id).sample(pool.filter((p) => p !== id), u);
 }
 
+/** The text before the answer, given a knowledge text: Table 13's template by default. */
+export type AnswerPromptOf = (knowledge: string) => string;
+
+const table13 = (q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>): AnswerPromptOf => (knowledge) => answerExample(q.task, q.topic, knowledge, q.query);
+
 /** L(q, k, a): mean negative log-probability per answer token; undefined when no token was scored. */
-export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
-  const ll = await scorer.logLikelihood(answerExample(q.task, q.topic, knowledge, q.query), ` ${answer}`);
+export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer, promptOf: AnswerPromptOf = table13(q)): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
+  const ll = await scorer.logLikelihood(promptOf(knowledge), ` ${answer}`);
   const mean = meanLogProb(ll);
   return { loss: mean === undefined ? undefined : -mean, cached: ll.cached, floored: ll.floored };
 }
@@ -55,14 +62,15 @@ export async function scoreHelpfulness(
   answer: string,
   negatives: ReadonlyArray<{ id: string; knowledge: string }>,
   scorer: TokenScorer,
+  promptOf: AnswerPromptOf = table13(q),
 ): Promise<{ helpfulness: Helpfulness | undefined; cached: boolean; floored: number }> {
-  const own = await answerLoss(q, knowledge, answer, scorer);
+  const own = await answerLoss(q, knowledge, answer, scorer, promptOf);
   let cached = own.cached;
   let floored = own.floored;
   const baselineLosses: number[] = [];
   const used: string[] = [];
   for (const n of negatives) {
-    const r = await answerLoss(q, n.knowledge, answer, scorer);
+    const r = await answerLoss(q, n.knowledge, answer, scorer, promptOf);
     cached &&= r.cached;
     floored += r.floored;
     if (r.loss !== undefined) {
