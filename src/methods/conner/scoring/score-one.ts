@@ -189,7 +189,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
         scores.helpfulness = h.helpfulness.value;
         scores.helpfulnessRaw = h.helpfulness.raw;
         const key = options.baselineKeys?.get(item.task);
-        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives, ...(choices.helpfulnessBaseline === 'shared' && key ? { baseline: key } : {}) };
+        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives, ...(h.demos ? { demos: h.demos } : {}), ...(choices.helpfulnessBaseline === 'shared' && key ? { baseline: key } : {}) };
       }
     }
   }
@@ -204,7 +204,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
  * Eq. 6 for one item: against the shared per-data-set baseline (the scripts') or u negatives of
  * the same generator, after the scripts' 8-shot prompt or Table 13's template.
  */
-function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[], scorer: TokenScorer, notes: string[]) {
+async function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[], scorer: TokenScorer, notes: string[]) {
   const { choices } = options;
   const shared = sharedBaseline(item.id, options.baselinePools?.get(item.task) ?? [], options.seed);
   const promptOf = choices.helpfulnessPrompt === 'released' ? (k: string) => releasedAnswerPrompt(item, k, shared?.demos ?? []) : undefined;
@@ -215,5 +215,6 @@ function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: R
   } else {
     negatives = sampleNegatives(item.id, pool, choices.negatives, options.seed).map((id) => ({ id, knowledge: truncateWords(byId.get(id)!.knowledge) }));
   }
-  return scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer, promptOf);
+  const r = await scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer, promptOf);
+  return { ...r, ...(promptOf ? { demos: (shared?.demos ?? []).map((d) => d.id) } : {}) };
 }

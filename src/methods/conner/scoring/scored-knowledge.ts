@@ -58,6 +58,8 @@ export interface ScoredKnowledge {
     loss: number;
     baselineLosses: number[];
     negatives: string[];
+    /** Ids of the queries whose gold passages and answers are the demonstrations of the scripts' 8-shot prompt (in order). */
+    demos?: string[];
     /** The shared baseline's key (./helpfulness-baseline.ts): records with the same key divide by the same losses. */
     baseline?: string;
   } | null;
