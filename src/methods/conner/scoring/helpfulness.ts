@@ -13,6 +13,7 @@
  * max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a)) (../summary/metric-aggregates.ts); Table 16 reports it
  * without the clip.
  */
+import { ContextOverflowError } from '../../../errors.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { answerExample } from '../generation/conner-prompts.js';
 import type { ConnerQuery } from '../generation/conner-queries.js';
@@ -34,14 +35,28 @@ export function sampleNegatives(id: string, pool: readonly string[], u: number, 
   return SeededRandom.stream(seed, 'helpfulness-negatives', id).sample(pool.filter((p) => p !== id), u);
 }
 
-/** The text before the answer, given a knowledge text: Table 13's template by default. */
-export type AnswerPromptOf = (knowledge: string) => string;
+/**
+ * The text before the answer, given a knowledge text: Table 13's template by default. Several
+ * prompts (the scripts' prompt with fewer and fewer demonstrations) are tried in order until one
+ * fits the scorer's context.
+ */
+export type AnswerPromptOf = (knowledge: string) => string | readonly string[];
 
 const table13 = (q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>): AnswerPromptOf => (knowledge) => answerExample(q.task, q.topic, knowledge, q.query);
 
 /** L(q, k, a): mean negative log-probability per answer token; undefined when no token was scored. */
 export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer, promptOf: AnswerPromptOf = table13(q)): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
-  const ll = await scorer.logLikelihood(promptOf(knowledge), ` ${answer}`);
+  const prompts = [promptOf(knowledge)].flat();
+  let ll: Awaited<ReturnType<TokenScorer['logLikelihood']>> | undefined;
+  for (const [i, prompt] of prompts.entries()) {
+    try {
+      ll = await scorer.logLikelihood(prompt, ` ${answer}`);
+      break;
+    } catch (error) {
+      if (!(error instanceof ContextOverflowError) || i === prompts.length - 1) throw error;
+    }
+  }
+  if (ll === undefined) throw new Error('answerLoss: no prompt');
   const mean = meanLogProb(ll);
   return { loss: mean === undefined ? undefined : -mean, cached: ll.cached, floored: ll.floored };
 }

@@ -207,7 +207,9 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
 async function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[], scorer: TokenScorer, notes: string[]) {
   const { choices } = options;
   const shared = sharedBaseline(item.id, options.baselinePools?.get(item.task) ?? [], options.seed);
-  const promptOf = choices.helpfulnessPrompt === 'released' ? (k: string) => releasedAnswerPrompt(item, k, shared?.demos ?? []) : undefined;
+  // The scripts' prompt with all its demonstrations, then with fewer, last dropped first, until one fits the scorer's context.
+  const demos = shared?.demos ?? [];
+  const promptOf = choices.helpfulnessPrompt === 'released' ? (k: string) => Array.from({ length: demos.length + 1 }, (_, n) => releasedAnswerPrompt(item, k, demos.slice(0, demos.length - n))) : undefined;
   let negatives: Array<{ id: string; knowledge: string }>;
   if (choices.helpfulnessBaseline === 'shared') {
     if (!shared) notes.push('helpfulness: not scored, no other query of the set has a gold passage and answer for the shared baseline');
