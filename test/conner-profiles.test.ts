@@ -18,6 +18,7 @@ import type { ScoredKnowledge } from '../src/methods/conner/scoring/scored-knowl
 import type { ScoringSetup } from '../src/methods/conner/scoring/scoring-setup.js';
 import type { PairClassifier, TokenScorer } from '../src/methods/conner/scoring/scorers.js';
 import type { MethodSummary } from '../src/methods/method-summary.js';
+import { answererWarnings } from '../src/methods/conner/across-runs/compare-conner.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 
@@ -67,13 +68,13 @@ function knowledgeOf(i: number, generator: 'good' | 'poor'): GeneratedKnowledge 
   };
 }
 
-async function study(options: Record<string, unknown>): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; files: Array<{ items: GeneratedKnowledge[] }> }> {
+async function study(options: Record<string, unknown>, seed = 7): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; files: Array<{ items: GeneratedKnowledge[] }> }> {
   const files = (['good', 'poor'] as const).map((g) => ({ file: `${g}.jsonl`, sha256: '0'.repeat(64), items: QUERIES.map((_, i) => knowledgeOf(i, g)) }));
   const choices = scoringChoices(options);
   const setup: ScoringSetup = { scorer, nli, relevance, evidence: referenceEvidence(choices.premises), unscored: [], concurrency: 1 };
   const db = openDatabase(':memory:');
   try {
-    const out = await scoreFiles(files, { runs: new RunStore(db), setup, choices, seed: 7, resamples: 0, progress: { quiet: true } });
+    const out = await scoreFiles(files, { runs: new RunStore(db), setup, choices, seed, resamples: 0, progress: { quiet: true } });
     return { ...out, files };
   } finally {
     db.close();
@@ -185,5 +186,16 @@ describe('--equations: each table value is the text\'s equation', () => {
       assert.equal(s.protocol?.entries.profile?.choice, 'equations');
       assert.equal(s.protocol?.entries.profile?.status, 'approximation');
     }
+  });
+});
+
+describe('one helpfulness baseline per data set', () => {
+  it('compare warns when two runs divide by different baselines, and not when they share one', async () => {
+    const a = await study({});
+    const b = await study({}, 8);
+    assert.deepEqual(answererWarnings(a.summaries).filter((w) => /baselines/.test(w)), [], 'two generators, one baseline');
+    const mixed = [a.summaries[0]!, b.summaries[1]!];
+    assert.notEqual(mixed[0]!.protocol?.entries['helpfulness-baseline']?.choice, mixed[1]!.protocol?.entries['helpfulness-baseline']?.choice);
+    assert.ok(answererWarnings(mixed).some((w) => /helpfulness divides by different baselines/.test(w)), answererWarnings(mixed).join('\n'));
   });
 });
