@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
+import { EQUATIONS_CHOICES } from '../src/methods/conner/conner-choices.js';
 import type { ScoringSetup } from '../src/methods/conner/scoring/scoring-setup.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import { answerExample } from '../src/methods/conner/generation/conner-prompts.js';
@@ -78,7 +78,7 @@ describe("the summary equals the paper's aggregation of the scorers' given outpu
       return { file: f, sha256: '0'.repeat(64), items: queries.map((q, i) => knowledgeOf(q, i, `gen-${f.split('_')[0]}`)) };
     });
     const setup: ScoringSetup = { scorer, nli, relevance, evidence: referenceEvidence('sentences'), unscored: [], concurrency: 1 };
-    const choices = { ...DEFAULT_CHOICES, negatives: 3 };
+    const choices = { ...EQUATIONS_CHOICES, negatives: 3 };
     const { records, summaries } = await scoreFiles(files, { runs: new RunStore(openDatabase(':memory:')), setup, choices, seed: 42, resamples: 0, progress: { quiet: true } });
     assert.equal(summaries.length, 3);
 

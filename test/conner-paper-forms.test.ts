@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ContextOverflowError } from '../src/errors.js';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
-import { DEFAULT_CHOICES, type ScoringChoices } from '../src/methods/conner/conner-choices.js';
+import { DEFAULT_CHOICES, EQUATIONS_CHOICES, type ScoringChoices } from '../src/methods/conner/conner-choices.js';
 import { referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import type { GeneratedKnowledge } from '../src/methods/conner/generation/generate-knowledge.js';
 import { combineSentencePerplexities } from '../src/methods/conner/scoring/coherence.js';
@@ -161,8 +161,9 @@ describe("the authors' other forms, as options", () => {
     const nli = windowedNli(100);
     const k = item({ task: 'dialogue', query: 'tell me', knowledge: 'Jazz came from New Orleans.', referenceKnowledge: 'Jazz began in New Orleans.', goldAnswer: 'it started in new orleans', answerWithKnowledge: 'it started in new orleans' });
     const base = { nli, evidence: referenceEvidence('passage'), seed: 0, scorerIds: {} };
-    const plain = await scoreOne(k, { ...base, choices: DEFAULT_CHOICES }, new Map(), []);
-    const withGold = await scoreOne(k, { ...base, choices: { ...DEFAULT_CHOICES, dialogueValidity: 'response-and-evidence' } }, new Map(), []);
+    const plain = await scoreOne(k, { ...base, choices: EQUATIONS_CHOICES }, new Map(), []);
+    const withGold = await scoreOne(k, { ...base, choices: DEFAULT_CHOICES }, new Map(), []);
+    assert.equal(DEFAULT_CHOICES.dialogueValidity, 'response-and-evidence', "the default profile is the scripts'");
     assert.equal(withGold.record.validityEvidence?.source, 'gold response');
     assert.ok(withGold.record.scores.validity! > plain.record.scores.validity!);
     assert.ok(nli.calls.some(([premise, hypothesis]) => premise === 'it started in new orleans' && hypothesis === 'it started in new orleans'));
@@ -223,14 +224,26 @@ describe('a token whose probability underflows', () => {
   });
 });
 
-describe('--as-released', () => {
-  it("switches every choice that has a scripts' form, the helpfulness negatives to src/helpfulness.py's one; each option given still wins", async () => {
+describe('profiles: as-released (the default) and equations', () => {
+  it("as-released is the scripts' forms, equations the text's; --equations and --as-released are aliases; each option given still wins", async () => {
     const { scoringChoices } = await import('../src/methods/conner/pipeline/options.js');
-    const { DEFAULT_CHOICES, RELEASED_CODE_CHOICES } = await import('../src/methods/conner/conner-choices.js');
-    assert.deepEqual(scoringChoices({}), DEFAULT_CHOICES);
+    const { RELEASED_CODE_CHOICES } = await import('../src/methods/conner/conner-choices.js');
+    assert.deepEqual(scoringChoices({}), RELEASED_CODE_CHOICES);
+    assert.deepEqual(DEFAULT_CHOICES, RELEASED_CODE_CHOICES);
+    assert.deepEqual(
+      { rule: RELEASED_CODE_CHOICES.factualityRule, op: RELEASED_CODE_CHOICES.aggregation, coh: RELEASED_CODE_CHOICES.sentenceCoherence, cap: RELEASED_CODE_CHOICES.pplCap, prefix: RELEASED_CODE_CHOICES.informativenessPrefix, prompt: RELEASED_CODE_CHOICES.helpfulnessPrompt, baseline: RELEASED_CODE_CHOICES.helpfulnessBaseline, list: RELEASED_CODE_CHOICES.evidenceList },
+      { rule: 'labels', op: 'max', coh: 'inverse-mean', cap: 200, prefix: 'code', prompt: 'released', baseline: 'shared', list: 'gold-and-retrieved' },
+    );
+    assert.deepEqual(
+      { rule: EQUATIONS_CHOICES.factualityRule, op: EQUATIONS_CHOICES.aggregation, coh: EQUATIONS_CHOICES.sentenceCoherence, prompt: EQUATIONS_CHOICES.helpfulnessPrompt, baseline: EQUATIONS_CHOICES.helpfulnessBaseline, u: EQUATIONS_CHOICES.negatives },
+      { rule: 'vector', op: 'min', coh: 'mean-inverse', prompt: 'table13', baseline: 'negatives', u: 5 },
+    );
     assert.deepEqual(scoringChoices({ asReleased: true }), RELEASED_CODE_CHOICES);
-    assert.equal(scoringChoices({ asReleased: true }).negatives, 1);
-    assert.equal(scoringChoices({}).negatives, 5);
-    assert.deepEqual(scoringChoices({ asReleased: true, negatives: 3, aggregation: 'min' }), { ...RELEASED_CODE_CHOICES, negatives: 3, aggregation: 'min' });
+    assert.deepEqual(scoringChoices({ profile: 'equations' }), EQUATIONS_CHOICES);
+    assert.deepEqual(scoringChoices({ equations: true }), EQUATIONS_CHOICES);
+    assert.deepEqual(scoringChoices({ aggregation: 'min' }), { ...RELEASED_CODE_CHOICES, aggregation: 'min' });
+    // u negatives asked for: the baseline they belong to.
+    assert.deepEqual(scoringChoices({ negatives: 3 }), { ...RELEASED_CODE_CHOICES, negatives: 3, helpfulnessBaseline: 'negatives' });
+    assert.throws(() => scoringChoices({ equations: true, asReleased: true }), /two CONNER profiles asked for: equations and as-released/);
   });
 });

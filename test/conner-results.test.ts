@@ -56,8 +56,8 @@ describe('CONNER summary v2', () => {
     assert.deepEqual(b.factualityLabels, { 'factual-consistent': 2, 'non-verified': 1, 'factual-inconsistent': 1 });
     // The protocol notes: departures are approximations, decisions keep the paper's protocol.
     assert.equal(s.protocol!.entries['coherence-paragraph']!.status, 'approximation');
-    assert.equal(s.protocol!.entries.sentences!.status, 'paper');
-    assert.match(s.protocol!.entries.sentences!.note!, /Intl\.Segmenter/);
+    assert.equal(s.protocol!.entries['nli-window']!.status, 'paper');
+    assert.match(s.protocol!.entries.sentences!.note!, /\(Intl\.Segmenter\) with abbreviations and initials kept whole/);
     assert.equal(s.approximate, true, 'a departure marks the run approximate');
     assert.deepEqual(s.datasetChecksums, { 'k.jsonl': 'ab'.repeat(32) });
     const file = join(tempDir('llmkb-conner-v2-'), 'gen-a.zero-shot.summary.json');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_CHOICES } from '../src/methods/conner/conner-choices.js';
+import { DEFAULT_CHOICES, EQUATIONS_CHOICES } from '../src/methods/conner/conner-choices.js';
 import { ModelExecutor, type ExecutableModel } from '../src/executor/model-executor.js';
 import { corpusEvidence, referenceEvidence } from '../src/methods/conner/evidence/evidence-source.js';
 import type { GeneratedKnowledge } from '../src/methods/conner/generation/generate-knowledge.js';
@@ -79,7 +79,7 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     scorer = executorTokenScorer(new ModelExecutor(provider, { cache: new CallCache(db) }) as unknown as ModelExecutor<ExecutableModel>);
     const s = scripted();
     const runs = new RunStore(db);
-    return { runs, calls: s.calls, base: { runs, scorer, nli: s.nli, relevance: s.relevance, evidence: referenceEvidence(), choices: { ...DEFAULT_CHOICES, negatives: 2 }, seed: 1, progress: { quiet: true } } };
+    return { runs, calls: s.calls, base: { runs, scorer, nli: s.nli, relevance: s.relevance, evidence: referenceEvidence(), choices: { ...EQUATIONS_CHOICES, negatives: 2 }, seed: 1, progress: { quiet: true } } };
   };
 
   it('scores every metric with its scorer id; a second run reads the store', async () => {

@@ -109,7 +109,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.match(String(rec.knowledge), /^\S.* is a subject with a long history\. .*discussed\.$/, 'the knowledge is cut at the next "Topic:"');
     assert.equal((rec.answerDemos as string[]).length, 4);
 
-    const scoreArgs = ['conner', 'score', ...filesA, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'];
+    const scoreArgs = ['conner', 'score', ...filesA, '--equations', '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'];
     const classifierRequests = (): number => nliServer.requests.length + rerankServer.requests.length;
     const atStart = classifierRequests();
     // Interrupted: SIGKILL once some records are stored.
@@ -128,7 +128,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /resumed from the store/);
     const paidA = classifierRequests() - atStart;
-    const fresh = await llmkb(['conner', 'score', ...filesB, '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'], { cwd: b });
+    const fresh = await llmkb(['conner', 'score', ...filesB, '--equations', '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'], { cwd: b });
     assert.equal(fresh.code, 0, fresh.stderr);
     const paidB = classifierRequests() - atStart - paidA;
     // Only what was in flight at the kill (one item at a time) may be asked twice.

@@ -11,7 +11,8 @@ import type { ModelExecutor } from '../../executor/model-executor.js';
 import type { MethodWorkspace } from '../method-cli.js';
 import type { ScoringChoices } from './conner-choices.js';
 import type { Db } from '../../store/database.js';
-import { corpusEvidence, referenceEvidence, type EvidenceSource } from './evidence/evidence-source.js';
+import { corpusEvidence, goldAndRetrieved, referenceEvidence, type EvidenceSource } from './evidence/evidence-source.js';
+import { evidenceTopOf } from './pipeline/options.js';
 import { modelName } from './generation/generate-knowledge.js';
 import { probeScorers, scorersOf, type ScoringExecutors, type ScoringSetup } from './scoring/scoring-setup.js';
 
@@ -23,23 +24,26 @@ export interface ModelSpecs {
   relevance?: string;
   coherence?: string;
   corpus?: string;
-  evidenceTop: number;
+  /** Passages retrieved from the corpus (default: the choices' evidence list's). */
+  evidenceTop?: number;
 }
 
 /**
- * The evidence source: BM25 (or a remote index) over a corpus of the store, else each query's
- * reference knowledge. A missing corpus fails here, before any model call.
+ * The evidence source: each query's reference knowledge; with a corpus, BM25 (or a remote index)
+ * over it, either after the reference premises in one list per item (`gold-and-retrieved`, the
+ * scripts') or per sentence alone (`retrieved`). A missing corpus fails here, before any model call.
  */
-export async function evidenceSource(db: Db, corpus: string | undefined, top: number, premises: ScoringChoices['premises']): Promise<EvidenceSource> {
-  if (corpus === undefined) return referenceEvidence(premises);
+export async function evidenceSource(db: Db, corpus: string | undefined, top: number, choices: Pick<ScoringChoices, 'premises' | 'evidenceList'>): Promise<EvidenceSource> {
+  if (corpus === undefined) return referenceEvidence(choices.premises);
   const { Corpus } = await import('../../corpus/corpus.js');
   const { remoteCorpus } = await import('../../corpus/remote-corpora.js');
   if (remoteCorpus(db, corpus) === undefined) Corpus.open(db, corpus);
-  return corpusEvidence(db, corpus, top);
+  const retrieved = corpusEvidence(db, corpus, top);
+  return choices.evidenceList === 'gold-and-retrieved' ? goldAndRetrieved(referenceEvidence(choices.premises), retrieved) : retrieved;
 }
 
 /** The scorers and the evidence source of a scoring command, from its options and the config, probed. */
-export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choices: Pick<ScoringChoices, 'premises'>): Promise<ScoringSetup> {
+export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choices: Pick<ScoringChoices, 'premises' | 'evidenceList'>): Promise<ScoringSetup> {
   const load = async (role: keyof ScoringExecutors, spec?: string): Promise<ModelExecutor | undefined> => {
     const entry = ws.entryFor(role, spec);
     return entry === undefined ? undefined : ((await ws.scorerExecutor(entry)) as unknown as ModelExecutor);
@@ -49,7 +53,7 @@ export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choic
     const e = await load(role, specs[role]);
     if (e) executors[role] = e;
   }
-  const evidence = await evidenceSource(ws.db, specs.corpus, specs.evidenceTop, choices.premises);
+  const evidence = await evidenceSource(ws.db, specs.corpus, evidenceTopOf(specs.evidenceTop === undefined ? {} : { evidenceTop: specs.evidenceTop }, choices), choices);
   const setup = scorersOf(executors, evidence);
   await probeScorers(setup);
   return setup;

@@ -12,8 +12,10 @@ export const DEFAULT_ANSWER_MAX_TOKENS = 32;
 export const DEFAULT_SHOTS = 8;
 /** Demonstrations in the answer prompt (Appendix G). */
 export const DEFAULT_ANSWER_SHOTS = 4;
-/** Evidence passages per sentence from a corpus. */
+/** Evidence passages per sentence from a corpus (--evidence-list retrieved). */
 export const DEFAULT_EVIDENCE_TOP = 5;
+/** Retrieved passages per item after the gold passage, as scripts/nq_factuality.sh's IR_num=10. */
+export const RELEASED_EVIDENCE_TOP = 10;
 /** The seed of every sampled thing in CONNER's commands and runs, as in the reliability method. */
 export const DEFAULT_SEED = 42;
 /** `--quick`: a seeded sample of this many queries, recorded in the protocol. */

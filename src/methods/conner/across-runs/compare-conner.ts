@@ -69,6 +69,10 @@ export function answererWarnings(summaries: readonly MethodSummary[]): string[] 
     if (answerers.size > 1) {
       warnings.push(`${table}: the runs' downstream answers come from different answerers (${listed(answerers)}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`);
     }
+    const baselines = byChoice(runs, 'helpfulness-baseline');
+    if (baselines.size > 1) {
+      warnings.push(`${table}: the runs' helpfulness divides by different baselines (${listed(baselines)}), so helpfulness compares the baselines too; the paper divides every generator by one shared baseline per data set: score every run on the same queries with the same answerer, seed and --helpfulness-baseline shared`);
+    }
     for (const { id, what, metrics, option } of MODEL_ENTRIES) {
       const models = byChoice(runs, id);
       if (models.size > 1) warnings.push(`${table}: the runs were scored by different ${what} (${listed(models)}), so ${metrics} compare the scorers too: score every run with the same ${option}`);

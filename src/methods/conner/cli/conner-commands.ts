@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { fileAccessError, LlmkbError } from '../../../errors.js';
 // The choices' values only: a module with no imports, so registering the commands stays cheap.
-import { DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, FACTUALITY_RULES, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
+import { CONNER_PROFILES, DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, EVIDENCE_LISTS, FACTUALITY_RULES, HELPFULNESS_BASELINES, HELPFULNESS_PROMPTS, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
 import type { ModelSpecs } from '../conner-setup.js';
-import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS } from '../defaults.js';
+import { BEST_ZERO_SHOT_PROMPT, DEFAULT_ANSWER_MAX_TOKENS, DEFAULT_ANSWER_SHOTS, DEFAULT_EVIDENCE_TOP, DEFAULT_KNOWLEDGE_MAX_TOKENS, DEFAULT_SEED, DEFAULT_SHOTS, RELEASED_EVIDENCE_TOP } from '../defaults.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
@@ -101,10 +101,16 @@ interface ScorerCliOptions extends ModelSpecs {
   dialogueQuery?: ScoringChoices['dialogueQuery'];
   dialogueValidity?: ScoringChoices['dialogueValidity'];
   informativenessPrefix?: ScoringChoices['informativenessPrefix'];
+  profile?: ScoringChoices['profile'];
+  equations?: boolean;
   asReleased?: boolean;
+  pplCap?: number;
+  evidenceList?: ScoringChoices['evidenceList'];
+  helpfulnessPrompt?: ScoringChoices['helpfulnessPrompt'];
+  helpfulnessBaseline?: ScoringChoices['helpfulnessBaseline'];
 }
 
-/** The run's choices: each option given, else --as-released's form, else the paper's equation. */
+/** The run's choices: each option given, else its profile's (the released scripts' unless --profile equations). */
 async function choicesOf(opts: ScorerCliOptions, negatives?: number): Promise<ScoringChoices> {
   const { scoringChoices } = await import('../pipeline/options.js');
   return scoringChoices({ ...opts, ...(negatives === undefined ? {} : { negatives }) });
@@ -140,15 +146,21 @@ function addScorerOptions(command: Command): Command {
     .option('--relevance <spec>', 'query-passage relevance model (default: "relevance" in the config): one logit, or several with a "relevant" label (monoBERT: "labels": {"LABEL_1": "relevant"})')
     .option('--coherence <spec>', 'discourse-coherence scorer of a paragraph (Eq. 4; "task": "coherence" in the config; default: "coherence" in the config, else 1/PPL of the whole text, a recorded departure)')
     .option('--corpus <name>', "evidence from this corpus (BM25 over a corpus of the store, `llmkb corpus add`, or an OpenSearch index registered with `llmkb corpus add-remote`); default: each query's reference knowledge")
-    .option('--evidence-top <n>', 'evidence passages per sentence from the corpus', positiveInteger, DEFAULT_EVIDENCE_TOP)
-    .option('--aggregation <op>', 'factuality over sentences: min (the paper\'s example), mean or max (default: min; with --as-released: max, as the released scripts run)', oneOf(['min', 'mean', 'max'] as const))
-    .option('--factuality-rule <rule>', "vector: Eq. 1's NLI vectors (default); labels: each sentence's label combined as ordinals, as the authors' scripts", oneOf(FACTUALITY_RULES))
+    .option('--evidence-top <n>', `passages retrieved from the corpus: per item after the gold passage (default ${RELEASED_EVIDENCE_TOP}, as scripts/nq_factuality.sh), or per sentence with --evidence-list retrieved (default ${DEFAULT_EVIDENCE_TOP})`, positiveInteger)
+    .option('--profile <name>', "as-released (default): the authors' released scripts, which produced the paper's Tables 2 and 3; equations: the paper text's equations (Eq. 1 with min, Eq. 3, u random other knowledge texts). Each option below wins over it", oneOf(CONNER_PROFILES))
+    .option('--equations', 'the same as --profile equations')
+    .option('--as-released', 'the same as --profile as-released (the default)')
+    .option('--aggregation <op>', "factuality over sentences: max (as-released, scripts/nq_factuality.sh), min (equations, the paper's example) or mean", oneOf(['min', 'mean', 'max'] as const))
+    .option('--factuality-rule <rule>', "labels: each sentence's label combined as ordinals (as-released, src/eval_exp.py); vector: Eq. 1's NLI vectors (equations)", oneOf(FACTUALITY_RULES))
+    .option('--evidence-list <form>', "with --corpus: gold-and-retrieved (as-released: the gold passage's sentences, the passage, the item's top passages, first 32) or retrieved (equations: each sentence's top passages)", oneOf(EVIDENCE_LISTS))
     .option('--premises <form>', "a reference passage as NLI premises: sentences (its sentences, then itself whole, first 32; the authors' scripts; default) or passage (whole only)", oneOf(REFERENCE_PREMISES))
-    .option('--coherence-sentence <form>', "mean-inverse: Eq. 3's mean of 1/PPL (default); inverse-mean: 1/mean(min(PPL, 200)), as the authors' src/ppl.py", oneOf(SENTENCE_COHERENCE_FORMS))
-    .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: utterance (the last one, default) or history (the whole dialogue, as the authors' scripts)", oneOf(DIALOGUE_QUERIES))
-    .option('--dialogue-validity <form>', "premises of open-answer validity (Eq. 8): evidence (default) or response-and-evidence (the gold response too, as src/wow_validity.py)", oneOf(DIALOGUE_VALIDITIES))
-    .option('--informativeness-prefix <form>', "what informativeness conditions on: table11 (Table 11's prompt 4, default) or code (src/info.py's instruction)", oneOf(INFORMATIVENESS_PREFIXES))
-    .option('--as-released', "every form of the authors' released scripts at once (labels, sentences, inverse-mean, history, response-and-evidence, code, max; and 1 helpfulness negative in conner score); each option still wins");
+    .option('--coherence-sentence <form>', "inverse-mean: 1/mean(min(PPL, cap)) (as-released, src/ppl.py); mean-inverse: Eq. 3's mean of 1/PPL (equations)", oneOf(SENTENCE_COHERENCE_FORMS))
+    .option('--ppl-cap <n>', 'the perplexity cap of inverse-mean (default 200, src/ppl.py:36; the shipped nq_ref_avg_sent_ppl used 100)', positiveInteger)
+    .option('--dialogue-query <form>', "dialogue's query for relevance and informativeness: history (as-released) or utterance (equations)", oneOf(DIALOGUE_QUERIES))
+    .option('--dialogue-validity <form>', 'premises of open-answer validity (Eq. 8): response-and-evidence (as-released, src/wow_validity.py) or evidence (equations)', oneOf(DIALOGUE_VALIDITIES))
+    .option('--informativeness-prefix <form>', "what informativeness conditions on: code (as-released, src/info.py's instruction) or table11 (equations)", oneOf(INFORMATIVENESS_PREFIXES))
+    .option('--helpfulness-prompt <form>', "released (as-released: src/helpfulness.py's 8-shot prompt, no Topic line) or table13 (equations: Table 13's template, no demonstrations)", oneOf(HELPFULNESS_PROMPTS))
+    .option('--helpfulness-baseline <form>', 'shared (as-released: one baseline per data set for every run) or negatives (equations: u other knowledge texts of the same generator)', oneOf(HELPFULNESS_BASELINES));
 }
 
 export function registerConnerCommands(program: Command, host: CliHost): void {
@@ -192,7 +204,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       .argument('<input...>', 'knowledge JSONL files (from `conner generate`, or your own: {id, query, knowledge, goldAnswer?, answerWithKnowledge?, answerer?})'),
   )
     .option('--answerer <spec>', 'the answerer, whose answer losses helpfulness takes (the paper: LLaMA-65B answers and scores; default: "answerer" in the config, else --scorer, a recorded departure)')
-    .option('--negatives <u>', `u: random other knowledge texts in the helpfulness baseline (Eq. 6; default: ${DEFAULT_NEGATIVES}; with --as-released 1, as src/helpfulness.py)`, positiveInteger)
+    .option('--negatives <u>', `u: random other knowledge texts of the same generator in the helpfulness baseline (Eq. 6; sets --helpfulness-baseline negatives; default: ${DEFAULT_NEGATIVES})`, positiveInteger)
     .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0, 1 or 2): Somers' D per metric")

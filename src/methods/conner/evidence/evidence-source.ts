@@ -19,8 +19,12 @@ export interface Evidence {
 export interface EvidenceSource {
   /** Recorded in every record, e.g. `corpus:wiki (bm25, top 5)` or `reference`. */
   readonly id: string;
-  /** Evidence for one claim (a sentence, or an open-ended answer); `reference` is the query's gold knowledge. */
-  retrieve(claim: string, reference: readonly string[]): Evidence[] | Promise<Evidence[]>;
+  /**
+   * Evidence for one claim (a sentence, or an open-ended answer); `reference` is the query's gold
+   * knowledge; `item`, the whole knowledge text the claim is from, for a source that retrieves one
+   * list per item.
+   */
+  retrieve(claim: string, reference: readonly string[], item?: string): Evidence[] | Promise<Evidence[]>;
 }
 
 /**
@@ -54,5 +58,29 @@ export function corpusEvidence(db: Db, corpus: string, top: number): EvidenceSou
   return {
     id: `corpus:${corpus} (bm25, top ${top})`,
     retrieve: (claim) => searchCorpus(db, corpus, claim, { k: top }).map((hit) => ({ source: `corpus:${corpus}/${hit.docId}#${hit.passage}`, text: hit.text })),
+  };
+}
+
+/**
+ * The scripts' evidence list (src/eval_exp.py:77-114 under scripts/nq_factuality.sh: IR_num=10,
+ * wo_ground_truth_knowledge=False): one list per item, the reference premises (the gold passage's
+ * sentences, then the passage whole) followed by the item's retrieved passages, the first
+ * MAX_PREMISES pairs kept. The scripts read a precomputed ColBERTv2 list per knowledge text
+ * (`<hyp>_IR_docs`, whose query the repository does not show); here the corpus is searched once
+ * per item with its knowledge text as the query (a claim without an item: with the claim).
+ */
+export function goldAndRetrieved(gold: EvidenceSource, retrieved: EvidenceSource): EvidenceSource {
+  const perItem = new Map<string, Promise<Evidence[]>>();
+  return {
+    id: `reference, then ${retrieved.id.replace(/\)$/, '')} per item)`,
+    retrieve: async (claim, reference, item) => {
+      const query = item ?? claim;
+      let hits = perItem.get(query);
+      if (hits === undefined) {
+        hits = Promise.resolve(retrieved.retrieve(query, reference));
+        perItem.set(query, hits);
+      }
+      return [...(await gold.retrieve(claim, reference)), ...(await hits)].slice(0, MAX_PREMISES);
+    },
   };
 }

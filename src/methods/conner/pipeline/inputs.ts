@@ -53,7 +53,7 @@ export async function prepareConner(ctx: PrepareContext): Promise<PreparedInputs
     demoPool = fixedDemos ?? demonstrationsOf(readConnerQueries(options.demos, options.task));
   } else demoPool = demonstrationsOf(all);
   if (ctx.db === undefined) throw new LlmkbError('CONNER needs the store to read evidence from (an internal caller gave none)');
-  const evidence = await evidenceSource(ctx.db, options.corpus, options.evidenceTop, options.choices.premises);
+  const evidence = await evidenceSource(ctx.db, options.corpus, options.evidenceTop, options.choices);
   // The scorers the runs will use: checked and probed once, before any item of any run.
   const setup = scorersOf(scoringExecutors(ctx.roles), evidence);
   await probeScorers(setup);

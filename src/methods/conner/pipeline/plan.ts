@@ -59,15 +59,18 @@ export function planConner(ctx: PlanContext): PlanEstimate {
       out: generated * knowledgeOut + (hasAnswerer ? 0 : answers.out),
     },
   };
-  const u = options.choices.negatives;
+  // The shared baseline is one passage per query (its calls are the same for every generator: cached after the first);
+  // the scripts' prompt puts 8 demonstrations before each answer.
+  const u = options.choices.helpfulnessBaseline === 'shared' ? 1 : options.choices.negatives;
+  const helpIn = TYPICAL_TOKENS.helpfulness.in * (options.choices.helpfulnessPrompt === 'released' ? 9 : 1);
   if (ctx.roles.has('scorer')) {
     const perText = TYPICAL_SENTENCES + 1 + (ctx.roles.has('coherence') ? 0 : 1) + (hasAnswerer ? 0 : 1 + u);
-    const tokens = TYPICAL_SENTENCES * TYPICAL_TOKENS.sentence.in + TYPICAL_TOKENS.informativeness.in + (ctx.roles.has('coherence') ? 0 : TYPICAL_TOKENS.paragraph.in) + (hasAnswerer ? 0 : (1 + u) * TYPICAL_TOKENS.helpfulness.in);
+    const tokens = TYPICAL_SENTENCES * TYPICAL_TOKENS.sentence.in + TYPICAL_TOKENS.informativeness.in + (ctx.roles.has('coherence') ? 0 : TYPICAL_TOKENS.paragraph.in) + (hasAnswerer ? 0 : (1 + u) * helpIn);
     calls.scorer = { calls: scored * perText, in: scored * tokens, out: 0 };
   }
   if (hasAnswerer) {
     // The answerer writes the answers, and scores helpfulness's answer losses when it can score prompts (the paper's way).
-    calls.answerer = { calls: answers.calls + scored * (1 + u), in: answers.in + scored * (1 + u) * TYPICAL_TOKENS.helpfulness.in, out: answers.out };
+    calls.answerer = { calls: answers.calls + scored * (1 + u), in: answers.in + scored * (1 + u) * helpIn, out: answers.out };
   }
   if (ctx.roles.has('nli')) calls.nli = { calls: scored * (TYPICAL_SENTENCES + 1), in: scored * (TYPICAL_SENTENCES + 1) * TYPICAL_TOKENS.nli.in, out: 0 };
   if (ctx.roles.has('relevance')) calls.relevance = { calls: scored, in: scored * TYPICAL_TOKENS.relevance.in, out: 0 };

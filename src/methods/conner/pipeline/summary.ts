@@ -7,7 +7,7 @@
 import { LlmkbError } from '../../../errors.js';
 import type { Run } from '../../../store/run-store.js';
 import type { SummarizeContext, SummarizedRun } from '../../method.js';
-import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
+import { EQUATIONS_CHOICES, type ScoringChoices } from '../conner-choices.js';
 import type { ConnerRunFacts } from '../conner-protocol.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
@@ -23,9 +23,10 @@ export function connerOutputRecords(run: Run): Iterable<object> {
 
 /** The run's facts from its parameters (a run of `conner score` before the seam kept only its choices and evidence). */
 function runFacts(params: Partial<ConnerRunParams> & Record<string, unknown>, limit: ConnerRunFacts['limit']): ConnerRunFacts {
-  // In DEFAULT_CHOICES' key order: a run read back from the store has its parameters' keys sorted.
+  // In the choices' key order: a run read back from the store has its parameters' keys sorted. A
+  // choice a run made before it existed was the equations profile's form of it.
   const given = (params.choices ?? params) as Record<string, unknown>;
-  const choices = Object.fromEntries(Object.entries(DEFAULT_CHOICES).map(([k, v]) => [k, given[k] ?? v])) as unknown as ScoringChoices;
+  const choices = Object.fromEntries(Object.entries(EQUATIONS_CHOICES).map(([k, v]) => [k, given[k] ?? v])) as unknown as ScoringChoices;
   const facts = params.facts ?? { evidence: String(params.evidence ?? 'reference'), unscored: [] };
   return { ...facts, choices, ...(limit ? { limit } : {}) };
 }

@@ -2,8 +2,9 @@
  * Coherence. Sentence level, paper Eq. 3: S_coh_sent(k) = (1/m) sum_i 1/PPL(s_i), with
  * PPL(s_i) = exp(-(1/|s_i|) sum_t log P(s_i,t | s_i,<t)) under a language model (GPT-Neo 2.7B in
  * the paper's Table 14), each sentence scored on its own (empty context). The authors' src/ppl.py
- * (`calculate_ppls`) computes 1 / ((1/m) sum_i min(PPL(s_i), 200)) instead: the form
- * `inverse-mean`, an option.
+ * (`calculate_ppls`, src/ppl.py:36-37,65-66) computes 1 / ((1/m) sum_i min(PPL(s_i), 200))
+ * instead: the form `inverse-mean`, the default profile's, with the cap recorded (the shipped
+ * nq_ref_avg_sent_ppl was made with 100).
  *
  * Paragraph level, paper Eq. 4: S_coh_para(k) = Scorer_para(s_1, ..., s_m), the normalised score
  * of a discourse-coherence model (Jwalapuram et al. 2021; Coherence-Momentum in Table 14). Given a
@@ -33,16 +34,16 @@ export async function inversePerplexity(text: string, scorer: TokenScorer, conte
 }
 
 /** Eq. 3 (`mean-inverse`) or src/ppl.py's `inverse-mean` from the sentences' 1/PPL. */
-export function combineSentencePerplexities(inverse: readonly number[], form: SentenceCoherenceForm): number | undefined {
+export function combineSentencePerplexities(inverse: readonly number[], form: SentenceCoherenceForm, cap = PPL_CAP): number | undefined {
   if (inverse.length === 0) return undefined;
   if (form === 'mean-inverse') return inverse.reduce((a, b) => a + b, 0) / inverse.length;
-  // 1/0 is an infinite perplexity: capped like any other above 200.
-  const capped = inverse.map((v) => Math.min(1 / v, PPL_CAP));
+  // 1/0 is an infinite perplexity: capped like any other above the cap.
+  const capped = inverse.map((v) => Math.min(1 / v, cap));
   return 1 / (capped.reduce((a, b) => a + b, 0) / capped.length);
 }
 
 /** Eq. 3. Sentences the scorer gives no tokens for are left out; no scored sentence: undefined. */
-export async function sentenceCoherence(sentences: readonly string[], scorer: TokenScorer, form: SentenceCoherenceForm = 'mean-inverse'): Promise<InversePerplexity & { perSentence: Array<number | null> }> {
+export async function sentenceCoherence(sentences: readonly string[], scorer: TokenScorer, form: SentenceCoherenceForm = 'mean-inverse', cap = PPL_CAP): Promise<InversePerplexity & { perSentence: Array<number | null> }> {
   let cached = true;
   let floored = 0;
   const perSentence: Array<number | null> = [];
@@ -52,7 +53,7 @@ export async function sentenceCoherence(sentences: readonly string[], scorer: To
     floored += r.floored;
     perSentence.push(r.value ?? null);
   }
-  return { value: combineSentencePerplexities(perSentence.filter((v): v is number => v !== null), form), perSentence, cached, floored };
+  return { value: combineSentencePerplexities(perSentence.filter((v): v is number => v !== null), form, cap), perSentence, cached, floored };
 }
 
 /** Eq. 4: the coherence scorer's score of the paragraph, or the fallback (see above). */

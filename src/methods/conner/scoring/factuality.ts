@@ -2,7 +2,7 @@
  * Factuality, paper Eq. 1: S_fact(k, E) = min_i max_j NLI(s_i, e_ij). For each sentence s_i the
  * NLI model gives (entailment, neutral, contradiction) for every evidence e_ij (premise) and the
  * sentence (hypothesis); the evidence with the highest entailment is kept; the sentences are then
- * aggregated "along the entailment dimension" with min (default), mean or max. The three
+ * aggregated "along the entailment dimension" with min (profile `equations`), mean or max. The three
  * dimensions of the result are the factual-consistent, non-verified and factual-inconsistent
  * scores.
  *
@@ -13,8 +13,8 @@
  * - an item's label, for the shares of Table 2, is the largest of its three scores (ties go to
  *   the first in the order consistent, non-verified, inconsistent).
  *
- * The authors' scripts (src/eval_exp.py, `single_instance_eval`) combine labels instead (rule
- * `labels`): each sentence's label is the argmax of its best evidence's vector, the labels are
+ * The authors' scripts (src/eval_exp.py:124-146, `single_instance_eval`), whose numbers the
+ * paper's tables are, combine labels instead (rule `labels` with max, the default profile): each sentence's label is the argmax of its best evidence's vector, the labels are
  * ordinals (inconsistent 0 < non-verified 1 < consistent 2), min / max pick the lowest / highest
  * label and keep the vector of the first sentence with it, and mean averages the vectors while the
  * shares count the sentences' labels over the whole set (../summary/metric-aggregates.ts).

@@ -10,6 +10,7 @@ import { runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK } from './coherence.js';
+import { baselineKey, poolsByTask } from './helpfulness-baseline.js';
 import { scoreOne, type ItemScoring } from './score-one.js';
 import type { ScoredKnowledge } from './scored-knowledge.js';
 
@@ -31,12 +32,15 @@ export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'answerScorer' 
   if (options.relevance) ids.relevance = options.relevance.id;
   if (options.coherence) ids.coherence_paragraph = `coherence ${options.coherence.id}`;
   if (options.scorer) {
-    ids.coherence_sentence = `${choices.sentenceCoherence === 'mean-inverse' ? 'mean of 1/PPL' : '1/mean(min(PPL, 200))'} ${options.scorer.id}`;
+    ids.coherence_sentence = `${choices.sentenceCoherence === 'mean-inverse' ? 'mean of 1/PPL' : `1/mean(min(PPL, ${choices.pplCap}))`} ${options.scorer.id}`;
     if (!options.coherence) ids.coherence_paragraph = `${PARAGRAPH_COHERENCE_FALLBACK}: ${options.scorer.id}`;
     ids.informativeness = options.scorer.id;
   }
   const helpfulness = options.answerScorer ?? options.scorer;
-  if (helpfulness) ids.helpfulness = `${helpfulness.id}; u = ${choices.negatives}`;
+  if (helpfulness) {
+    const prompt = choices.helpfulnessPrompt === 'released' ? "the scripts' 8-shot prompt" : 'Table 13, no demonstrations';
+    ids.helpfulness = `${helpfulness.id}; ${prompt}; ${choices.helpfulnessBaseline === 'shared' ? 'one shared baseline per data set' : `u = ${choices.negatives}`}`;
+  }
   if (options.nli) ids.validity = `nli ${options.nli.id}; span: Eq. 7, open: evidence ${options.evidence.id}${choices.dialogueValidity === 'response-and-evidence' ? ' and the gold response' : ''}`;
   return ids;
 }
@@ -60,9 +64,9 @@ export async function scoreKnowledge(options: ScoreOptions): Promise<ScoredKnowl
 }
 
 /**
- * The `score` stage of a run over knowledge texts, resumably. Helpfulness's negatives come from
- * the other items of the same generator: the baseline is "another query's knowledge from this
- * generator", never knowledge of another model.
+ * The `score` stage of a run over knowledge texts, resumably. Helpfulness's baseline is the
+ * shared one of the scored queries' data set (the scripts'; the same for every generator), or
+ * with `negatives` the other items of the same generator, never knowledge of another model.
  */
 export async function runScoreStage(run: Run, options: Omit<ScoreOptions, 'runs' | 'label'>): Promise<void> {
   const byId = new Map(options.items.map((k) => [k.id, k]));
@@ -73,6 +77,10 @@ export async function runScoreStage(run: Run, options: Omit<ScoreOptions, 'runs'
     poolByGenerator.set(k.generator, pool);
   }
   const ids = scorerIds(options);
+  // The shared helpfulness baseline: per task, from the scored queries, keyed by the loss model and every pool query.
+  const baselinePools = poolsByTask(options.items);
+  const lossModel = options.answerScorer ?? options.scorer;
+  const baselineKeys = new Map([...baselinePools].map(([task, pool]) => [task, baselineKey(lossModel?.identity ?? '', options.choices.helpfulnessPrompt, options.seed, pool)]));
   await runStoredStage<GeneratedKnowledge, ScoredKnowledge>({
     run,
     stage: 'score',
@@ -80,7 +88,7 @@ export async function runScoreStage(run: Run, options: Omit<ScoreOptions, 'runs'
     idOf: (k) => k.id,
     concurrency: options.concurrency ?? 1,
     ...(options.progress === undefined ? {} : { progress: options.progress }),
-    work: (item) => scoreOne(item, { ...options, scorerIds: ids }, byId, poolByGenerator.get(item.generator)!),
+    work: (item) => scoreOne(item, { ...options, scorerIds: ids, baselinePools, baselineKeys }, byId, poolByGenerator.get(item.generator)!),
     info: () => ({ scorers: ids }),
   });
 }

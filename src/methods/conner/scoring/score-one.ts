@@ -11,6 +11,7 @@ import { settingLabel, type GeneratedKnowledge } from '../generation/generate-kn
 import { paragraphCoherence, sentenceCoherence } from './coherence.js';
 import { scoreFactuality } from './factuality.js';
 import { sampleNegatives, scoreHelpfulness } from './helpfulness.js';
+import { releasedAnswerPrompt, sharedBaseline, type BaselineQuery } from './helpfulness-baseline.js';
 import { scoreInformativeness } from './informativeness.js';
 import { describeCuts } from './nli-window.js';
 import { scoreRelevance } from './relevance.js';
@@ -33,6 +34,10 @@ export interface ItemScoring {
   seed: number;
   /** The scorer id of each metric (score-knowledge.ts `scorerIds`). */
   scorerIds: Record<string, string>;
+  /** The queries of the scored set by task, where the shared helpfulness baseline and the scripts' demonstrations come from. */
+  baselinePools?: ReadonlyMap<string, readonly BaselineQuery[]>;
+  /** The shared baseline's key per task (./helpfulness-baseline.ts `baselineKey`). */
+  baselineKeys?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -95,7 +100,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
 
   if (options.nli) {
     const nli = options.nli;
-    const f = await scoreFactuality(sentences, (s) => options.evidence.retrieve(s, reference(item)), nli, choices.aggregation, choices.factualityRule);
+    const f = await scoreFactuality(sentences, (s) => options.evidence.retrieve(s, reference(item), item.knowledge), nli, choices.aggregation, choices.factualityRule);
     if (f) {
       cached &&= f.cached;
       record.sentences = f.factuality.sentences;
@@ -152,7 +157,7 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
   if (options.scorer && hasKnowledge) {
     const scorer = options.scorer;
     const knowledge = truncateWords(item.knowledge);
-    const cs = await unlessOverflow('coherence_sentence', notes, () => sentenceCoherence(sentences.map((s) => truncateWords(s)), scorer, choices.sentenceCoherence));
+    const cs = await unlessOverflow('coherence_sentence', notes, () => sentenceCoherence(sentences.map((s) => truncateWords(s)), scorer, choices.sentenceCoherence, choices.pplCap));
     if (cs) {
       cached &&= cs.cached;
       floored('coherence_sentence', cs.floored);
@@ -176,16 +181,15 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
   }
   const helpfulnessScorer = options.answerScorer ?? options.scorer;
   if (helpfulnessScorer && item.goldAnswer !== undefined && item.goldAnswer.trim() !== '') {
-    const scorer = helpfulnessScorer;
-    const negatives = sampleNegatives(item.id, pool, choices.negatives, options.seed).map((id) => ({ id, knowledge: truncateWords(byId.get(id)!.knowledge) }));
-    const h = await unlessOverflow('helpfulness', notes, () => scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer));
+    const h = await unlessOverflow('helpfulness', notes, () => itemHelpfulness(item, options, byId, pool, helpfulnessScorer, notes));
     if (h) {
       cached &&= h.cached;
       floored('helpfulness', h.floored);
       if (h.helpfulness) {
         scores.helpfulness = h.helpfulness.value;
         scores.helpfulnessRaw = h.helpfulness.raw;
-        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives };
+        const key = options.baselineKeys?.get(item.task);
+        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives, ...(h.demos ? { demos: h.demos } : {}), ...(choices.helpfulnessBaseline === 'shared' && key ? { baseline: key } : {}) };
       }
     }
   }
@@ -194,4 +198,25 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
     notes.push(`${metric}: ${n} token${n === 1 ? '' : 's'} had probability 0 under the scorer (below float precision), scored at the floor ln(2^-149) = ${UNDERFLOW_LOGPROB.toFixed(2)}`);
   }
   return { record, cached };
+}
+
+/**
+ * Eq. 6 for one item: against the shared per-data-set baseline (the scripts') or u negatives of
+ * the same generator, after the scripts' 8-shot prompt or Table 13's template.
+ */
+async function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[], scorer: TokenScorer, notes: string[]) {
+  const { choices } = options;
+  const shared = sharedBaseline(item.id, options.baselinePools?.get(item.task) ?? [], options.seed);
+  // The scripts' prompt with all its demonstrations, then with fewer, last dropped first, until one fits the scorer's context.
+  const demos = shared?.demos ?? [];
+  const promptOf = choices.helpfulnessPrompt === 'released' ? (k: string) => Array.from({ length: demos.length + 1 }, (_, n) => releasedAnswerPrompt(item, k, demos.slice(0, demos.length - n))) : undefined;
+  let negatives: Array<{ id: string; knowledge: string }>;
+  if (choices.helpfulnessBaseline === 'shared') {
+    if (!shared) notes.push('helpfulness: not scored, no other query of the set has a gold passage and answer for the shared baseline');
+    negatives = shared ? [{ id: shared.from, knowledge: truncateWords(shared.passage) }] : [];
+  } else {
+    negatives = sampleNegatives(item.id, pool, choices.negatives, options.seed).map((id) => ({ id, knowledge: truncateWords(byId.get(id)!.knowledge) }));
+  }
+  const r = await scoreHelpfulness(item, truncateWords(item.knowledge), item.goldAnswer!, negatives, scorer, promptOf);
+  return { ...r, ...(promptOf ? { demos: (shared?.demos ?? []).map((d) => d.id) } : {}) };
 }

@@ -54,7 +54,15 @@ export interface ScoredKnowledge {
   /** Per-sentence 1/PPL(s_i) (Eq. 3). */
   sentenceInversePerplexity: Array<number | null>;
   /** L(q, k, a) and each L(q, k_i^-, a) with the id of k_i^-: the table's helpfulness is recomputed from these. */
-  helpfulness: { loss: number; baselineLosses: number[]; negatives: string[] } | null;
+  helpfulness: {
+    loss: number;
+    baselineLosses: number[];
+    negatives: string[];
+    /** Ids of the queries whose gold passages and answers are the demonstrations of the scripts' 8-shot prompt (in order). */
+    demos?: string[];
+    /** The shared baseline's key (./helpfulness-baseline.ts): records with the same key divide by the same losses. */
+    baseline?: string;
+  } | null;
   validityEvidence: Evidence | null;
   /** Scorer per metric. */
   scorers: Record<string, string>;
