@@ -48,7 +48,7 @@ function tableHtml(settings: ReadonlyArray<{ setting: string; runs: MethodSummar
 }
 
 /** One metric across runs: a bar per run (mean) with its 95% CI, on the metric's range. */
-function metricSpec(summaries: readonly MethodSummary[], id: string): TopLevelSpec | undefined {
+export function metricSpec(summaries: readonly MethodSummary[], id: string): TopLevelSpec | undefined {
   const def = paperTableDefs().find((d) => d.id === id)!;
   const scale = def.format === 'percent' ? 100 : 1;
   const values = summaries.filter((s) => typeof s.metrics[id] === 'number').map((s) => ({ run: `${s.model} (${s.setting})`, value: s.metrics[id]! * scale, lo: s.intervals[id] ? s.intervals[id]![0] * scale : null, hi: s.intervals[id] ? s.intervals[id]![1] * scale : null }));
