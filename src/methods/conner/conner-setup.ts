@@ -62,8 +62,10 @@ export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choic
 export interface GenerationModels {
   generator: ModelExecutor;
   answerer: ModelExecutor;
-  /** The generator answers its own knowledge (no answerer configured): a departure, said on stderr and in the protocol. */
+  /** The generator answers its own knowledge (no answerer, or the answerer is the generator's model): a departure, said on stderr and in the protocol. */
   generatorAnswers: boolean;
+  /** No answerer was configured at all. */
+  noAnswerer: boolean;
 }
 
 /** The knowledge generator and the answerer of `generate` and `best-of`, both text models. */
@@ -73,5 +75,5 @@ export async function generationModels(ws: MethodWorkspace, specs: { model?: str
   const generator = await ws.executor(entry);
   const answererEntry = ws.entryFor('answerer', specs.answerer);
   const answerer = answererEntry === undefined ? generator : await ws.executor(answererEntry);
-  return { generator, answerer, generatorAnswers: answererEntry === undefined || modelName(answerer) === modelName(generator) };
+  return { generator, answerer, generatorAnswers: answererEntry === undefined || modelName(answerer) === modelName(generator), noAnswerer: answererEntry === undefined };
 }

@@ -5,7 +5,7 @@ import type { MetricDef } from '../method.js';
 export const CONNER_METHOD = { id: 'conner', version: '2' } as const;
 
 export const CONNER_METRIC_DEFS: readonly MetricDef[] = [
-  { id: 'factuality', label: 'Fact.', description: 'factual-consistent score: entailment of each sentence by its best evidence (NLI), aggregated over sentences (min by default)', range: [0, 1], better: 'higher', format: 'number', equation: 'Eq. 1', headline: true },
+  { id: 'factuality', label: 'S_fact', description: 'factual-consistent score: entailment of each sentence by its best evidence (NLI), aggregated over sentences (min by default)', range: [0, 1], better: 'higher', format: 'number', equation: 'Eq. 1', headline: true },
   { id: 'fact_consistent', label: 'Fact-cons.', description: 'share of knowledge texts whose factuality vector is largest on factual-consistent', range: [0, 1], better: 'higher', format: 'percent', equation: 'Eq. 1', headline: true },
   { id: 'non_verified', label: 'Non-verif.', description: 'share of knowledge texts whose factuality vector is largest on non-verified', range: [0, 1], better: 'lower', format: 'percent', equation: 'Eq. 1' },
   { id: 'fact_inconsistent', label: 'Fact-incon.', description: 'share of knowledge texts whose factuality vector is largest on factual-inconsistent', range: [0, 1], better: 'lower', format: 'percent', equation: 'Eq. 1' },

@@ -33,7 +33,7 @@ function claimsRecord(record: Record<string, unknown>): boolean {
 
 export const connerPresentation: MethodPresentation = {
   reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
-  approximateNote: "used a stand-in for one of the paper's scorers (see the departures above)",
+  approximateNote: "computed some columns otherwise than the paper's tables, given the scorers named (marked ≈ per column in the CONNER tables; the departures above say why)",
   recordSchema: z.object({ id: z.string() }).passthrough(),
   claimsRecord,
   summarizeRecordsFile(file, first) {

@@ -54,11 +54,14 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
     }
     records.push(...scored);
   }
+  // The sample scored: this command's --limit, else the one the knowledge was generated for (`generate --limit`).
+  const generatedFor = files.flatMap((f) => f.items).find((k) => k.limit !== undefined)?.limit;
+  const limit = options.limit === undefined ? generatedFor : { n: options.limit, seed: options.seed };
   const run: ConnerRunFacts = {
     evidence: setup.evidence.id,
     choices: options.choices,
     ...scorerFacts(setup),
-    ...(options.limit === undefined ? {} : { limit: { n: options.limit, seed: options.seed } }),
+    ...(limit === undefined ? {} : { limit }),
   };
   const summaries = connerRunSummaries(records, {
     resamples: options.resamples, seed: options.seed, run, knowledge: files.flatMap((f) => f.items),

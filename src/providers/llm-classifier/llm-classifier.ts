@@ -119,7 +119,7 @@ export class LlmClassifier extends ClassifierBase {
     if (total === Number.NEGATIVE_INFINITY) {
       throw new ModelCallError(`${this.modelId} gave none of the label words ${this.#candidates.join(', ')} as a next token after the ${this.#task} prompt for ${JSON.stringify(pair.textPair.slice(0, 60))}`, {
         retryable: false,
-        hint: 'Use label words that are single tokens of this model ("labelWords"), a prompt that ends where the answer word comes, or a larger "topLogprobs" for a server model.',
+        hint: `Give this model's config entry words it has as single tokens, per label: "labelWords": ${JSON.stringify(Object.fromEntries(Object.keys(this.#labelWords).map((l) => [l, ['...']])))} (docs/models.md); or a prompt that ends where the answer word comes, or a larger "topLogprobs" for a server model.`,
       });
     }
     const out: Record<string, number> = {};

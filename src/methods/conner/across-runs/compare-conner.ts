@@ -11,7 +11,10 @@ import { SCORER_ROLES } from '../conner-protocol.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import type { ConnerBreakdowns } from '../summary/conner-summary.js';
 import { pairedDifference, sharedItems, type ConnerPairedDifference } from './paired-difference.js';
+import { analysisTables, runsByTask, type AnalysisTable } from './analysis-tables.js';
 import { paperTableDefs, paperTableRows, paperValue, tableGroups, taskOf, TASK_TABLES } from './paper-table.js';
+import { columnsOf } from '../summary/conner-summary.js';
+import { NOT_AS_PAPER_NOTE, notAsPaperLines } from '../summary/paper-columns.js';
 
 /** The choices a run was scored with (older summaries: the defaults). */
 function choicesOf(s: MethodSummary): ScoringChoices {
@@ -81,6 +84,22 @@ export function answererWarnings(summaries: readonly MethodSummary[]): string[] 
   return warnings;
 }
 
+/** A paired test's row: A vs B, the metric, A − B (* p < 0.05), its CI, p and the items. */
+export function pairedRow(t: ConnerPairedDifference, resamples: number): string[] {
+  const def = paperTableDefs().find((d) => d.id === t.metric)!;
+  const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
+  return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / resamples}` : t.p.toPrecision(2), String(t.questions)];
+}
+
+export const PAIRED_HEADER = ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'];
+
+/** Each run's columns computed otherwise than the paper's tables, and why. */
+function notAsPaperNote(summaries: readonly MethodSummary[]): string {
+  const labels = new Map(paperTableDefs().map((d) => [d.id, d.label]));
+  const lines = notAsPaperLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })), labels);
+  return lines.length ? `${NOT_AS_PAPER_NOTE}:\n\n${lines.map((l) => `- ${l}`).join('\n')}\n` : "Every column is computed as the paper's tables were, given the scorers named.\n";
+}
+
 export async function compareConner(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput> {
   const summaries = runs.map((r) => r.summary);
   const out: string[] = [];
@@ -88,25 +107,36 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
   for (const w of warnings) out.push(`**Warning:** ${w}.\n`);
   const files: Record<string, string> = {};
   const tables: Record<string, { header: string[]; rows: string[][] }> = {};
-  for (const { task, settings } of tableGroups(summaries)) {
+  const analyses: Record<string, AnalysisTable[]> = {};
+  const pairedByTask: Record<string, ConnerPairedDifference[]> = {};
+  const pairedMd: string[] = [];
+  const pairedCsv: string[][] = [];
+  for (const { task, runs: ofTask } of runsByTask(runs)) {
+    const title = TASK_TABLES[task] ?? task;
+    const settings = tableGroups(ofTask.map((r) => r.summary))[0]!.settings;
     const table = paperTableRows(settings, { withCi: true, markBest: true });
     tables[task] = paperTableRows(settings, { withCi: true, markBest: false });
-    out.push(`## CONNER: automatic evaluation, ${TASK_TABLES[task] ?? task}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column.\n`);
-    files[`conner-${task}.md`] = `${toMarkdown(table)}\n`;
+    out.push(`## CONNER: automatic evaluation, ${title}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column. ${notAsPaperNote(ofTask.map((r) => r.summary))}`);
+    files[`conner-${task}.md`] = `${toMarkdown(table)}\n\n${notAsPaperNote(ofTask.map((r) => r.summary))}`;
     files[`conner-${task}.csv`] = toCsv(tables[task]);
+    const paired = connerPairedTests(ofTask, options);
+    pairedByTask[task] = paired;
+    if (paired.length > 0) {
+      const ptable = { header: PAIRED_HEADER, rows: paired.map((t) => pairedRow(t, options.resamples)) };
+      out.push(`## CONNER: paired differences on shared queries, ${title} (* p < 0.05)\n\n${toMarkdown(ptable)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);
+      pairedMd.push(`## ${title}\n\n${toMarkdown(ptable)}\n`);
+      pairedCsv.push(...ptable.rows.map((row) => [task, ...row]));
+    }
+    analyses[task] = analysisTables(ofTask, { permutations: options.resamples, seed: options.seed });
+    for (const a of analyses[task]) {
+      out.push(`### ${a.title}, ${title}\n\n${toMarkdown(a)}\n\n${a.note}\n`);
+      files[`conner-${task}-${a.id}.md`] = `${toMarkdown(a)}\n\n${a.note}\n`;
+      files[`conner-${task}-${a.id}.csv`] = toCsv(a);
+    }
   }
-  const defs = new Map(paperTableDefs().map((d) => [d.id, d]));
-  const paired = connerPairedTests(runs, options);
-  if (paired.length > 0) {
-    const rows = paired.map((t) => {
-      const def = defs.get(t.metric)!;
-      const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
-      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / options.resamples}` : t.p.toPrecision(2), String(t.questions)];
-    });
-    const table = { header: ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'], rows };
-    out.push(`## CONNER: paired differences on shared queries (* p < 0.05)\n\n${toMarkdown(table)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);
-    files['conner-paired.md'] = `${toMarkdown(table)}\n`;
-    files['conner-paired.csv'] = toCsv(table);
+  if (pairedMd.length > 0) {
+    files['conner-paired.md'] = pairedMd.join('\n');
+    files['conner-paired.csv'] = toCsv({ header: ['task', ...PAIRED_HEADER], rows: pairedCsv });
   } else if (runs.length > 1) {
     out.push(`Paired differences: none (no two runs of one task with their records and shared queries; give the .summary.json files written by \`llmkb conner score --out\`, with their .records.jsonl beside them).\n`);
   }
@@ -114,13 +144,14 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     markdown: out.join('\n'),
     analysis: {
       method: 'conner',
-      runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), items: r.summary.counts.items ?? null, source: r.source, records: r.records?.length ?? 0 })),
-      metrics: Object.fromEntries(runs.map((r, i) => [`${i}`, { model: r.summary.model, setting: r.summary.setting, metrics: r.summary.metrics, intervals: r.summary.intervals }])),
+      runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), items: r.summary.counts.items ?? null, source: r.source, records: r.records?.length ?? 0, paperColumns: columnsOf(r.summary) })),
+      metrics: Object.fromEntries(runs.map((r, i) => [`${i}`, { model: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), metrics: r.summary.metrics, intervals: r.summary.intervals }])),
       tables,
-      pairedDifferences: paired,
+      pairedDifferences: pairedByTask,
+      analyses,
       warnings,
     },
     files,
-    wrote: 'the paper\'s tables (Markdown, CSV), paired differences and analysis.json',
+    wrote: "the paper's tables per task (Markdown, CSV), the analyses (Tables 5-6/15, 8, 10, 16; Fig. 2), paired differences and analysis.json",
   };
 }

@@ -9,9 +9,14 @@ import { flagged } from '../../summary-warnings.js';
 import type { MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { CONNER_METRIC_DEFS } from '../metric-defs.js';
+import { columnsOf } from '../summary/conner-summary.js';
+import { markNotAsPaper } from '../summary/paper-columns.js';
 
-/** The paper's columns, in its order (the factuality score itself is not a column of its tables). */
-export const PAPER_TABLE_METRICS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'validity'] as const;
+/**
+ * The paper's columns, in its order (the factuality score itself is not a column of its tables),
+ * with helpfulness before max(0, .) beside helpfulness (Table 16's value).
+ */
+export const PAPER_TABLE_METRICS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'helpfulness_raw', 'validity'] as const;
 
 /** The paper's column groups over PAPER_TABLE_METRICS. */
 export const PAPER_TABLE_GROUPS: ReadonlyArray<{ title: string; span: number }> = [
@@ -19,7 +24,7 @@ export const PAPER_TABLE_GROUPS: ReadonlyArray<{ title: string; span: number }> 
   { title: 'Relevance', span: 1 },
   { title: 'Coherence', span: 2 },
   { title: 'Inform.', span: 1 },
-  { title: 'Helpful.', span: 1 },
+  { title: 'Helpful.', span: 2 },
   { title: 'Validity', span: 1 },
 ];
 
@@ -71,13 +76,14 @@ export function paperTableRows(settings: ReadonlyArray<{ setting: string; runs: 
   for (const { setting, runs } of settings) {
     const best = new Map(defs.map((d) => [d.id, bestOf(runs, d)]));
     for (const s of runs) {
+      const columns = columnsOf(s);
       rows.push([
         s.model,
         setting,
         String(s.counts.items ?? ''),
         ...defs.map((d) => {
           const v = s.metrics[d.id];
-          const text = `${flagged(paperValue(d, v), s, d.id)}${options.withCi && s.intervals[d.id] ? ` ${paperInterval(d, s.intervals[d.id])}` : ''}`;
+          const text = `${markNotAsPaper(flagged(paperValue(d, v), s, d.id), columns[d.id])}${options.withCi && s.intervals[d.id] ? ` ${paperInterval(d, s.intervals[d.id])}` : ''}`;
           return options.markBest && typeof v === 'number' && best.get(d.id) === v ? `**${text}**` : text;
         }),
       ]);

@@ -6,11 +6,15 @@
 import { escapeHtml, htmlTable } from '../../html-parts.js';
 import type { MethodSummary } from '../../method-summary.js';
 import type { ScoredKnowledge } from '../scoring/score-knowledge.js';
-import type { ConnerBreakdowns } from '../summary/conner-summary.js';
+import { columnsOf, type ConnerBreakdowns } from '../summary/conner-summary.js';
+import { paperTableDefs } from './paper-table.js';
 
 export function connerRunHeadline(s: MethodSummary): string {
   const task = String((s.breakdowns as { task?: unknown } | undefined)?.task ?? '');
-  return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(String(s.counts.items ?? 0))} knowledge texts${task ? ` · ${escapeHtml(task)}` : ''}${s.approximate ? ' · approximate' : ''}`;
+  const columns = paperTableDefs().map((d) => [d.label, columnsOf(s)[d.id]] as const);
+  const otherwise = columns.filter(([, v]) => v && !v.asPaper).map(([label]) => label);
+  const asPaper = otherwise.length === 0 ? "every column as the paper's tables" : `computed otherwise than the paper's tables: ${otherwise.join(', ')}`;
+  return `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(String(s.counts.items ?? 0))} knowledge texts${task ? ` · ${escapeHtml(task)}` : ''} · ${escapeHtml(asPaper)}`;
 }
 
 const LABELS = ['factual-consistent', 'non-verified', 'factual-inconsistent'] as const;

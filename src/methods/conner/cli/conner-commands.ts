@@ -46,11 +46,25 @@ function probability(value: string): number {
 
 /** `--limit n`: the seeded sample of each file, by sorted id, said on stderr when it cuts anything. */
 async function limited<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<T[][]> {
+  return (await limitedFiles(files, limit, seed, what)).map((f) => f.items);
+}
+
+/** `limited`, with what each file's sample is: `{ n, seed }` when the limit cut it (recorded in the knowledge records it becomes). */
+async function limitedFiles<T extends { id: string }>(files: T[][], limit: number | undefined, seed: number, what: string): Promise<Array<{ items: T[]; limit?: { n: number; seed: number } }>> {
   const { limitItemsById, limitNote, limitSample } = await import('../../../sampling/limit-items.js');
   const sampled = await Promise.all(files.map((f) => limitSample(f, limit, seed, limitItemsById)));
   const cuts = sampled.flatMap((s) => (s.cut ? [s.cut] : []));
   if (cuts.length > 0) process.stderr.write(`${limitNote(limit!, cuts, what, seed)}\n`);
-  return sampled.map((s) => [...s.items]);
+  return sampled.map((s) => ({ items: [...s.items], ...(s.cut ? { limit: { n: s.cut.n, seed } } : {}) }));
+}
+
+/** A `topic<TAB>views` file as topic -> views; a bad line is named with its number. */
+async function readPageviews(file: string): Promise<Map<string, number>> {
+  const { parsePageviews } = await import('../summary/analyses.js');
+  const { readTextFile } = await import('../../../io/files.js');
+  const { InputFileError } = await import('../../../errors.js');
+  const hint = "One topic a line, a tab, and its pageviews as a whole number (the authors' emnlp_data/wow/random_testset/*_topic_pageviews.txt).";
+  return parsePageviews(readTextFile(requireFile(file, hint)), file, (line, message) => new InputFileError(file, line, undefined, message, hint));
 }
 
 interface GenerationCliOptions {
@@ -78,7 +92,7 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
   const all = readConnerQueries(requireFile(input, how), opts.task);
-  const [queries] = await limited([all], opts.limit, opts.seed, 'queries');
+  const [{ items: queries, limit }] = (await limitedFiles([all], opts.limit, opts.seed, 'queries')) as [{ items: typeof all; limit?: { n: number; seed: number } }];
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
   const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
@@ -86,10 +100,12 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const models = await generationModels(ws, opts);
   checkMaxTokens(models.generator, opts.maxTokens, '--max-tokens', DEFAULT_KNOWLEDGE_MAX_TOKENS);
   checkMaxTokens(models.answerer, opts.answerMaxTokens, '--answer-max-tokens', DEFAULT_ANSWER_MAX_TOKENS);
-  if (models.generatorAnswers) {
+  if (models.noAnswerer) {
     process.stderr.write('note: no answerer: the generator writes the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Pass --answerer SPEC or set "answerer" in the config.\n');
+  } else if (models.generatorAnswers) {
+    process.stderr.write(`note: the answerer is the generator itself (${models.answerer.model.modelId}): helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Give another model to --answerer to keep the answers apart from the generator.\n`);
   }
-  return { queries: queries!, demoPool, fixedDemos, ...models };
+  return { queries, demoPool, fixedDemos, ...models, ...(limit ? { limit } : {}) };
 }
 
 interface ScorerCliOptions extends ModelSpecs {
@@ -183,11 +199,13 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output);
-        const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, input, opts);
-        const records = await generateKnowledge({
+        const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, input, opts);
+        const generated = await generateKnowledge({
           queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
           ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
         });
+        // The sample travels with the knowledge, so `conner score` records it in the protocol.
+        const records = limit ? generated.map((k) => ({ ...k, limit })) : generated;
         writeFileAtomic(opts.output, toJsonl(records));
         const fitted = (field: 'knowledgeShotsDropped' | 'answerShotsDropped'): number => records.filter((r) => (r[field] ?? 0) > 0).length;
         if (fitted('knowledgeShotsDropped') + fitted('answerShotsDropped') > 0) {
@@ -208,12 +226,13 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('--seed <n>', 'seed of the helpfulness negatives, the bootstrap and --limit', wholeNumber, DEFAULT_SEED)
     .option('--resamples <n>', 'bootstrap resamples for the 95% intervals', positiveInteger, 1000)
     .option('--ratings <file>', "human ratings JSONL ({id, generator?, setting?, factuality?, relevance?, coherence?, informativeness?, helpfulness?, validity?}: 0, 1 or 2): Somers' D per metric")
+    .option('--pageviews <file>', "Wikipedia pageviews per topic (`topic<TAB>views` a line, as the authors' *_topic_pageviews.txt): kept in each record, for the long-tail analysis (Fig. 2a) of compare and report")
     .option('--concurrency <n>', 'items scored at once (default: the scorers\' own)', positiveInteger)
     .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'per-item scores JSONL', 'conner-scores.jsonl')
     .option('--out <dir>', 'results folder: per generator and setting, <generator>.<setting>.summary.json (llmkb-summary-v2) and .records.jsonl, read by compare, report and view', 'conner-results')
     .option('--json', 'print the summaries as JSON instead of the table')
-    .action(async (inputs: string[], opts: ScorerCliOptions & { negatives?: number; resamples: number; ratings?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
+    .action(async (inputs: string[], opts: ScorerCliOptions & { negatives?: number; resamples: number; ratings?: string; pageviews?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
       const { ratedKeys, scoreFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
@@ -229,13 +248,19 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
         const kept = await limited(read, opts.limit, opts.seed, 'queries');
         const files = kept.map((items, i) => ({ file: inputs[i]!, sha256: createHash('sha256').update(readFileSync(inputs[i]!)).digest('hex'), items }));
+        const pageviews = opts.pageviews === undefined ? undefined : await readPageviews(opts.pageviews);
         // Ratings are matched to the knowledge texts before any model is loaded.
         const ratings = opts.ratings === undefined ? undefined : matchRatings(opts.ratings, readRatings(requireFile(opts.ratings, 'One JSON line per rated knowledge text (docs/conner.md).')), ratedKeys(files));
         const choices = await choicesOf(opts, opts.negatives);
         const setup = await scoringSetupOf(ws, opts, choices, true);
-        const { records, summaries } = await scoreFiles(files, {
+        const { records: scored, summaries } = await scoreFiles(files, {
           runs: ws.runs, setup, choices, seed: opts.seed, resamples: opts.resamples, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(ratings ? { ratings } : {}), ...(opts.limit === undefined ? {} : { limit: opts.limit }),
         });
+        const records = pageviews ? scored.map((r) => (pageviews.has(r.topic) ? { ...r, pageviews: pageviews.get(r.topic)! } : r)) : scored;
+        if (pageviews) {
+          const without = records.filter((r) => !pageviews.has(r.topic)).length;
+          if (without > 0) process.stderr.write(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${opts.pageviews}: left out of the long-tail analysis\n`);
+        }
         const empty = records.filter((r) => r.knowledge.trim() === '').length;
         if (empty > 0) process.stderr.write(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)\n`);
         writeFileAtomic(opts.output, toJsonl(records));
@@ -271,7 +296,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string; summary: string }, command: Command) => {
       const { readConnerQueries } = await import('../generation/conner-queries.js');
       const { selectDemonstrations, selectDemosProtocol } = await import('../use-cases/select-demos.js');
-      const { parseGamma } = await import('../use-cases/knowledge-quality.js');
+      const { parseGamma, qTermsLine } = await import('../use-cases/knowledge-quality.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
@@ -290,7 +315,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         writeFileAtomic(opts.output, toJsonl(demos));
         writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, choices, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
         if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
-        process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}) -> ${opts.output}\n`);
+        process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}); ${qTermsLine(demos.map((d) => d.missing))} -> ${opts.output}\n`);
       });
     });
 
@@ -345,13 +370,13 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
           summary = { schema: 'llmkb-conner-best-of-v1', mode: 'files', files, gamma, choices, queries: choicesMade.length, chosenFrom: counts, meanQuality: bestOfGain(choicesMade), protocol: bestOfProtocol({ mode: 'files', gamma, files: files.length }) };
           process.stdout.write(`chose knowledge for ${choicesMade.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
         } else {
-          const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, queriesFile, opts);
+          const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, queriesFile, opts);
           const setup = await scoring();
           const choicesMade = await bestOfSamples({
             queries, generator, answerer, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,
             samples: opts.samples, topP: opts.topP, temperature: opts.temperature, answerShots: opts.answerShots, answerMaxTokens: opts.answerMaxTokens, scoring: setup,
           });
-          lines = choicesMade.map((c) => ({ ...c.chosen, bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
+          lines = choicesMade.map((c) => ({ ...c.chosen, ...(limit ? { limit } : {}), bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
           const counts = Array.from({ length: opts.samples }, (_, i) => choicesMade.filter((c) => c.candidate === i).length);
           const determinism = samplingDeterminism(generator.model);
           const gain = bestOfGain(choicesMade);

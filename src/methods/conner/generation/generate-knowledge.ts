@@ -46,6 +46,8 @@ export interface GeneratedKnowledge extends ConnerQuery {
   knowledgeShotsDropped?: number;
   /** Demonstrations left out of the answer prompts so they fit the answerer's context. */
   answerShotsDropped?: number;
+  /** `generate --limit n`: the knowledge covers a seeded sample of n of the file's queries. */
+  limit?: { n: number; seed: number };
 }
 
 export interface GenerateOptions {

@@ -23,6 +23,7 @@ export const generatedKnowledgeSchema = connerQuerySchema
     answerWithoutKnowledge: z.string().optional(),
     knowledgeShotsDropped: z.number().int().min(0).optional(),
     answerShotsDropped: z.number().int().min(0).optional(),
+    limit: z.object({ n: z.number().int().min(1), seed: z.number().int().min(0) }).strip().optional(),
   })
   .strip();
 

@@ -89,6 +89,8 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
     goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null, answerer: item.answerer ?? null, answerWithoutKnowledge: item.answerWithoutKnowledge ?? null,
     scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: options.scorerIds, premiseCuts: 0, flooredTokens: 0, notes: [],
   };
+  // Table 10's reference-reliant baselines (knowledge F1) read it from the record.
+  if (item.referenceKnowledge !== undefined) record.referenceKnowledge = item.referenceKnowledge;
   const notes = record.notes;
   const hasKnowledge = item.knowledge.trim() !== '';
   if (!hasKnowledge) notes.push('knowledge is empty: factuality, relevance, coherence and informativeness are not scored for it');

@@ -42,6 +42,8 @@ export interface ScoredKnowledge {
   topic: string;
   query: string;
   knowledge: string;
+  /** The query's reference (gold) knowledge, when the query file has one. */
+  referenceKnowledge?: string;
   goldAnswer: string | null;
   answer: string | null;
   /** Who wrote `answer`: the fixed answerer (Appendix G), or the generator; null when not known (knowledge brought from elsewhere). */

@@ -22,6 +22,7 @@ import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import { humanCorrelation, type HumanRating } from './human-ratings.js';
 import { estimateMetric, factualityLabelCounts, type MetricEstimate } from './metric-aggregates.js';
 import type { SomersResult } from './somers-d.js';
+import { markNotAsPaper, NOT_AS_PAPER_NOTE, notAsPaperLines, paperColumns, type ColumnVerdict } from './paper-columns.js';
 
 export { estimate, metricValue, type MetricEstimate } from './metric-aggregates.js';
 export { readRatings, ratingSchema, type HumanRating } from './human-ratings.js';
@@ -101,10 +102,13 @@ function fmt(def: MetricDef, value: number | null | undefined): string {
   return def.format === 'percent' ? `${(value * 100).toFixed(2)}%` : value.toFixed(4);
 }
 
-function table(rows: ReadonlyArray<{ model: string; setting: string; n: number | undefined; value: (id: string) => number | null | undefined; summary?: MethodSummary }>): string[] {
-  const defs = CONNER_METRIC_DEFS;
+/** The terminal table's columns: the paper's (Tables 2-3, with helpfulness before the clip as Table 16), then the mean S_fact. */
+const TERMINAL_COLUMNS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'helpfulness_raw', 'validity', 'factuality'];
+
+function table(rows: ReadonlyArray<{ model: string; setting: string; n: number | undefined; value: (id: string) => number | null | undefined; summary?: MethodSummary; columns?: Record<string, ColumnVerdict> }>): string[] {
+  const defs = TERMINAL_COLUMNS.map((id) => CONNER_METRIC_DEFS.find((d) => d.id === id)!);
   const header = ['Model', 'Setting', 'n', ...defs.map((d) => d.label)];
-  const cells = rows.map((r) => [r.model, r.setting, String(r.n ?? ''), ...defs.map((d) => flagged(fmt(d, r.value(d.id)), r.summary, d.id))]);
+  const cells = rows.map((r) => [r.model, r.setting, String(r.n ?? ''), ...defs.map((d) => markNotAsPaper(flagged(fmt(d, r.value(d.id)), r.summary, d.id), r.columns?.[d.id]))]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]): string => c.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), ...cells.map(line)];
@@ -166,6 +170,8 @@ export interface ConnerBreakdowns {
   factualityLabelsUnit?: 'items' | 'sentences';
   /** Somers' D(metric | human rating) per metric, when ratings were given (the paper's section 6). */
   humanCorrelation?: Record<string, SomersResult>;
+  /** Per metric of the paper's tables: computed as they were (given the scorers named) or not, and the protocol entries why (./paper-columns.ts). */
+  paperColumns?: Record<string, ColumnVerdict>;
 }
 
 /**
@@ -195,14 +201,17 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
     const answerers = [...new Set(group.filter((r) => r.answer !== null).map((r) => r.answerer))];
     const warnings = coverageWarnings(g);
     const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, answerers, choices: options.run.choices, factualityLabels: labels.counts, factualityLabelsUnit: labels.unit, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
+    const protocol = connerProtocolBlock(g.protocol, options.seed, datasets);
+    breakdowns.paperColumns = paperColumns({ protocol, breakdowns: breakdowns as unknown as Record<string, unknown> });
     return {
       schema: SUMMARY_SCHEMA,
       method: { id: CONNER_METHOD.id, version: CONNER_METHOD.version },
       llmkbVersion: VERSION,
       model: g.generator,
       setting: g.setting,
-      // Every departure (e.g. 1/PPL standing in for the discourse-coherence model) marks the run approximate.
-      approximate: g.protocol.some((n) => n.kind === 'departure'),
+      // Approximate when a column is computed otherwise than the paper's tables (given the scorers
+      // named); which ones, and why, is in breakdowns.paperColumns.
+      approximate: Object.values(breakdowns.paperColumns).some((v) => !v.asPaper),
       datasetChecksums: datasets,
       // Items, then the items each metric is defined for.
       counts: { items: g.n, ...Object.fromEntries(CONNER_METRIC_DEFS.map((d) => [d.id, g.metrics[d.id]!.n])) },
@@ -211,7 +220,7 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
       intervals: Object.fromEntries(CONNER_METRIC_DEFS.map((d) => [d.id, g.metrics[d.id]!.ci])),
       bootstrap: all.bootstrap,
       breakdowns: breakdowns as unknown as Record<string, unknown>,
-      protocol: connerProtocolBlock(g.protocol, options.seed, datasets),
+      protocol,
       ...(warnings.length ? { warnings } : {}),
     };
   });
@@ -230,9 +239,30 @@ function coverageWarnings(g: ConnerGroupSummary): SummaryWarning[] {
   return thin.map((d) => ({ message: `${d.label} is defined for only ${g.metrics[d.id]!.n} of ${g.n} knowledge texts (the others are empty or did not fit the scorer's context; see the records): it describes those few, not the generator`, metrics: [d.id] }));
 }
 
-/** The paper's Table 3/4 layout from v2 summaries (the terminal table of `llmkb conner score`). */
+/** A summary's column verdicts: recorded, or (older summaries) from its protocol. */
+export function columnsOf(s: MethodSummary): Record<string, ColumnVerdict> {
+  return (s.breakdowns as Partial<ConnerBreakdowns> | undefined)?.paperColumns ?? paperColumns(s);
+}
+
+const TASK_TITLES: Record<string, string> = { qa: 'open-domain QA (Table 2: Natural Questions)', dialogue: 'knowledge-grounded dialogue (Table 3: Wizard of Wikipedia)' };
+
+/**
+ * The paper's Table 2/3 layout from v2 summaries (the terminal table of `llmkb conner score`):
+ * one table per task, never two tasks stacked; "Fact-cons." is the fact-consistent share (Table
+ * 16's Fact.), "S_fact" the mean factual-consistent score; a value computed otherwise than the
+ * paper's tables is marked, with the entries why under the table.
+ */
 export function formatConnerRuns(summaries: readonly MethodSummary[]): string {
-  const out = table(summaries.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id], summary: s })));
+  const tasks = [...new Set(summaries.map((s) => String((s.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa')))];
+  const out: string[] = [];
+  for (const task of tasks) {
+    const runs = summaries.filter((s) => String((s.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa') === task);
+    if (tasks.length > 1) out.push(...(out.length ? [''] : []), `${TASK_TITLES[task] ?? task}:`);
+    out.push(...table(runs.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id], summary: s, columns: columnsOf(s) }))));
+  }
+  const labels = new Map(TERMINAL_COLUMNS.map((id) => [id, CONNER_METRIC_DEFS.find((d) => d.id === id)!.label]));
+  const notAsPaper = notAsPaperLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })), labels);
+  out.push('', notAsPaper.length ? `${NOT_AS_PAPER_NOTE}:` : "Every column is computed as the paper's tables were, given the scorers named.", ...notAsPaper.map((l) => `  ${l}`));
   const warned = warningLines(summaries);
   if (warned.length) out.push('', ...warned.map((w) => `WARNING ${w}`), FLAG_NOTE);
   for (const s of summaries) out.push(...correlationLines(`${s.model}, ${s.setting}`, (s.breakdowns as unknown as ConnerBreakdowns | undefined)?.humanCorrelation));

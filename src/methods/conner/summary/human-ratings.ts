@@ -10,6 +10,7 @@ import { InputFileError } from '../../../errors.js';
 import { readJsonl } from '../../../io/jsonl.js';
 import { readTextFile } from '../../../io/files.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
+import { baselineValue, BASELINE_METRICS } from './analyses.js';
 import { metricValue } from './metric-aggregates.js';
 import { somersTest, type SomersResult } from './somers-d.js';
 
@@ -96,15 +97,23 @@ const RATING_OF: Record<string, keyof Omit<HumanRating, 'id' | 'generator' | 'se
   validity: 'validity',
 };
 
-/** Somers' D(metric | human rating) per metric over the records a rating names (matched by `matchRatings`). */
+/**
+ * Somers' D(metric | human rating) per metric over the records a rating names (matched by
+ * `matchRatings`), and of Table 10's reference-reliant baselines (./analyses.ts) with the rating
+ * of the perspective each stands for.
+ */
 export function humanCorrelation(records: readonly ScoredKnowledge[], ratings: ReadonlyMap<string, HumanRating>, permutations: number, seed: number): Record<string, SomersResult> {
   const out: Record<string, SomersResult> = {};
-  for (const [metric, dim] of Object.entries(RATING_OF)) {
+  const compared: Array<[string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]> = [
+    ...Object.entries(RATING_OF).map(([metric, dim]) => [metric, dim, (r: ScoredKnowledge) => metricValue(r, metric)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
+    ...BASELINE_METRICS.map((b) => [b.id, b.rating, (r: ScoredKnowledge) => baselineValue(r, b.id)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
+  ];
+  for (const [metric, dim, valueOf] of compared) {
     const x: number[] = [];
     const y: number[] = [];
     for (const r of records) {
       const h = ratings.get(keyOf(r))?.[dim];
-      const v = metricValue(r, metric);
+      const v = valueOf(r);
       if (h === undefined || v === null) continue;
       x.push(h);
       y.push(v);

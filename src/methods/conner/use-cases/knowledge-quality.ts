@@ -25,6 +25,17 @@ export function knowledgeQuality(r: Pick<ScoredKnowledge, 'scores'>, gamma: Gamm
 }
 
 /**
+ * Which of Q's four terms ranked the texts, for the terminal: a term no text had a value for
+ * (its scorer not configured) adds 0 everywhere, so Q ranks by the others.
+ */
+export function qTermsLine(missing: ReadonlyArray<readonly string[]>): string {
+  const absent = INTRINSIC_METRICS.filter((m) => missing.length > 0 && missing.every((ms) => ms.includes(m)));
+  const used = INTRINSIC_METRICS.filter((m) => !absent.includes(m));
+  if (absent.length === 0) return `Q ranks by all 4 of its terms (${used.join(', ')})`;
+  return `Q ranks by ${used.length} of its 4 terms (${used.join(', ') || 'none'}); not scored, so 0 for every candidate: ${absent.join(', ')} (give their scorers: --nli, --relevance, --coherence or --scorer)`;
+}
+
+/**
  * A knowledge record as it is scored for Q_know: without the gold answer and the downstream
  * answers, so that only the four intrinsic metrics of Eq. 9 are computed (helpfulness and
  * validity are not part of Q, and would cost a language-model pass per negative).
