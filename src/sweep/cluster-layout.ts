@@ -45,7 +45,7 @@ export function clusterShardCount(study: Study, flag: number | undefined): numbe
     throw new LlmkbError(`--shard-count ${flag}, but the study's cluster.shards is ${study.cluster.shards}`, { hint: 'Give the same number, or leave --shard-count out.' });
   }
   if (count > units) {
-    throw new LlmkbError(`${count} shards, but the study has ${units} ${unitNoun(study)}: shards ${units + 1}-${count} would run nothing`, { hint: `Use at most ${units} shards${study.cluster?.split === 'model' ? '' : ' (or split: model in cluster:, one shard per model)'}.` });
+    throw new LlmkbError(`${count} shards, but the study has ${units} ${unitNoun(study)}: ${count === units + 1 ? `shard ${count}` : `shards ${units + 1}-${count}`} would run nothing`, { hint: `Use at most ${units} shards (--shard-count, or cluster.shards in the study).` });
   }
   return count;
 }

@@ -29,7 +29,7 @@ export interface AutoShard extends Shard {
   source: string;
 }
 
-const HINT = 'In a Slurm array (sbatch --array=0-N-1 ...) or a Kubernetes Indexed Job (completionMode: Indexed), --shard auto finds its shard; elsewhere give --shard i/n.';
+const HINT = 'In a Slurm array (sbatch --array=0-<N-1> ...) or a Kubernetes Indexed Job (completionMode: Indexed), --shard auto finds its shard; elsewhere give --shard i/n.';
 
 function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name];
@@ -86,7 +86,7 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv, options: ShardAutoO
     throw new LlmkbError(`--shard auto: ${shard.source} makes ${shard.count} shards, but the study's cluster.shards is ${options.studyShards}`, { hint: `Submit an array of ${options.studyShards} tasks (--array=0-${options.studyShards - 1}), or change cluster.shards in the study.` });
   }
   if (shard.count > options.units) {
-    throw new LlmkbError(`--shard auto: ${shard.count} shards, but the study has ${options.units} ${options.unitNoun}: shards ${options.units + 1}-${shard.count} would run nothing`, { hint: `Submit an array of at most ${options.units} tasks (--array=0-${options.units - 1}), or use llmkb sweep STUDY --slurm, which sizes it from the study.` });
+    throw new LlmkbError(`--shard auto: ${shard.count} shards, but the study has ${options.units} ${options.unitNoun}: ${shard.count === options.units + 1 ? `shard ${shard.count}` : `shards ${options.units + 1}-${shard.count}`} would run nothing`, { hint: `Submit an array of at most ${options.units} tasks (--array=0-${options.units - 1}), or use llmkb sweep STUDY --slurm, which sizes it from the study.` });
   }
   return shard;
 }
