@@ -200,7 +200,8 @@ export async function startServedModel(options: ServeOptions): Promise<ServedMod
 export function studyModelServer(study: Pick<Study, 'dir' | 'models'>, outDir: string, log?: (line: string) => void, env?: NodeJS.ProcessEnv): ModelServer {
   return (entry) => {
     const spec = entryOptions(entry).spec;
-    const model = study.models.find((m) => m.serve && m.entry.spec === spec);
+    // The study's model itself (the sweep passes its entry), else one with the same spec.
+    const model = study.models.find((m) => m.serve && m.entry === entry) ?? study.models.find((m) => m.serve && m.entry.spec === spec);
     if (!model?.serve) return undefined;
     return startServedModel({ label: model.label, serve: model.serve, spec, cwd: study.dir, logDir: join(outDir, 'logs'), ...(env ? { env } : {}), ...(log ? { log } : {}) });
   };

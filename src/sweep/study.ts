@@ -169,7 +169,7 @@ function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
 }
 
 const HINT =
-  'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
+  'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", "cluster", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
 
 /**
  * The bound on alias expansion (the yaml package's `maxAliasCount`: uses of an anchor times the
