@@ -73,6 +73,9 @@ async function resources(study: Study, opts: ClusterFlags) {
 /** Runs --slurm, --k8s or --merge-shards; false when none is given (a sweep as usual). */
 export async function runClusterMode(opts: ClusterFlags, study: Study, outDir: string, command: Command, workspace: (command: Command) => Workspace): Promise<boolean> {
   const modes = CONFLICTS.filter(([k]) => opts[k]);
+  const resourceFlags = (['partition', 'time', 'gpus', 'cpus', 'mem', 'image'] as const).filter((k) => opts[k] !== undefined);
+  if (resourceFlags.length > 0 && !opts.slurm && !opts.k8s) throw new LlmkbError(`--${resourceFlags[0]} goes with --slurm or --k8s`, { hint: 'Per-task resources are for the cluster\'s tasks: llmkb sweep STUDY --slurm --gpus 1 (or the study\'s cluster: section).' });
+  if (opts.image !== undefined && !opts.k8s) throw new LlmkbError('--image goes with --k8s', { hint: 'The container image is for the Kubernetes manifests.' });
   if (modes.length === 0) {
     if (opts.dryRun) throw new LlmkbError('--dry-run goes with --slurm', { hint: 'llmkb sweep STUDY --slurm --dry-run writes the sbatch scripts without submitting them.' });
     return false;
