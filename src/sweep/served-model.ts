@@ -70,7 +70,7 @@ async function newPort(): Promise<number> {
   throw new LlmkbError('no free port found for a served model after 50 tries');
 }
 
-function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
+function killGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
@@ -80,7 +80,7 @@ function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
 }
 
 function groupAlive(pgid: number): boolean {
-  return killGroup(pgid, 0 as unknown as NodeJS.Signals);
+  return killGroup(pgid, 0);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
