@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 // Types only at the top: the sweep's modules load inside the actions (start-up time).
 import { LlmkbError } from '../errors.js';
 import type { Workspace } from '../workspace.js';
-import { checkOutputFolder, collect, positiveInteger } from '../methods/cli-options.js';
+import { checkOutputFolder, collect, wholeNumber, positiveInteger } from '../methods/cli-options.js';
+import type { ClusterFlags } from './sweep-cluster.js';
 import { LIMIT_HELP } from './cli-defaults.js';
 import { commandLine } from './eval-command.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
@@ -15,16 +16,28 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .argument('<study>', 'study file (YAML or JSON): models with their metadata, methods with their settings and options, roles; see examples/paper-study.yaml and examples/conner-study.yaml')
     .option('--out <dir>', 'results folder: one folder per model (as `llmkb eval` writes it), tables, analysis.json, report.html (default: "out" in the study, else llmkb-sweep)')
     .option('--plan', 'print what would run, what is done already and the calls still to pay for (tokens, money with prices); run nothing')
-    .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`')
+    .option('--shard <i/n>', 'run only shard i of n (the study\'s runs split deterministically); fold the shards with `llmkb merge`; "auto": i and n from a Slurm array task or a Kubernetes Indexed Job (docs/cluster.md)')
+    .option('--shard-count <n>', 'how many shards (with --shard auto, --slurm, --k8s, --merge-shards; default: the study\'s cluster.shards, else one per run, or per model with cluster.split: model)', positiveInteger)
+    .option('--slurm', 'submit the study to Slurm: an sbatch array of its shards, each in its own folder and store under OUT/shards, and a merge job after it (afterany); prints the job ids')
+    .option('--dry-run', 'with --slurm: write the sbatch scripts into OUT/slurm, submit nothing')
+    .option('--k8s', 'write the study as Kubernetes manifests (an Indexed Job of its shards, a merge Job) into OUT/kubernetes; applies nothing')
+    .option('--merge-shards', 'the merge job of --slurm and --k8s: fold the shards that finished under OUT/shards into OUT, naming the missing ones (exit 3 when some are)')
+    .option('--partition <name>', 'with --slurm: the partition (overrides cluster.slurm.partition)')
+    .option('--time <limit>', 'with --slurm and --k8s: each task\'s time limit, Slurm style (12:00:00, 2-00:00:00; overrides cluster.time)')
+    .option('--gpus <n>', 'with --slurm and --k8s: GPUs per task (overrides cluster.gpus)', wholeNumber)
+    .option('--cpus <n>', 'with --slurm and --k8s: CPUs per task (overrides cluster.cpus)', positiveInteger)
+    .option('--mem <size>', 'with --slurm and --k8s: memory per task, Slurm style (64G; overrides cluster.mem)')
+    .option('--image <image>', 'with --k8s: the container image (overrides cluster.kubernetes.image)')
     .option('--batch', 'send the calls of the roles the methods mark batchable (judge, distractor, time filter; CONNER\'s answerer) through the OpenAI Batch API (half the price, answers within 24 h); resumable')
     .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
-    .action(async (studyFile: string, opts: { out?: string; plan?: boolean; shard?: string; batch?: boolean; limit?: number }, command: Command) => {
+    .action(async (studyFile: string, opts: ClusterFlags & { out?: string }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');
-      const { parseShard } = await import('../sweep/study-jobs.js');
-      const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+      const { resolveShard, runClusterMode } = await import('./sweep-cluster.js');
       const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
       if (!opts.plan) checkOutputFolder(outDir);
+      if (await runClusterMode(opts, study, outDir, command, workspace)) return;
+      const shard = await resolveShard(opts, study, (line) => process.stderr.write(`${line}\n`));
       const ws = workspace(command);
       try {
         if (opts.plan) {

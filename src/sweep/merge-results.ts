@@ -29,12 +29,16 @@ export interface MergeOptions {
   stores?: string[];
   into?: Db;
   log?: (line: string) => void;
+  /** Merge the shards given even when some of the study's are missing (named in the result), as a cluster's merge job does. */
+  partial?: boolean;
 }
 
 export interface MergeResult {
   runs: number;
   markdown: string;
   storeRows: { calls: number; runs: number; records: number };
+  /** With `partial`: the study's shards not among those given (`2/4`). */
+  missingShards: string[];
 }
 
 function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecord }> {
@@ -98,7 +102,7 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const count = order.shard?.count ?? 1;
   const present = new Set(shards.flatMap((s) => s.records.map((r) => r.record.shard?.index ?? 1)));
   const absent = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
-  if (absent.length > 0) {
+  if (absent.length > 0 && !options.partial) {
     throw new LlmkbError(`shard(s) ${absent.map((i) => `${i}/${count}`).join(', ')} of study ${order.study.name} missing from the folders given`, { exitCode: EXIT_CODES.usage, hint: `Give the --out folder of every shard (sweep.shard-I-of-${count}.json in each): llmkb merge DIR1 ... DIR${count} --out DIR.` });
   }
   makeFolder(options.outDir);
@@ -172,5 +176,5 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
   const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
-  return { runs: loaded.length, markdown: comparison.markdown, storeRows };
+  return { runs: loaded.length, markdown: comparison.markdown, storeRows, missingShards: absent.map((i) => `${i}/${count}`) };
 }

@@ -15,6 +15,7 @@ import type { CallCache } from '../store/call-cache.js';
 import type { BatchApi } from '../providers/batch-api.js';
 import { batchApiOf } from '../providers/spec-traits.js';
 import { BatchingModel, MAX_BATCH_REQUESTS } from './batch/batching-model.js';
+import type { ModelServer, ServedModel } from './served-model.js';
 
 /** `--batch`: where batch journals go, and how often to poll. */
 export interface BatchOptions {
@@ -31,11 +32,35 @@ export class ModelPool {
   readonly #cache: CallCache | null;
   readonly #cacheDir: string;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #serve: ModelServer | undefined;
+  /** Servers started for served models, by model key: stopped when their model is released. */
+  readonly #servers = new Map<string, ServedModel>();
 
-  constructor(options: { cache: CallCache | null; cacheDir: string; env?: NodeJS.ProcessEnv }) {
+  constructor(options: { cache: CallCache | null; cacheDir: string; env?: NodeJS.ProcessEnv; serve?: ModelServer }) {
     this.#cache = options.cache;
     this.#cacheDir = options.cacheDir;
     this.#env = options.env ?? process.env;
+    this.#serve = options.serve;
+  }
+
+  /** Loads a model; a served one after its server answers, with the server's port in its spec. */
+  async #load(key: string, scorer: boolean, entry: ModelEntry, modelOptions: ReturnType<typeof entryOptions>): Promise<Model> {
+    const served = await this.#serve?.(entry);
+    if (served) this.#servers.set(key, served);
+    const options = served ? { ...modelOptions, spec: served.spec } : modelOptions;
+    try {
+      return await (scorer ? (createScorerModel(options, { cacheDir: this.#cacheDir, env: this.#env }) as Promise<Model>) : createLanguageModel(options, { cacheDir: this.#cacheDir, env: this.#env }));
+    } catch (error) {
+      this.#servers.delete(key);
+      await served?.stop();
+      throw error;
+    }
+  }
+
+  async #stopServer(key: string): Promise<void> {
+    const served = this.#servers.get(key);
+    this.#servers.delete(key);
+    await served?.stop();
   }
 
   #key(entry: ModelEntry): { key: string; modelOptions: ReturnType<typeof entryOptions>; transport: { timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number } } {
@@ -55,7 +80,7 @@ export class ModelPool {
     const key = `${scorer ? 'scorer' : 'model'}\u0000${modelKey}`;
     let loading = this.#models.get(key);
     if (!loading) {
-      loading = scorer ? (createScorerModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env }) as Promise<Model>) : createLanguageModel(modelOptions, { cacheDir: this.#cacheDir, env: this.#env });
+      loading = this.#load(key, scorer, entry, modelOptions);
       this.#models.set(key, loading);
       loading.catch(() => this.#models.delete(key));
     }
@@ -90,6 +115,7 @@ export class ModelPool {
     this.#models.delete(key);
     const model = await loading.catch(() => undefined);
     await model?.close();
+    await this.#stopServer(key);
   }
 
   /** Batches submitted through --batch, per role model. */
@@ -103,5 +129,6 @@ export class ModelPool {
     const loaded = await Promise.allSettled(this.#models.values());
     this.#models.clear();
     for (const m of loaded) if (m.status === 'fulfilled') await m.value.close();
+    for (const key of [...this.#servers.keys()]) await this.#stopServer(key);
   }
 }

@@ -29,6 +29,7 @@ import type { RunStore } from '../store/run-store.js';
 import { VERSION } from '../version.js';
 import { ModelPool } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
+import { studyModelServer } from './served-model.js';
 import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
@@ -172,7 +173,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   // A missing model file fails before any work, as a missing input does (exit 6), not as a run that failed.
   checkModelFiles(study);
   const created = makeFolder(outDir);
-  const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}) });
+  const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}), serve: studyModelServer(study, outDir, log, options.env) });
   const results = new Map<number, SweepJobResult>();
   const executions = new Map<number, ExecutionRecord>();
   const progress = new Progress(`sweep ${study.name}${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ''}`, mine.length);

@@ -1,8 +1,9 @@
 /**
  * The runs of a study, in one fixed order (models as listed, then methods, then settings), and
  * how `--shard i/n` splits them between machines: the job at position k goes to shard
- * (k mod n) + 1. The split depends on the study file only, so every machine computes the same
- * one, and each (model, method, setting) run is done on exactly one machine.
+ * (k mod n) + 1; with `cluster: { split: model }` the model at position k goes there with all its
+ * runs (one server start per model). The split depends on the study file only, so every machine
+ * computes the same one, and each (model, method, setting) run is done on exactly one machine.
  */
 import { LlmkbError } from '../errors.js';
 import { specTraits } from '../providers/spec-traits.js';
@@ -12,6 +13,8 @@ import type { Study, StudyMethod } from './study.js';
 export interface StudyJob {
   /** Position in the study's order (0-based). */
   index: number;
+  /** What the split deals out: the job's position, or with `split: model` its model's. */
+  unit: number;
   model: Study['models'][number];
   method: StudyMethod;
   setting: string;
@@ -25,7 +28,8 @@ export interface Shard {
 
 export function studyJobs(study: Study): StudyJob[] {
   const jobs: StudyJob[] = [];
-  for (const model of study.models) for (const method of study.methods) for (const setting of method.settings) jobs.push({ index: jobs.length, model, method, setting });
+  const byModel = study.cluster?.split === 'model';
+  for (const [m, model] of study.models.entries()) for (const method of study.methods) for (const setting of method.settings) jobs.push({ index: jobs.length, unit: byModel ? m : jobs.length, model, method, setting });
   return jobs;
 }
 
@@ -40,8 +44,13 @@ export function parseShard(text: string): Shard {
   return { index, count };
 }
 
+/** How many shards a study splits into at most (runs, or models with `split: model`). */
+export function shardUnits(study: Study): number {
+  return study.cluster?.split === 'model' ? study.models.length : studyJobs(study).length;
+}
+
 export function inShard(job: StudyJob, shard: Shard | undefined): boolean {
-  return shard === undefined || job.index % shard.count === shard.index - 1;
+  return shard === undefined || job.unit % shard.count === shard.index - 1;
 }
 
 /** In-process models (GGUF) run one at a time; models behind servers run side by side (the provider says which is which). */

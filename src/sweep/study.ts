@@ -26,6 +26,7 @@ import { defaultMethod, findMethod, listMethods } from '../methods/registry.js';
 import { resolveModelSpec } from '../providers/provider-registry.js';
 import { specRelativeTo, specWithEndpoints } from '../providers/spec-traits.js';
 import { CREDENTIALS_HINT, credentialsProblem } from '../url-credentials.js';
+import { clusterSchema, serveSchema, type ClusterSettings } from './cluster-config.js';
 
 /** Money per million tokens (any currency; the plan and summary print it as given). */
 const priceSchema = z
@@ -70,6 +71,8 @@ function modelSchema(entry: z.ZodRawShape) {
     /** Replicas serving this model (base URLs ending in /v1): requests are balanced across them. */
     endpoints: z.array(z.string().regex(/^https?:\/\/[^/\s]+(\/.*)?\/v1$/, 'must be a base URL ending in /v1')).min(1).optional(),
     price: priceSchema.optional(),
+    /** The model's own server, started on a free port by the task that runs it (`{port}` in the spec says where). */
+    serve: serveSchema.optional(),
   })
   .strict();
 }
@@ -106,6 +109,8 @@ export function studySchema(entry: z.ZodRawShape = modelEntryShape()) {
     seed: z.number().int().min(0).optional(),
     /** Requests in flight to the models under test at once, over all models (default 256). */
     concurrency: z.number().int().min(1).max(65536).optional(),
+    /** Shards, per-task resources, Slurm and Kubernetes settings (docs/cluster.md). */
+    cluster: clusterSchema.optional(),
   })
   .catchall(z.unknown());
 }
@@ -139,6 +144,8 @@ export interface Study {
   concurrency: number;
   /** Models of the roles the study names (not the models under test), by role id; `none` is left out. */
   roles: Record<string, { entry: ModelEntry; price: Price | undefined; batch?: false }>;
+  /** The `cluster:` section (docs/cluster.md). */
+  cluster?: ClusterSettings;
 }
 
 /** Study fields that are neither a role nor a method option. */
@@ -146,7 +153,7 @@ const OWN_FIELDS = new Set(Object.keys(studySchema({}).shape));
 
 /** The model entry a study model stands for (its endpoints folded into the spec, a relative GGUF path read from the study's folder). */
 function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
-  const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, ...entry } = model;
+  const { label: _l, params: _p, family: _f, tuning: _t, knowledgeCutoff: _k, backend: _b, endpoints, price: _price, serve: _s, ...entry } = model;
   const spec = specRelativeTo(entry.spec as string, dir);
   if (!endpoints) return { ...(entry as ModelEntryOptions), spec };
   return { ...(entry as ModelEntryOptions), spec: specWithEndpoints(spec, endpoints) };
@@ -160,7 +167,7 @@ function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
 }
 
 const HINT =
-  'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
+  'A study names "models" (each with "label" and "spec"), and optionally "name", "methods" (ids, or {id, settings, options}), "settings", "out", "quick", "limit", "seed", "concurrency", "cluster", the models of the methods\' roles (e.g. "judge", "nli") and the methods\' options (e.g. "maxTokens"); see examples/paper-study.yaml, examples/conner-study.yaml and docs/sweep.md.';
 
 /**
  * The bound on alias expansion (the yaml package's `maxAliasCount`: uses of an anchor times the
@@ -269,6 +276,7 @@ export function loadStudy(file: string): Study {
       const problem = credentialsProblem(url, 'the endpoint');
       if (problem !== undefined) fail(['models', i, 'endpoints', j], problem, CREDENTIALS_HINT);
     }
+    if (m.serve && (m.endpoints || !m.spec.includes('{port}'))) fail(['models', i, m.endpoints ? 'endpoints' : 'spec'], m.endpoints ? '"serve" starts one server for the model; "endpoints" lists servers of its own' : 'a served model\'s spec must say where its server is, with {port} (e.g. vllm:http://127.0.0.1:{port}/v1/MODEL)', 'The task starts the serve command on a free port and puts that port wherever {port} is.');
     try {
       const entry = modelEntry(m, dir);
       resolveModelSpec(entry.spec);
@@ -291,5 +299,6 @@ export function loadStudy(file: string): Study {
     seed: s.seed ?? 42,
     concurrency: s.concurrency ?? 256,
     roles,
+    ...(s.cluster ? { cluster: s.cluster } : {}),
   };
 }

@@ -78,7 +78,8 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startOpenAICompatibleServer(script: ServerScript = {}): Promise<TestServer> {
+/** `port`: where to listen (default: a free port). */
+export async function startOpenAICompatibleServer(script: ServerScript = {}, options: { port?: number } = {}): Promise<TestServer> {
   const requests: ReceivedRequest[] = [];
   let active = 0;
   const state = { maxConcurrent: 0 };
@@ -185,6 +186,8 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}): Pr
         data: input.map((text, i) => ({ index: i, object: 'embedding', embedding: script.embed ? script.embed(text) : [text.length, (text.match(/a/g) ?? []).length, 1] })),
         usage: { prompt_tokens: input.length, total_tokens: input.length, completion_tokens: 0 },
       };
+    } else if (path === '/models' && req.method === 'GET') {
+      json = { object: 'list', data: [{ id: 'test-model', object: 'model', created, owned_by: 'llmkb-tests' }] };
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));
       return;
@@ -203,7 +206,7 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}): Pr
     });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {
