@@ -5,18 +5,17 @@
  * (a broken or hostile one may send gigabytes). The default fits any answer of the APIs llmkb
  * calls with room to spare; `LLMKB_MAX_REPLY_MB` raises or lowers it (docs/configuration.md).
  */
-import { ModelCallError } from './errors.js';
+import { ConfigError, ModelCallError } from './errors.js';
 
 export const DEFAULT_MAX_REPLY_MB = 64;
 export const MAX_REPLY_ENV = 'LLMKB_MAX_REPLY_MB';
 
-/**
- * The cap in bytes, from `LLMKB_MAX_REPLY_MB` (megabytes, a positive number) or the default. A
- * value that is no positive number is ignored for the default: a cap always holds.
- */
+/** The cap in bytes, from `LLMKB_MAX_REPLY_MB` (megabytes, a positive number) or the default; any other value is refused (exit 2). */
 export function maxReplyBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env[MAX_REPLY_ENV]);
-  const mb = Number.isFinite(value) && value > 0 ? value : DEFAULT_MAX_REPLY_MB;
+  const raw = env[MAX_REPLY_ENV];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_REPLY_MB * 1024 * 1024;
+  const mb = Number(raw);
+  if (!Number.isFinite(mb) || mb <= 0) throw new ConfigError(`${MAX_REPLY_ENV}="${raw}" is not a positive number of megabytes`, { hint: `Set ${MAX_REPLY_ENV} to the largest reply body to read, in megabytes (e.g. ${MAX_REPLY_ENV}=256), or unset it for the default of ${DEFAULT_MAX_REPLY_MB}.` });
   return Math.floor(mb * 1024 * 1024);
 }
 

@@ -209,6 +209,21 @@ describe('a reply body is read up to a cap (LLMKB_MAX_REPLY_MB), never buffered 
     }
   });
 
+  it('the CLI: a reply over LLMKB_MAX_REPLY_MB is exit 3 naming the limit; a value that is no number is exit 2', async () => {
+    const server = await flood(false);
+    try {
+      const cwd = mkdtempSync(join(dir, 'cap-'));
+      const capped = await llmkb(['--store', 's.sqlite', 'complete', '--model', `vllm:${server.url}/v1/m`, 'hi'], { cwd, env: { LLMKB_MAX_REPLY_MB: '1' } });
+      assert.equal(capped.code, 3, capped.stderr);
+      assert.match(capped.stderr, /larger than 1 MB, the limit on a reply's size/);
+      const bad = await llmkb(['--store', 's.sqlite', 'complete', '--model', `vllm:${server.url}/v1/m`, 'hi'], { cwd, env: { LLMKB_MAX_REPLY_MB: 'lots' } });
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, /LLMKB_MAX_REPLY_MB="lots" is not a positive number of megabytes/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('OpenSearch: the same cap and error', async () => {
     const server = await flood(false);
     try {

@@ -71,6 +71,7 @@ export class OpenSearchRetriever implements Retriever {
     const textField = o.textField ?? 'text';
     const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.index)}/_search`;
     const body = { size: k, query: { match: { [textField]: query } } };
+    const limit = maxReplyBytes(o.env);
     let response: Response;
     try {
       response = await fetch(endpoint, {
@@ -82,7 +83,7 @@ export class OpenSearchRetriever implements Retriever {
     } catch (error) {
       throw new ModelCallError(`OpenSearch at ${new URL(o.url).origin} cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, hint: 'Check the URL and that the cluster is running.' });
     }
-    const raw = await readLimitedText(response, maxReplyBytes(o.env), `OpenSearch _search on index ${o.index}`);
+    const raw = await readLimitedText(response, limit, `OpenSearch _search on index ${o.index}`);
     if (!response.ok) {
       let reason = raw.slice(0, 300);
       try {

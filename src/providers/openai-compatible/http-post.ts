@@ -45,6 +45,7 @@ function once(url: URL, headers: Record<string, string>, body: Buffer, signal: A
       reject(signal.reason);
       return;
     }
+    const limit = maxReplyBytes();
     const https = url.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(url, {
       method: 'POST',
@@ -72,7 +73,6 @@ function once(url: URL, headers: Record<string, string>, body: Buffer, signal: A
       answered = true;
       const chunks: Buffer[] = [];
       // The body is read up to the cap (../../reply-limit.ts): past it, the connection is dropped.
-      const limit = maxReplyBytes();
       const tooLarge = (): void => {
         finish(replyTooLarge(url.href, limit, url.origin));
         res.destroy();
