@@ -38,6 +38,7 @@ function leavesFolder(path: string): string | undefined {
   if (path.includes('\0')) return 'holds a NUL byte';
   if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.startsWith('\\')) return 'is an absolute path; a shard names its files relative to its folder';
   if (path.split(/[/\\]/).some((part) => part === '..')) return 'climbs out of the shard with ".."';
+  if (path.split(/[/\\]/).some((part) => part === '' || part === '.')) return 'has an empty or "." part; a shard names a run\'s files as FOLDER/NAME';
   return undefined;
 }
 
