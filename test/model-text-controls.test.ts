@@ -5,7 +5,7 @@
  * containers (`unicode-bidi`), the viewer's <pre> blocks also with dir="auto".
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -68,6 +68,5 @@ describe('control characters and bidirectional overrides in model text are shown
     } finally {
       await view.close();
     }
-    void readFileSync;
   });
 });

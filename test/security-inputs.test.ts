@@ -115,7 +115,7 @@ describe('every part and encoding of a credential that was read is redacted', ()
     for (const spec of ['vllm:http://alice:pa\tSECRET-T4@127.0.0.1:9/v1/m', 'vllm:http://alice:pa\x01SECRET-T4@127.0.0.1:9/v1/m']) {
       assert.throws(() => parseModelSpec(spec), (e: unknown) => e instanceof ModelSpecError && !e.message.includes('SECRET-T4') && e.message.includes('http://***@127.0.0.1:9'), JSON.stringify(spec));
     }
-    const r = await llmkb(['--store', join(dir, 'tab.sqlite'), 'complete', '--model', 'vllm:http://alice:pa\tSECRET-T4@127.0.0.1:9/v1/m', 'hi']);
+    const r = await llmkb(['--store', join(dir, 'tab.sqlite'), 'complete', '--model', 'vllm:http://alice:pa\tSECRET-T4@127.0.0.1:9/v1/m', 'hi'], { cwd: dir });
     assert.equal(r.code, 2, r.stderr);
     assert.ok(!r.stderr.includes('SECRET-T4'), r.stderr);
   });
@@ -151,7 +151,7 @@ describe('CSV cells a spreadsheet would run as a formula are neutralised', () =>
       writeFileSync(f, JSON.stringify(s));
       return f;
     });
-    const r = await llmkb(['compare', ...files, '--out', join(dir, 'csv-out')]);
+    const r = await llmkb(['compare', ...files, '--out', join(dir, 'csv-out')], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     const table = readFileSync(join(dir, 'csv-out', 'table9.csv'), 'utf8');
     assert.ok(table.includes(`"'=HYPERLINK(""http://evil.example/"",""click"")`), table);

@@ -49,8 +49,8 @@ function leavesFolder(path: string): string | undefined {
 export function checkShardRecord(file: string, json: unknown): SweepRecord {
   const parsed = recordSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InputFileError(file, undefined, fieldName(issue.path), `not a sweep record of \`llmkb sweep\`: ${issue.message}`, REMADE);
+    const first = parsed.error.issues[0]!;
+    throw new InputFileError(file, undefined, fieldName(first.path), `not a sweep record of \`llmkb sweep\`: ${first.message}`, REMADE);
   }
   const record = parsed.data;
   for (const [i, run] of record.runs.entries()) {
