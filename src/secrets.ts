@@ -24,13 +24,58 @@ const MIN_SECRET_LENGTH = 4;
 const secrets = new Set<string>();
 /** Registered values, longest first (a value that contains another is redacted whole). */
 let ordered: string[] = [];
+/** User names of registered `user:password` credentials, and the pattern that finds them as whole words. */
+const names = new Set<string>();
+let namePattern: RegExp | undefined;
 
-/** Registers a credential: from now on it never appears in a message of this process. */
+/**
+ * Registers a credential: from now on it never appears in a message of this process, in any of
+ * the forms a server may echo it in: as it is, URL-encoded, in base64 (with and without padding);
+ * `user:password` also as each part alone (a server may quote them apart: "user [alice] password
+ * [...]"); an Authorization value (`Basic …`, `Bearer …`) also as its token, and a Basic token
+ * also decoded (`alice:password`) and in its parts.
+ */
 export function registerSecret(value: string | undefined): void {
   if (value === undefined) return;
   const trimmed = value.trim();
   if (trimmed.length < MIN_SECRET_LENGTH || secrets.has(trimmed)) return;
-  secrets.add(trimmed);
+  add(trimmed);
+  const scheme = /^(Basic|Bearer|ApiKey|Token) +(\S+)$/i.exec(trimmed);
+  if (scheme !== null) {
+    registerSecret(scheme[2]);
+    if (scheme[1]!.toLowerCase() === 'basic') {
+      const decoded = Buffer.from(scheme[2]!, 'base64').toString('utf8');
+      // Only a decoding that is text (a real Basic token) is a credential's form.
+      if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === scheme[2]!.replace(/=+$/, '') && !/[\uFFFD\x00-\x08]/.test(decoded)) registerSecret(decoded);
+    }
+    return;
+  }
+  const colon = trimmed.indexOf(':');
+  if (colon !== -1) {
+    registerName(trimmed.slice(0, colon));
+    registerSecret(trimmed.slice(colon + 1));
+  }
+}
+
+/**
+ * The user name of a `user:password`: redacted as a whole word only, so a common name ("admin",
+ * "elastic") does not garble the words that contain it.
+ */
+function registerName(value: string): void {
+  const name = value.trim();
+  if (name.length < MIN_SECRET_LENGTH || names.has(name)) return;
+  names.add(name);
+  const escaped = [...names].sort((a, b) => b.length - a.length).flatMap((n) => [n, encodeURIComponent(n)]).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  namePattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
+}
+
+/** Adds `value` and its encodings to the registry. */
+function add(value: string): void {
+  const base64 = Buffer.from(value, 'utf8').toString('base64');
+  const colon = value.indexOf(':');
+  const forms = [value, encodeURIComponent(value), base64, base64.replace(/=+$/, ''), Buffer.from(value, 'utf8').toString('base64url')];
+  if (colon !== -1) forms.push(`${encodeURIComponent(value.slice(0, colon))}:${encodeURIComponent(value.slice(colon + 1))}`);
+  for (const form of forms) if (form.length >= MIN_SECRET_LENGTH) secrets.add(form);
   ordered = [...secrets].sort((a, b) => b.length - a.length);
 }
 
@@ -47,8 +92,14 @@ export function authorizationValue(credential: string, defaultScheme: 'Basic' | 
   return header;
 }
 
-/** `scheme://user:password@host` → `scheme://***@host` (up to the last `@` before the path). */
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s?#"'<>]*@/gi;
+/**
+ * `scheme://user:password@host` → `scheme://***@host` (up to the last `@` before the path; a tab or
+ * another control character in a password does not end it).
+ */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/ \r\n?#"'<>]*@/gi;
+
+/** The value of a query parameter that carries a credential (`?api_key=…`, `&sig=…`). */
+const QUERY_CREDENTIAL = /([?&](?:x[-_])?(?:api[-_]?key|key|token|access[-_]?token|auth[-_]?token|auth|password|passwd|pwd|secret|client[-_]?secret|sig|signature|code|jwt)=)[^&#\s"'<>]+/gi;
 
 /** An Authorization or API key header and its value, as a header line or a JSON/query field. */
 const AUTH_HEADER = /((?<![\w-])(?:proxy-)?(?:authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:Basic|Bearer|ApiKey|Token) +)?)[^\s"',;}&]+/gi;
@@ -63,8 +114,10 @@ const SCHEME_TOKEN = /\b(Basic|Bearer|ApiKey) +([A-Za-z0-9._~+/-]{8,}=*)/g;
 export function redactSecrets(text: string): string {
   let out = text;
   for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (namePattern !== undefined) out = out.replace(namePattern, REDACTED);
   return out
     .replace(URL_USERINFO, `$1${REDACTED}@`)
+    .replace(QUERY_CREDENTIAL, `$1${REDACTED}`)
     .replace(AUTH_HEADER, `$1${REDACTED}`)
     .replace(SCHEME_TOKEN, (whole: string, scheme: string, token: string) => (/^[A-Z]?[a-z]+$/.test(token) ? whole : `${scheme} ${REDACTED}`));
 }

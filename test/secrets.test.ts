@@ -83,8 +83,8 @@ describe('redactSecrets: what has the shape of a credential, and every registere
   it('authorizationValue: user:password as HTTP Basic (base64), a whole Authorization value as it is; all of it registered', () => {
     assert.equal(authorizationValue('reader:Pw-basic-41', 'Basic'), 'Basic cmVhZGVyOlB3LWJhc2ljLTQx');
     assert.equal(authorizationValue('sk-bearer-key-52', 'Bearer'), 'Bearer sk-bearer-key-52');
-    assert.equal(authorizationValue('Basic dXNlcjpwYXNzd29yZA==', 'Bearer'), 'Basic dXNlcjpwYXNzd29yZA==');
-    assert.equal(redactSecrets('reader:Pw-basic-41 cmVhZGVyOlB3LWJhc2ljLTQx sk-bearer-key-52 dXNlcjpwYXNzd29yZA=='), '*** *** *** ***');
+    assert.equal(authorizationValue('Basic c3ZjOlB3LXdob2xlLTc3', 'Bearer'), 'Basic c3ZjOlB3LXdob2xlLTc3');
+    assert.equal(redactSecrets('reader:Pw-basic-41 cmVhZGVyOlB3LWJhc2ljLTQx sk-bearer-key-52 c3ZjOlB3LXdob2xlLTc3'), '*** *** *** ***');
   });
 
   it('an LlmkbError never holds one in its message or hint', () => {

@@ -11,6 +11,7 @@ import type { ModelExecutor } from '../executor/model-executor.js';
 import { hasKind } from '../providers/model-kinds.js';
 import type { Workspace } from '../workspace.js';
 import { positiveInteger, wholeNumber } from '../methods/cli-options.js';
+import { escapeControls } from '../terminal-text.js';
 
 /** Symbolic links listed by name after an add (all of them with --json). */
 const SHOWN_LINKS = 20;
@@ -218,7 +219,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const c = Corpus.open(ws.db, name);
-        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(c.name, u))}\n`);
         const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
         const hits = await c.retrieve(query, {
           k: opts.top,
@@ -257,7 +258,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, { hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.` });
         }
         const c = Corpus.open(ws.db, name);
-        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(c.name, u)}\n`);
+        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(c.name, u))}\n`);
         const embedder = await embedderFor(ws, opts.embedder);
         if (embedder === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
         if (opts.reset) c.resetVectors();
@@ -311,7 +312,7 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           return;
         }
         const s = Corpus.open(ws.db, name).stats();
-        for (const u of s.unfinishedAdds) process.stderr.write(`warning: ${describeUnfinishedAdd(s.name, u)}\n`);
+        for (const u of s.unfinishedAdds) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(s.name, u))}\n`);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
           return;

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, errnoCode, fileAccessError, FileAccessError, isLlmkbError, LlmkbError, RunBusyError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
+import { escapeControls } from '../terminal-text.js';
 import { VERSION } from '../version.js';
 import type { Workspace } from '../workspace.js';
 import { collect, positiveInteger } from '../methods/cli-options.js';
@@ -83,7 +84,7 @@ export function workspace(command: Command): Workspace {
     ...(opts.store === undefined ? {} : { store: opts.store }),
     noCache: opts.cache === false,
     waitForRun: opts.wait === true,
-    log: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => process.stderr.write(`${escapeControls(line)}\n`),
   });
   openedStore = ws.storePath;
   return ws;
@@ -206,7 +207,7 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
  */
 function houseErrorFormat(command: Command, name = command.name()): void {
   command
-    .configureOutput({ outputError: (message, write) => write(`llmkb: ${message}`) })
+    .configureOutput({ outputError: (message, write) => write(`llmkb: ${escapeControls(redactSecrets(message.replace(/\n$/, '')))}\n`) })
     .showHelpAfterError(`  hint: run ${name} --help`);
   for (const sub of command.commands) houseErrorFormat(sub, `${name} ${sub.name()}`);
 }
@@ -266,8 +267,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   } catch (caught) {
     if (caught instanceof CommanderError) return caught.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
     const error = asUserError(caught);
-    // Every line goes through redactSecrets: a bug's message or a cause's stack may hold what a server sent.
-    const print = (text: string) => process.stderr.write(`${redactSecrets(text)}\n`);
+    // Every line goes through redactSecrets (a bug's message or a cause's stack may hold what a
+    // server sent) and escapeControls (it may quote an input's escape sequences).
+    const print = (text: string) => process.stderr.write(`${escapeControls(redactSecrets(text))}\n`);
     if (isLlmkbError(error)) {
       print(`llmkb: error: ${error.message}`);
       if (error.hint) print(`  hint: ${error.hint}`);

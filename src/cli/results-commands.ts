@@ -12,6 +12,7 @@ import type { LoadedRun } from '../runs/load-runs.js';
 import type { Workspace } from '../workspace.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 import { requireFile } from '../io/require-path.js';
+import { escapeControls } from '../terminal-text.js';
 
 /**
  * Runs read for a comparison, made distinct (run identity: two runs with one label are shown
@@ -20,7 +21,7 @@ import { requireFile } from '../io/require-path.js';
 async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
   const { distinctRuns } = await import('../analysis/compare-methods.js');
   const prepared = distinctRuns(runs);
-  for (const w of prepared.warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of prepared.warnings) process.stderr.write(`warning: ${escapeControls(w)}\n`);
   return prepared;
 }
 

@@ -85,12 +85,18 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
       for (const d of dirs) requireFolder(d, 'Give the results folders of `llmkb sweep --shard i/n` (their --out).');
       for (const s of opts.fromStore ?? []) requireFile(s, 'Give the --store file each shard ran with.');
       checkOutputFolder(opts.out);
-      const { mergeResults } = await import('../sweep/merge-results.js');
+      const { mergeResults, MergeIncompleteError } = await import('../sweep/merge-results.js');
       const ws = opts.fromStore?.length ? workspace(command) : undefined;
-      try {
-        const result = await mergeResults({ from: dirs.map((d) => resolve(d)), outDir: resolve(opts.out), ...(opts.fromStore ? { stores: opts.fromStore.map((s) => resolve(s)) } : {}), ...(ws ? { into: ws.db } : {}) });
+      const say = (result: { runs: number; markdown: string; storeRows: { calls: number; runs: number } }) => {
         process.stdout.write(result.markdown);
         process.stdout.write(`\nmerged ${result.runs} runs from ${dirs.length} folders into ${opts.out}${ws ? `; store ${ws.storePath}: +${result.storeRows.calls} cached calls, +${result.storeRows.runs} runs` : ''}\n`);
+      };
+      try {
+        say(await mergeResults({ from: dirs.map((d) => resolve(d)), outDir: resolve(opts.out), ...(opts.fromStore ? { stores: opts.fromStore.map((s) => resolve(s)) } : {}), ...(ws ? { into: ws.db } : {}) }));
+      } catch (error) {
+        // Some run is in no shard: what was merged is said, then the error (exit 3).
+        if (error instanceof MergeIncompleteError) say(error.result);
+        throw error;
       } finally {
         await ws?.close();
       }

@@ -11,6 +11,8 @@
 import { z } from 'zod';
 import { ConfigError, LlmkbError, ModelCallError } from '../errors.js';
 import { authorizationValue } from '../secrets.js';
+import { credentialsProblem } from '../url-credentials.js';
+import { maxReplyBytes, readLimitedText } from '../reply-limit.js';
 import type { RetrievedPassage, Retriever } from './retriever.js';
 
 export interface OpenSearchRetrieverOptions {
@@ -47,6 +49,8 @@ export class OpenSearchRetriever implements Retriever {
     } catch {
       throw new ConfigError(`not a URL: "${options.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
     }
+    const problem = credentialsProblem(options.url, 'the OpenSearch URL');
+    if (problem !== undefined) throw new ConfigError(problem, { hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.' });
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`, { hint: 'Give the cluster address, e.g. https://search.example.org:9200.' });
     if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`, { hint: 'Give the name of one index or alias: no spaces and none of / \\ * ? " < > | , #.' });
     this.#options = options;
@@ -67,6 +71,7 @@ export class OpenSearchRetriever implements Retriever {
     const textField = o.textField ?? 'text';
     const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.index)}/_search`;
     const body = { size: k, query: { match: { [textField]: query } } };
+    const limit = maxReplyBytes(o.env);
     let response: Response;
     try {
       response = await fetch(endpoint, {
@@ -78,7 +83,7 @@ export class OpenSearchRetriever implements Retriever {
     } catch (error) {
       throw new ModelCallError(`OpenSearch at ${new URL(o.url).origin} cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, hint: 'Check the URL and that the cluster is running.' });
     }
-    const raw = await response.text();
+    const raw = await readLimitedText(response, limit, `OpenSearch _search on index ${o.index}`);
     if (!response.ok) {
       let reason = raw.slice(0, 300);
       try {

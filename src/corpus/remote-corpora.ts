@@ -6,10 +6,11 @@
  *
  * What is stored is the address, the index and the field names, never a credential: the
  * registration names the environment variable that holds them (`--auth-env`), read at search
- * time; a URL with a user name or password in it is refused.
+ * time; a URL with a user name, a password or a query string in it is refused.
  */
 import { ConfigError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { credentialsProblem } from '../url-credentials.js';
 import { checkCorpusName } from './corpus-schema.js';
 import { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './opensearch-retriever.js';
 
@@ -72,9 +73,9 @@ export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSett
   } catch {
     throw new ConfigError(`not a URL: "${settings.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
   }
-  if (url.username !== '' || url.password !== '') {
-    throw new ConfigError('the OpenSearch URL holds credentials; they would be stored in the workspace', { hint: 'Give the URL without user:password@ and put the credentials in an environment variable named with --auth-env.' });
-  }
+  // A user name, a password or a query string (a key in `?api_key=...`): none may be stored.
+  const problem = url.username !== '' || url.password !== '' ? 'the OpenSearch URL holds credentials; they would be stored in the workspace' : credentialsProblem(settings.url, 'the OpenSearch URL');
+  if (problem !== undefined) throw new ConfigError(problem, { hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.' });
   // The retriever checks the URL scheme and the index name (its credentials are not read here).
   const { authEnv, ...check } = settings;
   new OpenSearchRetriever(check);

@@ -27,6 +27,7 @@ import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+import { escapeControls } from '../terminal-text.js';
 
 export { MAX_RETRY_AFTER_MS };
 
@@ -144,7 +145,7 @@ export class ModelExecutor<M extends Model = Model> {
     this.#inFlight = InFlightCalls.of(options.cache);
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
-    this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+    this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
   }
 

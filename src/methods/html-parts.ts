@@ -2,10 +2,20 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { FLAG, warningsOn } from './summary-warnings.js';
 import type { MethodSummary } from './method-summary.js';
+import { showControls } from './visible-controls.js';
 
+/**
+ * Text as HTML (element content or an attribute value): markup escaped, and control characters
+ * shown as visible signs, so a NUL never reaches the page raw and a bidirectional override cannot
+ * reorder what the reader sees. Pages also isolate text containers (`unicode-bidi` in their
+ * style), so right-to-left text in a cell does not reorder its neighbours.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return showControls(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
 }
+
+/** Style rules that keep model text in its own bidirectional context (as `<bdi>` and dir="auto" would). */
+export const ISOLATE_CSS = 'td,th,pre,li,dd,dt,blockquote,figcaption,summary{unicode-bidi:plaintext}span,a,code,q,sup,strong,em,b,i,label,option{unicode-bidi:isolate}';
 
 export function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
   return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows

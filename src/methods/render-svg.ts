@@ -4,6 +4,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { showControls } from './visible-controls.js';
 
 /**
  * Vega numbers SVG gradients with a counter global to the process; reset at the start of each
@@ -14,10 +15,11 @@ export function resetChartIds(): void {
   vega.resetSVGDefIds();
 }
 
+/** The chart as SVG; control characters in its labels (model names, settings) shown as visible signs. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
-    return await view.toSVG();
+    return showControls(await view.toSVG());
   } finally {
     view.finalize();
   }

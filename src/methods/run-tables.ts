@@ -63,8 +63,20 @@ export function toMarkdown(table: { header: string[]; rows: string[][] }): strin
   return [`| ${table.header.map(esc).join(' | ')} |`, `| ${table.header.map(() => '---').join(' | ')} |`, ...table.rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
+/** A number as a spreadsheet reads one (`-0.25`, `+3`, `1e-5`, `12%`): left as it is in a CSV cell. */
+const CSV_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?%?$/i;
+
+/**
+ * A table as CSV. A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is
+ * prefixed with `'`, so a spreadsheet shows it as text instead of running it as a formula (OWASP's
+ * advice against CSV injection: a model's label or an input's field may be `=HYPERLINK(...)`); a
+ * number (`-0.25`) stays a number.
+ */
 export function toCsv(table: { header: string[]; rows: string[][] }): string {
-  const cell = (c: string) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c);
+  const cell = (raw: string) => {
+    const c = /^[=+\-@\t\r]/.test(raw) && !CSV_NUMBER.test(raw) ? `'${raw}` : raw;
+    return /[",\n\r]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c;
+  };
   return `${[table.header, ...table.rows].map((r) => r.map(cell).join(',')).join('\n')}\n`;
 }
 

@@ -14,7 +14,7 @@ import { formatMetric, type ExecutionRecord, type MethodSummary } from '../metho
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
 import { anyWarnings, FLAG, isFlagged } from '../methods/summary-warnings.js';
-import { escapeHtml, flagMark, htmlTable } from '../methods/html-parts.js';
+import { escapeHtml, flagMark, htmlTable, ISOLATE_CSS } from '../methods/html-parts.js';
 import { resetChartIds } from '../methods/render-svg.js';
 
 export { escapeHtml };
@@ -231,7 +231,7 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(title)}</title><style>${CSS}</style></head>
+<title>${escapeHtml(title)}</title><style>${CSS}${ISOLATE_CSS}</style></head>
 <body>
 ${parts.join('\n')}
 </body></html>

@@ -16,6 +16,7 @@ import { findMethod, listMethods } from '../methods/registry.js';
 import type { RunStore } from '../store/run-store.js';
 import { resultBase, resultFiles, summaryBeside } from '../io/result-files.js';
 import { methodOfStoredRun } from './stored-runs.js';
+import { escapeControls } from '../terminal-text.js';
 
 export interface LoadedRun {
   summary: MethodSummary;
@@ -93,7 +94,7 @@ export interface LoadOptions {
 
 /** A run from a summary file or a records file. */
 export async function loadResultRun(file: string, options: LoadOptions): Promise<LoadedRun> {
-  const warn = options.warn ?? ((line: string) => process.stderr.write(`warning: ${line}\n`));
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`warning: ${escapeControls(line)}\n`));
   const beside = summaryBeside(file);
   if (file.endsWith('.jsonl') && (beside === undefined || !existsSync(beside))) return summarizeRecords(file, options);
   const summaryFile = file.endsWith('.jsonl') ? beside! : file;

@@ -7,7 +7,7 @@
  * questions, MCQs, answer mode, max tokens, data set checksums, seed), and one run found twice
  * with different results.
  */
-import { copyFileSync, existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { makeFolder, readTextFile } from '../io/files.js';
 import { EXIT_CODES, FileAccessError, fileAccessError, InputFileError, LlmkbError } from '../errors.js';
@@ -17,7 +17,9 @@ import { resultFiles } from '../io/result-files.js';
 import { foldStore } from '../store/fold-store.js';
 import type { Db } from '../store/database.js';
 import type { SweepRecord } from './run-study.js';
-import { loadStudyRuns, writeModelReport, writeStudyComparison } from './study-report.js';
+import { checkInsideOut, checkInsideShard, checkOutNotInShard, checkShardRecord } from './merge-shard-checks.js';
+import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
+import { escapeControls } from '../terminal-text.js';
 
 export { foldStore };
 
@@ -41,6 +43,33 @@ export interface MergeResult {
   missingShards: string[];
 }
 
+/**
+ * A merge that wrote what the shards hold while some run of the study is in none of them (it
+ * failed there, or was never run): exit 3, as `sweep` ends when a run fails, naming each run and
+ * what its shard recorded. `result` is what was merged.
+ */
+export class MergeIncompleteError extends LlmkbError {
+  readonly result: MergeResult;
+  constructor(result: MergeResult, runs: readonly string[]) {
+    super(`${runs.length} run(s) of the study are in no shard (failed or not run there): ${runs.slice(0, 10).join('; ')}${runs.length > 10 ? `; and ${runs.length - 10} more` : ''}`, {
+      exitCode: EXIT_CODES.model,
+      hint: 'The merged folder covers the runs the shards hold. Run the missing runs on their shard again (the same `llmkb sweep --shard I/N` command: finished runs are not redone), then merge again.',
+    });
+    this.result = result;
+  }
+}
+
+/** A run no shard holds, with what its shard's record says of it (failed, and why). */
+function notMerged(run: RunFiles, shards: ReadonlyArray<{ records: ReadonlyArray<{ file: string; record: SweepRecord }> }>): string {
+  for (const s of shards) {
+    for (const r of s.records) {
+      const job = (r.record.jobs ?? []).find((j) => j.label === run.label && j.method === run.method && j.setting === run.setting && j.status === 'failed');
+      if (job) return `${run.label} (${run.method} · ${run.setting}) failed in ${r.file}${job.error ? `: ${job.error}` : ''}`;
+    }
+  }
+  return `${run.label} (${run.method} · ${run.setting}) not run`;
+}
+
 function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecord }> {
   let names: string[];
   try {
@@ -55,7 +84,7 @@ function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecor
   return names.sort().map((n) => {
     const file = join(dir, n);
     try {
-      return { file, record: JSON.parse(readTextFile(file)) as SweepRecord };
+      return { file, record: checkShardRecord(file, JSON.parse(readTextFile(file))) };
     } catch (error) {
       if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'The shard\'s sweep record was cut short; run that shard again.');
       throw error;
@@ -73,17 +102,8 @@ function sharedProtocol(method: string, p: MethodProtocol | undefined): Record<s
   };
 }
 
-/** A folder's real path (a missing one: as given), to tell an output folder from an input. */
-function real(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
-}
-
 export async function mergeResults(options: MergeOptions): Promise<MergeResult> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`));
   if (options.from.length === 0) throw new LlmkbError('nothing to merge', { hint: 'Give the results folders of the shards: llmkb merge DIR1 DIR2 DIR3 --out DIR.' });
   const shards = options.from.map((dir) => ({ dir, records: readSweepRecords(dir) }));
   const first = shards[0]!.records[0]!;
@@ -95,9 +115,7 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
     }
   }
   const order = first.record;
-  const out = real(options.outDir);
-  const input = options.from.find((d) => real(d) === out);
-  if (input !== undefined) throw new LlmkbError(`--out ${options.outDir} is one of the shards being merged`, { exitCode: EXIT_CODES.usage, hint: 'Merge into a new folder (e.g. --out merged): the shards stay as they are.' });
+  checkOutNotInShard(options.outDir, options.from);
   // Every shard of the study must be there: a merge of some of them is not the study.
   const count = order.shard?.count ?? 1;
   const present = new Set(shards.flatMap((s) => s.records.map((r) => r.record.shard?.index ?? 1)));
@@ -109,10 +127,11 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
 
   // Result files: each run from the shard that has it; a run found twice must be the same.
   const sources = new Map<string, string>();
-  for (const run of order.runs) {
+  for (const [i, run] of order.runs.entries()) {
     for (const s of shards) {
       const summary = resultFiles(join(s.dir, run.base)).summary;
       if (!existsSync(summary)) continue;
+      checkInsideShard(s.dir, summary, s.records[0]!.file, `runs[${i}].base`);
       const seen = sources.get(run.base);
       if (seen === undefined) sources.set(run.base, s.dir);
       else if (readFileSync(summary, 'utf8') !== readFileSync(resultFiles(join(seen, run.base)).summary, 'utf8')) {
@@ -148,13 +167,19 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
       hint: `Results run with different protocols cannot be compared as one study${differing.length > 1 ? ` (also differing: ${differing.slice(1).map(([k]) => k).join(', ')})` : ''}. Rerun the odd shard with the same study file and data sets.`,
     });
   }
-  for (const run of order.runs) {
+  for (const [i, run] of order.runs.entries()) {
     const dir = sources.get(run.base);
     if (!dir) continue;
     const from = resultFiles(join(dir, run.base));
     const to = resultFiles(join(options.outDir, run.base));
+    checkInsideOut(options.outDir, dirname(to.base));
     makeFolder(dirname(to.base));
-    for (const kind of ['summary', 'records', 'execution'] as const) if (existsSync(from[kind])) copyFileSync(from[kind], to[kind]);
+    for (const kind of ['summary', 'records', 'execution'] as const) {
+      if (!existsSync(from[kind])) continue;
+      checkInsideShard(dir, from[kind], shards.find((s) => s.dir === dir)!.records[0]!.file, `runs[${i}].base`);
+      checkInsideOut(options.outDir, to[kind]);
+      copyFileSync(from[kind], to[kind]);
+    }
   }
   const storeRows = { calls: 0, runs: 0, records: 0 };
   if (options.stores?.length) {
@@ -176,5 +201,8 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
   const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
-  return { runs: loaded.length, markdown: comparison.markdown, storeRows, missingShards: absent.map((i) => `${i}/${count}`) };
+  const result = { runs: loaded.length, markdown: comparison.markdown, storeRows, missingShards: absent.map((i) => `${i}/${count}`) };
+  // A partial merge (a cluster's merge job) names the missing shards itself; a run that failed in a shard given is missing all the same.
+  if (missing.length > 0 && (!options.partial || absent.length === 0)) throw new MergeIncompleteError(result, missing.map((m) => notMerged(m, shards)));
+  return result;
 }

@@ -253,5 +253,5 @@ ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="numbe
 }
 
 export function pre(text: unknown, className = ''): string {
-  return `<pre class="${className}">${esc(typeof text === 'string' ? text : JSON.stringify(text, null, 2))}</pre>`;
+  return `<pre class="${className}" dir="auto">${esc(typeof text === 'string' ? text : JSON.stringify(text, null, 2))}</pre>`;
 }

@@ -17,6 +17,7 @@ import { comparePage, itemPage, runPage } from './view-detail-pages.js';
 import { ViewIndex, type ViewRun } from './view-index.js';
 import { esc, itemsPage, layout, runsPage } from './view-pages.js';
 import { facets, queryItems, type ItemFilter } from './view-queries.js';
+import { escapeControls } from '../terminal-text.js';
 
 export const VIEW_ASSETS = ['view.css', 'view.js'] as const;
 
@@ -164,7 +165,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       (error: unknown) => {
         if (error instanceof NotFound) return send(404, 'text/html; charset=utf-8', layout('Not found', `<h1>Not found</h1><p>${esc(error.message)}</p>`));
         const message = error instanceof Error ? error.message : String(error);
-        process.stderr.write(`llmkb view: ${req.url}: ${message}\n`);
+        process.stderr.write(`llmkb view: ${escapeControls(`${req.url}: ${message}`)}\n`);
         send(500, 'text/html; charset=utf-8', layout('Error', `<h1>Error</h1>${`<pre>${esc(message)}</pre>`}`));
       },
     );

@@ -10,7 +10,7 @@
  * does not type for legacy completions (`echo`, `text_offset`).
  */
 import type { z } from 'zod';
-import { ContextOverflowError, ModelCallError } from '../../errors.js';
+import { ContextOverflowError, LlmkbError, ModelCallError } from '../../errors.js';
 import { authorizationValue } from '../../secrets.js';
 import type { CallOptions } from '../language-model.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -88,6 +88,8 @@ export async function requestJson<T>(base: string, path: string, body: unknown, 
 
 function transportError(url: string, base: string, error: unknown, policy: JsonPostPolicy): Error {
   if (error instanceof Error && error.name === 'AbortError') return error;
+  // A reply over the size cap: the error says which limit and how to raise it.
+  if (error instanceof LlmkbError) return error;
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new ModelCallError(`${url} did not answer in time`, { retryable: true, endpoint: base, cause: error });
   }

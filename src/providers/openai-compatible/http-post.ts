@@ -7,10 +7,13 @@
  * process, unbounded: the executor bounds concurrency), the body is sent with a Content-Length,
  * an abort signal cancels the request with the signal's reason (a `TimeoutError` stays one),
  * and transport failures keep their code (ECONNREFUSED...) in `cause`. Redirects are not
- * followed (an API root never redirects a POST).
+ * followed (an API root never redirects a POST). A reply's body is read up to a cap
+ * (../../reply-limit.ts), never buffered whole past it.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { LlmkbError } from '../../errors.js';
+import { maxReplyBytes, replyTooLarge } from '../../reply-limit.js';
 
 /**
  * Idle connections are closed after this long, below the keep-alive time-out of the usual
@@ -31,6 +34,7 @@ export interface PostResult {
 /** A transport failure, shaped like fetch's (`TypeError('fetch failed')` with the system error as `cause`). */
 function transportFailure(error: unknown): Error {
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return error;
+  if (error instanceof LlmkbError) return error;
   const e = error as { code?: string; message?: string };
   return new Error(`request failed: ${e.code ?? e.message ?? String(error)}`, { cause: error });
 }
@@ -41,6 +45,7 @@ function once(url: URL, headers: Record<string, string>, body: Buffer, signal: A
       reject(signal.reason);
       return;
     }
+    const limit = maxReplyBytes();
     const https = url.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(url, {
       method: 'POST',
@@ -67,7 +72,19 @@ function once(url: URL, headers: Record<string, string>, body: Buffer, signal: A
     req.on('response', (res) => {
       answered = true;
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // The body is read up to the cap (../../reply-limit.ts): past it, the connection is dropped.
+      const tooLarge = (): void => {
+        finish(replyTooLarge(url.href, limit, url.origin));
+        res.destroy();
+        req.destroy();
+      };
+      if (Number(res.headers['content-length']) > limit) return tooLarge();
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) tooLarge();
+        else chunks.push(chunk);
+      });
       res.on('error', (error) => finish(error));
       res.on('aborted', () => finish(new Error('the server closed the connection before the answer was complete')));
       res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));

@@ -4,6 +4,7 @@ import type { SourceFileKey } from '../data/source-files.js';
 import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { PAPER_CUTOFF } from '../defaults.js';
 import { checkOutputFolder, checkSourceDataDir, isoDate, positiveInteger, wholeNumber } from '../../cli-options.js';
+import { escapeControls } from '../../../terminal-text.js';
 
 interface DataOptions {
   dataDir?: string;
@@ -66,7 +67,7 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
       checkOutputFolder(opts.out);
       await host.withWorkspace(command, async (ws) => {
         const corpus = Corpus.open(ws.db, name);
-        for (const u of corpus.unfinishedAdds()) process.stderr.write(`warning: ${describeUnfinishedAdd(corpus.name, u)}\n`);
+        for (const u of corpus.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(corpus.name, u))}\n`);
         const entry = ws.entryFor('question_writer', opts.questionWriter);
         if (entry === undefined) throw new LlmkbError('no question-writer model', { hint: 'Configure one as "question_writer" in llmkb.config.json, or give --question-writer SPEC.' });
         const writer = await ws.executor(entry);

@@ -12,6 +12,7 @@ import { ANSWER_MAX_TOKENS, LEXICAL_JUDGE_ID, MODE_AGREEMENT_SAMPLE, PROMPT_SETT
 import { checkOutputFile, collect, optionalRoleEntry, positiveInteger, wholeNumber } from '../../cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
+import { escapeControls } from '../../../terminal-text.js';
 
 /** Few-shot selector: embeddings from the configured embedder, else BM25. */
 export async function shotSelector(ws: MethodWorkspace, rSeenFile: string, rUnseenFile: string, embedderSpec?: string): Promise<ShotSelector> {
@@ -174,7 +175,7 @@ export function registerStageCommands(program: Command, host: CliHost): void {
         const { countMcqAnswers, invalidMcqWarning } = await import('../metrics/mcq-answers.js');
         const counted = countMcqAnswers(scored);
         const warning = counted && invalidMcqWarning(counted.total);
-        if (warning) process.stderr.write(`WARNING: ${warning.message}\n`);
+        if (warning) process.stderr.write(`WARNING: ${escapeControls(warning.message)}\n`);
         if (opts.compareModes > 0) {
           const agreement = await compareAnswerModes({ run, executor, records, sample: opts.compareModes, seed: opts.seed, ...(shotsFor ? { shotsFor } : {}) });
           process.stdout.write(agreement ? `logprobs vs generate: the same choice in ${agreement.agree}/${agreement.mcqs} MCQs (${(100 * agreement.rate).toFixed(1)}%)\n` : 'this model supports one answer mode only: no comparison\n');
