@@ -117,7 +117,8 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     checkThresholds(method, opts.failUnder ?? []);
     if (opts.junit !== undefined) {
       if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { exitCode: EXIT_CODES.usage, hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
-      checkOutputFile(opts.junit);
+      const inputFiles = (method.options ?? []).filter((o) => o.path === 'input-file').map((o) => (opts as Record<string, unknown>)[o.key]);
+      checkOutputFile(opts.junit, inputFiles.filter((v): v is string => typeof v === 'string'), '--junit');
     }
     const meta = metaFrom(opts);
     const { resolve } = await import('node:path');

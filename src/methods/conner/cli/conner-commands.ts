@@ -170,7 +170,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
+        checkOutputFile(opts.output, [input, opts.demos]);
         const { queries, demoPool, fixedDemos, generator, answerer } = await generationInputs(ws, input, opts);
         const records = await generateKnowledge({
           queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
@@ -212,7 +212,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { createHash } = await import('node:crypto');
       const { readFileSync, mkdirSync } = await import('node:fs');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
+        checkOutputFile(opts.output, [...inputs, opts.ratings]);
         checkOutputFolder(opts.out);
         const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
         const kept = await limited(read, opts.limit, opts.seed, 'queries');
@@ -263,8 +263,8 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
+        checkOutputFile(opts.output, [pool]);
+        checkOutputFile(opts.summary, [pool, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
         const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task);
         const queries = all.filter(
@@ -308,8 +308,8 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
+        checkOutputFile(opts.output, [queriesFile, ...(opts.input ?? []), opts.demos]);
+        checkOutputFile(opts.summary, [queriesFile, ...(opts.input ?? []), opts.demos, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
         const files = opts.input ?? [];
         if (queriesFile !== undefined && files.length > 0) throw new LlmkbError('give either a query file (top-p sampling, as the paper) or --input files, not both', { hint: 'llmkb conner best-of QUERIES --samples 5, or llmkb conner best-of --input a.jsonl --input b.jsonl' });
