@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/files.js';
 import { awaitBatch, BatchClient, type BatchError } from './batch-client.js';
-import { ContextOverflowError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
+import { ContextOverflowError, InputFileError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
 import type { CallCache } from '../../store/call-cache.js';
@@ -269,6 +269,31 @@ function writeJournal(dir: string, journal: Journal): string {
   return file;
 }
 
+const journalSchema = z.object({
+  batchId: z.string().min(1),
+  baseURL: z.string().min(1),
+  modelIdentity: z.string().min(1),
+  submittedAt: z.string(),
+  requests: z.array(z.object({ customId: z.string(), key: z.string(), kind: z.enum(['chat', 'complete']), params: z.unknown(), url: z.enum(['/v1/chat/completions', '/v1/completions']) })),
+});
+
+/** A journal as written by `writeJournal`; a damaged one is named with how to discard it (exit 2). */
+function readJournal(file: string): Journal {
+  const hint = `Delete it (rm ${JSON.stringify(file)}) to discard that batch: the calls it held are asked again when the sweep reaches them.`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InputFileError(file, undefined, undefined, `a damaged --batch journal: not JSON (${error instanceof Error ? error.message : String(error)})`, hint);
+  }
+  const parsed = journalSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputFileError(file, undefined, issue.path.join('.') || undefined, `a damaged --batch journal: ${issue.message}`, hint);
+  }
+  return parsed.data as Journal;
+}
+
 /**
  * Batches submitted by an earlier, interrupted sweep: waited for, and their answers imported
  * into the call cache under the executor's keys (so the runs find them there). Returns the
@@ -279,7 +304,7 @@ export async function recoverBatches(journalDir: string, cache: CallCache, optio
   let imported = 0;
   for (const name of readdirSync(journalDir).filter((n) => n.endsWith('.json')).sort()) {
     const file = join(journalDir, name);
-    const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+    const journal = readJournal(file);
     const client = new BatchClient(journal.baseURL, options.apiKeyFor(journal.baseURL));
     options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} by an earlier run; waiting for it`);
     const { outcomes } = await awaitBatch(client, journal.batchId, journal.requests.length, options.pollMs ?? 30_000, `batch ${journal.batchId}`);
