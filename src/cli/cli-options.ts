@@ -71,6 +71,11 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** A comma-separated list that a repeated option adds to (`--settings a --settings b,c` is `a,b,c`). */
+export function commaList(value: string, previous?: string): string {
+  return previous === undefined ? value : `${previous},${value}`;
+}
+
 /**
  * The folder with local copies of the data sets' source files: `--data-dir`, else
  * $LLMKB_DATA_DIR (empty counts as unset), checked to be a folder before any work. Undefined:

@@ -77,17 +77,21 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
-  const all = readConnerQueries(requireFile(input, how), opts.task);
+  const notice = (line: string) => process.stderr.write(`${line}\n`);
+  const all = readConnerQueries(requireFile(input, how), opts.task, notice);
   const [queries] = await limited([all], opts.limit, opts.seed, 'queries');
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
   const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
-  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
+  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task, notice));
   const models = await generationModels(ws, opts);
   checkMaxTokens(models.generator, opts.maxTokens, '--max-tokens', DEFAULT_KNOWLEDGE_MAX_TOKENS);
   checkMaxTokens(models.answerer, opts.answerMaxTokens, '--answer-max-tokens', DEFAULT_ANSWER_MAX_TOKENS);
   if (models.generatorAnswers) {
-    process.stderr.write('note: no answerer: the generator writes the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Pass --answerer SPEC or set "answerer" in the config.\n');
+    // An answerer that was given but is the generator is not "no answerer": said as what it is.
+    const given = ws.entryFor('answerer', opts.answerer) !== undefined;
+    const what = given ? 'the answerer given is the generator: it writes' : 'no answerer: the generator writes';
+    process.stderr.write(`note: ${what} the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. ${given ? 'Give another model as --answerer (or "answerer" in the config) to follow the paper.' : 'Pass --answerer SPEC or set "answerer" in the config.'}\n`);
   }
   return { queries: queries!, demoPool, fixedDemos, ...models };
 }
@@ -266,7 +270,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         checkOutputFile(opts.output, [pool]);
         checkOutputFile(opts.summary, [pool, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
-        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task);
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, (line) => process.stderr.write(`${line}\n`));
         const queries = all.filter(
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );

@@ -19,7 +19,7 @@ export const qaItemSchema = z
     dataset: z.enum(['seen', 'unseen']),
     /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
     source: z.string().min(1),
-    question: z.string().min(1),
+    question: z.string().refine((q) => q.trim() !== '', 'the question is empty or only white space'),
     /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
     answers: z.array(z.string()),
     answerType: z.enum(ANSWER_TYPES).nullish(),
