@@ -2,9 +2,11 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { FLAG, warningsOn } from '../analysis/summary-warnings.js';
 import type { MethodSummary } from '../methods/method-summary.js';
+import { shownText } from '../text/shown-text.js';
 
+/** HTML-escaped text, cut at SHOWN_CHARACTERS (see shownText). */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return shownText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 export function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {

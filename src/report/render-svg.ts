@@ -4,6 +4,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { shownText } from '../text/shown-text.js';
 
 /**
  * Vega numbers SVG gradients with a counter global to the process; reset at the start of each
@@ -14,8 +15,16 @@ export function resetChartIds(): void {
   vega.resetSVGDefIds();
 }
 
+/** A chart's labels are short: every string of its spec (its data's labels, a 5 MB run name) cut at 200 characters. */
+function capStrings<T>(value: T): T {
+  if (typeof value === 'string') return (value.length > 200 ? shownText(value, 200) : value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => capStrings(v)) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v)])) as T;
+  return value;
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const view = new vega.View(vega.parse(compile(capStrings(spec)).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
   } finally {

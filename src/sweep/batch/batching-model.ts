@@ -106,6 +106,8 @@ export class BatchingModel implements Model {
   readonly provider: string;
   readonly modelId: string;
   readonly cacheIdentity: string;
+  /** The wrapped model's (what its server reports), so batched and live calls share cache keys. */
+  servedIdentity?: () => Promise<string | undefined>;
   readonly kinds: readonly ModelKind[];
   /**
    * The wrapped model's own, when it has them: only completions and chat go through batches.
@@ -153,30 +155,33 @@ export class BatchingModel implements Model {
     const classify = passed(inner.classify);
     if (classify) this.classify = classify;
     this.endpoints = ['batch'];
+    const served = inner.servedIdentity;
+    if (served) this.servedIdentity = () => served.call(inner);
   }
 
-  complete(request: CompletionRequest, _options?: CallOptions): Promise<CompletionResult> {
+  complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    if (this.#settings.api === 'chat') return this.#enqueue('complete', request, { messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) });
+    if (this.#settings.api === 'chat') return this.#enqueue('complete', request, { messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}) }, options?.cacheKey);
     const params = { prompt: request.prompt, maxTokens: request.maxTokens, stop: request.stop ?? [], temperature: 0 };
     const body = { model: this.#settings.model, prompt: request.prompt, max_tokens: request.maxTokens, temperature: 0, ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}) };
-    return this.#push({ kind: 'complete', params, url: '/v1/completions', body });
+    return this.#push({ kind: 'complete', params, url: '/v1/completions', body, key: options?.cacheKey });
   }
 
-  chat(request: ChatRequest, _options?: CallOptions): Promise<CompletionResult> {
+  chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    return this.#enqueue('chat', request, request);
+    return this.#enqueue('chat', request, request, options?.cacheKey);
   }
 
   /** As the executor keys the call (`kind`, `params`) and as the provider posts it (chat body). */
-  #enqueue(kind: 'chat' | 'complete', original: CompletionRequest | ChatRequest, chat: ChatRequest): Promise<CompletionResult> {
+  #enqueue(kind: 'chat' | 'complete', original: CompletionRequest | ChatRequest, chat: ChatRequest, key: string | undefined): Promise<CompletionResult> {
     const params = kind === 'chat' ? { messages: chat.messages, maxTokens: chat.maxTokens, stop: chat.stop ?? [], temperature: 0 } : { prompt: (original as CompletionRequest).prompt, maxTokens: original.maxTokens, stop: original.stop ?? [], temperature: 0 };
     const body = { model: this.#settings.model, messages: chat.messages, max_tokens: chat.maxTokens, temperature: 0, ...(chat.stop && chat.stop.length > 0 ? { stop: chat.stop } : {}) };
-    return this.#push({ kind, params, url: '/v1/chat/completions', body });
+    return this.#push({ kind, params, url: '/v1/chat/completions', body, key });
   }
 
-  #push(r: { kind: 'chat' | 'complete'; params: unknown; url: JournalRequest['url']; body: unknown }): Promise<CompletionResult> {
-    const key = cacheKey(this.cacheIdentity, r.kind, r.params);
+  #push(r: { kind: 'chat' | 'complete'; params: unknown; url: JournalRequest['url']; body: unknown; key: string | undefined }): Promise<CompletionResult> {
+    // The executor's key when it gave one (it holds the served model's identity), so recovered answers land where it looks.
+    const key = r.key ?? cacheKey(this.cacheIdentity, r.kind, r.params);
     return new Promise<CompletionResult>((resolve, reject) => {
       this.#queue.push({ customId: key, key, kind: r.kind, params: r.params, url: r.url, body: r.body, resolve, reject });
       if (this.#timer) clearTimeout(this.#timer);
