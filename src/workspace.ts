@@ -75,7 +75,7 @@ export class Workspace implements MethodWorkspace {
 
   async executor(entry: ModelEntry): Promise<ModelExecutor> {
     // Time-outs and retries belong to the executor; everything else defines the model.
-    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
+    const { timeoutMs, maxRetries, maxRetryAfterMs, revision, ...modelOptions } = entryOptions(entry);
     const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
     let loading = this.#models.get(key);
     if (!loading) {
@@ -90,6 +90,7 @@ export class Workspace implements MethodWorkspace {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
+      ...(revision === undefined ? {} : { revision: String(revision) }),
     });
   }
 
@@ -107,7 +108,7 @@ export class Workspace implements MethodWorkspace {
    * kind with `requireKind(executor.model, kind, role)`.
    */
   async scorerExecutor(entry: ModelEntry): Promise<ModelExecutor<ScorerModel>> {
-    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
+    const { timeoutMs, maxRetries, maxRetryAfterMs, revision, ...modelOptions } = entryOptions(entry);
     const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
     let loading = this.#scorers.get(key);
     if (!loading) {
@@ -122,6 +123,7 @@ export class Workspace implements MethodWorkspace {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
+      ...(revision === undefined ? {} : { revision: String(revision) }),
     });
   }
 

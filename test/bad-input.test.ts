@@ -337,8 +337,8 @@ describe('model limits and downloads', () => {
   });
 
   it('conner generate and best-of refuse --max-tokens / --answer-max-tokens beyond the context before any query', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
-    const dir = folder({ 'q.txt': 'Hamlet\twho wrote hamlet\tHamlet is a tragedy written by William Shakespeare.\tWilliam Shakespeare\n' });
-    const queries = join(dir, 'q.txt');
+    const dir = folder({ 'nq_q.txt': 'Hamlet\twho wrote hamlet\tHamlet is a tragedy written by William Shakespeare.\tWilliam Shakespeare\n' });
+    const queries = join(dir, 'nq_q.txt');
     const model = `gguf:${process.env.LLMKB_TEST_GGUF}`;
     for (const [command, option] of [['generate', '--max-tokens'], ['generate', '--answer-max-tokens'], ['best-of', '--max-tokens']] as const) {
       const out = join(dir, `${command}${option}.jsonl`);

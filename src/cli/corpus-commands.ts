@@ -151,8 +151,9 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .command('add-remote')
     .description('register an OpenSearch/Elasticsearch index as a corpus: `corpus search` and `conner score --corpus` then query it over HTTP (_search, its own BM25); nothing is copied')
     .argument('<name>', 'corpus name (letters, digits, ".", "_", "-")')
-    .requiredOption('--opensearch <url>', 'cluster address, e.g. https://search.example.org:9200 (no credentials in it: see --auth-env)')
-    .requiredOption('--index <name>', 'index (or alias) holding one passage per document')
+    // Not requiredOption: commander would refuse a missing one before the config's `defaults` could give it.
+    .option('--opensearch <url>', 'cluster address, e.g. https://search.example.org:9200 (no credentials in it: see --auth-env); required, here or in the config\'s "defaults"')
+    .option('--index <name>', 'index (or alias) holding one passage per document; required, here or in the config\'s "defaults"')
     .option('--text-field <name>', '_source field with the passage text, matched by the query (default "text")')
     .option('--doc-id-field <name>', "_source field with the document id (default: the hit's _id)")
     .option('--page-field <name>', '_source field with the page number, if the index has one')
@@ -160,7 +161,10 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--end-field <name>', '_source field with the end character offset, if any')
     .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
     .option('--replace', 'register a name that is already registered anew, with these settings only')
-    .action(async (name: string, opts: { opensearch: string; index: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string; replace?: boolean }, command: Command) => {
+    .action(async (name: string, given: { opensearch?: string; index?: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string; replace?: boolean }, command: Command) => {
+      const missing = (['opensearch', 'index'] as const).filter((k) => given[k] === undefined).map((k) => `--${k}`);
+      if (missing.length > 0) throw new LlmkbError(`corpus add-remote needs ${missing.join(' and ')}`, { hint: 'Give the cluster and the index: llmkb corpus add-remote NAME --opensearch https://HOST:9200 --index INDEX (or set them in the config: "defaults": {"corpus add-remote": {"opensearch": ..., "index": ...}}).' });
+      const opts = given as typeof given & { opensearch: string; index: string };
       // Not echoed: a value that is no variable name may be the credentials themselves.
       if (opts.authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.authEnv)) {
         throw new LlmkbError('--auth-env takes the NAME of an environment variable, and the value given is not one (it is not shown: it may be the credentials)', { hint: 'Put the credentials in a variable (export OPENSEARCH_AUTH=user:password, or "ApiKey ...") and pass its name: --auth-env OPENSEARCH_AUTH.' });

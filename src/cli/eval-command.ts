@@ -9,7 +9,7 @@ import type { EvaluationMethod } from '../methods/method.js';
 import { listMethods } from '../methods/registry.js';
 import type { Workspace } from '../workspace.js';
 import { DEFAULT_MODEL, LIMIT_HELP } from './cli-defaults.js';
-import { checkOutputFile, checkOutputFolder, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
+import { checkOutputFile, checkOutputFolder, commaList, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
 import { metaFrom } from './results-commands.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
@@ -94,7 +94,7 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     .option('--method <id>', `the evaluation method (${methods.map((m) => m.id).join(', ')}; default ${first.id}; llmkb methods lists them)`)
     .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
     .option('--name <label>', 'the run label: how the model is shown in tables and what its result files are named by (default: the whole model spec)')
-    .option('--settings <list>', "comma-separated settings of the method (default: all of them; the reliability method's prompt settings, ...)")
+    .option('--settings <list>', "comma-separated settings of the method, repeatable (default: all of them; the reliability method's prompt settings, ...)", commaList)
     .option('--quick', "a small seeded subset for a quick look, recorded as an approximation (the method says what it keeps)")
     .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
     .option('--seed <n>', 'seed', wholeNumber, 42)
@@ -110,14 +110,15 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     const method = getMethod(opts.method ?? first.id);
     const foreign = foreignOptions(method, listMethods(), opts, cmd);
     if (foreign.length) throw new LlmkbError(`method "${method.id}" has no ${foreign.join(', ')}`, { exitCode: EXIT_CODES.usage, hint: `See llmkb eval --help: each flag names the method it belongs to; llmkb methods lists ${method.id}'s roles and options.` });
-    const settings = opts.settings === undefined ? [...(method.settings ?? ['default'])] : opts.settings.split(',').map((s) => s.trim()).filter(Boolean);
+    const settings = opts.settings === undefined ? [...(method.settings ?? ['default'])] : [...new Set(opts.settings.split(',').map((s) => s.trim()).filter(Boolean))];
     if (settings.length === 0) throw new LlmkbError('--settings names no setting', { exitCode: EXIT_CODES.usage, hint: `Use any of ${(method.settings ?? ['default']).join(', ')}, comma-separated.` });
     const { checkSetting, checkRoles, prepareMethod, runMethod, subjectRole } = await import('../methods/run-method.js');
     for (const s of settings) checkSetting(method, s);
     checkThresholds(method, opts.failUnder ?? []);
     if (opts.junit !== undefined) {
       if (!opts.failUnder?.length) throw new LlmkbError('--junit without --fail-under: no check to report', { exitCode: EXIT_CODES.usage, hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
-      checkOutputFile(opts.junit);
+      const inputFiles = (method.options ?? []).filter((o) => o.path === 'input-file').map((o) => (opts as Record<string, unknown>)[o.key]);
+      checkOutputFile(opts.junit, inputFiles.filter((v): v is string => typeof v === 'string'), '--junit');
     }
     const meta = metaFrom(opts);
     const { resolve } = await import('node:path');

@@ -131,7 +131,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       const { writeFileAtomic } = await import('../io/files.js');
       const { renderReport } = await import('../report/html-report.js');
       const { loadResultRun } = await import('../runs/load-runs.js');
-      checkOutputFile(opts.output);
+      checkOutputFile(opts.output, files);
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: 1000, seed: 42 }));
       const { runs } = await prepareRuns(loaded);

@@ -21,6 +21,8 @@ import { ConfigError, fileAccessError } from '../errors.js';
 import { entryOptions, type ModelEntry, type ModelEntryOptions } from '../providers/model-entry.js';
 import { modelEntrySchema } from '../providers/model-entry-schema.js';
 import { checkNoCredentials } from '../url-credentials.js';
+import { expandHome } from '../io/home-path.js';
+import { NO_MODEL } from './no-model.js';
 
 export { modelEntrySchema };
 export { entryOptions, type ModelEntry, type ModelEntryOptions };
@@ -58,7 +60,10 @@ export type LlmkbConfig = { store?: string; cacheDir?: string; methods?: string[
 
 /** A role's model entry in the config, by role id. */
 export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | undefined {
-  return role in ownFields ? undefined : (config[role] as ModelEntry | undefined);
+  if (role in ownFields) return undefined;
+  const entry = config[role] as ModelEntry | undefined;
+  // `"judge": "none"`: no model for the role, as `--judge none` says (the role's fallback runs).
+  return entry !== undefined && entryOptions(entry).spec.trim() === NO_MODEL ? undefined : entry;
 }
 
 /** Refuses a top-level field that is neither the config's own nor a registered role (a typo would otherwise be ignored). */
@@ -69,7 +74,7 @@ export function checkConfigRoles(config: LlmkbConfig, file: string | undefined, 
   }
 }
 
-export { NO_MODEL } from './no-model.js';
+export { NO_MODEL };
 
 export const DEFAULT_CONFIG_FILE = 'llmkb.config.json';
 
@@ -100,10 +105,16 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   }
   for (const [role, entry] of Object.entries(parsed.data)) {
     if (role in ownFields || entry === undefined) continue;
+    if ((typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec).trim() === NO_MODEL) continue;
     const spec = typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec;
     checkNoCredentials(spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
   }
-  return { config: parsed.data as LlmkbConfig, file };
+  const config = parsed.data as LlmkbConfig;
+  // Paths of the config's own fields may start with `~` (the home folder).
+  if (config.store !== undefined) config.store = expandHome(config.store);
+  if (config.cacheDir !== undefined) config.cacheDir = expandHome(config.cacheDir);
+  if (config.methods !== undefined) config.methods = config.methods.map((m) => expandHome(m));
+  return { config, file };
 }
 
 function configHint(path: ReadonlyArray<PropertyKey>): string {
@@ -116,12 +127,18 @@ export function configMethodModules(file: string): string[] {
   return loadConfig(file).config.methods ?? [];
 }
 
-/** Where downloads go: `cacheDir` in the config, else $LLMKB_CACHE_DIR, else ~/.cache/llmkb. */
-export function cacheDir(config: LlmkbConfig, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(config.cacheDir ?? env.LLMKB_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'llmkb'));
+/** An environment variable's value; an empty one (`LLMKB_STORE=`) is unset, not the current folder. */
+function envPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/** The SQLite store: `store` in the config, else $LLMKB_STORE, else ./.llmkb/llmkb.sqlite. */
+/** Where downloads go: `cacheDir` in the config, else $LLMKB_CACHE_DIR, else ~/.cache/llmkb. */
+export function cacheDir(config: LlmkbConfig, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(config.cacheDir ?? envPath(env, 'LLMKB_CACHE_DIR') ?? join(envPath(env, 'XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'llmkb'));
+}
+
+/** The SQLite store: `store` in the config, else $LLMKB_STORE (unless empty), else ./.llmkb/llmkb.sqlite. */
 export function storePath(config: LlmkbConfig, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(config.store ?? env.LLMKB_STORE ?? join('.llmkb', 'llmkb.sqlite'));
+  return resolve(config.store ?? envPath(env, 'LLMKB_STORE') ?? join('.llmkb', 'llmkb.sqlite'));
 }

@@ -31,7 +31,18 @@ export interface OpenSearchRetrieverOptions {
   authEnv?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Where a note goes (a hit skipped for want of text); default stderr. */
+  onNote?: (line: string) => void;
 }
+
+/** What a field held instead of text, for a note: `null`, `missing`, `a number`, ... */
+function valueKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+}
+
+const TEXT_FIELD_HINT = 'Register the corpus again with the _source field that holds the passage text: llmkb corpus add-remote NAME --opensearch URL --index INDEX --text-field FIELD --replace.';
 
 const hitSchema = z.object({ _id: z.string(), _score: z.number().nullable(), _source: z.record(z.string(), z.unknown()).optional() });
 const responseSchema = z.object({ hits: z.object({ hits: z.array(hitSchema) }) });
@@ -41,6 +52,8 @@ const SHAPE_HINT = 'Check that the URL is the address of an OpenSearch or Elasti
 export class OpenSearchRetriever implements Retriever {
   readonly #options: OpenSearchRetrieverOptions;
   readonly #authorization: string | undefined;
+  /** Whether the note about hits without text was given (once per retriever). */
+  #noted = false;
 
   constructor(options: OpenSearchRetrieverOptions) {
     let url: URL;
@@ -114,10 +127,17 @@ export class OpenSearchRetriever implements Retriever {
       const v = source[field];
       return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
     };
-    return parsed.hits.hits.map((hit, i) => {
+    // A hit without text (null, or no such field) is skipped with a note; when no hit has text, the field is the wrong one.
+    const withText = parsed.hits.hits.filter((hit) => typeof (hit._source ?? {})[textField] === 'string');
+    const skipped = parsed.hits.hits.filter((hit) => !withText.includes(hit));
+    if (skipped.length > 0 && withText.length === 0) throw new ModelCallError(`OpenSearch hit ${skipped[0]!._id} has no text field "${textField}" in _source (nor has any of the ${skipped.length} hits)`, { retryable: false, hint: TEXT_FIELD_HINT });
+    if (skipped.length > 0 && !this.#noted) {
+      this.#noted = true;
+      (o.onNote ?? ((line: string) => process.stderr.write(`${line}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind((skipped[0]!._source ?? {})[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
+    }
+    return withText.map((hit, i) => {
       const source = hit._source ?? {};
-      const text = source[textField];
-      if (typeof text !== 'string') throw new ModelCallError(`OpenSearch hit ${hit._id} has no text field "${textField}" in _source`, { retryable: false, hint: 'Set textField to the field that holds the passage text.' });
+      const text = source[textField] as string;
       const docIdValue = o.docIdField === undefined ? hit._id : source[o.docIdField];
       const page = number(source, o.pageField);
       const start = number(source, o.startField);

@@ -9,7 +9,7 @@ import { basename, dirname, extname, join, relative, resolve, sep } from 'node:p
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { fileAccessError, InputFileError } from '../errors.js';
-import { firstInvalidLine, notUtf8Error, Utf8Check } from './utf8-check.js';
+import { firstInvalidLine, notUtf8Error, Utf8Check } from '../io/utf8-check.js';
 
 export type CorpusFormat = 'csv' | 'tsv' | 'jsonl' | 'json' | 'text' | 'pdf';
 

@@ -49,6 +49,8 @@ export interface ExecutorOptions {
   log?: (line: string) => void;
   /** When a failing replica is taken out of service and tried again (./endpoint-pool.ts). */
   breaker?: BreakerOptions;
+  /** The model entry's declared `revision`: the key's served identity, instead of asking the server. */
+  revision?: string;
 }
 
 export interface Executed<T> {
@@ -86,7 +88,7 @@ export const CLASSIFY_BATCH = 32;
 /** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
 export type ExecutableModel = Model;
 
-type CallOptions = { signal: AbortSignal; endpoint: string };
+type CallOptions = { signal: AbortSignal; endpoint: string; cacheKey?: string };
 
 /**
  * A call that takes a list of items (embed: texts; classify: text pairs), each item cached as a
@@ -138,6 +140,10 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #endpoints: EndpointPool;
   /** Identical calls in flight at once share one request. */
   readonly #inFlight: InFlightCalls;
+  readonly #revision: string | undefined;
+  /** The key's model part (see #keyIdentity), once known. */
+  #keyIdentityValue: string | undefined;
+  #keyIdentityPromise: Promise<string> | undefined;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -147,6 +153,22 @@ export class ModelExecutor<M extends Model = Model> {
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
+    this.#revision = options.revision;
+  }
+
+  /**
+   * The cache key's model part: the model's cache identity and, when known, the identity of what
+   * is served (the entry's declared `revision`, else what the server reports: model.servedIdentity),
+   * asked once. Replicas of one checkpoint report the same and share answers.
+   */
+  #keyIdentity(): string | Promise<string> {
+    if (this.#keyIdentityValue !== undefined) return this.#keyIdentityValue;
+    this.#keyIdentityPromise ??= (async () => {
+      const served = this.#revision !== undefined ? `revision=${this.#revision}` : await this.model.servedIdentity?.();
+      this.#keyIdentityValue = served === undefined ? this.model.cacheIdentity : `${this.model.cacheIdentity}\u0000served=${served}`;
+      return this.#keyIdentityValue;
+    })();
+    return this.#keyIdentityPromise;
   }
 
   /**
@@ -276,11 +298,11 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = callKey(this.model.cacheIdentity, kind, canonical);
+    const key = callKey(await this.#keyIdentity(), kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
     const promise = (async (): Promise<Executed<T>> => {
-      const { value, latencyMs } = await this.#request(run);
+      const { value, latencyMs } = await this.#request((opts) => run({ ...opts, cacheKey: key }));
       await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs });
       return { value, cached: false, latencyMs, key };
     })();
@@ -297,7 +319,8 @@ export class ModelExecutor<M extends Model = Model> {
    */
   async #perItem<I, R extends { usage: Usage }>(call: ListCall<I, R>): Promise<Array<Executed<R>>> {
     type Fetch = { item: I; key: string; resolve: (e: Executed<R>) => void; reject: (e: unknown) => void };
-    const keys = call.items.map((item) => callKey(this.model.cacheIdentity, call.kind, call.params(item)));
+    const identity = await this.#keyIdentity();
+    const keys = call.items.map((item) => callKey(identity, call.kind, call.params(item)));
     const answers = new Map<string, Promise<Executed<R>>>();
     const toFetch: Fetch[] = [];
     call.items.forEach((item, i) => {

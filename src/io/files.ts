@@ -1,19 +1,25 @@
 /** Reading and writing whole files: a BOM-free text read, an all-or-nothing write, a folder made level by level. */
 import { mkdirSync, readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { errnoCode, FileAccessError, fileAccessError } from '../errors.js';
+import { firstInvalidLineOf, notUtf8Error } from './utf8-check.js';
 
 /**
  * A UTF-8 text file, without a leading byte-order mark (editors on Windows add one, and
- * JSON.parse rejects it). Errors name the path and what to do.
+ * JSON.parse rejects it). Errors name the path and what to do; a file that is not UTF-8 is
+ * refused naming its first such line (./utf8-check.ts).
  */
 export function readTextFile(file: string, what = 'file'): string {
-  let text: string;
+  let data: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    data = readFileSync(file);
   } catch (error) {
     throw fileAccessError(file, error, 'read', what);
   }
+  // Bytes that are no UTF-8 would be read as U+FFFD and change every score silently: refused with the line.
+  if (!isUtf8(data)) throw notUtf8Error(file, firstInvalidLineOf(data), 'Input files');
+  const text = data.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

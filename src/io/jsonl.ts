@@ -13,6 +13,11 @@ export interface ReadJsonlOptions {
   allowEmpty?: boolean;
 }
 
+/** `query` -> `queries`, `record` -> `records`. */
+function plural(word: string): string {
+  return /[^aeiou]y$/.test(word) ? `${word.slice(0, -1)}ies` : `${word}s`;
+}
+
 /** Parses a JSONL file line by line with `schema`; errors name the file, line and field. */
 export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record', options: ReadJsonlOptions = {}): T[] {
   const text = readTextFile(file);
@@ -44,7 +49,7 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'
     out.push(parsed.data);
   }
   if (out.length === 0 && !options.allowEmpty) {
-    throw new InputFileError(file, undefined, undefined, `no ${what}s (the file is empty)`, 'Give a file with one JSON object per line; an empty file usually means an earlier step did not finish.');
+    throw new InputFileError(file, undefined, undefined, `no ${plural(what)} (the file is empty)`, 'Give a file with one JSON object per line; an empty file usually means an earlier step did not finish.');
   }
   return out;
 }

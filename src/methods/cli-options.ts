@@ -12,6 +12,7 @@ import { errnoCode, FileAccessError, fileAccessError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
 import { NO_MODEL } from '../config/no-model.js';
 import { requireFolder } from '../io/require-path.js';
+import { refuseOutputOverInput } from '../io/output-not-input.js';
 
 export function wholeNumber(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
@@ -70,6 +71,11 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** A comma-separated list that a repeated option adds to (`--settings a --settings b,c` is `a,b,c`). */
+export function commaList(value: string, previous?: string): string {
+  return previous === undefined ? value : `${previous},${value}`;
+}
+
 /**
  * The folder with local copies of the data sets' source files: `--data-dir`, else
  * $LLMKB_DATA_DIR (empty counts as unset), checked to be a folder before any work. Undefined:
@@ -91,9 +97,11 @@ export function optionalRoleEntry<E>(ws: { entryFor(role: never, override?: stri
  * An output file is checked before any work, so that a typo in `-o`/`--junit` costs nothing
  * (not a whole evaluation, then exit 6 with the result lost): the path must not be a folder, an
  * existing file must be writable, and its folder must exist, be a folder and be writable.
- * Errors name the path and say what to do (exit 6, `EXIT_CODES.fileAccess`).
+ * Errors name the path and say what to do (exit 6, `EXIT_CODES.fileAccess`). An output that is one
+ * of the command's `inputs` is refused (exit 2, ../io/output-not-input.ts).
  */
-export function checkOutputFile(path: string): string {
+export function checkOutputFile(path: string, inputs: ReadonlyArray<string | undefined> = [], option = '-o'): string {
+  refuseOutputOverInput(path, inputs, option);
   let stats: Stats | undefined;
   try {
     stats = statSync(path);

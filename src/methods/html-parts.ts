@@ -3,15 +3,17 @@ import type { TopLevelSpec } from 'vega-lite';
 import { FLAG, warningsOn } from './summary-warnings.js';
 import type { MethodSummary } from './method-summary.js';
 import { showControls } from './visible-controls.js';
+import { shownText } from '../text/shown-text.js';
 
 /**
  * Text as HTML (element content or an attribute value): markup escaped, and control characters
  * shown as visible signs, so a NUL never reaches the page raw and a bidirectional override cannot
  * reorder what the reader sees. Pages also isolate text containers (`unicode-bidi` in their
- * style), so right-to-left text in a cell does not reorder its neighbours.
+ * style), so right-to-left text in a cell does not reorder its neighbours. Cut at SHOWN_CHARACTERS
+ * (see shownText).
  */
 export function escapeHtml(text: string): string {
-  return showControls(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+  return showControls(shownText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
 }
 
 /** Style rules that keep model text in its own bidirectional context (as `<bdi>` and dir="auto" would). */

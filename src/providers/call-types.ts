@@ -26,4 +26,6 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Which of the provider's endpoints to use (the executor balances load across them). */
   endpoint?: string;
+  /** The executor's cache key of this call: a model that answers later (the Batch API's) files the answer under it. */
+  cacheKey?: string;
 }

@@ -13,6 +13,8 @@ const executorOptions = {
   maxRetries: z.number().int().min(0).max(20).optional(),
   /** Longest wait a server's Retry-After may impose before a retry (default 60000); longer ones are capped. */
   maxRetryAfterMs: z.number().int().min(1).optional(),
+  /** The checkpoint's revision as the user declares it: part of the call cache's key instead of what the server reports. */
+  revision: z.string().min(1).optional(),
 };
 
 /** Every registered provider's own options (`optionsSchema` in src/providers/<provider>/), the first provider's declaration of a shared one. */

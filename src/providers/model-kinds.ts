@@ -36,6 +36,12 @@ export interface ModelBase {
   readonly modelId: string;
   /** Everything about the model that can change its output (the call cache's key prefix). */
   readonly cacheIdentity: string;
+  /**
+   * What the server reports about the model it serves (a checkpoint path, a digest, a revision),
+   * asked once; undefined when it reports nothing or cannot be asked. The executor puts it in the
+   * call cache's key, so two servers with different checkpoints under one name never share answers.
+   */
+  servedIdentity?(): Promise<string | undefined>;
   /** The kinds this model implements. */
   readonly kinds: readonly ModelKind[];
   /** Endpoints the executor may spread calls over (several replicas of one deployment). */

@@ -15,10 +15,13 @@ import { SeededRandom } from './seeded-random.js';
 export function limitItems<T>(items: readonly T[], limit: number, seed: number): T[] {
   if (limit >= items.length) return [...items];
   const groups = new Map<string, Array<{ item: T; index: number }>>();
+  // One pass, appending in place: linear in the input (a 100k-line file takes milliseconds).
   items.forEach((item, index) => {
     const dataset = (item as { dataset?: unknown }).dataset;
     const key = typeof dataset === 'string' ? dataset : '';
-    groups.set(key, [...(groups.get(key) ?? []), { item, index }]);
+    const members = groups.get(key);
+    if (members === undefined) groups.set(key, [{ item, index }]);
+    else members.push({ item, index });
   });
   // Largest remainder: floor of each proportional share, the rest to the largest fractions.
   const shares = [...groups.entries()].map(([key, members]) => {

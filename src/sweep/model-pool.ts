@@ -63,10 +63,10 @@ export class ModelPool {
     await served?.stop();
   }
 
-  #key(entry: ModelEntry): { key: string; modelOptions: ReturnType<typeof entryOptions>; transport: { timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number } } {
-    const { timeoutMs, maxRetries, maxRetryAfterMs, ...modelOptions } = entryOptions(entry);
+  #key(entry: ModelEntry): { key: string; modelOptions: ReturnType<typeof entryOptions>; transport: { timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number; revision?: string } } {
+    const { timeoutMs, maxRetries, maxRetryAfterMs, revision, ...modelOptions } = entryOptions(entry);
     const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
-    return { key, modelOptions, transport: { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(maxRetries === undefined ? {} : { maxRetries }), ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }) } };
+    return { key, modelOptions, transport: { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(maxRetries === undefined ? {} : { maxRetries }), ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }), ...(revision === undefined ? {} : { revision: String(revision) }) } };
   }
 
   /**

@@ -85,7 +85,7 @@ const methodEntrySchema = z.union([
     .object({
       id: z.string().min(1),
       /** The entry's name (default: the method's id): its results folder, when the study has several entries (the same method twice: CONNER on NQ and on WoW). */
-      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only (it names a folder)').optional(),
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit (it names a folder, so ".." or ".x" cannot be one)').optional(),
       settings: z.array(z.string().min(1)).min(1).optional(),
       options: z.record(z.string(), z.unknown()).optional(),
     })

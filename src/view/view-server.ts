@@ -46,6 +46,17 @@ export interface ViewServer {
 }
 
 class NotFound extends Error {}
+/** A request the client got wrong (malformed percent-encoding in the path): 400, not a server error. */
+class BadRequest extends Error {}
+
+/** A path segment, percent-decoded (`/runs/%` cannot be: a 400). */
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BadRequest(`malformed percent-encoding in the path: ${raw}`);
+  }
+}
 
 function number(v: string | null): number | undefined {
   if (v === null || v.trim() === '') return undefined;
@@ -122,10 +133,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (path === '/api/runs') return { type: 'application/json', body: JSON.stringify(index.runs()) };
     const m = /^\/runs\/([^/]+)(?:\/items(?:\/([^/]+))?)?\/?$/.exec(path);
     if (m) {
-      const run = runOr404(decodeURIComponent(m[1]!));
+      const run = runOr404(segment(m[1]!));
       if (m[2] !== undefined) {
-        const page = await itemPage(index, run, decodeURIComponent(m[2]));
-        if (page === undefined) throw new NotFound(`no item ${decodeURIComponent(m[2])} in run ${run.key}`);
+        const page = await itemPage(index, run, segment(m[2]));
+        if (page === undefined) throw new NotFound(`no item ${segment(m[2])} in run ${run.key}`);
         return html(page);
       }
       if (path.includes('/items')) {
@@ -163,6 +174,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     route(req, url).then(
       (r) => send(r.status ?? 200, r.type, r.body),
       (error: unknown) => {
+        if (error instanceof BadRequest) return send(400, 'text/html; charset=utf-8', layout('Bad request', `<h1>Bad request</h1><p>${esc(error.message)}</p>`));
         if (error instanceof NotFound) return send(404, 'text/html; charset=utf-8', layout('Not found', `<h1>Not found</h1><p>${esc(error.message)}</p>`));
         const message = error instanceof Error ? error.message : String(error);
         process.stderr.write(`llmkb view: ${escapeControls(`${req.url}: ${message}`)}\n`);

@@ -88,6 +88,11 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     const path = (req.url ?? '').replace(/^\/v1/, '');
+    // The executor's question about the served model (GET /v1/models): not a call, not counted.
+    if (req.method === 'GET') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     const index = counter++;
     let body: Record<string, unknown> = {};
     try {

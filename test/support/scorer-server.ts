@@ -123,6 +123,11 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     const path = req.url ?? '';
+    // The executor's question about the served model (GET /info, /v1/models): not a call, not counted.
+    if (req.method === 'GET') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     const index = counter++;
     let body: Record<string, unknown>;
     try {

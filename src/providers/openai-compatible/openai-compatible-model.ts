@@ -25,6 +25,7 @@ import {
 import type { ModelKind, TokenScoresRequest, TokenScoresResult } from '../model-kinds.js';
 import { chatSchema, completionsSchema, embeddingsSchema, finishReason, usageOf } from './api-schemas.js';
 import { OpenAIHttpClient } from './http-client.js';
+import { openAIServedIdentity } from '../served-identity.js';
 
 export interface OpenAICompatibleSettings {
   /** Base URLs ending in `/v1`; several = replicas of one deployment, load-balanced by the executor. */
@@ -76,6 +77,11 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
     this.cacheIdentity = `openai-compatible:${settings.flavor}:${settings.model}:api=${settings.api}`;
     this.#echoLogprobs = settings.echo && settings.api === 'completions';
     this.kinds = this.#echoLogprobs ? ['text-generation', 'embedding', 'scoring'] : ['text-generation', 'embedding'];
+  }
+
+  /** What the servers report about the model they serve (../served-identity.ts), for the call cache's key. */
+  servedIdentity(): Promise<string | undefined> {
+    return openAIServedIdentity(this.endpoints, this.#settings.model, this.#settings.flavor, this.#settings.apiKey);
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { ModelSpecError } from '../../errors.js';
 import type { CallOptions, Usage } from '../language-model.js';
+import { teiServedIdentity } from '../served-identity.js';
 import type { ClassificationRequest, ClassificationResult, ClassificationTask } from '../model-kinds.js';
 import { ClassifierBase } from '../classification/classifier-base.js';
 import { nliScores, positiveEntry, positiveScore, relevanceScore, type LabelMap } from '../classification/labels.js';
@@ -62,6 +63,11 @@ export class TeiClassifier extends ClassifierBase {
     });
     this.#settings = settings;
     this.#endpoint = endpoint;
+  }
+
+  /** TEI's `/info` model id and revision, for the call cache's key (../served-identity.ts). */
+  servedIdentity(): Promise<string | undefined> {
+    return teiServedIdentity(this.endpoints, this.#settings.model);
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {

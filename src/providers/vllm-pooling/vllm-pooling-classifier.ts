@@ -21,6 +21,7 @@ import type { ClassificationRequest, ClassificationResult, ClassificationTask } 
 import { ClassifierBase } from '../classification/classifier-base.js';
 import { nliScores, positiveEntry, positiveIndex, positiveScore, relevanceScore, type LabelMap, type ScoreScale } from '../classification/labels.js';
 import { postJson, shapeError } from '../classification/post-json.js';
+import { openAIServedIdentity } from '../served-identity.js';
 
 export type VllmPoolingEndpoint = 'score' | 'rerank' | 'v1/rerank' | 'classify';
 
@@ -75,6 +76,11 @@ export class VllmPoolingClassifier extends ClassifierBase {
     });
     this.#settings = settings;
     this.#scale = scale;
+  }
+
+  /** vLLM's `/v1/models` entry (its `root`: the checkpoint), for the call cache's key (../served-identity.ts). */
+  servedIdentity(): Promise<string | undefined> {
+    return openAIServedIdentity(this.endpoints.map((e) => `${e}/v1`), this.#settings.model, 'vllm', undefined);
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {

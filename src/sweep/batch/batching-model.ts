@@ -21,8 +21,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { writeFileAtomic } from '../../io/files.js';
-import { ContextOverflowError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
+import { ContextOverflowError, InputFileError, ModelCallError, UnsupportedCapabilityError } from '../../errors.js';
 import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, Model } from '../../providers/language-model.js';
 import type { ModelKind } from '../../providers/model-kinds.js';
 import { generationCallKey } from '../../executor/call-key.js';
@@ -76,6 +77,8 @@ export class BatchingModel implements Model {
   readonly provider: string;
   readonly modelId: string;
   readonly cacheIdentity: string;
+  /** The wrapped model's (what its server reports), so batched and live calls share cache keys. */
+  servedIdentity?: () => Promise<string | undefined>;
   readonly kinds: readonly ModelKind[];
   /**
    * The wrapped model's own, when it has them: only completions and chat go through batches.
@@ -123,21 +126,28 @@ export class BatchingModel implements Model {
     const classify = passed(inner.classify);
     if (classify) this.classify = classify;
     this.endpoints = ['batch'];
+    const served = inner.servedIdentity;
+    if (served) this.servedIdentity = () => served.call(inner);
   }
 
-  complete(request: CompletionRequest, _options?: CallOptions): Promise<CompletionResult> {
+  complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    return this.#push('complete', request);
+    return this.#push('complete', request, options?.cacheKey);
   }
 
-  chat(request: ChatRequest, _options?: CallOptions): Promise<CompletionResult> {
+  chat(request: ChatRequest, options?: CallOptions): Promise<CompletionResult> {
     refuseSampling(request);
-    return this.#push('chat', request);
+    return this.#push('chat', request, options?.cacheKey);
   }
 
-  /** Keyed as the executor keys the call (one function builds both keys), sent as the provider posts it. */
-  #push(kind: 'chat' | 'complete', request: CompletionRequest | ChatRequest): Promise<CompletionResult> {
-    const { key, params } = generationCallKey(this.cacheIdentity, kind, request);
+  /**
+   * Keyed as the executor keys the call (one function builds both keys; the executor's own key
+   * when it gives one, since it holds the served model's identity, so recovered answers land
+   * where it looks), sent as the provider posts it.
+   */
+  #push(kind: 'chat' | 'complete', request: CompletionRequest | ChatRequest, executorKey: string | undefined): Promise<CompletionResult> {
+    const { key: ownKey, params } = generationCallKey(this.cacheIdentity, kind, request);
+    const key = executorKey ?? ownKey;
     const r = { kind, params, ...this.#api.line(kind, request) };
     return new Promise<CompletionResult>((resolve, reject) => {
       this.#queue.push({ customId: key, key, kind: r.kind, params: r.params, url: r.url, body: r.body, resolve, reject });
@@ -230,6 +240,31 @@ function writeJournal(dir: string, journal: Journal): string {
   return file;
 }
 
+const journalSchema = z.object({
+  batchId: z.string().min(1),
+  baseURL: z.string().min(1),
+  modelIdentity: z.string().min(1),
+  submittedAt: z.string(),
+  requests: z.array(z.object({ customId: z.string(), key: z.string(), kind: z.enum(['chat', 'complete']), params: z.unknown(), url: z.enum(['/v1/chat/completions', '/v1/completions']) })),
+});
+
+/** A journal as written by `writeJournal`; a damaged one is named with how to discard it (exit 2). */
+function readJournal(file: string): Journal {
+  const hint = `Delete it (rm ${JSON.stringify(file)}) to discard that batch: the calls it held are asked again when the sweep reaches them.`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InputFileError(file, undefined, undefined, `a damaged --batch journal: not JSON (${error instanceof Error ? error.message : String(error)})`, hint);
+  }
+  const parsed = journalSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputFileError(file, undefined, issue.path.join('.') || undefined, `a damaged --batch journal: ${issue.message}`, hint);
+  }
+  return parsed.data as Journal;
+}
+
 /**
  * Batches submitted by an earlier, interrupted sweep: waited for, and their answers imported
  * into the call cache under the executor's keys (so the runs find them there). Returns the
@@ -240,7 +275,7 @@ export async function recoverBatches(journalDir: string, cache: CallCache, optio
   let imported = 0;
   for (const name of readdirSync(journalDir).filter((n) => n.endsWith('.json')).sort()) {
     const file = join(journalDir, name);
-    const journal = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+    const journal = readJournal(file);
     const api = options.apiFor(journal.baseURL);
     if (api === undefined) {
       options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} to ${journal.baseURL}, which no batched role of this study uses; its journal ${file} is kept`);

@@ -91,12 +91,13 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
-  const all = readConnerQueries(requireFile(input, how), opts.task);
+  const notice = (line: string) => process.stderr.write(`${line}\n`);
+  const all = readConnerQueries(requireFile(input, how), opts.task, notice);
   const [{ items: queries, limit }] = (await limitedFiles([all], opts.limit, opts.seed, 'queries')) as [{ items: typeof all; limit?: { n: number; seed: number } }];
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
   const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
-  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task));
+  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task, notice));
   const models = await generationModels(ws, opts);
   checkMaxTokens(models.generator, opts.maxTokens, '--max-tokens', DEFAULT_KNOWLEDGE_MAX_TOKENS);
   checkMaxTokens(models.answerer, opts.answerMaxTokens, '--answer-max-tokens', DEFAULT_ANSWER_MAX_TOKENS);
@@ -198,7 +199,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
+        checkOutputFile(opts.output, [input, opts.demos]);
         const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, input, opts);
         const generated = await generateKnowledge({
           queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
@@ -243,7 +244,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { createHash } = await import('node:crypto');
       const { readFileSync, mkdirSync } = await import('node:fs');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
+        checkOutputFile(opts.output, [...inputs, opts.ratings]);
         checkOutputFolder(opts.out);
         const read = inputs.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`, or bring your own JSONL (docs/conner.md).')));
         const kept = await limited(read, opts.limit, opts.seed, 'queries');
@@ -300,10 +301,10 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
+        checkOutputFile(opts.output, [pool]);
+        checkOutputFile(opts.summary, [pool, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
-        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task);
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, (line) => process.stderr.write(`${line}\n`));
         const queries = all.filter(
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );
@@ -345,8 +346,8 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
-        checkOutputFile(opts.output);
-        checkOutputFile(opts.summary);
+        checkOutputFile(opts.output, [queriesFile, ...(opts.input ?? []), opts.demos]);
+        checkOutputFile(opts.summary, [queriesFile, ...(opts.input ?? []), opts.demos, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
         const files = opts.input ?? [];
         if (queriesFile !== undefined && files.length > 0) throw new LlmkbError('give either a query file (top-p sampling, as the paper) or --input files, not both', { hint: 'llmkb conner best-of QUERIES --samples 5, or llmkb conner best-of --input a.jsonl --input b.jsonl' });

@@ -36,7 +36,7 @@ const DEMO_HINT = 'Make it with `llmkb conner select-demos`, or give a query fil
 
 export async function prepareConner(ctx: PrepareContext): Promise<PreparedInputs> {
   const options = connerOptions(ctx.options);
-  const all = readConnerQueries(requireFile(options.input, "Give one of CONNER's test files or a JSONL query file (docs/conner.md)."), options.task);
+  const all = readConnerQueries(requireFile(options.input, "Give one of CONNER's test files or a JSONL query file (docs/conner.md)."), options.task, ctx.log);
   if (all.length === 0) throw new LlmkbError(`${options.input}: no queries`, { hint: 'The file holds no query lines (docs/conner.md shows the formats).' });
   // By file name: a summary says what it read, not where it lay on one machine.
   const files: Record<string, string> = { [basename(options.input)]: sha256(readFileSync(options.input)) };
@@ -50,7 +50,7 @@ export async function prepareConner(ctx: PrepareContext): Promise<PreparedInputs
       const schema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
       fixedDemos = readConnerJsonl(options.demos, schema, 'demonstration', DEMO_HINT);
     }
-    demoPool = fixedDemos ?? demonstrationsOf(readConnerQueries(options.demos, options.task));
+    demoPool = fixedDemos ?? demonstrationsOf(readConnerQueries(options.demos, options.task, ctx.log));
   } else demoPool = demonstrationsOf(all);
   if (ctx.db === undefined) throw new LlmkbError('CONNER needs the store to read evidence from (an internal caller gave none)');
   const evidence = await evidenceSource(ctx.db, options.corpus, options.evidenceTop, options.choices);

@@ -60,7 +60,7 @@ export function registerStageCommands(program: Command, host: CliHost): void {
       const { readQAItems } = await import('../data/qa-item.js');
       const { toJsonl } = await import('../../../io/jsonl.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
-      checkOutputFile(opts.output);
+      checkOutputFile(opts.output, [...(opts.input ?? Object.values(DATASET_FILES).map((f) => join(opts.data, f))), opts.rSeen, opts.rUnseen]);
       await host.withWorkspace(command, async (ws) => {
         const entry = ws.entryFor('model', opts.model);
         if (entry === undefined) throw new LlmkbError('no model to ask', { hint: 'Pass --model SPEC or set "model" in llmkb.config.json.' });
@@ -96,7 +96,7 @@ export function registerStageCommands(program: Command, host: CliHost): void {
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { judgeRecords } = await import('../judging/judge-records.js');
       const { ResponseJudge, responseRecordSchema } = await import('../judging/judge-response.js');
-      checkOutputFile(opts.output);
+      checkOutputFile(opts.output, [opts.input]);
       await host.withWorkspace(command, async (ws) => {
         const records = await limited(readJsonl(requireFile(opts.input, 'Produce responses with `llmkb ask`, or bring your own JSONL.'), responseRecordSchema, 'response record', { uniqueIds: true }), opts.limit, LIMIT_SEED, 'responses');
         const entry = opts.judge === false ? undefined : ws.entryFor('judge', opts.judge);
@@ -134,7 +134,7 @@ export function registerStageCommands(program: Command, host: CliHost): void {
       const { readQAItems } = await import('../data/qa-item.js');
       const { writeFileAtomic } = await import('../../../io/files.js');
       const { judgedRecordSchema } = await import('../judging/judge-response.js');
-      checkOutputFile(opts.output);
+      checkOutputFile(opts.output, [opts.input, ...Object.values(DATASET_FILES).map((f) => join(opts.data, f))]);
       await host.withWorkspace(command, async (ws) => {
         const records = await limited(readJsonl(requireFile(opts.input, 'Label responses with `llmkb judge` first.'), judgedRecordSchema, 'labelled record', { uniqueIds: true }), opts.limit, opts.seed, 'labelled responses');
         const entry = ws.entryFor('model', opts.model);

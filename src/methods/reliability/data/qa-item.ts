@@ -28,7 +28,7 @@ export const qaItemSchema = z
     dataset: z.enum(['seen', 'unseen'], fieldError('the question set, "seen" (answers known) or "unseen" (no answer exists)')),
     /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
     source: z.string(fieldError('the source the question comes from, for the by-source tables, e.g. "nq" or a name of your own')).min(1),
-    question: z.string(fieldError('the question text, e.g. "What is the capital of France?"')).min(1),
+    question: z.string(fieldError('the question text, e.g. "What is the capital of France?"')).refine((q) => q.trim() !== '', 'the question is empty or only white space'),
     /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
     answers: z.array(z.string(), fieldError('a list of accepted answers, e.g. ["Paris"] ([] for an unseen question)')),
     answerType: z.enum(ANSWER_TYPES).nullish(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstInvalidLine, Utf8Check } from './utf8-check.js';
+import { firstInvalidLine, firstInvalidLineOf, Utf8Check } from './utf8-check.js';
 
 /** The bytes of `bytes` cut into chunks at the given offsets. */
 function cut(bytes: Buffer, at: readonly number[]): Buffer[] {
@@ -36,5 +36,13 @@ describe('Utf8Check', () => {
     for (let i = 0; i <= bytes.length; i += 1) assert.equal(await firstInvalidLine(cut(bytes, [i])), 3, `cut at ${i}`);
     assert.equal(await firstInvalidLine([Buffer.from('a\nb')]), undefined);
     assert.equal(await firstInvalidLine([Buffer.from([0x61, 0x0a, 0xff])]), 2, 'a last line without a line break');
+  });
+});
+
+describe('firstInvalidLineOf', () => {
+  it('names the first line that is not UTF-8, or none', () => {
+    assert.equal(firstInvalidLineOf(Buffer.from('a\nb\n')), undefined);
+    assert.equal(firstInvalidLineOf(Buffer.concat([Buffer.from('ok\nstill ok\ncaf'), Buffer.from([0xe9]), Buffer.from('\nlast')])), 3);
+    assert.equal(firstInvalidLineOf(Buffer.concat([Buffer.from('a\n'), Buffer.from([0xff])])), 2);
   });
 });

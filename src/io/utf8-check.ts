@@ -1,7 +1,7 @@
 /**
- * Corpus files are read as UTF-8. A byte sequence that is no UTF-8 character (text saved as
+ * Text inputs (corpus files, query and QA files, configs) are read as UTF-8. A byte sequence that is no UTF-8 character (text saved as
  * Latin-1 or Windows-1252, a binary file with a text name) would otherwise become U+FFFD in
- * the index without a word; instead the reader stops with the file and line of the first one.
+ * the index or the prompts without a word; instead the reader stops with the file and line of the first one.
  *
  * `Utf8Check` validates a stream chunk by chunk (`buffer.isUtf8`), carrying the bytes of a
  * character cut at a chunk's end into the next; `firstInvalidLine` finds the line afterwards
@@ -60,7 +60,20 @@ export async function firstInvalidLine(chunks: AsyncIterable<Buffer> | Iterable<
   return isUtf8(Buffer.concat(pending)) ? undefined : line;
 }
 
-/** The error for a file that is not UTF-8 at `line`. */
-export function notUtf8Error(file: string, line: number | undefined): InputFileError {
-  return new InputFileError(file, line, undefined, 'not UTF-8 text: a byte sequence that is no UTF-8 character (Latin-1 or Windows-1252 text, or a binary file?)', 'Corpus files are read as UTF-8: convert the file first, e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8` (with the encoding it was written in).');
+/** The 1-based number of the first line of a whole file's bytes that is not UTF-8, or undefined. */
+export function firstInvalidLineOf(data: Buffer): number | undefined {
+  if (isUtf8(data)) return undefined;
+  let line = 1;
+  let from = 0;
+  for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, from)) {
+    if (!isUtf8(data.subarray(from, nl))) return line;
+    line += 1;
+    from = nl + 1;
+  }
+  return line;
+}
+
+/** The error for a file that is not UTF-8 at `line`; `kind` names the files (`Corpus files`, `Input files`). */
+export function notUtf8Error(file: string, line: number | undefined, kind = 'Corpus files'): InputFileError {
+  return new InputFileError(file, line, undefined, 'not UTF-8 text: a byte sequence that is no UTF-8 character (Latin-1 or Windows-1252 text, or a binary file?)', `${kind} are read as UTF-8: convert the file first, e.g. \`iconv -f latin1 -t utf-8 FILE > FILE.utf8\` (with the encoding it was written in).`);
 }
