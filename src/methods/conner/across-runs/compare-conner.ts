@@ -4,6 +4,7 @@
  * runs of one task that scored the same queries (read from the records beside their summaries).
  */
 import { toCsv, toMarkdown } from '../../../analysis/runs.js';
+import { formatResampledP, isSignificant, pairedTestsNote } from '../../../analysis/significance-format.js';
 import type { CompareOutput, ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
@@ -97,10 +98,10 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     const rows = paired.map((t) => {
       const def = defs.get(t.metric)!;
       const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
-      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / options.resamples}` : t.p.toPrecision(2), String(t.questions)];
+      return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${isSignificant(t.p, t.questions) ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', formatResampledP(t.p, options.resamples), String(t.questions)];
     });
-    const table = { header: ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'], rows };
-    out.push(`## CONNER: paired differences on shared queries (* p < 0.05)\n\n${toMarkdown(table)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);
+    const table = { header: ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'n (items)'], rows };
+    out.push(`## CONNER: paired differences on shared queries\n\n${toMarkdown(table)}\n\n${pairedTestsNote({ resamples: options.resamples, seed: options.seed, items: 'queries' })}\n`);
     files['conner-paired.md'] = `${toMarkdown(table)}\n`;
     files['conner-paired.csv'] = toCsv(table);
   } else if (runs.length > 1) {

@@ -7,6 +7,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { flagged } from '../../../analysis/summary-warnings.js';
+import { formatResampledP, isSignificant, pairedTestsNote } from '../../../analysis/significance-format.js';
 import { escapeHtml, figure, htmlTable } from '../../../report/html-parts.js';
 import type { MethodReportContext } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
@@ -78,7 +79,7 @@ export async function connerReportSections(summaries: readonly MethodSummary[], 
   if (paired.length) {
     const defs = new Map(paperTableDefs().map((d) => [d.id, d]));
     const fmt = (id: string, v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(defs.get(id)!, v)}`);
-    parts.push(`<h3>Paired differences on shared queries</h3><div class="scroll">${htmlTable(['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'], paired.map((t) => [`${t.a} vs ${t.b}`, defs.get(t.metric)!.label, `${fmt(t.metric, t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.metric, t.interval[0])}, ${fmt(t.metric, t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? '< 0.001' : t.p.toPrecision(2), String(t.questions)]))}</div><p class="note">Paired bootstrap over the queries both runs scored (1000 resamples, seed 42); * p &lt; 0.05.</p>`);
+    parts.push(`<h3>Paired differences on shared queries</h3><div class="scroll">${htmlTable(['A vs B', 'metric', 'A − B', '95% CI', 'p', 'n (items)'], paired.map((t) => [`${t.a} vs ${t.b}`, defs.get(t.metric)!.label, `${fmt(t.metric, t.difference)}${isSignificant(t.p, t.questions) ? ' *' : ''}`, t.interval ? `[${fmt(t.metric, t.interval[0])}, ${fmt(t.metric, t.interval[1])}]` : '-', formatResampledP(t.p, 1000), String(t.questions)]))}</div><p class="note">${escapeHtml(pairedTestsNote({ resamples: 1000, seed: 42, items: 'queries' }))}</p>`);
   }
   return parts;
 }

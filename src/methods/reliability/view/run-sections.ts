@@ -40,10 +40,12 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
   const groups = (ctx.summary?.breakdowns as { bySource?: Record<string, { metrics: Record<string, number | null> }> } | undefined)?.bySource ?? {};
   const defs = (ctx.summary?.metricDefs as MetricDef[] | undefined) ?? [];
   const groupDefs = headlineDefs(defs).filter((d) => Object.values(groups).some((g) => d.id in g.metrics));
-  const templates = bySource.filter((r) => /^T\d+$/.test(r.grp ?? ''));
+  // A source's kind comes from its items' set, never from its name: one whose items are all unseen is a template (UnseenQA's T1..T20, or a user's unseen set).
+  const seenSources = new Set(bySource.filter((r) => r.dataset !== 'unseen').map((r) => r.grp));
+  const templates = bySource.filter((r) => !seenSources.has(r.grp));
   const extra = (g: string) => groupDefs.map((d) => formatMetric(d, groups[g]?.metrics[d.id]));
-  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => !/^T\d+$/.test(r.grp ?? '')), extra, groupDefs.map((d) => d.label)));
-  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template', 'source', templates, extra, groupDefs.map((d) => d.label)));
+  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => seenSources.has(r.grp)), extra, groupDefs.map((d) => d.label)));
+  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template (sources of unseen questions only)', 'source', templates, extra, groupDefs.map((d) => d.label)));
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
   parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
   parts.push(mcqAnswersSection(ctx.summary));
