@@ -16,6 +16,7 @@ import { buildOracleRuns, EVAL_MODEL, SETTINGS, STUDY_MODELS, type OracleFixture
 import { bySource, flaggedMetrics, mean, metricsOf, pct, pearson, readRecords, sizeClass, type Metric, type OracleRecord, type Values } from './support/oracle-metrics.js';
 import { llmkb } from './support/run-cli.js';
 import { figureSvg, svgMarks, type SvgMark } from './support/svg-marks.js';
+import { startViewServer } from '../src/view/view-server.js';
 
 interface Run {
   model: string;
@@ -323,6 +324,63 @@ describe('output oracle: every number a reader sees, against the records', { tim
       assert.deepEqual(box[2]!.split(', ').sort(), approximate.map((x) => `${x.model} (${x.setting})`).sort());
       assert.match(html, /<section class="warn" id="departures">/);
       for (const x of expected.filter((y) => y.flagged.size)) assert.ok(html.includes(`<li><strong>${x.model} (${x.setting})</strong>: `), `${where}: the warning of ${x.model} ${x.setting}`);
+    }
+  });
+
+  it("the viewer: the runs page's metrics and notices, each run's breakdowns by source and template, the paired tests", async () => {
+    const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    for (const [dir, expected] of [[fixture.sweepOut, studyRuns()], [fixture.evalOut, runs.filter((r) => r.model === EVAL_MODEL.label)]] as const) {
+      const view = await startViewServer({ resultsDir: dir, indexFile: join(work, `view-${expected[0]!.model}.sqlite`), port: 0 });
+      try {
+        const home = await (await fetch(`${view.url}/`)).text();
+        const rows = [...home.matchAll(/<tr data-run="([^"]+)">([\s\S]*?)<\/tr>/g)];
+        assert.equal(rows.length, expected.length, 'a row per run');
+        const keys = new Map<Run, string>();
+        for (const [, key, row] of rows) {
+          const label = /<a href="\/runs\/[^"]+">([^<]*)<\/a>/.exec(row!)![1]!;
+          const setting = /<\/th><td>([^<]*)<\/td>/.exec(row!)![1]!;
+          const run = expected.find((r) => r.model === label && r.setting === setting)!;
+          keys.set(run, key!);
+          const cells = [...row!.matchAll(/<td class="num">([^<]*)(<sup class="flag")?/g)].map((c) => `${decode(c[1]!)}${c[2] ? DAGGER : ''}`);
+          HEADLINE.forEach((m, i) => assert.equal(cells[i]!.replace('–', '-'), shown(run, m), `viewer runs page: ${label} ${setting} ${m}`));
+          assert.match(row!, /class="badge approx"/, `viewer: ${label} ${setting} carries its departures`);
+          assert.equal(/† warning/.test(row!), run.flagged.size > 0, `viewer: ${label} ${setting} warning badge`);
+          // The run's page: sources whose questions are seen (TQ-mine, mine among them) under "By source", the rest under the templates.
+          const page = await (await fetch(`${view.url}/runs/${key}`)).text();
+          // Each table's rows, with its columns' titles (the label counts it has differ from table to table).
+          const tableOf = (title: string) => {
+            const m = new RegExp(`<h3>${title}[^<]*</h3><div class="scroll"><table class="counts"><thead>([\\s\\S]*?)</thead><tbody>([\\s\\S]*?)</tbody>`).exec(page);
+            const head = [...(m?.[1] ?? '').matchAll(/<th>([^<]*)<\/th>/g)].map((h) => h[1]!).slice(1);
+            return [...(m?.[2] ?? '').matchAll(/<tr><th scope="row">([^<]*)<\/th>([\s\S]*?)<\/tr>/g)].map((r) => [r[0], r[1], r[2], head] as const);
+          };
+          const groups = bySource(run.records);
+          const bySourceRows = tableOf('By source');
+          const templateRows = tableOf('By UnseenQA template');
+          assert.deepEqual(bySourceRows.map((r) => r[1]).sort(), [...groups].filter(([, g]) => g.seen > 0).map(([s]) => s).sort(), `viewer: ${label} ${setting} seen sources`);
+          assert.deepEqual(templateRows.map((r) => r[1]).sort(), [...groups].filter(([, g]) => g.seen === 0).map(([s]) => s).sort(), `viewer: ${label} ${setting} templates`);
+          for (const [, source, cellsHtml, head] of [...bySourceRows, ...templateRows]) {
+            const g = groups.get(source!)!;
+            const values = [...cellsHtml!.matchAll(/<td class="num">(?:<a [^>]*>)?([^<]*)/g)].map((c) => decode(c[1]!));
+            assert.equal(values[0], String(g.n), `viewer: ${source} items`);
+            const flaggedRun = { ...run, values: g.values };
+            HEADLINE.forEach((m) => assert.equal(values[head.indexOf(m)], shown(flaggedRun, m), `viewer: ${label} ${setting} ${source} ${m}`));
+          }
+        }
+        // The compare page's paired tests: n stated, no p of 0, a star only on n >= 30.
+        const [a, b] = expected.filter((r) => r.setting === SETTINGS[0]);
+        if (a && b) {
+          const cmp = await (await fetch(`${view.url}/compare?runs=${keys.get(a)},${keys.get(b)}`)).text();
+          const paired = [...cmp.matchAll(/<tr(?: class="sig")?><th scope="row">([^<]*)<\/th>((?:<td[^>]*>[^<]*<\/td>){6})<\/tr>/g)];
+          assert.ok(paired.length > 0, 'viewer compare: paired tests');
+          for (const [, metric, cells] of paired) {
+            const c = [...cells!.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((x) => decode(x[1]!));
+            assert.equal(c[5], String(a.records.length), `viewer compare ${metric}: n`);
+            assert.doesNotMatch(c[4]!, /^0(\.0+)?$/, 'no p of 0');
+          }
+        }
+      } finally {
+        await view.close();
+      }
     }
   });
 
