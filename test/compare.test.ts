@@ -97,9 +97,9 @@ describe('llmkb compare', () => {
     const r = await llmkb(['compare', ...files, '--out', join(dir, 'out'), '--resamples', '100']);
     assert.equal(r.code, 0, r.stderr);
     const md = readFileSync(join(dir, 'out', 'paired-tests.md'), 'utf8').split('\n');
-    assert.equal(md[0], '| setting | A | B | metric | A - B | 95% CI | p | questions |');
+    assert.equal(md[0], '| setting | A | B | metric | A - B | 95% CI | p | n (questions) |');
     assert.deepEqual(md.slice(2, 4).map((l) => l.split(' | ').slice(0, 4)), [['| four-shot', 'a', 'b', 'NCCR'], ['| four-shot', 'a', 'b', 'IUR']]);
-    assert.match(readFileSync(join(dir, 'out', 'paired-tests.csv'), 'utf8'), /^setting,A,B,metric,A - B,95% CI,p,questions\nfour-shot,a,b,NCCR,/);
+    assert.match(readFileSync(join(dir, 'out', 'paired-tests.csv'), 'utf8'), /^setting,A,B,metric,A - B,95% CI,p,n \(questions\)\nfour-shot,a,b,NCCR,/);
     assert.match(r.stdout, /## Paired bootstrap tests\n\n\| setting \| A \| B \|/);
     assert.match(r.stderr, /wrote tables, correlations, paired tests and analysis\.json/);
 

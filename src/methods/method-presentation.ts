@@ -88,6 +88,8 @@ export interface PairedRow {
   difference: number | null;
   interval: [number, number] | null;
   p: number | null;
+  /** Items paired (both runs answered them): the test's sample size. */
+  n: number;
 }
 
 export interface ItemPageContext {

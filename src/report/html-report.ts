@@ -16,6 +16,7 @@ import { VERSION } from '../version.js';
 import { anyWarnings, FLAG, isFlagged } from '../methods/summary-warnings.js';
 import { escapeHtml, flagMark, htmlTable, ISOLATE_CSS } from '../methods/html-parts.js';
 import { resetChartIds } from '../methods/render-svg.js';
+import { formatResampledP, pairedTestsNote, significanceStar } from '../methods/significance-format.js';
 
 export { escapeHtml };
 
@@ -179,6 +180,8 @@ const ciLevel = (summaries: readonly MethodSummary[]): string => {
 export interface ReportOptions {
   title?: string;
   pairedTests?: readonly PairedTest[];
+  /** Resamples of the paired tests (default 1000): the floor of their p-values. */
+  pairedResamples?: number;
   executions?: readonly ExecutionRecord[];
   /** Each run's per-item records (same order as the summaries), for the method's sections (significance marks) and run details (examples). */
   records?: ReadonlyArray<readonly object[] | undefined>;
@@ -222,7 +225,9 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   if (options.pairedTests && options.pairedTests.length > 0) {
     parts.push('<h2>Paired bootstrap tests</h2>');
     const pct = { format: 'percent' as const };
-    parts.push(htmlTable(['A vs B', 'setting', 'metric', 'A - B', '95% CI', 'p', 'questions'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.setting ?? '', t.metric, formatMetric(pct, t.difference), t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', t.p === null ? '-' : t.p.toPrecision(2), String(t.questions)])));
+    const resamples = options.pairedResamples ?? 1000;
+    parts.push(htmlTable(['A vs B', 'setting', 'metric', 'A - B', '95% CI', 'p', 'n (questions)'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.setting ?? '', t.metric, `${formatMetric(pct, t.difference)}${t.difference === null ? '' : significanceStar(t.p, t.questions)}`, t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', formatResampledP(t.p, resamples), String(t.questions)])));
+    parts.push(`<p class="note">${escapeHtml(pairedTestsNote({ resamples }))}</p>`);
   }
 
   parts.push('<h2>Runs</h2>');

@@ -7,6 +7,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { MetricDef } from '../methods/method.js';
 import type { PairedRow } from '../methods/method-presentation.js';
 import { FLAG } from '../methods/summary-warnings.js';
+import { formatResampledP, isSignificant, pairedTestsNote, significanceStar } from '../methods/significance-format.js';
 import { countsTable, esc, flagOf, isStageRun, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
@@ -116,8 +117,8 @@ export async function comparePage(index: ViewIndex, runs: ViewRun[], options: { 
   for (const other of runs.slice(1)) {
     const rows = await options.paired(a, other);
     if (rows.length === 0) continue;
-    parts.push(`<h2>Paired difference: ${esc(a.label)} (${esc(a.setting)}) − ${esc(other.label)} (${esc(other.setting)})</h2><p class="muted small">Paired bootstrap over the questions both runs answered (1000 resamples, seed 42); * p &lt; 0.05.</p><div class="scroll"><table class="paired"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>95% CI</th><th>p</th></tr></thead><tbody>${rows
-      .map((r) => `<tr${r.p !== null && r.p < 0.05 ? ' class="sig"' : ''}><th scope="row">${esc(r.def.label)}</th><td class="num">${esc(formatMetric(r.def, r.a))}</td><td class="num">${esc(formatMetric(r.def, r.b))}</td><td class="num">${esc(formatMetric(r.def, r.difference))}${r.p !== null && r.p < 0.05 ? '*' : ''}</td><td class="num ci">${esc(formatInterval(r.def, r.interval))}</td><td class="num">${r.p === null ? '–' : r.p === 0 ? '&lt; 0.001' : esc(r.p.toPrecision(2))}</td></tr>`)
+    parts.push(`<h2>Paired difference: ${esc(a.label)} (${esc(a.setting)}) − ${esc(other.label)} (${esc(other.setting)})</h2><p class="muted small">${esc(pairedTestsNote({ resamples: 1000, seed: 42 }))}</p><div class="scroll"><table class="paired"><thead><tr><th>Metric</th><th>A</th><th>B</th><th>A − B</th><th>95% CI</th><th>p</th><th>n</th></tr></thead><tbody>${rows
+      .map((r) => `<tr${isSignificant(r.p, r.n) ? ' class="sig"' : ''}><th scope="row">${esc(r.def.label)}</th><td class="num">${esc(formatMetric(r.def, r.a))}</td><td class="num">${esc(formatMetric(r.def, r.b))}</td><td class="num">${esc(formatMetric(r.def, r.difference))}${significanceStar(r.p, r.n)}</td><td class="num ci">${esc(formatInterval(r.def, r.interval))}</td><td class="num">${esc(formatResampledP(r.p, 1000))}</td><td class="num">${r.n}</td></tr>`)
       .join('')}</tbody></table></div>`);
   }
   const cmp = compareItems(index, a, b, { onlyDisagreements: options.only, page: options.page, pageSize: options.pageSize });

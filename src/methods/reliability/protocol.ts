@@ -69,6 +69,8 @@ export interface ProtocolInputs {
   timeFilter?: TimeFilterProvenance;
   /** Distractor LLM identity; undefined: answer pool only. */
   distractor?: string;
+  /** MCQs with fewer than the paper's 5 options (fewer than 3 distractors for their response), of all the run's MCQs. */
+  fewerOptionMcqs?: { fewer: number; of: number };
   /** `embedding:<id>` or `bm25-v1`; ignored for zero-shot. */
   shotSelector: string;
   mode: AnswerMode;
@@ -101,9 +103,14 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
     : p.timeFilter.method === 'llm'
       ? paper(`llm:${p.timeFilter.model ?? 'unknown'}`, "the paper's Table 5 prompt")
       : approx(p.timeFilter.method, p.timeFilter.note ?? 'keyword rule instead of an LLM');
+  const fewer = p.fewerOptionMcqs && p.fewerOptionMcqs.fewer > 0
+    ? `; ${p.fewerOptionMcqs.fewer} of ${p.fewerOptionMcqs.of} MCQs have fewer than the paper's 5 options (fewer than 3 distractors found for the response: a small answer pool), so guessing picks the response more often there`
+    : '';
   const distractors = p.distractor
-    ? paper(`llm:${p.distractor}`, `the paper's Table 8 prompt; a reply with fewer than 3 usable distractors is topped up from the answer pool (${POOL_DISTRACTOR})`)
-    : approx('answer-pool', `no distractor LLM: ${POOL_DISTRACTOR}`);
+    ? fewer
+      ? approx(`llm:${p.distractor}`, `the paper's Table 8 prompt, topped up from the answer pool (${POOL_DISTRACTOR})${fewer}`)
+      : paper(`llm:${p.distractor}`, `the paper's Table 8 prompt; a reply with fewer than 3 usable distractors is topped up from the answer pool (${POOL_DISTRACTOR})`)
+    : approx('answer-pool', `no distractor LLM: ${POOL_DISTRACTOR}${fewer}`);
   const shotSelector = p.setting === 'zero-shot'
     ? paper('none (zero-shot)')
     : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');

@@ -4,6 +4,7 @@
  * runs of one task that scored the same queries (read from the records beside their summaries).
  */
 import { toCsv, toMarkdown } from '../../run-tables.js';
+import { formatResampledP, isSignificant, pairedTestsNote } from '../../significance-format.js';
 import type { CompareOutput, ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
@@ -88,10 +89,10 @@ export function answererWarnings(summaries: readonly MethodSummary[]): string[] 
 export function pairedRow(t: ConnerPairedDifference, resamples: number): string[] {
   const def = paperTableDefs().find((d) => d.id === t.metric)!;
   const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
-  return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${t.p !== null && t.p < 0.05 ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', t.p === null ? '-' : t.p === 0 ? `< ${1 / resamples}` : t.p.toPrecision(2), String(t.questions)];
+  return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${isSignificant(t.p, t.questions) ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', formatResampledP(t.p, resamples), String(t.questions)];
 }
 
-export const PAIRED_HEADER = ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'items'];
+export const PAIRED_HEADER = ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'n (items)'];
 
 /** Each run's columns computed otherwise than the paper's tables, and why. */
 function notAsPaperNote(summaries: readonly MethodSummary[]): string {
@@ -123,7 +124,7 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     pairedByTask[task] = paired;
     if (paired.length > 0) {
       const ptable = { header: PAIRED_HEADER, rows: paired.map((t) => pairedRow(t, options.resamples)) };
-      out.push(`## CONNER: paired differences on shared queries, ${title} (* p < 0.05)\n\n${toMarkdown(ptable)}\n\nPaired bootstrap over the queries both runs scored (${options.resamples} resamples, seed ${options.seed}).\n`);
+      out.push(`## CONNER: paired differences on shared queries, ${title}\n\n${toMarkdown(ptable)}\n\n${pairedTestsNote({ resamples: options.resamples, seed: options.seed, items: 'queries' })}\n`);
       pairedMd.push(`## ${title}\n\n${toMarkdown(ptable)}\n`);
       pairedCsv.push(...ptable.rows.map((row) => [task, ...row]));
     }

@@ -8,6 +8,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { flagged } from '../../summary-warnings.js';
 import { escapeHtml, figure, htmlTable } from '../../html-parts.js';
+import { pairedTestsNote } from '../../significance-format.js';
 import type { MethodReportContext } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { columnsOf } from '../summary/conner-summary.js';
@@ -88,7 +89,7 @@ export async function connerReportSections(summaries: readonly MethodSummary[], 
     if (charts.length) parts.push(`<h3>Each metric across runs, ${escapeHtml(title)}</h3><p class="note">Definitions: the metric table of each run below, or hover a column of the table above.</p><div class="charts">${charts.join('')}</div>`);
     const paired = connerPairedTests(runs, { resamples: 1000, seed: 42 });
     if (paired.length) {
-      parts.push(`<h3>Paired differences on shared queries, ${escapeHtml(title)}</h3><div class="scroll">${htmlTable(PAIRED_HEADER, paired.map((t) => pairedRow(t, 1000)))}</div><p class="note">Paired bootstrap over the queries both runs scored (1000 resamples, seed 42); * p &lt; 0.05.</p>`);
+      parts.push(`<h3>Paired differences on shared queries, ${escapeHtml(title)}</h3><div class="scroll">${htmlTable(PAIRED_HEADER, paired.map((t) => pairedRow(t, 1000)))}</div><p class="note">${escapeHtml(pairedTestsNote({ resamples: 1000, seed: 42, items: 'queries' }))}</p>`);
     }
     for (const a of analysisTables(runs, { permutations: 1000, seed: 42 })) {
       parts.push(`<h3>${escapeHtml(a.title)}, ${escapeHtml(title)}</h3><div class="scroll">${htmlTable(a.header, a.rows)}</div><p class="note">${escapeHtml(a.note)}</p>`);

@@ -10,7 +10,7 @@ import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import { PROMPT_SETTINGS } from '../defaults.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
-import { flagged } from '../../summary-warnings.js';
+import { flagged, isFlagged } from '../../summary-warnings.js';
 import { distinguishRuns, modelsOf, settingsOf as settingsIn, toCsv, toMarkdown, type PairedTest } from '../../run-tables.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
@@ -99,12 +99,18 @@ export function paperTable(summaries: readonly RunSummary[], table: '9' | '10' |
 }
 
 /** Models ranked by a metric in one setting, best first (Figure 6). */
+/** The runs of a setting ranked by a metric, best first; a flagged value (a warning of its run concerns it) is not ranked (`notRanked`). */
 export function ranking(summaries: readonly RunSummary[], metric: MetricKey, setting: string): Array<{ model: string; value: number }> {
   const better = HIGHER_IS_BETTER[metric] ? -1 : 1;
   return summaries
-    .filter((s) => s.setting === setting && s.metrics[metric] !== null)
+    .filter((s) => s.setting === setting && s.metrics[metric] !== null && !isFlagged(s, metric))
     .map((s) => ({ model: s.model, value: s.metrics[metric]! }))
     .sort((a, b) => better * (a.value - b.value) || a.model.localeCompare(b.model));
+}
+
+/** The runs of a setting with a value of the metric that a warning of the run concerns: shown apart from the ranking. */
+export function notRanked(summaries: readonly RunSummary[], metric: MetricKey, setting: string): Array<{ model: string; value: number }> {
+  return summaries.filter((s) => s.setting === setting && s.metrics[metric] !== null && isFlagged(s, metric)).map((s) => ({ model: s.model, value: s.metrics[metric]! }));
 }
 
 /** UR per UnseenQA answer type, per run (Figure 4). */

@@ -11,6 +11,7 @@ import type { MetricDef } from '../../method.js';
 import type { RunSummary } from '../metrics/summarize-run.js';
 import { placeLabels } from './scatter-labels.js';
 import { FLAG, isFlagged } from '../../summary-warnings.js';
+import { formatAnalyticP } from '../../significance-format.js';
 
 export interface Figure {
   id: string;
@@ -96,7 +97,7 @@ export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMa
   const rs = settings.map((setting) => {
     const p = points.filter((d) => d.setting === setting);
     const { r, p: pv } = pearson(p.map((d) => d.x!), p.map((d) => d.y!));
-    return r === null ? `${setting}: R undefined (n = ${p.length})` : `${setting}: R = ${r.toFixed(2)}, p = ${pv!.toPrecision(2)} (n = ${p.length})`;
+    return r === null ? `${setting}: R undefined (n = ${p.length})` : `${setting}: R = ${r.toFixed(2)}, p = ${formatAnalyticP(pv!)} (n = ${p.length})`;
   });
   const xd = domainOf(defs.get(x));
   const yd = domainOf(defs.get(y));
@@ -127,9 +128,13 @@ export function scatterFigure(summaries: readonly RunSummary[], defs: ReadonlyMa
 /** Figure 6: runs ranked by a metric, best first, one panel per setting in one figure. */
 export function rankingFigure(summaries: readonly RunSummary[], def: MetricDef): Figure {
   const title = `Ranking by ${def.label}`;
-  const values = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined).map((s) => ({ model: marked(s, def.id), setting: s.setting, value: pct(s.metrics[def.id as never]) }));
-  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.${flagNote(values)}`;
-  if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined; this report has ${values.length}.` };
+  const defined = summaries.filter((s) => s.metrics[def.id as never] !== null && s.metrics[def.id as never] !== undefined);
+  // A flagged value (a warning of its run concerns it) is not ranked, as in every table: named in the caption instead.
+  const values = defined.filter((s) => !isFlagged(s, def.id)).map((s) => ({ model: s.model, setting: s.setting, value: pct(s.metrics[def.id as never]) }));
+  const flaggedRuns = defined.filter((s) => isFlagged(s, def.id)).map((s) => `${s.model}${FLAG} (${s.setting})`);
+  const apart = flaggedRuns.length ? ` Not ranked (a warning of the run concerns its value, Read with care above): ${flaggedRuns.join(', ')}.` : '';
+  const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.${apart}`;
+  if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined and not flagged; this report has ${values.length}.${apart}` };
   return panelFigure({ id: `rank-${def.id}`, title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
     height: { step: 13 },
@@ -244,6 +249,21 @@ function effectRows(summaries: readonly RunSummary[], metrics: readonly string[]
   });
 }
 
+/**
+ * The rows of a figure of panels in rows and columns, with an empty row (no runs, value null)
+ * for each (panel, row) cell that no run fills: Vega-Lite lays out the cells it has to add
+ * itself without their place in the sort order, which puts runs in the wrong row or column.
+ */
+function withEveryCell(values: readonly EffectRow[]): EffectRow[] {
+  const first = values[0];
+  if (!first) return [];
+  const panels = [...new Set(values.map((v) => v.panel))];
+  const rows = [...new Set(values.map((v) => v.row))];
+  const filled = new Set(values.map((v) => `${v.panel}\u0000${v.row}`));
+  const empty = panels.flatMap((panel) => rows.filter((row) => !filled.has(`${panel}\u0000${row}`)).map((row) => ({ metric: first.metric, group: first.group, panel, row, runs: 0, value: null })));
+  return [...values, ...empty];
+}
+
 function effectSpec(title: string, values: EffectRow[], xOrder: string[], xTitle: string, panels: boolean, rows: boolean): TopLevelSpec {
   const metrics = [...new Set(values.map((v) => v.metric))];
   const inner = {
@@ -259,7 +279,7 @@ function effectSpec(title: string, values: EffectRow[], xOrder: string[], xTitle
   if (!panels && !rows) return spec({ title, data: { values }, ...inner, width: 260, height: 200 });
   return spec({
     title,
-    data: { values },
+    data: { values: rows ? withEveryCell(values) : values },
     facet: { ...(panels ? { column: { field: 'panel', type: 'ordinal', sort: [...SIZE_ORDER, 'base', 'fine-tuned'], title: null } } : {}), ...(rows ? { row: { field: 'row', type: 'ordinal', sort: ['base', 'fine-tuned'], title: null } } : {}) },
     spec: inner,
   });

@@ -12,6 +12,7 @@ import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/su
 import { correlate, effects, modelsOf, settingsOf, TABLE2_PAIRS, TABLE_TITLES } from './compare-runs.js';
 import { answerTypeFigure, consistencyFigure, correctWrongFigure, effectFigures, rankingFigure, scatterFigure, subtypeFigure, type Figure } from './paper-figures.js';
 import { isMetricKey, PairedResampler } from './significance.js';
+import { ALPHA, formatAnalyticP, isSignificant, MIN_PAIRED_N } from '../../significance-format.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
 
 /** Vega's SVG, with anything that is not drawing removed (it contains none, but the page promises no script). */
@@ -65,7 +66,7 @@ function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyAr
           continue;
         }
         const p = isMetricKey(metric) ? resampler.p(bestRecords, records[i]!, metric) : null;
-        if (p !== null && p >= 0.05) marks.set(`${i}/${metric}`, 'tie');
+        if (p !== null && !isSignificant(p, Math.min(bestRecords.length, records[i]!.length))) marks.set(`${i}/${metric}`, 'tie');
       }
     }
   }
@@ -107,13 +108,13 @@ export async function reportSections(all: readonly MethodSummary[], context: Met
   const comparable = settings.some((st) => summaries.filter((s) => s.setting === st).length >= 2);
   const flags = anyWarnings(summaries) ? ` ${FLAG}: a warning of the run concerns the value (Read with care, above); such values are not ranked.` : '';
   parts.push(`<p class="note">Values x100, 95% bootstrap CIs below each value.${flags}${!comparable ? '' : hasRecords
-    ? ' Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples, p ≥ 0.05).'
+    ? ` Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples: p ≥ ${ALPHA}, or fewer than ${MIN_PAIRED_N} questions, too few to call a difference).`
     : ' Bold: the best run of the setting in that column. Significance marks need the runs\' records (<code>.records.jsonl</code> beside each summary).'}</p>`);
 
   parts.push('<h2>Correlations across models (Table 2)</h2>');
   const corrRows = TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => {
     const c = correlate(summaries, x, y, s);
-    return c.r === null ? `- (n=${c.n})` : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${c.p!.toPrecision(2)}, n=${c.n})`;
+    return c.r === null ? `- (n=${c.n})` : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${formatAnalyticP(c.p!)}, n=${c.n})`;
   })]);
   parts.push(`<div class="scroll">${htmlTable(['Comparison', ...settings], corrRows)}</div><p class="note">Pearson's R across the runs of each setting; * p &lt; 0.05; "-" where fewer than three runs have both metrics.</p>`);
 

@@ -48,6 +48,6 @@ function examplesHtml(records: readonly ScoredRecord[] | undefined): string {
 
 export function runDetails(summary: MethodSummary, records?: readonly object[]): string {
   const s = summary as RunSummary;
-  const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(source.startsWith('T') ? g.metrics.C_wrong_unseen : g.metrics.C_wrong_seen), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
+  const sourceRows = Object.entries(s.breakdowns.bySource).map(([source, g]) => [source, String(g.counts.seen + g.counts.unseen), formatPercent(g.metrics.CR), formatPercent(g.metrics.WR), formatPercent(g.metrics.UR), formatPercent(g.metrics.C_correct), formatPercent(g.metrics.C_wrong), formatPercent(g.metrics.NCCR), formatPercent(g.metrics.IUR)]);
   return `<div class="scroll">${htmlTable(['Source / template', 'n', 'CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'], sourceRows)}</div>${mcqAnswersHtml(s)}${examplesHtml(records as readonly ScoredRecord[] | undefined)}`;
 }

@@ -128,7 +128,7 @@ export function registerStageCommands(program: Command, host: CliHost): void {
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { input: string; output: string; model?: string; distractor?: string; distractorLlm: boolean; mode?: 'logprobs' | 'generate'; mcqs: number; seed: number; data: string; compareModes: number; limit?: number }, command: Command) => {
       const { shotsFromIds } = await import('../asking/ask-questions.js');
-      const { compareAnswerModes, runConsistency } = await import('../consistency/consistency-stage.js');
+      const { compareAnswerModes, modeAgreementLine, runConsistency } = await import('../consistency/consistency-stage.js');
       const { DATASET_FILES } = await import('../data/build-datasets.js');
       const { lineOfJsonlId, readJsonl, toJsonl } = await import('../../../io/jsonl.js');
       const { readQAItems } = await import('../data/qa-item.js');
@@ -178,7 +178,8 @@ export function registerStageCommands(program: Command, host: CliHost): void {
         if (warning) process.stderr.write(`WARNING: ${escapeControls(warning.message)}\n`);
         if (opts.compareModes > 0) {
           const agreement = await compareAnswerModes({ run, executor, records, sample: opts.compareModes, seed: opts.seed, ...(shotsFor ? { shotsFor } : {}) });
-          process.stdout.write(agreement ? `logprobs vs generate: the same choice in ${agreement.agree}/${agreement.mcqs} MCQs (${(100 * agreement.rate).toFixed(1)}%)\n` : 'this model supports one answer mode only: no comparison\n');
+          const line = agreement && modeAgreementLine('consistency', mode === 'logprobs' ? 'logprobs' : 'generate', agreement);
+          process.stdout.write(agreement ? `${line || 'answer-mode check: no MCQ to re-ask (no correct or wrong response)'}\n` : 'this model supports one answer mode only: no comparison\n');
         }
       });
     });

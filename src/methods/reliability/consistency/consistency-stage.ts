@@ -13,13 +13,16 @@ import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage, runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
 import { AnswerPool, distractorsFor, type DistractorSet } from './distractors.js';
-import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, mcqPrompt, mcqPromptPrefix, type AnsweredMcq, type AnswerMode } from './mcq.js';
+import type { ModeAgreement } from './mode-agreement.js';
+import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, MCQ_OPTIONS, mcqPrompt, mcqPromptPrefix, type AnsweredMcq, type AnswerMode } from './mcq.js';
 
 export type ConsistencyRecord = JudgedRecord & {
   /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
   consistency: number | null;
   consistencyDetail?: {
     mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode;
+    /** MCQs with fewer than the paper's 5 options (fewer than 3 distractors were found for the response). */
+    fewerOptions?: number;
     /** Cache keys of the distractor call (when an LLM wrote them) and of each MCQ's call, in MCQ order. */
     callKeys?: { distractors?: string; mcqs: string[] };
   };
@@ -233,6 +236,7 @@ function pairOutcome(s: StageRecord, mode: AnswerMode): PairOutcome {
             choseResponse: s.mcqs.filter((m) => m.choseResponse).length,
             choseUnsure: s.mcqs.filter((m) => m.choice === m.unsureLetter).length,
             invalid: s.mcqs.filter((m) => m.parse === 'invalid').length,
+            fewerOptions: s.mcqs.filter((m) => m.options.length < MCQ_OPTIONS).length,
             distractorSource: s.distractors?.source ?? 'pool',
             toppedUp: s.distractors?.toppedUp ?? 0,
             mode: s.mode ?? mode,
@@ -284,12 +288,13 @@ export function diagnose(stored: readonly StageRecord[]): ConsistencyDiagnostics
 }
 
 export { MODE_AGREEMENT_SAMPLE } from '../defaults.js';
+export { modeAgreementLine, type ModeAgreement } from './mode-agreement.js';
 
 /**
  * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered
  * again in the other mode. Returns null when the provider supports only one mode.
  */
-export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[] | ((id: string) => JudgedRecord | undefined); shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<{ mcqs: number; agree: number; rate: number } | null> {
+export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[] | ((id: string) => JudgedRecord | undefined); shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<ModeAgreement | null> {
   if (!options.executor.model.nextTokenLogprobs || !options.executor.model.complete) return null;
   // The sampled pairs' MCQs only, read one pair at a time.
   const records = options.records;
@@ -297,16 +302,20 @@ export async function compareAnswerModes(options: { run: Run; executor: ModelExe
   const ids = SeededRandom.stream(options.seed, 'compare-modes').sample(options.run.recordIds('consistency'), options.sample);
   let mcqs = 0;
   let agree = 0;
+  let pairs = 0;
+  let invalid = 0;
   for (const id of ids) {
     const s = options.run.record<StageRecord>('consistency', id)!;
     const record = byId.get(id);
     if (!record || !s.mcqs) continue;
+    pairs++;
     const other: AnswerMode = s.mode === 'logprobs' ? 'generate' : 'logprobs';
     for (const m of s.mcqs) {
       const r = await answerMcq(options.executor, mcqPrompt(record.question, m, options.shotsFor?.(record) ?? []), m, other);
       mcqs++;
+      if (m.parse === 'invalid') invalid++;
       if (r.answered.choice === m.choice) agree++;
     }
   }
-  return { mcqs, agree, rate: mcqs === 0 ? 0 : agree / mcqs };
+  return { pairs, mcqs, agree, invalid, rate: mcqs === 0 ? 0 : agree / mcqs };
 }

@@ -27,6 +27,8 @@ import { MCQ_INSTRUCTION, qaPrompt, type Shot } from '../prompts/paper-prompts.j
 export const LETTERS = ['A', 'B', 'C', 'D', 'E'] as const;
 export type Letter = (typeof LETTERS)[number];
 export const UNSURE_OPTION = 'unsure';
+/** Options of the paper's MCQs: the response, 3 distractors and "unsure". */
+export const MCQ_OPTIONS = 5;
 /** Longer options are shortened in the prompt (a 2,000-character response would crowd out the rest). */
 export const MAX_OPTION_CHARS = 300;
 

@@ -24,7 +24,7 @@ export const scoredRecordSchema = z
     uninformativeType: z.enum(['none', 'unsure', 'repetition']).nullish(),
     consistency: z.number().min(0).max(1).nullish(),
     /** How many MCQs a pair was asked and how many of their answers were invalid (the rest of the stage's detail passes through). */
-    consistencyDetail: z.object({ mcqs: z.number().int().min(0).optional(), invalid: z.number().int().min(0).optional() }).passthrough().optional(),
+    consistencyDetail: z.object({ mcqs: z.number().int().min(0).optional(), invalid: z.number().int().min(0).optional(), fewerOptions: z.number().int().min(0).optional() }).passthrough().optional(),
     approximate: z.boolean().optional(),
   })
   .passthrough();
@@ -40,7 +40,12 @@ export type { RunMeta };
 /** A reliability run's summary (schema v2): the generic fields, typed with the method's own metrics, counts and breakdowns. */
 export interface RunSummary extends MethodSummary {
   /** With `mcqAnswers` and `invalidMcqAnswers` when every re-asked response says how its MCQs were answered. */
-  counts: MetricCounts & { mcqAnswers?: number; invalidMcqAnswers?: number };
+  counts: MetricCounts & {
+    mcqAnswers?: number;
+    invalidMcqAnswers?: number;
+    /** MCQs with fewer than the paper's 5 options (fewer than 3 distractors for their response), when the records say. */
+    mcqsWithFewerOptions?: number;
+  };
   metrics: Metrics;
   intervals: Record<MetricKey, [number, number] | null>;
   bootstrap: { resamples: number; seed: number; confidence: number };
@@ -166,6 +171,7 @@ export function summarizeRun(
   for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
   const mcqAnswers = countMcqAnswers(records);
   const warning = mcqAnswers ? invalidMcqWarning(mcqAnswers.total) : undefined;
+  const fewerOptions = records.some((r) => r.consistencyDetail?.fewerOptions !== undefined) ? records.reduce((n, r) => n + (r.consistencyDetail?.fewerOptions ?? 0), 0) : undefined;
   return {
     schema: SUMMARY_SCHEMA,
     method: { id: RELIABILITY_METHOD.id, version: RELIABILITY_METHOD.version },
@@ -175,7 +181,7 @@ export function summarizeRun(
     setting: options.setting,
     approximate: records.some((r) => r.approximate === true),
     datasetChecksums: options.datasetChecksums ?? {},
-    counts: { ...countRecords(records), ...(mcqAnswers ? { mcqAnswers: mcqAnswers.total.answers, invalidMcqAnswers: mcqAnswers.total.invalid } : {}) },
+    counts: { ...countRecords(records), ...(mcqAnswers ? { mcqAnswers: mcqAnswers.total.answers, invalidMcqAnswers: mcqAnswers.total.invalid } : {}), ...(fewerOptions === undefined ? {} : { mcqsWithFewerOptions: fewerOptions }) },
     metricDefs: RELIABILITY_METRIC_DEFS.map((d) => ({ ...d })),
     metrics: computeMetrics(records),
     intervals: bootstrapIntervals(records, resamples, seed),
@@ -219,8 +225,7 @@ export function formatSummary(s: RunSummary): string {
   lines.push('by source            n     CR     WR    NCR     UR  C_correct  C_wrong   NCCR    IUR');
   for (const [source, g] of Object.entries(s.breakdowns.bySource)) {
     const m = g.metrics;
-    const cw = source.startsWith('T') ? m.C_wrong_unseen : m.C_wrong_seen;
-    lines.push(`${source.padEnd(14)} ${String(g.counts.seen + g.counts.unseen).padStart(6)} ${formatPercent(m.CR, 1).padStart(6)} ${formatPercent(m.WR, 1).padStart(6)} ${formatPercent(m.NCR, 1).padStart(6)} ${formatPercent(m.UR, 1).padStart(6)} ${formatPercent(m.C_correct, 1).padStart(10)} ${formatPercent(cw, 1).padStart(8)} ${formatPercent(m.NCCR, 1).padStart(6)} ${formatPercent(m.IUR, 1).padStart(6)}`);
+    lines.push(`${source.padEnd(14)} ${String(g.counts.seen + g.counts.unseen).padStart(6)} ${formatPercent(m.CR, 1).padStart(6)} ${formatPercent(m.WR, 1).padStart(6)} ${formatPercent(m.NCR, 1).padStart(6)} ${formatPercent(m.UR, 1).padStart(6)} ${formatPercent(m.C_correct, 1).padStart(10)} ${formatPercent(m.C_wrong, 1).padStart(8)} ${formatPercent(m.NCCR, 1).padStart(6)} ${formatPercent(m.IUR, 1).padStart(6)}`);
   }
   lines.push('');
   lines.push(`UR by answer type (unseen): ${Object.entries(s.breakdowns.byAnswerType.unseen).map(([t, g]) => `${t} ${formatPercent(g.metrics.UR, 1)}`).join(', ')}`);
@@ -231,5 +236,6 @@ export function formatSummary(s: RunSummary): string {
     const groups = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => `${d} ${label} ${c.invalid}/${c.answers}`));
     lines.push(`invalid MCQ answers: ${s.counts.invalidMcqAnswers} of ${s.counts.mcqAnswers} (${groups.join(', ')})`);
   }
+  if (s.counts.mcqsWithFewerOptions) lines.push(`MCQs with fewer than the paper's 5 options (too few distractors for the response): ${s.counts.mcqsWithFewerOptions}${s.counts.mcqAnswers === undefined ? '' : ` of ${s.counts.mcqAnswers}`}`);
   return lines.join('\n');
 }

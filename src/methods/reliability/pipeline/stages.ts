@@ -6,7 +6,7 @@
  * run resumes where it stopped and memory does not grow with the number of questions.
  */
 import { runAskStage, shotsFromIds, type AskedRecord, type PromptSetting } from '../asking/ask-questions.js';
-import { compareAnswerModes, MODE_AGREEMENT_SAMPLE, runConsistencyStage } from '../consistency/consistency-stage.js';
+import { compareAnswerModes, MODE_AGREEMENT_SAMPLE, modeAgreementLine, runConsistencyStage } from '../consistency/consistency-stage.js';
 import { runJudgeStage } from '../judging/judge-records.js';
 import { ResponseJudge, type JudgedRecord } from '../judging/judge-response.js';
 import { LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
@@ -60,5 +60,6 @@ export async function consistencyStage(ctx: StageContext): Promise<void> {
     ...(ctx.progress ? { progress: ctx.progress } : {}),
   });
   const agreement = await compareAnswerModes({ run, executor: model, records: (id) => run.record<JudgedRecord>('judge', id), shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: ctx.seed });
-  if (agreement) ctx.log(`${ctx.setting}: ${context.options.mode} and the other answer mode chose the same option in ${agreement.agree}/${agreement.mcqs} sampled MCQs (${(100 * agreement.rate).toFixed(1)}%)`);
+  const line = agreement && modeAgreementLine(ctx.setting, context.options.mode, agreement);
+  if (line) ctx.log(line);
 }

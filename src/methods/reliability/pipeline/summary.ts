@@ -44,7 +44,7 @@ function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): Score
     label: one(r.label),
     uninformativeType: one(r.uninformativeType),
     consistency: r.consistency,
-    ...(r.consistencyDetail ? { consistencyDetail: { mcqs: r.consistencyDetail.mcqs, invalid: r.consistencyDetail.invalid } } : {}),
+    ...(r.consistencyDetail ? { consistencyDetail: { mcqs: r.consistencyDetail.mcqs, invalid: r.consistencyDetail.invalid, ...(r.consistencyDetail.fewerOptions === undefined ? {} : { fewerOptions: r.consistencyDetail.fewerOptions }) } } : {}),
     ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
   };
 }
@@ -61,8 +61,11 @@ export async function summarizeReliability(ctx: SummarizeContext): Promise<Summa
   const scored: ScoredRecord[] = [];
   const shared = new Map<string, string>();
   let lexicalFallbacks = 0;
+  const mcqOptions = { mcqs: 0, fewer: 0 };
   for (const r of ctx.records as Iterable<ConsistencyRecord>) {
     if (r.judgedBy === JUDGE_REPLY_UNPARSEABLE) lexicalFallbacks++;
+    mcqOptions.mcqs += r.consistencyDetail?.mcqs ?? 0;
+    mcqOptions.fewer += r.consistencyDetail?.fewerOptions ?? 0;
     scored.push(summaryFields(r, shared));
   }
   withExampleTexts(ctx.run, scored);
@@ -77,6 +80,7 @@ export async function summarizeReliability(ctx: SummarizeContext): Promise<Summa
         lexicalFallbacks,
         ...(context.timeFilter ? { timeFilter: context.timeFilter } : {}),
         ...(prepared.roles.distractor ? { distractor: prepared.roles.distractor.model.cacheIdentity } : {}),
+        ...(mcqOptions.fewer > 0 ? { fewerOptionMcqs: { fewer: mcqOptions.fewer, of: mcqOptions.mcqs } } : {}),
         shotSelector: prepared.roles.embedder ? `embedding:${prepared.roles.embedder.model.cacheIdentity}` : 'bm25-v1',
         mode: context.options.mode,
         ...(context.quick ? { quick: context.quick } : {}),

@@ -73,7 +73,7 @@ export const reliabilityView: MethodView = {
     const mb = computeMetrics(rb);
     return RELIABILITY_METRIC_DEFS.filter((d) => (METRIC_KEYS as readonly string[]).includes(d.id) && d.headline).map((def) => {
       const t = pairedBootstrap(ra, rb, def.id as never, { names });
-      return { def, a: ma[def.id as keyof typeof ma] ?? null, b: mb[def.id as keyof typeof mb] ?? null, difference: t.difference, interval: t.interval, p: t.p };
+      return { def, a: ma[def.id as keyof typeof ma] ?? null, b: mb[def.id as keyof typeof mb] ?? null, difference: t.difference, interval: t.interval, p: t.p, n: t.questions };
     });
   },
 };

@@ -8,6 +8,8 @@ import { formatMetric, headlineDefs } from '../../method-summary.js';
 import type { MetricDef } from '../../method.js';
 import type { RunPageContext } from '../../method-presentation.js';
 import { invalidShare } from '../metrics/mcq-answers.js';
+import { flagged } from '../../summary-warnings.js';
+import type { SummaryWarning } from '../../method-summary.js';
 
 const LABEL_COLORS = { domain: ['correct', 'wrong', 'uninformative', '(no label)'], range: ['#2e7d32', '#c62828', '#9e9e9e', '#bdbdbd'] };
 
@@ -40,10 +42,13 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
   const groups = (ctx.summary?.breakdowns as { bySource?: Record<string, { metrics: Record<string, number | null> }> } | undefined)?.bySource ?? {};
   const defs = (ctx.summary?.metricDefs as MetricDef[] | undefined) ?? [];
   const groupDefs = headlineDefs(defs).filter((d) => Object.values(groups).some((g) => d.id in g.metrics));
-  const templates = bySource.filter((r) => /^T\d+$/.test(r.grp ?? ''));
-  const extra = (g: string) => groupDefs.map((d) => formatMetric(d, groups[g]?.metrics[d.id]));
-  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => !/^T\d+$/.test(r.grp ?? '')), extra, groupDefs.map((d) => d.label)));
-  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template', 'source', templates, extra, groupDefs.map((d) => d.label)));
+  // A source's kind comes from its items' set, never from its name: one whose items are all unseen is a template (UnseenQA's T1..T20, or a user's unseen set).
+  const seenSources = new Set(bySource.filter((r) => r.dataset !== 'unseen').map((r) => r.grp));
+  const templates = bySource.filter((r) => !seenSources.has(r.grp));
+  // A warning of the run concerns its groups' values of the metrics it names too: the same dagger.
+  const extra = (g: string) => groupDefs.map((d) => flagged(formatMetric(d, groups[g]?.metrics[d.id]), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id));
+  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => seenSources.has(r.grp)), extra, groupDefs.map((d) => d.label)));
+  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template (sources of unseen questions only)', 'source', templates, extra, groupDefs.map((d) => d.label)));
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
   parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
   parts.push(mcqAnswersSection(ctx.summary));
