@@ -29,7 +29,7 @@ export interface MergeOptions {
   stores?: string[];
   into?: Db;
   log?: (line: string) => void;
-  /** Merge the shards given even when some of the study's are missing (named in the result), as a cluster's merge job does. */
+  /** Merge the shards given even when some of the study's are missing, as a cluster's merge job does (it names them itself). */
   partial?: boolean;
 }
 
@@ -37,8 +37,6 @@ export interface MergeResult {
   runs: number;
   markdown: string;
   storeRows: { calls: number; runs: number; records: number };
-  /** With `partial`: the study's shards not among those given (`2/4`). */
-  missingShards: string[];
 }
 
 function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecord }> {
@@ -176,5 +174,5 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
   const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
-  return { runs: loaded.length, markdown: comparison.markdown, storeRows, missingShards: absent.map((i) => `${i}/${count}`) };
+  return { runs: loaded.length, markdown: comparison.markdown, storeRows };
 }
