@@ -31,7 +31,7 @@ export interface MergeOptions {
   stores?: string[];
   into?: Db;
   log?: (line: string) => void;
-  /** Merge the shards given even when some of the study's are missing (named in the result), as a cluster's merge job does. */
+  /** Merge the shards given even when some of the study's are missing, as a cluster's merge job does (it names them itself). */
   partial?: boolean;
 }
 
@@ -39,8 +39,6 @@ export interface MergeResult {
   runs: number;
   markdown: string;
   storeRows: { calls: number; runs: number; records: number };
-  /** With `partial`: the study's shards not among those given (`2/4`). */
-  missingShards: string[];
 }
 
 /**
@@ -201,8 +199,8 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
   const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
-  const result = { runs: loaded.length, markdown: comparison.markdown, storeRows, missingShards: absent.map((i) => `${i}/${count}`) };
-  // A partial merge (a cluster's merge job) names the missing shards itself; a run that failed in a shard given is missing all the same.
-  if (missing.length > 0 && (!options.partial || absent.length === 0)) throw new MergeIncompleteError(result, missing.map((m) => notMerged(m, shards)));
+  const result = { runs: loaded.length, markdown: comparison.markdown, storeRows };
+  // A partial merge (a cluster's merge job) names the missing shards and the failed runs itself.
+  if (missing.length > 0 && !options.partial) throw new MergeIncompleteError(result, missing.map((m) => notMerged(m, shards)));
   return result;
 }

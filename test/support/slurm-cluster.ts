@@ -26,8 +26,10 @@ function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** A live process of that name (a zombie, not yet reaped, is none). */
 function running(name: string): boolean {
-  return spawnSync('pgrep', ['-x', name], { stdio: 'ignore' }).status === 0;
+  const r = spawnSync('ps', ['-C', name, '-o', 'stat='], { encoding: 'utf8' });
+  return (r.stdout ?? '').split('\n').some((state) => state.trim() !== '' && !state.trim().startsWith('Z'));
 }
 
 /** Why a cluster cannot start here, or undefined. */
