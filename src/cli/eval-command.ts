@@ -13,6 +13,7 @@ import { checkOutputFile, checkOutputFolder, commaList, positiveInteger, positiv
 import { addMethodFlags, foreignOptions, methodOptionValues, roleSpecOf } from './method-flags.js';
 import { metaFrom } from './results-commands.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
+import { escapeControls } from '../terminal-text.js';
 
 /**
  * `--fail-under METRIC=VALUE`: a metric of a registered method and a value in its range, checked
@@ -144,7 +145,7 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       });
       // Every role's model of the kind the method needs, and its options against them, before any call.
       checkRoles(method, roles);
-      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const log = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
       const { [subject]: _model, ...others } = roles;
       const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, db: ws.db, log });
       const label = opts.name ?? spec;

@@ -35,6 +35,7 @@ import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } 
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
 import { checkModelFiles } from './study-plan.js';
 import type { Study, StudyMethod } from './study.js';
+import { escapeControls } from '../terminal-text.js';
 
 export interface SweepOptions {
   study: Study;
@@ -166,7 +167,7 @@ export function jobFiles(study: Study, job: StudyJob, suffix: string): RunFiles 
 
 export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const { study, outDir } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`));
   const startedAt = new Date().toISOString();
   const jobs = studyJobs(study);
   const mine = jobs.filter((j) => inShard(j, options.shard));
