@@ -178,7 +178,8 @@ describe('two tasks are never stacked', () => {
     assert.equal((paired.match(/^## /gm) ?? []).length, 2, 'one section per task');
     assert.equal((paired.match(/gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\./g) ?? []).length, 2, 'each pair once per task');
     assert.ok(out.files['conner-paired.csv']!.startsWith('task,A vs B,'));
-    assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw/);
+    assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw ↑,Validity ↑,computed otherwise than the paper \(protocol entries\)$/);
+    assert.match(out.files['conner-qa.csv']!.split('\n')[1]!, /≈ \[.*\]",Fact-cons\.: evidence; Non-verif\.: evidence; Fact-incon\.: evidence; Coh-para\.: coherence-paragraph$/);
     assert.match(out.files['conner-dialogue-table16.md']!, /\| gen-a \| zero-shot \| 12 \|/);
     assert.match(out.markdown, /### Somers' D between intrinsic and extrinsic metrics \(Tables 5, 6, 15\), open-domain QA/);
     assert.match(out.markdown, /all 2 runs pooled/);

@@ -45,7 +45,7 @@ const NOT_A_STAND_IN = /^(the generator|several|unknown|the reference LM)/;
 
 /** The mark of a value computed otherwise than the paper's tables, and what it means. */
 export const NOT_AS_PAPER_MARK = '≈';
-export const NOT_AS_PAPER_NOTE = `${NOT_AS_PAPER_MARK}: computed otherwise than the paper's tables, given the scorers named (the protocol entries in brackets are departures; the scorers themselves are listed with the run)`;
+export const NOT_AS_PAPER_NOTE = `${NOT_AS_PAPER_MARK}: computed otherwise than the paper's tables, given the scorers named; per column, the protocol entries that depart from them (the scorers themselves are listed with each run)`;
 
 export interface ColumnVerdict {
   /** Computed as the paper's tables were, given the scorers named. */
