@@ -132,6 +132,12 @@ describe("the paper's analyses from records", () => {
     assert.equal(t8.rows[1]![3], s.metrics.helpfulness!.toFixed(3));
     assert.equal(t8.rows[1]![6], `${(100 * (s.metrics.helpfulness! / g.metrics.helpfulness! - 1)).toFixed(2)}%`);
     assert.equal(table8([g, summaries[2]!]), undefined, 'no selection: no table');
+    // The fixture gives every item the baseline losses [2.9, 3.1]: the same baseline; another loss: not.
+    const withRecords = table8(summaries, new Map([[g, greedy], [s, selected]]))!;
+    assert.equal(withRecords.rows[1]![7], 'the same');
+    const moved = selected.map((r, i) => (i === 0 ? { ...r, helpfulness: { ...r.helpfulness!, baselineLosses: [2.9, 3.2] } } : r));
+    assert.equal(table8(summaries, new Map([[g, greedy], [s, moved]]))!.rows[1]![7], 'differ');
+    assert.equal(t8.rows[1]![7], 'records not given');
     const t16 = table16(summaries);
     assert.deepEqual(t16.header, ['Model', 'Setting', 'n', 'Fact.', 'Rel.', 'Coh.', 'Info', 'Help.', 'Val.']);
     const row = t16.rows[0]!;
