@@ -157,6 +157,8 @@ describe("each column as the paper's tables or not", () => {
     assert.deepEqual(c.coherence_paragraph, { asPaper: false, departures: ['coherence-paragraph'] });
     const self = paperColumns(summary({ ...base, answerer: entry('the generator (gguf:x)', 'approximation') }));
     assert.deepEqual([self.helpfulness!.asPaper, self.helpfulness_raw!.asPaper, self.validity!.asPaper, self.relevance!.asPaper], [false, false, false, true]);
+    const unscored = paperColumns(summary({ ...base, 'unscored-relevance': entry('not scored', 'approximation') }));
+    assert.deepEqual([unscored.relevance!.asPaper, unscored.fact_consistent!.asPaper], [false, true], 'an unscored metric is its own column only');
     const limited = paperColumns(summary({ ...base, limit: entry('sample of 3', 'approximation') }));
     assert.ok(Object.values(limited).every((v) => !v.asPaper && v.departures.includes('limit')));
     // Dialogue-only entries count for dialogue runs only.

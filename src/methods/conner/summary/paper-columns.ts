@@ -65,7 +65,8 @@ export function paperColumns(s: Pick<MethodSummary, 'protocol' | 'breakdowns'>):
     if (!e || e.status === 'paper') return false;
     return !MODEL_ENTRIES.has(id) || NOT_A_STAND_IN.test(e.choice);
   };
-  const shared = Object.keys(entries).filter((id) => !claimed.has(id) && !MODEL_ENTRIES.has(id) && departs(id));
+  // A metric left unscored has no value to mark; its entry is its own column's only.
+  const shared = Object.keys(entries).filter((id) => !claimed.has(id) && !MODEL_ENTRIES.has(id) && !id.startsWith('unscored-') && departs(id));
   const out: Record<string, ColumnVerdict> = {};
   for (const [metric, column] of Object.entries(COLUMN_OF)) {
     const c = COLUMN_ENTRIES[column]!;
