@@ -132,6 +132,12 @@ describe("the paper's analyses from records", () => {
     assert.equal(t8.rows[1]![3], s.metrics.helpfulness!.toFixed(3));
     assert.equal(t8.rows[1]![6], `${(100 * (s.metrics.helpfulness! / g.metrics.helpfulness! - 1)).toFixed(2)}%`);
     assert.equal(table8([g, summaries[2]!]), undefined, 'no selection: no table');
+    // The fixture gives every item the baseline losses [2.9, 3.1]: the same baseline; another loss: not.
+    const withRecords = table8(summaries, new Map([[g, greedy], [s, selected]]))!;
+    assert.equal(withRecords.rows[1]![7], 'the same');
+    const moved = selected.map((r, i) => (i === 0 ? { ...r, helpfulness: { ...r.helpfulness!, baselineLosses: [2.9, 3.2] } } : r));
+    assert.equal(table8(summaries, new Map([[g, greedy], [s, moved]]))!.rows[1]![7], 'differ');
+    assert.equal(t8.rows[1]![7], 'records not given');
     const t16 = table16(summaries);
     assert.deepEqual(t16.header, ['Model', 'Setting', 'n', 'Fact.', 'Rel.', 'Coh.', 'Info', 'Help.', 'Val.']);
     const row = t16.rows[0]!;
@@ -151,6 +157,8 @@ describe("each column as the paper's tables or not", () => {
     assert.deepEqual(c.coherence_paragraph, { asPaper: false, departures: ['coherence-paragraph'] });
     const self = paperColumns(summary({ ...base, answerer: entry('the generator (gguf:x)', 'approximation') }));
     assert.deepEqual([self.helpfulness!.asPaper, self.helpfulness_raw!.asPaper, self.validity!.asPaper, self.relevance!.asPaper], [false, false, false, true]);
+    const unscored = paperColumns(summary({ ...base, 'unscored-relevance': entry('not scored', 'approximation') }));
+    assert.deepEqual([unscored.relevance!.asPaper, unscored.fact_consistent!.asPaper], [false, true], 'an unscored metric is its own column only');
     const limited = paperColumns(summary({ ...base, limit: entry('sample of 3', 'approximation') }));
     assert.ok(Object.values(limited).every((v) => !v.asPaper && v.departures.includes('limit')));
     // Dialogue-only entries count for dialogue runs only.
@@ -178,7 +186,8 @@ describe('two tasks are never stacked', () => {
     assert.equal((paired.match(/^## /gm) ?? []).length, 2, 'one section per task');
     assert.equal((paired.match(/gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\./g) ?? []).length, 2, 'each pair once per task');
     assert.ok(out.files['conner-paired.csv']!.startsWith('task,A vs B,'));
-    assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw/);
+    assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw ↑,Validity ↑,computed otherwise than the paper \(protocol entries\)$/);
+    assert.match(out.files['conner-qa.csv']!.split('\n')[1]!, /≈ \[.*\]",Fact-cons\.: evidence; Non-verif\.: evidence; Fact-incon\.: evidence; Coh-para\.: coherence-paragraph$/);
     assert.match(out.files['conner-dialogue-table16.md']!, /\| gen-a \| zero-shot \| 12 \|/);
     assert.match(out.markdown, /### Somers' D between intrinsic and extrinsic metrics \(Tables 5, 6, 15\), open-domain QA/);
     assert.match(out.markdown, /all 2 runs pooled/);

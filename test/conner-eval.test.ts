@@ -65,7 +65,7 @@ describe('llmkb eval --method conner', { skip }, () => {
     const args = ['eval', '--method', 'conner', '--name', 'scripted', '--input', nq, '--settings', 'zero-shot', '--limit', '4', '--negatives', '2', '--answer-shots', '1', '--out', 'res'];
     const first = await llmkb(args, { cwd: dir });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /Model +Setting +n +Fact\. +Fact-cons\./, "the paper's table in the terminal");
+    assert.match(first.stdout, /Model +Setting +n +Fact-cons\. +Non-verif\. .* +Helpful\. raw +Validity +S_fact\n/, "the paper's table in the terminal (Fact-cons. is Table 16's Fact.)");
     assert.match(first.stdout, /Protocol \(each choice and what it means/);
     const files = readdirSync(join(dir, 'res')).sort();
     assert.deepEqual(files, ['report.limit-4.html', 'scripted.zero-shot.limit-4.records.jsonl', 'scripted.zero-shot.limit-4.run.json', 'scripted.zero-shot.limit-4.summary.json']);

@@ -43,26 +43,43 @@ function baseSetting(setting: string): string | undefined {
   return /; ([^;()]+)\)$/.exec(setting)?.[1];
 }
 
+/**
+ * Whether two runs divide by the same baseline losses on the queries both scored (helpfulness
+ * compares like for like only then); undefined without records of both.
+ */
+export function sameBaseline(a: readonly ScoredKnowledge[] | undefined, b: readonly ScoredKnowledge[] | undefined): boolean | undefined {
+  if (!a?.length || !b?.length) return undefined;
+  const byId = new Map(b.map((r) => [r.id, r.helpfulness?.baselineLosses]));
+  const shared = a.filter((r) => r.helpfulness && byId.get(r.id) !== undefined);
+  if (shared.length === 0) return undefined;
+  return shared.every((r) => {
+    const other = byId.get(r.id)!;
+    return other.length === r.helpfulness!.baselineLosses.length && other.every((l, i) => Math.abs(l - r.helpfulness!.baselineLosses[i]!) < 1e-9);
+  });
+}
+
 /** Table 8: each best-of selection beside the greedy run of the same generator and base setting. */
-export function table8(runs: readonly MethodSummary[]): AnalysisTable | undefined {
+export function table8(runs: readonly MethodSummary[], records?: ReadonlyMap<MethodSummary, readonly ScoredKnowledge[]>): AnalysisTable | undefined {
   const rows: string[][] = [];
   for (const selected of runs.filter((s) => s.setting.startsWith('best-of'))) {
     const base = baseSetting(selected.setting);
     const greedy = runs.find((s) => s.model === selected.model && !s.setting.startsWith('best-of') && (base === undefined || s.setting === base));
     if (!greedy) continue;
+    const same = sameBaseline(records?.get(greedy), records?.get(selected));
     const h = (s: MethodSummary): number | null | undefined => s.metrics.helpfulness;
     const gain = typeof h(greedy) === 'number' && typeof h(selected) === 'number' && h(greedy)! > 0 ? `${(100 * (h(selected)! / h(greedy)! - 1)).toFixed(2)}%` : '-';
     const pct = (v: number | null | undefined): string => (typeof v === 'number' ? `${(100 * v).toFixed(2)}%` : '-');
-    rows.push([greedy.model, greedy.setting, String(greedy.counts.items ?? ''), f3(h(greedy)), f3(greedy.metrics.helpfulness_raw), pct(greedy.metrics.validity), '']);
-    rows.push([selected.model, selected.setting, String(selected.counts.items ?? ''), f3(h(selected)), f3(selected.metrics.helpfulness_raw), pct(selected.metrics.validity), gain]);
+    const baseline = same === undefined ? 'records not given' : same ? 'the same' : 'differ';
+    rows.push([greedy.model, greedy.setting, String(greedy.counts.items ?? ''), f3(h(greedy)), f3(greedy.metrics.helpfulness_raw), pct(greedy.metrics.validity), '', '']);
+    rows.push([selected.model, selected.setting, String(selected.counts.items ?? ''), f3(h(selected)), f3(selected.metrics.helpfulness_raw), pct(selected.metrics.validity), gain, baseline]);
   }
   if (rows.length === 0) return undefined;
   return {
     id: 'table8',
     title: 'Table 8: with and without knowledge selection',
-    header: ['Model', 'Setting', 'n', 'Helpfulness', 'Helpful. raw', 'Validity', 'helpfulness change'],
+    header: ['Model', 'Setting', 'n', 'Helpfulness', 'Helpful. raw', 'Validity', 'helpfulness change', 'baseline losses'],
     rows,
-    note: "Each generator's greedy run, then its best-of selection (`conner best-of`, scored by `conner score`); the change is relative, as the paper's 43.15%. Helpfulness compares like for like only when both runs divide by the same baseline losses.",
+    note: "Each generator's greedy run, then its best-of selection (`conner best-of`, scored by `conner score`); the change is relative, as the paper's 43.15%. Helpfulness compares like for like only when both runs divide by the same baseline losses (the last column, from the records: the same on every shared query, or not); the paper's scripts use one baseline per data set.",
   };
 }
 
@@ -152,7 +169,8 @@ export function baselinesTable(runs: readonly ComparedRun[]): AnalysisTable | un
 /** Every analysis of one task's runs, in the paper's order. */
 export function analysisTables(runs: readonly ComparedRun[], options: { permutations: number; seed: number }): AnalysisTable[] {
   const summaries = runs.map((r) => r.summary);
-  return [table16(summaries), table8(summaries), somersTable(runs, options), longTailTable(runs), longFormTable(runs), baselinesTable(runs)].filter((t): t is AnalysisTable => t !== undefined);
+  const records = new Map(runs.filter((r) => r.records?.length).map((r) => [r.summary, recordsOf(r)]));
+  return [table16(summaries), table8(summaries, records), somersTable(runs, options), longTailTable(runs), longFormTable(runs), baselinesTable(runs)].filter((t): t is AnalysisTable => t !== undefined);
 }
 
 /** Runs by task, in order of first appearance. */

@@ -116,7 +116,11 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     const title = TASK_TABLES[task] ?? task;
     const settings = tableGroups(ofTask.map((r) => r.summary))[0]!.settings;
     const table = paperTableRows(settings, { withCi: true, markBest: true });
-    tables[task] = paperTableRows(settings, { withCi: true, markBest: false });
+    // The CSV says per row which columns are computed otherwise, and why (the Markdown says it under the table).
+    const plain = paperTableRows(settings, { withCi: true, markBest: false });
+    const why = (s: MethodSummary): string => paperTableDefs().flatMap((d) => (columnsOf(s)[d.id]?.asPaper === false ? [`${d.label}: ${columnsOf(s)[d.id]!.departures.join(', ')}`] : [])).join('; ');
+    const ordered = settings.flatMap((x) => x.runs);
+    tables[task] = { header: [...plain.header, 'computed otherwise than the paper (protocol entries)'], rows: plain.rows.map((row, i) => [...row, why(ordered[i]!)]) };
     out.push(`## CONNER: automatic evaluation, ${title}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column. ${notAsPaperNote(ofTask.map((r) => r.summary))}`);
     files[`conner-${task}.md`] = `${toMarkdown(table)}\n\n${notAsPaperNote(ofTask.map((r) => r.summary))}`;
     files[`conner-${task}.csv`] = toCsv(tables[task]);

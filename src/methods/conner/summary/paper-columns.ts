@@ -45,7 +45,7 @@ const NOT_A_STAND_IN = /^(the generator|several|unknown|the reference LM)/;
 
 /** The mark of a value computed otherwise than the paper's tables, and what it means. */
 export const NOT_AS_PAPER_MARK = '≈';
-export const NOT_AS_PAPER_NOTE = `${NOT_AS_PAPER_MARK}: computed otherwise than the paper's tables, given the scorers named (the protocol entries in brackets are departures; the scorers themselves are listed with the run)`;
+export const NOT_AS_PAPER_NOTE = `${NOT_AS_PAPER_MARK}: computed otherwise than the paper's tables, given the scorers named; per column, the protocol entries that depart from them (the scorers themselves are listed with each run)`;
 
 export interface ColumnVerdict {
   /** Computed as the paper's tables were, given the scorers named. */
@@ -65,7 +65,8 @@ export function paperColumns(s: Pick<MethodSummary, 'protocol' | 'breakdowns'>):
     if (!e || e.status === 'paper') return false;
     return !MODEL_ENTRIES.has(id) || NOT_A_STAND_IN.test(e.choice);
   };
-  const shared = Object.keys(entries).filter((id) => !claimed.has(id) && !MODEL_ENTRIES.has(id) && departs(id));
+  // A metric left unscored has no value to mark; its entry is its own column's only.
+  const shared = Object.keys(entries).filter((id) => !claimed.has(id) && !MODEL_ENTRIES.has(id) && !id.startsWith('unscored-') && departs(id));
   const out: Record<string, ColumnVerdict> = {};
   for (const [metric, column] of Object.entries(COLUMN_OF)) {
     const c = COLUMN_ENTRIES[column]!;
