@@ -16,7 +16,7 @@ import { requireKind } from '../providers/model-kinds.js';
 import { limitSample } from '../sampling/limit-items.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
-import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
+import { JsonlWriter, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../runs/result-files.js';
 import { VERSION } from '../version.js';
 import type { EvaluationMethod, MethodItem, PreparedInputs, SummarizedRun } from './method.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
@@ -109,6 +109,16 @@ export async function prepareMethod(method: EvaluationMethod, options: PrepareMe
   return { ...inputs, method, options: methodOptions, seed: ctx.seed, quick: ctx.quick };
 }
 
+/**
+ * The suffix of a run's result files (src/runs/result-files.ts): `.quick`, the method's words for
+ * what else makes the run differ from its default run, `.limit-N` for a seeded sample of N items
+ * (only when N cuts the items).
+ */
+export function runFileSuffix(prepared: Prepared, limit: number | undefined): string {
+  const tags = prepared.method.resultTags?.({ options: prepared.options, items: prepared.items, quick: prepared.quick, context: prepared.context }) ?? [];
+  return runSuffix({ quick: prepared.quick, tags, ...(limit !== undefined && limit < prepared.items.length ? { limit } : {}) });
+}
+
 export interface RunMethodOptions {
   /** Executors by role id; every required role needs one. */
   roles: Readonly<Record<string, ModelExecutor>>;
@@ -122,6 +132,8 @@ export interface RunMethodOptions {
   quick?: boolean;
   seed?: number;
   cacheDir?: string;
+  /** The spec the model under test was made from, recorded in the execution record (`.run.json`). */
+  modelSpec?: string;
   /** The method's variant (default: its first setting). */
   setting?: string;
   /** How the model is shown in tables and what its result files are named by (default: the model's id). */
@@ -193,6 +205,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     label,
     method: method.id,
     ...(options.entry === undefined ? {} : { entry: options.entry }),
+    variant: runFileSuffix(prepared, limit?.n).split('.').filter(Boolean),
   });
   const runtime = subject.model.runtime;
   log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
@@ -224,7 +237,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     saveCalls();
   }
 
-  const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, limitSuffix(limit?.n));
+  const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, runFileSuffix(prepared, limit?.n));
   const datasetChecksums = { questions: dataset };
   const summarize = (records: Iterable<object>) =>
     method.summarize({
@@ -259,6 +272,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     runId: run.id,
     label,
     setting,
+    ...(options.modelSpec === undefined ? {} : { modelSpec: options.modelSpec }),
     ...(options.command ? { command: options.command } : {}),
     startedAt,
     finishedAt: new Date().toISOString(),

@@ -19,10 +19,10 @@ import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { isLlmkbError, RunBusyError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
-import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
+import { prepareMethod, runFileSuffix, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { parseModelSpec } from '../providers/model-spec.js';
-import { limitSuffix, runResultFiles } from '../runs/result-files.js';
+import { runResultFiles } from '../runs/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
@@ -219,6 +219,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
             setting: job.setting,
             ...(m.name === m.method.id ? {} : { entry: m.name }),
             label: model.label,
+            modelSpec: model.spec,
             outDir: join(outDir, jobFolder(study, job)),
             ...(options.command ? { command: options.command } : {}),
             ...(study.limit === undefined ? {} : { limit: study.limit }),
@@ -270,7 +271,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     for (const m of study.methods) {
       const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, ...(options.db ? { db: options.db } : {}), log });
       prepared.set(m, p);
-      suffixes.set(m, limitSuffix(study.limit !== undefined && study.limit < p.items.length ? study.limit : undefined));
+      suffixes.set(m, runFileSuffix(p, study.limit));
     }
     for (const modelJobs of byModel.values()) {
       const model = modelJobs[0]!.model;

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
+import { filesWithNotices, noticesJson, noticesMarkdown } from '../analysis/run-notices.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
@@ -79,9 +80,12 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
     writeFileAtomic(join(outDir, name), content);
     files.push(name);
   };
-  for (const [name, content] of Object.entries(result.files)) write(name, content);
-  write('analysis.json', `${JSON.stringify({ ...result.analysis, warnings }, null, 2)}\n`);
+  // Every table carries its runs' notices (approximate runs, departures, warnings), as eval's table and the report do.
+  const summaries = compared.map((r) => r.summary);
+  for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) write(name, content);
+  write('analysis.json', `${JSON.stringify({ ...result.analysis, notices: noticesJson(summaries), warnings }, null, 2)}\n`);
   // The runs' records as `llmkb report` reads them beside the summaries: the same significance marks and examples.
   write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: compared.map((r) => (r.records?.length ? r.records : undefined)) }));
-  return { markdown: result.markdown, warnings, files };
+  const notices = noticesMarkdown(summaries);
+  return { markdown: notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown, warnings, files };
 }
