@@ -47,6 +47,8 @@ describe('default run labels', () => {
     assert.equal(readableModelName('ollama:llama3.1'), 'llama3.1');
     assert.equal(readableModelName('openai:gpt-4o'), 'gpt-4o');
     assert.equal(readableModelName('mock:replies.jsonl'), 'replies');
+    assert.equal(readableModelName('ollama:llama3.1:8b'), 'llama3.1-8b');
+    assert.equal(readableModelName('hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M'), 'Qwen2.5-0.5B-Instruct-GGUF-Q4_K_M');
   });
 
   it('get a short hash of the spec only where another model of that name has results in the folder', () => {

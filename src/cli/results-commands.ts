@@ -116,7 +116,7 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       const { filesWithNotices, noticesJson, noticesMarkdown } = await import('../analysis/run-notices.js');
       const summaries = runs.map((r) => r.summary);
       const notices = noticesMarkdown(summaries);
-      const analysis = { ...result.analysis, sources, notices: noticesJson(summaries), warnings };
+      const analysis = { schema: 'llmkb-analysis-v1', ...result.analysis, sources, notices: noticesJson(summaries), warnings };
       process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown);
       if (opts.out) {
         makeFolder(opts.out);

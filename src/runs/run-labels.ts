@@ -19,7 +19,8 @@ export function readableModelName(spec: string): string {
   if (prefix && prefix[1]!.length > 1) rest = rest.slice(prefix[0].length);
   rest = rest.replace(/[?#].*$/, '').replace(/\/+$/, '');
   const last = rest.slice(rest.lastIndexOf('/') + 1).replace(/^.*\\/, '');
-  const name = last.replace(FILE_ENDINGS, '').replace(/[\s\u0000-\u001f]+/g, '_');
+  // `llama3.1:8b`, `...-GGUF:Q4_K_M`: a tag after a colon stays, joined by a dash (a label is also a file name).
+  const name = last.replace(FILE_ENDINGS, '').replace(/:/g, '-').replace(/[\s\u0000-\u001f]+/g, '_');
   return name === '' || name === '.' || name === '..' ? 'model' : name;
 }
 

@@ -30,7 +30,8 @@ import { VERSION } from '../version.js';
 import { ModelPool, type BatchOptions } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
-import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
+import { loadStudyRuns, withNotices, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
+import type { RunNotices } from '../analysis/run-notices.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
 import { checkModelFiles } from './study-plan.js';
 import type { Study, StudyMethod } from './study.js';
@@ -61,6 +62,8 @@ export interface SweepJobResult {
   runId?: string;
   summary?: string;
   error?: string;
+  /** What to know before reading the run's numbers (src/analysis/run-notices.ts). */
+  notices?: RunNotices;
 }
 
 /** `sweep.json` (or `sweep.shard-I-of-N.json`): what a sweep ran, on which shard, and what it cost. */
@@ -374,7 +377,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     runs: allFiles,
     title: studyTitle(study),
     suffix: [...new Set(suffixes.values())].join(''),
-    jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }),
+    jobs: jobs.map((j) => withNotices(results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }, loaded, allFiles[j.index]!)),
     tokens,
     tokensHere,
     cost,

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
-import { filesWithNotices, noticesJson, noticesMarkdown } from '../analysis/run-notices.js';
+import { filesWithNotices, noticesJson, noticesMarkdown, runNotices } from '../analysis/run-notices.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
@@ -83,9 +83,15 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
   // Every table carries its runs' notices (approximate runs, departures, warnings), as eval's table and the report do.
   const summaries = compared.map((r) => r.summary);
   for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) write(name, content);
-  write('analysis.json', `${JSON.stringify({ ...result.analysis, notices: noticesJson(summaries), warnings }, null, 2)}\n`);
+  write('analysis.json', `${JSON.stringify({ schema: 'llmkb-analysis-v1', ...result.analysis, notices: noticesJson(summaries), warnings }, null, 2)}\n`);
   // The runs' records as `llmkb report` reads them beside the summaries: the same significance marks and examples.
   write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: compared.map((r) => (r.records?.length ? r.records : undefined)) }));
   const notices = noticesMarkdown(summaries);
   return { markdown: notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown, warnings, files };
+}
+
+/** A finished job of sweep.json with its run's notices (approximate, departures, warnings), as every output of the sweep carries them. */
+export function withNotices<J extends { status: string }>(job: J, loaded: readonly LoadedStudyRun[], files: RunFiles): J {
+  const run = job.status === 'done' ? loaded.find((l) => l.files.base === files.base) : undefined;
+  return run ? { ...job, notices: runNotices(run.summary) } : job;
 }
