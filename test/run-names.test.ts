@@ -114,6 +114,11 @@ describe('result file names say what makes a run differ', () => {
     const completion = await llmkb(['--store', join(dir, 's.sqlite'), 'complete', '--model', 'mock:m.jsonl', '--json', 'Who?'], { cwd: dir });
     assert.equal(completion.code, 0, completion.stderr);
     assert.deepEqual((({ schema, text }) => ({ schema, text }))(JSON.parse(completion.stdout) as { schema: string; text: string }), { schema: 'llmkb-completion-v1', text: ' Paris' });
+
+    // Another run under the same names (a judge LLM this time): the replacement is said, with how to keep both.
+    const judged = await run('2', ['--judge', 'mock:m.jsonl']);
+    assert.equal(judged.code, 0, judged.stderr);
+    assert.match(judged.stderr, /note: \S+m\.zero-shot\.input-q\.mcqs-2\.summary\.json held run [0-9a-f]{16}; it is replaced by run [0-9a-f]{16} .*give --name or --out to keep both/);
   });
 
   it('a --quick run says so in its file names', { skip: dataDir ? false : 'LLMKB_DATA_DIR is not set' }, async () => {

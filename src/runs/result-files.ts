@@ -33,11 +33,6 @@ export function resultFiles(base: string): ResultFiles {
   return { base, summary: `${base}${SUMMARY}`, records: `${base}${RECORDS}`, execution: `${base}${EXECUTION}` };
 }
 
-/** `.limit-N` for a run of a seeded sample of N items, else nothing. */
-export function limitSuffix(limit: number | undefined): string {
-  return limit === undefined ? '' : `.limit-${limit}`;
-}
-
 /** What makes a run's results differ from its method's default run of the same label. */
 export interface RunVariant {
   quick?: boolean;
@@ -56,11 +51,6 @@ export function runSuffix(variant: RunVariant): string {
 /** The files of the run of `label` in `setting` inside `dir`. */
 export function runResultFiles(dir: string, label: string, setting: string, suffix = ''): ResultFiles {
   return resultFiles(join(dir, `${resultFileStem(label)}.${resultFileStem(setting)}${suffix}`));
-}
-
-/** A model's report over its settings (`report.html`, or `report.limit-N.html` for a sample). */
-export function reportFile(dir: string, suffix = ''): string {
-  return join(dir, `report${suffix}.html`);
 }
 
 /** One evaluation's report over its settings: `<stem><suffix>.report.html`, so another model's or variant's evaluation into the same folder never overwrites it. */

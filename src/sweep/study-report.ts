@@ -14,7 +14,7 @@ import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { fileAccessError } from '../errors.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
 import { loadResultRun } from '../runs/load-runs.js';
-import { reportFile, resultFiles } from '../runs/result-files.js';
+import { resultFiles, runReportFile } from '../runs/result-files.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */
@@ -55,7 +55,7 @@ export async function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): 
 export async function writeModelReport(dir: string, label: string, runs: readonly LoadedStudyRun[], suffix: string): Promise<void> {
   if (runs.length === 0) return;
   const html = await renderReport(runs.map((r) => r.summary), { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) });
-  writeFileAtomic(reportFile(dir, suffix), html);
+  writeFileAtomic(runReportFile(dir, label, suffix), html);
 }
 
 export interface StudyComparison {
