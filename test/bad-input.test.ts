@@ -500,7 +500,7 @@ describe('one process per run (lease in the store)', () => {
     const first = await llmkb(args);
     assert.equal(first.code, 0, first.stderr);
     const runs = await llmkb(['--store', store, 'runs', '--json']);
-    const runId = (JSON.parse(runs.stdout) as Array<{ runId: string }>)[0]!.runId;
+    const runId = (JSON.parse(runs.stdout) as { runs: Array<{ runId: string }> }).runs[0]!.runId;
     return { dir, store, runId, args };
   }
 

@@ -68,7 +68,7 @@ describe('llmkb eval --method conner', { skip }, () => {
     assert.match(first.stdout, /Model +Setting +n +Fact-cons\. +Non-verif\. .* +Helpful\. raw +Validity +S_fact\n/, "the paper's table in the terminal (Fact-cons. is Table 16's Fact.)");
     assert.match(first.stdout, /Protocol \(each choice and what it means/);
     const files = readdirSync(join(dir, 'res')).sort();
-    assert.deepEqual(files, ['report.limit-4.html', 'scripted.zero-shot.limit-4.records.jsonl', 'scripted.zero-shot.limit-4.run.json', 'scripted.zero-shot.limit-4.summary.json']);
+    assert.deepEqual(files, ['scripted.limit-4.report.html', 'scripted.zero-shot.limit-4.records.jsonl', 'scripted.zero-shot.limit-4.run.json', 'scripted.zero-shot.limit-4.summary.json']);
     const summary = JSON.parse(readFileSync(join(dir, 'res', 'scripted.zero-shot.limit-4.summary.json'), 'utf8')) as Summary;
     assert.deepEqual([summary.method.id, summary.model, summary.setting, summary.counts.items, summary.breakdowns.task], ['conner', 'scripted', 'zero-shot', 4, 'qa']);
     for (const m of ['factuality', 'fact_consistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'helpfulness_raw', 'validity']) {
@@ -89,7 +89,7 @@ describe('llmkb eval --method conner', { skip }, () => {
     const generated = readFileSync(join(dir, 'k.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
     assert.deepEqual(records.map((r) => r.id), generated);
 
-    const report = readFileSync(join(dir, 'res', 'report.limit-4.html'), 'utf8');
+    const report = readFileSync(join(dir, 'res', 'scripted.limit-4.report.html'), 'utf8');
     assert.match(report, /CONNER: automatic evaluation, open-domain QA/);
 
     const again = await llmkb(args, { cwd: dir });

@@ -103,7 +103,7 @@ describe('--limit on the stages', () => {
       assert.equal(consistency.code, 0, consistency.stderr);
       assert.match(consistency.stderr, /--limit 3: 3 of 20 labelled responses/);
       assert.equal(lines(join(dir, 'c3.jsonl')).length, 3);
-      const runs = JSON.parse((await llmkb([...store, 'runs', '--json'], { cwd: dir })).stdout) as Array<{ id: string }>;
+      const runs = (JSON.parse((await llmkb([...store, 'runs', '--json'], { cwd: dir })).stdout) as { runs: Array<{ id: string }> }).runs;
       assert.equal(runs.length, 5, 'ask x2, judge x2, consistency: limited and full runs never share one');
     } finally {
       await server.close();
@@ -157,9 +157,9 @@ describe('llmkb eval --limit and --junit end to end (loopback model)', { skip: d
       const r = await llmkb(['eval', '--model', model, '--data', 'data', '--out', 'out', '--junit', 'gate.xml'], { cwd });
       assert.equal(r.code, EXIT_CODES.threshold, r.stderr);
       assert.match(r.stderr, /--limit 6: 6 of \d+ questions/);
-      const stem = readdirSync(join(cwd, 'out')).find((f) => f.endsWith('.zero-shot.limit-6.summary.json'));
-      assert.ok(stem, `limited results are named *.limit-6.*: ${readdirSync(join(cwd, 'out')).join(', ')}`);
-      assert.ok(existsSync(join(cwd, 'out', 'report.limit-6.html')) && !existsSync(join(cwd, 'out', 'report.html')), 'a full run\'s report is never overwritten');
+      const stem = readdirSync(join(cwd, 'out')).find((f) => f.endsWith('.zero-shot.mcqs-2.limit-6.summary.json'));
+      assert.ok(stem, `limited results are named *.mcqs-2.limit-6.* (2 MCQs, not the paper's 20): ${readdirSync(join(cwd, 'out')).join(', ')}`);
+      assert.deepEqual(readdirSync(join(cwd, 'out')).filter((f) => f.endsWith('.html')), ['m.mcqs-2.limit-6.report.html'], 'the report is named by its run: a full run\'s report is never overwritten');
       const summary = JSON.parse(readFileSync(join(cwd, 'out', stem), 'utf8')) as { runId: string; counts: { seen: number; unseen: number }; protocol: { entries: { questions: { choice: string; status: string; note: string } } } };
       assert.deepEqual([summary.counts.seen, summary.counts.unseen], [3, 3]);
       assert.equal(summary.protocol.entries.questions.status, 'approximation');

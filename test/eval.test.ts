@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { resultFileStem } from '../src/io/result-file-stem.js';
 import { llmkb } from './support/run-cli.js';
@@ -16,7 +17,9 @@ const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 // Short answers and 3 MCQs keep the 1 MB model's run to about a minute per setting on 2 cores.
 const QUICK = ['eval', '--quick', '--max-tokens', '12', '--mcqs', '3'];
 
-const resultFile = (out: string, setting: string, kind: 'summary.json' | 'records.jsonl' | 'run.json') => join(out, `${resultFileStem(`gguf:${gguf}`)}.${setting}.${kind}`);
+// The default label is the model file's name; a --quick run's files say so (`.quick`).
+const resultFile = (out: string, setting: string, kind: 'summary.json' | 'records.jsonl' | 'run.json') => join(out, `${resultFileStem(basename(gguf ?? 'model.gguf', '.gguf'))}.${setting}.quick.${kind}`);
+const reportOf = (out: string) => join(out, `${resultFileStem(basename(gguf ?? 'model.gguf', '.gguf'))}.quick.report.html`);
 const summaryOf = (out: string, setting: string) => JSON.parse(readFileSync(resultFile(out, setting, 'summary.json'), 'utf8')) as Record<string, unknown>;
 
 describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }, () => {
@@ -35,7 +38,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.match(first.stderr, /zero-shot: answer-mode check \(a check, not part of the metrics\): the \d+ MCQs of \d+ seeded sampled pair\(s\), asked again in logprobs mode, got the option the run.s generate mode chose in \d+\/\d+ .*Read: /);
     assert.match(first.stdout, /zero-shot .*\n.*four-shot-2/);
     assert.match(first.stdout, /APPROXIMATE/);
-    assert.ok(existsSync(join(out, 'report.html')));
+    assert.ok(existsSync(reportOf(out)));
     const summary = summaryOf(out, 'zero-shot');
     assert.deepEqual(Object.keys(summary.metrics as object), ['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR']);
     assert.equal((summary.counts as { seen: number }).seen, 20);
@@ -61,7 +64,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.equal(execution.runId, summary.runId);
     assert.match(execution.command, /^llmkb eval --quick/);
     assert.ok(execution.calls.model.requests > 100);
-    const report = readFileSync(join(out, 'report.html'), 'utf8');
+    const report = readFileSync(reportOf(out), 'utf8');
     assert.match(report, /Departures from the paper's protocol/);
     assert.match(report, /Read with care/);
     assert.match(report, /MCQ answers \d+, invalid \d+/);
@@ -122,7 +125,7 @@ describe('llmkb eval --quick with scripted mock: models (no model file needed)',
     const first = await run('a');
     assert.equal(first.code, 0, first.stderr);
     assert.doesNotMatch(first.stdout, /APPROXIMATE/, 'judged by the (scripted) judge LLM');
-    const stem = `${resultFileStem('mock:replies.jsonl')}.zero-shot`;
+    const stem = 'replies.zero-shot.quick';
     const summary = JSON.parse(readFileSync(join(work, 'a', `${stem}.summary.json`), 'utf8')) as { schema: string; method: { id: string }; metricDefs: Array<{ id: string }>; counts: Record<string, number>; metrics: Record<string, number | null> };
     assert.equal(summary.schema, 'llmkb-summary-v2');
     assert.equal(summary.method.id, 'reliability');

@@ -119,7 +119,7 @@ describe('a third method through the seam: exact-match accuracy', () => {
     const evaluated = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--name', 'good', '--questions', questions, '--out', 'results'], { cwd: dir, env: TSX });
     assert.equal(evaluated.code, 0, evaluated.stderr);
     assert.match(evaluated.stdout, /default: EM 75\.00 \(3\/4\)/, 'the method\'s own result table');
-    assert.ok(existsSync(join(dir, 'results', 'good.default.summary.json')) && existsSync(join(dir, 'results', 'report.html')));
+    assert.ok(existsSync(join(dir, 'results', 'good.default.summary.json')) && existsSync(join(dir, 'results', 'good.report.html')));
     const unknownOption = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--questions', questions, '--mcqs', '3'], { cwd: dir, env: TSX });
     assert.equal(unknownOption.code, 2, 'an option of another method is refused, not ignored');
     assert.match(unknownOption.stderr, /method "exact-match" has no --mcqs/);

@@ -57,8 +57,9 @@ describe('runs as listed', () => {
     const runs = await llmkb(['--store', store, 'runs'], { cwd: dir });
     assert.equal(runs.code, 0, runs.stderr);
     const lines = runs.stdout.trim().split('\n');
-    assert.equal(lines.length, 1, runs.stdout);
-    assert.match(lines[0]!, /reliability {2}tiny-a = tiny-b {2}zero-shot {2}ask:done\(4\) judge:done\(4\) consistency:done\(4\)/);
+    assert.equal(lines.length, 2, runs.stdout);
+    assert.match(lines[0]!, /^RUN +CREATED +UPDATED \(UTC\) +METHOD +LABEL +SETTING +QUICK +LIMIT +MCQS +QUESTIONS +STAGES$/);
+    assert.match(lines[1]!, /reliability +tiny-a = tiny-b +zero-shot +- +- +1 +input-qa [0-9a-f]{8} +ask:done\(4\) judge:done\(4\) consistency:done\(4\)/);
     writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: tiny-a, spec: "mock:${replies}" }\n  - { label: tiny-b, spec: "mock:${replies}" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
     const plan = await llmkb(['--store', store, 'sweep', 'study.yaml', '--plan'], { cwd: dir });
     assert.equal(plan.code, 0, plan.stderr);
@@ -77,7 +78,7 @@ describe('runs as listed', () => {
       const r = await llmkb(['--store', join(dir, 's.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'], { cwd: dir });
       assert.notEqual(r.code, 0, 'the server refused a call');
       const runs = await llmkb(['--store', join(dir, 's.sqlite'), 'runs', '--json'], { cwd: dir });
-      const listed = JSON.parse(runs.stdout) as Array<{ stages: Array<{ stage: string; status: string }> }>;
+      const listed = (JSON.parse(runs.stdout) as { schema: string; runs: Array<{ stages: Array<{ stage: string; status: string }> }> }).runs;
       assert.deepEqual(listed[0]!.stages.map((s) => `${s.stage}:${s.status}`), ['ask:stopped']);
     } finally {
       await server.close();

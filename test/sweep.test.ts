@@ -102,7 +102,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       const stem = resultFileStem(m.label);
       const r = await llmkb(['--store', evalStore, 'eval', '--model', m.spec, '--name', m.label, '--settings', SETTINGS.join(','), '--quick', '--limit', String(RUN.limit), '--max-tokens', String(RUN.maxTokens), '--mcqs', String(RUN.mcqs), '--data', data, '--out', join(evalOut, stem), '--params', String(m.params), ...(m.tuning === 'fine-tuned' ? ['--fine-tuned'] : [])], { cwd: work });
       assert.equal(r.code, 0, r.stderr);
-      for (const s of SETTINGS) summaries.push(join(evalOut, stem, `${stem}.${s}.limit-${RUN.limit}.summary.json`));
+      for (const s of SETTINGS) summaries.push(join(evalOut, stem, `${stem}.${s}.quick.limit-${RUN.limit}.summary.json`));
     }
     const report = await llmkb(['report', ...summaries, '--title', 'llmkb study: four', '-o', join(evalOut, 'report.html')], { cwd: work });
     assert.equal(report.code, 0, report.stderr);
@@ -152,10 +152,10 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     // A shard whose runs were judged differently is refused, naming the choice.
     const odd = join(work, 'shard2-odd');
     cpSync(join(work, 'shard2'), odd, { recursive: true });
-    const summaryFile = join(odd, 'guesser', 'guesser.zero-shot.limit-8.summary.json');
-    const tampered = JSON.parse(readFileSync(existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.limit-8.summary.json'), 'utf8')) as { protocol: { entries: { judge: { choice: string } } } };
+    const summaryFile = join(odd, 'guesser', 'guesser.zero-shot.quick.limit-8.summary.json');
+    const tampered = JSON.parse(readFileSync(existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.quick.limit-8.summary.json'), 'utf8')) as { protocol: { entries: { judge: { choice: string } } } };
     tampered.protocol.entries.judge.choice = 'openai-compatible:openai:gpt-4o';
-    const target = existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.limit-8.summary.json');
+    const target = existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.quick.limit-8.summary.json');
     writeFileSync(target, JSON.stringify(tampered));
     const refused = await llmkb(['merge', join(work, 'shard1'), odd, join(work, 'shard3'), '--out', join(work, 'merged-odd')], { cwd: work });
     assert.equal(refused.code, 2, refused.stderr);
@@ -203,7 +203,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       const out = join(work, 'replicas-out');
       const r = await llmkb(['--store', join(work, 'replicas.sqlite'), 'sweep', file, '--out', out], { cwd: work });
       assert.equal(r.code, 0, r.stderr);
-      const run = JSON.parse(readFileSync(join(out, 'oracle', 'oracle.zero-shot.limit-8.run.json'), 'utf8')) as { calls: { model: { calls: number; cacheHits: number } }; replicas: { model: Array<{ url: string; served: number; failed: number; trips: number }> } };
+      const run = JSON.parse(readFileSync(join(out, 'oracle', 'oracle.zero-shot.quick.limit-8.run.json'), 'utf8')) as { calls: { model: { calls: number; cacheHits: number } }; replicas: { model: Array<{ url: string; served: number; failed: number; trips: number }> } };
       const reps = run.replicas.model;
       assert.deepEqual(reps.map((x) => x.url), replicas.map((x) => x.baseURL));
       assert.equal(reps.reduce((n, x) => n + x.served, 0), run.calls.model.calls - run.calls.model.cacheHits, 'every call made was answered by one replica');
@@ -218,7 +218,7 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       writeFileSync(file, JSON.stringify({ name: 'replicas', models: [{ label: 'oracle', spec: `vllm:${replicas[0]!.baseURL}/oracle` }], settings: ['zero-shot'], ...RUN, dataDir, data }));
       const one = await llmkb(['--store', join(work, 'replicas-single.sqlite'), 'sweep', file, '--out', single], { cwd: work });
       assert.equal(one.code, 0, one.stderr);
-      for (const kind of ['records.jsonl', 'summary.json']) assert.equal(readFileSync(join(out, 'oracle', `oracle.zero-shot.limit-8.${kind}`), 'utf8'), readFileSync(join(single, 'oracle', `oracle.zero-shot.limit-8.${kind}`), 'utf8'), kind);
+      for (const kind of ['records.jsonl', 'summary.json']) assert.equal(readFileSync(join(out, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'), readFileSync(join(single, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'), kind);
     } finally {
       await Promise.all(replicas.map((x) => x.close()));
     }

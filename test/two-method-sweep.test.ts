@@ -104,7 +104,7 @@ describe('a study of both methods through one sweep, killed and resumed', { skip
     const results = (root: string) => files(join(dir, root)).filter((f) => f.endsWith('.summary.json') || f.endsWith('.records.jsonl'));
     const got = results('killed');
     assert.deepEqual(got, results('fresh'));
-    assert.deepEqual(got.filter((f) => f.endsWith('.summary.json')), ['tiny/conner-nq/tiny.zero-shot.limit-3.summary.json', 'tiny/conner-wow/tiny.zero-shot.limit-3.summary.json', 'tiny/reliability/tiny.zero-shot.limit-3.summary.json'].map((f) => relative('.', f)));
+    assert.deepEqual(got.filter((f) => f.endsWith('.summary.json')), ['tiny/conner-nq/tiny.zero-shot.limit-3.summary.json', 'tiny/conner-wow/tiny.zero-shot.limit-3.summary.json', 'tiny/reliability/tiny.zero-shot.input-qa.mcqs-3.limit-3.summary.json'].map((f) => relative('.', f)));
     for (const f of got) assert.equal(readFileSync(join(dir, 'killed', f), 'utf8'), readFileSync(join(dir, 'fresh', f), 'utf8'), `${f}: resumed and uninterrupted differ`);
 
     const nq = JSON.parse(readFileSync(join(dir, 'killed', 'tiny/conner-nq/tiny.zero-shot.limit-3.summary.json'), 'utf8')) as { method: { id: string }; counts: Record<string, number>; metrics: Record<string, number | null>; breakdowns: { task: string } };

@@ -73,6 +73,7 @@ interface EvalOptions {
   base?: boolean;
   failUnder?: Array<{ metric: string; value: number }>;
   junit?: string;
+  json?: boolean;
   [flag: string]: unknown;
 }
 
@@ -94,17 +95,18 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     .description('evaluate one model with a method, end to end: its inputs, every stage and setting as a resumable run, the summaries and one report')
     .option('--method <id>', `the evaluation method (${methods.map((m) => m.id).join(', ')}; default ${first.id}; llmkb methods lists them)`)
     .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
-    .option('--name <label>', 'the run label: how the model is shown in tables and what its result files are named by (default: the whole model spec)')
+    .option('--name <label>', "the run label: how the model is shown in tables and what its result files are named by (default: the model file's or served model's name, with a short hash of the spec when another model's results in --out have that name)")
     .option('--settings <list>', "comma-separated settings of the method, repeatable (default: all of them; the reliability method's prompt settings, ...)", commaList)
     .option('--quick', "a small seeded subset for a quick look, recorded as an approximation (the method says what it keeps)")
-    .option('--out <dir>', 'results folder (summaries, records, report.html)', 'llmkb-results')
+    .option('--out <dir>', 'results folder (summaries, records, <label>.report.html)', 'llmkb-results')
     .option('--seed <n>', 'seed', wholeNumber, 42)
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed; after --quick); results named <label>.<setting>.limit-N.*`, positiveInteger)
     .option('--params <billions>', 'parameter count (for cross-model analysis)', positiveNumber)
     .option('--fine-tuned', 'the model is instruction-tuned / RLHF (for cross-model analysis)')
     .option('--base', 'the model is a base model (for cross-model analysis)')
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
-    .option('--junit <file>', 'also write the --fail-under checks as JUnit XML for CI: one test case per (run, threshold), failures with the metric value');
+    .option('--junit <file>', 'also write the --fail-under checks as JUnit XML for CI: one test case per (run, threshold), failures with the metric value')
+    .option('--json', 'print the result as one JSON document (schema llmkb-eval-result-v1: the runs with their summaries and files, the report, the calls, the notices) instead of the table');
   addMethodFlags(command, methods);
   command.action(async (opts: EvalOptions, cmd: Command) => {
     const { getMethod, listMethods } = await import('../methods/registry.js');
@@ -148,9 +150,11 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const log = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
       const { [subject]: _model, ...others } = roles;
       const prepared = await prepareMethod(method, { options, roles: others, seed: opts.seed, quick: opts.quick === true, cacheDir: ws.cacheDir, settings, db: ws.db, log });
-      const label = opts.name ?? spec;
-      const { limitSuffix, reportFile } = await import('../io/result-files.js');
       const outDir = resolve(opts.out);
+      const { defaultRunLabel } = await import('../runs/run-labels.js');
+      const label = opts.name ?? defaultRunLabel(spec, { outDir, identity: roles[subject]!.model.cacheIdentity });
+      const { runReportFile } = await import('../io/result-files.js');
+      const { runFileSuffix } = await import('../methods/run-method.js');
       // One ETA for the whole evaluation (every setting and stage), shown with each stage's progress.
       const { EvalProgress } = await import('../progress/eval-progress.js');
       const { evalSteps } = await import('./eval-eta.js');
@@ -158,34 +162,38 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       const started = performance.now();
       const results: Array<Awaited<ReturnType<typeof runMethod>>> = [];
       for (const setting of settings) {
-        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, outDir, command: commandLine(), log, progress: { overall }, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
+        results.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, modelSpec: spec, outDir, command: commandLine(), log, progress: { overall }, ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(meta ? { meta } : {}) }));
       }
       const { formatDuration } = await import('../progress/progress.js');
       log(`evaluated ${settings.length} setting(s) in ${formatDuration((performance.now() - started) / 1000)}`);
       const summaries = results.map((r) => r.summary);
       const { renderReport } = await import('../report/html-report.js');
       const { writeFileAtomic } = await import('../io/files.js');
-      const limited = opts.limit !== undefined && opts.limit < prepared.items.length;
-      const report = reportFile(outDir, limitSuffix(limited ? opts.limit : undefined));
+      const report = runReportFile(outDir, label, runFileSuffix(prepared, opts.limit));
       writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: results.map((r) => r.execution), records: results.map((r) => r.reportRecords) }));
-      const presentation = method.presentation ? await method.presentation() : undefined;
-      const { headlineTable, toMarkdown } = await import('../methods/run-tables.js');
-      const { FLAG_NOTE, warningLines } = await import('../methods/summary-warnings.js');
-      // Without a table of its own, a method's headline metrics (flagged values marked) and every warning of its runs.
-      const warned = warningLines(summaries).map((w) => `WARNING ${w}`);
-      const plain = () => [toMarkdown(headlineTable(summaries, method.settings ?? [])), ...warned, ...(warned.length ? [FLAG_NOTE] : [])].join('\n');
-      process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : plain()}\n`);
-      process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
       const here = (r: (typeof results)[number]) => r.execution.callsHere?.[subject];
       const calls = results.reduce((sum, r) => ({ calls: sum.calls + (here(r)?.calls ?? 0), requests: sum.requests + (here(r)?.requests ?? 0), cacheHits: sum.cacheHits + (here(r)?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
-      process.stdout.write(`model calls: ${calls.calls} (${calls.requests} made, ${calls.cacheHits} from the cache)\n`);
       if (opts.junit !== undefined) {
         const { junitReport } = await import('./junit.js');
         writeFileAtomic(resolve(opts.junit), junitReport(summaries, opts.failUnder ?? []));
-        process.stdout.write(`junit: ${opts.junit}\n`);
       }
       const { failedThresholds } = await import('../analysis/thresholds.js');
       const failures = failedThresholds(summaries, opts.failUnder ?? []);
+      if (opts.json) {
+        const { evalResultJson } = await import('./json-output.js');
+        process.stdout.write(`${JSON.stringify(evalResultJson({ label, method: method.id, modelSpec: spec, report, calls, results, failures, ...(opts.junit === undefined ? {} : { junit: opts.junit }) }), null, 2)}\n`);
+      } else {
+        const presentation = method.presentation ? await method.presentation() : undefined;
+        const { headlineTable, toMarkdown } = await import('../methods/run-tables.js');
+        const { FLAG_NOTE, warningLines } = await import('../methods/summary-warnings.js');
+        // Without a table of its own, a method's headline metrics (flagged values marked) and every warning of its runs.
+        const warned = warningLines(summaries).map((w) => `WARNING ${w}`);
+        const plain = () => [toMarkdown(headlineTable(summaries, method.settings ?? [])), ...warned, ...(warned.length ? [FLAG_NOTE] : [])].join('\n');
+        process.stdout.write(`\n${label}\n${presentation?.resultTable ? presentation.resultTable(summaries) : plain()}\n`);
+        process.stdout.write(`report: ${report}\nsummaries: ${results.map((r) => r.files!.summary).join(', ')}\n`);
+        process.stdout.write(`model calls: ${calls.calls} (${calls.requests} made, ${calls.cacheHits} from the cache)\n`);
+        if (opts.junit !== undefined) process.stdout.write(`junit: ${opts.junit}\n`);
+      }
       if (failures.length > 0) {
         throw new LlmkbError(`--fail-under: ${failures.join('; ')}`, { exitCode: EXIT_CODES.threshold, hint: 'The evaluation finished; a metric is below the threshold you set.' });
       }

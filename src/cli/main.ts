@@ -118,8 +118,9 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
     .option('--max-tokens <n>', 'maximum new tokens', positiveInteger, 100)
     .option('--stop <string>', 'a stop sequence (repeat for several: --stop A --stop B)', collect)
     .option('--chat', 'send the prompt as a chat message instead of raw text')
+    .option('--json', 'print the completion as one JSON document (schema llmkb-completion-v1: model, prompt, text, cached, accounting)')
     .argument('<prompt>', 'the prompt text')
-    .action(async (prompt: string, opts: { model?: string; maxTokens: number; stop?: string[]; chat?: boolean }, command: Command) => {
+    .action(async (prompt: string, opts: { model?: string; maxTokens: number; stop?: string[]; chat?: boolean; json?: boolean }, command: Command) => {
       const ws = workspace(command);
       try {
         const entry = ws.entryFor('model', opts.model);
@@ -129,7 +130,11 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         const result = opts.chat
           ? await executor.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) })
           : await executor.complete({ prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}) });
-        process.stdout.write(`${result.value.text}\n`);
+        if (opts.json) {
+          const { JSON_SCHEMAS } = await import('./json-output.js');
+          const spec = typeof entry === 'string' ? entry : entry.spec;
+          process.stdout.write(`${JSON.stringify({ schema: JSON_SCHEMAS.complete, model: spec, modelIdentity: executor.model.cacheIdentity, chat: opts.chat === true, prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}), text: result.value.text, cached: result.cached, accounting: executor.accounting }, null, 2)}\n`);
+        } else process.stdout.write(`${result.value.text}\n`);
         process.stderr.write(`${result.cached ? '(cached) ' : ''}${formatAccounting(executor.accounting)}\n`);
       } finally {
         await ws.close();
@@ -140,16 +145,22 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
   cache
     .command('stats')
     .description('entries and tokens in the cache, per model and kind of call')
-    .action((_opts: unknown, command: Command) => {
+    .option('--json', 'print the statistics as one JSON document (schema llmkb-cache-stats-v1)')
+    .action(async (opts: { json?: boolean }, command: Command) => {
       const ws = workspace(command);
       try {
         const stats = ws.cache.stats();
+        if (opts.json) {
+          const { JSON_SCHEMAS } = await import('./json-output.js');
+          process.stdout.write(`${JSON.stringify({ schema: JSON_SCHEMAS.cacheStats, store: ws.storePath, ...stats }, null, 2)}\n`);
+          return;
+        }
         process.stdout.write(`${ws.storePath}: ${stats.entries} cached calls\n`);
         for (const row of stats.byModel) {
           process.stdout.write(`  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens\n`);
         }
       } finally {
-        void ws.close();
+        await ws.close();
       }
     });
   cache
@@ -167,22 +178,28 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
 
   program
     .command('runs')
-    .description('list the runs in the store: method, labels, setting and the state of their stages (stopped: interrupted or failed, resumed by the same command)')
-    .option('--json', 'print JSON')
+    .description('list the runs in the store, most recently updated first: when made and updated, method, labels, setting, quick look, --limit, MCQs per response, question set and the state of their stages (stopped: interrupted or failed, resumed by the same command)')
+    .option('--json', 'print the runs as one JSON document (schema llmkb-runs-v1)')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const { listRuns } = await import('../runs/list-runs.js');
+      const { runColumns, textTable } = await import('../runs/run-columns.js');
       const ws = workspace(command);
       try {
         const runs = listRuns({ runs: ws.runs });
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+          const { runsJson } = await import('./json-output.js');
+          process.stdout.write(`${JSON.stringify(runsJson(ws.storePath, runs, (r) => ({ ...runColumns(r) })), null, 2)}\n`);
           return;
         }
-        if (runs.length === 0) process.stdout.write('no runs yet\n');
-        for (const run of runs) {
-          const stages = run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' ');
-          process.stdout.write(`${run.key}  ${run.method}  ${run.labels.join(' = ')}  ${run.setting}  ${stages}\n`);
+        if (runs.length === 0) {
+          process.stdout.write(`no runs yet in ${ws.storePath}\n`);
+          return;
         }
+        const rows = runs.map((run) => {
+          const c = runColumns(run);
+          return [run.key, c.created, c.updated, run.method, run.labels.join(' = '), run.setting, c.quick ? 'yes' : '-', c.limit === null ? '-' : String(c.limit), c.mcqs === null ? '-' : String(c.mcqs), c.questions, run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' ')];
+        });
+        process.stdout.write(`${textTable(['RUN', 'CREATED', 'UPDATED (UTC)', 'METHOD', 'LABEL', 'SETTING', 'QUICK', 'LIMIT', 'MCQS', 'QUESTIONS', 'STAGES'], rows)}\n`);
       } finally {
         await ws.close();
       }

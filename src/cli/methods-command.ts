@@ -13,7 +13,7 @@ export function registerMethodsCommand(program: Command): void {
       if (opts.json) {
         // The method's description only (its code hooks are not data).
         const described = methods.map((m) => ({ id: m.id, version: m.version, title: m.title, paper: m.paper, ...(m.citation ? { citation: m.citation } : {}), ...(m.settings ? { settings: m.settings } : {}), roles: m.roles, stages: m.stages.map((st) => ({ id: st.id, description: st.description })), metricDefs: m.metricDefs }));
-        process.stdout.write(`${JSON.stringify({ interfaceVersion: METHOD_INTERFACE_VERSION, methods: described }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ schema: 'llmkb-methods-v1', interfaceVersion: METHOD_INTERFACE_VERSION, methods: described }, null, 2)}\n`);
         return;
       }
       for (const m of methods) {

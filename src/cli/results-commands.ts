@@ -111,11 +111,17 @@ export function registerResultsCommands(program: Command, workspace: (command: C
       if (loaded.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary / records files, or --run ID for runs in the store.' });
       const { runs, warnings } = await prepareRuns(loaded);
       const result = await compareRuns(runs, { resamples: opts.resamples, seed: opts.seed });
-      const analysis = { ...result.analysis, warnings };
-      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : `${result.markdown}`);
+      // Each run's file and model spec (from its execution record): what tells two models of one file name apart.
+      const sources = runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, source: r.source, ...(r.execution?.modelSpec ? { modelSpec: r.execution.modelSpec } : {}) }));
+      // What to know before reading the numbers (approximate runs, departures, warnings), in every output.
+      const { filesWithNotices, noticesJson, noticesMarkdown } = await import('../analysis/run-notices.js');
+      const summaries = runs.map((r) => r.summary);
+      const notices = noticesMarkdown(summaries);
+      const analysis = { schema: 'llmkb-analysis-v1', ...result.analysis, sources, notices: noticesJson(summaries), warnings };
+      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown);
       if (opts.out) {
         makeFolder(opts.out);
-        for (const [name, content] of Object.entries(result.files)) writeFileAtomic(join(opts.out, name), content);
+        for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) writeFileAtomic(join(opts.out, name), content);
         writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
         process.stderr.write(`wrote ${result.wrote} to ${opts.out}\n`);
       }

@@ -8,6 +8,8 @@ import type { ClusterFlags } from './sweep-cluster.js';
 import { LIMIT_HELP } from './cli-defaults.js';
 import { commandLine } from './eval-command.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
+import type { SweepResult } from '../sweep/run-study.js';
+import type { Shard } from '../sweep/study-jobs.js';
 
 export function registerSweepCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
@@ -30,7 +32,8 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--image <image>', 'with --k8s: the container image (overrides cluster.kubernetes.image)')
     .option('--batch', 'send the calls of the roles the methods mark batchable (judge, distractor, time filter; CONNER\'s answerer) through the OpenAI Batch API (half the price, answers within 24 h); resumable')
     .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
-    .action(async (studyFile: string, opts: ClusterFlags & { out?: string }, command: Command) => {
+    .option('--json', 'print the result as one JSON document (schema llmkb-sweep-result-v1: the sweep record with each run\'s notices, the files written, the failures) instead of the tables')
+    .action(async (studyFile: string, opts: ClusterFlags & { out?: string; json?: boolean }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');
       const { resolveShard, runClusterMode } = await import('./sweep-cluster.js');
       const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
@@ -51,19 +54,11 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
         const ms = (name: string) => (process.env[name] !== undefined && Number(process.env[name]) >= 0 ? Number(process.env[name]) : undefined);
         const batch = opts.batch ? { ...(ms('LLMKB_BATCH_POLL_MS') === undefined ? {} : { pollMs: ms('LLMKB_BATCH_POLL_MS')! }), ...(ms('LLMKB_BATCH_GATHER_MS') === undefined ? {} : { gatherMs: ms('LLMKB_BATCH_GATHER_MS')! }) } : undefined;
         const result = await runStudy({ study, outDir, runs: ws.runs, db: ws.db, cache: noCache ? null : ws.cache, cacheDir: ws.cacheDir, ...(shard ? { shard } : {}), ...(batch ? { batch } : {}), command: commandLine() });
-        process.stdout.write(result.markdown);
         const r = result.record;
-        const done = r.jobs.filter((j) => j.status === 'done').length;
-        const wrote = result.wroteReport ? 'results, tables and report.html' : 'the sweep record only (no run finished)';
-        process.stdout.write(`\n${done} of ${r.jobs.length} runs done here${shard ? ` (shard ${shard.index}/${shard.count}; ${r.jobs.filter((j) => j.status === 'other shard').length} on other shards)` : ''}; ${wrote} in ${outDir}\n`);
-        for (const [role, t] of Object.entries(r.tokens)) {
-          const cost = r.cost[role];
-          const here = r.tokensHere[role];
-          process.stdout.write(`${role}: ${here?.calls ?? 0} calls now (${here?.requests ?? 0} made, ${here?.cacheHits ?? 0} from the cache); the runs in all: ${t.requests} requests, tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
-        }
-        for (const [label, reps] of Object.entries(r.replicas ?? {})) process.stdout.write(`${label}: ${reps.map((x) => `${x.url} ${x.served} calls${x.failed ? ` (${x.failed} failed, taken out ${x.trips}x)` : ''}`).join('; ')}\n`);
-        for (const b of r.batches ?? []) process.stdout.write(`batch ${b.id} (${b.model}): ${b.requests} requests, ${b.status}${b.failed ? `, ${b.failed} failed (resubmitted)` : ''}\n`);
-        process.stdout.write(`sweep record: ${result.recordFile}\n`);
+        if (opts.json) {
+          const { JSON_SCHEMAS } = await import('./json-output.js');
+          process.stdout.write(`${JSON.stringify({ schema: JSON_SCHEMAS.sweep, outDir, recordFile: result.recordFile, wroteReport: result.wroteReport, record: r, failures: result.failures }, null, 2)}\n`);
+        } else printSweep(result, outDir, shard, formatMoney);
         if (result.failures.length > 0) {
           throw new LlmkbError(`${result.failures.length} run(s) failed: ${result.failures.map((f) => `${f.label} (${f.setting}): ${f.error}`).join('; ')}`, {
             exitCode: 3,
@@ -101,4 +96,21 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
         await ws?.close();
       }
     });
+}
+
+/** A sweep's result as text: the comparison's tables (with the runs' notices), the runs done, the calls and costs, the record's path. */
+function printSweep(result: SweepResult, outDir: string, shard: Shard | undefined, formatMoney: (n: number) => string): void {
+  process.stdout.write(result.markdown);
+  const r = result.record;
+  const done = r.jobs.filter((j) => j.status === 'done').length;
+  const wrote = result.wroteReport ? 'results, tables and report.html' : 'the sweep record only (no run finished)';
+  process.stdout.write(`\n${done} of ${r.jobs.length} runs done here${shard ? ` (shard ${shard.index}/${shard.count}; ${r.jobs.filter((j) => j.status === 'other shard').length} on other shards)` : ''}; ${wrote} in ${outDir}\n`);
+  for (const [role, t] of Object.entries(r.tokens)) {
+    const cost = r.cost[role];
+    const here = r.tokensHere[role];
+    process.stdout.write(`${role}: ${here?.calls ?? 0} calls now (${here?.requests ?? 0} made, ${here?.cacheHits ?? 0} from the cache); the runs in all: ${t.requests} requests, tokens ${t.promptTokens} in / ${t.completionTokens} out${cost && cost.money !== null ? `, cost ${formatMoney(cost.money)}` : ''}\n`);
+  }
+  for (const [label, reps] of Object.entries(r.replicas ?? {})) process.stdout.write(`${label}: ${reps.map((x) => `${x.url} ${x.served} calls${x.failed ? ` (${x.failed} failed, taken out ${x.trips}x)` : ''}`).join('; ')}\n`);
+  for (const b of r.batches ?? []) process.stdout.write(`batch ${b.id} (${b.model}): ${b.requests} requests, ${b.status}${b.failed ? `, ${b.failed} failed (resubmitted)` : ''}\n`);
+  process.stdout.write(`sweep record: ${result.recordFile}\n`);
 }

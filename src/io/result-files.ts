@@ -2,7 +2,10 @@
  * Where a run's results are: `<stem>.<setting><suffix>` in a results folder, with
  * `.summary.json` (the summary, schema v2), `.records.jsonl` (one output record per item) and
  * `.run.json` (when and how it ran). `<stem>` is the run label made safe for a file name;
- * `<suffix>` is `.limit-N` for a seeded sample, so a quick look never overwrites a full run.
+ * `<suffix>` says what makes the run differ from the method's default run of that label:
+ * `.quick` (a quick look), the method's own words (e.g. `.mcqs-2`, the user's question file) and
+ * `.limit-N` (a seeded sample), so no such run overwrites a full run's files or another's.
+ * An evaluation's report over its settings is `<stem><suffix>.report.html` beside them.
  * This module is the only code that knows these names.
  */
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -30,9 +33,19 @@ export function resultFiles(base: string): ResultFiles {
   return { base, summary: `${base}${SUMMARY}`, records: `${base}${RECORDS}`, execution: `${base}${EXECUTION}` };
 }
 
-/** `.limit-N` for a run of a seeded sample of N items, else nothing. */
-export function limitSuffix(limit: number | undefined): string {
-  return limit === undefined ? '' : `.limit-${limit}`;
+/** What makes a run's results differ from its method's default run of the same label. */
+export interface RunVariant {
+  quick?: boolean;
+  /** The method's words (`EvaluationMethod.resultTags`). */
+  tags?: readonly string[];
+  /** A seeded sample of this many items. */
+  limit?: number;
+}
+
+/** The suffix of a run's files: `.quick`, then each tag, then `.limit-N` (empty for the default run). */
+export function runSuffix(variant: RunVariant): string {
+  const words = [...(variant.quick ? ['quick'] : []), ...(variant.tags ?? []).map((t) => t.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '')).filter(Boolean), ...(variant.limit === undefined ? [] : [`limit-${variant.limit}`])];
+  return words.map((w) => `.${w}`).join('');
 }
 
 /** The files of the run of `label` in `setting` inside `dir`. */
@@ -40,9 +53,9 @@ export function runResultFiles(dir: string, label: string, setting: string, suff
   return resultFiles(join(dir, `${resultFileStem(label)}.${resultFileStem(setting)}${suffix}`));
 }
 
-/** A model's report over its settings (`report.html`, or `report.limit-N.html` for a sample). */
-export function reportFile(dir: string, suffix = ''): string {
-  return join(dir, `report${suffix}.html`);
+/** One evaluation's report over its settings: `<stem><suffix>.report.html`, so another model's or variant's evaluation into the same folder never overwrites it. */
+export function runReportFile(dir: string, label: string, suffix = ''): string {
+  return join(dir, `${resultFileStem(label)}${suffix}.report.html`);
 }
 
 /** The base of a result file's path (its three files share it), or undefined when it is none of them. */

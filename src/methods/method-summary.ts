@@ -90,6 +90,8 @@ export interface ExecutionRecord {
   runId: string;
   label: string;
   setting: string;
+  /** The spec the model under test was made from (what tells two models of one file name apart). */
+  modelSpec?: string;
   command?: string;
   startedAt: string;
   finishedAt: string;

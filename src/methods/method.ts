@@ -244,6 +244,13 @@ export interface EvaluationMethod {
    * tokens, the judge's identity, ...): part of the run's id, so changing one starts another run.
    */
   runParams(ctx: { options: Record<string, unknown>; roles: Readonly<Record<string, ModelExecutor>>; setting: string; quick: boolean; context: unknown }): Record<string, unknown>;
+  /**
+   * Words a run's result file names carry, besides label, setting, `quick` and `limit-N`, for the
+   * choices that make its results differ from the method's default run (e.g. `mcqs-2`, the name
+   * of the user's own question file): two runs of one label that differ in one never overwrite
+   * each other's files. Each word is a file-name-safe `[a-z0-9-]` string.
+   */
+  resultTags?(ctx: { options: Record<string, unknown>; items: readonly MethodItem[]; quick: boolean; context: unknown }): string[];
   /** The run's output records (the records file), in item order, read from the store one at a time. */
   outputRecords(run: Run): Promise<Iterable<object>>;
   /** The summary (schema v2) from the output records. */

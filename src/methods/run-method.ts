@@ -6,6 +6,7 @@
  * method's summary and, with an output folder, into `<stem>.<setting>.records.jsonl` beside
  * `.summary.json` and `.run.json` (src/io/result-files.ts).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { checksumOfLines } from '../io/checksum.js';
 import { LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
@@ -16,7 +17,7 @@ import { requireKind } from '../providers/model-kinds.js';
 import { limitSample } from '../sampling/limit-items.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
-import { JsonlWriter, limitSuffix, runResultFiles, writeJsonFile, type ResultFiles } from '../io/result-files.js';
+import { JsonlWriter, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
 import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
@@ -109,6 +110,16 @@ export async function prepareMethod(method: EvaluationMethod, options: PrepareMe
   return { ...inputs, method, options: methodOptions, seed: ctx.seed, quick: ctx.quick };
 }
 
+/**
+ * The suffix of a run's result files (src/io/result-files.ts): `.quick`, the method's words for
+ * what else makes the run differ from its default run, `.limit-N` for a seeded sample of N items
+ * (only when N cuts the items).
+ */
+export function runFileSuffix(prepared: Prepared, limit: number | undefined): string {
+  const tags = prepared.method.resultTags?.({ options: prepared.options, items: prepared.items, quick: prepared.quick, context: prepared.context }) ?? [];
+  return runSuffix({ quick: prepared.quick, tags, ...(limit !== undefined && limit < prepared.items.length ? { limit } : {}) });
+}
+
 export interface RunMethodOptions {
   /** Executors by role id; every required role needs one. */
   roles: Readonly<Record<string, ModelExecutor>>;
@@ -122,6 +133,8 @@ export interface RunMethodOptions {
   quick?: boolean;
   seed?: number;
   cacheDir?: string;
+  /** The spec the model under test was made from, recorded in the execution record (`.run.json`). */
+  modelSpec?: string;
   /** The method's variant (default: its first setting). */
   setting?: string;
   /** How the model is shown in tables and what its result files are named by (default: the model's id). */
@@ -150,6 +163,17 @@ export interface MethodRunResult {
 }
 
 type CallCounts = ExecutionRecord['calls'][string];
+
+/** The run id a summary file records, if the file exists and says one. */
+function runIdOfSummary(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const id = (JSON.parse(readFileSync(file, 'utf8')) as { runId?: unknown }).runId;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** How often a running run's call counts are saved to the store. */
 const CALLS_SAVE_INTERVAL_MS = 2000;
@@ -193,6 +217,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     label,
     method: method.id,
     ...(options.entry === undefined ? {} : { entry: options.entry }),
+    variant: runFileSuffix(prepared, limit?.n).split('.').filter(Boolean),
   });
   const runtime = subject.model.runtime;
   log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
@@ -224,7 +249,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     saveCalls();
   }
 
-  const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, limitSuffix(limit?.n));
+  const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, runFileSuffix(prepared, limit?.n));
   const datasetChecksums = { questions: dataset };
   const summarize = (records: Iterable<object>) =>
     method.summarize({
@@ -233,6 +258,9 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     });
   // One pass over the store: each record goes to the records file as the summary reads it.
   if (files) makeFolder(options.outDir!);
+  // Files of another run under these names (same label and variant, another judge or seed, say): said, never replaced silently.
+  const replaced = files ? runIdOfSummary(files.summary) : undefined;
+  if (replaced !== undefined && replaced !== run.id) log(`note: ${files!.summary} held run ${replaced}; it is replaced by run ${run.id} (same label, setting and variant, other inputs or parameters; give --name or --out to keep both)`);
   const writer = files ? new JsonlWriter(files.records) : undefined;
   const source = (await method.outputRecords(run))[Symbol.iterator]();
   const read = function* (): Generator<object> {
@@ -259,6 +287,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     runId: run.id,
     label,
     setting,
+    ...(options.modelSpec === undefined ? {} : { modelSpec: options.modelSpec }),
     ...(options.command ? { command: options.command } : {}),
     startedAt,
     finishedAt: new Date().toISOString(),

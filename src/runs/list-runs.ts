@@ -30,7 +30,12 @@ export interface ListedRun {
   modelIdentity?: string;
   /** What else made the run's results what they are (stored runs). */
   params?: Record<string, unknown>;
+  createdAt?: string;
   updatedAt?: string;
+  /** What the run's result files are named by besides label and setting (`quick`, a method's words such as `mcqs-2`, `limit-N`). */
+  variant?: string[];
+  /** Checksum of the run's items (its question set). */
+  dataset?: string;
   stages: Array<{ stage: string; status: StageStatus; records: number }>;
   /** The run's result files, where they exist. */
   files?: ResultFiles & { has: { summary: boolean; records: boolean; execution: boolean } };
@@ -126,7 +131,10 @@ export function listRuns(options: { runs?: RunStore; resultsDir?: string }): Lis
       evaluation: r.spec.method !== undefined,
       modelIdentity: r.spec.model,
       ...(r.spec.params ? { params: r.spec.params } : {}),
+      createdAt: r.createdAt,
       updatedAt: r.updatedAt,
+      ...(r.spec.variant ? { variant: r.spec.variant } : {}),
+      dataset: r.spec.dataset,
       stages: r.stages,
       ...(file?.files ? { files: file.files } : {}),
       ...(file?.unreadable ? { unreadable: file.unreadable } : {}),

@@ -33,6 +33,8 @@ export interface RunSpec {
   labels?: string[];
   /** The study's `methods:` entry it ran for, when its name is not the method's (the same method on other inputs); not part of the id. */
   entry?: string;
+  /** What the run's result files are named by besides label and setting (e.g. `quick`, `mcqs-2`, `limit-6`), for listings; not part of the id. */
+  variant?: string[];
 }
 
 /** `stopped`: started, not finished, and no live process works on it (interrupted or failed: running the same command resumes it). */
@@ -47,7 +49,7 @@ export interface RunInfo {
 }
 
 export function runId(spec: RunSpec): string {
-  const { label: _label, method: _method, labels: _labels, entry: _entry, ...identity } = spec;
+  const { label: _label, method: _method, labels: _labels, entry: _entry, variant: _variant, ...identity } = spec;
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }
 
@@ -123,7 +125,7 @@ export class RunStore {
       }
       const stored = JSON.parse(row.spec) as RunSpec;
       const known = [stored.label, ...(stored.labels ?? [])];
-      const merged: RunSpec = { ...stored, ...(stored.method === undefined && spec.method !== undefined ? { method: spec.method } : {}), ...(spec.label !== undefined && !known.includes(spec.label) ? { labels: [...(stored.labels ?? []), spec.label] } : {}) };
+      const merged: RunSpec = { ...stored, ...(stored.method === undefined && spec.method !== undefined ? { method: spec.method } : {}), ...(stored.variant === undefined && spec.variant !== undefined ? { variant: spec.variant } : {}), ...(spec.label !== undefined && !known.includes(spec.label) ? { labels: [...(stored.labels ?? []), spec.label] } : {}) };
       this.#db.prepare('UPDATE runs SET spec = ?, updated_at = ? WHERE id = ?').run(canonicalJson(merged), now, id);
       return new Run(this.#db, id, { ...merged, ...(spec.label === undefined ? {} : { label: spec.label }) }, this.#leases);
     })();

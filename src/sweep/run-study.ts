@@ -19,10 +19,10 @@ import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { isLlmkbError, RunBusyError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
-import { prepareMethod, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
+import { prepareMethod, runFileSuffix, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { specTraits } from '../providers/spec-traits.js';
-import { limitSuffix, runResultFiles } from '../io/result-files.js';
+import { runResultFiles } from '../io/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
@@ -31,7 +31,8 @@ import { ModelPool } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { studyModelServer } from './served-model.js';
 import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
-import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
+import { loadStudyRuns, withNotices, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
+import type { RunNotices } from '../analysis/run-notices.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
 import { checkModelFiles } from './study-plan.js';
 import type { Study, StudyMethod } from './study.js';
@@ -63,6 +64,8 @@ export interface SweepJobResult {
   runId?: string;
   summary?: string;
   error?: string;
+  /** What to know before reading the run's numbers (src/analysis/run-notices.ts). */
+  notices?: RunNotices;
 }
 
 /** `sweep.json` (or `sweep.shard-I-of-N.json`): what a sweep ran, on which shard, and what it cost. */
@@ -220,6 +223,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
             setting: job.setting,
             ...(m.name === m.method.id ? {} : { entry: m.name }),
             label: model.label,
+            modelSpec: model.spec,
             outDir: join(outDir, jobFolder(study, job)),
             ...(options.command ? { command: options.command } : {}),
             ...(study.limit === undefined ? {} : { limit: study.limit }),
@@ -271,7 +275,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     for (const m of study.methods) {
       const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, ...(options.db ? { db: options.db } : {}), log });
       prepared.set(m, p);
-      suffixes.set(m, limitSuffix(study.limit !== undefined && study.limit < p.items.length ? study.limit : undefined));
+      suffixes.set(m, runFileSuffix(p, study.limit));
     }
     for (const modelJobs of byModel.values()) {
       const model = modelJobs[0]!.model;
@@ -374,7 +378,7 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     runs: allFiles,
     title: studyTitle(study),
     suffix: [...new Set(suffixes.values())].join(''),
-    jobs: jobs.map((j) => results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }),
+    jobs: jobs.map((j) => withNotices(results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }, loaded, allFiles[j.index]!)),
     tokens,
     tokensHere,
     cost,

@@ -9,10 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, distinctRuns } from '../analysis/compare-methods.js';
+import { filesWithNotices, noticesJson, noticesMarkdown, runNotices } from '../analysis/run-notices.js';
 import { makeFolder, writeFileAtomic } from '../io/files.js';
 import type { ExecutionRecord, MethodSummary } from '../methods/method-summary.js';
 import { loadResultRun } from '../runs/load-runs.js';
-import { reportFile, resultFiles } from '../io/result-files.js';
+import { resultFiles, runReportFile } from '../io/result-files.js';
 import { renderReport } from '../report/html-report.js';
 
 /** Where a run's result files are, relative to the study's results folder. */
@@ -53,7 +54,7 @@ export async function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): 
 export async function writeModelReport(dir: string, label: string, runs: readonly LoadedStudyRun[], suffix: string): Promise<void> {
   if (runs.length === 0) return;
   const html = await renderReport(runs.map((r) => r.summary), { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) });
-  writeFileAtomic(reportFile(dir, suffix), html);
+  writeFileAtomic(runReportFile(dir, label, suffix), html);
 }
 
 export interface StudyComparison {
@@ -78,9 +79,18 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
     writeFileAtomic(join(outDir, name), content);
     files.push(name);
   };
-  for (const [name, content] of Object.entries(result.files)) write(name, content);
-  write('analysis.json', `${JSON.stringify({ ...result.analysis, warnings }, null, 2)}\n`);
+  // Every table carries its runs' notices (approximate runs, departures, warnings), as eval's table and the report do.
+  const summaries = compared.map((r) => r.summary);
+  for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) write(name, content);
+  write('analysis.json', `${JSON.stringify({ schema: 'llmkb-analysis-v1', ...result.analysis, notices: noticesJson(summaries), warnings }, null, 2)}\n`);
   // The runs' records as `llmkb report` reads them beside the summaries: the same significance marks and examples.
   write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: compared.map((r) => (r.records?.length ? r.records : undefined)) }));
-  return { markdown: result.markdown, warnings, files };
+  const notices = noticesMarkdown(summaries);
+  return { markdown: notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown, warnings, files };
+}
+
+/** A finished job of sweep.json with its run's notices (approximate, departures, warnings), as every output of the sweep carries them. */
+export function withNotices<J extends { status: string }>(job: J, loaded: readonly LoadedStudyRun[], files: RunFiles): J {
+  const run = job.status === 'done' ? loaded.find((l) => l.files.base === files.base) : undefined;
+  return run ? { ...job, notices: runNotices(run.summary) } : job;
 }

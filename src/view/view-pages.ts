@@ -123,6 +123,11 @@ function unreadableBadge(run: ViewRun, problems: readonly string[]): string {
   return all.length ? `<br><span class="badge approx" title="${esc(all.join('\n'))}">a result file could not be read</span>` : '';
 }
 
+/** A model identity as the runs list shows it: each long hash cut to its first 12 digits (the whole identity is the cell's tooltip). */
+export function shortIdentity(identity: string): string {
+  return identity.replace(/([0-9a-f]{12})[0-9a-f]{12,}/gi, '$1…');
+}
+
 export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>, where: string): Promise<string> {
   if (runs.length === 0) return layout('Runs', `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`);
   const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>>();
@@ -144,7 +149,7 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
     parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
     for (const { run, summary, problems } of list) {
       parts.push(
-        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small">${esc(run.modelIdentity)}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small identity" title="${esc(run.modelIdentity)}">${esc(shortIdentity(run.modelIdentity))}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');

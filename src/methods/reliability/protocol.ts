@@ -78,6 +78,10 @@ export interface ProtocolInputs {
   /** `--limit N`: a seeded sample of `n` of the `of` questions (after --quick's subset, if any). */
   limit?: { n: number; of: number };
   questions: { seen: number; unseen: number };
+  /** The questions asked per SeenQA source and per UnseenQA template, compared with the paper's. */
+  questionCounts?: QuestionCounts;
+  /** The user's own QA file (`--input`), when the questions come from one. */
+  input?: string;
   mcqs: number;
   maxTokens: number;
   /** Parallel sequences of an in-process model (1: sequential). */
@@ -88,6 +92,59 @@ export interface ProtocolInputs {
 }
 
 const PAPER_MCQS = 20;
+
+/** The paper's SeenQA (1,000 questions from each of its three sources) and UnseenQA (150 from each of its 20 templates). */
+export const PAPER_QUESTIONS = { sources: ['nq', 'triviaqa', 'popqa'], perSource: 1000, templates: 20, perTemplate: 150 } as const;
+
+/** Questions per source of the seen items and per template (source) of the unseen items, by the items' own set. */
+export interface QuestionCounts {
+  seen: Record<string, number>;
+  unseen: Record<string, number>;
+}
+
+export function questionCounts(items: ReadonlyArray<{ dataset?: unknown; source?: unknown }>): QuestionCounts {
+  const counts: QuestionCounts = { seen: {}, unseen: {} };
+  for (const i of items) {
+    const set = i.dataset === 'seen' ? counts.seen : i.dataset === 'unseen' ? counts.unseen : undefined;
+    if (set) set[String(i.source)] = (set[String(i.source)] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** `n per x` when every count is n, else each count: `nq 20, popqa 19`. */
+function countsText(counts: Record<string, number>, per: string): string {
+  const values = new Set(Object.values(counts));
+  return values.size === 1 ? `${[...values][0]} per ${per}` : Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+/** Where a question set differs from the paper's (sources, templates, questions per source and per template); empty when it is the paper's. */
+export function questionSetDepartures(c: QuestionCounts): string[] {
+  const out: string[] = [];
+  const sources = Object.keys(c.seen);
+  const paperSources: readonly string[] = PAPER_QUESTIONS.sources;
+  const foreign = sources.filter((s) => !paperSources.includes(s));
+  const missing = paperSources.filter((s) => !sources.includes(s));
+  if (foreign.length) out.push(`seen sources not in the paper's SeenQA: ${foreign.join(', ')}`);
+  if (missing.length) out.push(`no ${missing.join(', ')} questions`);
+  if (sources.some((s) => c.seen[s] !== PAPER_QUESTIONS.perSource)) out.push(`${countsText(c.seen, 'source')} (paper ${PAPER_QUESTIONS.perSource} per source)`);
+  const templates = Object.keys(c.unseen);
+  if (templates.length !== PAPER_QUESTIONS.templates) out.push(`${templates.length} unseen templates (paper ${PAPER_QUESTIONS.templates})`);
+  if (templates.some((t) => c.unseen[t] !== PAPER_QUESTIONS.perTemplate)) out.push(`${countsText(c.unseen, 'template')} (paper ${PAPER_QUESTIONS.perTemplate} per template)`);
+  return out;
+}
+
+/** The question set entry of a full run (no --quick, no --limit): the paper's only when its counts are the paper's and it is no file of the user's. */
+function questionSetEntry(p: ProtocolInputs): ProtocolEntry {
+  const choice = `${p.questions.seen} seen + ${p.questions.unseen} unseen`;
+  const differs = p.questionCounts ? questionSetDepartures(p.questionCounts) : [];
+  if (p.input !== undefined) {
+    const c = p.questionCounts;
+    const spread = c ? ` (seen: ${Object.keys(c.seen).length} source(s); unseen: ${Object.keys(c.unseen).length} source(s) or template(s))` : '';
+    return { choice: `your own: ${choice} from ${p.input}`, status: 'approximation', note: `not the paper's SeenQA (1000 per source) and UnseenQA (150 per template)${spread}` };
+  }
+  if (differs.length) return { choice: `reduced: ${choice}`, status: 'approximation', note: `not the paper's question set: ${differs.join('; ')}` };
+  return { choice, status: 'paper' };
+}
 
 /** What a distractor from the answer pool can be (src/methods/reliability/consistency/distractors.ts). */
 const POOL_DISTRACTOR = "another question's accepted answer or another response of the model, same answer type first; never the response itself nor any of the item's own accepted answers (compared after SQuAD normalisation)";
@@ -119,7 +176,7 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
     ? approx(`limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`)
     : p.quick
     ? approx(`quick: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `a seeded subset of ${p.quick.seen} + ${p.quick.unseen} questions: wide intervals`)
-    : paper(`${p.questions.seen} seen + ${p.questions.unseen} unseen`);
+    : questionSetEntry(p);
   const mcqsPerResponse = p.mcqs === PAPER_MCQS ? paper(String(p.mcqs)) : approx(String(p.mcqs), `the paper asks ${PAPER_MCQS} MCQs per response`);
   const maxTokens = p.maxTokens === ANSWER_MAX_TOKENS ? paper(`${p.maxTokens} new tokens`) : approx(`${p.maxTokens} new tokens`, `the paper generates at most ${ANSWER_MAX_TOKENS} new tokens`);
   const batching = (p.sequences ?? 1) > 1

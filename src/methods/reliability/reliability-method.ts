@@ -12,7 +12,7 @@ import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metrics/metric-de
 import { PROTOCOL_PER_SETTING, PROTOCOL_SHARED, PROTOCOL_TITLES } from './protocol.js';
 import { checkMaxTokens } from '../token-budget.js';
 import { RELIABILITY_OPTIONS, reliabilityOptions } from './pipeline/options.js';
-import { reliabilityRunParams } from './pipeline/run-params.js';
+import { reliabilityResultTags, reliabilityRunParams } from './pipeline/run-params.js';
 import { planReliability as planWith } from './pipeline/plan.js';
 
 const stages = () => import('./pipeline/stages.js');
@@ -47,6 +47,7 @@ export const reliabilityMethod: EvaluationMethod = {
   check: (ctx) => checkMaxTokens(ctx.roles.model, reliabilityOptions(ctx.options).maxTokens),
   prepare: async (ctx) => (await import('./pipeline/inputs.js')).prepareReliability(ctx),
   runParams: ({ options, roles, setting, quick }) => reliabilityRunParams(reliabilityOptions(options), roles, setting, quick),
+  resultTags: ({ options, items, quick }) => reliabilityResultTags(reliabilityOptions(options), items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>, quick),
   outputRecords: async (run) => (await import('./pipeline/summary.js')).reliabilityOutputRecords(run),
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeReliability(ctx),
   plan: (ctx) => planWith(ctx),

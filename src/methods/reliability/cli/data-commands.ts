@@ -96,10 +96,14 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
     .option('--no-llm-filter', 'use the keyword rule even when a judge is configured')
     .option('--batch-size <n>', 'questions per time-sensitive prompt', positiveInteger, 20)
     .option('--popqa-longtail', 'also draw --per-source questions from the PopQA long-tail subset, as source "popqa-longtail" (not in the paper\'s SeenQA)')
-    .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean }, command: Command) => {
+    .option('--force', 'replace a SeenQA in --out that was built with other parameters (without it the command refuses)')
+    .action(async (opts: DataOptions & { perSource: number; filterModel?: string; llmFilter: boolean; batchSize: number; popqaLongtail?: boolean; force?: boolean }, command: Command) => {
       const { buildSeenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
       const { KEYWORD_RULE_QUALITY } = await import('../data/time-sensitive.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('seenqa', { popqaLongtail: opts.popqaLongtail === true }));
+      const { keepBuiltSet } = await import('../data/keep-built-set.js');
+      const { SEEN_SOURCES } = await import('../data/seenqa.js');
+      keepBuiltSet(resolve(opts.out), 'seenqa.jsonl', { seed: opts.seed, perSource: opts.perSource, sources: [...SEEN_SOURCES, ...(opts.popqaLongtail ? ['popqa-longtail'] : [])] }, opts.force === true, `llmkb data seenqa --out ${opts.out} --per-source ${opts.perSource}`);
       await host.withWorkspace(command, async (ws) => {
         const entry = opts.llmFilter ? ws.entryFor('judge', opts.filterModel) : undefined;
         const executor = entry === undefined ? undefined : await ws.executor(entry);
@@ -124,9 +128,12 @@ punctuation and spacing ignored). No question kept: exit 3, with the rejections 
     .description('generate UnseenQA from the 20 templates of the paper (Table 1)')
     .option('--cutoff <date>', "the evaluated model's knowledge cutoff (YYYY-MM-DD); future-event templates must be after it", isoDate, PAPER_CUTOFF)
     .option('--per-template <n>', 'questions per template', positiveInteger, 150)
-    .action(async (opts: DataOptions & { cutoff: string; perTemplate: number }, command: Command) => {
+    .option('--force', 'replace an UnseenQA in --out that was built with other parameters (without it the command refuses)')
+    .action(async (opts: DataOptions & { cutoff: string; perTemplate: number; force?: boolean }, command: Command) => {
       const { buildUnseenQAFiles, sourcesOf } = await import('../data/build-datasets.js');
       const dataDir = await checkDataOptions(opts, sourcesOf('unseenqa'));
+      const { keepBuiltSet } = await import('../data/keep-built-set.js');
+      keepBuiltSet(resolve(opts.out), 'unseenqa.jsonl', { seed: opts.seed, perTemplate: opts.perTemplate, cutoff: opts.cutoff }, opts.force === true, `llmkb data unseenqa --out ${opts.out} --per-template ${opts.perTemplate}`);
       await host.withWorkspace(command, async (ws) => {
         const report = await buildUnseenQAFiles({ ...sourceOptions(ws, opts, dataDir), cutoff: opts.cutoff, perTemplate: opts.perTemplate });
         process.stdout.write(`UnseenQA: ${report.items} questions from ${report.templates} templates -> ${report.file} (sha256 ${report.checksum.slice(0, 12)}…)\n`);

@@ -193,6 +193,7 @@ ${sourcesTable(resolved)}
     : { method: method.kind, note: `keyword rule instead of an LLM: precision ${quality.precision}, recall ${quality.recall} on ${quality.questions} labelled questions` };
   const checksum = writeDataset(options.outDir, DATASET_FILES.seenqa, built.items, card, {
     seed: options.seed,
+    perSource: options.perSource,
     sources,
     timeFilter,
     popularity: Object.fromEntries(sources.filter((s) => built.stats[s]!.popularity !== undefined).map((s) => [s, built.stats[s]!.popularity])),
@@ -234,7 +235,7 @@ ${built.dropped.length ? `\n## Templates dropped by the cutoff\n\n${built.droppe
 
 ${sourcesTable(resolved)}
 `;
-  const checksum = writeDataset(options.outDir, DATASET_FILES.unseenqa, built.items, card);
+  const checksum = writeDataset(options.outDir, DATASET_FILES.unseenqa, built.items, card, { seed: options.seed, perTemplate: options.perTemplate ?? 150, cutoff });
   return { file: join(options.outDir, DATASET_FILES.unseenqa), checksum, items: built.items.length, dropped: built.dropped, templates };
 }
 

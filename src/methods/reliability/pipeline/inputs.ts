@@ -11,7 +11,7 @@ import { sha256 } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { PrepareContext, PreparedInputs } from '../../method.js';
-import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, DATASET_FILES } from '../data/build-datasets.js';
+import { buildRepositoryFiles, buildSeenQAFiles, buildUnseenQAFiles, checkLocalSources, DATASET_FILES, sourcesOf } from '../data/build-datasets.js';
 import { readQAItems, type QAItem } from '../data/qa-item.js';
 import { DataSourceError } from '../data/source-files.js';
 import { QUICK } from '../defaults.js';
@@ -86,6 +86,22 @@ async function buildMissing(ctx: PrepareContext, options: ReliabilityOptions, ne
   }
 }
 
+/**
+ * A source folder (`--data-dir`, or LLMKB_DATA_DIR) is never ignored silently: it must hold the
+ * source files of every data set the run reads, even when the data folder has them built
+ * already (a wrong folder is an error, not a surprise on the next build); a run that reads no
+ * data set says it does not use it.
+ */
+function checkDataDir(ctx: PrepareContext, options: ReliabilityOptions, needed: ReadonlyArray<keyof typeof DATASET_FILES>): void {
+  if (needed.length === 0) {
+    // Set in the environment for every command, it is no mistake of this one's.
+    if (ctx.options.dataDir !== undefined) ctx.log(`note: --data-dir ${options.dataDir} is not used: the questions come from --input and the zero-shot setting needs no repositories`);
+    return;
+  }
+  const sets = new Set(needed.map((k): 'seenqa' | 'unseenqa' | 'repositories' => (k === 'seenqa' || k === 'unseenqa' ? k : 'repositories')));
+  checkLocalSources([...new Set([...sets].flatMap((set) => sourcesOf(set)))], resolve(options.dataDir!));
+}
+
 export async function prepareReliability(ctx: PrepareContext): Promise<PreparedInputs> {
   const given = reliabilityOptions(ctx.options);
   // The default data folder is read from where relative paths are (the study's folder, or here).
@@ -93,7 +109,9 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
   if (options.dataDir !== undefined && ctx.options.dataDir === undefined) requireFolder(options.dataDir, 'Give the folder holding the source files with --data-dir (here from LLMKB_DATA_DIR), or unset it to download them.');
   const fewShot = ctx.settings.some((s) => s !== 'zero-shot');
   const own = options.input !== undefined;
-  await buildMissing(ctx, options, [...(own ? [] : (['seenqa', 'unseenqa'] as const)), ...(fewShot || !own ? (['rSeen', 'rUnseen'] as const) : [])]);
+  const needed = [...(own ? [] : (['seenqa', 'unseenqa'] as const)), ...(fewShot || !own ? (['rSeen', 'rUnseen'] as const) : [])];
+  if (options.dataDir !== undefined) checkDataDir(ctx, options, needed);
+  await buildMissing(ctx, options, needed);
   const files: Record<string, string> = {};
   const read = (file: string): QAItem[] => {
     files[file.startsWith(`${options.data}/`) ? file.slice(options.data.length + 1) : file] = sha256(readFileSync(file));

@@ -5,6 +5,7 @@
  * question, repeated strings shared), and the report's few example records get their question,
  * first accepted answer and response back from the store.
  */
+import { basename } from 'node:path';
 import type { Run } from '../../../store/run-store.js';
 import type { SummarizeContext, SummarizedRun } from '../../method.js';
 import { exampleRecords } from '../across-runs/run-details.js';
@@ -13,7 +14,7 @@ import { JUDGE_REPLY_UNPARSEABLE, type JudgedRecord } from '../judging/judge-res
 import { LEXICAL_JUDGE_AGREEMENT, LEXICAL_JUDGE_ID } from '../judging/lexical-match.js';
 import type { AnswerMode } from '../consistency/mcq.js';
 import { summarizeRun, type ScoredRecord } from '../metrics/summarize-run.js';
-import { buildProtocol } from '../protocol.js';
+import { buildProtocol, questionCounts } from '../protocol.js';
 import type { ReliabilityContext } from './inputs.js';
 
 /** The lexical fallback judge and its measured agreement with human labels (docs/reliability.md, "Judging"). */
@@ -86,6 +87,8 @@ export async function summarizeReliability(ctx: SummarizeContext): Promise<Summa
         ...(context.quick ? { quick: context.quick } : {}),
         ...(ctx.limit ? { limit: ctx.limit } : {}),
         questions: { seen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'seen').length, unseen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'unseen').length },
+        questionCounts: questionCounts(prepared.items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>),
+        ...(context.options.input === undefined ? {} : { input: basename(context.options.input) }),
         mcqs: context.mcqs,
         maxTokens: context.options.maxTokens,
         ...(prepared.roles.model?.model.runtime ? { sequences: prepared.roles.model.model.runtime.sequences } : {}),
