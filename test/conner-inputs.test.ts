@@ -138,7 +138,7 @@ describe('conner commands through the CLI (loopback servers)', () => {
     const first = await llmkb(['conner', 'score', 'k.jsonl', '--resamples', '10'], { cwd: dir });
     assert.match(first.stderr, /score: 3\/3 .*cache hits 0/);
     const atRerun = scorerRequests();
-    const again = await llmkb(['conner', 'score', 'k.jsonl', '--resamples', '10', '--aggregation', 'max'], { cwd: dir });
+    const again = await llmkb(['conner', 'score', 'k.jsonl', '--resamples', '10', '--aggregation', 'min'], { cwd: dir });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(scorerRequests(), atRerun, 'every call from the cache');
     assert.match(again.stderr, /score: 3\/3 .*cache hits 3/);
