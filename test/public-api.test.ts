@@ -67,7 +67,7 @@ describe('public API', () => {
   });
 
   it('the root imports no method\'s folder: a method is reached through the registry or its own subpath', () => {
-    assert.doesNotMatch(readFileSync(join(import.meta.dirname, '..', 'src', 'index.ts'), 'utf8'), /from '\.\/methods\/(?!method|registry|run-method|method-summary|method-presentation|method-cli)/);
+    assert.doesNotMatch(readFileSync(join(import.meta.dirname, '..', 'src', 'index.ts'), 'utf8'), /from '\.\/methods\/[^/']+\//);
   });
 });
 
