@@ -21,6 +21,7 @@ import type {
 import type { ClassificationModel, ClassificationRequest, ClassificationResult, TokenScoresRequest, TokenScoresResult } from '../providers/model-kinds.js';
 import type { CallCache } from '../store/call-cache.js';
 import { cacheKey, CanonicalRequest } from '../store/call-key.js';
+import { KeyIdentity } from './key-identity.js';
 import { greedyCompletionParams, PromptPrefix, samplingParams } from './call-params.js';
 import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
@@ -138,10 +139,8 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #endpoints: EndpointPool;
   /** Identical calls in flight at once share one request. */
   readonly #inFlight: InFlightCalls;
-  readonly #revision: string | undefined;
-  /** The key's model part (see #keyIdentity), once known. */
-  #keyIdentityValue: string | undefined;
-  #keyIdentityPromise: Promise<string> | undefined;
+  /** The cache key's model part (./key-identity.ts). */
+  readonly #keyIdentity: KeyIdentity;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -151,22 +150,7 @@ export class ModelExecutor<M extends Model = Model> {
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
-    this.#revision = options.revision;
-  }
-
-  /**
-   * The cache key's model part: the model's cache identity and, when known, the identity of what
-   * is served (the entry's declared `revision`, else what the server reports: model.servedIdentity),
-   * asked once. Replicas of one checkpoint report the same and share answers.
-   */
-  #keyIdentity(): string | Promise<string> {
-    if (this.#keyIdentityValue !== undefined) return this.#keyIdentityValue;
-    this.#keyIdentityPromise ??= (async () => {
-      const served = this.#revision !== undefined ? `revision=${this.#revision}` : await this.model.servedIdentity?.();
-      this.#keyIdentityValue = served === undefined ? this.model.cacheIdentity : `${this.model.cacheIdentity}\u0000served=${served}`;
-      return this.#keyIdentityValue;
-    })();
-    return this.#keyIdentityPromise;
+    this.#keyIdentity = new KeyIdentity(model, options.revision);
   }
 
   /**
@@ -297,7 +281,7 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = cacheKey(await this.#keyIdentity(), kind, canonical);
+    const key = cacheKey(await this.#keyIdentity.get(), kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
     const promise = (async (): Promise<Executed<T>> => {
@@ -318,7 +302,7 @@ export class ModelExecutor<M extends Model = Model> {
    */
   async #perItem<I, R extends { usage: Usage }>(call: ListCall<I, R>): Promise<Array<Executed<R>>> {
     type Fetch = { item: I; key: string; resolve: (e: Executed<R>) => void; reject: (e: unknown) => void };
-    const identity = await this.#keyIdentity();
+    const identity = await this.#keyIdentity.get();
     const keys = call.items.map((item) => cacheKey(identity, call.kind, call.params(item)));
     const answers = new Map<string, Promise<Executed<R>>>();
     const toFetch: Fetch[] = [];
