@@ -23,6 +23,7 @@ import type { CallCache } from '../store/call-cache.js';
 import { CanonicalRequest } from '../store/call-key.js';
 import { callKey, chatParams, completionParams } from './call-key.js';
 import { greedyCompletionParams, type PromptPrefix } from './call-params.js';
+import { KeyIdentity } from './key-identity.js';
 import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
@@ -140,10 +141,8 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #endpoints: EndpointPool;
   /** Identical calls in flight at once share one request. */
   readonly #inFlight: InFlightCalls;
-  readonly #revision: string | undefined;
-  /** The key's model part (see #keyIdentity), once known. */
-  #keyIdentityValue: string | undefined;
-  #keyIdentityPromise: Promise<string> | undefined;
+  /** The cache key's model part (./key-identity.ts). */
+  readonly #keyIdentity: KeyIdentity;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -153,22 +152,7 @@ export class ModelExecutor<M extends Model = Model> {
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
-    this.#revision = options.revision;
-  }
-
-  /**
-   * The cache key's model part: the model's cache identity and, when known, the identity of what
-   * is served (the entry's declared `revision`, else what the server reports: model.servedIdentity),
-   * asked once. Replicas of one checkpoint report the same and share answers.
-   */
-  #keyIdentity(): string | Promise<string> {
-    if (this.#keyIdentityValue !== undefined) return this.#keyIdentityValue;
-    this.#keyIdentityPromise ??= (async () => {
-      const served = this.#revision !== undefined ? `revision=${this.#revision}` : await this.model.servedIdentity?.();
-      this.#keyIdentityValue = served === undefined ? this.model.cacheIdentity : `${this.model.cacheIdentity}\u0000served=${served}`;
-      return this.#keyIdentityValue;
-    })();
-    return this.#keyIdentityPromise;
+    this.#keyIdentity = new KeyIdentity(model, options.revision);
   }
 
   /**
@@ -298,7 +282,7 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = callKey(await this.#keyIdentity(), kind, canonical);
+    const key = callKey(await this.#keyIdentity.get(), kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
     const promise = (async (): Promise<Executed<T>> => {
@@ -319,7 +303,7 @@ export class ModelExecutor<M extends Model = Model> {
    */
   async #perItem<I, R extends { usage: Usage }>(call: ListCall<I, R>): Promise<Array<Executed<R>>> {
     type Fetch = { item: I; key: string; resolve: (e: Executed<R>) => void; reject: (e: unknown) => void };
-    const identity = await this.#keyIdentity();
+    const identity = await this.#keyIdentity.get();
     const keys = call.items.map((item) => callKey(identity, call.kind, call.params(item)));
     const answers = new Map<string, Promise<Executed<R>>>();
     const toFetch: Fetch[] = [];

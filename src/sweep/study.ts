@@ -245,7 +245,8 @@ export function loadStudy(file: string): Study {
       return fail(key && key in own ? ['methods', i, 'options', key] : key ? [key] : ['methods', i], error.message, error.hint);
     }
     const name = (typeof e === 'string' ? undefined : e.name) ?? id;
-    return { method, name, settings, options, field: `methods.${i}` };
+    // A setting named twice runs once.
+    return { method, name, settings: [...new Set(settings)], options, field: `methods.${i}` };
   });
   for (const [i, m] of methods.entries()) {
     const first = methods.findIndex((x) => x.name === m.name);
