@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildOracleRuns, EVAL_MODEL, SETTINGS, STUDY_MODELS, type OracleFixture } from './support/oracle-fixture.js';
 import { bySource, flaggedMetrics, mean, metricsOf, pct, pearson, readRecords, sizeClass, type Metric, type OracleRecord, type Values } from './support/oracle-metrics.js';
+import { csvRows, markdownRows } from './support/oracle-tables.js';
 import { llmkb } from './support/run-cli.js';
 import { figureSvg, svgMarks, type SvgMark } from './support/svg-marks.js';
 import { startViewServer } from '../src/view/view-server.js';
@@ -39,25 +40,6 @@ let fixture: OracleFixture;
 let runs: Run[];
 const studyRuns = (): Run[] => runs.filter((r) => r.model !== EVAL_MODEL.label);
 const shown = (r: Run, m: Metric, digits = 2): string => `${pct(r.values[m], digits)}${r.flagged.has(m) && r.values[m] !== null ? DAGGER : ''}`;
-
-/** A Markdown or CSV table's rows as cells (header first). */
-function markdownRows(md: string, heading?: string): string[][] {
-  const at = heading ? md.indexOf(heading) : 0;
-  assert.ok(at >= 0, `no "${heading}" in the output`);
-  const lines = md.slice(at).split('\n');
-  const start = lines.findIndex((l) => l.startsWith('|'));
-  const rows: string[][] = [];
-  for (const l of lines.slice(start)) {
-    if (!l.startsWith('|')) break;
-    if (/^\|\s*---/.test(l)) continue;
-    rows.push(l.slice(1, -1).split('|').map((c) => c.trim()));
-  }
-  return rows;
-}
-
-function csvRows(csv: string): string[][] {
-  return csv.trim().split('\n').map((l) => [...l.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, -1).map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"')));
-}
 
 /** Tables 9-11 as rows (Model, then each setting's four metrics): every cell against the oracle. */
 function checkPaperTable(rows: string[][], table: '9' | '10' | '11', expected: readonly Run[], where: string): void {
@@ -271,6 +253,7 @@ describe('output oracle: every number a reader sees, against the records', { tim
       checkPaperTable(csvRows(readFileSync(join(out, `table${t}.csv`), 'utf8')), t, runs, `compare table${t}.csv`);
     }
     checkRankings(r.stdout, runs, 'compare terminal');
+    for (const x of runs.filter((y) => y.flagged.size)) assert.ok(r.stdout.includes(`- ${x.model} (${x.setting}): `), `compare: the warning of ${x.model} ${x.setting}`);
     checkAnalysis(JSON.parse(readFileSync(join(out, 'analysis.json'), 'utf8')) as Record<string, unknown>, runs, 'compare analysis.json');
     // Paired tests: n stated, no p of 0, a star only where p < 0.05 on n >= 30.
     for (const row of markdownRows(readFileSync(join(out, 'paired-tests.md'), 'utf8')).slice(1)) {
@@ -281,6 +264,20 @@ describe('output oracle: every number a reader sees, against the records', { tim
       assert.equal(diff.replace(/[*†]/g, ''), pct(ra.values[metric]! - rb.values[metric]!), `paired ${a} - ${b} ${metric} ${setting}`);
       assert.doesNotMatch(p, /^0(\.0+)?$/, 'no p of exactly 0');
       assert.equal(diff.includes('*'), (p.startsWith('<') || Number(p) < 0.05) && Number(n) >= 30, `star of ${a} vs ${b} ${metric} ${setting}`);
+    }
+  });
+
+  it("eval: the terminal table of the eval's runs, their invalid MCQ answers and departures", () => {
+    const lines = fixture.outputs.eval.split('\n');
+    assert.ok(lines.some((l) => l.startsWith("departures from the paper's protocol: ")), 'eval prints its departures');
+    const head = lines.find((l) => l.startsWith('setting '))!.trim().split(/\s+/);
+    for (const run of runs.filter((r) => r.model === EVAL_MODEL.label)) {
+      assert.equal(fixture.outputs.eval.includes('APPROXIMATE'), runs.some((r) => r.model === EVAL_MODEL.label && r.approximate), 'the approximate notice');
+      const cells = lines.find((l) => l.startsWith(`${run.setting} `))!.trim().split(/\s+/);
+      for (const m of HEADLINE) assert.equal(cells[head.indexOf(m)], shown(run, m), `eval ${run.setting} ${m}`);
+      const answers = run.records.reduce((n, r) => n + (r.label === 'uninformative' ? 0 : (r.consistencyDetail?.mcqs ?? 0)), 0);
+      const invalid = run.records.reduce((n, r) => n + (r.label === 'uninformative' ? 0 : (r.consistencyDetail?.invalid ?? 0)), 0);
+      assert.equal(cells[head.length - 3], `${invalid}/${answers}`, `eval ${run.setting}: invalid MCQ answers`);
     }
   });
 

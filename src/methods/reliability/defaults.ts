@@ -17,7 +17,7 @@ export const MODE_AGREEMENT_SAMPLE = 5;
 export const PAPER_CUTOFF = '2024-04-13';
 
 /** The lexical fallback judge (src/methods/reliability/judging/lexical-match.ts). */
-export const LEXICAL_JUDGE_ID = 'lexical-v2';
+export const LEXICAL_JUDGE_ID = 'lexical-v3';
 
 /**
  * The answer pool's rules, part of a run's id: a pool distractor is never the item's response nor

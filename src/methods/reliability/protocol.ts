@@ -17,7 +17,7 @@ import type { AnswerMode } from './consistency/mcq.js';
 export type ProtocolStatus = 'paper' | 'approximation' | 'nondeterministic';
 
 export interface ProtocolEntry {
-  /** What the run did, e.g. `llm:openai:gpt-4o`, `lexical-v2`, `bm25-v1`, `generate`. */
+  /** What the run did, e.g. `llm:openai:gpt-4o`, `lexical-v3`, `bm25-v1`, `generate`. */
   choice: string;
   status: ProtocolStatus;
   /** Why it matters or how much: e.g. the lexical judge's measured agreement with humans. */

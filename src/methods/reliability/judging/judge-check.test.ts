@@ -30,7 +30,7 @@ describe('llmkb judge check', () => {
     const r = await llmkb(['judge', 'check', '-i', 'labelled.jsonl', '--no-judge', '--json'], { cwd: dir, env: { LLMKB_DATA_DIR: '' } });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { judge: string; overall: { agreement: number; kappa: number; confusion: Record<string, number> }; bySystem: Record<string, { agreement: number }> };
-    assert.equal(out.judge, 'lexical-v2');
+    assert.equal(out.judge, 'lexical-v3');
     // a: correct/correct, b: wrong/wrong, c: human correct but no words shared, d: uninformative/wrong.
     assert.deepEqual(out.overall.confusion, { tp: 1, fp: 0, fn: 1, tn: 2 });
     assert.equal(out.overall.agreement, 0.75);

@@ -115,7 +115,7 @@ describe('without a judge LLM', () => {
     const r = await judge.judge(seen('It was William Shakespeare'));
     assert.equal(r.record.label, 'correct');
     assert.equal(r.record.judgedBy, 'lexical');
-    assert.equal(r.record.decision.detail, 'lexical-v2 containment: contains "William Shakespeare"', 'the rule that matched is on the record');
+    assert.equal(r.record.decision.detail, 'lexical-v3 containment: contains "William Shakespeare"', 'the rule that matched is on the record');
     assert.equal(r.record.approximate, true);
     assert.equal((await judge.judge(seen('Marlowe'))).record.label, 'wrong');
   });

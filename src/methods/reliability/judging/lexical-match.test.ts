@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LEXICAL_JUDGE_ID, LEXICAL_RULES, lexicalMatch, type LexicalRule } from './lexical-match.js';
+import { LEXICAL_JUDGE_ID, LEXICAL_RULES, lexicalMatch, repairMojibake, type LexicalRule } from './lexical-match.js';
 
 /** Each case matches by its rule, and does not once that rule is switched off. */
 const CASES: Array<{ rule: LexicalRule; response: string; answers: string[]; question?: string }> = [
@@ -41,6 +41,21 @@ describe(`the lexical judge (${LEXICAL_JUDGE_ID})`, () => {
     assert.equal(lexicalMatch('Shakespeareanism', ['Shakespeare']).correct, false, 'whole words only');
     assert.equal(lexicalMatch('The border between India and Pakistan is called the Radcliffe Line, after Sir Cyril Radcliffe who drew it in 1947.', ['India and Pakistan Border'], { question: 'what is the name of india pakistan border' }).correct, false, 'only words of the question found');
     assert.equal(lexicalMatch('', ['Paris']).correct, false);
+  });
+
+  it('reads NQ-open answers as NQ301\'s raters do (lexical-v3): mojibake, ranges, units, initials, short first names', () => {
+    assert.equal(repairMojibake('around 2.45Â\u00a0billion years ago'), 'around 2.45\u00a0billion years ago');
+    assert.equal(repairMojibake('2012â€“13'), '2012–13');
+    assert.equal(repairMojibake('Ole Einar BjÃ¸rndalen'), 'Ole Einar Bjørndalen');
+    assert.equal(repairMojibake('Â£5 and € 3'), 'Â£5 and € 3', 'not mojibake as a whole: left as it is');
+    assert.equal(lexicalMatch('Approximately 2.45 billion years ago.', ['around 2.45Â\u00a0billion years ago']).correct, true, 'NQ301\'s raters: acceptable');
+    assert.equal(lexicalMatch('around 2.45 billion years ago', ['around 2.45Â\u00a0billion years ago']).detail, 'contains "around 2.45Â\u00a0billion years ago"');
+    assert.equal(lexicalMatch('10 to 12 years', ['10â€“12 years']).correct, true);
+    assert.equal(lexicalMatch('100°C = 373.15 K', ['100\u00a0°C']).correct, true);
+    assert.equal(lexicalMatch('Dr. B.R. Ambedkar', ['B. R. Ambedkar']).correct, true);
+    assert.equal(lexicalMatch('Dave Gahan', ['David Gahan'], { question: 'who is the lead singer of depeche mode' }).correct, true);
+    assert.equal(lexicalMatch('Aaron Harrison', ['Andrew Harrison'], { question: 'who were the twins that played for kentucky' }).correct, false, 'another first name');
+    assert.equal(lexicalMatch('The Battle of Culloden', ['Battle of Antietam'], { question: "which battle ended britain's support for the south" }).correct, false, 'only the question\'s words in common');
   });
 
   it('says which rule matched', () => {
