@@ -128,12 +128,12 @@ export class OpenSearchRetriever implements Retriever {
       return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
     };
     // A hit without text (null, or no such field) is skipped with a note; when no hit has text, the field is the wrong one.
-    const withText = parsed.hits.hits.filter((hit) => typeof (hit._source ?? {})[textField] === 'string');
+    const withText = parsed.hits.hits.filter((hit) => typeof hit._source?.[textField] === 'string');
     const skipped = parsed.hits.hits.filter((hit) => !withText.includes(hit));
     if (skipped.length > 0 && withText.length === 0) throw new ModelCallError(`OpenSearch hit ${skipped[0]!._id} has no text field "${textField}" in _source (nor has any of the ${skipped.length} hits)`, { retryable: false, hint: TEXT_FIELD_HINT });
     if (skipped.length > 0 && !this.#noted) {
       this.#noted = true;
-      (o.onNote ?? ((line: string) => process.stderr.write(`${line}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind((skipped[0]!._source ?? {})[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
+      (o.onNote ?? ((line: string) => process.stderr.write(`${line}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind(skipped[0]!._source?.[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
     }
     return withText.map((hit, i) => {
       const source = hit._source ?? {};

@@ -45,7 +45,7 @@ function jobName(name: string): string {
   return `llmkb-${name.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60)}`;
 }
 
-function header(job: ClusterJob, r: TaskResources, lines: string[], forMerge: boolean): string[] {
+function header(_job: ClusterJob, r: TaskResources, lines: string[], forMerge: boolean): string[] {
   const out = [...lines];
   if (r.partition) out.push(`#SBATCH --partition=${r.partition}`);
   if (r.account) out.push(`#SBATCH --account=${r.account}`);

@@ -29,12 +29,12 @@ function translate(attrs: string): [number, number] {
   return m ? [Number(m[1]), Number(m[2])] : [0, 0];
 }
 
-const unescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescapeXml = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 
 /** `a: 1; b: x` to fields; a value's minus sign (U+2212) read as "-". */
 function fieldsOf(label: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of unescape(label).split('; ')) {
+  for (const part of unescapeXml(label).split('; ')) {
     const at = part.lastIndexOf(': ');
     if (at > 0) out[part.slice(0, at)] = part.slice(at + 2).replace(/\u2212/g, '-');
   }
@@ -70,8 +70,8 @@ export function svgMarks(svg: string): SvgMark[] {
     const x = top.x + dx;
     const y = top.y + dy;
     // A panel's header is the title of a row or column header group (its axes live there too).
-    if (tag === 'text' && top.header && top.title && text.trim()) headers.push({ kind: top.header, text: unescape(text.trim()), x, y });
-    if (tag === 'text' && !top.header && top.title && top.cell !== undefined && text.trim()) cellTitles.set(top.cell, unescape(text.trim()));
+    if (tag === 'text' && top.header && top.title && text.trim()) headers.push({ kind: top.header, text: unescapeXml(text.trim()), x, y });
+    if (tag === 'text' && !top.header && top.title && top.cell !== undefined && text.trim()) cellTitles.set(top.cell, unescapeXml(text.trim()));
     const label = attr(attrs, 'aria-label');
     const kind = attr(attrs, 'aria-roledescription');
     if (label && kind && attr(attrs, 'role') === 'graphics-symbol' && !/axis|legend|title/.test(kind)) {

@@ -108,12 +108,12 @@ export function humanCorrelation(records: readonly ScoredKnowledge[], ratings: R
     ...Object.entries(RATING_OF).map(([metric, dim]) => [metric, dim, (r: ScoredKnowledge) => metricValue(r, metric)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
     ...BASELINE_METRICS.map((b) => [b.id, b.rating, (r: ScoredKnowledge) => baselineValue(r, b.id)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
   ];
-  for (const [metric, dim, valueOf] of compared) {
+  for (const [metric, dim, metricOf] of compared) {
     const x: number[] = [];
     const y: number[] = [];
     for (const r of records) {
       const h = ratings.get(keyOf(r))?.[dim];
-      const v = valueOf(r);
+      const v = metricOf(r);
       if (h === undefined || v === null) continue;
       x.push(h);
       y.push(v);

@@ -4,7 +4,7 @@
  * tests on NCCR and IUR between runs of one setting that were read from their records.
  */
 import type { CompareOutput, ComparedRun } from '../../method.js';
-import { FLAG, isFlagged, rankedFlag, warningsJson, warningsMarkdown } from '../../summary-warnings.js';
+import { FLAG, isFlagged, warningsJson, warningsMarkdown } from '../../summary-warnings.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import type { MetricKey } from '../metrics/reliability-metrics.js';
 import { formatAnalyticP, formatResampledP, pairedTestsNote, significanceStar } from '../../significance-format.js';
