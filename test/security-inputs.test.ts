@@ -139,8 +139,8 @@ describe('control characters an input holds are shown escaped in messages', () =
 
 describe('CSV cells a spreadsheet would run as a formula are neutralised', () => {
   it('toCsv: = + - @ tab CR prefixed with a quote; numbers stay numbers', () => {
-    const csv = toCsv({ header: ['Model', 'r'], rows: [['=HYPERLINK("http://x","y")', '-0.25'], ['+cmd', '+3'], ['@SUM(A1)', '1e-5'], ['\tx', '-12%'], ['\rx', '-'], ['-x', '0.5']] });
-    assert.equal(csv, `Model,r\n"'=HYPERLINK(""http://x"",""y"")",-0.25\n'+cmd,+3\n'@SUM(A1),1e-5\n'\tx,-12%\n"'\rx",'-\n'-x,0.5\n`);
+    const csv = toCsv({ header: ['Model', 'r'], rows: [['=HYPERLINK("http://x","y")', '-0.25'], ['+cmd', '+3'], ['@SUM(A1)', '1e-5'], ['\tx', '-12%'], ['\rx', '-'], ['-x', '0.5'], ['-1+1', '-12.50†']] });
+    assert.equal(csv, `Model,r\n"'=HYPERLINK(""http://x"",""y"")",-0.25\n'+cmd,+3\n'@SUM(A1),1e-5\n'\tx,-12%\n"'\rx",-\n'-x,0.5\n'-1+1,-12.50†\n`);
   });
 
   it('compare --out: a label "=HYPERLINK(...)" is text in table9.csv, negative numbers stay numbers', async () => {

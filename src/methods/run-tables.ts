@@ -63,8 +63,12 @@ export function toMarkdown(table: { header: string[]; rows: string[][] }): strin
   return [`| ${table.header.map(esc).join(' | ')} |`, `| ${table.header.map(() => '---').join(' | ')} |`, ...table.rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
-/** A number as a spreadsheet reads one (`-0.25`, `+3`, `1e-5`, `12%`): left as it is in a CSV cell. */
-const CSV_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?%?$/i;
+/**
+ * A number as a spreadsheet reads one (`-0.25`, `+3`, `1e-5`, `12%`), also with the tables' marks
+ * after it (`-12.50†`, `+0.13 *`), or the tables' `-` for no value: left as it is in a CSV cell
+ * (none of them can be run as a formula).
+ */
+const CSV_NUMBER = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?%?(?: ?[†*])*|-)$/i;
 
 /**
  * A table as CSV. A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is
