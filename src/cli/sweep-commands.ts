@@ -30,10 +30,11 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--image <image>', 'with --k8s: the container image (overrides cluster.kubernetes.image)')
     .option('--batch', 'send the calls of the roles the methods mark batchable (judge, distractor, time filter; CONNER\'s answerer) through the OpenAI Batch API (half the price, answers within 24 h); resumable')
     .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
-    .action(async (studyFile: string, opts: ClusterFlags & { out?: string }, command: Command) => {
+    .option('--quick', 'a quick look: each method\'s seeded subset, for every run of the study (overrides "quick" in the study)')
+    .action(async (studyFile: string, opts: ClusterFlags & { out?: string; quick?: boolean }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');
       const { resolveShard, runClusterMode } = await import('./sweep-cluster.js');
-      const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
+      const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(opts.quick ? { quick: true } : {}) };
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
       if (!opts.plan) checkOutputFolder(outDir);
       if (await runClusterMode(opts, study, outDir, command, workspace)) return;

@@ -36,6 +36,14 @@ export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl
 export const INVALID_MCQ_WARNING_SHARE = 0.1;
 
 /**
+ * Questions a default build of the data sets makes at most (the paper's sizes): SeenQA 1,000 per
+ * source of three (src/methods/reliability/pipeline/inputs.ts), UnseenQA 150 per template of 20
+ * (src/methods/reliability/data/unseenqa.ts). `sweep --plan` estimates with them before the data
+ * sets are built.
+ */
+export const BUILT_QUESTIONS = { seen: 3000, unseen: 3000 } as const;
+
+/**
  * `--quick`: a seeded subset of seen and unseen questions and fewer MCQs per response (both
  * recorded as approximations in the protocol): a look at every stage and setting in minutes on a
  * small model, not a measurement (wide intervals).
