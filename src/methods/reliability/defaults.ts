@@ -25,6 +25,9 @@ export const LEXICAL_JUDGE_ID = 'lexical-v2';
  */
 export const ANSWER_POOL_ID = 'answer-pool-v2';
 
+/** The stop rule of generate mode's MCQ answers (src/methods/reliability/consistency/mcq.ts), part of a run's id and its protocol. */
+export const GENERATE_STOP_ID = 'answer-line-v1';
+
 /** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
 export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
 

@@ -3,7 +3,7 @@
  * seed: part of its run id (a change starts another run, never mixes records).
  */
 import type { ModelExecutor } from '../../../executor/model-executor.js';
-import { ANSWER_POOL_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
+import { ANSWER_POOL_ID, GENERATE_STOP_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
 import type { ReliabilityOptions } from './options.js';
 
 /** MCQs per response: as given, else the paper's 20 (QUICK.mcqs for a quick look). */
@@ -22,5 +22,7 @@ export function reliabilityRunParams(options: ReliabilityOptions, roles: Readonl
     pool: ANSWER_POOL_ID,
     mcqs: mcqsOf(options, quick),
     mode: options.mode,
+    // Where a generated MCQ answer stops: a change is another run.
+    ...(options.mode === 'logprobs' ? {} : { mcqStop: GENERATE_STOP_ID }),
   };
 }
