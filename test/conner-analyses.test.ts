@@ -187,7 +187,7 @@ describe('two tasks are never stacked', () => {
     assert.equal((paired.match(/gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\./g) ?? []).length, 2, 'each pair once per task');
     assert.ok(out.files['conner-paired.csv']!.startsWith('task,A vs B,'));
     assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw ↑,Validity ↑,computed otherwise than the paper \(protocol entries\)$/);
-    assert.match(out.files['conner-qa.csv']!.split('\n')[1]!, /≈ \[.*\]",Fact-cons\.: evidence; Non-verif\.: evidence; Fact-incon\.: evidence; Coh-para\.: coherence-paragraph$/);
+    assert.match(out.files['conner-qa.csv']!.split('\n')[1]!, /≈ \[.*\]","Fact-cons\.: evidence, sentences; Non-verif\.: evidence, sentences; Fact-incon\.: evidence, sentences; Coh-sent\.: sentences; Coh-para\.: coherence-paragraph; Inform\.: informativeness-tokens; Validity: validity-pair, empty-answer"$/);
     assert.match(out.files['conner-dialogue-table16.md']!, /\| gen-a \| zero-shot \| 12 \|/);
     assert.match(out.markdown, /### Somers' D between intrinsic and extrinsic metrics \(Tables 5, 6, 15\), open-domain QA/);
     assert.match(out.markdown, /all 2 runs pooled/);
@@ -211,6 +211,6 @@ describe('two tasks are never stacked', () => {
     assert.match(text, /^open-domain QA \(Table 2: Natural Questions\):\nModel +Setting +n +Fact-cons\. +Non-verif\. +Fact-incon\. +Relevance +Coh-sent\. +Coh-para\. +Inform\. +Helpful\. +Helpful\. raw +Validity +S_fact\n/);
     assert.match(text, /\n\nknowledge-grounded dialogue \(Table 3: Wizard of Wikipedia\):\nModel/);
     assert.doesNotMatch(text, /\bFact\. /);
-    assert.match(text, /≈: computed otherwise than the paper's tables[^\n]*:\n {2}Fact-cons\.: evidence\n/);
+    assert.match(text, /≈: computed otherwise than the paper's tables[^\n]*:\n {2}Fact-cons\.: evidence, sentences\n/);
   });
 });

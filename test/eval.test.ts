@@ -50,7 +50,7 @@ describe('llmkb eval --quick on $LLMKB_TEST_GGUF with $LLMKB_DATA_DIR', { skip }
     assert.match(first.stdout, /IUR.*\n.*zero-shot .*†/);
     // The protocol block: the paper's MCQ answer mode and one sequence by default; every departure named.
     const protocol = summary.protocol as { entries: Record<string, { choice: string; status: string }>; computeBackend: string };
-    assert.deepEqual(protocol.entries.mcqAnswerMode, { choice: 'generate', status: 'paper', note: 'greedy generation, the letter parsed' });
+    assert.deepEqual(protocol.entries.mcqAnswerMode, { choice: 'generate', status: 'paper', note: 'greedy generation, the letter parsed; stopped at the end of the answer line (answer-line-v1: a reply that begins with a line break runs on to the next question), where the choice is read' });
     assert.equal(protocol.entries.batching!.status, 'paper');
     assert.equal(protocol.entries.judge!.status, 'approximation');
     assert.equal(protocol.entries.distractors!.choice, 'answer-pool');

@@ -132,7 +132,7 @@ describe('every output shows the warning and marks the metrics it names', () => 
     // The run's own metric table flags the eight metrics.
     // The figures of consistency metrics name the run with the dagger too (Figures 7(b), 7(c), 11).
     // A flagged value is not ranked: the ranking names the run apart, with the dagger.
-    assert.match(html, /<figure class="chart[^"]*" id="rank-IUR">[\s\S]*?Not ranked \(a warning of the run concerns its value, Read with care above\): tiny† \(zero-shot\)/);
+    assert.match(html, /<p class="note" id="not-drawn">.*?Ranking by IUR<\/strong>: [^<]*Not ranked \(a warning of the run concerns its value, Read with care above\): tiny† \(zero-shot\)/);
     const runs = html.slice(html.indexOf('<h2>Runs</h2>'));
     assert.equal((runs.match(/<td class="flagged">/g) ?? []).length, 8);
   });

@@ -67,3 +67,15 @@ describe('--out under /proc: exit 6 within seconds, not a hang', { skip: procSki
     assert.match(r.stderr, /cannot create folder \/proc\/forbidden\/x/);
   });
 });
+
+describe('a sweep that fails before any run finishes leaves no empty results folder', () => {
+  it('a CONNER study whose query file is missing: the error, and no conner-results/ behind', async () => {
+    const cwd = tempDir('llmkb-sweep-empty-');
+    writeFileSync(join(cwd, 'replies.jsonl'), '');
+    writeFileSync(join(cwd, 'study.yaml'), 'out: results/conner-results\nmethods:\n  - { id: conner, settings: [zero-shot], options: { input: conner-data/missing.txt } }\nmodels:\n  - label: m\n    spec: mock:replies.jsonl\n');
+    const r = await llmkb(['--store', 'store.sqlite', 'sweep', 'study.yaml'], { cwd, timeoutMs: 60_000 });
+    assert.notEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /missing\.txt not found/);
+    assert.deepEqual(readdirSync(cwd).filter((f) => !f.startsWith('store.sqlite')).sort(), ['replies.jsonl', 'study.yaml'], 'neither results/ nor results/conner-results/ is left');
+  });
+});

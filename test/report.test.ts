@@ -91,9 +91,10 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     assert.ok((await page.locator('#table11 td.best').count()) >= 8, 'a best run per setting and column');
     assert.match(await page.locator('p.note').first().innerText(), /paired bootstrap/);
     // No size or type metadata: notes instead of empty charts.
-    const notes = await page.locator('figure.empty').allInnerTexts();
-    assert.ok(notes.some((n) => /Add --params to plot size/.test(n)), notes.join('\n'));
-    assert.ok(notes.some((n) => /Add --fine-tuned/.test(n)));
+    assert.equal(await page.locator('figure.empty').count(), 0, 'no empty figure box');
+    const notes = await page.locator('#not-drawn').innerText();
+    assert.match(notes, /Add --params to plot size/);
+    assert.match(notes, /Add --fine-tuned/);
     assert.ok((await page.locator('#fig3c svg').count()) === 1, 'ICL drawn: the models ran in two settings');
     // UR's axis spans 0..100, NCR's -100..100 (their ranges).
     const ticks = await page.locator('#fig7a svg .role-axis-label text').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
@@ -141,6 +142,19 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     await sweep.close();
   });
 
+  it("scatter labels clear of the axes: the paper's 26 models in two settings", async () => {
+    const { page } = await open(await renderReport(paperSummaries(['zero-shot', 'four-shot'])), 'report-scatter-axes');
+    for (const id of ['fig7a', 'fig7b', 'fig7c']) {
+      const boxes = (selector: string) => page.locator(`#${id} svg ${selector}`).evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, top: e.getBoundingClientRect().top, bottom: e.getBoundingClientRect().bottom })));
+      const plot = (await boxes('path.background')).sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top))[0]!;
+      const labels = await boxes('g.mark-text.role-mark text');
+      assert.ok(labels.length > 5, `${id}: labels drawn`);
+      // The axes are the plot's left and bottom edges: a label keeps clear of them (and of the other two edges).
+      for (const l of labels) assert.ok(l.left > plot.left + 1 && l.bottom < plot.bottom - 1 && l.right < plot.right - 1 && l.top > plot.top + 1, `${id}: "${l.text}" touches the plot's edge: ${JSON.stringify({ l, plot })}`);
+    }
+    await page.close();
+  });
+
   it('scatter labels: one per place naming every run there, never over another label or a point, never outside the plot', async () => {
     const summaries = sweepSummaries();
     const { page } = await open(await renderReport(summaries), 'report-scatter-labels');
@@ -169,7 +183,7 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
   it('asks for --params only when some runs lack their size', async () => {
     const noteOf = async (summaries: Parameters<typeof renderReport>[0]) => {
       const html = await renderReport(summaries);
-      return /<figure class="chart empty" id="fig3a"><figcaption>(.*?)<\/figcaption>/.exec(html)?.[1] ?? '';
+      return /<p class="note" id="not-drawn">.*?Figure 3\(a\): model size[^<]*<\/strong>: ([^<]*)/.exec(html)?.[1] ?? '';
     };
     const allSmall = sweepSummaries().map((s) => ({ ...s, meta: { paramsB: 1 } }));
     const note = await noteOf(allSmall);

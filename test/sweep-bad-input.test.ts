@@ -68,14 +68,14 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     assert.ok(!existsSync(join(dir, 'study', 'res')), 'no results folder left behind');
   });
 
-  it('--plan before the data sets are built says the calls are unknown, not 0', async () => {
+  it('--plan before the data sets are built estimates with the sizes a default build makes, says so, and never says 0', async () => {
     const dir = work();
     writeFileSync(join(dir, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' x' })}\n`);
     writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: m, spec: "mock:r.jsonl" }\nsettings: [zero-shot]\ndata: not-built\n`);
     const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', join(dir, 'study.yaml'), '--plan'], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /unknown \(inputs not built yet\)/);
-    assert.match(r.stdout, /calls still to pay for \(estimate\): model unknown/);
+    assert.match(r.stdout, /warning: the data sets are not built yet: estimated with the 3000 seen \+ 3000 unseen questions a default build makes at most/);
+    assert.match(r.stdout, /calls still to pay for \(estimate\): model [1-9]\d*/);
     assert.doesNotMatch(r.stdout, /model 0\b/);
   });
 

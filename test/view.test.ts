@@ -156,6 +156,8 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.match(item, /Decided by llm:fixture-judge/);
     assert.match(item, /Judge exchange[\s\S]*You need to check whether the prediction/);
     assert.match(item, /Distractors/);
+    // The exact prompt of an MCQ, with its instruction line (issue 40, item 5).
+    assert.match(item, /Prompt of MCQ 1[\s\S]*INSTRUCTION: Please answer knowledge-related multi-choice questions directly/);
     assert.equal(await p.locator('table.mcqs tbody tr').count(), 3);
     assert.match(await p.locator('table.mcqs').innerText(), /chosen/);
     assert.match(await p.locator('table.mcqs').innerText(), /0\.\d{3} \(0\.\d{3} among the letters\)/);

@@ -25,6 +25,7 @@ export interface ClusterFlags {
   mem?: string;
   image?: string;
   limit?: number;
+  quick?: boolean;
   batch?: boolean;
   plan?: boolean;
 }
@@ -108,7 +109,7 @@ export async function runClusterMode(opts: ClusterFlags, study: Study, outDir: s
   checkModelFiles(study);
   const { unitNoun } = await import('../sweep/cluster-layout.js');
   const globals = command.optsWithGlobals<{ config?: string; cache?: boolean }>();
-  const sweepArgs = [...(opts.limit === undefined ? [] : ['--limit', String(opts.limit)]), ...(opts.batch ? ['--batch'] : [])];
+  const sweepArgs = [...(opts.limit === undefined ? [] : ['--limit', String(opts.limit)]), ...(opts.quick ? ['--quick'] : []), ...(opts.batch ? ['--batch'] : [])];
   const r = await resources(study, opts);
   const split = `split by ${unitNoun(study) === 'models' ? 'model' : 'run'}`;
   if (opts.k8s) {

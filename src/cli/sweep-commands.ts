@@ -33,10 +33,11 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
     .option('--batch', 'send the calls of the roles the methods mark batchable (judge, distractor, time filter; CONNER\'s answerer) through the OpenAI Batch API (half the price, answers within 24 h); resumable')
     .option('--limit <n>', `${LIMIT_HELP}, for every run of the study (overrides "limit" in the study)`, positiveInteger)
     .option('--json', 'print the result as one JSON document (schema llmkb-sweep-result-v1: the sweep record with each run\'s notices, the files written, the failures) instead of the tables')
-    .action(async (studyFile: string, opts: ClusterFlags & { out?: string; json?: boolean }, command: Command) => {
+    .option('--quick', 'a quick look: each method\'s seeded subset, for every run of the study (overrides "quick" in the study)')
+    .action(async (studyFile: string, opts: ClusterFlags & { out?: string; json?: boolean; quick?: boolean }, command: Command) => {
       const { loadStudy } = await import('../sweep/study.js');
       const { resolveShard, runClusterMode } = await import('./sweep-cluster.js');
-      const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
+      const study = { ...loadStudy(studyFile), ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(opts.quick ? { quick: true } : {}) };
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
       if (!opts.plan) checkOutputFolder(outDir);
       if (await runClusterMode(opts, study, outDir, command, workspace)) return;

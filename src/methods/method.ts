@@ -215,6 +215,8 @@ export interface EvaluationMethod {
   readonly metricDefs: readonly MetricDef[];
   /** Protocol choices a run records, in display order, with their titles. */
   readonly protocolChoices?: Readonly<Record<string, string>>;
+  /** The docs page (and anchor) that explains each protocol choice, its default and what it changes, relative to docs/ (e.g. `reliability.md#how-close-to-the-paper-is-a-run`). */
+  readonly protocolDocs?: string;
   /** Protocol choices that differ between settings by design (not flagged when runs of several settings are shown together). */
   readonly protocolPerSetting?: readonly string[];
   /** Protocol choices one study shares across all its runs: `llmkb merge` refuses shards that differ in one. */

@@ -13,6 +13,7 @@ import type { MethodPresentation } from '../methods/method-presentation.js';
 import { formatMetric, type ExecutionRecord, type MethodSummary } from '../methods/method-summary.js';
 import { findMethod } from '../methods/registry.js';
 import { VERSION } from '../version.js';
+import { docsUrl } from '../docs-url.js';
 import { anyWarnings, FLAG, isFlagged } from '../methods/summary-warnings.js';
 import { escapeHtml, flagMark, htmlTable, ISOLATE_CSS } from '../methods/html-parts.js';
 import { resetChartIds } from '../methods/render-svg.js';
@@ -87,7 +88,17 @@ function protocolBox(summaries: readonly MethodSummary[], groups: readonly Metho
   const all = summaries.length;
   const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
   const diff = differences.length ? `<p><strong>The runs shown together differ in protocol:</strong></p><ul>${differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';
-  return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and what it changes: the method's documentation, "How close to the paper is a run?" (docs/ in the package).</p></section>`;
+  const pages = [...new Set(groups.map((g) => g.method?.protocolDocs).filter((p): p is string => p !== undefined))];
+  const links = pages.length ? pages.map((p) => `<a href="${escapeHtml(docsUrl(p))}">${escapeHtml(docsUrl(p))}</a>`).join(', ') : 'the method\'s documentation';
+  return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and what it changes: "How close to the paper is a run?", ${links}.</p></section>`;
+}
+
+/** The runs a line applies to, one entry per model with its settings ("tiny (zero-shot, four-shot)"), or "all runs". */
+function runsNamed(runs: readonly MethodSummary[], all: number): string {
+  if (runs.length === all) return 'all runs';
+  const byModel = new Map<string, string[]>();
+  for (const s of runs) byModel.set(s.model, [...(byModel.get(s.model) ?? []), s.setting]);
+  return [...byModel.entries()].map(([model, settings]) => `${model} (${settings.join(', ')})`).join('; ');
 }
 
 /**
@@ -96,7 +107,18 @@ function protocolBox(summaries: readonly MethodSummary[], groups: readonly Metho
  */
 function warningsBox(summaries: readonly MethodSummary[]): string {
   if (!anyWarnings(summaries)) return '';
-  const items = summaries.flatMap((s) => (s.warnings ?? []).map((w) => `<li><strong>${escapeHtml(`${s.model} (${s.setting})`)}</strong>: ${escapeHtml(w.message)} <span class="runs">[${escapeHtml(w.metrics?.length ? `flags ${w.metrics.join(', ')}` : 'flags every metric of the run')}]</span></li>`));
+  // One line per distinct warning (its message and the metrics it flags), naming every run it applies to.
+  const lines = new Map<string, { message: string; flags: string; runs: MethodSummary[] }>();
+  for (const s of summaries) {
+    for (const w of s.warnings ?? []) {
+      const flags = w.metrics?.length ? `flags ${w.metrics.join(', ')}` : 'flags every metric of the run';
+      const key = `${w.message}\u0000${flags}`;
+      const line = lines.get(key) ?? { message: w.message, flags, runs: [] };
+      line.runs.push(s);
+      lines.set(key, line);
+    }
+  }
+  const items = [...lines.values()].map((l) => `<li><strong>${escapeHtml(runsNamed(l.runs, summaries.length))}</strong>: ${escapeHtml(l.message)} <span class="runs">[${escapeHtml(l.flags)}]</span></li>`);
   return `<section class="warn" id="warnings"><h2>Read with care</h2><ul>${items.join('')}</ul><p>${FLAG} marks each value a warning concerns, in every table below.</p></section>`;
 }
 

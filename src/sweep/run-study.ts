@@ -300,14 +300,12 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     const stopped = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (stopped) throw stopped.reason;
   } catch (error) {
-    // Stopped before any run finished (another process holds the study's runs): leave no empty folder behind.
-    if (error instanceof RunBusyError) {
-      for (const folder of [...created].reverse()) {
-        try {
-          rmdirSync(folder);
-        } catch {
-          // Not empty (another process wrote there meanwhile): kept.
-        }
+    // Stopped before the record is written (a missing input, another process holding the study's runs): leave no empty folder behind.
+    for (const folder of [...created].reverse()) {
+      try {
+        rmdirSync(folder);
+      } catch {
+        // Not empty (a run or another process wrote there): kept.
       }
     }
     throw error;

@@ -13,7 +13,8 @@ import { methodIdOfStoredRun } from '../runs/stored-runs.js';
 import type { RunStore } from '../store/run-store.js';
 import { batchRoles, formatMoney, priced } from './study-cost.js';
 import { inShard, studyJobs, type Shard } from './study-jobs.js';
-import type { Study } from './study.js';
+import { LIST_PRICES_DATE, LIST_PRICES_SOURCE, listPrice } from './list-prices.js';
+import type { Price, Study } from './study.js';
 
 export interface PlannedRun {
   label: string;
@@ -29,8 +30,12 @@ export interface PlannedRun {
 
 export interface StudyPlan {
   runs: PlannedRun[];
-  /** Per role: calls, tokens and money (null: unknown, or no price). */
+  /** Per role: calls, tokens and money (null: unknown, or no price; for `model`, the priced models' runs only, see `unpriced`). */
   totals: Record<string, { calls: number | null; in: number | null; out: number | null; money: number | null }>;
+  /** Models under test (labels) and roles priced by the default list prices (src/sweep/list-prices.ts): the study gives none. */
+  listPriced: string[];
+  /** Models under test (labels) with calls to pay for and no price, in the study or in the list. */
+  unpriced: string[];
   how: string[];
   warnings: string[];
 }
@@ -71,24 +76,37 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
   const totals: StudyPlan['totals'] = {};
   // Batch prices only for the roles --batch sends through the Batch API (not the embedder's or a scorer's calls).
   const batched = new Set(batch ? batchRoles(study) : []);
+  const listPriced = new Set<string>();
+  const unpriced = new Set<string>();
+  // The study's price, else the default list price of a well-known hosted model (named in the plan).
+  const priceOf = (name: string, given: Price | undefined, spec: string): Price | undefined => {
+    if (given) return given;
+    const listed = listPrice(spec);
+    if (listed) listPriced.add(name);
+    return listed;
+  };
   for (const role of roles) {
     const known = planned.every((r) => r.calls !== null);
     const sum = (k: 'calls' | 'in' | 'out') => (known ? planned.reduce((a, r) => a + (r.calls?.[role]?.[k] ?? 0), 0) : null);
     let money: number | null = null;
     if (known && role === 'model') {
-      money = 0;
+      // The priced models' runs, summed; the others named apart (a self-served model has no per-token price).
       for (const r of planned) {
         const c = r.calls![role];
         if (!c || c.calls === 0) continue;
-        const p = priced(c.in, c.out, study.models.find((x) => x.label === r.label)!.price);
-        money = p === null || money === null ? null : money + p;
+        const model = study.models.find((x) => x.label === r.label)!;
+        const p = priced(c.in, c.out, priceOf(r.label, model.price, model.entry.spec));
+        if (p === null) unpriced.add(r.label);
+        else money = (money ?? 0) + p;
       }
+      if (money === null && unpriced.size === 0) money = 0;
     } else if (known) {
-      money = sum('calls') === 0 ? 0 : priced(sum('in')!, sum('out')!, study.roles[role]?.price, batched.has(role));
+      const given = study.roles[role];
+      money = sum('calls') === 0 ? 0 : priced(sum('in')!, sum('out')!, given ? priceOf(role, given.price, typeof given.entry === 'string' ? given.entry : given.entry.spec) : undefined, batched.has(role));
     }
     totals[role] = { calls: sum('calls'), in: sum('in'), out: sum('out'), money };
   }
-  return { runs: planned, totals, how: [...how], warnings: [...warnings] };
+  return { runs: planned, totals, listPriced: [...listPriced], unpriced: [...unpriced], how: [...how], warnings: [...warnings] };
 }
 
 export function formatPlan(study: Study, plan: StudyPlan, shard?: Shard): string {
@@ -104,8 +122,14 @@ export function formatPlan(study: Study, plan: StudyPlan, shard?: Shard): string
   const show = (v: number | null) => (v === null ? 'unknown' : String(v));
   lines.push(`calls still to pay for (estimate): ${roles.map((role) => `${role} ${show(plan.totals[role]!.calls)}`).join(', ') || 'none'}`);
   lines.push(`tokens in/out (estimate): ${roles.map((role) => `${role} ${show(plan.totals[role]!.in)}/${show(plan.totals[role]!.out)}`).join(', ') || 'none'}`);
-  const anyPrice = study.models.some((m) => m.price) || Object.values(study.roles).some((r) => r.price);
-  if (anyPrice) lines.push(`money (estimate, prices from the study): ${roles.map((role) => `${role} ${formatMoney(plan.totals[role]!.money)}`).join(', ')}`);
+  const anyPrice = study.models.some((m) => m.price) || Object.values(study.roles).some((r) => r.price) || plan.listPriced.length > 0;
+  if (anyPrice) {
+    const source = `prices from the study${plan.listPriced.length ? `; for ${plan.listPriced.join(', ')}, which give none, the default list price of ${LIST_PRICES_DATE} (${LIST_PRICES_SOURCE}): set "price" in the study for yours` : ''}`;
+    const names = plan.unpriced.length > 4 ? `${plan.unpriced.slice(0, 3).join(', ')} and ${plan.unpriced.length - 3} more` : plan.unpriced.join(', ');
+    const unpriced = plan.unpriced.length ? ` (not counted: the runs of ${plan.unpriced.length} model${plan.unpriced.length === 1 ? '' : 's'} with no price in the study and no list price known, ${names}; add "price" to count them)` : '';
+    const money = (role: string) => (plan.totals[role]!.calls === null ? 'unknown (calls unknown)' : formatMoney(plan.totals[role]!.money));
+    lines.push(`money (estimate, ${source}): ${roles.map((role) => `${role} ${money(role)}${role === 'model' ? unpriced : ''}`).join(', ')}`);
+  }
   if (plan.runs.some((r) => r.calls === null)) lines.push('unknown: the inputs of some runs are built when the sweep starts (e.g. the data sets); run --plan again after that for their counts');
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   for (const h of plan.how) lines.push(`how: ${h}`);

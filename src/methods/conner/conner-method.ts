@@ -67,6 +67,7 @@ export const connerMethod: EvaluationMethod = {
   metricDefs: CONNER_METRIC_DEFS,
   citation: 'Chen et al. (CONNER, EMNLP 2023)',
   itemsNoun: 'queries',
+  protocolDocs: 'conner.md#how-close-to-the-paper-is-a-conner-run',
   protocolChoices: {
     answerer: 'answerer (Appendix G)',
     evidence: 'evidence',

@@ -25,6 +25,9 @@ export const LEXICAL_JUDGE_ID = 'lexical-v3';
  */
 export const ANSWER_POOL_ID = 'answer-pool-v2';
 
+/** The stop rule of generate mode's MCQ answers (src/methods/reliability/consistency/mcq.ts), part of a run's id and its protocol. */
+export const GENERATE_STOP_ID = 'answer-line-v1';
+
 /** The data set files of a data folder (`llmkb data`, `llmkb eval --data`). */
 export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl', rSeen: 'r_seen.jsonl', rUnseen: 'r_unseen.jsonl' } as const;
 
@@ -34,6 +37,14 @@ export const DATASET_FILES = { seenqa: 'seenqa.jsonl', unseenqa: 'unseenqa.jsonl
  * of the answers can move a mean Cons(q, r) by up to 0.1, ten points on the tables' x100 scale.
  */
 export const INVALID_MCQ_WARNING_SHARE = 0.1;
+
+/**
+ * Questions a default build of the data sets makes at most (the paper's sizes): SeenQA 1,000 per
+ * source of three (src/methods/reliability/pipeline/inputs.ts), UnseenQA 150 per template of 20
+ * (src/methods/reliability/data/unseenqa.ts). `sweep --plan` estimates with them before the data
+ * sets are built.
+ */
+export const BUILT_QUESTIONS = { seen: 3000, unseen: 3000 } as const;
 
 /**
  * `--quick`: a seeded subset of seen and unseen questions and fewer MCQs per response (both

@@ -11,7 +11,7 @@
  * for, go to the run's execution record (`<label>.<setting>.run.json`).
  */
 import { departuresOf, differencesOf } from '../protocol-differences.js';
-import { ANSWER_MAX_TOKENS } from './defaults.js';
+import { ANSWER_MAX_TOKENS, GENERATE_STOP_ID } from './defaults.js';
 import type { AnswerMode } from './consistency/mcq.js';
 
 export type ProtocolStatus = 'paper' | 'approximation' | 'nondeterministic';
@@ -171,7 +171,7 @@ export function buildProtocol(p: ProtocolInputs): Protocol {
   const shotSelector = p.setting === 'zero-shot'
     ? paper('none (zero-shot)')
     : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');
-  const mcqAnswerMode = p.mode === 'generate' ? paper('generate', 'greedy generation, the letter parsed') : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
+  const mcqAnswerMode = p.mode === 'generate' ? paper('generate', `greedy generation, the letter parsed; stopped at the end of the answer line (${GENERATE_STOP_ID}: a reply that begins with a line break runs on to the next question), where the choice is read`) : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
   const questions = p.limit
     ? approx(`limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`)
     : p.quick

@@ -42,6 +42,7 @@ export const reliabilityMethod: EvaluationMethod = {
   ],
   metricDefs: RELIABILITY_METRIC_DEFS,
   protocolChoices: PROTOCOL_TITLES,
+  protocolDocs: 'reliability.md#how-close-to-the-paper-is-a-run',
   protocolPerSetting: PROTOCOL_PER_SETTING,
   protocolShared: PROTOCOL_SHARED,
   check: (ctx) => checkMaxTokens(ctx.roles.model, reliabilityOptions(ctx.options).maxTokens),

@@ -18,9 +18,9 @@ const COLUMN_ENTRIES: Record<string, { all: readonly string[]; dialogue?: readon
   relevance: { all: ['relevance-window', 'unscored-relevance'], dialogue: ['dialogue-query'] },
   coherence_sentence: { all: ['coherence-sentence', 'scorer-truncation', 'underflow', 'sentences', 'unscored-coherence_sentence'] },
   coherence_paragraph: { all: ['coherence-paragraph', 'unscored-coherence_paragraph'] },
-  informativeness: { all: ['informativeness-prefix', 'scorer-truncation', 'underflow', 'unscored-informativeness'], dialogue: ['dialogue-query'] },
-  helpfulness: { all: ['helpfulness', 'helpfulness-prompt', 'helpfulness-baseline', 'helpfulness-scorer', 'answerer', 'scorer-truncation', 'underflow', 'unscored-helpfulness'] },
-  validity: { all: ['nli-window', 'answerer', 'unscored-validity'], dialogue: ['dialogue-validity', 'evidence', 'premises'] },
+  informativeness: { all: ['informativeness-prefix', 'informativeness-tokens', 'scorer-truncation', 'underflow', 'unscored-informativeness'], dialogue: ['dialogue-query'] },
+  helpfulness: { all: ['helpfulness', 'helpfulness-prompt', 'helpfulness-baseline', 'helpfulness-truncation', 'helpfulness-scorer', 'answerer', 'scorer-truncation', 'underflow', 'unscored-helpfulness'] },
+  validity: { all: ['nli-window', 'validity-pair', 'empty-answer', 'answerer', 'unscored-validity'], dialogue: ['dialogue-validity', 'evidence', 'premises'] },
 };
 
 /** The columns' metric ids and the entry set that decides each. */

@@ -134,7 +134,7 @@ export function rankingFigure(summaries: readonly RunSummary[], def: MetricDef):
   const flaggedRuns = defined.filter((s) => isFlagged(s, def.id)).map((s) => `${s.model}${FLAG} (${s.setting})`);
   const apart = flaggedRuns.length ? ` Not ranked (a warning of the run concerns its value, Read with care above): ${flaggedRuns.join(', ')}.` : '';
   const caption = `Figure 6: runs ranked by ${def.label} (${def.better} is better), one panel per prompt setting.${apart}`;
-  if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with ${def.label} defined and not flagged; this report has ${values.length}.${apart}` };
+  if (values.length < 2) return { id: `rank-${def.id}`, title, caption, note: `A ranking needs two or more runs with the metric defined and not flagged; this report has ${values.length}.${apart}` };
   return panelFigure({ id: `rank-${def.id}`, title, caption }, values, { field: 'setting', sort: settingsOf(summaries) }, {
     width: 200,
     height: { step: 13 },

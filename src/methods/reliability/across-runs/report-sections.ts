@@ -1,8 +1,8 @@
 /**
  * The reliability method's sections of the HTML report: the paper's Tables 9-11 (grouped
  * headers, 95% CIs, significance marks from a paired bootstrap when the runs' records are
- * given), Table 2's correlations, Figures 3-12 (one per comparison; a one-line note where the
- * runs lack what a figure needs), and Figure 3's effects as numbers.
+ * given), Table 2's correlations, Figures 3-12 (one per comparison; the ones the runs lack
+ * what for are left out and named in one line), and Figure 3's effects as numbers.
  */
 import { escapeHtml, flagMark, htmlTable } from '../../html-parts.js';
 import { anyWarnings, FLAG, isFlagged } from '../../summary-warnings.js';
@@ -20,12 +20,30 @@ function safeSvg(svg: string): string {
   return svg.replace(/<script[\s\S]*?<\/script>/gi, '').replace(/\son\w+="[^"]*"/gi, '');
 }
 
-/** A figure, or, when the runs do not carry what it needs, one line saying what to add. */
-async function figure(f: Figure): Promise<string> {
-  if (!f.spec) return `<figure class="chart empty" id="${escapeHtml(f.id)}"><figcaption><strong>${escapeHtml(f.title)}</strong>: not drawn. ${escapeHtml(f.note ?? '')}</figcaption></figure>`;
+/** A drawn figure (one the runs cannot draw is left out: `notDrawn` names it). */
+async function figure(f: Figure & { spec: NonNullable<Figure['spec']> }): Promise<string> {
   const { renderSvg } = await import('../../render-svg.js');
   const caption = f.caption.startsWith('Figure') ? f.caption : `${f.title}. ${f.caption}`;
   return `<figure class="chart" id="${escapeHtml(f.id)}">${safeSvg(await renderSvg(f.spec))}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+}
+
+/**
+ * The figures these runs cannot draw, in one line: each reason once, naming the figures it
+ * keeps out (a one-run report has nine, and nine empty boxes would bury the ones drawn).
+ */
+function notDrawn(figures: readonly Figure[]): string {
+  const byNote = new Map<string, string[]>();
+  for (const f of figures) if (!f.spec) byNote.set(f.note ?? '', [...(byNote.get(f.note ?? '') ?? []), f.title]);
+  if (byNote.size === 0) return '';
+  const reasons = [...byNote.entries()].map(([note, titles]) => `<strong>${escapeHtml(titles.join(', '))}</strong>${note ? `: ${escapeHtml(note)}` : ''}`);
+  return `<p class="note" id="not-drawn">Not drawn (these runs lack what they need): ${reasons.join(' ')}</p>`;
+}
+
+/** A model's size as the paper's Params column prints it (8B, 260K), from the run's `params` metadata; '-' when unknown. */
+export function formatParams(paramsB: number | undefined): string {
+  if (paramsB === undefined) return '-';
+  const [value, unit] = paramsB >= 1 ? [paramsB, 'B'] : paramsB >= 1e-3 ? [paramsB * 1e3, 'M'] : [paramsB * 1e6, 'K'];
+  return `${Number(value.toPrecision(3))}${unit}`;
 }
 
 /** The paper's Tables 9-11: the metric ids of each, four per prompt setting. */
@@ -78,8 +96,8 @@ function paperTableHtml(summaries: readonly RunSummary[], table: '9' | '10' | '1
   const settings = settingsOf(summaries);
   const ids = PAPER_TABLES[table];
   const label = (id: string) => `${defs.get(id)?.label ?? id} ${defs.get(id)?.better === 'lower' ? '↓' : '↑'}`;
-  const head = `<thead><tr><th rowspan="2" scope="col">Model</th>${settings.map((s) => `<th class="group first" colspan="${ids.length}" scope="colgroup">${escapeHtml(s)}</th>`).join('')}</tr><tr>${settings.map(() => ids.map((id, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(defs.get(id)?.description ?? '')}">${escapeHtml(label(id))}</th>`).join('')).join('')}</tr></thead>`;
-  const rows = modelsOf(summaries).map((model) => `<tr><th scope="row">${escapeHtml(model)}</th>${settings.map((setting) => {
+  const head = `<thead><tr><th rowspan="2" scope="col">Model</th><th rowspan="2" scope="col" title="Parameters, from the run's params metadata (llmkb eval --params)">Params</th>${settings.map((s) => `<th class="group first" colspan="${ids.length}" scope="colgroup">${escapeHtml(s)}</th>`).join('')}</tr><tr>${settings.map(() => ids.map((id, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(defs.get(id)?.description ?? '')}">${escapeHtml(label(id))}</th>`).join('')).join('')}</tr></thead>`;
+  const rows = modelsOf(summaries).map((model) => `<tr><th scope="row">${escapeHtml(model)}</th><td>${escapeHtml(formatParams(summaries.find((x) => x.model === model && x.meta?.paramsB !== undefined)?.meta?.paramsB))}</td>${settings.map((setting) => {
     const i = summaries.findIndex((x) => x.model === model && x.setting === setting);
     const s = summaries[i];
     return ids.map((id, k) => {
@@ -119,16 +137,22 @@ export async function reportSections(all: readonly MethodSummary[], context: Met
   parts.push(`<div class="scroll">${htmlTable(['Comparison', ...settings], corrRows)}</div><p class="note">Pearson's R across the runs of each setting; * p &lt; 0.05; "-" where fewer than three runs have both metrics.</p>`);
 
   const headline = [...defs.values()].filter((d) => d.headline).map((d) => d.id);
-  parts.push('<h2>Figures</h2><div class="charts">');
-  parts.push(await figure(scatterFigure(summaries, defs, 'UR', 'NCR', 'fig7a', 'Figure 7(a): factuality on seen (NCR) vs unseen (UR) knowledge; dashed line y = x.')));
-  parts.push(await figure(scatterFigure(summaries, defs, 'C_correct', 'C_wrong', 'fig7b', 'Figure 7(b): consistency on wrong vs correct responses; lower right is better.')));
-  parts.push(await figure(scatterFigure(summaries, defs, 'IUR', 'NCCR', 'fig7c', 'Figure 7(c): reliability on seen (NCCR) vs unseen (IUR) knowledge; dashed line y = x.')));
-  for (const id of ['NCCR', 'IUR']) if (defs.get(id)) parts.push(await figure(rankingFigure(summaries, defs.get(id)!)));
-  parts.push(await figure(answerTypeFigure(summaries)));
-  parts.push(await figure(subtypeFigure(summaries)));
-  parts.push(await figure(consistencyFigure(summaries)));
-  parts.push(await figure(correctWrongFigure(summaries)));
-  for (const f of effectFigures(summaries, headline)) parts.push(await figure(f));
+  const figures: Figure[] = [
+    scatterFigure(summaries, defs, 'UR', 'NCR', 'fig7a', 'Figure 7(a): factuality on seen (NCR) vs unseen (UR) knowledge; dashed line y = x.'),
+    scatterFigure(summaries, defs, 'C_correct', 'C_wrong', 'fig7b', 'Figure 7(b): consistency on wrong vs correct responses; lower right is better.'),
+    scatterFigure(summaries, defs, 'IUR', 'NCCR', 'fig7c', 'Figure 7(c): reliability on seen (NCCR) vs unseen (IUR) knowledge; dashed line y = x.'),
+    ...['NCCR', 'IUR'].flatMap((id) => (defs.get(id) ? [rankingFigure(summaries, defs.get(id)!)] : [])),
+    answerTypeFigure(summaries),
+    subtypeFigure(summaries),
+    consistencyFigure(summaries),
+    correctWrongFigure(summaries),
+    ...effectFigures(summaries, headline),
+  ];
+  parts.push('<h2>Figures</h2>');
+  const missing = notDrawn(figures);
+  if (missing) parts.push(missing);
+  parts.push('<div class="charts">');
+  for (const f of figures) if (f.spec) parts.push(await figure(f as Figure & { spec: NonNullable<Figure['spec']> }));
   parts.push('</div>');
 
   const fx = effects(summaries);

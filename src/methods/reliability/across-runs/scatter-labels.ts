@@ -2,8 +2,8 @@
  * Where the model labels of a scatter plot (Figure 7) go: beside their point, inside the plot,
  * never over another label or point. Points drawn at one place (one model file under two labels,
  * or runs with equal values) get one label naming all of them. A label is tried at each place
- * around its point in turn (right, left, above, below, then the diagonals); one that fits nowhere
- * is left out and named in the caption instead. Sizes are estimates of Vega's rendering
+ * around its point in turn (right, left, above, below, then the diagonals), clear of the plot's
+ * edges (the axes); one that fits nowhere is left out and named in the caption instead. Sizes are estimates of Vega's rendering
  * (a character is at most 0.6 of the font size wide).
  */
 
@@ -32,6 +32,9 @@ interface Box {
   top: number;
   bottom: number;
 }
+
+/** Room kept free inside each edge of the plot (px), so no label touches an axis line or its ticks. */
+const EDGE = 4;
 
 const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
@@ -69,7 +72,7 @@ export function placeLabels(points: ReadonlyArray<{ x: number; y: number; text: 
     ];
     const fit = candidates
       .map(([left, middle]) => ({ left, right: left + w, top: middle - h / 2, bottom: middle + h / 2 }))
-      .find((box) => box.left >= 0 && box.right <= g.width && box.top >= 0 && box.bottom <= g.height && !taken.some((t) => overlaps(t, box)));
+      .find((box) => box.left >= EDGE && box.right <= g.width - EDGE && box.top >= EDGE && box.bottom <= g.height - EDGE && !taken.some((t) => overlaps(t, box)));
     if (!fit) {
       unlabelled.push(text);
       continue;

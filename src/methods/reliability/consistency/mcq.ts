@@ -124,8 +124,18 @@ export function parseChoice(output: string, mcq: Mcq): { choice: Letter | null; 
 
 export type AnswerMode = 'logprobs' | 'generate';
 
-/** Where a generated answer has certainly ended: the model has started the next QA block. */
-export const GENERATE_STOP = ['\nQUESTION:', '\nINSTRUCTION:'];
+/**
+ * Where a generated answer ends: at the end of its answer line. `parseChoice` reads the choice
+ * from the reply's first line (a letter, with its option's text at most, or an option's text), so
+ * what follows is never read: stopping there saves the tokens a model writes on after its answer.
+ */
+export const GENERATE_STOP = ['\n'];
+
+/**
+ * A reply that stops before any text (the model begins with a line break) is asked again up to
+ * the next QA block, where its answer line may follow: the choice is then read as from any reply.
+ */
+export const GENERATE_STOP_AFTER_BREAK = ['\nQUESTION:', '\nINSTRUCTION:'];
 
 /**
  * Generate mode's token budget for one MCQ: room for the letter and, since a model may answer
@@ -169,12 +179,14 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
       evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
     };
   }
-  const r = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP }, prefix);
+  const first = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP }, prefix);
+  const again = first.value.text.trim() === '' && first.value.finishReason === 'stop' ? await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP_AFTER_BREAK }, prefix) : undefined;
+  const r = again ?? first;
   const { choice, parse } = parseChoice(r.value.text, mcq);
   return {
     answered: answeredMcq(mcq, r.value.text, choice, parse, r.key),
-    cached: r.cached,
-    evaluatedTokens: r.cached ? 0 : r.value.usage.evaluatedTokens,
+    cached: r.cached && first.cached,
+    evaluatedTokens: (first.cached ? 0 : first.value.usage.evaluatedTokens) + (again && !again.cached ? again.value.usage.evaluatedTokens : 0),
   };
 }
 

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PlanContext, PlanEstimate } from '../../method.js';
-import { DATASET_FILES, QUICK } from '../defaults.js';
+import { BUILT_QUESTIONS, DATASET_FILES, QUICK } from '../defaults.js';
 import { reliabilityOptions } from './options.js';
 import { mcqsOf } from './run-params.js';
 
@@ -26,7 +26,7 @@ function lines(file: string): number {
 }
 
 /** Seen and unseen questions a run asks, when its data sets exist. */
-function questions(ctx: PlanContext): { seen: number; unseen: number } | null {
+function questions(ctx: PlanContext): { seen: number; unseen: number; built?: false } | null {
   const options = reliabilityOptions(ctx.options);
   if (options.input !== undefined) {
     if (!existsSync(options.input)) return null;
@@ -35,8 +35,8 @@ function questions(ctx: PlanContext): { seen: number; unseen: number } | null {
     return { seen, unseen: items.length - seen };
   }
   const data = resolve(ctx.baseDir, options.data);
-  // A quick look's sizes are known before the data sets are built (each holds far more).
-  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f)))) return ctx.quick ? { seen: QUICK.seen, unseen: QUICK.unseen } : null;
+  // Before the data sets are built: a quick look's sizes (each set holds far more), else what a default build makes at most.
+  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f)))) return ctx.quick ? { seen: QUICK.seen, unseen: QUICK.unseen } : { ...BUILT_QUESTIONS, built: false };
   let seen = lines(join(data, DATASET_FILES.seenqa));
   let unseen = lines(join(data, DATASET_FILES.unseenqa));
   if (ctx.quick) [seen, unseen] = [Math.min(QUICK.seen, seen), Math.min(QUICK.unseen, unseen)];
@@ -50,6 +50,7 @@ export function planReliability(ctx: PlanContext): PlanEstimate {
   const warnings = ctx.knowledgeCutoff && ctx.knowledgeCutoff > cutoff ? [`${ctx.label}'s knowledge cutoff ${ctx.knowledgeCutoff} is after the data sets' cutoff ${cutoff}: UnseenQA may hold events it has seen`] : [];
   const q = questions(ctx);
   if (q === null) return { items: null, calls: null, how, warnings };
+  if (q.built === false) warnings.push(`the data sets are not built yet: estimated with the ${BUILT_QUESTIONS.seen} seen + ${BUILT_QUESTIONS.unseen} unseen questions a default build makes at most`);
   const total = q.seen + q.unseen;
   const n = ctx.limit !== undefined ? Math.min(ctx.limit, total) : total;
   const seenShare = total === 0 ? 0.5 : q.seen / total;

@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { questionCounts, questionSetDepartures } from '../protocol.js';
-import { ANSWER_POOL_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
+import { ANSWER_POOL_ID, GENERATE_STOP_ID, LEXICAL_JUDGE_ID, QUICK } from '../defaults.js';
 import type { ReliabilityOptions } from './options.js';
 
 /** The paper's MCQs per response. */
@@ -27,6 +27,8 @@ export function reliabilityRunParams(options: ReliabilityOptions, roles: Readonl
     pool: ANSWER_POOL_ID,
     mcqs: mcqsOf(options, quick),
     mode: options.mode,
+    // Where a generated MCQ answer stops: a change is another run.
+    ...(options.mode === 'logprobs' ? {} : { mcqStop: GENERATE_STOP_ID }),
   };
 }
 

@@ -8,7 +8,8 @@ import { escapeHtml } from '../../html-parts.js';
 import { generationCallKey } from '../../../executor/call-key.js';
 import type { ItemPageContext } from '../../method-presentation.js';
 import { ANSWER_MAX_TOKENS } from '../defaults.js';
-import { qaPrompt } from '../prompts/paper-prompts.js';
+import { MCQ_INSTRUCTION, qaPrompt } from '../prompts/paper-prompts.js';
+import { mcqPrompt } from '../consistency/mcq.js';
 
 const esc = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
 const pre = (text: unknown, className = ''): string => `<pre class="${className}">${esc(typeof text === 'string' ? text : JSON.stringify(text, null, 2))}</pre>`;
@@ -41,6 +42,19 @@ function promptSection(ctx: ItemPageContext, record: Record<string, unknown>): s
   }
   if (shots.length === 0) return `<h2>Prompt sent</h2><p class="muted small">Rebuilt from Table 6's template (zero-shot).</p>${pre(qaPrompt(question), 'prompt')}`;
   return `<h2>Prompt sent</h2><p class="muted small">${shots.length} shot(s): ${esc(shots.join(', '))}. This run's records do not keep the call keys, so the exact prompt with its shots is not shown.</p>`;
+}
+
+/**
+ * The exact prompt of the item's first MCQ (the others differ only in their options' order and
+ * distractors): from the call cache when it holds the call, else rebuilt (zero-shot) or, for a
+ * few-shot run, its instruction line at least.
+ */
+function mcqPromptSection(ctx: ItemPageContext, first: Record<string, unknown>, question: string, fewShot: boolean): string {
+  const head = '<h4>Prompt of MCQ 1</h4>';
+  if (typeof first.callKey === 'string' && ctx.hasCall(first.callKey)) return `${head}${ctx.exchange(first.callKey)}`;
+  const options = (first.options as string[] | undefined) ?? [];
+  if (!fewShot && question) return `${head}<p class="muted small">Rebuilt from the MCQ template (not found in the call cache).</p>${pre(mcqPrompt(question, { options, responseLetter: 'A', unsureLetter: 'A' }), 'prompt')}`;
+  return `${head}<p class="muted small">Not in the call cache; its instruction line:</p>${pre(MCQ_INSTRUCTION, 'prompt')}`;
 }
 
 function mcqTable(mcqs: Array<Record<string, unknown>>, mode: string | undefined): string {
@@ -98,7 +112,7 @@ export async function reliabilityItemPage(recs: Readonly<Record<string, Record<s
     const distractors = cons?.distractors as { distractors?: string[]; source?: string; toppedUp?: number } | undefined;
     if (distractors?.distractors) parts.push(`<h3>Distractors <span class="muted small">(${esc(distractors.source)}${distractors.toppedUp ? `, ${esc(distractors.toppedUp)} from the answer pool` : ''})</span></h3><ol class="distractors">${distractors.distractors.map((d) => `<li>${esc(d)}</li>`).join('')}</ol>`);
     const mcqs = cons?.mcqs as Array<Record<string, unknown>> | undefined;
-    if (mcqs?.length) parts.push(`<h3>MCQs (${mcqs.length}, ${esc(cons?.mode ?? '')})</h3>${mcqTable(mcqs, cons?.mode as string | undefined)}`);
+    if (mcqs?.length) parts.push(`<h3>MCQs (${mcqs.length}, ${esc(cons?.mode ?? '')})</h3>${mcqPromptSection(ctx, mcqs[0]!, typeof row.question === 'string' ? row.question : '', Array.isArray(ask.shots) && ask.shots.length > 0)}${mcqTable(mcqs, cons?.mode as string | undefined)}`);
     else if (judged.consistencyDetail) parts.push(`<p class="muted">The records file keeps only the counts: ${esc(JSON.stringify(judged.consistencyDetail))}. The MCQs are in the run store.</p>`);
   }
   return parts.join('\n');
