@@ -110,7 +110,7 @@ describe("CONNER's task: from --task or a field; from the file name only with a 
     const cwd = workdir({ 'nq_mine.txt': row });
     const r = await run(cwd, 'conner', 'generate', 'nq_mine.txt', '--model', 'mock:r.jsonl', '--answerer', 'mock:r.jsonl', '-o', 'k.jsonl');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /note: the answerer given is the generator: it writes the downstream answers itself/);
+    assert.match(r.stderr, /note: the answerer is the generator itself \(mock:r\.jsonl\)/);
     assert.doesNotMatch(r.stderr, /no answerer/);
   });
 });
