@@ -110,7 +110,7 @@ describe('CONNER in compare and report', () => {
     // The evidence (gold knowledge, not retrieval) is a departure of the factuality columns: marked.
     assert.ok(out.markdown.includes(`| gen-a | zero-shot | 40 | **${pct(a.metrics.fact_consistent!)} ≈ [`), 'gen-a has more consistent knowledge: bold');
     assert.ok(out.markdown.includes(`| gen-b | zero-shot | 40 | ${pct(b.metrics.fact_consistent!)} ≈ [`));
-    assert.match(out.markdown, /- Fact-cons\.: evidence\n/);
+    assert.match(out.markdown, /- Fact-cons\.: evidence, sentences\n/);
     const paired = (out.analysis as { pairedDifferences: Record<string, Array<{ metric: string; difference: number; interval: [number, number] | null; questions: number; p: number | null }>> }).pairedDifferences;
     assert.equal(paired.qa!.length, 10, 'one per column of the paper table');
     // Every query is shared and defined in both: the mean of the differences is the difference of the means.
