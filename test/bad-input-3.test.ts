@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const made: string[] = [];
 after(() => {
@@ -23,7 +23,7 @@ const QA = [
 ];
 
 function workdir(files: Record<string, string | Buffer> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-bad3-'));
+  const dir = tempDir('llmkb-bad3-');
   made.push(dir);
   writeFileSync(join(dir, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris is a city.' })}\n`);
   writeFileSync(join(dir, 'qa.jsonl'), QA.map((q) => JSON.stringify(q)).join('\n') + '\n');

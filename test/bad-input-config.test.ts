@@ -5,23 +5,23 @@
  * note naming `--text-field`, and a study entry named `..` refused with a message it breaks.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cacheDir, loadConfig, storePath } from '../src/config/config.js';
 import { OpenSearchRetriever } from '../src/corpus/opensearch-retriever.js';
 import { EXIT_CODES } from '../src/errors.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const made: string[] = [];
 after(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-bad-config-'));
+  const dir = tempDir('llmkb-bad-config-');
   made.push(dir);
   return dir;
 }

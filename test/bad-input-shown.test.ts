@@ -4,18 +4,18 @@
  * malformed percent-encoding in a viewer path is the client's error (400), not a 500.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startViewServer, type ViewServer } from '../src/view/view-server.js';
 import { writeFixtureResults } from './support/view-fixture.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const BIG = 3_000_000;
 
 describe('the viewer over a 3 MB question, and malformed paths', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-shown-'));
+  const dir = tempDir('llmkb-shown-');
   let view: ViewServer;
   let key: string;
 
@@ -55,7 +55,7 @@ describe('the viewer over a 3 MB question, and malformed paths', () => {
 
 describe('a report over a run with a 3 MB name', () => {
   it('stays small, the name cut', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-shown-report-'));
+    const dir = tempDir('llmkb-shown-report-');
     try {
       writeFixtureResults(dir, 'run', 'zero-shot', 4);
       const summaryFile = join(dir, 'run.zero-shot.summary.json');

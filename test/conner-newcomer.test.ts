@@ -6,11 +6,11 @@
  * `select-demos` says which of Q's terms rank.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const gguf = process.env.LLMKB_TEST_GGUF;
 const dataDir = process.env.LLMKB_DATA_DIR;
@@ -22,7 +22,7 @@ describe('CONNER for a newcomer', { skip }, () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   const scratch = (): string => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-conner-new-'));
+    const dir = tempDir('llmkb-conner-new-');
     dirs.push(dir);
     writeFileSync(join(dir, 'gen.jsonl'), `${JSON.stringify({ default: true, reply: ' It is a river in South America. It is long.\nTopic: x' })}\n`);
     writeFileSync(join(dir, 'ans.jsonl'), `${JSON.stringify({ default: true, reply: ' a river' })}\n`);

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { limitItems, limitItemsById } from '../src/sampling/limit-items.js';
+import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
 const made: string[] = [];
@@ -38,7 +38,7 @@ describe('--limit: a seeded sample in linear time, the same sample as before', (
 
 describe('SIGTERM while a large input is sampled', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
   it('eval --method conner on a 100k-line file with --limit 2 ends within seconds of SIGTERM', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'llmkb-limit-'));
+    const dir = tempDir('llmkb-limit-');
     made.push(dir);
     const lines = Array.from({ length: 100_000 }, (_, i) => `Topic ${i}\twhat is topic ${i}\tTopic ${i} is a thing.\tthing`);
     writeFileSync(join(dir, 'nq_big.txt'), lines.join('\n') + '\n');

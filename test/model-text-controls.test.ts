@@ -5,8 +5,7 @@
  * containers (`unicode-bidi`), the viewer's <pre> blocks also with dir="auto".
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { summarizeRun } from '../src/methods/reliability/metrics/summarize-run.js';
@@ -14,8 +13,9 @@ import { escapeHtml } from '../src/methods/html-parts.js';
 import { renderReport } from '../src/report/html-report.js';
 import { startViewServer } from '../src/view/view-server.js';
 import { hostileRecords } from './support/hostile-runs.js';
+import { tempDir } from './support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-model-text-'));
+const dir = tempDir('llmkb-model-text-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A response that reverses what follows it, with a NUL, a bell and an escape sequence. */

@@ -5,12 +5,12 @@
  * symbolic link, or a hard link to the input; the input stays as it was.
  */
 import assert from 'node:assert/strict';
-import { linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const made: string[] = [];
 after(() => {
@@ -22,7 +22,7 @@ const KNOWLEDGE = `${JSON.stringify({ id: 'q1', query: 'who wrote hamlet', knowl
 const QA = `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'], response: 'Shakespeare' })}\n`;
 
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-out-in-'));
+  const dir = tempDir('llmkb-out-in-');
   made.push(dir);
   writeFileSync(join(dir, 'nq_q.txt'), QUERY);
   writeFileSync(join(dir, 'k.jsonl'), KNOWLEDGE);

@@ -8,8 +8,7 @@
  * that reads the wrong metric, setting, run or source fails here.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildOracleRuns, EVAL_MODEL, SETTINGS, STUDY_MODELS, type OracleFixture } from './support/oracle-fixture.js';
@@ -18,6 +17,7 @@ import { csvRows, markdownRows } from './support/oracle-tables.js';
 import { llmkb } from './support/run-cli.js';
 import { figureSvg, svgMarks, type SvgMark } from './support/svg-marks.js';
 import { startViewServer } from '../src/view/view-server.js';
+import { tempDir } from './support/temp-dir.js';
 
 interface Run {
   model: string;
@@ -225,7 +225,7 @@ function runFile(dir: string, label: string, setting: string, ext: string): stri
 
 describe('output oracle: every number a reader sees, against the records', { timeout: 180_000 }, () => {
   before(async () => {
-    work = mkdtempSync(join(tmpdir(), 'llmkb-oracle-'));
+    work = tempDir('llmkb-oracle-');
     fixture = await buildOracleRuns(work);
     const files: Array<{ model: string; setting: string; summary: string; records: string }> = [];
     for (const m of STUDY_MODELS) for (const s of SETTINGS) files.push({ model: m.label, setting: s, summary: runFile(join(fixture.sweepOut, m.label), m.label, s, '.summary.json'), records: runFile(join(fixture.sweepOut, m.label), m.label, s, '.records.jsonl') });

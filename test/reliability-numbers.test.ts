@@ -5,8 +5,7 @@
  * line, and `merge` carrying the records files.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { compareRuns } from '../src/analysis/compare-methods.js';
@@ -22,6 +21,7 @@ import { renderSvg } from '../src/methods/render-svg.js';
 import { connerRecords } from './support/conner-fixture.js';
 import { llmkb } from './support/run-cli.js';
 import { svgMarks } from './support/svg-marks.js';
+import { tempDir } from './support/temp-dir.js';
 
 const temp: string[] = [];
 after(() => {
@@ -148,7 +148,7 @@ describe("the answer-mode check's line", () => {
 
 describe('llmkb merge', () => {
   it("puts every run's records file beside its summary in the merged folder, byte for byte the shard's", { timeout: 120_000 }, async () => {
-    const work = mkdtempSync(join(tmpdir(), 'llmkb-merge-records-'));
+    const work = tempDir('llmkb-merge-records-');
     temp.push(work);
     const questions = Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, dataset: i < 4 ? 'seen' : 'unseen', source: i < 4 ? 'mine' : 'T1', question: `Merge question ${i}?`, answers: i < 4 ? [`A${i}`] : [] }));
     writeFileSync(join(work, 'q.jsonl'), questions.map((q) => JSON.stringify(q)).join('\n') + '\n');

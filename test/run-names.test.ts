@@ -8,8 +8,7 @@
  * commands that never silently replace a data set built otherwise; a wrong --data-dir an error.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildProtocol, departures, questionCounts } from '../src/methods/reliability/protocol.js';
@@ -18,11 +17,12 @@ import { defaultRunLabel, readableModelName } from '../src/runs/run-labels.js';
 import { runSuffix } from '../src/io/result-files.js';
 import type { MethodSummary } from '../src/methods/method-summary.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 const temps: string[] = [];
 function tmp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-names-'));
+  const dir = tempDir('llmkb-names-');
   temps.push(dir);
   return dir;
 }

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
@@ -25,8 +24,9 @@ import { loadStudy } from '../src/sweep/study.js';
 import { escapeControls } from '../src/terminal-text.js';
 import { llmkb } from './support/run-cli.js';
 import { paperSummaries } from './support/summaries.js';
+import { tempDir } from './support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-security-inputs-'));
+const dir = tempDir('llmkb-security-inputs-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every file under `root` whose bytes hold `needle`. */

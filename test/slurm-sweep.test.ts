@@ -7,12 +7,12 @@
  * Skipped, saying why, where no cluster can start (not root, Slurm not installed).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
 import { slurmUnavailable, startSlurm, type SlurmCluster } from './support/slurm-cluster.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 const skip = dataDir ? slurmUnavailable() ?? false : 'LLMKB_DATA_DIR must be set (the reliability data sets)';
@@ -40,7 +40,7 @@ function calls(file: string): number {
 
 describe('sweep --slurm on a one-node cluster, each task serving its model', { skip }, () => {
   let cluster: SlurmCluster;
-  const work = mkdtempSync(join(tmpdir(), 'llmkb-slurm-sweep-'));
+  const work = tempDir('llmkb-slurm-sweep-');
   const serve = (delayMs: number) => ({ command: `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${JSON.stringify(SERVE)} --port {port} --delay-ms ${delayMs}`, timeout: 60 });
   const studyFile = join(work, 'study.json');
   writeFileSync(

@@ -3,12 +3,12 @@
  * short) ends the sweep with exit 2, naming the file and how to discard it; not exit 70 (issue 37).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const made: string[] = [];
 after(() => {
@@ -24,7 +24,7 @@ describe('sweep --batch with a damaged journal', () => {
   ];
   for (const [name, content, message] of journals) {
     it(`${name}: exit 2, the file named, how to discard it`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'llmkb-journal-'));
+      const dir = tempDir('llmkb-journal-');
       made.push(dir);
       writeFileSync(join(dir, 'qa.jsonl'), `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'mine', question: 'What is the capital of France?', answers: ['Paris'] })}\n`);
       writeFileSync(join(dir, 'replies.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris' })}\n`);

@@ -5,17 +5,17 @@
  * 3), `--k8s`, and flags given without the mode they belong to.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 const skip = dataDir ? false : 'LLMKB_DATA_DIR must be set (the reliability data sets)';
 
 describe('sweep --slurm, --merge-shards, --k8s without a cluster', { skip }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'llmkb-cluster-cli-'));
+  const work = tempDir('llmkb-cluster-cli-');
   after(() => rmSync(work, { recursive: true, force: true }));
   mkdirSync(join(work, 'study'));
   writeFileSync(join(work, 'study', 'a.jsonl'), '{"contains": "multi-choice", "reply": " A"}\n{"default": true, "reply": " Paris"}\n');

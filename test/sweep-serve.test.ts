@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
 const skip = dataDir ? false : 'LLMKB_DATA_DIR must be set (the reliability data sets)';
@@ -27,7 +27,7 @@ function served(label: string, flags = '', extra: Record<string, unknown> = {}) 
 }
 
 /** The data sets, built once for every test here. */
-const shared = mkdtempSync(join(tmpdir(), 'llmkb-serve-data-'));
+const shared = tempDir('llmkb-serve-data-');
 
 function study(dir: string, models: unknown[], extra: Record<string, unknown> = {}): string {
   const file = join(dir, 'study.json');
@@ -59,7 +59,7 @@ async function gone(pid: number, ms = 5000): Promise<boolean> {
 describe('sweep: models served by a serve: command', { skip }, () => {
   const dirs: string[] = [];
   const work = () => {
-    const d = mkdtempSync(join(tmpdir(), 'llmkb-serve-'));
+    const d = tempDir('llmkb-serve-');
     dirs.push(d);
     return d;
   };

@@ -7,14 +7,14 @@
  * writing what the shards hold. Two shards of a two-model study with scripted `mock:` models.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'llmkb-shards-'));
+const root = tempDir('llmkb-shards-');
 const RECORD = 'sweep.shard-1-of-2.json';
 
 /** A fresh copy of the two shards in `root/<name>`, with shard 1's record changed by `edit`. */

@@ -4,20 +4,20 @@
  * identity's hash is cut short, whole on hover), with a screenshot kept in test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startViewServer } from '../src/view/view-server.js';
 import { llmkb } from './support/run-cli.js';
+import { tempDir } from './support/temp-dir.js';
 
 const CHROMIUM = process.env.LLMKB_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const ARTIFACTS = resolve(process.env.LLMKB_TEST_ARTIFACTS ?? 'test-artifacts');
 
 describe('the runs list of a results folder at 1,400 px', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-view-width-'));
+  const dir = tempDir('llmkb-view-width-');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('shows the warning badge and CIs, a short model identity, and IUR, Stages and Updated inside the window', async () => {

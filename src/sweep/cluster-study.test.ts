@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputFileError, LlmkbError } from '../errors.js';
@@ -9,8 +8,9 @@ import { slurmScripts } from './slurm-scripts.js';
 import { inShard, shardUnits, studyJobs } from './study-jobs.js';
 import { studyFingerprint } from './run-study.js';
 import { loadStudy } from './study.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'llmkb-cluster-study-'));
+const dir = tempDir('llmkb-cluster-study-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 function study(text: string) {

@@ -6,10 +6,11 @@
  * running) instead of failing, so the tests that need it skip with that reason.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { cpus, freemem, hostname, tmpdir, totalmem } from 'node:os';
+import { cpus, freemem, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from './temp-dir.js';
 
 export interface SlurmCluster {
   /** SLURM_CONF for every Slurm command and llmkb call. */
@@ -45,7 +46,7 @@ export function slurmUnavailable(): string | undefined {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startSlurm(): Promise<SlurmCluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-slurm-'));
+  const dir = tempDir('llmkb-slurm-');
   for (const sub of ['state', 'spool', 'log']) mkdirSync(join(dir, sub));
   const host = hostname().split('.')[0]!;
   const memory = Math.max(1024, Math.floor(Math.min(totalmem(), freemem() * 2) / 2 ** 20) - 1024);

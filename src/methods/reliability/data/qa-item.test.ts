@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readQAItems } from './qa-item.js';
+import { tempDir } from '#test-support/temp-dir.js';
 
 describe('a question file with a missing or mistyped field', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'llmkb-qa-item-'));
+  const dir = tempDir('llmkb-qa-item-');
   after(() => rmSync(dir, { recursive: true, force: true }));
   const read = (line: object) => {
     const file = join(dir, 'q.jsonl');
