@@ -135,6 +135,17 @@ describe('control characters an input holds are shown escaped in messages', () =
     assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(r.stderr), JSON.stringify(r.stderr));
     assert.match(r.stderr, /\\x1b\]0;PWNED\\x07/);
   });
+
+  it("a note that names an input file (CONNER's task taken from the file name) shows its control characters escaped", async () => {
+    const cwd = mkdtempSync(join(dir, 'note-'));
+    const name = 'nq_\x1b]0;PWNED\x07.txt';
+    writeFileSync(join(cwd, name), 'Hamlet\twho wrote hamlet\tHamlet is a play by Shakespeare.\tShakespeare\n');
+    writeFileSync(join(cwd, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' x' })}\n`);
+    const r = await llmkb(['--store', 's.sqlite', 'conner', 'generate', name, '--model', 'mock:r.jsonl', '-o', 'k.jsonl'], { cwd });
+    assert.match(r.stderr, /taken from the file name/, r.stderr);
+    assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(r.stderr), JSON.stringify(r.stderr));
+    assert.match(r.stderr, /nq_\\x1b\]0;PWNED\\x07\.txt/);
+  });
 });
 
 describe('CSV cells a spreadsheet would run as a formula are neutralised', () => {

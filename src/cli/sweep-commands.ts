@@ -10,6 +10,7 @@ import { commandLine } from './eval-command.js';
 import { requireFile, requireFolder } from '../io/require-path.js';
 import type { SweepResult } from '../sweep/run-study.js';
 import type { Shard } from '../sweep/study-jobs.js';
+import { escapeControls } from '../terminal-text.js';
 
 export function registerSweepCommands(program: Command, workspace: (command: Command) => Workspace): void {
   program
@@ -41,7 +42,7 @@ export function registerSweepCommands(program: Command, workspace: (command: Com
       const outDir = resolve(opts.out ?? study.out ?? 'llmkb-sweep');
       if (!opts.plan) checkOutputFolder(outDir);
       if (await runClusterMode(opts, study, outDir, command, workspace)) return;
-      const shard = await resolveShard(opts, study, (line) => process.stderr.write(`${line}\n`));
+      const shard = await resolveShard(opts, study, (line) => process.stderr.write(`${escapeControls(line)}\n`));
       const ws = workspace(command);
       try {
         if (opts.plan) {

@@ -14,6 +14,7 @@ import { authorizationValue } from '../secrets.js';
 import { credentialsProblem } from '../url-credentials.js';
 import { maxReplyBytes, readLimitedText } from '../reply-limit.js';
 import type { RetrievedPassage, Retriever } from './retriever.js';
+import { escapeControls } from '../terminal-text.js';
 
 export interface OpenSearchRetrieverOptions {
   /** Base URL of the cluster, e.g. `https://search.example.org:9200`. */
@@ -133,7 +134,7 @@ export class OpenSearchRetriever implements Retriever {
     if (skipped.length > 0 && withText.length === 0) throw new ModelCallError(`OpenSearch hit ${skipped[0]!._id} has no text field "${textField}" in _source (nor has any of the ${skipped.length} hits)`, { retryable: false, hint: TEXT_FIELD_HINT });
     if (skipped.length > 0 && !this.#noted) {
       this.#noted = true;
-      (o.onNote ?? ((line: string) => process.stderr.write(`${line}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind(skipped[0]!._source?.[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
+      (o.onNote ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind(skipped[0]!._source?.[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
     }
     return withText.map((hit, i) => {
       const source = hit._source ?? {};

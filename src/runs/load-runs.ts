@@ -130,7 +130,7 @@ export async function loadStoredRun(runs: RunStore, id: string, options: { resam
   if (!method) throw new LlmkbError(`run ${id} was made by a method that is not registered (${run.spec.method ?? 'unknown'})`, { hint: 'Register the method (the "methods" list of llmkb.config.json) to read its runs.' });
   const unfinished = method.stages.filter((s) => run.stageStatus(s.id) !== 'done').map((s) => s.id);
   if (unfinished.length === method.stages.length && run.recordIds(method.stages[0]!.id).length === 0) throw new LlmkbError(`run ${id} has no records yet`, { hint: 'Run it first (llmkb eval, or the method\'s own commands).' });
-  if (unfinished.length) (options.warn ?? ((l: string) => process.stderr.write(`note: ${l}\n`)))(`run ${id}: stage(s) ${unfinished.join(', ')} not finished; the metrics use the records so far`);
+  if (unfinished.length) (options.warn ?? ((l: string) => process.stderr.write(`note: ${escapeControls(l)}\n`)))(`run ${id}: stage(s) ${unfinished.join(', ')} not finished; the metrics use the records so far`);
   const { summary, reportRecords } = await method.summarize({
     run, records: await method.outputRecords(run), model: run.spec.label ?? run.spec.model, modelIdentity: run.spec.model, setting: run.spec.setting, seed: options.seed, resamples: options.resamples, runId: run.id, datasetChecksums: { questions: run.spec.dataset },
   });

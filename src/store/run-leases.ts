@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RunBusyError } from '../errors.js';
 import { processAlive } from './process-alive.js';
 import type { Db } from './database.js';
+import { escapeControls } from '../terminal-text.js';
 
 /** How a store's leases behave. */
 export interface LeaseOptions {
@@ -72,7 +73,7 @@ export class Leases {
         );
       }
       if (!announced) {
-        (this.#options.log ?? ((line: string) => process.stderr.write(`${line}\n`)))(`waiting for run ${runId}: another llmkb process holds it (${who})`);
+        (this.#options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(`waiting for run ${runId}: another llmkb process holds it (${who})`);
         announced = true;
       }
       await sleep(LEASE_POLL_MS);

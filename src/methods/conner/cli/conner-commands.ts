@@ -14,6 +14,7 @@ import type { CliHost, MethodWorkspace } from '../../method-cli.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../../cli-options.js';
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
+import { escapeControls } from '../../../terminal-text.js';
 
 const LIMIT_HELP = 'only n queries of each file, for a quick look: a seeded sample (--seed) of its ids, the same queries in files over the same ones; a run of its own';
 
@@ -54,7 +55,7 @@ async function limitedFiles<T extends { id: string }>(files: T[][], limit: numbe
   const { limitItemsById, limitNote, limitSample } = await import('../../../sampling/limit-items.js');
   const sampled = await Promise.all(files.map((f) => limitSample(f, limit, seed, limitItemsById)));
   const cuts = sampled.flatMap((s) => (s.cut ? [s.cut] : []));
-  if (cuts.length > 0) process.stderr.write(`${limitNote(limit!, cuts, what, seed)}\n`);
+  if (cuts.length > 0) process.stderr.write(`${escapeControls(limitNote(limit!, cuts, what, seed))}\n`);
   return sampled.map((s) => ({ items: [...s.items], ...(s.cut ? { limit: { n: s.cut.n, seed } } : {}) }));
 }
 
@@ -91,7 +92,7 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
-  const notice = (line: string) => process.stderr.write(`${line}\n`);
+  const notice = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
   const all = readConnerQueries(requireFile(input, how), opts.task, notice);
   const [{ items: queries, limit }] = (await limitedFiles([all], opts.limit, opts.seed, 'queries')) as [{ items: typeof all; limit?: { n: number; seed: number } }];
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
@@ -104,7 +105,7 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   if (models.noAnswerer) {
     process.stderr.write('note: no answerer: the generator writes the downstream answers itself, so helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Pass --answerer SPEC or set "answerer" in the config.\n');
   } else if (models.generatorAnswers) {
-    process.stderr.write(`note: the answerer is the generator itself (${models.answerer.model.modelId}): helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Give another model to --answerer to keep the answers apart from the generator.\n`);
+    process.stderr.write(`note: the answerer is the generator itself (${escapeControls(models.answerer.model.modelId)}): helpfulness and validity measure it as an answerer too (the paper has one fixed few-shot answerer for every generator, Appendix G); recorded as a departure. Give another model to --answerer to keep the answers apart from the generator.\n`);
   }
   return { queries, demoPool, fixedDemos, ...models, ...(limit ? { limit } : {}) };
 }
@@ -260,7 +261,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         const records = pageviews ? scored.map((r) => (pageviews.has(r.topic) ? { ...r, pageviews: pageviews.get(r.topic)! } : r)) : scored;
         if (pageviews) {
           const without = records.filter((r) => !pageviews.has(r.topic)).length;
-          if (without > 0) process.stderr.write(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${opts.pageviews}: left out of the long-tail analysis\n`);
+          if (without > 0) process.stderr.write(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${escapeControls(opts.pageviews ?? '')}: left out of the long-tail analysis\n`);
         }
         const empty = records.filter((r) => r.knowledge.trim() === '').length;
         if (empty > 0) process.stderr.write(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)\n`);
@@ -304,7 +305,7 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         checkOutputFile(opts.output, [pool]);
         checkOutputFile(opts.summary, [pool, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
-        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, (line) => process.stderr.write(`${line}\n`));
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, (line) => process.stderr.write(`${escapeControls(line)}\n`));
         const queries = all.filter(
           (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
         );

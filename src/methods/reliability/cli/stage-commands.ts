@@ -34,7 +34,7 @@ export const LIMIT_HELP = 'only N items, for a quick look: a seeded sample (spli
 export async function limited<T>(items: T[], limit: number | undefined, seed: number, what: string): Promise<T[]> {
   const { limitNote, limitSample } = await import('../../../sampling/limit-items.js');
   const sampled = await limitSample(items, limit, seed);
-  if (sampled.cut) process.stderr.write(`${limitNote(sampled.cut.n, [sampled.cut], what)}\n`);
+  if (sampled.cut) process.stderr.write(`${escapeControls(limitNote(sampled.cut.n, [sampled.cut], what))}\n`);
   return [...sampled.items];
 }
 
