@@ -64,8 +64,8 @@ async function resources(study: Study, opts: ClusterFlags) {
   };
   const checked = clusterSchema.safeParse(merged);
   if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new LlmkbError(`--${issue.path[issue.path.length - 1] === 'partition' ? 'partition' : String(issue.path[0])}: ${issue.message}`, { hint: 'See docs/cluster.md for the cluster: section and its flags.' });
+    const first = checked.error.issues[0]!;
+    throw new LlmkbError(`--${first.path[first.path.length - 1] === 'partition' ? 'partition' : String(first.path[0])}: ${first.message}`, { hint: 'See docs/cluster.md for the cluster: section and its flags.' });
   }
   const { slurm, ...rest } = checked.data;
   return { ...rest, ...slurm };

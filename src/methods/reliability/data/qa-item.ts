@@ -18,8 +18,8 @@ export type AnswerType = (typeof ANSWER_TYPES)[number];
  * so that a user writing their own question set can fix the line (zod's own message stays for
  * other issues, such as an empty string).
  */
-function fieldError(what: string): { error: (issue: { input?: unknown; code?: string }) => string | undefined } {
-  return { error: (issue) => (issue.input === undefined ? `missing: ${what}` : issue.code === 'invalid_type' || issue.code === 'invalid_value' ? `expected ${what}; found ${JSON.stringify(issue.input)?.slice(0, 60)}` : undefined) };
+function fieldError(what: string): { error: (problem: { input?: unknown; code?: string }) => string | undefined } {
+  return { error: (problem) => (problem.input === undefined ? `missing: ${what}` : problem.code === 'invalid_type' || problem.code === 'invalid_value' ? `expected ${what}; found ${JSON.stringify(problem.input)?.slice(0, 60)}` : undefined) };
 }
 
 export const qaItemSchema = z
