@@ -124,7 +124,7 @@ describe('Cons(q, r) on a scripted loopback server', () => {
     }
   });
 
-  it('generate mode leaves room for an answer given as the option\'s text, and stops at the next QA block', async () => {
+  it('generate mode leaves room for an answer given as the option\'s text, and stops at the end of the answer line', async () => {
     const long = 'The Honourable Company of Master Mariners of the City of London';
     const server = await startOpenAICompatibleServer({
       complete: (prompt) => {
@@ -138,10 +138,10 @@ describe('Cons(q, r) on a scripted loopback server', () => {
       assert.equal(diagnostics.invalidAnswers, 0);
       assert.equal(out[0]!.consistency, 1, 'the option text names the response every time');
       const mcqs = run.records<{ mcqs: AnsweredMcq[] }>('consistency').get('g')!.mcqs;
-      assert.ok(mcqs.every((m) => m.parse === 'option-text' && m.raw === ` ${long}`), 'cut at the next QUESTION:, nothing lost to the budget');
+      assert.ok(mcqs.every((m) => m.parse === 'option-text' && m.raw === ` ${long}`), 'cut at the end of the answer line, nothing lost to the budget');
       const request = server.requests.find((q) => String(q.body.prompt).startsWith(MCQ_INSTRUCTION))!;
       assert.ok(Number(request.body.max_tokens) >= 12 && Number(request.body.max_tokens) <= 100);
-      assert.deepEqual(request.body.stop, ['\nQUESTION:', '\nINSTRUCTION:']);
+      assert.deepEqual(request.body.stop, ['\n'], 'the answer line ends the answer (answer-line-v1)');
     } finally {
       await server.close();
     }
