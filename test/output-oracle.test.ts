@@ -190,7 +190,9 @@ function checkReportTables(html: string, expected: readonly Run[], where: string
     const table = new RegExp(`<table class="paper" id="table${t}">([\\s\\S]*?)</table>`).exec(html)![1]!;
     const rows = [...table.matchAll(/<tr><th scope="row">([^<]*)<\/th>([\s\S]*?)<\/tr>/g)];
     for (const [, model, cells] of rows) {
-      const values = [...cells!.matchAll(/<td[^>]*>([^<]*)(<sup[^>]*>†<\/sup>)?/g)].map((c) => `${c[1]}${c[2] ? DAGGER : ''}`);
+      const [params, ...values] = [...cells!.matchAll(/<td[^>]*>([^<]*)(<sup[^>]*>†<\/sup>)?/g)].map((c) => `${c[1]}${c[2] ? DAGGER : ''}`);
+      // The paper's Params column: every fixture model has a whole number of billions.
+      assert.equal(params, `${expected.find((r) => r.model === model)!.paramsB}B`, `${where}: HTML Table ${t} ${model} Params`);
       SETTINGS.forEach((setting, si) => {
         const run = expected.find((r) => r.model === model && r.setting === setting)!;
         TABLES[t].forEach((m, mi) => assert.equal(values[si * 4 + mi], shown(run, m), `${where}: HTML Table ${t} ${model} ${setting} ${m}`));
@@ -329,7 +331,11 @@ describe('output oracle: every number a reader sees, against the records', { tim
       assert.equal(Number(box[1]), approximate.length);
       assert.deepEqual(box[2]!.split(', ').sort(), approximate.map((x) => `${x.model} (${x.setting})`).sort());
       assert.match(html, /<section class="warn" id="departures">/);
-      for (const x of expected.filter((y) => y.flagged.size)) assert.ok(html.includes(`<li><strong>${x.model} (${x.setting})</strong>: `), `${where}: the warning of ${x.model} ${x.setting}`);
+      // "Read with care" names each warning once with the runs it applies to: "all runs" or "model (setting, setting); ...".
+      const careBox = /<section class="warn" id="warnings">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
+      const named = [...careBox.matchAll(/<li><strong>([^<]*)<\/strong>: /g)].map((m) => m[1]!);
+      const names = (x: Run) => named.some((n) => n === 'all runs' || n.split('; ').some((part) => part.startsWith(`${x.model} (`) && part.slice(x.model.length + 2, -1).split(', ').includes(x.setting)));
+      for (const x of expected.filter((y) => y.flagged.size)) assert.ok(names(x), `${where}: the warning of ${x.model} ${x.setting}: ${named.join(' | ')}`);
     }
   });
 

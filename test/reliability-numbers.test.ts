@@ -5,7 +5,7 @@
  * line, and `merge` carrying the records files.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { compareRuns } from '../src/analysis/compare-methods.js';
@@ -95,7 +95,10 @@ describe('paired tests on small samples', () => {
     const { CONNER_FIXTURE_RUN } = await import('./support/conner-fixture.js');
     const summaries = connerRunSummaries(records, { resamples: 100, seed: 0, run: CONNER_FIXTURE_RUN });
     const out = await compareRuns(summaries.map((summary) => ({ summary, records: records.filter((r) => r.generator === summary.model), source: `${summary.model}.summary.json` })), { resamples: 1000, seed: 42 });
-    const table = out.markdown.slice(out.markdown.indexOf('## CONNER: paired differences'));
+    const from = out.markdown.slice(out.markdown.indexOf('## CONNER: paired differences'));
+    // The paired table alone: up to the next heading (the analyses' tables follow it).
+    const end = from.slice(3).search(/\n#{2,3} /);
+    const table = end < 0 ? from : from.slice(0, end + 3);
     const rows = table.split('\n').filter((l) => l.startsWith('| gen-a'));
     assert.ok(rows.length > 0, table);
     for (const row of rows) {
@@ -163,9 +166,13 @@ describe('llmkb merge', () => {
     assert.equal(m.code, 0, m.stderr);
     let checked = 0;
     for (const shard of ['shard1', 'shard2']) {
-      for (const model of readdirSync(join(work, shard)).filter((f) => existsSync(join(work, shard, f, `${f}.zero-shot.summary.json`)))) {
-        for (const kind of ['summary.json', 'records.jsonl']) {
-          const file = join(model, `${model}.zero-shot.${kind}`);
+      // A run's files are <label>.<setting><variant>.* (the variant names the own question set and the MCQs).
+      const runFiles = (model: string) => readdirSync(join(work, shard, model)).filter((f) => f.startsWith(`${model}.zero-shot.`) && (f.endsWith('.summary.json') || f.endsWith('.records.jsonl')));
+      for (const model of readdirSync(join(work, shard)).filter((f) => existsSync(join(work, shard, f)) && statSync(join(work, shard, f)).isDirectory() && runFiles(f).some((x) => x.endsWith('.summary.json')))) {
+        const files = runFiles(model);
+        assert.equal(files.length, 2, `a summary and a records file of ${model}: ${files.join(', ')}`);
+        for (const name of files) {
+          const file = join(model, name);
           assert.ok(existsSync(join(work, 'merged', file)), `merged/${file}`);
           assert.equal(readFileSync(join(work, 'merged', file), 'utf8'), readFileSync(join(work, shard, file), 'utf8'), file);
         }
