@@ -6,7 +6,7 @@
  * dropped, premises cut, probabilities floored, empty knowledge) is built here, in one place.
  */
 import { PPL_CAP, type ScoringChoices } from './conner-choices.js';
-import { baselinePool } from './scoring/helpfulness-baseline.js';
+import { baselinePool } from './scoring/baseline-pool.js';
 import type { GeneratedKnowledge } from './generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK } from './scoring/coherence.js';
 import type { ScoredKnowledge } from './scoring/scored-knowledge.js';

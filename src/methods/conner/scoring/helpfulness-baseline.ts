@@ -23,6 +23,9 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../store/call-key.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
+import { baselinePool, type BaselineQuery } from './baseline-pool.js';
+
+export { baselinePool, type BaselineQuery } from './baseline-pool.js';
 
 /** src/helpfulness.py:31 keeps the first 8 demonstrations of a query's prompt line. */
 export const RELEASED_HELPFULNESS_SHOTS = 8;
@@ -30,14 +33,6 @@ export const RELEASED_HELPFULNESS_SHOTS = 8;
 export const RELEASED_PROMPT_WORDS = 1800;
 
 /** A query of the scored set as the baseline and the demonstrations use it. */
-export interface BaselineQuery {
-  id: string;
-  topic: string;
-  query: string;
-  history?: string[];
-  referenceKnowledge?: string;
-  goldAnswer?: string;
-}
 
 /** The baseline of one query: the passage it is scored with and the demonstrations before it. */
 export interface SharedBaseline {
@@ -78,15 +73,6 @@ export function releasedAnswerPrompt(q: Pick<BaselineQuery, 'query'>, knowledge:
   return `${prompt}${test}`.replace(/ $/, '');
 }
 
-/** The queries the baseline passages and demonstrations come from: those with a gold passage and answer, by id. */
-export function baselinePool(items: readonly BaselineQuery[]): BaselineQuery[] {
-  const byId = new Map<string, BaselineQuery>();
-  for (const k of items) {
-    if (byId.has(k.id) || !k.referenceKnowledge?.trim() || !k.goldAnswer?.trim()) continue;
-    byId.set(k.id, { id: k.id, topic: k.topic, query: k.query, referenceKnowledge: k.referenceKnowledge, goldAnswer: k.goldAnswer });
-  }
-  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
 
 /** One query's shared baseline: seeded by its id alone, so the same for every generator; undefined with no other query. */
 export function sharedBaseline(id: string, pool: readonly BaselineQuery[], seed: number, shots = RELEASED_HELPFULNESS_SHOTS): SharedBaseline | undefined {
