@@ -227,6 +227,7 @@ describe('a reply body is read up to a cap (LLMKB_MAX_REPLY_MB), never buffered 
       const capped = await llmkb(['--store', 's.sqlite', 'complete', '--model', `vllm:${server.url}/v1/m`, 'hi'], { cwd, env: { LLMKB_MAX_REPLY_MB: '1' } });
       assert.equal(capped.code, 3, capped.stderr);
       assert.match(capped.stderr, /larger than 1 MB, the limit on a reply's size/);
+      assert.ok(server.written() < 64 * 1024 * 1024, `no request read on, the probe of the served model's identity included: ${server.written()} bytes`);
       const bad = await llmkb(['--store', 's.sqlite', 'complete', '--model', `vllm:${server.url}/v1/m`, 'hi'], { cwd, env: { LLMKB_MAX_REPLY_MB: 'lots' } });
       assert.equal(bad.code, 2, bad.stderr);
       assert.match(bad.stderr, /LLMKB_MAX_REPLY_MB="lots" is not a positive number of megabytes/);

@@ -7,14 +7,21 @@
  * are refused: their answers would mix in one run.
  */
 import { LlmkbError } from '../errors.js';
+import { readLimitedText } from '../reply-limit.js';
 
 const ASK_TIMEOUT_MS = 5000;
+/** The most of a model listing or /info read: larger than any real one, so a hostile server cannot make llmkb buffer a flood. */
+const ASK_REPLY_BYTES = 4 * 1024 * 1024;
 
 async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
   try {
     const response = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(ASK_TIMEOUT_MS) });
-    if (!response.ok) return undefined;
-    return (await response.json()) as unknown;
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    // Too large, not JSON or cut off: the identity is unknown, as when the server does not answer.
+    return JSON.parse(await readLimitedText(response, ASK_REPLY_BYTES, url)) as unknown;
   } catch {
     return undefined;
   }
