@@ -88,9 +88,11 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     const path = (req.url ?? '').replace(/^\/v1/, '');
-    // The executor's question about the served model (GET /v1/models): not a call, not counted.
+    // GET /v1/models (a health check; the executor's question about the served model): answered
+    // as vLLM lists a model, without a `root`, so no identity is reported; not a call, not counted.
     if (req.method === 'GET') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+      if (path === '/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 'llmkb-tests' }] }));
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
       return;
     }
     const index = counter++;
@@ -191,8 +193,6 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
         data: input.map((text, i) => ({ index: i, object: 'embedding', embedding: script.embed ? script.embed(text) : [text.length, (text.match(/a/g) ?? []).length, 1] })),
         usage: { prompt_tokens: input.length, total_tokens: input.length, completion_tokens: 0 },
       };
-    } else if (path === '/models' && req.method === 'GET') {
-      json = { object: 'list', data: [{ id: 'test-model', object: 'model', created, owned_by: 'llmkb-tests' }] };
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));
       return;
