@@ -8,7 +8,7 @@
  * An evaluation's report over its settings is `<stem><suffix>.report.html` beside them.
  * This module is the only code that knows these names.
  */
-import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
 import { writeFileAtomic } from './files.js';
@@ -167,4 +167,15 @@ export function writeJsonlStream(file: string, records: Iterable<unknown>): void
 
 export function hasResults(files: ResultFiles): boolean {
   return existsSync(files.summary);
+}
+
+/** A string field of a JSON result file (a summary's `runId`, a `.run.json`'s `modelSpec`); undefined when the file is missing, unreadable or has none. */
+export function resultFileString(file: string, field: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const value = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,7 +6,6 @@
  * method's summary and, with an output folder, into `<stem>.<setting>.records.jsonl` beside
  * `.summary.json` and `.run.json` (src/io/result-files.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { checksumOfLines } from '../io/checksum.js';
 import { LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
@@ -17,7 +16,7 @@ import { requireKind } from '../providers/model-kinds.js';
 import { limitSample } from '../sampling/limit-items.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
-import { JsonlWriter, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../io/result-files.js';
+import { JsonlWriter, resultFileString, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
 import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
@@ -164,16 +163,6 @@ export interface MethodRunResult {
 
 type CallCounts = ExecutionRecord['calls'][string];
 
-/** The run id a summary file records, if the file exists and says one. */
-function runIdOfSummary(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const id = (JSON.parse(readFileSync(file, 'utf8')) as { runId?: unknown }).runId;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** How often a running run's call counts are saved to the store. */
 const CALLS_SAVE_INTERVAL_MS = 2000;
@@ -259,7 +248,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   // One pass over the store: each record goes to the records file as the summary reads it.
   if (files) makeFolder(options.outDir!);
   // Files of another run under these names (same label and variant, another judge or seed, say): said, never replaced silently.
-  const replaced = files ? runIdOfSummary(files.summary) : undefined;
+  const replaced = files ? resultFileString(files.summary, 'runId') : undefined;
   if (replaced !== undefined && replaced !== run.id) log(`note: ${files!.summary} held run ${replaced}; it is replaced by run ${run.id} (same label, setting and variant, other inputs or parameters; give --name or --out to keep both)`);
   const writer = files ? new JsonlWriter(files.records) : undefined;
   const source = (await method.outputRecords(run))[Symbol.iterator]();

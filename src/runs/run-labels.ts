@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { runsInFolder } from '../io/result-files.js';
+import { resultFileString, runsInFolder } from '../io/result-files.js';
 
 /** Endings a model file's name drops in its label. */
 const FILE_ENDINGS = /\.(gguf|jsonl|json|onnx|bin|safetensors|ya?ml)$/i;
@@ -29,16 +29,6 @@ export function specHash(spec: string): string {
   return createHash('sha256').update(spec).digest('hex').slice(0, 8);
 }
 
-/** The model spec a result file's run records (`.run.json`), if any. */
-function recordedSpec(execution: string): string | undefined {
-  if (!existsSync(execution)) return undefined;
-  try {
-    const spec = (JSON.parse(readFileSync(execution, 'utf8')) as { modelSpec?: unknown }).modelSpec;
-    return typeof spec === 'string' ? spec : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The label and model of each run whose summary is in `dir` (none when the folder does not exist). */
 function labelledRuns(dir: string): Array<{ label: string; spec?: string; identity?: string }> {
@@ -49,7 +39,7 @@ function labelledRuns(dir: string): Array<{ label: string; spec?: string; identi
     try {
       const s = JSON.parse(readFileSync(f.summary, 'utf8')) as { model?: unknown; modelIdentity?: unknown };
       if (typeof s.model !== 'string') continue;
-      const spec = recordedSpec(f.execution);
+      const spec = resultFileString(f.execution, 'modelSpec');
       out.push({ label: s.model, ...(spec ? { spec } : {}), ...(typeof s.modelIdentity === 'string' ? { identity: s.modelIdentity } : {}) });
     } catch {
       // An unreadable summary names no label; listing the folder says what is wrong with it.
