@@ -8,9 +8,9 @@
  * files (e.g. `--test-name-pattern`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const SKIP = new Set(['fixtures', 'support', 'node_modules']);
@@ -28,7 +28,12 @@ function testFiles(dir) {
   return out;
 }
 
-const files = [...testFiles('src'), ...testFiles('test')].sort();
+// The longest files first (their times in the last run, kept in node_modules/.cache), files not
+// timed yet before them: two at a time, a long file started last would leave one core idle while
+// it finishes. LLMKB_TEST_DURATIONS names another file for the times (e.g. one shared by CI's Node lines).
+const durationsFile = process.env.LLMKB_TEST_DURATIONS || join(root, 'node_modules', '.cache', 'llmkb', 'test-durations.json');
+const lastDurations = readDurations(durationsFile);
+const files = [...testFiles('src'), ...testFiles('test')].sort().sort((a, b) => (lastDurations[b] ?? Infinity) - (lastDurations[a] ?? Infinity));
 if (files.length === 0) {
   process.stderr.write('run-tests: no *.test.ts files found\n');
   process.exit(1);
@@ -47,8 +52,41 @@ process.stderr.write(`run-tests: ${files.length} test files, ${concurrency} at a
 const tsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? ''}`);
 const hadTsxCache = existsSync(tsxCache);
 const before = new Set(readdirSync(tmpdir()));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { cwd: root, stdio: 'inherit' });
+const extra = process.argv.slice(2);
+// Given reporters of its own, the run is left to them and times are not kept.
+const timed = !extra.some((arg) => arg.startsWith('--test-reporter'));
+const newDurations = `${durationsFile}.${process.pid}.tmp`;
+if (timed) mkdirSync(dirname(durationsFile), { recursive: true });
+const reporters = timed ? ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'test-durations-reporter.mjs')}`, `--test-reporter-destination=${newDurations}`] : [];
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${concurrency}`, ...extra, ...files], { cwd: root, stdio: 'inherit' });
+if (timed) keepDurations(newDurations, durationsFile);
 if (!hadTsxCache) rmSync(tsxCache, { recursive: true, force: true });
 const left = readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('llmkb-'));
 if (left.length > 0) process.stderr.write(`run-tests: the tests left ${left.length} entries in ${tmpdir()}: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}\n`);
 process.exit(result.status ?? 1);
+
+/** The last run's time of each test file (path from the repository root), or nothing. */
+function readDurations(file) {
+  try {
+    const times = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof times === 'object' && times !== null ? times : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Keeps this run's times (by path from the repository root) for the next run; a run cut short keeps the last ones. */
+function keepDurations(written, file) {
+  try {
+    const byPath = JSON.parse(readFileSync(written, 'utf8'));
+    const relativeTimes = Object.fromEntries(Object.entries(byPath).map(([path, ms]) => [relative(root, path).split(sep).join('/'), Math.round(ms)]));
+    if (Object.keys(relativeTimes).length > 0) {
+      writeFileSync(written, `${JSON.stringify({ ...lastDurations, ...relativeTimes }, null, 1)}\n`);
+      renameSync(written, file);
+    }
+  } catch {
+    // No times (the run stopped before its end): the next run orders by the last ones.
+  } finally {
+    rmSync(written, { force: true });
+  }
+}

@@ -2,8 +2,10 @@
  * A one-node Slurm cluster for tests, on this machine: slurmctld and slurmd as root with Debian's
  * slurm-wlm and munge (.ci/run installs them), `ProctrackType=proctrack/linuxproc` and
  * `TaskPlugin=task/none` (no cgroups needed), its state in a temporary folder. It boots in a few
- * seconds. `startSlurm` says why it cannot (not root, Slurm missing, a controller already
- * running) instead of failing, so the tests that need it skip with that reason.
+ * seconds. `slurmUnavailable` says why it cannot (not root, Slurm missing, a controller of someone
+ * else's running) instead of failing, so the tests that need it skip with that reason. One such
+ * cluster runs on a machine at a time (Slurm's ports are fixed): a suite whose cluster is up holds
+ * a lock, and another suite's `startSlurm` (CI runs one suite per Node line at once) waits for it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -39,13 +41,55 @@ export function slurmUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'starting slurmctld and slurmd needs root (CI runs as root)';
   const missing = ['slurmctld', 'slurmd', 'sbatch', 'squeue', 'scancel', 'munged'].filter((c) => !onPath(c) && !existsSync(`/usr/sbin/${c}`));
   if (missing.length) return `Slurm is not installed (${missing.join(', ')} missing): apt-get install slurm-wlm munge, as .ci/run does`;
-  if (running('slurmctld') || running('slurmd')) return 'a Slurm controller or node daemon already runs on this machine; these tests start their own';
+  if ((running('slurmctld') || running('slurmd')) && lockHolder() === undefined) return 'a Slurm controller or node daemon already runs on this machine; these tests start their own';
   return undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The lock of the machine's one test cluster: a folder made atomically, with its holder's pid (in /tmp whatever TMPDIR says: CI gives each suite its own). */
+const LOCK = '/tmp/llmkb-slurm-test-cluster.lock';
+
+/** The pid of the live process whose cluster is up, or undefined. */
+function lockHolder(): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the lock, waiting (up to 20 minutes) while another suite's cluster is up; a dead holder's lock is taken over. */
+async function takeLock(): Promise<void> {
+  const end = Date.now() + 20 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // Made but its pid not written yet: give the holder a moment before judging it dead.
+    if (lockHolder() === undefined) {
+      await sleep(500);
+      if (lockHolder() === undefined) rmSync(LOCK, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > end) throw new Error(`another test's Slurm cluster (pid ${lockHolder()}, lock ${LOCK}) was up for 20 minutes`);
+    await sleep(1000);
+  }
+}
+
 export async function startSlurm(): Promise<SlurmCluster> {
+  await takeLock();
   const dir = tempDir('llmkb-slurm-');
   for (const sub of ['state', 'spool', 'log']) mkdirSync(join(dir, sub));
   const host = hostname().split('.')[0]!;
@@ -96,8 +140,15 @@ export async function startSlurm(): Promise<SlurmCluster> {
     const r = spawnSync(name, ['-f', conf], { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${name} did not start (exit ${r.status}): ${r.stderr}`);
   };
-  daemon('slurmctld');
-  daemon('slurmd');
+  // The last suite's daemons may still be ending.
+  for (let i = 0; i < 100 && (running('slurmctld') || running('slurmd')); i++) await sleep(300);
+  try {
+    daemon('slurmctld');
+    daemon('slurmd');
+  } catch (error) {
+    rmSync(LOCK, { recursive: true, force: true });
+    throw error;
+  }
   const run = (command: string, args: string[]) => {
     const r = spawnSync(command, args, { env, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
@@ -128,6 +179,7 @@ export async function startSlurm(): Promise<SlurmCluster> {
       }
     }
     rmSync(dir, { recursive: true, force: true });
+    rmSync(LOCK, { recursive: true, force: true });
   };
   const started = Date.now();
   while (!/idle/.test(run('sinfo', ['-h', '-o', '%t']).stdout)) {
