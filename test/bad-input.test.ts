@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import { EXIT_CODES } from '../src/errors.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
 import { SqliteDatabase } from '../src/store/database.js';
-import { llmkb, type CliResult } from './support/run-cli.js';
+import { llmkb, startLlmkb, type CliResult } from './support/run-cli.js';
 import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
@@ -512,28 +512,31 @@ describe('one process per run (lease in the store)', () => {
   }
 
   it('two real processes on one run: the second refuses while the first works; with --wait it waits and redoes nothing', async () => {
-    // A slow judge keeps the first process inside its judge stage for a while.
-    const server = await startOpenAICompatibleServer({ delayMs: 1500, complete: () => ' yes', chat: () => 'yes' });
+    // The judge's answers are held until the other two processes have shown what they do: the first process stays inside its judge stage.
+    let answer!: () => void;
+    const answers = new Promise<void>((resolve) => (answer = resolve));
+    const server = await startOpenAICompatibleServer({ hold: () => answers, complete: () => ' yes', chat: () => 'yes' });
     try {
       const responses = [1, 2, 3, 4].map((i) => ({ ...ITEM, id: `q${i}`, response: `the playwright number ${i}` }));
       const spec = `vllm:${server.baseURL}/judge`;
       const dir = folder({ 'r.jsonl': jsonl(responses), 'llmkb.config.json': JSON.stringify({ judge: { spec, concurrency: 1 } }) });
-      // One judge call at a time: the first process works for about 6 s.
       const args = ['--config', join(dir, 'llmkb.config.json'), '--store', join(dir, 's.sqlite'), 'judge', '-i', join(dir, 'r.jsonl'), '--judge', spec];
       const first = llmkb([...args, '-o', join(dir, 'a.jsonl')]);
       while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
       const second = await llmkb([...args, '-o', join(dir, 'b.jsonl')]);
       assertUserError(second, EXIT_CODES.busy, /run [0-9a-f]{16} is being worked on by another llmkb process \(pid \d+ on /);
-      const waiting = llmkb(['--wait', ...args, '-o', join(dir, 'c.jsonl')]);
+      const waiting = startLlmkb(['--wait', ...args, '-o', join(dir, 'c.jsonl')]);
+      await waiting.stderrMatches(/waiting for run [0-9a-f]{16}: another llmkb process holds it/);
+      answer();
       const a = await first;
       assert.equal(a.code, 0, a.stderr);
       const requests = server.requests.length;
-      const c = await waiting;
+      const c = await waiting.result;
       assert.equal(c.code, 0, c.stderr);
-      assert.match(c.stderr, /waiting for run [0-9a-f]{16}: another llmkb process holds it/);
       assert.equal(server.requests.length, requests, 'the waiting process found the stage done: no call made twice');
       assert.equal(readFileSync(join(dir, 'c.jsonl'), 'utf8'), readFileSync(join(dir, 'a.jsonl'), 'utf8'));
     } finally {
+      answer();
       await server.close();
     }
   });
@@ -569,17 +572,14 @@ describe('one process per run (lease in the store)', () => {
   it('--wait waits for the holder to finish', async () => {
     const { store, runId, args } = await judgedRun();
     holdLease(store, runId, process.pid);
-    const release = setTimeout(() => {
-      const db = new SqliteDatabase(store);
-      db.prepare('DELETE FROM run_leases').run();
-      db.close();
-    }, 1500);
-    const started = Date.now();
-    const r = await llmkb(['--wait', ...args]);
-    clearTimeout(release);
+    const waiting = startLlmkb(['--wait', ...args]);
+    // Released only once the command says it waits: it must not have gone on.
+    await waiting.stderrMatches(new RegExp(`waiting for run ${runId}: another llmkb process holds it`));
+    const db = new SqliteDatabase(store);
+    db.prepare('DELETE FROM run_leases').run();
+    db.close();
+    const r = await waiting.result;
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`waiting for run ${runId}: another llmkb process holds it`));
-    assert.ok(Date.now() - started >= 1400);
   });
 });
 

@@ -30,6 +30,8 @@ export interface ServerScript {
   fault?: (index: number, path: string) => Fault | undefined;
   /** Fixed delay before every answer. */
   delayMs?: number;
+  /** Awaited before every answer: a test holds the answers until it has seen what it waits for. */
+  hold?: () => Promise<void>;
   /** Embedding of one input text (default: [length, number of "a"s, 1]). */
   embed?: (text: string) => number[];
   /** Prompts for which the server answers 400 "maximum context length" as vLLM does. */
@@ -105,6 +107,7 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
     }
     requests.push({ path, body, authorization: req.headers.authorization, at: Date.now() });
     if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
+    await script.hold?.();
     const fault = script.fault?.(index, path);
     if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
     if (fault?.kind === 'status') {

@@ -21,3 +21,48 @@ export function llmkb(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: 
     });
   });
 }
+
+export interface RunningCli {
+  /** The command's outcome once it ends. */
+  result: Promise<CliResult>;
+  /** Resolves once the command's stderr matches (rejects when it ends or `ms` pass first). */
+  stderrMatches(pattern: RegExp, ms?: number): Promise<void>;
+}
+
+/** `llmkb` as above, whose stderr a test can wait on while it runs: a step taken when the command has reached a point, not after a guessed delay. */
+export function startLlmkb(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): RunningCli {
+  const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, CI: '1', ...options.env }, cwd: options.cwd ?? tempDir('llmkb-cli-'), maxBuffer: 64 * 1024 * 1024 });
+  let stderr = '';
+  let ended = false;
+  const waiters = new Set<() => void>();
+  child.stderr!.on('data', (chunk: Buffer | string) => {
+    stderr += String(chunk);
+    for (const check of waiters) check();
+  });
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer | string) => (stdout += String(chunk)));
+  const result = new Promise<CliResult>((resolve) => {
+    child.on('close', (code) => {
+      ended = true;
+      for (const check of waiters) check();
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+  const stderrMatches = (pattern: RegExp, ms = 120_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`no stderr matching ${pattern} in ${ms} ms: ${stderr}`)), ms);
+      const finish = (error?: Error) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        if (error) reject(error);
+        else resolve();
+      };
+      const check = () => {
+        if (pattern.test(stderr)) finish();
+        else if (ended) finish(new Error(`the command ended without stderr matching ${pattern}: ${stderr}`));
+      };
+      waiters.add(check);
+      check();
+    });
+  return { result, stderrMatches };
+}
