@@ -19,6 +19,7 @@ import type { RunStore } from '../store/run-store.js';
 import { JsonlWriter, resultFileString, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
 import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
+import { addCalls, addReplicas, noCalls, type CallCounts } from './call-counts.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
 import { checkMethodOptions } from './method-options.js';
 
@@ -161,14 +162,12 @@ export interface MethodRunResult {
   files?: ResultFiles;
 }
 
-type CallCounts = ExecutionRecord['calls'][string];
-
-
 /** How often a running run's call counts are saved to the store. */
 const CALLS_SAVE_INTERVAL_MS = 2000;
 
+/** The calls an executor made between two readings of its accounting. */
 function accountingDelta(now: Accounting, before: Accounting): CallCounts {
-  return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
+  return addCalls(now, before, -1);
 }
 
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
@@ -282,10 +281,10 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     finishedAt: new Date().toISOString(),
     llmkbVersion: VERSION,
     node: process.version,
-    calls: Object.fromEntries(active.map(([role]) => [role, total[role] ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 }])),
+    calls: Object.fromEntries(active.map(([role]) => [role, total[role] ?? noCalls()])),
     callsHere: Object.fromEntries(active.map(([role, e]) => [role, accountingDelta(e.accounting, before[role]!)])),
     ...(Object.keys(replicasBefore).length
-      ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, options.roles[role]!.endpointStats().map((e, i) => ({ url: e.url, served: e.served - b[i]!.served, failed: e.failed - b[i]!.failed, trips: e.trips - b[i]!.trips }))])) }
+      ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, addReplicas(options.roles[role]!.endpointStats(), b, -1)])) }
       : {}),
   };
   if (files) {
