@@ -22,6 +22,7 @@ import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.j
 import { addCalls, addReplicas, noCalls, type CallCounts } from './call-counts.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
 import { checkMethodOptions } from './method-options.js';
+import { openMethodRun } from './open-run.js';
 
 /** The method's inputs, ready for its runs (every setting and every model of one evaluation). */
 export interface Prepared extends PreparedInputs {
@@ -195,7 +196,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   const { items, cut: limit } = await limitSample(prepared.items, options.limit, prepared.seed, prepared.method.limitItems);
   const dataset = checksumOfLines(items, (i) => JSON.stringify(i));
   const params = method.runParams({ options: prepared.options, roles: options.roles, setting, quick: prepared.quick, context: prepared.context });
-  const run = options.runs.open({
+  const run = openMethodRun(options.runs, method, {
     model: subject.model.cacheIdentity,
     dataset,
     setting,
@@ -203,7 +204,6 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     // Only when limited, so the ids of full runs stay what they are (resumable).
     params: { ...params, ...(limit ? { limit: limit.n } : {}) },
     label,
-    method: method.id,
     ...(options.entry === undefined ? {} : { entry: options.entry }),
     variant: runFileSuffix(prepared, limit?.n).split('.').filter(Boolean),
   });
