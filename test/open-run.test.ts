@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { generateKnowledge } from '../src/methods/conner/generation/generate-knowledge.js';
 import { askQuestions } from '../src/methods/reliability/asking/ask-questions.js';
@@ -30,6 +30,10 @@ describe('every run records its method', () => {
   const runs = new RunStore(db);
   const cache = new CallCache(db);
   const executor = async () => new ModelExecutor(await createLanguageModel(`mock:${replies}`, { cacheDir: dir }), { cache });
+  after(() => {
+    cache.close();
+    db.close();
+  });
 
   it("the runner's run is an evaluation of its method; a step command's run is its method's, listed apart, with the id it had without its method", async () => {
     registerMethod(exactMatchMethod);
