@@ -6,10 +6,10 @@ import { cacheDir, checkConfigRoles, configuredRole, NO_MODEL, entryOptions, loa
 import type { EvaluationMethod, ModelKind } from './methods/method.js';
 import type { MethodWorkspace } from './methods/method-cli.js';
 import { listMethods } from './methods/registry.js';
-import { ModelExecutor } from './executor/model-executor.js';
-import { createLanguageModel } from './providers/create-language-model.js';
-import { createScorerModel, type ScorerModel } from './providers/create-scorer-model.js';
-import { describeRuntime, type Model, type ModelRuntime } from './providers/language-model.js';
+import { LoadedModels } from './executor/loaded-models.js';
+import type { ModelExecutor } from './executor/model-executor.js';
+import type { ScorerModel } from './providers/create-scorer-model.js';
+import { describeRuntime, type ModelRuntime } from './providers/language-model.js';
 import { providerModelName } from './providers/model-kinds.js';
 import { CallCache } from './store/call-cache.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -41,27 +41,23 @@ export class Workspace implements MethodWorkspace {
   readonly runs: RunStore;
   readonly cacheDir: string;
   readonly storePath: string;
-  readonly #noCache: boolean;
-  readonly #env: NodeJS.ProcessEnv;
   readonly #log: ((line: string) => void) | undefined;
   /** Loaded models by what defines them: roles naming the same model share one (one GGUF load). */
-  readonly #models = new Map<string, Promise<Model>>();
-  /** Scoring / classification models (tei:, vllm-score:, llm-nli:, ...), loaded once each likewise. */
-  readonly #scorers = new Map<string, Promise<ScorerModel>>();
+  readonly #models: LoadedModels;
 
   constructor(options: WorkspaceOptions = {}) {
-    this.#env = options.env ?? process.env;
+    const env = options.env ?? process.env;
     const { config, file } = loadConfig(options.configPath);
     checkConfigRoles(config, file, knownRoles());
     this.config = config;
     this.configFile = file;
-    this.storePath = options.store ?? storePath(config, this.#env);
-    this.cacheDir = cacheDir(config, this.#env);
+    this.storePath = options.store ?? storePath(config, env);
+    this.cacheDir = cacheDir(config, env);
     this.db = openDatabase(this.storePath);
     this.cache = new CallCache(this.db);
     this.runs = new RunStore(this.db, { waitForLease: options.waitForRun ?? false });
-    this.#noCache = options.noCache ?? false;
     this.#log = options.log;
+    this.#models = new LoadedModels({ cache: options.noCache ? null : this.cache, cacheDir: this.cacheDir, env, loaded: (m) => this.#sayRuntime(m) });
   }
 
   /** The entry configured for a role, if any; a spec given on the command line wins. */
@@ -73,25 +69,9 @@ export class Workspace implements MethodWorkspace {
     return override;
   }
 
-  async executor(entry: ModelEntry): Promise<ModelExecutor> {
-    // Time-outs and retries belong to the executor; everything else defines the model.
-    const { timeoutMs, maxRetries, maxRetryAfterMs, revision, ...modelOptions } = entryOptions(entry);
-    const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
-    let loading = this.#models.get(key);
-    if (!loading) {
-      loading = createLanguageModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
-      this.#models.set(key, loading);
-      loading.then((m) => this.#sayRuntime(m), () => this.#models.delete(key));
-    }
-    const model = await loading;
-    return new ModelExecutor(model, {
-      cache: this.#noCache ? null : this.cache,
-      ...(modelOptions.concurrency === undefined ? {} : { concurrency: modelOptions.concurrency }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
-      ...(revision === undefined ? {} : { revision: String(revision) }),
-    });
+  /** An executor of its own over the entry's (shared) text model. */
+  executor(entry: ModelEntry): Promise<ModelExecutor> {
+    return this.#models.executor(entry);
   }
 
   /**
@@ -107,29 +87,13 @@ export class Workspace implements MethodWorkspace {
    * any spec createScorerModel takes, the GGUF and vLLM text specs included. The caller checks the
    * kind with `requireKind(executor.model, kind, role)`.
    */
-  async scorerExecutor(entry: ModelEntry): Promise<ModelExecutor<ScorerModel>> {
-    const { timeoutMs, maxRetries, maxRetryAfterMs, revision, ...modelOptions } = entryOptions(entry);
-    const key = JSON.stringify(Object.entries(modelOptions).sort(([a], [b]) => (a < b ? -1 : 1)));
-    let loading = this.#scorers.get(key);
-    if (!loading) {
-      loading = createScorerModel(modelOptions, { cacheDir: this.cacheDir, env: this.#env });
-      this.#scorers.set(key, loading);
-      loading.then((m) => this.#sayRuntime(m), () => this.#scorers.delete(key));
-    }
-    const model = await loading;
-    return new ModelExecutor<ScorerModel>(model, {
-      cache: this.#noCache ? null : this.cache,
-      ...(modelOptions.concurrency === undefined ? {} : { concurrency: modelOptions.concurrency }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
-      ...(revision === undefined ? {} : { revision: String(revision) }),
-    });
+  scorerExecutor(entry: ModelEntry): Promise<ModelExecutor<ScorerModel>> {
+    return this.#models.executor(entry, { kind: 'scoring' });
   }
 
   /** An executor for a role's model of this kind (a scoring or classification model through createScorerModel). */
-  async executorFor(kind: ModelKind, entry: ModelEntry): Promise<ModelExecutor> {
-    return kind === 'scoring' || kind === 'classification' ? ((await this.scorerExecutor(entry)) as unknown as ModelExecutor) : this.executor(entry);
+  executorFor(kind: ModelKind, entry: ModelEntry): Promise<ModelExecutor> {
+    return this.#models.executor(entry, { kind });
   }
 
   /**
@@ -149,10 +113,7 @@ export class Workspace implements MethodWorkspace {
 
   async close(): Promise<void> {
     try {
-      const loaded = await Promise.allSettled([...this.#models.values(), ...this.#scorers.values()]);
-      this.#models.clear();
-      this.#scorers.clear();
-      for (const model of loaded) if (model.status === 'fulfilled') await model.value.close();
+      await this.#models.close();
     } finally {
       // The call cache's journal moves into the store before the runs are released, so a
       // process waiting for one of them finds every call made.

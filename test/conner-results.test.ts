@@ -9,7 +9,6 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { compareRuns } from '../src/analysis/compare-methods.js';
-import { InputFileError } from '../src/errors.js';
 import { connerRunSummaries } from '../src/methods/conner/summary/conner-summary.js';
 import type { ScoredKnowledge } from '../src/methods/conner/scoring/score-knowledge.js';
 import { loadSummary } from '../src/methods/load-summary.js';
@@ -88,11 +87,6 @@ describe('CONNER summary v2', () => {
     assert.deepEqual(m.factualityLabels, { 'factual-consistent': 1, 'factual-inconsistent': 1, '(not scored)': 1 });
     assert.deepEqual([min!.metrics.fact_consistent, min!.metrics.fact_inconsistent], [0.5, 0.5]);
   });
-
-  it('refuses the old one-file CONNER summary with what to do instead', () => {
-    const v1 = { schema: 'llmkb-conner-summary-v1', method: 'conner', groups: [] };
-    assert.throws(() => loadSummary(v1, 'conner-summary.json'), (e: unknown) => e instanceof InputFileError && /old layout/.test(e.message) && /conner score FILES --out DIR/.test(e.hint ?? ''));
-  });
 });
 
 describe('CONNER in compare and report', () => {
@@ -162,11 +156,6 @@ describe('CONNER in compare and report', () => {
     assert.match(alone.stderr, /gen-b\.zero-shot\.records\.jsonl.*CONNER records with no summary beside them/);
     assert.match(alone.stderr, /conner score --out DIR/);
     assert.doesNotMatch(alone.stderr, /correct|at \w+ \(/, 'no reliability field error, no stack trace');
-    writeFileSync(join(dir, 'old.json'), JSON.stringify({ schema: 'llmkb-conner-summary-v1', groups: [] }));
-    const old = await llmkb(['compare', join(dir, 'old.json')]);
-    assert.equal(old.code, 2);
-    assert.match(old.stderr, /old layout/);
-    assert.match(old.stderr, /--out DIR/);
   });
 
   it("each scorer model is a departure (a stand-in for the paper's Table 14 model) the report's departures box lists; compare and report warn when runs used different scorer models", async () => {

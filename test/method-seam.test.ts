@@ -154,15 +154,17 @@ describe('a third method through the seam: exact-match accuracy', () => {
     }
   });
 
-  it('reads a v1 summary file (written before schema v2) in compare and report', async () => {
-    const v1 = join(import.meta.dirname, 'fixtures', 'summary-v1', 'reliability.v1.summary.json');
-    const r = await llmkb(['compare', v1, '--json'], { cwd: work });
+  it('reads a summary file in compare, and refuses a file of another schema naming the one it expects', async () => {
+    const summary = join(import.meta.dirname, 'fixtures', 'reliability.summary.json');
+    const r = await llmkb(['compare', summary, '--json'], { cwd: work });
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { table9: { rows: string[][] } }).table9.rows.length, 1);
-    const bad = join(work, 'bad.summary.json');
-    writeFileSync(bad, JSON.stringify({ schema: 'llmkb-summary-v9' }));
-    const refused = await llmkb(['report', bad, '-o', join(work, 'x.html')], { cwd: work });
-    assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /not an llmkb summary/);
+    for (const schema of ['llmkb-summary-v9', 'llmkb-summary-v1']) {
+      const bad = join(work, 'bad.summary.json');
+      writeFileSync(bad, JSON.stringify({ ...(JSON.parse(readFileSync(summary, 'utf8')) as object), schema }));
+      const refused = await llmkb(['report', bad, '-o', join(work, 'x.html')], { cwd: work });
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, new RegExp(`not an llmkb summary \\(schema "${schema}"; expected "llmkb-summary-v2"\\)`));
+    }
   });
 });

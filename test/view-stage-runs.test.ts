@@ -23,8 +23,8 @@ describe('stage runs on the runs page', () => {
     await writeFixtureStore(store, { runs: [{ label: 'evaluated', setting: 'zero-shot', seed: 1, correctShare: 0.5 }], items: 20 });
     const db = openDatabase(store);
     const runs = new RunStore(db);
-    // As `llmkb ask` opens its run: no method recorded, one stage.
-    const ask = runs.open({ model: 'fixture:asked', dataset: 'sha256:asked', setting: 'zero-shot', seed: 42, label: 'asked-only', params: { maxTokens: 100, shots: 'none', reduceShots: false } });
+    // As `llmkb ask` opens its run: its method and step recorded, one stage.
+    const ask = runs.open({ model: 'fixture:asked', dataset: 'sha256:asked', setting: 'zero-shot', seed: 42, label: 'asked-only', method: 'reliability', step: 'ask', params: { maxTokens: 100, shots: 'none', reduceShots: false } });
     ask.startStage('ask');
     ask.saveRecords('ask', [{ itemId: 'seen-0', seq: 0, record: { id: 'seen-0', dataset: 'seen', source: 'nq', question: 'Who?', answers: ['A'], response: 'B', setting: 'zero-shot', shots: [] } }]);
     ask.finishStage('ask', { items: 1 });

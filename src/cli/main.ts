@@ -35,9 +35,10 @@ let workspaceModule: typeof import('../workspace.js') | undefined;
 let openedStore: string | undefined;
 
 /**
- * The user's own methods named in the config's `methods` list, registered before the command line
- * is parsed (they may bring subcommands and `eval` flags). The config is read again, fully, when
- * the command runs.
+ * The user's own providers and methods named in the config's `providers` and `methods` lists,
+ * registered before the command line is parsed (a method may bring subcommands and `eval` flags;
+ * a provider, the options of its model entries). The config is read again, fully, when the
+ * command runs.
  */
 async function loadConfiguredMethods(argv: readonly string[]): Promise<void> {
   const at = argv.findIndex((a) => a === '-c' || a === '--config' || a.startsWith('--config='));
@@ -45,12 +46,12 @@ async function loadConfiguredMethods(argv: readonly string[]): Promise<void> {
   const { existsSync } = await import('node:fs');
   const file = path ?? (existsSync('llmkb.config.json') ? 'llmkb.config.json' : undefined);
   if (file === undefined) return;
-  const { configMethodModules } = await import('../config/config.js');
-  const modules = configMethodModules(file);
-  if (modules.length === 0) return;
-  const { loadMethodModules } = await import('../methods/registry.js');
+  const { configModules } = await import('../config/config.js');
+  const modules = configModules(file);
+  if (modules.providers.length === 0 && modules.methods.length === 0) return;
   const { dirname, resolve } = await import('node:path');
-  await loadMethodModules(modules, dirname(resolve(file)));
+  if (modules.providers.length) await (await import('../providers/provider-registry.js')).loadProviderModules(modules.providers, dirname(resolve(file)));
+  if (modules.methods.length) await (await import('../methods/registry.js')).loadMethodModules(modules.methods, dirname(resolve(file)));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `llmkb.config.json`: names the models for each role of the methods and how to reach them, the
- * user's own methods, and command-line settings per command.
+ * user's own providers and methods, and command-line settings per command.
  *
  * {
  *   "model":      "vllm:http://localhost:8000/v1/meta-llama/Llama-3-8B",
@@ -40,6 +40,8 @@ const ownFields = {
   store: z.string().min(1).optional(),
   /** Downloads (data sets, GGUF models). */
   cacheDir: z.string().min(1).optional(),
+  /** Modules of the user's own model providers, relative to the config file (docs/models.md#adding-a-provider). */
+  providers: z.array(z.string().min(1)).min(1).optional(),
   /** Modules of the user's own evaluation methods, relative to the config file (docs/method.md). */
   methods: z.array(z.string().min(1)).min(1).optional(),
   /**
@@ -56,7 +58,7 @@ export function configSchema() {
   return z.object(ownFields).catchall(modelEntrySchema());
 }
 /** A config: its own fields, and one model entry per role it names. */
-export type LlmkbConfig = { store?: string; cacheDir?: string; methods?: string[]; defaults?: Record<string, Record<string, boolean | number | string | string[]>> } & { [role: string]: unknown };
+export type LlmkbConfig = { store?: string; cacheDir?: string; providers?: string[]; methods?: string[]; defaults?: Record<string, Record<string, boolean | number | string | string[]>> } & { [role: string]: unknown };
 
 /** A role's model entry in the config, by role id. */
 export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | undefined {
@@ -82,6 +84,23 @@ export const DEFAULT_CONFIG_FILE = 'llmkb.config.json';
 export function loadConfig(path?: string): { config: LlmkbConfig; file: string | undefined } {
   const file = path ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
   if (file === undefined) return { config: {}, file: undefined };
+  const config = parseConfig(readConfigJson(file), configSchema(), file) as LlmkbConfig;
+  for (const [role, entry] of Object.entries(config)) {
+    if (role in ownFields || entry === undefined) continue;
+    if ((typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec).trim() === NO_MODEL) continue;
+    const spec = typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec;
+    checkNoCredentials(spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
+  }
+  // Paths of the config's own fields may start with `~` (the home folder).
+  if (config.store !== undefined) config.store = expandHome(config.store);
+  if (config.cacheDir !== undefined) config.cacheDir = expandHome(config.cacheDir);
+  if (config.providers !== undefined) config.providers = config.providers.map((m) => expandHome(m));
+  if (config.methods !== undefined) config.methods = config.methods.map((m) => expandHome(m));
+  return { config, file };
+}
+
+/** A config file's JSON value (a byte-order mark dropped), or a ConfigError naming the file. */
+function readConfigJson(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -91,30 +110,22 @@ export function loadConfig(path?: string): { config: LlmkbConfig; file: string |
   }
   // A byte-order mark (Windows editors write one) is not JSON; drop it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const parsed = configSchema().safeParse(json);
+}
+
+/** The config checked against a schema; the first problem as a ConfigError naming the file and field. */
+function parseConfig(json: unknown, schema: z.ZodType, file: string): unknown {
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     const field = first.path.join('.') || '(top level)';
     throw new ConfigError(`${file}: field "${field}": ${first.message}`, { hint: configHint(first.path) });
   }
-  for (const [role, entry] of Object.entries(parsed.data)) {
-    if (role in ownFields || entry === undefined) continue;
-    if ((typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec).trim() === NO_MODEL) continue;
-    const spec = typeof entry === 'string' ? entry : (entry as ModelEntryOptions).spec;
-    checkNoCredentials(spec, `the model spec in ${file} (field "${typeof entry === 'string' ? role : `${role}.spec`}")`);
-  }
-  const config = parsed.data as LlmkbConfig;
-  // Paths of the config's own fields may start with `~` (the home folder).
-  if (config.store !== undefined) config.store = expandHome(config.store);
-  if (config.cacheDir !== undefined) config.cacheDir = expandHome(config.cacheDir);
-  if (config.methods !== undefined) config.methods = config.methods.map((m) => expandHome(m));
-  return { config, file };
+  return parsed.data;
 }
 
 function configHint(path: ReadonlyArray<PropertyKey>): string {
@@ -122,9 +133,15 @@ function configHint(path: ReadonlyArray<PropertyKey>): string {
   return `Fields: ${Object.keys(ownFields).join(', ')}, and one per model role (llmkb methods lists them). A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`;
 }
 
-/** The config file's `methods` list (modules of the user's own methods), read before anything else so their commands exist; [] when it has none. */
-export function configMethodModules(file: string): string[] {
-  return loadConfig(file).config.methods ?? [];
+/**
+ * The config file's lists of modules, read before anything else: `providers` (their schemes and
+ * options), then `methods` (their roles and commands). Only these two fields are checked here, since
+ * a model entry may use an option of a provider the list brings; the whole file is read when the
+ * command runs.
+ */
+export function configModules(file: string): { providers: string[]; methods: string[] } {
+  const lists = parseConfig(readConfigJson(file), z.object({ providers: ownFields.providers, methods: ownFields.methods }), file) as { providers?: string[]; methods?: string[] };
+  return { providers: (lists.providers ?? []).map((m) => expandHome(m)), methods: (lists.methods ?? []).map((m) => expandHome(m)) };
 }
 
 /** An environment variable's value; an empty one (`LLMKB_STORE=`) is unset, not the current folder. */

@@ -3,10 +3,6 @@
  * Next to the values it carries the method (id and version) and the definitions of its metrics
  * (`metricDefs`: label, range, direction, format, the paper's equation), so that `compare`,
  * `report` and a viewer show any method's numbers from the summary alone.
- *
- * Version-1 files (`llmkb-summary-v1`, written by llmkb before methods had a seam) still load:
- * the method that wrote them turns one into the v2 summary the same run writes today, field for
- * field (`EvaluationMethod.migrateSummary`, with `migrateSummary` below).
  */
 import { z } from 'zod';
 import { InputFileError } from '../errors.js';
@@ -16,7 +12,6 @@ import type { MetricDef } from './metric-def.js';
 import { SUMMARY_SCHEMA } from './summary-schema.js';
 
 export { SUMMARY_SCHEMA };
-export { migrateSummary } from './summary-migration.js';
 
 /** A protocol choice of a run: what it did, and whether that is the paper's way. */
 export interface ProtocolEntry {
@@ -135,9 +130,8 @@ const runMetaSchema = z.object({ paramsB: z.number().positive().optional(), fine
 /**
  * What every v2 summary must have; a method may check more (`EvaluationMethod.summarySchema`).
  * The fields `report` and `compare` read are typed here too, so a hand-edited or truncated file
- * is named with its field instead of crashing the report half-way. `datasetChecksums` has been in
- * every summary llmkb ever wrote (v1 included); `modelIdentity`, `meta`, `runId`, `bootstrap` and
- * `protocol` are optional because older files or other writers lack them.
+ * is named with its field instead of crashing the report half-way. `modelIdentity`, `meta`, `runId`,
+ * `bootstrap` and `protocol` are optional because other writers (a user's method) may lack them.
  */
 export const methodSummarySchema = z
   .object({
@@ -164,12 +158,6 @@ export const methodSummarySchema = z
       if (!(d.id in s.metrics)) ctx.addIssue({ code: 'custom', path: ['metrics', d.id], message: `metric "${d.id}" is defined in metricDefs but has no value` });
     }
   });
-
-/** The summary schema a JSON value claims, for the error when it is neither v1 nor v2. */
-export function summaryVersion(json: unknown): 1 | 2 | undefined {
-  const schema = (json as { schema?: unknown } | null)?.schema;
-  return schema === 'llmkb-summary-v1' ? 1 : schema === SUMMARY_SCHEMA ? 2 : undefined;
-}
 
 /** Checks a v2 summary read from `file`; errors name the file and the field. */
 export function checkSummary(json: unknown, file: string, hint: string): MethodSummary {

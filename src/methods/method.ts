@@ -257,21 +257,11 @@ export interface EvaluationMethod {
   outputRecords(run: Run): Promise<Iterable<object>>;
   /** The summary (schema v2) from the output records. */
   summarize(ctx: SummarizeContext): Promise<SummarizedRun>;
-  /** A summary file of an older schema, as the v2 summary the same run writes now; undefined when it is not this method's. */
-  migrateSummary?(json: Record<string, unknown>): Record<string, unknown> | undefined;
-  /**
-   * A file of this method's own older schema that is read as no run (one file of several runs,
-   * say): what it is and what to do instead, said when such a file is given; undefined when the
-   * schema id is not one of them.
-   */
-  legacySummary?(schema: string): { message: string; hint: string } | undefined;
   /**
    * What a run still costs, for `llmkb sweep --plan`: an estimate of the calls (and typical tokens)
    * per role for the items a run has not done yet, without loading a model or building an input.
    */
   plan?(ctx: PlanContext): PlanEstimate;
-  /** Claims a run of the store written without a method id (before the seam recorded one), from its spec and the names of its stages. */
-  claimsStoredRun?(spec: { setting: string; params?: Record<string, unknown> }, stages: readonly string[]): boolean;
 
   /** How its runs are shown: compare, report, viewer, the CLI's table. Loaded when first needed. */
   presentation?(): Promise<MethodPresentation>;

@@ -19,8 +19,10 @@ import type { RunStore } from '../store/run-store.js';
 import { JsonlWriter, resultFileString, runResultFiles, runSuffix, writeJsonFile, type ResultFiles } from '../io/result-files.js';
 import { VERSION } from '../version.js';
 import type { EvaluationMethod, PreparedInputs, SummarizedRun } from './method.js';
+import { addCalls, addReplicas, noCalls, type CallCounts } from './call-counts.js';
 import type { ExecutionRecord, MethodSummary, RunMeta } from './method-summary.js';
 import { checkMethodOptions } from './method-options.js';
+import { openMethodRun } from './open-run.js';
 
 /** The method's inputs, ready for its runs (every setting and every model of one evaluation). */
 export interface Prepared extends PreparedInputs {
@@ -161,14 +163,12 @@ export interface MethodRunResult {
   files?: ResultFiles;
 }
 
-type CallCounts = ExecutionRecord['calls'][string];
-
-
 /** How often a running run's call counts are saved to the store. */
 const CALLS_SAVE_INTERVAL_MS = 2000;
 
+/** The calls an executor made between two readings of its accounting. */
 function accountingDelta(now: Accounting, before: Accounting): CallCounts {
-  return { calls: now.calls - before.calls, cacheHits: now.cacheHits - before.cacheHits, requests: now.requests - before.requests, promptTokens: now.promptTokens - before.promptTokens, completionTokens: now.completionTokens - before.completionTokens };
+  return addCalls(now, before, -1);
 }
 
 export async function runMethod(method: EvaluationMethod, options: RunMethodOptions): Promise<MethodRunResult> {
@@ -196,7 +196,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   const { items, cut: limit } = await limitSample(prepared.items, options.limit, prepared.seed, prepared.method.limitItems);
   const dataset = checksumOfLines(items, (i) => JSON.stringify(i));
   const params = method.runParams({ options: prepared.options, roles: options.roles, setting, quick: prepared.quick, context: prepared.context });
-  const run = options.runs.open({
+  const run = openMethodRun(options.runs, method, {
     model: subject.model.cacheIdentity,
     dataset,
     setting,
@@ -204,7 +204,6 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     // Only when limited, so the ids of full runs stay what they are (resumable).
     params: { ...params, ...(limit ? { limit: limit.n } : {}) },
     label,
-    method: method.id,
     ...(options.entry === undefined ? {} : { entry: options.entry }),
     variant: runFileSuffix(prepared, limit?.n).split('.').filter(Boolean),
   });
@@ -282,10 +281,10 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     finishedAt: new Date().toISOString(),
     llmkbVersion: VERSION,
     node: process.version,
-    calls: Object.fromEntries(active.map(([role]) => [role, total[role] ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 }])),
+    calls: Object.fromEntries(active.map(([role]) => [role, total[role] ?? noCalls()])),
     callsHere: Object.fromEntries(active.map(([role, e]) => [role, accountingDelta(e.accounting, before[role]!)])),
     ...(Object.keys(replicasBefore).length
-      ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, options.roles[role]!.endpointStats().map((e, i) => ({ url: e.url, served: e.served - b[i]!.served, failed: e.failed - b[i]!.failed, trips: e.trips - b[i]!.trips }))])) }
+      ? { replicas: Object.fromEntries(Object.entries(replicasBefore).map(([role, b]) => [role, addReplicas(options.roles[role]!.endpointStats(), b, -1)])) }
       : {}),
   };
   if (files) {

@@ -1,7 +1,10 @@
 /**
  * The model providers llmkb knows, by spec scheme. The built-in ones register here; a library
- * user registers another with `registerProvider` and names its models with its scheme.
+ * user registers another with `registerProvider`, a CLI user lists its module in the config's
+ * `providers` (`loadProviderModules`), and names its models with its scheme.
  */
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { LlmkbError, ModelSpecError } from '../errors.js';
 import { checkNoCredentials } from '../url-credentials.js';
 import { llamaProvider } from './llama/llama-provider.js';
@@ -29,6 +32,36 @@ export function registerProvider<S extends ParsedSpec>(provider: ModelProvider<S
 
 export function listProviders(): ModelProvider[] {
   return [...providers];
+}
+
+/** Whether a module's export is a model provider (an id, its schemes, and the functions that parse a spec and make a model). */
+function isProvider(value: unknown): value is ModelProvider {
+  const p = value as Partial<ModelProvider> | null;
+  return typeof p === 'object' && p !== null && typeof p.id === 'string' && Array.isArray(p.schemes) && typeof p.parseSpec === 'function' && typeof p.create === 'function';
+}
+
+/**
+ * Imports the user's provider modules (the config's `providers` list; relative paths from
+ * `baseDir`) and registers every provider each exports, before a config or a study is read.
+ */
+export async function loadProviderModules(paths: readonly string[], baseDir: string): Promise<ModelProvider[]> {
+  const loaded: ModelProvider[] = [];
+  for (const path of paths) {
+    const file = isAbsolute(path) ? path : resolve(baseDir, path);
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new LlmkbError(`cannot load the provider module ${file}: ${error instanceof Error ? error.message : String(error)}`, { hint: 'The config\'s "providers" lists ES modules that export a model provider (docs/models.md, "Adding a provider"); a .ts module needs node --import tsx.' });
+    }
+    const found = [...new Set(Object.values(mod).filter(isProvider))];
+    if (found.length === 0) throw new LlmkbError(`${file} exports no model provider`, { hint: 'Export the provider object (id, schemes, kinds, optionsSchema, examples, parseSpec, create), e.g. `export default myProvider` (docs/models.md, "Adding a provider").' });
+    for (const p of found) {
+      registerProvider(p);
+      loaded.push(p);
+    }
+  }
+  return loaded;
 }
 
 function examples(): string {

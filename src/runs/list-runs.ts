@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { listMethods } from '../methods/registry.js';
 import type { RunStore, StageStatus } from '../store/run-store.js';
 import { resultFiles, runsInFolder, type ResultFiles } from '../io/result-files.js';
 import { methodIdOfStoredRun } from './stored-runs.js';
@@ -24,7 +23,7 @@ export interface ListedRun {
   setting: string;
   /** The method's id (`unknown` when no registered method claims a stored run). */
   method: string;
-  /** Made by the method's runner (`llmkb eval`, `sweep`), or its result files; false: by a command that runs one stage (`llmkb ask`, ...), or before the runner recorded its method. */
+  /** Made by the method's runner (`llmkb eval`, `sweep`), or its result files; false: by a command that runs some stages (`llmkb ask`, ...: the run records it as its `step`), or before the runner recorded its method. */
   evaluation: boolean;
   /** The model's cache identity. */
   modelIdentity?: string;
@@ -75,12 +74,10 @@ function readSummary(file: string): { summary?: Record<string, unknown>; problem
   }
 }
 
-/** The method a summary file belongs to: the one it names, or the registered method that reads its older schema. */
+/** The method a summary file belongs to: the one it names. */
 function methodOfSummary(summary: Record<string, unknown> | undefined): string {
   const method = summary?.method;
-  if (typeof method === 'object' && method !== null && typeof (method as { id?: unknown }).id === 'string') return (method as { id: string }).id;
-  const migrated = summary ? listMethods().find((m) => m.migrateSummary?.(summary) !== undefined) : undefined;
-  return migrated?.id ?? 'unknown';
+  return typeof method === 'object' && method !== null && typeof (method as { id?: unknown }).id === 'string' ? (method as { id: string }).id : 'unknown';
 }
 
 /** The runs of a results folder (and its subfolders) as result files. */
@@ -127,8 +124,8 @@ export function listRuns(options: { runs?: RunStore; resultsDir?: string }): Lis
       label,
       labels: [label, ...(r.spec.labels ?? [])],
       setting: r.spec.setting,
-      method: methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)),
-      evaluation: r.spec.method !== undefined,
+      method: methodIdOfStoredRun(r.spec),
+      evaluation: r.spec.method !== undefined && r.spec.step === undefined,
       modelIdentity: r.spec.model,
       ...(r.spec.params ? { params: r.spec.params } : {}),
       createdAt: r.createdAt,

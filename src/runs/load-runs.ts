@@ -126,7 +126,7 @@ async function summarizeRecords(file: string, options: LoadOptions): Promise<Loa
 export async function loadStoredRun(runs: RunStore, id: string, options: { resamples: number; seed: number; storePath: string; warn?: (line: string) => void }): Promise<LoadedRun> {
   const run = runs.get(id);
   if (!run) throw new LlmkbError(`no run ${id} in ${options.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
-  const method = methodOfStoredRun(run.spec, run.stagesState().map((s) => s.stage));
+  const method = methodOfStoredRun(run.spec);
   if (!method) throw new LlmkbError(`run ${id} was made by a method that is not registered (${run.spec.method ?? 'unknown'})`, { hint: 'Register the method (the "methods" list of llmkb.config.json) to read its runs.' });
   const unfinished = method.stages.filter((s) => run.stageStatus(s.id) !== 'done').map((s) => s.id);
   if (unfinished.length === method.stages.length && run.recordIds(method.stages[0]!.id).length === 0) throw new LlmkbError(`run ${id} has no records yet`, { hint: 'Run it first (llmkb eval, or the method\'s own commands).' });

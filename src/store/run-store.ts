@@ -26,6 +26,8 @@ export interface RunSpec {
   label?: string;
   /** The evaluation method whose run it is; not part of the id (runs written before it was recorded lack it). */
   method?: string;
+  /** The method's own command that made the run (`ask`, `conner generate`, ...) when the runner did not: a run of some of its stages, no evaluation; not part of the id. */
+  step?: string;
   /**
    * Other labels the same run was opened with (two labels for one model file: one run, since its
    * results are the same); not part of the id. Listings show them all.
@@ -49,7 +51,7 @@ export interface RunInfo {
 }
 
 export function runId(spec: RunSpec): string {
-  const { label: _label, method: _method, labels: _labels, entry: _entry, variant: _variant, ...identity } = spec;
+  const { label: _label, method: _method, step: _step, labels: _labels, entry: _entry, variant: _variant, ...identity } = spec;
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }
 

@@ -19,6 +19,7 @@ import { makeFolder, writeFileAtomic } from '../io/files.js';
 import { isLlmkbError, RunBusyError } from '../errors.js';
 import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ExecutionRecord, RunMeta } from '../methods/method-summary.js';
+import { addCalls, addReplicas, noCalls, sumCalls } from '../methods/call-counts.js';
 import { prepareMethod, runFileSuffix, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { specTraits } from '../providers/spec-traits.js';
@@ -326,42 +327,18 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   const comparison = loaded.length > 0 ? await writeStudyComparison(outDir, loaded, { title: studyTitle(study), seed: study.seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
 
-  const sum = (pick: (e: ExecutionRecord) => ExecutionRecord['calls'] | undefined): Record<string, RoleTokens> => {
-    const out: Record<string, RoleTokens> = {};
-    for (const e of executions.values()) {
-      for (const [role, a] of Object.entries(pick(e) ?? {})) {
-        const t = (out[role] ??= { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 });
-        t.calls += a.calls;
-        t.cacheHits += a.cacheHits;
-        t.requests += a.requests;
-        t.promptTokens += a.promptTokens;
-        t.completionTokens += a.completionTokens;
-      }
-    }
-    return out;
-  };
   // What the runs of this invocation cost, over every process that worked on them; and what this process made.
-  const tokens = sum((e) => e.calls);
-  const tokensHere = sum((e) => e.callsHere);
+  const tokens = sumCalls([...executions.values()].map((e) => e.calls));
+  const tokensHere = sumCalls([...executions.values()].map((e) => e.callsHere));
   const perModelTokens = new Map<string, RoleTokens>();
-  for (const [index, e] of executions) {
-    const label = jobs[index]!.model.label;
-    const a = e.calls[subjectRole(jobs[index]!.method.method)];
-    if (!a) continue;
-    const t = perModelTokens.get(label) ?? { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
-    perModelTokens.set(label, { calls: t.calls + a.calls, cacheHits: t.cacheHits + a.cacheHits, requests: t.requests + a.requests, promptTokens: t.promptTokens + a.promptTokens, completionTokens: t.completionTokens + a.completionTokens });
-  }
   const replicas: NonNullable<SweepRecord['replicas']> = {};
   for (const [index, e] of executions) {
-    const reps = e.replicas?.[subjectRole(jobs[index]!.method.method)];
-    if (!reps) continue;
     const label = jobs[index]!.model.label;
-    const sum = (replicas[label] ??= reps.map((r) => ({ url: r.url, served: 0, failed: 0, trips: 0 })));
-    reps.forEach((r, i) => {
-      sum[i]!.served += r.served;
-      sum[i]!.failed += r.failed;
-      sum[i]!.trips += r.trips;
-    });
+    const subject = subjectRole(jobs[index]!.method.method);
+    const a = e.calls[subject];
+    if (a) perModelTokens.set(label, addCalls(perModelTokens.get(label) ?? noCalls(), a));
+    const reps = e.replicas?.[subject];
+    if (reps) replicas[label] = addReplicas(replicas[label], reps);
   }
   const cost = costOf(study, tokens, perModelTokens, [...batched]);
   const record: SweepRecord = {

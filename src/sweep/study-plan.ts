@@ -64,7 +64,7 @@ export function planStudy(study: Study, runs: RunStore, shard?: Shard, batch = f
   const warnings = new Set<string>();
   for (const job of studyJobs(study).filter((j) => inShard(j, shard))) {
     const method = job.method.method;
-    const match = stored.find((r) => methodIdOfStoredRun(r.spec, r.stages.map((s) => s.stage)) === method.id && (r.spec.entry ?? method.id) === job.method.name && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
+    const match = stored.find((r) => methodIdOfStoredRun(r.spec) === method.id && (r.spec.entry ?? method.id) === job.method.name && (r.spec.label === job.model.label || (r.spec.labels ?? []).includes(job.model.label)) && r.spec.setting === job.setting && r.spec.seed === study.seed);
     const stages = match ? new Map(match.stages.map((s) => [s.stage, { records: s.records, done: s.status === 'done' }])) : undefined;
     const estimate = method.plan?.({ options: job.method.options, setting: job.setting, quick: study.quick, ...(study.limit === undefined ? {} : { limit: study.limit }), roles: new Set([subjectRole(method), ...Object.keys(study.roles)]), ...(stages ? { stages } : {}), baseDir: study.dir, label: job.model.label, ...(job.model.knowledgeCutoff ? { knowledgeCutoff: job.model.knowledgeCutoff } : {}) });
     for (const w of estimate?.warnings ?? []) warnings.add(w);

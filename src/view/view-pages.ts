@@ -99,9 +99,9 @@ function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
 }
 
 /**
- * A run of some of its method's stages made by a step command (`llmkb ask`, `judge`, ...), not an
- * evaluation: the runner records the method of every run it makes, and an evaluation made before
- * it did has all of the method's stages.
+ * A run of some of its method's stages made by a step command (`llmkb ask`, `judge`, ...: the run
+ * records it), not an evaluation: an evaluation made before runs recorded their method has all of
+ * the method's stages.
  */
 export function isStageRun(run: ViewRun): boolean {
   if (run.evaluation) return false;

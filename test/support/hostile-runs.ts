@@ -47,7 +47,7 @@ export async function writeHostileStore(storePath: string): Promise<HostileStore
     const model = hostile(`model-${side}`);
     const label = hostile(`label-${side}`);
     const setting = hostile(`setting-${side}`);
-    const run = store.open({ model, dataset: 'sha256:hostile', setting, seed: 1, label, params: { maxTokens: 100 } });
+    const run = store.open({ model, dataset: 'sha256:hostile', setting, seed: 1, label, method: 'reliability', params: { maxTokens: 100 } });
     const ask: Array<{ itemId: string; seq: number; record: unknown }> = [];
     const judge: Array<{ itemId: string; seq: number; record: unknown }> = [];
     const cons: Array<{ itemId: string; seq: number; record: unknown }> = [];

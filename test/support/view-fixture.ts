@@ -39,7 +39,7 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
   const out: FixtureRun[] = [];
   const model = 'fixture:model-identity';
   for (const spec of options.runs) {
-    const run = store.open({ model: `${model}-${spec.label}`, dataset: 'sha256:fixture', setting: spec.setting, seed: 42, label: spec.label, params: { maxTokens: 100 } });
+    const run = store.open({ model: `${model}-${spec.label}`, dataset: 'sha256:fixture', setting: spec.setting, seed: 42, label: spec.label, method: 'reliability', params: { maxTokens: 100 } });
     const random = rng(spec.seed);
     const ask: Array<{ itemId: string; seq: number; record: unknown }> = [];
     const judge: Array<{ itemId: string; seq: number; record: unknown }> = [];

@@ -52,16 +52,6 @@ export const connerMethod: EvaluationMethod = {
   tableOf: (summary) => String((summary.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa'),
   protocolPerSetting: ['shots-fitted', 'demonstrations'],
   protocolShared: ['evidence', 'premises', 'factuality-rule', 'factuality-aggregation', 'dialogue-query', 'dialogue-validity', 'coherence-sentence', 'coherence-paragraph', 'informativeness-prefix', 'helpfulness'],
-  claimsStoredRun: (spec, stages) => spec.setting.startsWith('conner-') || stages.includes('score'),
-  // All generators in one file and no records beside it: not one run, so not migrated; scoring
-  // again writes the v2 files from the call cache without a model call.
-  legacySummary: (schema) =>
-    schema === 'llmkb-conner-summary-v1'
-      ? {
-          message: 'a CONNER summary of the old layout (llmkb-conner-summary-v1: every generator and setting in one file, without their records)',
-          hint: 'Score the same knowledge files again with `llmkb conner score FILES --out DIR` (every model call comes from the cache) and give DIR/*.summary.json.',
-        }
-      : undefined,
   presentation: async () => (await import('./presentation.js')).connerPresentation,
   cli: { load: () => import('./cli/register.js') },
   metricDefs: CONNER_METRIC_DEFS,

@@ -6,7 +6,6 @@
  * summary and the presentation load when first used.
  */
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from '../method.js';
-import { migrateSummary } from '../summary-migration.js';
 import { PROMPT_SETTINGS } from './defaults.js';
 import { RELIABILITY_METHOD, RELIABILITY_METRIC_DEFS } from './metrics/metric-defs.js';
 import { PROTOCOL_PER_SETTING, PROTOCOL_SHARED, PROTOCOL_TITLES } from './protocol.js';
@@ -52,9 +51,6 @@ export const reliabilityMethod: EvaluationMethod = {
   outputRecords: async (run) => (await import('./pipeline/summary.js')).reliabilityOutputRecords(run),
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeReliability(ctx),
   plan: (ctx) => planWith(ctx),
-  // A v1 summary was written by version 1 of the method (before the answer pool left out the item's own answers).
-  migrateSummary: (json) => (json.schema === 'llmkb-summary-v1' ? migrateSummary(json, { id: RELIABILITY_METHOD.id, version: '1' }, RELIABILITY_METRIC_DEFS) : undefined),
-  claimsStoredRun: (_spec, stages) => stages.some((s) => ['ask', 'judge', 'consistency'].includes(s)),
   presentation: async () => (await import('./presentation.js')).reliabilityPresentation,
   cli: { load: () => import('./cli/register.js') },
 };

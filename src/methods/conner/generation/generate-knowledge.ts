@@ -17,6 +17,8 @@ import { providerModelName } from '../../../providers/model-kinds.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
+import { CONNER_METHOD } from '../metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import { BEST_ZERO_SHOT_PROMPT, type KnowledgeSetting } from '../defaults.js';
 import { ANSWER_STOP, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zeroShotKnowledgePrompt, type Demonstration } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
@@ -119,7 +121,7 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
 
 export async function generateKnowledge(options: GenerateOptions): Promise<GeneratedKnowledge[]> {
   const { generator, answerer, queries } = options;
-  const run = options.runs.open(generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${modelName(generator)}` }));
+  const run = openMethodRun(options.runs, CONNER_METHOD, generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${modelName(generator)}` }), 'conner generate');
   const records = await runStage<ConnerQuery, GeneratedKnowledge>({
     run,
     stage: 'generate',

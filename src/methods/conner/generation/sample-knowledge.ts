@@ -14,6 +14,8 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage } from '../../../store/run-stage.js';
 import type { RunStore } from '../../../store/run-store.js';
+import { CONNER_METHOD } from '../metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import { BEST_ZERO_SHOT_PROMPT } from '../defaults.js';
 import { KNOWLEDGE_STOP } from './conner-prompts.js';
 import type { ConnerQuery } from './conner-queries.js';
@@ -85,7 +87,7 @@ export function samplingRunSpec(options: Omit<SampleOptions, 'runs' | 'generator
 export async function sampleKnowledge(options: SampleOptions): Promise<SampledKnowledge[]> {
   const { generator, queries } = options;
   const generatorId = modelName(generator);
-  const run = options.runs.open(samplingRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner best-of samples ${generatorId}` }));
+  const run = openMethodRun(options.runs, CONNER_METHOD, samplingRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner best-of samples ${generatorId}` }), 'conner best-of');
   const records = await runStage<ConnerQuery, SampledKnowledge>({
     run,
     stage: 'sample',

@@ -8,6 +8,8 @@ import { checksumOfLines } from '../../../io/checksum.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
+import { CONNER_METHOD } from '../metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import { PARAGRAPH_COHERENCE_FALLBACK } from './coherence.js';
 import { baselineKey, poolsByTask } from './helpfulness-baseline.js';
@@ -57,7 +59,7 @@ export function scoreRunSpec(options: ScoreOptions) {
 }
 
 export async function scoreKnowledge(options: ScoreOptions): Promise<ScoredKnowledge[]> {
-  const run = options.runs.open(scoreRunSpec(options));
+  const run = openMethodRun(options.runs, CONNER_METHOD, scoreRunSpec(options), 'conner score');
   await runScoreStage(run, options);
   const records = run.records<ScoredKnowledge>('score');
   return options.items.map((k) => records.get(k.id)!);

@@ -17,6 +17,8 @@ import { canonicalJson } from '../../../store/call-key.js';
 import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelBase } from '../../../providers/model-kinds.js';
 import { runStage } from '../../../store/run-stage.js';
+import { CONNER_METHOD } from '../metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import type { ConnerProtocolNote } from '../conner-protocol.js';
 import { answersFor, modelName, settingLabel, type GeneratedKnowledge, type GenerateOptions } from '../generation/generate-knowledge.js';
 import { sampleKnowledge, type SampleOptions, type SampledKnowledge } from '../generation/sample-knowledge.js';
@@ -138,14 +140,14 @@ export async function bestOfSamples(options: BestOfSamplesOptions): Promise<Samp
   // The downstream answers of the chosen knowledge, a resumable stage of its own (a different
   // gamma or scorer chooses other texts: another run).
   const items = picked.map(({ s, candidate }) => asCandidate(s, candidate));
-  const run = scoring.runs.open({
+  const run = openMethodRun(scoring.runs, CONNER_METHOD, {
     model: answerer.model.cacheIdentity,
     dataset: checksumOfLines(items, (k) => canonicalJson(k)),
     setting: 'conner-best-of:answers',
     seed: options.seed,
     params: { answerShots: options.answerShots, answerMaxTokens: options.answerMaxTokens, demoPool: checksumOfLines(options.demoPool, (d) => canonicalJson(d)) },
     label: `conner best-of answers ${modelName(answerer)} (knowledge of ${modelName(generator)})`,
-  });
+  }, 'conner best-of');
   const answered = await runStage<GeneratedKnowledge, GeneratedKnowledge>({
     run,
     stage: 'answer',

@@ -14,6 +14,8 @@ import type { ShotSelector } from '../prompts/shot-selector.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
+import { RELIABILITY_METHOD } from '../metrics/metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import { ANSWER_MAX_TOKENS, PROMPT_SETTINGS } from '../defaults.js';
 
 export { ANSWER_MAX_TOKENS, PROMPT_SETTINGS };
@@ -80,14 +82,14 @@ export function datasetChecksum(items: readonly QAItem[]): string {
 
 export function askRun(options: AskOptions): Run {
   if (!options.runs) throw new Error('askRun: no run store to open the run in');
-  return options.runs.open({
+  return openMethodRun(options.runs, RELIABILITY_METHOD, {
     model: options.executor.model.cacheIdentity,
     dataset: datasetChecksum(options.items),
     setting: options.setting,
     seed: options.seed,
     params: { maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, shots: options.setting === 'zero-shot' ? 'none' : options.selector?.id ?? 'none', reduceShots: options.reduceShots ?? false },
     ...(options.label === undefined ? {} : { label: options.label }),
-  });
+  }, 'ask');
 }
 
 /** Asks every question; returns the run and its records (read back from the store). */

@@ -12,6 +12,8 @@ import type { Shot } from '../prompts/paper-prompts.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStage, runStoredStage } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
+import { RELIABILITY_METHOD } from '../metrics/metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import { AnswerPool, distractorsFor, type DistractorSet } from './distractors.js';
 import type { ModeAgreement } from './mode-agreement.js';
 import { answerMcq, buildMcqs, consistencyScore, MAX_OPTION_CHARS, MCQ_OPTIONS, mcqPrompt, mcqPromptPrefix, type AnsweredMcq, type AnswerMode } from './mcq.js';
@@ -125,14 +127,14 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
   const pool = answerPoolFrom(options.records);
   const run =
     options.run ??
-    options.runs.open({
+    openMethodRun(options.runs, RELIABILITY_METHOD, {
       model: options.executor.model.cacheIdentity,
       dataset: checksum(options.records),
       setting: 'consistency',
       seed: options.seed,
       params: { mode, mcqs: count, distractor: options.distractor?.model.cacheIdentity ?? 'pool' },
       label: `consistency ${options.executor.model.modelId}`,
-    });
+    }, 'consistency');
   const pairs = options.records.filter((r) => r.label === 'correct' || r.label === 'wrong');
   // Only what the output records and diagnostics need is read back: the MCQs stay in the store.
   const stored = await runStage<JudgedRecord, StageRecord, PairOutcome>({

@@ -3,6 +3,8 @@ import type { ModelExecutor } from '../../../executor/model-executor.js';
 import type { ProgressOptions } from '../../../progress/progress.js';
 import { runStoredStage, type StageItems } from '../../../store/run-stage.js';
 import type { Run, RunStore } from '../../../store/run-store.js';
+import { RELIABILITY_METHOD } from '../metrics/metric-defs.js';
+import { openMethodRun } from '../../open-run.js';
 import type { JudgedRecord, JudgeStats, ResponseJudge, ResponseRecord } from './judge-response.js';
 
 export interface JudgeRunSummary {
@@ -43,7 +45,7 @@ export async function judgeRecords(
     run?: Run;
   },
 ): Promise<{ run: Run; records: JudgedRecord[]; summary: JudgeRunSummary }> {
-  const run = options.run ?? options.runs.open({ model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` });
+  const run = options.run ?? openMethodRun(options.runs, RELIABILITY_METHOD, { model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` }, 'judge');
   await runJudgeStage({ ...options, run, records: options.records });
   const records = [...run.entries<JudgedRecord>('judge')].map(([, r]) => r);
   return { run, records, summary: summarize(records, options.judge.stats) };
