@@ -28,6 +28,8 @@ import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+import { RunAccounting } from './run-accounting.js';
+import { usageShares, type CallOptions, type ListCall } from './list-call.js';
 import { escapeControls } from '../terminal-text.js';
 
 export { MAX_RETRY_AFTER_MS };
@@ -89,31 +91,6 @@ export const CLASSIFY_BATCH = 32;
 /** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
 export type ExecutableModel = Model;
 
-type CallOptions = { signal: AbortSignal; endpoint: string; cacheKey?: string };
-
-/**
- * A call that takes a list of items (embed: texts; classify: text pairs), each item cached as a
- * call of its own (see ModelExecutor#perItem).
- */
-interface ListCall<I, R extends { usage: Usage }> {
-  kind: 'embed' | 'classify';
-  items: readonly I[];
-  /** An item's parameters: its cache key's, and its stored request. */
-  params: (item: I) => object;
-  /** An item's length in characters: its share of a request's tokens. */
-  length: (item: I) => number;
-  /** Items per request. */
-  batchSize: number;
-  /** One request for a batch of items. */
-  run: (batch: I[], opts: CallOptions) => Promise<R>;
-  /** How many items a request's result answers. */
-  answered: (result: R) => number;
-  /** The result of the item at `index` of a request, with its share of the request's usage. */
-  single: (result: R, index: number, usage: Usage) => R;
-  /** What the results and items are called in an error: e.g. ['scores', 'pairs']. */
-  nouns: [results: string, items: string];
-}
-
 /**
  * `M` is the model's own type where the caller knows it (e.g. `ModelExecutor<LlamaModel>`);
  * each call checks at run time that the model has the kind and method it needs.
@@ -143,6 +120,8 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #inFlight: InFlightCalls;
   /** The cache key's model part (./key-identity.ts). */
   readonly #keyIdentity: KeyIdentity;
+  /** What the calls cost the run they are made for (./run-accounting.ts); the runner says which run. */
+  readonly run: RunAccounting;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -153,6 +132,12 @@ export class ModelExecutor<M extends Model = Model> {
     this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
     this.#keyIdentity = new KeyIdentity(model, options.revision);
+    this.run = new RunAccounting(options.cache);
+  }
+
+  /** Moves the calls this process cached into the store, where a run's counts are read (RunStore.calls). */
+  commitCalls(): void {
+    this.#cache?.checkpoint();
   }
 
   /**
@@ -262,6 +247,7 @@ export class ModelExecutor<M extends Model = Model> {
   #fromCacheOrFlight<T extends { usage: Usage }>(key: string): Promise<Executed<T>> | undefined {
     const hit = this.#cache?.get(key);
     if (hit) {
+      this.run.hit(key, true);
       this.accounting.cacheHits += 1;
       this.accounting.cachedPromptTokens += hit.promptTokens;
       this.accounting.cachedCompletionTokens += hit.completionTokens;
@@ -269,6 +255,7 @@ export class ModelExecutor<M extends Model = Model> {
     }
     const pending = this.#inFlight.get<Executed<T>>(key);
     if (!pending) return undefined;
+    this.run.hit(key, false);
     this.accounting.cacheHits += 1;
     return pending.then((e) => {
       this.accounting.cachedPromptTokens += e.value.usage.promptTokens;
@@ -286,9 +273,19 @@ export class ModelExecutor<M extends Model = Model> {
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
     const promise = (async (): Promise<Executed<T>> => {
-      const { value, latencyMs } = await this.#request((opts) => run({ ...opts, cacheKey: key }));
-      await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs });
-      return { value, cached: false, latencyMs, key };
+      const tries = { n: 0 };
+      const payer = this.run.payer();
+      let value: T | undefined;
+      let recorded = false;
+      try {
+        const answer = await this.#request((opts) => run({ ...opts, cacheKey: key }), tries);
+        value = answer.value;
+        await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs: answer.latencyMs }, payer && { ...payer, requests: tries.n });
+        recorded = payer !== undefined;
+        return { value, cached: false, latencyMs: answer.latencyMs, key };
+      } finally {
+        if (!recorded) this.run.unrecorded(1, tries.n, value?.usage);
+      }
     })();
     this.#inFlight.track(key, promise);
     return promise;
@@ -324,36 +321,42 @@ export class ModelExecutor<M extends Model = Model> {
     for (let i = 0; i < toFetch.length; i += call.batchSize) batches.push(toFetch.slice(i, i + call.batchSize));
     await Promise.all(
       batches.map(async (batch) => {
+        const tries = { n: 0 };
+        const payer = this.run.payer();
+        let usage: Usage | undefined;
+        let recorded = false;
         try {
-          const { value, latencyMs } = await this.#request((opts) => call.run(batch.map((b) => b.item), opts));
+          const { value, latencyMs } = await this.#request((opts) => call.run(batch.map((b) => b.item), opts), tries);
+          usage = value.usage;
           if (call.answered(value) !== batch.length) {
             throw new ModelCallError(`${this.model.provider} model ${this.model.modelId} returned ${call.answered(value)} ${call.nouns[0]} for ${batch.length} ${call.nouns[1]}`, { retryable: false });
           }
-          const total = Math.max(1, batch.reduce((n, b) => n + call.length(b.item), 0));
-          const singles = batch.map((b, i) => {
-            const share = call.length(b.item) / total;
-            const usage = { promptTokens: Math.round(value.usage.promptTokens * share), completionTokens: Math.round(value.usage.completionTokens * share), evaluatedTokens: Math.round(value.usage.evaluatedTokens * share) };
-            return { b, single: call.single(value, i, usage) };
-          });
-          // One write for the whole batch; each item is answered only once it is written.
-          await Promise.all(singles.map(({ b, single }) => this.#cache?.put(b.key, this.model.cacheIdentity, call.kind, call.params(b.item), { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs })));
+          const shares = usageShares(value.usage, batch.map((b) => call.length(b.item)));
+          const singles = batch.map((b, i) => ({ b, single: call.single(value, i, shares[i]!) }));
+          // One write for the whole batch; each item is answered only once it is written. The
+          // request's requests are paid with its first item.
+          await Promise.all(singles.map(({ b, single }, i) => this.#cache?.put(b.key, this.model.cacheIdentity, call.kind, call.params(b.item), { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs }, payer && { ...payer, requests: i === 0 ? tries.n : 0 })));
+          recorded = payer !== undefined;
           for (const { b, single } of singles) b.resolve({ value: single, cached: false, latencyMs, key: b.key });
         } catch (error) {
           for (const b of batch) b.reject(error);
+        } finally {
+          if (!recorded) this.run.unrecorded(batch.length, tries.n, usage);
         }
       }),
     );
     return Promise.all(keys.map((key) => answers.get(key)!));
   }
 
-  /** One model request with retries; accounts its requests, tokens and latency. */
-  async #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>): Promise<{ value: T; latencyMs: number }> {
+  /** One model request with retries; accounts its requests (also in `tries`), tokens and latency. */
+  async #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>, tries: { n: number }): Promise<{ value: T; latencyMs: number }> {
     for (let attempt = 0; ; attempt++) {
       const endpoint = await this.#endpoints.acquire();
       const started = performance.now();
       let error: unknown;
       let value: T | undefined;
       this.accounting.requests += 1;
+      tries.n += 1;
       // A timer of its own, cleared when the call ends, rather than AbortSignal.timeout: that
       // timer stays armed for the whole time-out after the call, keeping every call's timer and
       // signal alive long enough to reach V8's old generation.

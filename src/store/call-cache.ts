@@ -14,6 +14,7 @@ import { insertRows, lookupStatement, type LookupRow, type LookupStatement } fro
 import { REQUEST_DEFLATE } from './compression.js';
 import type { Db } from './database.js';
 import { recoverJournals } from './journal-recovery.js';
+import { paidEarlier, type CallPayer } from './paid-calls.js';
 
 export interface CacheEntry {
   response: unknown;
@@ -28,6 +29,7 @@ interface Pending {
   kind: string;
   request: string;
   entry: CacheEntry;
+  payer: CallPayer | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -119,6 +121,7 @@ export class CallCache {
   #lastCommit = 0;
   #closed = false;
   #recoveredAt = performance.now();
+  #paidEarlier: ((run: string, key: string) => boolean) | undefined;
 
   constructor(db: Db, options: CallCacheOptions = {}) {
     this.#db = db;
@@ -173,10 +176,13 @@ export class CallCache {
     return (shared.lookup ?? this.#get).get(key);
   }
 
-  /** Resolves once the entry is written (journal or store). */
-  put(key: string, model: string, kind: string, request: unknown, entry: CacheEntry): Promise<void> {
+  /**
+   * Resolves once the entry is written (journal or store); `payer`: the run that paid for the
+   * call, written with it (paid-calls.ts).
+   */
+  put(key: string, model: string, kind: string, request: unknown, entry: CacheEntry, payer?: CallPayer): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ key, model, kind, request: CanonicalRequest.of(request).json, entry, resolve, reject });
+      this.#pending.push({ key, model, kind, request: CanonicalRequest.of(request).json, entry, payer, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         const wait = this.#lastCommit + this.#interval - performance.now();
@@ -203,6 +209,7 @@ export class CallCache {
         completionTokens: p.entry.completionTokens,
         latencyMs: p.entry.latencyMs,
         createdAt,
+        payer: p.payer,
       }));
       if (this.#shared) {
         if (this.#closed) throw new Error('the call cache is closed');
@@ -267,6 +274,12 @@ export class CallCache {
     shared.lookup = undefined;
     shared.journal.close();
     stores.delete(this.#store!);
+  }
+
+  /** Whether an earlier process of the run `run` paid for the call `key` (a killed one, whose run this process resumes). */
+  paidEarlier(run: string, key: string): boolean {
+    this.#paidEarlier ??= paidEarlier(this.#db);
+    return this.#paidEarlier(run, key);
   }
 
   /** The request a cached call was made with (its canonical JSON), for inspection. */
