@@ -28,11 +28,14 @@ import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+import { newAccounting, type Accounting } from './accounting.js';
 import { RunAccounting } from './run-accounting.js';
+import { OldKeyNotice } from './old-key-notice.js';
 import { usageShares, type CallOptions, type ListCall } from './list-call.js';
 import { escapeControls } from '../terminal-text.js';
 
 export { MAX_RETRY_AFTER_MS };
+export type { Accounting };
 
 export interface ExecutorOptions {
   /** null = `--no-cache`: every call goes to the model and nothing is written. */
@@ -65,23 +68,6 @@ export interface Executed<T> {
   key: string;
 }
 
-export interface Accounting {
-  calls: number;
-  cacheHits: number;
-  /** HTTP requests / in-process evaluations actually made, retries included. */
-  requests: number;
-  retries: number;
-  rateLimited: number;
-  failures: number;
-  promptTokens: number;
-  completionTokens: number;
-  evaluatedTokens: number;
-  /** Tokens that cache hits did not have to pay for. */
-  cachedPromptTokens: number;
-  cachedCompletionTokens: number;
-  latencyMsTotal: number;
-}
-
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
 
@@ -97,20 +83,7 @@ export type ExecutableModel = Model;
  */
 export class ModelExecutor<M extends Model = Model> {
   readonly model: M;
-  readonly accounting: Accounting = {
-    calls: 0,
-    cacheHits: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-    failures: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    evaluatedTokens: 0,
-    cachedPromptTokens: 0,
-    cachedCompletionTokens: 0,
-    latencyMsTotal: 0,
-  };
+  readonly accounting: Accounting = newAccounting();
   readonly #cache: CallCache | null;
   readonly #maxConcurrency: number;
   readonly #timeoutMs: number;
@@ -122,6 +95,7 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #keyIdentity: KeyIdentity;
   /** What the calls cost the run they are made for (./run-accounting.ts); the runner says which run. */
   readonly run: RunAccounting;
+  readonly #oldKeys: OldKeyNotice;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -129,7 +103,9 @@ export class ModelExecutor<M extends Model = Model> {
     this.#inFlight = InFlightCalls.of(options.cache);
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
-    this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
+    const log = options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`));
+    this.#retry = new RetryPolicy(options, model.modelId, log);
+    this.#oldKeys = new OldKeyNotice(options.cache, model, log);
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
     this.#keyIdentity = new KeyIdentity(model, options.revision);
     this.run = new RunAccounting(options.cache);
@@ -269,9 +245,11 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = callKey(await this.#keyIdentity.get(), kind, canonical);
+    const identity = await this.#keyIdentity.get();
+    const key = callKey(identity, kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
+    this.#oldKeys.check(identity, kind, canonical);
     const promise = (async (): Promise<Executed<T>> => {
       const tries = { n: 0 };
       const payer = this.run.payer();
@@ -317,6 +295,7 @@ export class ModelExecutor<M extends Model = Model> {
       this.#inFlight.track(key, promise);
       answers.set(key, promise);
     });
+    if (toFetch[0]) this.#oldKeys.check(identity, call.kind, call.params(toFetch[0].item));
     const batches: Fetch[][] = [];
     for (let i = 0; i < toFetch.length; i += call.batchSize) batches.push(toFetch.slice(i, i + call.batchSize));
     await Promise.all(

@@ -14,6 +14,7 @@ import { insertRows, lookupStatement, type LookupRow, type LookupStatement } fro
 import { REQUEST_DEFLATE } from './compression.js';
 import type { Db } from './database.js';
 import { recoverJournals } from './journal-recovery.js';
+import { notReusedEntries } from './identity-keys.js';
 import { paidEarlier, type CallPayer } from './paid-calls.js';
 
 export interface CacheEntry {
@@ -290,7 +291,11 @@ export class CallCache {
     return typeof row.request === 'string' ? row.request : inflateRawSync(row.request).toString('utf8');
   }
 
-  stats(): { entries: number; byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number }> } {
+  /**
+   * Entries and tokens per model identity and kind of call; `notReused`: those keyed before the
+   * key carried what the server serves, not found while it reports an identity (identity-keys.ts).
+   */
+  stats(): { entries: number; byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number; notReused: number }> } {
     this.#merge();
     const entries = (this.#db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
     const byModel = this.#db
@@ -298,7 +303,8 @@ export class CallCache {
         'SELECT model, kind, count(*) AS entries, sum(prompt_tokens) AS promptTokens, sum(completion_tokens) AS completionTokens FROM calls GROUP BY model, kind ORDER BY model, kind',
       )
       .all() as Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number }>;
-    return { entries, byModel };
+    const notReused = notReusedEntries(this.#db);
+    return { entries, byModel: byModel.map((row) => ({ ...row, notReused: notReused.get(`${row.model}\n${row.kind}`) ?? 0 })) };
   }
 
   clear(model?: string): number {
