@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { generationCallKey } from '../src/executor/call-key.js';
 import { ModelExecutor } from '../src/executor/model-executor.js';
 import { OpenAICompatibleModel } from '../src/providers/openai-compatible/openai-compatible-model.js';
 import { TeiClassifier } from '../src/providers/tei/tei-classifier.js';
@@ -78,6 +79,26 @@ describe('the call cache keys on the checkpoint the server reports', () => {
     assert.equal(replica.cached, true);
     assert.equal(replica.value.text, 'Shakespeare');
     assert.equal(a2.asked, 0);
+  });
+
+  it('answers cached before the key had the served identity are not reused: said once, and counted by cache stats', async () => {
+    const cache = new CallCache(openDatabase(':memory:'));
+    const s = await fake({ entry: { root: '/ckpt/step-1000' }, reply: 'Shakespeare' });
+    const model = vllm([s.baseURL]);
+    // As an llmkb before served identities wrote it: keyed on the model's identity alone.
+    const old = generationCallKey(model.cacheIdentity, 'chat', { messages: [{ role: 'user', content: 'Who wrote Hamlet?' }], maxTokens: 4 });
+    await cache.put(old.key, model.cacheIdentity, 'chat', old.params, { response: { text: 'Marlowe', usage: { promptTokens: 3, completionTokens: 1, evaluatedTokens: 0 } }, promptTokens: 3, completionTokens: 1, latencyMs: 1 });
+    assert.deepEqual(cache.stats().byModel.map((r) => r.notReused), [0], 'no entry keyed with a served identity yet: nothing known to be unreachable');
+    const notes: string[] = [];
+    const executor = new ModelExecutor(model, { cache, log: (line) => notes.push(line) });
+    const answer = await ask(executor);
+    assert.equal(answer.cached, false, 'the old entry is not reused');
+    assert.equal(answer.value.text, 'Shakespeare');
+    await ask(new ModelExecutor(vllm([s.baseURL]), { cache, log: (line) => notes.push(line) }));
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, /answers cached before llmkb keyed calls on what the server serves \(here root=\/ckpt\/step-1000\) are not reused.*llmkb cache clear --model-identity 'openai-compatible:vllm:m:api=chat'/);
+    const stats = cache.stats();
+    assert.deepEqual(stats.byModel.map((r) => [r.model, r.kind, r.entries, r.notReused]), [[model.cacheIdentity, 'chat', 2, 1]]);
   });
 
   it('Ollama: the digest of /api/tags tells two pulls apart', async () => {

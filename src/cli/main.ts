@@ -158,7 +158,7 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         }
         process.stdout.write(`${ws.storePath}: ${stats.entries} cached calls\n`);
         for (const row of stats.byModel) {
-          process.stdout.write(`  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens\n`);
+          process.stdout.write(`  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens${row.notReused ? ` (${row.notReused} keyed before the server's identity was in the key: not reused)` : ''}\n`);
         }
       } finally {
         await ws.close();

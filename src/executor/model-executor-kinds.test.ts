@@ -6,6 +6,7 @@ import type { ClassificationModel, ClassificationRequest, ClassificationResult, 
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
+import { RunStore } from '../store/run-store.js';
 import { CLASSIFY_BATCH, ModelExecutor } from './model-executor.js';
 
 /**
@@ -122,5 +123,22 @@ describe('ModelExecutor over scoring and classification models', () => {
     await assert.rejects(relevanceOnly.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof UnsupportedCapabilityError && /does relevance, not nli/.test(e.message));
     const scorer = new ModelExecutor(new CharScorer(), { cache: null });
     await assert.rejects(scorer.complete({ prompt: 'p', maxTokens: 1 }), UnsupportedCapabilityError);
+  });
+
+  it('classify for a run: each pair is a call of the run, the request paid with the first, the shares adding up to its tokens; a retry is a request', async () => {
+    const db = openDatabase(':memory:');
+    const run = new RunStore(db).open({ model: 'test:length-classifier', dataset: 'd', setting: 's', seed: 1, params: {} });
+    const model = new LengthClassifier();
+    model.failNext = 1;
+    const ex = new ModelExecutor(model, { cache: new CallCache(db), baseBackoffMs: 1 });
+    ex.run.attribute({ run: run.id, role: 'relevance' });
+    const pairs = [{ text: 'q', textPair: 'a' }, { text: 'q', textPair: 'bb' }, { text: 'q', textPair: 'ccc' }];
+    await ex.classify({ task: 'relevance', pairs });
+    // One pair again: a cache hit of the run, kept with the counts it adds (RunStore.addCalls).
+    await ex.classify({ task: 'relevance', pairs: [pairs[0]!] });
+    run.addCalls({ relevance: ex.run.unpaid });
+    ex.commitCalls();
+    assert.deepEqual(run.calls(), { relevance: { calls: 4, cacheHits: 1, requests: 2, promptTokens: 9, completionTokens: 0 } });
+    assert.deepEqual([ex.accounting.calls, ex.accounting.requests, ex.accounting.promptTokens], [4, 2, 9]);
   });
 });

@@ -28,9 +28,14 @@ import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
 import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+import { newAccounting, type Accounting } from './accounting.js';
+import { RunAccounting } from './run-accounting.js';
+import { OldKeyNotice } from './old-key-notice.js';
+import { usageShares, type CallOptions, type ListCall } from './list-call.js';
 import { escapeControls } from '../terminal-text.js';
 
 export { MAX_RETRY_AFTER_MS };
+export type { Accounting };
 
 export interface ExecutorOptions {
   /** null = `--no-cache`: every call goes to the model and nothing is written. */
@@ -63,23 +68,6 @@ export interface Executed<T> {
   key: string;
 }
 
-export interface Accounting {
-  calls: number;
-  cacheHits: number;
-  /** HTTP requests / in-process evaluations actually made, retries included. */
-  requests: number;
-  retries: number;
-  rateLimited: number;
-  failures: number;
-  promptTokens: number;
-  completionTokens: number;
-  evaluatedTokens: number;
-  /** Tokens that cache hits did not have to pay for. */
-  cachedPromptTokens: number;
-  cachedCompletionTokens: number;
-  latencyMsTotal: number;
-}
-
 /** Texts per embeddings request. */
 export const EMBED_BATCH = 64;
 
@@ -89,51 +77,13 @@ export const CLASSIFY_BATCH = 32;
 /** What the executor can run: a model of any kind; each call checks the model has the kind and method it needs. */
 export type ExecutableModel = Model;
 
-type CallOptions = { signal: AbortSignal; endpoint: string; cacheKey?: string };
-
-/**
- * A call that takes a list of items (embed: texts; classify: text pairs), each item cached as a
- * call of its own (see ModelExecutor#perItem).
- */
-interface ListCall<I, R extends { usage: Usage }> {
-  kind: 'embed' | 'classify';
-  items: readonly I[];
-  /** An item's parameters: its cache key's, and its stored request. */
-  params: (item: I) => object;
-  /** An item's length in characters: its share of a request's tokens. */
-  length: (item: I) => number;
-  /** Items per request. */
-  batchSize: number;
-  /** One request for a batch of items. */
-  run: (batch: I[], opts: CallOptions) => Promise<R>;
-  /** How many items a request's result answers. */
-  answered: (result: R) => number;
-  /** The result of the item at `index` of a request, with its share of the request's usage. */
-  single: (result: R, index: number, usage: Usage) => R;
-  /** What the results and items are called in an error: e.g. ['scores', 'pairs']. */
-  nouns: [results: string, items: string];
-}
-
 /**
  * `M` is the model's own type where the caller knows it (e.g. `ModelExecutor<LlamaModel>`);
  * each call checks at run time that the model has the kind and method it needs.
  */
 export class ModelExecutor<M extends Model = Model> {
   readonly model: M;
-  readonly accounting: Accounting = {
-    calls: 0,
-    cacheHits: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-    failures: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    evaluatedTokens: 0,
-    cachedPromptTokens: 0,
-    cachedCompletionTokens: 0,
-    latencyMsTotal: 0,
-  };
+  readonly accounting: Accounting = newAccounting();
   readonly #cache: CallCache | null;
   readonly #maxConcurrency: number;
   readonly #timeoutMs: number;
@@ -143,6 +93,9 @@ export class ModelExecutor<M extends Model = Model> {
   readonly #inFlight: InFlightCalls;
   /** The cache key's model part (./key-identity.ts). */
   readonly #keyIdentity: KeyIdentity;
+  /** What the calls cost the run they are made for (./run-accounting.ts); the runner says which run. */
+  readonly run: RunAccounting;
+  readonly #oldKeys: OldKeyNotice;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -150,9 +103,17 @@ export class ModelExecutor<M extends Model = Model> {
     this.#inFlight = InFlightCalls.of(options.cache);
     this.#maxConcurrency = options.concurrency ?? model.defaultConcurrency;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
-    this.#retry = new RetryPolicy(options, model.modelId, options.log ?? ((line) => process.stderr.write(`${escapeControls(line)}\n`)));
+    const log = options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`));
+    this.#retry = new RetryPolicy(options, model.modelId, log);
+    this.#oldKeys = new OldKeyNotice(options.cache, model, log);
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
     this.#keyIdentity = new KeyIdentity(model, options.revision);
+    this.run = new RunAccounting(options.cache);
+  }
+
+  /** Moves the calls this process cached into the store, where a run's counts are read (RunStore.calls). */
+  commitCalls(): void {
+    this.#cache?.checkpoint();
   }
 
   /**
@@ -262,6 +223,7 @@ export class ModelExecutor<M extends Model = Model> {
   #fromCacheOrFlight<T extends { usage: Usage }>(key: string): Promise<Executed<T>> | undefined {
     const hit = this.#cache?.get(key);
     if (hit) {
+      this.run.hit(key, true);
       this.accounting.cacheHits += 1;
       this.accounting.cachedPromptTokens += hit.promptTokens;
       this.accounting.cachedCompletionTokens += hit.completionTokens;
@@ -269,6 +231,7 @@ export class ModelExecutor<M extends Model = Model> {
     }
     const pending = this.#inFlight.get<Executed<T>>(key);
     if (!pending) return undefined;
+    this.run.hit(key, false);
     this.accounting.cacheHits += 1;
     return pending.then((e) => {
       this.accounting.cachedPromptTokens += e.value.usage.promptTokens;
@@ -282,13 +245,25 @@ export class ModelExecutor<M extends Model = Model> {
     assertCapable(this.model, kind);
     // Serialised once, for the key and for the stored request.
     const canonical = CanonicalRequest.of(params);
-    const key = callKey(await this.#keyIdentity.get(), kind, canonical);
+    const identity = await this.#keyIdentity.get();
+    const key = callKey(identity, kind, canonical);
     const found = this.#fromCacheOrFlight<T>(key);
     if (found) return found;
+    this.#oldKeys.check(identity, kind, canonical);
     const promise = (async (): Promise<Executed<T>> => {
-      const { value, latencyMs } = await this.#request((opts) => run({ ...opts, cacheKey: key }));
-      await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs });
-      return { value, cached: false, latencyMs, key };
+      const tries = { n: 0 };
+      const payer = this.run.payer();
+      let value: T | undefined;
+      let recorded = false;
+      try {
+        const answer = await this.#request((opts) => run({ ...opts, cacheKey: key }), tries);
+        value = answer.value;
+        await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs: answer.latencyMs }, payer && { ...payer, requests: tries.n });
+        recorded = payer !== undefined;
+        return { value, cached: false, latencyMs: answer.latencyMs, key };
+      } finally {
+        if (!recorded) this.run.unrecorded(1, tries.n, value?.usage);
+      }
     })();
     this.#inFlight.track(key, promise);
     return promise;
@@ -320,40 +295,47 @@ export class ModelExecutor<M extends Model = Model> {
       this.#inFlight.track(key, promise);
       answers.set(key, promise);
     });
+    if (toFetch[0]) this.#oldKeys.check(identity, call.kind, call.params(toFetch[0].item));
     const batches: Fetch[][] = [];
     for (let i = 0; i < toFetch.length; i += call.batchSize) batches.push(toFetch.slice(i, i + call.batchSize));
     await Promise.all(
       batches.map(async (batch) => {
+        const tries = { n: 0 };
+        const payer = this.run.payer();
+        let usage: Usage | undefined;
+        let recorded = false;
         try {
-          const { value, latencyMs } = await this.#request((opts) => call.run(batch.map((b) => b.item), opts));
+          const { value, latencyMs } = await this.#request((opts) => call.run(batch.map((b) => b.item), opts), tries);
+          usage = value.usage;
           if (call.answered(value) !== batch.length) {
             throw new ModelCallError(`${this.model.provider} model ${this.model.modelId} returned ${call.answered(value)} ${call.nouns[0]} for ${batch.length} ${call.nouns[1]}`, { retryable: false });
           }
-          const total = Math.max(1, batch.reduce((n, b) => n + call.length(b.item), 0));
-          const singles = batch.map((b, i) => {
-            const share = call.length(b.item) / total;
-            const usage = { promptTokens: Math.round(value.usage.promptTokens * share), completionTokens: Math.round(value.usage.completionTokens * share), evaluatedTokens: Math.round(value.usage.evaluatedTokens * share) };
-            return { b, single: call.single(value, i, usage) };
-          });
-          // One write for the whole batch; each item is answered only once it is written.
-          await Promise.all(singles.map(({ b, single }) => this.#cache?.put(b.key, this.model.cacheIdentity, call.kind, call.params(b.item), { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs })));
+          const shares = usageShares(value.usage, batch.map((b) => call.length(b.item)));
+          const singles = batch.map((b, i) => ({ b, single: call.single(value, i, shares[i]!) }));
+          // One write for the whole batch; each item is answered only once it is written. The
+          // request's requests are paid with its first item.
+          await Promise.all(singles.map(({ b, single }, i) => this.#cache?.put(b.key, this.model.cacheIdentity, call.kind, call.params(b.item), { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs }, payer && { ...payer, requests: i === 0 ? tries.n : 0 })));
+          recorded = payer !== undefined;
           for (const { b, single } of singles) b.resolve({ value: single, cached: false, latencyMs, key: b.key });
         } catch (error) {
           for (const b of batch) b.reject(error);
+        } finally {
+          if (!recorded) this.run.unrecorded(batch.length, tries.n, usage);
         }
       }),
     );
     return Promise.all(keys.map((key) => answers.get(key)!));
   }
 
-  /** One model request with retries; accounts its requests, tokens and latency. */
-  async #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>): Promise<{ value: T; latencyMs: number }> {
+  /** One model request with retries; accounts its requests (also in `tries`), tokens and latency. */
+  async #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>, tries: { n: number }): Promise<{ value: T; latencyMs: number }> {
     for (let attempt = 0; ; attempt++) {
       const endpoint = await this.#endpoints.acquire();
       const started = performance.now();
       let error: unknown;
       let value: T | undefined;
       this.accounting.requests += 1;
+      tries.n += 1;
       // A timer of its own, cleared when the call ends, rather than AbortSignal.timeout: that
       // timer stays armed for the whole time-out after the call, keeping every call's timer and
       // signal alive long enough to reach V8's old generation.

@@ -9,7 +9,7 @@
 import { checksumOfLines } from '../io/checksum.js';
 import { LlmkbError } from '../errors.js';
 import { makeFolder } from '../io/files.js';
-import type { Accounting, ModelExecutor } from '../executor/model-executor.js';
+import type { ModelExecutor } from '../executor/model-executor.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { describeRuntime } from '../providers/language-model.js';
 import { requireKind } from '../providers/model-kinds.js';
@@ -167,7 +167,7 @@ export interface MethodRunResult {
 const CALLS_SAVE_INTERVAL_MS = 2000;
 
 /** The calls an executor made between two readings of its accounting. */
-function accountingDelta(now: Accounting, before: Accounting): CallCounts {
+function accountingDelta(now: CallCounts, before: CallCounts): CallCounts {
   return addCalls(now, before, -1);
 }
 
@@ -216,13 +216,16 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   const before = Object.fromEntries(active.map(([role, e]) => [role, { ...e.accounting }]));
   const replicasBefore = Object.fromEntries(active.filter(([, e]) => e.endpointStats().length > 1).map(([role, e]) => [role, e.endpointStats()]));
 
-  // What the run's calls cost goes to the store as they are made (every few seconds, and when the
-  // stages end or fail), so a run resumed after a kill counts what the killed process paid for.
-  const saved = Object.fromEntries(active.map(([role, e]) => [role, { ...e.accounting }]));
+  // What the run's calls cost goes to the store: a call paid for with its cache entry (so a kill
+  // loses none, and a run resumed after a kill counts what the killed process paid for); the rest
+  // (cache hits, failed calls) every few seconds and when the stages end or fail
+  // (src/executor/run-accounting.ts).
+  for (const [role, e] of active) e.run.attribute({ run: run.id, role });
+  const saved = Object.fromEntries(active.map(([role, e]) => [role, { ...e.run.unpaid }]));
   const saveCalls = () => {
     run.addCalls(Object.fromEntries(active.map(([role, e]) => {
-      const delta = accountingDelta(e.accounting, saved[role]!);
-      saved[role] = { ...e.accounting };
+      const delta = accountingDelta(e.run.unpaid, saved[role]!);
+      saved[role] = { ...e.run.unpaid };
       return [role, delta];
     })));
   };
@@ -235,6 +238,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   } finally {
     clearInterval(saving);
     saveCalls();
+    for (const [, e] of active) e.run.attribute(undefined);
   }
 
   const files = options.outDir === undefined ? undefined : runResultFiles(options.outDir, label, setting, runFileSuffix(prepared, limit?.n));
@@ -269,6 +273,7 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   } finally {
     source.return?.();
   }
+  for (const [, e] of active) e.commitCalls();
   const total = run.calls();
   const execution: ExecutionRecord = {
     schema: 'llmkb-execution-v1',

@@ -6,6 +6,7 @@ import { SqliteDatabase as Database } from './database.js';
 import { CallCache } from './call-cache.js';
 import { cacheKey, canonicalJson } from './call-key.js';
 import { openDatabase } from './database.js';
+import { PROCESS_TOKEN } from './paid-calls.js';
 import { RunStore } from './run-store.js';
 import { tempDir } from '#test-support/temp-dir.js';
 
@@ -35,6 +36,38 @@ describe('CallCache', () => {
     assert.equal(cache.stats().entries, 51);
     assert.equal(cache.clear('other'), 0);
     assert.equal(cache.clear('m'), 51);
+  });
+
+  it('writes the run that paid for a call with its entry, journal then store: the run\'s calls and tokens, and the calls an earlier process paid for', async () => {
+    const dir = tempDir('llmkb-paid-');
+    const file = join(dir, 's.sqlite');
+    const killed = openDatabase(file);
+    const run = new RunStore(killed).open({ model: 'm', dataset: 'd', setting: 'zero-shot', seed: 1, params: {} });
+    const cache = new CallCache(killed);
+    const earlier = cacheKey('m', 'complete', { i: 1 });
+    // A call another process paid for this run (as a killed process's journal moved into the store gives it).
+    await cache.put(earlier, 'm', 'complete', { i: 1 }, { response: 'a', promptTokens: 5, completionTokens: 2, latencyMs: 1 }, { run: run.id, role: 'model', process: 'killed~1', requests: 2 });
+    const mine = cacheKey('m', 'complete', { i: 2 });
+    await cache.put(mine, 'm', 'complete', { i: 2 }, { response: 'b', promptTokens: 7, completionTokens: 1, latencyMs: 1 }, { run: run.id, role: 'model', process: PROCESS_TOKEN, requests: 1 });
+    const unpaid = cacheKey('m', 'complete', { i: 3 });
+    await cache.put(unpaid, 'm', 'complete', { i: 3 }, { response: 'c', promptTokens: 100, completionTokens: 100, latencyMs: 1 });
+    // In the journal, not yet moved into the store: RunStore.calls does not see it.
+    assert.deepEqual(run.calls(), {});
+    cache.close();
+    killed.close();
+
+    const db = openDatabase(file);
+    const resumed = new CallCache(db);
+    const again = new RunStore(db).open({ model: 'm', dataset: 'd', setting: 'zero-shot', seed: 1, params: {} });
+    assert.equal(again.id, run.id);
+    assert.equal(resumed.paidEarlier(run.id, earlier), true, 'paid by another process for this run');
+    assert.equal(resumed.paidEarlier(run.id, mine), false, 'paid by this process');
+    assert.equal(resumed.paidEarlier(run.id, unpaid), false, 'paid for no run');
+    assert.equal(resumed.paidEarlier('another-run', earlier), false, 'paid for another run: a cache hit there');
+    again.addCalls({ model: { calls: 1, cacheHits: 1, requests: 0, promptTokens: 0, completionTokens: 0 } });
+    assert.deepEqual(again.calls(), { model: { calls: 3, cacheHits: 1, requests: 3, promptTokens: 12, completionTokens: 3 } });
+    resumed.close();
+    db.close();
   });
 
   it('opens a store of schema 1: its cached calls and runs are kept and found', () => {

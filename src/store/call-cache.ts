@@ -14,6 +14,8 @@ import { insertRows, lookupStatement, type LookupRow, type LookupStatement } fro
 import { REQUEST_DEFLATE } from './compression.js';
 import type { Db } from './database.js';
 import { recoverJournals } from './journal-recovery.js';
+import { notReusedEntries } from './identity-keys.js';
+import { paidEarlier, type CallPayer } from './paid-calls.js';
 
 export interface CacheEntry {
   response: unknown;
@@ -28,6 +30,7 @@ interface Pending {
   kind: string;
   request: string;
   entry: CacheEntry;
+  payer: CallPayer | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -119,6 +122,7 @@ export class CallCache {
   #lastCommit = 0;
   #closed = false;
   #recoveredAt = performance.now();
+  #paidEarlier: ((run: string, key: string) => boolean) | undefined;
 
   constructor(db: Db, options: CallCacheOptions = {}) {
     this.#db = db;
@@ -173,10 +177,13 @@ export class CallCache {
     return (shared.lookup ?? this.#get).get(key);
   }
 
-  /** Resolves once the entry is written (journal or store). */
-  put(key: string, model: string, kind: string, request: unknown, entry: CacheEntry): Promise<void> {
+  /**
+   * Resolves once the entry is written (journal or store); `payer`: the run that paid for the
+   * call, written with it (paid-calls.ts).
+   */
+  put(key: string, model: string, kind: string, request: unknown, entry: CacheEntry, payer?: CallPayer): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ key, model, kind, request: CanonicalRequest.of(request).json, entry, resolve, reject });
+      this.#pending.push({ key, model, kind, request: CanonicalRequest.of(request).json, entry, payer, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         const wait = this.#lastCommit + this.#interval - performance.now();
@@ -203,6 +210,7 @@ export class CallCache {
         completionTokens: p.entry.completionTokens,
         latencyMs: p.entry.latencyMs,
         createdAt,
+        payer: p.payer,
       }));
       if (this.#shared) {
         if (this.#closed) throw new Error('the call cache is closed');
@@ -269,6 +277,12 @@ export class CallCache {
     stores.delete(this.#store!);
   }
 
+  /** Whether an earlier process of the run `run` paid for the call `key` (a killed one, whose run this process resumes). */
+  paidEarlier(run: string, key: string): boolean {
+    this.#paidEarlier ??= paidEarlier(this.#db);
+    return this.#paidEarlier(run, key);
+  }
+
   /** The request a cached call was made with (its canonical JSON), for inspection. */
   request(key: string): string | undefined {
     this.#merge();
@@ -277,7 +291,11 @@ export class CallCache {
     return typeof row.request === 'string' ? row.request : inflateRawSync(row.request).toString('utf8');
   }
 
-  stats(): { entries: number; byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number }> } {
+  /**
+   * Entries and tokens per model identity and kind of call; `notReused`: those keyed before the
+   * key carried what the server serves, not found while it reports an identity (identity-keys.ts).
+   */
+  stats(): { entries: number; byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number; notReused: number }> } {
     this.#merge();
     const entries = (this.#db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
     const byModel = this.#db
@@ -285,7 +303,8 @@ export class CallCache {
         'SELECT model, kind, count(*) AS entries, sum(prompt_tokens) AS promptTokens, sum(completion_tokens) AS completionTokens FROM calls GROUP BY model, kind ORDER BY model, kind',
       )
       .all() as Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number }>;
-    return { entries, byModel };
+    const notReused = notReusedEntries(this.#db);
+    return { entries, byModel: byModel.map((row) => ({ ...row, notReused: notReused.get(`${row.model}\n${row.kind}`) ?? 0 })) };
   }
 
   clear(model?: string): number {

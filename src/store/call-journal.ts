@@ -14,7 +14,8 @@
  *   DEFLATE stream compresses far better than each entry on its own.
  * - an entry is `length` (of the rest of the entry), the 32-byte key, `header length`, the header
  *   (a JSON array: model, kind, response JSON text, prompt tokens, completion tokens, latency in
- *   ms, created at), then the request's canonical JSON as UTF-8.
+ *   ms, created at, and for a call a run paid for: the run, the role, the process and the
+ *   requests, see paid-calls.ts), then the request's canonical JSON as UTF-8.
  * - an entry outside a frame (journals of llmkb versions before frames) has the same layout with
  *   its request raw-DEFLATEd; such journals are still read when found beside a store.
  * A frame or entry cut short (a kill during its write) ends the journal: its callers never saw
@@ -56,7 +57,7 @@ export function journalOwner(fileName: string, storeName: string): { pid: number
 let entriesScratch = Buffer.allocUnsafe(1 << 16);
 
 function encodeEntries(entries: readonly JournalEntry[]): Buffer {
-  const headers = entries.map((e) => JSON.stringify([e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt]));
+  const headers = entries.map((e) => JSON.stringify(e.payer ? [e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt, e.payer.run, e.payer.role, e.payer.process, e.payer.requests] : [e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt]));
   let size = 0;
   for (let i = 0; i < entries.length; i++) size += 40 + Buffer.byteLength(headers[i]!, 'utf8') + Buffer.byteLength(entries[i]!.request, 'utf8');
   if (entriesScratch.length < size) entriesScratch = Buffer.allocUnsafe(Math.max(size, 2 * entriesScratch.length));
@@ -94,16 +95,17 @@ function decodeEntries(bytes: Buffer, requestOf: RequestOf): CallRow[] {
     if (length < 36 || length & FRAME_FLAG || at + 4 + length > bytes.length) break;
     const headerLength = bytes.readUInt32LE(at + 36);
     if (40 + headerLength > 4 + length) break;
-    let header: [string, string, string, number, number, number, string];
+    let header: [string, string, string, number, number, number, string, string?, string?, string?, number?];
     try {
       header = JSON.parse(bytes.subarray(at + 40, at + 40 + headerLength).toString('utf8')) as typeof header;
     } catch {
       break;
     }
-    const [model, kind, response, promptTokens, completionTokens, latencyMs, createdAt] = header;
+    const [model, kind, response, promptTokens, completionTokens, latencyMs, createdAt, run, role, process, requests] = header;
     const key = Buffer.from(bytes.subarray(at + 4, at + 36));
     const request = requestOf(bytes.subarray(at + 40 + headerLength, at + 4 + length));
-    rows.push({ key, model, kind, request, response, promptTokens, completionTokens, latencyMs, createdAt });
+    const payer = typeof run === 'string' && typeof role === 'string' && typeof process === 'string' && typeof requests === 'number' ? { run, role, process, requests } : undefined;
+    rows.push({ key, model, kind, request, response, promptTokens, completionTokens, latencyMs, createdAt, ...(payer ? { payer } : {}) });
     at += 4 + length;
   }
   return rows;

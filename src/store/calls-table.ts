@@ -4,6 +4,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { paidCallInsert, type CallPayer } from './paid-calls.js';
 
 /** One call as stored: the columns of `calls`. */
 export interface CallRow {
@@ -19,6 +20,8 @@ export interface CallRow {
   completionTokens: number;
   latencyMs: number;
   createdAt: string;
+  /** The run that paid for the call (written to `run_paid_calls` in the same transaction); none for a call no run paid for. */
+  payer?: CallPayer | undefined;
 }
 
 const INSERT_SQL = 'INSERT OR REPLACE INTO calls (key, model, kind, request, response, prompt_tokens, completion_tokens, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -31,8 +34,12 @@ const INSERT_SQL = 'INSERT OR REPLACE INTO calls (key, model, kind, request, res
  */
 export function insertRows(db: Db, rows: Iterable<CallRow>): void {
   const insert = db.prepare(INSERT_SQL);
+  let paid: ReturnType<typeof paidCallInsert> | undefined;
   db.transaction(() => {
-    for (const r of rows) insert.run(r.key, r.model, r.kind, r.request, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt);
+    for (const r of rows) {
+      insert.run(r.key, r.model, r.kind, r.request, r.response, r.promptTokens, r.completionTokens, r.latencyMs, r.createdAt);
+      if (r.payer) (paid ??= paidCallInsert(db))(r.key, r.payer, r.promptTokens, r.completionTokens);
+    }
   })();
 }
 

@@ -163,6 +163,21 @@ CREATE TABLE IF NOT EXISTS run_calls (
   completion_tokens INTEGER NOT NULL,
   PRIMARY KEY (run_id, role)
 ) WITHOUT ROWID;
+
+-- Which run paid for a cached call (paid-calls.ts), written with the call's cache entry: the calls,
+-- requests and tokens of a run over every process, killed ones included; run_calls holds the rest
+-- (cache hits, failed requests). Added within schema 3: older versions ignore the table. No
+-- foreign key: a call journal moves into the store whole, whatever runs there are.
+CREATE TABLE IF NOT EXISTS run_paid_calls (
+  run_id TEXT NOT NULL,
+  key BLOB NOT NULL,
+  role TEXT NOT NULL,
+  process TEXT NOT NULL,
+  requests INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
 `;
 
 /**

@@ -10,6 +10,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Statement } from 'better-sqlite3';
 import { canonicalJson } from './call-key.js';
 import { SMALL_DEFLATE, SMALL_INFLATE } from './compression.js';
+import { paidCalls } from './paid-calls.js';
 import { Leases, type LeaseHolder, type LeaseOptions } from './run-leases.js';
 import type { Db } from './database.js';
 
@@ -294,7 +295,10 @@ export class Run {
       .all(this.id) as Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }>;
   }
 
-  /** Adds calls made for this run (per role) to what every process before paid for it. */
+  /**
+   * Adds calls made for this run (per role) to what every process before counted for it: the
+   * calls not in the ledger of paid calls (cache hits, failed requests; see `calls`).
+   */
   addCalls(deltas: Readonly<Record<string, RunCalls>>): void {
     const add = this.#db.prepare(
       `INSERT INTO run_calls (run_id, role, calls, cache_hits, requests, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -306,10 +310,22 @@ export class Run {
     })();
   }
 
-  /** The calls made for this run per role, over every process that worked on it. */
+  /**
+   * The calls made for this run per role, over every process that worked on it: those paid for
+   * (paid-calls.ts: written with their cache entries, so a kill loses none; a call journal not
+   * yet moved into the store is not seen, see CallCache.checkpoint) and the rest (`addCalls`).
+   */
   calls(): Record<string, RunCalls> {
     const rows = this.#db.prepare('SELECT role, calls, cache_hits AS cacheHits, requests, prompt_tokens AS promptTokens, completion_tokens AS completionTokens FROM run_calls WHERE run_id = ? ORDER BY role').all(this.id) as Array<RunCalls & { role: string }>;
-    return Object.fromEntries(rows.map(({ role, ...c }) => [role, c]));
+    const out: Record<string, RunCalls> = Object.fromEntries(rows.map(({ role, ...c }) => [role, c]));
+    for (const [role, p] of Object.entries(paidCalls(this.#db, this.id))) {
+      const c = (out[role] ??= { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 });
+      c.calls += p.calls;
+      c.requests += p.requests;
+      c.promptTokens += p.promptTokens;
+      c.completionTokens += p.completionTokens;
+    }
+    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   /** Ids of a stage's stored records, in item order. */

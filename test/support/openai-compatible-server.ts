@@ -36,6 +36,8 @@ export interface ServerScript {
   embed?: (text: string) => number[];
   /** Prompts for which the server answers 400 "maximum context length" as vLLM does. */
   contextLimit?: (prompt: string) => boolean;
+  /** A model `/v1/models` lists with the checkpoint it loaded, as vLLM does (its `root`: the served identity). */
+  served?: { id: string; root: string };
 }
 
 export interface TestServer {
@@ -91,9 +93,11 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
     const raw = await readBody(req);
     const path = (req.url ?? '').replace(/^\/v1/, '');
     // GET /v1/models (a health check; the executor's question about the served model): answered
-    // as vLLM lists a model, without a `root`, so no identity is reported; not a call, not counted.
+    // as vLLM lists a model, without a `root` (no identity reported) unless the script gives
+    // `served`; not a call, not counted.
     if (req.method === 'GET') {
-      if (path === '/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'test-model', object: 'model', created: 0, owned_by: 'llmkb-tests' }] }));
+      const listed = script.served ? { id: script.served.id, object: 'model', created: 0, owned_by: 'llmkb-tests', root: script.served.root } : { id: 'test-model', object: 'model', created: 0, owned_by: 'llmkb-tests' };
+      if (path === '/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [listed] }));
       else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
       return;
     }

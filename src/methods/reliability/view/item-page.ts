@@ -34,6 +34,7 @@ function promptSection(ctx: ItemPageContext, record: Record<string, unknown>): s
   if (!question) return '';
   if (shots.length === 0 && ctx.modelIdentity) {
     // Zero-shot, from records made before they kept their call's key: the prompt is the question in Table 6's template; the cache confirms it was the one sent.
+    // Such records predate served identities in keys, so their calls are keyed by the model's identity alone (records since keep the exact key).
     const prompt = qaPrompt(question);
     const maxTokens = typeof ctx.params?.maxTokens === 'number' ? ctx.params.maxTokens : ANSWER_MAX_TOKENS;
     const { key } = generationCallKey(ctx.modelIdentity, 'complete', { prompt, maxTokens });
