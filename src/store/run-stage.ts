@@ -18,6 +18,8 @@ export interface StageWork<I, R, P = R> {
   project?: (record: R) => P;
   /** Summary stored with the finished stage (diagnostics, which judge was used, ...), from the projected records. */
   info?: (records: Map<string, P>) => unknown;
+  /** Called with each record this process makes, as it is made (in the order they finish), with its item's index. */
+  onRecord?: (index: number, record: R) => void;
 }
 
 /**
@@ -122,6 +124,7 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   };
   const save = (itemId: string, seq: number, record: R, cached: boolean): void => {
     if (made) made[seq] = project(record);
+    options.onRecord?.(seq, record);
     pending.push({ itemId, seq, record, cached });
     if (pending.length >= RECORD_COMMIT_BATCH) flush();
     else if (timer === undefined) timer = setTimeout(flush, RECORD_COMMIT_INTERVAL_MS);
