@@ -149,6 +149,18 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
   // replies of the calls in flight (the judge's, while rules decide other records) as long.
   let turnAt = performance.now();
+  // One turn for every worker: each worker yielding on its own handed the event loop a turn only
+  // after every worker's next 2 ms of work, so the first requests of a stage whose first items
+  // are decided by rules waited for most of those items (its first judge stage, ~0.25 s).
+  let turn: Promise<void> | undefined;
+  const nextTurn = (): Promise<void> =>
+    (turn ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        turn = undefined;
+        turnAt = performance.now();
+        resolve();
+      }),
+    ));
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < todo.length) {
       const position = next++;
@@ -157,10 +169,7 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
       try {
         const { record, cached } = await options.work(load(position, id, index), index);
         save(id, index, record, cached ?? false);
-        if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          turnAt = performance.now();
-        }
+        if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) await nextTurn();
       } catch (error) {
         failure ??= { error };
         progress.tick({ failed: true });
