@@ -50,7 +50,14 @@ const server = createServer((req, res) => {
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({ id: `cmpl-${answered}`, object: 'text_completion', created: 1700000000, model: body.model, choices: [{ index: 0, text: ` answer ${body.prompt.length}`, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 12, total_tokens: 16, completion_tokens: 4 } }),
+        JSON.stringify({
+          id: `cmpl-${answered}`,
+          object: 'text_completion',
+          created: 1700000000,
+          model: body.model,
+          choices: [{ index: 0, text: ` answer ${body.prompt.length}`, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 12, total_tokens: 16, completion_tokens: 4 },
+        }),
         () => {
           answered++;
           lastAnswer = performance.now();
@@ -79,7 +86,12 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-interface Figures { toFirst: number; afterLast: number; total: number; rss: number[] }
+interface Figures {
+  toFirst: number;
+  afterLast: number;
+  total: number;
+  rss: number[];
+}
 
 async function timed(argv: string[], cwd: string, questions: number): Promise<Figures> {
   firstRequest = 0;
@@ -100,34 +112,55 @@ async function timed(argv: string[], cwd: string, questions: number): Promise<Fi
   clearInterval(poll);
   if (code !== 0) throw new Error(`${argv.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`);
   if (answered !== questions) throw new Error(`${argv.join(' ')}: ${answered} answers for ${questions} questions`);
-  return { toFirst: (firstRequest - started) / 1000, afterLast: (ended - lastAnswer) / 1000, total: (ended - started) / 1000, rss: [...peaks.values()].filter((b) => b > 0) };
+  return {
+    toFirst: (firstRequest - started) / 1000,
+    afterLast: (ended - lastAnswer) / 1000,
+    total: (ended - started) / 1000,
+    rss: [...peaks.values()].filter((b) => b > 0),
+  };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (x: number) => `${x.toFixed(2)} s`;
 const mb = (xs: number[]) => xs.map((b) => `${(b / 1e6).toFixed(0)}`).join('+') + ' MB';
 
-console.log(`llmkb ask (built CLI, zero-shot, fresh store) vs a bare fetch client; loopback server ${delay} ms, concurrency ${concurrency}; node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `llmkb ask (built CLI, zero-shot, fresh store) vs a bare fetch client; loopback server ${delay} ms, concurrency ${concurrency}; node ${process.version}; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 for (const questions of args.questions.split(',').map(Number)) {
   const dir = mkdtempSync(join(tmpdir(), 'llmkb-bench-ask-'));
   try {
     const input = join(dir, 'questions.jsonl');
-    writeFileSync(input, paperScaleQuestions(questions, 0, 42).items.map((item) => JSON.stringify(item)).join('\n') + '\n');
+    writeFileSync(
+      input,
+      paperScaleQuestions(questions, 0, 42)
+        .items.map((item) => JSON.stringify(item))
+        .join('\n') + '\n',
+    );
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${baseURL}/bench-model`, concurrency } }));
     const runs: Record<'llmkb' | 'bare', Figures[]> = { llmkb: [], bare: [] };
     for (let round = 0; round < Number(args.rounds); round++) {
       const order: Array<'llmkb' | 'bare'> = round % 2 === 0 ? ['bare', 'llmkb'] : ['llmkb', 'bare'];
       for (const who of order) {
         rmSync(join(dir, 'store.sqlite'), { force: true });
-        const argv = who === 'llmkb' ? [join(root, 'bin', 'llmkb.js'), 'ask', '--input', input, '-o', join(dir, 'llmkb.jsonl'), '--store', join(dir, 'store.sqlite')] : [join(import.meta.dirname, 'support', 'bare-ask-client.mjs'), input, join(dir, 'bare.jsonl'), baseURL, 'bench-model', String(concurrency)];
+        const argv =
+          who === 'llmkb'
+            ? [join(root, 'bin', 'llmkb.js'), 'ask', '--input', input, '-o', join(dir, 'llmkb.jsonl'), '--store', join(dir, 'store.sqlite')]
+            : [join(import.meta.dirname, 'support', 'bare-ask-client.mjs'), input, join(dir, 'bare.jsonl'), baseURL, 'bench-model', String(concurrency)];
         const f = await timed(argv, dir, questions);
         runs[who].push(f);
-        console.log(`${String(questions).padStart(6)}  ${who.padEnd(5)}  to first request ${s(f.toFirst)}  after last answer ${s(f.afterLast)}  total ${s(f.total)}  peak RSS ${mb(f.rss)}  (load ${loadavg()[0]!.toFixed(1)})`);
+        console.log(
+          `${String(questions).padStart(6)}  ${who.padEnd(5)}  to first request ${s(f.toFirst)}  after last answer ${s(f.afterLast)}  total ${s(f.total)}  peak RSS ${mb(f.rss)}  (load ${loadavg()[0]!.toFixed(1)})`,
+        );
       }
     }
     const ratio = runs.llmkb.map((l, i) => runs.bare[i]!.total / l.total);
     const m = (who: 'llmkb' | 'bare', k: 'toFirst' | 'afterLast' | 'total') => s(median(runs[who].map((f) => f[k])));
-    console.log(`${String(questions).padStart(6)}  median  llmkb ${m('llmkb', 'toFirst')} / ${m('llmkb', 'afterLast')} / ${m('llmkb', 'total')}, bare ${m('bare', 'toFirst')} / ${m('bare', 'afterLast')} / ${m('bare', 'total')} (to first / after last / total); ratio bare/llmkb ${median(ratio).toFixed(2)}x (${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}); peak RSS llmkb ${mb([median(runs.llmkb.map((f) => Math.max(...f.rss)))])}, bare ${mb([median(runs.bare.map((f) => Math.max(...f.rss)))])}`);
+    console.log(
+      `${String(questions).padStart(6)}  median  llmkb ${m('llmkb', 'toFirst')} / ${m('llmkb', 'afterLast')} / ${m('llmkb', 'total')}, bare ${m('bare', 'toFirst')} / ${m('bare', 'afterLast')} / ${m('bare', 'total')} (to first / after last / total); ratio bare/llmkb ${median(ratio).toFixed(2)}x (${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}); peak RSS llmkb ${mb([median(runs.llmkb.map((f) => Math.max(...f.rss)))])}, bare ${mb([median(runs.bare.map((f) => Math.max(...f.rss)))])}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

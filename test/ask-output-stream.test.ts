@@ -20,7 +20,13 @@ const QUESTIONS = 60;
 
 function workdir(server: TestServer): string {
   const dir = tempDir('llmkb-ask-stream-');
-  const items = Array.from({ length: QUESTIONS }, (_, i) => ({ id: `u-${i}`, dataset: 'unseen', source: 'T20', question: `What is the occupation of Person Number${i}?`, answers: [] }));
+  const items = Array.from({ length: QUESTIONS }, (_, i) => ({
+    id: `u-${i}`,
+    dataset: 'unseen',
+    source: 'T20',
+    question: `What is the occupation of Person Number${i}?`,
+    answers: [],
+  }));
   writeFileSync(join(dir, 'questions.jsonl'), toJsonl(items));
   writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 8 } }));
   return dir;
@@ -45,7 +51,11 @@ const completions = (server: TestServer): number => server.requests.filter((r) =
 async function stopAfter(dir: string, server: TestServer, more: number, signal: NodeJS.Signals): Promise<void> {
   const calls = completions(server) + more;
   const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
-  const child = spawn(process.execPath, [bin, 'ask', '--input', 'questions.jsonl', '-o', 'out.jsonl', '--store', 'store.sqlite'], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: '1' } });
+  const child = spawn(process.execPath, [bin, 'ask', '--input', 'questions.jsonl', '-o', 'out.jsonl', '--store', 'store.sqlite'], {
+    cwd: dir,
+    stdio: 'ignore',
+    env: { ...process.env, CI: '1' },
+  });
   while (completions(server) < calls) await new Promise((r) => setTimeout(r, 5));
   child.kill(signal);
   await new Promise((r) => child.on('exit', r));
@@ -54,14 +64,24 @@ async function stopAfter(dir: string, server: TestServer, more: number, signal: 
 describe('llmkb ask writes its output as the answers come', () => {
   it('answers out of order: the output is in question order and the same bytes as the stored records; a resumed run too', async () => {
     // Every third answer is slow, so answers finish out of question order.
-    const server = await startOpenAICompatibleServer({ delayMs: 5, fault: (i) => (i % 3 === 1 ? { kind: 'delay', ms: 60 } : undefined), complete: (prompt) => ` job ${prompt.length}` });
+    const server = await startOpenAICompatibleServer({
+      delayMs: 5,
+      fault: (i) => (i % 3 === 1 ? { kind: 'delay', ms: 60 } : undefined),
+      complete: (prompt) => ` job ${prompt.length}`,
+    });
     try {
       const dir = workdir(server);
       const ask = await llmkb(['ask', '--input', 'questions.jsonl', '-o', 'out.jsonl', '--store', 'store.sqlite'], { cwd: dir });
       assert.equal(ask.code, 0, ask.stderr);
       const out = readFileSync(join(dir, 'out.jsonl'), 'utf8');
       assert.equal(out, storedJsonl(dir));
-      assert.deepEqual(out.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id), Array.from({ length: QUESTIONS }, (_, i) => `u-${i}`));
+      assert.deepEqual(
+        out
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { id: string }).id),
+        Array.from({ length: QUESTIONS }, (_, i) => `u-${i}`),
+      );
 
       // Killed part-way (kill -9), then resumed: the earlier answers come from the store in turn.
       const again = workdir(server);
@@ -82,7 +102,11 @@ describe('llmkb ask writes its output as the answers come', () => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         const dir = workdir(server);
         await stopAfter(dir, server, 12, signal);
-        assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('out.jsonl')), [], `after ${signal}`);
+        assert.deepEqual(
+          readdirSync(dir).filter((f) => f.startsWith('out.jsonl')),
+          [],
+          `after ${signal}`,
+        );
       }
     } finally {
       await server.close();

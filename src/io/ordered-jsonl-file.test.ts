@@ -25,7 +25,11 @@ describe('OrderedJsonlFile', () => {
     assert.ok(statSync(join(dir, tmp[0]!)).size > 0, 'lines are written before finish, not kept for the end');
     out.finish();
     assert.equal(readFileSync(file, 'utf8'), toJsonl(records));
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('shuffled')), ['shuffled.jsonl'], 'no temporary file left');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.startsWith('shuffled')),
+      ['shuffled.jsonl'],
+      'no temporary file left',
+    );
   });
 
   it('reads the records made before (stored) in turn, and at finish every record that never came', () => {
@@ -39,7 +43,10 @@ describe('OrderedJsonlFile', () => {
     for (let i = 0; i < 40; i++) if (!storedBefore.has(i)) out.put(i, records[i]!);
     out.finish();
     assert.equal(readFileSync(file, 'utf8'), toJsonl(records));
-    assert.ok(asked.some(([p, last]) => p === 45 && last), 'positions that never came are read at finish');
+    assert.ok(
+      asked.some(([p, last]) => p === 45 && last),
+      'positions that never came are read at finish',
+    );
   });
 
   it('leaves no output and no temporary file when a record is missing at finish, or on abort', () => {
@@ -52,7 +59,10 @@ describe('OrderedJsonlFile', () => {
     const other = new OrderedJsonlFile<(typeof records)[number]>(aborted, 2, () => undefined);
     other.put(0, records[0]!);
     other.abort();
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('missing') || f.startsWith('aborted')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.startsWith('missing') || f.startsWith('aborted')),
+      [],
+    );
   });
 
   it('an empty file for no records, as toJsonl gives', () => {
