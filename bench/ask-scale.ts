@@ -10,6 +10,7 @@
  * over llmkb's (>= 1.0x: llmkb is as fast). Figures only, not a test.
  *
  *   npm run build && npm run bench:ask -- [--questions 2000,20000] [--rounds 3] [--delay 20] [--concurrency 64]
+ *     [--compare OTHER/bin/llmkb.js] (another build as a third contender: before and after a change)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     delay: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '64' },
+    /** Another build's bin/llmkb.js (e.g. a checkout of the code before a change), run as a third contender in the same rounds. */
+    compare: { type: 'string' },
   },
 });
 const root = join(import.meta.dirname, '..');
@@ -140,27 +143,35 @@ for (const questions of args.questions.split(',').map(Number)) {
         .join('\n') + '\n',
     );
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${baseURL}/bench-model`, concurrency } }));
-    const runs: Record<'llmkb' | 'bare', Figures[]> = { llmkb: [], bare: [] };
+    const who = ['bare', 'llmkb', ...(args.compare ? ['other'] : [])] as const;
+    const runs: Record<string, Figures[]> = Object.fromEntries(who.map((w) => [w, []]));
     for (let round = 0; round < Number(args.rounds); round++) {
-      const order: Array<'llmkb' | 'bare'> = round % 2 === 0 ? ['bare', 'llmkb'] : ['llmkb', 'bare'];
-      for (const who of order) {
+      // The order turns every round, so each contender runs first, in the middle and last alike.
+      const order = who.map((_, i) => who[(i + round) % who.length]!);
+      for (const w of order) {
         rmSync(join(dir, 'store.sqlite'), { force: true });
+        const llmkb = (bin: string) => [bin, 'ask', '--input', input, '-o', join(dir, `${w}.jsonl`), '--store', join(dir, 'store.sqlite')];
         const argv =
-          who === 'llmkb'
-            ? [join(root, 'bin', 'llmkb.js'), 'ask', '--input', input, '-o', join(dir, 'llmkb.jsonl'), '--store', join(dir, 'store.sqlite')]
-            : [join(import.meta.dirname, 'support', 'bare-ask-client.mjs'), input, join(dir, 'bare.jsonl'), baseURL, 'bench-model', String(concurrency)];
+          w === 'llmkb'
+            ? llmkb(join(root, 'bin', 'llmkb.js'))
+            : w === 'other'
+              ? llmkb(args.compare!)
+              : [join(import.meta.dirname, 'support', 'bare-ask-client.mjs'), input, join(dir, 'bare.jsonl'), baseURL, 'bench-model', String(concurrency)];
         const f = await timed(argv, dir, questions);
-        runs[who].push(f);
+        runs[w]!.push(f);
         console.log(
-          `${String(questions).padStart(6)}  ${who.padEnd(5)}  to first request ${s(f.toFirst)}  after last answer ${s(f.afterLast)}  total ${s(f.total)}  peak RSS ${mb(f.rss)}  (load ${loadavg()[0]!.toFixed(1)})`,
+          `${String(questions).padStart(6)}  ${w.padEnd(5)}  to first request ${s(f.toFirst)}  after last answer ${s(f.afterLast)}  total ${s(f.total)}  peak RSS ${mb(f.rss)}  (load ${loadavg()[0]!.toFixed(1)})`,
         );
       }
     }
-    const ratio = runs.llmkb.map((l, i) => runs.bare[i]!.total / l.total);
-    const m = (who: 'llmkb' | 'bare', k: 'toFirst' | 'afterLast' | 'total') => s(median(runs[who].map((f) => f[k])));
-    console.log(
-      `${String(questions).padStart(6)}  median  llmkb ${m('llmkb', 'toFirst')} / ${m('llmkb', 'afterLast')} / ${m('llmkb', 'total')}, bare ${m('bare', 'toFirst')} / ${m('bare', 'afterLast')} / ${m('bare', 'total')} (to first / after last / total); ratio bare/llmkb ${median(ratio).toFixed(2)}x (${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}); peak RSS llmkb ${mb([median(runs.llmkb.map((f) => Math.max(...f.rss)))])}, bare ${mb([median(runs.bare.map((f) => Math.max(...f.rss)))])}`,
-    );
+    const m = (w: string, k: 'toFirst' | 'afterLast' | 'total') => s(median(runs[w]!.map((f) => f[k])));
+    for (const w of who.filter((x) => x !== 'bare')) {
+      // Paired: each run against the bare run of its round.
+      const ratio = runs[w]!.map((l, i) => runs.bare![i]!.total / l.total);
+      console.log(
+        `${String(questions).padStart(6)}  median  ${w} ${m(w, 'toFirst')} / ${m(w, 'afterLast')} / ${m(w, 'total')}, bare ${m('bare', 'toFirst')} / ${m('bare', 'afterLast')} / ${m('bare', 'total')} (to first request / after last answer / total); bare/${w} ${median(ratio).toFixed(2)}x (${Math.min(...ratio).toFixed(2)}-${Math.max(...ratio).toFixed(2)}); peak RSS ${w} ${mb([median(runs[w]!.map((f) => Math.max(...f.rss)))])}, bare ${mb([median(runs.bare!.map((f) => Math.max(...f.rss)))])}`,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

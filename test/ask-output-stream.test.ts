@@ -1,8 +1,7 @@
 /**
  * `llmkb ask` writes its output as the answers come (src/io/ordered-jsonl-file.ts): the file is
- * the same bytes as the JSONL of the run's records read back from the store (what it was built
- * from when it was written at the end), in question order however the answers come, also after
- * a resumed run; a stopped run leaves no output file.
+ * the same bytes as the JSONL of the run's records read back from the store, in question order
+ * however the answers come, also after a resumed run; a stopped run leaves no output file.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -50,7 +50,7 @@ describe('runStoredStage turns', () => {
     assert.ok(timerDoneAt > started);
     // Counted in items, not milliseconds (steady on a busy machine): a turn comes after a slice of
     // about 2 ms of every worker together (about 130 items here); each worker yielding on its own
-    // took 64 slices of 2 ms each (about 1,000 items) before the timer's turn.
+    // would take 64 slices of 2 ms each (about 1,000 items) before the timer's turn.
     assert.ok(ruledBeforeTimer < 400, `the timer's item resumed after ${ruledBeforeTimer} items decided without I/O`);
   });
 });

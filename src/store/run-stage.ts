@@ -149,9 +149,9 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
   // replies of the calls in flight (the judge's, while rules decide other records) as long.
   let turnAt = performance.now();
-  // One turn for every worker: each worker yielding on its own handed the event loop a turn only
-  // after every worker's next 2 ms of work, so the first requests of a stage whose first items
-  // are decided by rules waited for most of those items (its first judge stage, ~0.25 s).
+  // One turn for every worker: were each worker to yield on its own, the event loop would get a
+  // turn only after every worker's next 2 ms of work, and a stage whose items are mostly decided
+  // by rules (the judge's) would send its first requests after most of those items.
   let turn: Promise<void> | undefined;
   const nextTurn = (): Promise<void> =>
     (turn ??= new Promise<void>((resolve) =>
