@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { toJsonl } from '../src/io/jsonl.js';
-import { openDatabase } from '../src/store/database.js';
+import { openDatabase, SqliteDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { startOpenAICompatibleServer, type TestServer } from './support/openai-compatible-server.js';
 import { llmkb } from './support/run-cli.js';
@@ -46,8 +46,26 @@ function storedJsonl(dir: string): string {
 
 const completions = (server: TestServer): number => server.requests.filter((r) => r.path.endsWith('/completions')).length;
 
-/** Starts `llmkb ask`, sends `signal` once the server has `more` completion requests more, and waits for the exit. */
-async function stopAfter(dir: string, server: TestServer, more: number, signal: NodeJS.Signals): Promise<void> {
+/** Records of the ask stage committed to the store so far (0 while there is no store or table yet). */
+function storedRecords(dir: string): number {
+  if (!existsSync(join(dir, 'store.sqlite'))) return 0;
+  try {
+    const db = new SqliteDatabase(join(dir, 'store.sqlite'), { readonly: true });
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM run_records WHERE stage = 'ask'").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts `llmkb ask`, sends `signal` once the server has `more` completion requests more (and,
+ * with `committed`, once some of its records are in the store), and waits for the exit.
+ */
+async function stopAfter(dir: string, server: TestServer, more: number, signal: NodeJS.Signals, committed = false): Promise<void> {
   const calls = completions(server) + more;
   const bin = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
   const child = spawn(process.execPath, [bin, 'ask', '--input', 'questions.jsonl', '-o', 'out.jsonl', '--store', 'store.sqlite'], {
@@ -55,7 +73,7 @@ async function stopAfter(dir: string, server: TestServer, more: number, signal: 
     stdio: 'ignore',
     env: { ...process.env, CI: '1' },
   });
-  while (completions(server) < calls) await new Promise((r) => setTimeout(r, 5));
+  while (completions(server) < calls || (committed && storedRecords(dir) === 0)) await new Promise((r) => setTimeout(r, 5));
   child.kill(signal);
   await new Promise((r) => child.on('exit', r));
 }
@@ -64,8 +82,8 @@ describe('llmkb ask writes its output as the answers come', () => {
   it('answers out of order: the output is in question order and the same bytes as the stored records; a resumed run too', async () => {
     // Every third answer is slow, so answers finish out of question order.
     const server = await startOpenAICompatibleServer({
-      delayMs: 5,
-      fault: (i) => (i % 3 === 1 ? { kind: 'delay', ms: 60 } : undefined),
+      delayMs: 20,
+      fault: (i) => (i % 3 === 1 ? { kind: 'delay', ms: 150 } : undefined),
       complete: (prompt) => ` job ${prompt.length}`,
     });
     try {
@@ -84,7 +102,7 @@ describe('llmkb ask writes its output as the answers come', () => {
 
       // Killed part-way (kill -9), then resumed: the earlier answers come from the store in turn.
       const again = workdir(server);
-      await stopAfter(again, server, 20, 'SIGKILL');
+      await stopAfter(again, server, 20, 'SIGKILL', true);
       assert.equal(existsSync(join(again, 'out.jsonl')), false, 'a killed ask leaves no output file');
       const resumed = await llmkb(['ask', '--input', 'questions.jsonl', '-o', 'out.jsonl', '--store', 'store.sqlite'], { cwd: again });
       assert.equal(resumed.code, 0, resumed.stderr);
