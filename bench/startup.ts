@@ -1,8 +1,8 @@
 /**
  * Start-up time of the built CLI (target: `llmkb --help` under 0.3 s): the median of N cold
  * `node bin/llmkb.js --help` runs against a bare `node -e 0`, interleaved so both see the same
- * load, and of `llmkb methods --json`, a quick command that runs in the node process the launcher
- * starts (help and the version run in the launcher's). `npm run bench:startup -- [runs]`
+ * load, and of `llmkb methods --json`, a quick command (like help and the version, it runs in the
+ * process started: bin/llmkb.js starts a second node only for the commands of many model calls). `npm run bench:startup -- [runs]`
  * (default 21). Prints the figures; asserts nothing.
  */
 import { spawnSync } from 'node:child_process';

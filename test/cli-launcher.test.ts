@@ -1,6 +1,7 @@
 /**
- * bin/llmkb.js: a command runs in a node process started with the CLI's V8 flags; the launcher
- * passes on its output, exit code and signals, and a kill -9 of the launcher ends the command.
+ * bin/llmkb.js: a command that makes many model calls runs in a node process started with the
+ * CLI's V8 flags; the launcher passes on its output, exit code and signals, and a kill -9 of the
+ * launcher ends the command. Help, the version and the light commands run in one process.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,19 +34,15 @@ const processes = (log: string): Logged[] => (existsSync(log) ? readFileSync(log
 const flagsOf = (p: Logged) => p.execArgv.filter((a) => !a.startsWith('--import'));
 
 describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.meta.dirname, '..', 'dist', 'cli', 'main.js')) ? false : 'needs npm run build' }, () => {
-  it("runs a command in a node process of its own with the CLI's V8 flags, and passes on its output and exit code", () => {
+  it("runs a command of many calls in a node process of its own with the CLI's V8 flags, and passes on its output and exit code", () => {
     const { dir, log, env } = workdir();
-    const ok = spawnSync(process.execPath, [PROBE, BIN, 'methods', '--json'], { cwd: dir, env, encoding: 'utf8' });
-    assert.equal(ok.status, 0, ok.stderr);
-    assert.equal((JSON.parse(ok.stdout) as { interfaceVersion: string }).interfaceVersion, METHOD_INTERFACE_VERSION, 'the command printed its JSON through the launcher');
+    // A failing command: the same exit code and message as when node is given the flags itself (one process).
+    const args = ['--store', 'store.sqlite', 'judge', '-i', 'missing.jsonl', '-o', 'out.jsonl'];
+    const launched = spawnSync(process.execPath, [PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
     const [launcher, command] = processes(log);
     assert.equal(processes(log).length, 2);
     assert.deepEqual(flagsOf(launcher!), []);
     assert.deepEqual(flagsOf(command!), FLAGS);
-
-    // A failing command: the same exit code and message as when node is given the flags itself (one process).
-    const args = ['judge', '-i', 'missing.jsonl', '-o', 'out.jsonl'];
-    const launched = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
     writeFileSync(log, '');
     const direct = spawnSync(process.execPath, [...FLAGS, PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
     assert.equal(processes(log).length, 1, 'given the flags, the command runs in the process started');
@@ -63,6 +60,17 @@ describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.met
     }
   });
 
+  it('runs the light commands (methods, runs, cache, metrics, complete) in the process started, global options before them or not', () => {
+    for (const args of [['methods', '--json'], ['--store', 'store.sqlite', 'methods', '--json'], ['-c', 'none.json', 'methods', '--json'], ['--store', 'store.sqlite', 'runs'], ['--store=store.sqlite', 'cache', 'stats']]) {
+      const { dir, log, env } = workdir();
+      if (args.includes('none.json')) writeFileSync(join(dir, 'none.json'), '{}');
+      const r = spawnSync(process.execPath, [PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(processes(log).length, 1, args.join(' '));
+      if (args.includes('methods')) assert.equal((JSON.parse(r.stdout) as { interfaceVersion: string }).interfaceVersion, METHOD_INTERFACE_VERSION);
+    }
+  });
+
   it("passes SIGTERM on to the command and ends as it ends; a kill -9 of the launcher ends the command's process too", async () => {
     // A call that takes seconds: the command is still running when the signal comes.
     const server = await startOpenAICompatibleServer({ delayMs: 5_000 });
@@ -70,12 +78,14 @@ describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.met
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         const { dir, log, env } = workdir();
         writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m` } }));
-        const requests = server.requests.length;
-        const launcher = spawn(process.execPath, [PROBE, BIN, 'complete', 'a slow question'], { cwd: dir, env, stdio: 'ignore' });
+        writeFileSync(join(dir, 'q.jsonl'), `${JSON.stringify({ id: 'q1', dataset: 'unseen', source: 'T1', question: 'a slow question', answers: [] })}\n`);
+        const requests = server.requests.filter((r) => r.path.endsWith('/completions')).length;
+        const launcher = spawn(process.execPath, [PROBE, BIN, 'ask', '--input', 'q.jsonl', '-o', 'out.jsonl'], { cwd: dir, env, stdio: 'ignore' });
         const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => launcher.on('exit', (code, s) => resolve({ code, signal: s })));
         const deadline = Date.now() + 30_000;
-        while (server.requests.length === requests && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        assert.ok(server.requests.length > requests, 'the command sent its request');
+        const sent = () => server.requests.filter((r) => r.path.endsWith('/completions')).length > requests;
+        while (!sent() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(sent(), 'the command sent its request');
         const command = processes(log).find((p) => p.pid !== launcher.pid)!;
         assert.ok(processAlive(command.pid));
         launcher.kill(signal);

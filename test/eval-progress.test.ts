@@ -81,3 +81,62 @@ describe('the ETA of a whole evaluation', () => {
     assert.match(written.join(''), /^ask: 4\/10 in .*eval setting 1 of 2, ETA /);
   });
 });
+
+/**
+ * An `eval --quick`-like plan (three settings of ask, judge and consistency; 40 questions, of
+ * which 35 get MCQs) with the reliability plan's prior costs per item (an ask 16 units, a
+ * consistency pair of 3 MCQs 54, the rule judge 0), run on a fake clock with fixed seconds per
+ * item: the ETA shown after each item against the time the run really has left.
+ */
+describe('the ETA of a whole evaluation against the time really left', () => {
+  const settings = ['zero-shot', 'four-shot', 'four-shot-2'];
+  const plan: PlannedStep[] = settings.flatMap((setting) => [
+    { setting, stage: 'ask', items: 40, costPerItem: 16 },
+    { setting, stage: 'judge', items: 40, costPerItem: 0 },
+    { setting, stage: 'consistency', items: 40, costPerItem: 54 },
+  ]);
+  const items: Record<string, number> = { ask: 40, judge: 40, consistency: 35 };
+  /** Seconds per item: an uncached ask, a rule-judged answer, an MCQ pair (MCQ answers dominate); a cached item. */
+  const seconds: Record<string, number> = { ask: 0.4, judge: 0.01, consistency: 1.5 };
+  const CACHED = 0.002;
+
+  /** [stage, item index within the stage, ETA, seconds really left] after every item. */
+  function simulate(cachedAsksInFirstSetting: boolean): Array<{ step: number; stage: string; item: number; eta: number | undefined; left: number }> {
+    const costs = settings.flatMap((_, s) => ['ask', 'judge', 'consistency'].map((stage) => Array.from({ length: items[stage]! }, () => (s === 0 && stage === 'ask' && cachedAsksInFirstSetting ? CACHED : seconds[stage]!))));
+    const total = costs.flat().reduce((a, b) => a + b, 0);
+    let now = 0;
+    const p = new EvalProgress(plan, () => now * 1000);
+    const seen: Array<{ step: number; stage: string; item: number; eta: number | undefined; left: number }> = [];
+    costs.forEach((stepCosts, step) => {
+      const stage = plan[step]!.stage;
+      p.stageStarted(stage, stepCosts.length);
+      stepCosts.forEach((cost, item) => {
+        now += cost;
+        p.ticked(cost === CACHED);
+        seen.push({ step, stage, item, eta: p.remainingSeconds(), left: total - now });
+      });
+      p.stageFinished();
+    });
+    return seen;
+  }
+
+  const worst = (points: ReturnType<typeof simulate>): number => Math.max(...points.map((x) => Math.abs(x.eta! - x.left) / x.left));
+
+  it('is within 15% of the time left from the fifth ask on, and within 10% once an MCQ pair has been answered', () => {
+    const points = simulate(false).filter((x) => x.left > 10);
+    const fromFifthAsk = points.filter((x) => x.step > 0 || x.item >= 4);
+    assert.ok(worst(fromFifthAsk) <= 0.15, `worst ${(worst(fromFifthAsk) * 100).toFixed(0)}%`);
+    const fromFirstPair = points.filter((x) => x.step > 2 || (x.stage === 'consistency' && x.item >= 2));
+    assert.ok(worst(fromFirstPair) <= 0.1, `worst ${(worst(fromFirstPair) * 100).toFixed(0)}%`);
+  });
+
+  it('is not made near zero by a first setting whose answers all come from the call cache', () => {
+    const all = simulate(true);
+    assert.ok(all.filter((x) => x.step < 2).every((x) => x.eta === undefined), 'unknown while every item done came from the cache');
+    const points = all.filter((x) => x.left > 10);
+    // The cached asks measure nothing about a model call: from the second uncached item on, the
+    // later settings' asks are reckoned at the prior's share of what the MCQ pairs cost.
+    const fromFirstPair = points.filter((x) => x.step > 2 || (x.stage === 'consistency' && x.item >= 2));
+    assert.ok(worst(fromFirstPair) <= 0.1, `worst ${(worst(fromFirstPair) * 100).toFixed(0)}%`);
+  });
+});

@@ -60,6 +60,12 @@ const server = createServer((req, res) => {
       } else done();
       return;
     }
+    if (req.method === 'GET') {
+      // GET /v1/models: llmkb asks a server which model it serves (src/providers/served-identity.ts).
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'bench-model', object: 'model', root: 'bench-model' }] }));
+      return;
+    }
     log?.write(`${text}\n`);
     const body = JSON.parse(text) as { prompt: string; model: string; stop?: string[]; logprobs?: number };
     const id = n++;

@@ -9,7 +9,14 @@
  * - items: the plan's, scaled by how many a stage of that kind really had against its plan in
  *   earlier settings (e.g. the consistency stage re-asks only correct and wrong responses).
  *
- * Until the first item is done nothing is measured and the ETA is unknown.
+ * Items answered from the call cache take next to no time and say nothing about what a model
+ * call costs: the seconds per prior unit come from the items that were not (a setting whose
+ * answers were all cached would otherwise make every later stage look free), and a later
+ * setting's stage, whose prompts are new, is reckoned at what a stage's uncached items cost. The
+ * rest of the running stage is reckoned at its own mix of cached and uncached items so far.
+ *
+ * Until the first item is done nothing is measured and the ETA is unknown; so it stays while
+ * every item done came from the call cache and later steps remain.
  */
 
 export interface PlannedStep {
@@ -24,6 +31,8 @@ export interface PlannedStep {
 interface Measured {
   seconds: number;
   items: number;
+  /** Of `items`, those not answered from the call cache. */
+  fresh: number;
   /** Items really worked on, over the plan's items, of the steps of this stage begun so far. */
   actual: number;
   planned: number;
@@ -38,6 +47,7 @@ export class EvalProgress {
   #running = false;
   #startedAt = 0;
   #doneHere = 0;
+  #freshHere = 0;
   #total = 0;
   #resumed = 0;
 
@@ -54,6 +64,7 @@ export class EvalProgress {
     this.#running = true;
     this.#startedAt = this.#clock();
     this.#doneHere = 0;
+    this.#freshHere = 0;
     this.#resumed = 0;
     this.#total = total;
     const m = this.#measure(stage);
@@ -66,9 +77,11 @@ export class EvalProgress {
     this.#resumed += count;
   }
 
-  /** One item of the running stage is done. */
-  ticked(): void {
-    if (this.#running) this.#doneHere++;
+  /** One item of the running stage is done (`cached`: answered from the call cache). */
+  ticked(cached = false): void {
+    if (!this.#running) return;
+    this.#doneHere++;
+    if (!cached) this.#freshHere++;
   }
 
   /** The running stage has ended: its time and items join the measurements. */
@@ -77,6 +90,7 @@ export class EvalProgress {
     const m = this.#measure(this.#steps[this.#current]!.stage);
     m.seconds += (this.#clock() - this.#startedAt) / 1000;
     m.items += this.#doneHere;
+    m.fresh += this.#freshHere;
     this.#running = false;
   }
 
@@ -85,26 +99,39 @@ export class EvalProgress {
     const now = this.#clock();
     const running = this.#running ? this.#steps[this.#current]! : undefined;
     // The running stage's time so far counts with what is measured of its kind.
-    const measured = (stage: string): { seconds: number; items: number } => {
+    const measured = (stage: string): { seconds: number; items: number; fresh: number } => {
       const m = this.#measured.get(stage);
-      const here = running?.stage === stage ? { seconds: (now - this.#startedAt) / 1000, items: this.#doneHere } : { seconds: 0, items: 0 };
-      return { seconds: (m?.seconds ?? 0) + here.seconds, items: (m?.items ?? 0) + here.items };
+      const here = running?.stage === stage ? { seconds: (now - this.#startedAt) / 1000, items: this.#doneHere, fresh: this.#freshHere } : { seconds: 0, items: 0, fresh: 0 };
+      return { seconds: (m?.seconds ?? 0) + here.seconds, items: (m?.items ?? 0) + here.items, fresh: (m?.fresh ?? 0) + here.fresh };
     };
-    let seconds = 0;
-    let units = 0;
-    for (const stage of new Set(this.#steps.map((s) => s.stage))) {
-      const m = measured(stage);
-      const cost = this.#steps.find((s) => s.stage === stage)!.costPerItem;
-      if (m.items === 0 || cost === 0) continue;
-      seconds += m.seconds;
-      units += m.items * cost;
-    }
+    // Seconds per prior unit: from uncached items where there are any, else from every item.
+    const calibrate = (count: (m: { items: number; fresh: number }) => number): { seconds: number; units: number } => {
+      let seconds = 0;
+      let units = 0;
+      for (const stage of new Set(this.#steps.map((s) => s.stage))) {
+        const m = measured(stage);
+        const cost = this.#steps.find((s) => s.stage === stage)!.costPerItem;
+        if (count(m) === 0 || cost === 0) continue;
+        seconds += m.seconds;
+        units += count(m) * cost;
+      }
+      return { seconds, units };
+    };
+    const fresh = calibrate((m) => m.fresh);
+    // Only cached items so far: what a model call costs is unknown, and so is every later step.
+    if (fresh.units === 0 && this.#current + 1 < this.#steps.length) return undefined;
+    const { seconds, units } = fresh.units > 0 ? fresh : calibrate((m) => m.items);
     if (units === 0) return undefined;
+    const prior = (step: PlannedStep): number => (step.costPerItem * seconds) / units;
+    // A later step: what an uncached item of its stage costs (or, with none measured, the prior).
     const perItem = (step: PlannedStep): number => {
       const m = measured(step.stage);
-      return m.items > 0 ? m.seconds / m.items : (step.costPerItem * seconds) / units;
+      return m.fresh > 0 ? m.seconds / m.fresh : fresh.units > 0 ? prior(step) : m.items > 0 ? m.seconds / m.items : prior(step);
     };
-    let left = running ? Math.max(0, this.#total - this.#resumed - this.#doneHere) * perItem(running) : 0;
+    // The running stage's remaining items: at its own pace so far in this setting (its mix of
+    // cached and uncached items), until it has one, as a later step.
+    const perItemHere = (step: PlannedStep): number => (this.#doneHere > 0 ? (now - this.#startedAt) / 1000 / this.#doneHere : perItem(step));
+    let left = running ? Math.max(0, this.#total - this.#resumed - this.#doneHere) * perItemHere(running) : 0;
     for (let i = this.#current + 1; i < this.#steps.length; i++) {
       const step = this.#steps[i]!;
       const m = this.#measured.get(step.stage);
@@ -123,7 +150,7 @@ export class EvalProgress {
 
   #measure(stage: string): Measured {
     let m = this.#measured.get(stage);
-    if (!m) this.#measured.set(stage, (m = { seconds: 0, items: 0, actual: 0, planned: 0 }));
+    if (!m) this.#measured.set(stage, (m = { seconds: 0, items: 0, fresh: 0, actual: 0, planned: 0 }));
     return m;
   }
 }

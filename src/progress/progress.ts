@@ -71,7 +71,7 @@ export class Progress {
     if (info.failed) this.failed += 1;
     else {
       this.done += 1;
-      this.#overall?.ticked();
+      this.#overall?.ticked(info.cached ?? false);
     }
     if (info.cached) this.cacheHits += 1;
     if (!this.#live || this.#quiet) return;

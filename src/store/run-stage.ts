@@ -18,6 +18,8 @@ export interface StageWork<I, R, P = R> {
   project?: (record: R) => P;
   /** Summary stored with the finished stage (diagnostics, which judge was used, ...), from the projected records. */
   info?: (records: Map<string, P>) => unknown;
+  /** Called with each record this process makes, as it is made (in the order they finish), with its item's index. */
+  onRecord?: (index: number, record: R) => void;
 }
 
 /**
@@ -122,6 +124,7 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   };
   const save = (itemId: string, seq: number, record: R, cached: boolean): void => {
     if (made) made[seq] = project(record);
+    options.onRecord?.(seq, record);
     pending.push({ itemId, seq, record, cached });
     if (pending.length >= RECORD_COMMIT_BATCH) flush();
     else if (timer === undefined) timer = setTimeout(flush, RECORD_COMMIT_INTERVAL_MS);
@@ -146,6 +149,18 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   // Ctrl-C), as it did when every record waited for its commit; longer gaps would hold the
   // replies of the calls in flight (the judge's, while rules decide other records) as long.
   let turnAt = performance.now();
+  // One turn for every worker: were each worker to yield on its own, the event loop would get a
+  // turn only after every worker's next 2 ms of work, and a stage whose items are mostly decided
+  // by rules (the judge's) would send its first requests after most of those items.
+  let turn: Promise<void> | undefined;
+  const nextTurn = (): Promise<void> =>
+    (turn ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        turn = undefined;
+        turnAt = performance.now();
+        resolve();
+      }),
+    ));
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < todo.length) {
       const position = next++;
@@ -154,10 +169,7 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
       try {
         const { record, cached } = await options.work(load(position, id, index), index);
         save(id, index, record, cached ?? false);
-        if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          turnAt = performance.now();
-        }
+        if (performance.now() - turnAt > EVENT_LOOP_TURN_MS) await nextTurn();
       } catch (error) {
         failure ??= { error };
         progress.tick({ failed: true });

@@ -74,6 +74,8 @@ export interface AskOptions {
   concurrency?: number;
   /** Ask inside an existing run (an evaluation); otherwise the run is derived from these options. */
   run?: Run;
+  /** Called with each record made (not those resumed from the store), as it is made, with its question's index. */
+  onRecord?: (index: number, record: AskedRecord) => void;
 }
 
 export function datasetChecksum(items: readonly QAItem[]): string {
@@ -117,6 +119,7 @@ export async function runAskStage(options: AskOptions): Promise<Run> {
     idOf: (item) => item.id,
     concurrency: options.concurrency ?? options.executor.concurrency,
     ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.onRecord ? { onRecord: options.onRecord } : {}),
     work: async (item) => {
       const choice = chooseShots(item, options.setting, options.selector, options.seed);
       for (let dropped = 0; ; dropped++) {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 // Types only at the top; the modules load inside the actions (start-up time, see cli-defaults.ts).
-import type { PromptSetting } from '../asking/ask-questions.js';
+import type { AskedRecord, PromptSetting } from '../asking/ask-questions.js';
 import type { QAItem } from '../data/qa-item.js';
 import { InputFileError, LlmkbError } from '../../../errors.js';
 import type { JudgedRecord } from '../judging/judge-response.js';
@@ -55,11 +55,10 @@ export function registerStageCommands(program: Command, host: CliHost): void {
     .option('-o, --output <file>', 'responses JSONL', 'responses.jsonl')
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed)`, positiveInteger)
     .action(async (opts: { model?: string; setting: PromptSetting; data: string; input?: string[]; rSeen?: string; rUnseen?: string; embedder?: string; seed: number; maxTokens: number; reduceShots?: boolean; output: string; limit?: number }, command: Command) => {
-      const { askQuestions } = await import('../asking/ask-questions.js');
+      const { askRun, runAskStage } = await import('../asking/ask-questions.js');
       const { DATASET_FILES } = await import('../data/build-datasets.js');
       const { readQAItems } = await import('../data/qa-item.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
+      const { OrderedJsonlFile } = await import('../../../io/ordered-jsonl-file.js');
       checkOutputFile(opts.output, [...(opts.input ?? Object.values(DATASET_FILES).map((f) => join(opts.data, f))), opts.rSeen, opts.rUnseen]);
       await host.withWorkspace(command, async (ws) => {
         const entry = ws.entryFor('model', opts.model);
@@ -75,10 +74,32 @@ export function registerStageCommands(program: Command, host: CliHost): void {
         const selector = opts.setting === 'zero-shot' ? undefined : await shotSelector(ws, opts.rSeen ?? join(opts.data, DATASET_FILES.rSeen), opts.rUnseen ?? join(opts.data, DATASET_FILES.rUnseen), opts.embedder);
         const executor = await ws.executor(entry);
         checkMaxTokens(executor, opts.maxTokens, '--max-tokens');
-        const { run, records } = await askQuestions({ items, executor, setting: opts.setting, seed: opts.seed, maxTokens: opts.maxTokens, reduceShots: opts.reduceShots ?? false, runs: ws.runs, label: typeof entry === 'string' ? entry : entry.spec, ...(selector ? { selector } : {}) });
-        writeFileAtomic(resolve(opts.output), toJsonl(records));
-        const dropped = records.filter((r) => r.shotsDropped).length;
-        process.stdout.write(`asked ${records.length} questions (${opts.setting}${selector ? `, shots by ${selector.id}` : ''}) -> ${opts.output}  [run ${run.id}]\n`);
+        const options = { items, executor, setting: opts.setting, seed: opts.seed, maxTokens: opts.maxTokens, reduceShots: opts.reduceShots ?? false, runs: ws.runs, label: typeof entry === 'string' ? entry : entry.spec, ...(selector ? { selector } : {}) };
+        const run = askRun(options);
+        // The output is written as the answers come (in question order), not built at the end:
+        // records of an earlier, stopped run of the same questions are read from the store in turn.
+        const before = new Set(run.recordIds('ask'));
+        let dropped = 0;
+        const output = new OrderedJsonlFile<AskedRecord>(resolve(opts.output), items.length, (position, last) => {
+          const id = items[position]!.id;
+          const record = before.has(id) || last ? run.record<AskedRecord>('ask', id) : undefined;
+          if (record?.shotsDropped) dropped++;
+          return record;
+        });
+        try {
+          await runAskStage({
+            ...options,
+            run,
+            onRecord: (position, record) => {
+              if (record.shotsDropped) dropped++;
+              output.put(position, record);
+            },
+          });
+          output.finish();
+        } finally {
+          output.abort();
+        }
+        process.stdout.write(`asked ${items.length} questions (${opts.setting}${selector ? `, shots by ${selector.id}` : ''}) -> ${opts.output}  [run ${run.id}]\n`);
         if (dropped) process.stdout.write(`${dropped} prompts had shots dropped to fit the context window (field "shotsDropped")\n`);
       });
     });
