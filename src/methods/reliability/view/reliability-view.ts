@@ -4,7 +4,7 @@
  * page shows the prompt sent, the raw and cut response, why it got its label and every MCQ; the run
  * page breaks the labels down by source, template, answer type and sub-type.
  */
-import type { MethodView, ViewItem } from '../../method-presentation.js';
+import type { ItemFieldDef, MethodView, MetricItems, ViewItem } from '../../method-presentation.js';
 import type { Run } from '../../../store/run-store.js';
 import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
@@ -23,13 +23,48 @@ const FIELDS = {
   response: '$.response',
 } as const;
 
-/** A stored run's items: its judged records (or its asked ones, before judging) with their Cons(q, r). */
+/** The item fields the viewer filters and sorts by, beside its columns: the MCQs re-asked and the invalid answers among them (Eq. 4), who judged. */
+const ITEM_FIELDS: readonly ItemFieldDef[] = [
+  { name: 'mcq_invalid', title: 'invalid MCQ answers', columnTitle: 'Invalid MCQs', kind: 'number', format: 'integer', description: 'MCQ answers of this response from which no option could be read (Eq. 4 counts them as not choosing the response)' },
+  { name: 'mcqs', title: 'MCQs asked', kind: 'number', format: 'integer', description: 'MCQs asked to re-ask this response', column: false },
+  { name: 'judged_by', title: 'judged by', kind: 'text', description: 'who decided the label: a rule, exact match, the judge LLM, or the lexical rule (approximate)', column: false },
+];
+
+/** The items behind each metric, as the metric defines them (its denominator; paper section 2). */
+const METRIC_ITEMS: Readonly<Record<string, MetricItems>> = {
+  CR: { selection: { dataset: 'seen' }, title: 'the seen questions (its denominator)' },
+  WR: { selection: { dataset: 'seen' }, title: 'the seen questions (its denominator)' },
+  NCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CR - WR: both over them)' },
+  UR: { selection: { dataset: 'unseen' }, title: 'the unseen questions (its denominator)' },
+  C_correct: { selection: { dataset: 'seen', label: 'correct' }, title: 'the correct seen responses (Cons(q, r) averaged over them)' },
+  C_wrong_seen: { selection: { dataset: 'seen', label: 'wrong' }, title: 'the wrong seen responses (Cons(q, r) averaged over them)' },
+  C_wrong_unseen: { selection: { dataset: 'unseen', label: 'wrong' }, title: 'the wrong unseen responses (Cons(q, r) averaged over them)' },
+  C_wrong: { selection: { label: 'wrong' }, title: 'the wrong responses, seen and unseen (the mean of their two averages)' },
+  CCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CR x C_correct)' },
+  CWR: { selection: { dataset: 'seen' }, title: 'the seen questions (WR x C_wrong^s)' },
+  NCCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CCR - CWR)' },
+  IUR: { selection: { dataset: 'unseen' }, title: 'the unseen questions (from UR and C_wrong^u)' },
+};
+
+/** The MCQ counts of a consistency record (`consistencyDetail`). */
+function mcqFields(detail: unknown): { mcqs: number | null; mcq_invalid: number | null } {
+  const d = (detail ?? {}) as { mcqs?: unknown; invalid?: unknown };
+  return { mcqs: typeof d.mcqs === 'number' ? d.mcqs : null, mcq_invalid: typeof d.invalid === 'number' ? d.invalid : null };
+}
+
+/** A stored run's items: its judged records (or its asked ones, before judging) with their Cons(q, r) and MCQ counts. */
 function* items(run: Run): Generator<ViewItem> {
   const judged = run.recordIds('judge').length > 0;
-  const consistency = new Map<string, number>();
-  for (const { itemId, fields } of run.project('consistency', { consistency: '$.consistency' })) if (typeof fields.consistency === 'number') consistency.set(itemId, fields.consistency);
+  const consistency = new Map<string, { consistency: number | null; mcqs: number | null; mcq_invalid: number | null }>();
+  // The stage keeps each MCQ with how its answer was parsed (the records file keeps only the counts).
+  for (const { itemId, fields } of run.project('consistency', { consistency: '$.consistency', mcqs: '$.mcqs' })) {
+    const mcqs = typeof fields.mcqs === 'string' ? (JSON.parse(fields.mcqs) as Array<{ parse?: string }>) : undefined;
+    const detail = Array.isArray(mcqs) ? { mcqs: mcqs.length, invalid: mcqs.filter((m) => m.parse === 'invalid').length } : undefined;
+    consistency.set(itemId, { consistency: typeof fields.consistency === 'number' ? fields.consistency : null, ...mcqFields(detail) });
+  }
   for (const { itemId, seq, fields } of run.project(judged ? 'judge' : 'ask', FIELDS)) {
-    yield { itemId, seq, ...(fields as Omit<ViewItem, 'itemId' | 'seq'>), consistency: consistency.get(itemId) ?? null };
+    const c = consistency.get(itemId);
+    yield { itemId, seq, ...(fields as Omit<ViewItem, 'itemId' | 'seq'>), consistency: c?.consistency ?? null, fields: { mcqs: c?.mcqs ?? null, mcq_invalid: c?.mcq_invalid ?? null, judged_by: (fields.judgedBy as string | null | undefined) ?? null } };
   }
 }
 
@@ -38,6 +73,7 @@ function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
   return {
     itemId: text('id') ?? String(seq), seq, label: text('label'), subtype: text('uninformativeType'), source: text('source'), answerType: text('answerType'), dataset: text('dataset'),
     judgedBy: text('judgedBy'), question: text('question'), response: text('response'), consistency: typeof record.consistency === 'number' ? record.consistency : null,
+    fields: { ...mcqFields(record.consistencyDetail), judged_by: text('judgedBy') },
   };
 }
 
@@ -51,6 +87,8 @@ function scored(list: readonly ViewItem[]): ScoredRecord[] {
 export const reliabilityView: MethodView = {
   items,
   itemOf,
+  itemFields: ITEM_FIELDS,
+  metricItems: (id) => METRIC_ITEMS[id],
   itemTitles: { label: 'label', subtype: 'uninformative type', source: 'source', answerType: 'answer type', dataset: 'dataset', question: 'Question', response: 'Response', consistency: 'consistency' },
   columnTitles: { consistency: 'Cons' },
   countTitles: { source: 'source / template' },
