@@ -212,6 +212,10 @@ describe('reliability in the viewer: invalid MCQ answers, metric values as links
       assert.ok(ncr, 'NCR 100.00 as a link');
       assert.equal(ncr[2], 'the seen questions (CR - WR: both over them)');
       assert.equal(shown(await get(`${view.url}${ncr[1]!.replace(/&amp;/g, '&')}`)), 4);
+      // An item page shows the exact prompts sent, with their instruction lines, from the call cache.
+      const item = await get(`${view.url}/runs/${run!.key}/items/q2`);
+      assert.match(item, /<h2>Prompt sent<\/h2><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related questions directly[\s\S]*?capital number 2\?/, 'the free-form question');
+      assert.match(item, /<h4>Prompt of MCQ 1<\/h4><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related multi-choice questions directly[\s\S]*?capital number 2\?/, 'its first MCQ');
       // The runs list's values link the same way.
       const list = await get(`${view.url}/`);
       const iur = [...list.matchAll(/<a class="metric" href="([^"]+)" title="the items behind IUR/g)];

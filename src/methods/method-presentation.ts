@@ -95,10 +95,16 @@ export interface MetricItems {
   title: string;
 }
 
+/** What `MethodView.items` may leave out. */
+export interface ItemsOptions {
+  /** false: without `question` and `response` (the items summarised for the runs list, which shows no text); default true. */
+  text?: boolean;
+}
+
 /** How `llmkb view` shows a method's runs. */
 export interface MethodView {
   /** A stored run's items, in item order, read through the run store's read API. */
-  items(run: Run): Iterable<ViewItem>;
+  items(run: Run, options?: ItemsOptions): Iterable<ViewItem>;
   /** One line of a records file as an item (a run that exists only as result files). */
   itemOf(record: Record<string, unknown>, seq: number): ViewItem;
   /** Titles of the columns and filters on the items page; null hides one. */

@@ -27,6 +27,12 @@ import { INDEX_SCHEMA, INDEX_TABLES, INDEX_VERSION } from './view-schema.js';
 
 export type ViewRun = ListedRun;
 
+/** A prepared statement as the index uses it. */
+interface Statement {
+  get(...params: unknown[]): unknown;
+  run(...params: unknown[]): unknown;
+}
+
 /** A run's summary as the view needs it, whatever the method. */
 export interface ViewSummary {
   method: string;
@@ -135,6 +141,10 @@ export class ViewIndex {
   readonly #scanned = new Map<string, { fingerprint: string; problems: string[] }>();
   #runs: ViewRun[] | undefined;
   #runsAt = 0;
+  /** Statements prepared once (the runs list asks a few per run on every load). */
+  readonly #statements = new Map<string, Statement>();
+  /** Summaries as last read or computed, by run key, with what they were read from (a summary file's size and time, or the run's fingerprint and whether they have intervals). */
+  readonly #parsed = new Map<string, { fingerprint: string; summary: ViewSummary }>();
 
   constructor(options: ViewIndexOptions) {
     this.hasStore = options.store !== undefined && existsSync(options.store);
@@ -153,6 +163,12 @@ export class ViewIndex {
     }
     this.db.exec(INDEX_SCHEMA);
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)").run(String(INDEX_VERSION));
+  }
+
+  #sql(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) this.#statements.set(sql, (statement = this.db.prepare(sql) as unknown as Statement));
+    return statement;
   }
 
   close(): void {
@@ -195,11 +211,11 @@ export class ViewIndex {
   }
 
   /** The run's items as its method reads them (a results folder's run: from its records file, the lines it cannot read in `problems`). */
-  async #readItems(run: ViewRun, view: MethodView | undefined, problems: string[]): Promise<Array<{ item: ViewItem; record?: string }>> {
+  async #readItems(run: ViewRun, view: MethodView | undefined, problems: string[], options: { text?: boolean } = {}): Promise<Array<{ item: ViewItem; record?: string }>> {
     const rows: Array<{ item: ViewItem; record?: string }> = [];
     if (run.kind === 'store') {
       const stored = this.#store!.runs.get(run.key);
-      if (stored && view) for (const item of view.items(stored)) rows.push({ item });
+      if (stored && view) for (const item of view.items(stored, options)) rows.push({ item });
     } else if (run.files?.has.records) {
       await readRecords(run.files.records, problems, (record, line) => {
         const seq = rows.length;
@@ -215,7 +231,7 @@ export class ViewIndex {
    */
   async ensureItems(run: ViewRun): Promise<{ items: number; imported: boolean; problems: string[] }> {
     const fingerprint = this.#fingerprint(run);
-    const known = this.db.prepare('SELECT fingerprint, items, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; items: number; problems: string | null } | undefined;
+    const known = this.#sql('SELECT fingerprint, items, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; items: number; problems: string | null } | undefined;
     if (known && known.fingerprint === fingerprint) return { items: known.items, imported: false, problems: known.problems ? (JSON.parse(known.problems) as string[]) : [] };
     const view = await this.view(run);
     const fields = itemFieldsOf(view);
@@ -256,7 +272,7 @@ export class ViewIndex {
   async recordProblems(run: ViewRun): Promise<string[]> {
     if (run.kind !== 'file' || !run.files?.has.records) return [];
     const fingerprint = this.#fingerprint(run);
-    const known = this.db.prepare('SELECT fingerprint, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; problems: string | null } | undefined;
+    const known = this.#sql('SELECT fingerprint, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; problems: string | null } | undefined;
     if (known && known.fingerprint === fingerprint) return known.problems ? (JSON.parse(known.problems) as string[]) : [];
     const scanned = this.#scanned.get(run.key);
     if (scanned && scanned.fingerprint === fingerprint) return scanned.problems;
@@ -306,7 +322,13 @@ export class ViewIndex {
     const finished = run.kind === 'file' || run.stages.every((s) => s.status === 'done');
     if (run.files?.has.summary && finished && !run.unreadable) {
       try {
-        return viewSummary(JSON.parse(readFileSync(run.files.summary, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>);
+        const stat = statSync(run.files.summary);
+        const fingerprint = `file:${stat.size}:${stat.mtimeMs}`;
+        const known = this.#parsed.get(run.key);
+        if (known?.fingerprint === fingerprint) return known.summary;
+        const summary = viewSummary(JSON.parse(readFileSync(run.files.summary, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>);
+        this.#parsed.set(run.key, { fingerprint, summary });
+        return summary;
       } catch {
         // Computed below instead (the runs list names the unreadable file).
       }
@@ -314,11 +336,17 @@ export class ViewIndex {
     const view = await this.view(run);
     if (!view?.summarizeItems) return undefined;
     const fingerprint = this.#fingerprint(run);
-    const cached = this.db.prepare('SELECT fingerprint, intervals, summary FROM summaries WHERE run_key = ?').get(run.key) as { fingerprint: string; intervals: number; summary: string } | undefined;
-    if (cached && cached.fingerprint === fingerprint && (cached.intervals === 1 || options.quick)) return { ...viewSummary(JSON.parse(cached.summary) as Record<string, unknown>), ...(cached.intervals === 1 ? {} : { intervalsPending: true }) };
+    const known = this.#parsed.get(run.key);
+    if (known && (known.fingerprint === `${fingerprint}:1` || (options.quick && known.fingerprint === `${fingerprint}:0`))) return known.summary;
+    const cached = this.#sql('SELECT fingerprint, intervals, summary FROM summaries WHERE run_key = ?').get(run.key) as { fingerprint: string; intervals: number; summary: string } | undefined;
+    if (cached && cached.fingerprint === fingerprint && (cached.intervals === 1 || options.quick)) {
+      const summary = { ...viewSummary(JSON.parse(cached.summary) as Record<string, unknown>), ...(cached.intervals === 1 ? {} : { intervalsPending: true }) };
+      this.#parsed.set(run.key, { fingerprint: `${fingerprint}:${cached.intervals}`, summary });
+      return summary;
+    }
     let items: ViewItem[];
-    const indexed = (this.db.prepare('SELECT fingerprint FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string } | undefined)?.fingerprint === fingerprint;
-    if (options.quick && !indexed) items = (await this.#readItems(run, view, [])).map((r) => r.item);
+    const indexed = (this.#sql('SELECT fingerprint FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string } | undefined)?.fingerprint === fingerprint;
+    if (options.quick && !indexed) items = (await this.#readItems(run, view, [], { text: false })).map((r) => r.item);
     else {
       await this.ensureItems(run);
       items = this.viewItems(run);
@@ -328,8 +356,10 @@ export class ViewIndex {
     // The runs list: the metrics now, their intervals (1000 resamples: seconds for a large run) once the run is opened.
     const summary: MethodSummary | undefined = await view.summarizeItems(items, info, { resamples: options.quick ? 0 : 1000 });
     if (!summary) return undefined;
-    this.db.prepare('INSERT OR REPLACE INTO summaries (run_key, fingerprint, intervals, summary) VALUES (?, ?, ?, ?)').run(run.key, fingerprint, options.quick ? 0 : 1, JSON.stringify(summary));
-    return { ...viewSummary(summary as unknown as Record<string, unknown>), ...(options.quick ? { intervalsPending: true } : {}) };
+    this.#sql('INSERT OR REPLACE INTO summaries (run_key, fingerprint, intervals, summary) VALUES (?, ?, ?, ?)').run(run.key, fingerprint, options.quick ? 0 : 1, JSON.stringify(summary));
+    const shown = { ...viewSummary(summary as unknown as Record<string, unknown>), ...(options.quick ? { intervalsPending: true } : {}) };
+    this.#parsed.set(run.key, { fingerprint: `${fingerprint}:${options.quick ? 0 : 1}`, summary: shown });
+    return shown;
   }
 
   /** The fingerprints of runs' items (for caches of what is computed from them). */

@@ -45,10 +45,11 @@ function scoreFields(scores: Record<string, unknown>): Record<string, number | n
   return Object.fromEntries(SCORES.map(([name, key]) => [name, typeof scores[key] === 'number' ? (scores[key] as number) : null]));
 }
 
-function* items(run: Run): Generator<ViewItem> {
-  const paths = { ...FIELDS, ...Object.fromEntries(SCORES.map(([name, key]) => [`score_${name}`, `$.scores.${key}`])) };
+function* items(run: Run, options: { text?: boolean } = {}): Generator<ViewItem> {
+  const { question: _question, response: _response, ...small } = FIELDS;
+  const paths = { ...(options.text === false ? small : FIELDS), ...Object.fromEntries(SCORES.map(([name, key]) => [`score_${name}`, `$.scores.${key}`])) };
   for (const { itemId, seq, fields } of run.project('score', paths)) {
-    const { label, source, dataset, question, response } = fields as Record<keyof typeof FIELDS, string | null>;
+    const { label, source, dataset, question = null, response = null } = fields as Record<keyof typeof FIELDS, string | null>;
     yield { itemId, seq, label, source, dataset, question, response, fields: Object.fromEntries(SCORES.map(([name]) => [name, typeof fields[`score_${name}`] === 'number' ? (fields[`score_${name}`] as number) : null])) };
   }
 }

@@ -4,7 +4,7 @@
  * page shows the prompt sent, the raw and cut response, why it got its label and every MCQ; the run
  * page breaks the labels down by source, template, answer type and sub-type.
  */
-import type { ItemFieldDef, MethodView, MetricItems, ViewItem } from '../../method-presentation.js';
+import type { ItemFieldDef, ItemsOptions, MethodView, MetricItems, ViewItem } from '../../method-presentation.js';
 import type { Run } from '../../../store/run-store.js';
 import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
@@ -22,6 +22,9 @@ const FIELDS = {
   question: '$.question',
   response: '$.response',
 } as const;
+
+/** The fields without the question and the response, for a summary. */
+const { question: _question, response: _response, ...SMALL_FIELDS } = FIELDS;
 
 /** The item fields the viewer filters and sorts by, beside its columns: the MCQs re-asked and the invalid answers among them (Eq. 4), who judged. */
 const ITEM_FIELDS: readonly ItemFieldDef[] = [
@@ -53,7 +56,7 @@ function mcqFields(detail: unknown): { mcqs: number | null; mcq_invalid: number 
 }
 
 /** A stored run's items: its judged records (or its asked ones, before judging) with their Cons(q, r) and MCQ counts. */
-function* items(run: Run): Generator<ViewItem> {
+function* items(run: Run, options: ItemsOptions = {}): Generator<ViewItem> {
   const judged = run.recordIds('judge').length > 0;
   const consistency = new Map<string, { consistency: number | null; mcqs: number | null; mcq_invalid: number | null }>();
   // The stage keeps each MCQ with how its answer was parsed (the records file keeps only the counts).
@@ -62,7 +65,7 @@ function* items(run: Run): Generator<ViewItem> {
     const detail = Array.isArray(mcqs) ? { mcqs: mcqs.length, invalid: mcqs.filter((m) => m.parse === 'invalid').length } : undefined;
     consistency.set(itemId, { consistency: typeof fields.consistency === 'number' ? fields.consistency : null, ...mcqFields(detail) });
   }
-  for (const { itemId, seq, fields } of run.project(judged ? 'judge' : 'ask', FIELDS)) {
+  for (const { itemId, seq, fields } of run.project(judged ? 'judge' : 'ask', options.text === false ? SMALL_FIELDS : FIELDS)) {
     const c = consistency.get(itemId);
     yield { itemId, seq, ...(fields as Omit<ViewItem, 'itemId' | 'seq'>), consistency: c?.consistency ?? null, fields: { mcqs: c?.mcqs ?? null, mcq_invalid: c?.mcq_invalid ?? null, judged_by: (fields.judgedBy as string | null | undefined) ?? null } };
   }
