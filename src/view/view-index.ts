@@ -204,7 +204,8 @@ export class ViewIndex {
   }
 
   #fingerprint(run: ViewRun): string {
-    if (run.kind === 'store') return hashKey(JSON.stringify(this.#store!.runs.get(run.key)?.stagesState() ?? []));
+    // The listing's stage states and record counts, and the run's time of its last stage change (each stage change sets it).
+    if (run.kind === 'store') return hashKey(JSON.stringify([run.updatedAt ?? '', run.stages]));
     if (!run.files?.has.records) return 'none';
     const s = statSync(run.files.records);
     return `${s.size}:${s.mtimeMs}`;
