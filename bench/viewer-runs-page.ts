@@ -1,23 +1,25 @@
 /**
- * `npm run bench:view-runs`: the viewer's runs list (`/`) over a store of ~50 runs and over a
- * results folder of as many, the first load (a new view index) and later ones, against a bare
- * baseline: a node:http server that, per request, reads the results folder's summary files and
- * renders a table of their headline metrics (what the list shows, with nothing else).
+ * The viewer's runs list (`/`) over a store of ~50 runs, the first load (a new view index) and
+ * later ones: the store alone (no summary files: the list computes each run's metrics from its
+ * items), and the store with its results folder (each run's summary file, as `llmkb eval --out`
+ * writes it, found by its run id), against a bare baseline: a node:http server that, per
+ * request, reads the same summary files and renders a table of their headline metrics (what the
+ * list shows, with nothing else).
  *
- * A store run has no summary file: the list computes its metrics from its items. Each load is one
- * request from this process to a server in this process; a later load comes more than a second
- * after the one before (the viewer lists runs again at most once a second, as a user reloading
- * would see).
+ * Each load is one request from this process to a server in this process; a later load comes
+ * more than a second after the one before (the viewer lists runs again at most once a second, as
+ * a user reloading would see).
  *
- *   npm run bench:view-runs -- [RUNS] [ITEMS] [LATER]
+ *   node --import tsx bench/viewer-runs-page.ts [RUNS] [ITEMS] [LATER]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startViewServer } from '../src/view/view-server.js';
-import { writeFixtureResults, writeFixtureStore } from '../test/support/view-fixture.js';
+import { ViewIndex } from '../src/view/view-index.js';
+import { writeFixtureStore } from '../test/support/view-fixture.js';
 
 const runs = Number(process.argv[2] ?? 51);
 const items = Number(process.argv[3] ?? 300);
@@ -81,11 +83,15 @@ try {
   const store = join(dir, 'store.sqlite');
   const results = join(dir, 'results');
   await writeFixtureStore(store, { runs: Array.from({ length: runs }, (_, i) => ({ label: `model-${i}`, setting: 'zero-shot', seed: i + 1, correctShare: 0.2 + (i % 5) / 10 })), items, mcqs: 5 });
-  for (let i = 0; i < runs; i++) writeFixtureResults(results, `file-${i}`, 'zero-shot', items);
+  // Each run's summary file (with its intervals and run id), as `eval --out` writes it beside the store.
+  mkdirSync(results);
+  const index = new ViewIndex({ store, indexFile: join(dir, 'summaries-index.sqlite') });
+  for (const run of index.runs()) writeFileSync(join(results, `${run.label}.${run.setting}.summary.json`), `${JSON.stringify((await index.summary(run))!.raw, null, 2)}\n`);
+  index.close();
   const lines: string[] = [`${runs} runs of ${items} items, load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`];
   const row = (what: string, r: { first: number; later: number[] }) => lines.push(`${what.padEnd(44)} first ${r.first.toFixed(0).padStart(5)} ms   later ${median(r.later).toFixed(0).padStart(4)} ms (${Math.min(...r.later).toFixed(0)}-${Math.max(...r.later).toFixed(0)})`);
-  row('viewer, store (no summary files)', await timeViewer({ store }, 'store'));
-  row('viewer, results folder (summary files)', await timeViewer({ resultsDir: results }, 'results'));
+  row('viewer: the store alone (no summary files)', await timeViewer({ store }, 'store'));
+  row('viewer: the store and its summary files', await timeViewer({ store, resultsDir: results }, 'both'));
   row('bare: read the summary files, one table', await timeBare(results));
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {

@@ -175,6 +175,7 @@ describe('reliability in the viewer: invalid MCQ answers, metric values as links
     try {
       const list = await get(`${view.url}/`);
       assert.match(list, /CI: open the run/, 'metrics computed from the items, intervals when opened');
+      assert.match(list, /class="badge approx warning" title="[^"]*invalid/, 'the warning of 12 invalid MCQ answers in 16, as the summary file has it');
       const items = () => (view.index.db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
       assert.equal(items(), 0, 'no item indexed by the runs list');
       assert.equal((view.index.db.prepare('SELECT count(*) AS n FROM summaries').get() as { n: number }).n, 1, 'its summary kept for the next load');

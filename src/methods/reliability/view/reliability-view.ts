@@ -84,7 +84,13 @@ function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
 function scored(list: readonly ViewItem[]): ScoredRecord[] {
   return list
     .filter((i) => i.label)
-    .map((i) => ({ id: i.itemId, dataset: i.dataset as 'seen' | 'unseen', source: i.source ?? '', answerType: i.answerType ?? null, label: i.label as ScoredRecord['label'], uninformativeType: (i.subtype ?? null) as ScoredRecord['uninformativeType'], consistency: i.consistency ?? null, ...(i.judgedBy === 'lexical' ? { approximate: true } : {}) }));
+    .map((i) => {
+      // Its MCQ counts, so the summary counts invalid answers and warns of them as a run's summary file does.
+      const mcqs = i.fields?.mcqs;
+      const invalid = i.fields?.mcq_invalid;
+      const detail = typeof mcqs === 'number' && typeof invalid === 'number' ? { consistencyDetail: { mcqs, invalid } } : {};
+      return { id: i.itemId, dataset: i.dataset as 'seen' | 'unseen', source: i.source ?? '', answerType: i.answerType ?? null, label: i.label as ScoredRecord['label'], uninformativeType: (i.subtype ?? null) as ScoredRecord['uninformativeType'], consistency: i.consistency ?? null, ...detail, ...(i.judgedBy === 'lexical' ? { approximate: true } : {}) };
+    });
 }
 
 export const reliabilityView: MethodView = {
