@@ -217,6 +217,10 @@ describe('reliability in the viewer: invalid MCQ answers, metric values as links
       const item = await get(`${view.url}/runs/${run!.key}/items/q2`);
       assert.match(item, /<h2>Prompt sent<\/h2><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related questions directly[\s\S]*?capital number 2\?/, 'the free-form question');
       assert.match(item, /<h4>Prompt of MCQ 1<\/h4><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related multi-choice questions directly[\s\S]*?capital number 2\?/, 'its first MCQ');
+      // A group's value in the breakdowns links to that group's items behind it.
+      const bySource = /<a href="([^"]+)" title="the items behind NCR in mine: [^"]*">100\.00<\/a>/.exec(page);
+      assert.ok(bySource, 'NCR of source "mine" as a link');
+      assert.match(bySource[1]!.replace(/&amp;/g, '&'), /items\?source=mine&dataset=seen$/);
       // The runs list's values link the same way.
       const list = await get(`${view.url}/`);
       const iur = [...list.matchAll(/<a class="metric" href="([^"]+)" title="the items behind IUR/g)];

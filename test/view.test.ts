@@ -100,7 +100,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.ok((await p.locator('figure.chart svg').count()) >= 2);
     await shot(p, 'run');
     // The "nq" row's count of wrong seen items links to exactly those items.
-    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="label=wrong"]');
+    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="dataset=seen&label=wrong"]');
     const n = Number(await link.innerText());
     await Promise.all([p.waitForURL(/\/items\?/), link.click()]);
     assert.match(await p.locator('.pager').first().innerText(), new RegExp(`^${n} item\\(s\\)`));

@@ -160,13 +160,16 @@ export interface ItemPageContext {
   setting: string;
 }
 
+/** A further cell of a count table: text, or text that links to items (`href` from `RunPageContext.itemsHref`). */
+export type ExtraCell = string | { text: string; href?: string; title?: string };
+
 export interface RunPageContext {
   /** The run's summary (raw JSON), when there is one. */
   summary?: Record<string, unknown>;
   /** Items counted by a column and dataset and label, groups in natural order; `label`: only items of that label. */
   counts(column: 'source' | 'answer_type' | 'subtype', label?: string): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
-  /** A count table (HTML), every count a link to its items. */
-  countsTable(title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader?: string[]): string;
+  /** A count table (HTML), every count a link to its items; `extra`: a group's further cells (text, or text linked to items, e.g. the group's metric values). */
+  countsTable(title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader?: string[]): string;
   /** The address of the run's items page showing these items. */
   itemsHref(selection: ItemSelection): string;
   /** A Vega-Lite chart as inline SVG. */

@@ -6,7 +6,7 @@
  */
 import { escapeHtml } from '../methods/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
-import type { MethodView } from '../methods/method-presentation.js';
+import type { ExtraCell, MethodView } from '../methods/method-presentation.js';
 import type { SummaryWarning } from '../methods/method-summary.js';
 import { FLAG, warningsOn } from '../methods/summary-warnings.js';
 import { findMethod } from '../methods/registry.js';
@@ -182,7 +182,7 @@ export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary, o
 const COUNT_TITLES = { source: 'source', answer_type: 'answer type', subtype: 'sub-type' } as const;
 
 /** A breakdown: one row per group, a column per (dataset, label) in the method's label order, each count a link to its items. */
-export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
+export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
   if (rows.length === 0) return `<h3>${esc(title)}</h3><p class="empty">No items with a ${esc(column.replace('_', ' '))}.</p>`;
   const labelOrder = view?.labelOrder ?? [];
   const cols = [...new Set(rows.map((r) => `${r.dataset ?? ''}\u0000${r.label ?? ''}`))].sort((a, b) => {
@@ -203,7 +203,7 @@ export function countsTable(run: ViewRun, view: MethodView | undefined, title: s
       const n = inGroup.find((r) => (r.dataset ?? '') === d && (r.label ?? '') === l)?.n ?? 0;
       return `<td class="num">${n === 0 ? '0' : `<a href="${esc(itemsHref(run, { [filterKey]: g, dataset: d || undefined, label: l || undefined }))}">${n}</a>`}</td>`;
     });
-    return `<tr><th scope="row">${esc(g)}</th><td class="num"><a href="${esc(itemsHref(run, { [filterKey]: g }))}">${total}</a></td>${cells.join('')}${(extra?.(g) ?? []).map((x) => `<td class="num">${esc(x)}</td>`).join('')}</tr>`;
+    return `<tr><th scope="row">${esc(g)}</th><td class="num"><a href="${esc(itemsHref(run, { [filterKey]: g }))}">${total}</a></td>${cells.join('')}${(extra?.(g) ?? []).map((x) => `<td class="num">${typeof x === 'string' ? esc(x) : x.href ? `<a href="${esc(x.href)}"${x.title ? ` title="${esc(x.title)}"` : ''}>${esc(x.text)}</a>` : esc(x.text)}</td>`).join('')}</tr>`;
   });
   return `<h3>${esc(title)}</h3><div class="scroll"><table class="counts"><thead>${header}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }

@@ -4,12 +4,13 @@
  * page shows the prompt sent, the raw and cut response, why it got its label and every MCQ; the run
  * page breaks the labels down by source, template, answer type and sub-type.
  */
-import type { ItemFieldDef, ItemsOptions, MethodView, MetricItems, ViewItem } from '../../method-presentation.js';
+import type { ItemFieldDef, ItemsOptions, MethodView, ViewItem } from '../../method-presentation.js';
 import type { Run } from '../../../store/run-store.js';
 import { METRIC_KEYS } from '../metrics/reliability-metrics.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
 import { summarizeRun, type ScoredRecord } from '../metrics/summarize-run.js';
 import { reliabilityItemPage } from './item-page.js';
+import { METRIC_ITEMS } from './metric-items.js';
 import { reliabilityRunSections } from './run-sections.js';
 
 const FIELDS = {
@@ -32,22 +33,6 @@ const ITEM_FIELDS: readonly ItemFieldDef[] = [
   { name: 'mcqs', title: 'MCQs asked', kind: 'number', format: 'integer', description: 'MCQs asked to re-ask this response', column: false },
   { name: 'judged_by', title: 'judged by', kind: 'text', description: 'who decided the label: a rule, exact match, the judge LLM, or the lexical rule (approximate)', column: false },
 ];
-
-/** The items behind each metric, as the metric defines them (its denominator; paper section 2). */
-const METRIC_ITEMS: Readonly<Record<string, MetricItems>> = {
-  CR: { selection: { dataset: 'seen' }, title: 'the seen questions (its denominator)' },
-  WR: { selection: { dataset: 'seen' }, title: 'the seen questions (its denominator)' },
-  NCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CR - WR: both over them)' },
-  UR: { selection: { dataset: 'unseen' }, title: 'the unseen questions (its denominator)' },
-  C_correct: { selection: { dataset: 'seen', label: 'correct' }, title: 'the correct seen responses (Cons(q, r) averaged over them)' },
-  C_wrong_seen: { selection: { dataset: 'seen', label: 'wrong' }, title: 'the wrong seen responses (Cons(q, r) averaged over them)' },
-  C_wrong_unseen: { selection: { dataset: 'unseen', label: 'wrong' }, title: 'the wrong unseen responses (Cons(q, r) averaged over them)' },
-  C_wrong: { selection: { label: 'wrong' }, title: 'the wrong responses, seen and unseen (the mean of their two averages)' },
-  CCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CR x C_correct)' },
-  CWR: { selection: { dataset: 'seen' }, title: 'the seen questions (WR x C_wrong^s)' },
-  NCCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CCR - CWR)' },
-  IUR: { selection: { dataset: 'unseen' }, title: 'the unseen questions (from UR and C_wrong^u)' },
-};
 
 /** The MCQ counts of a consistency record (`consistencyDetail`). */
 function mcqFields(detail: unknown): { mcqs: number | null; mcq_invalid: number | null } {

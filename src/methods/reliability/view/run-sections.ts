@@ -8,6 +8,7 @@ import { formatMetric, headlineDefs } from '../../method-summary.js';
 import type { MetricDef } from '../../method.js';
 import type { RunPageContext } from '../../method-presentation.js';
 import { invalidShare } from '../metrics/mcq-answers.js';
+import { METRIC_ITEMS } from './metric-items.js';
 import { flagged } from '../../summary-warnings.js';
 import type { SummaryWarning } from '../../method-summary.js';
 
@@ -46,7 +47,14 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
   const seenSources = new Set(bySource.filter((r) => r.dataset !== 'unseen').map((r) => r.grp));
   const templates = bySource.filter((r) => !seenSources.has(r.grp));
   // A warning of the run concerns its groups' values of the metrics it names too: the same dagger.
-  const extra = (g: string) => groupDefs.map((d) => flagged(formatMetric(d, groups[g]?.metrics[d.id]), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id));
+  // Each group's metric value links to the group's items behind it.
+  const extra = (g: string) =>
+    groupDefs.map((d) => {
+      const value = groups[g]?.metrics[d.id];
+      const text = flagged(formatMetric(d, value), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id);
+      const behind = METRIC_ITEMS[d.id];
+      return value === null || value === undefined || !behind ? text : { text, href: ctx.itemsHref({ ...behind.selection, source: g }), title: `the items behind ${d.label} in ${g}: ${behind.title}` };
+    });
   parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => seenSources.has(r.grp)), extra, groupDefs.map((d) => d.label)));
   if (templates.length) parts.push(ctx.countsTable('By UnseenQA template (sources of unseen questions only)', 'source', templates, extra, groupDefs.map((d) => d.label)));
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
