@@ -28,20 +28,25 @@ const dir = mkdtempSync(join(tmpdir(), 'llmkb-bench-view-runs-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function load(url: string): Promise<number> {
+/** One load of the runs list: its wall time, and the CPU time of this process (server and client) meanwhile, in ms. */
+async function load(url: string): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const res = await fetch(`${url}/`);
   await res.text();
   if (res.status !== 200) throw new Error(`${url}/: ${res.status}`);
-  return performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { wall: performance.now() - started, cpu: (used.user + used.system) / 1000 };
 }
 
+type Loads = { first: { wall: number; cpu: number }; later: Array<{ wall: number; cpu: number }> };
+
 /** The first load on a new index, then `later` loads more than a second apart: ms. */
-async function timeViewer(options: { store?: string; resultsDir?: string }, name: string): Promise<{ first: number; later: number[] }> {
+async function timeViewer(options: { store?: string; resultsDir?: string }, name: string): Promise<Loads> {
   const view = await startViewServer({ ...options, indexFile: join(dir, `${name}-index.sqlite`), port: 0 });
   try {
     const first = await load(view.url);
-    const after: number[] = [];
+    const after: Loads['later'] = [];
     for (let i = 0; i < later; i++) {
       await sleep(1050);
       after.push(await load(view.url));
@@ -53,7 +58,7 @@ async function timeViewer(options: { store?: string; resultsDir?: string }, name
 }
 
 /** The bare baseline: every request reads the summary files and renders their headline metrics. */
-async function timeBare(resultsDir: string): Promise<{ first: number; later: number[] }> {
+async function timeBare(resultsDir: string): Promise<Loads> {
   const server = createServer((_req, res) => {
     const rows: string[] = [];
     for (const file of readdirSync(resultsDir).filter((f) => f.endsWith('.summary.json')).sort()) {
@@ -68,7 +73,7 @@ async function timeBare(resultsDir: string): Promise<{ first: number; later: num
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const first = await load(url);
-    const after: number[] = [];
+    const after: Loads['later'] = [];
     for (let i = 0; i < later; i++) {
       await sleep(1050);
       after.push(await load(url));
@@ -89,7 +94,11 @@ try {
   for (const run of index.runs()) writeFileSync(join(results, `${run.label}.${run.setting}.summary.json`), `${JSON.stringify((await index.summary(run))!.raw, null, 2)}\n`);
   index.close();
   const lines: string[] = [`${runs} runs of ${items} items, load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`];
-  const row = (what: string, r: { first: number; later: number[] }) => lines.push(`${what.padEnd(44)} first ${r.first.toFixed(0).padStart(5)} ms   later ${median(r.later).toFixed(0).padStart(4)} ms (${Math.min(...r.later).toFixed(0)}-${Math.max(...r.later).toFixed(0)})`);
+  const ms = (v: number) => v.toFixed(0).padStart(5);
+  const row = (what: string, r: Loads) => {
+    const wall = r.later.map((l) => l.wall);
+    lines.push(`${what.padEnd(44)} first ${ms(r.first.wall)} ms (CPU ${ms(r.first.cpu)})   later ${ms(median(wall))} ms (${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}; CPU ${ms(median(r.later.map((l) => l.cpu)))})`);
+  };
   row('viewer: the store alone (no summary files)', await timeViewer({ store }, 'store'));
   row('viewer: the store and its summary files', await timeViewer({ store, resultsDir: results }, 'both'));
   row('bare: read the summary files, one table', await timeBare(results));

@@ -40,14 +40,23 @@ function mcqFields(detail: unknown): { mcqs: number | null; mcq_invalid: number 
   return { mcqs: typeof d.mcqs === 'number' ? d.mcqs : null, mcq_invalid: typeof d.invalid === 'number' ? d.invalid : null };
 }
 
+/**
+ * The MCQs of a consistency record and the invalid answers among them, from the stage's `mcqs` as
+ * SQLite's JSON text, without parsing it: each MCQ has one `parse` key, and in JSON text the key
+ * `"parse":` can only be a key (a quote inside a string is escaped), so counting the keys counts
+ * the MCQs, and counting `"parse":"invalid"` the invalid answers.
+ */
+export function mcqCounts(json: string): { mcqs: number; invalid: number } {
+  return { mcqs: json.split('"parse":').length - 1, invalid: json.split('"parse":"invalid"').length - 1 };
+}
+
 /** A stored run's items: its judged records (or its asked ones, before judging) with their Cons(q, r) and MCQ counts. */
 function* items(run: Run, options: ItemsOptions = {}): Generator<ViewItem> {
   const judged = run.recordIds('judge').length > 0;
   const consistency = new Map<string, { consistency: number | null; mcqs: number | null; mcq_invalid: number | null }>();
   // The stage keeps each MCQ with how its answer was parsed (the records file keeps only the counts).
   for (const { itemId, fields } of run.project('consistency', { consistency: '$.consistency', mcqs: '$.mcqs' })) {
-    const mcqs = typeof fields.mcqs === 'string' ? (JSON.parse(fields.mcqs) as Array<{ parse?: string }>) : undefined;
-    const detail = Array.isArray(mcqs) ? { mcqs: mcqs.length, invalid: mcqs.filter((m) => m.parse === 'invalid').length } : undefined;
+    const detail = typeof fields.mcqs === 'string' ? mcqCounts(fields.mcqs) : undefined;
     consistency.set(itemId, { consistency: typeof fields.consistency === 'number' ? fields.consistency : null, ...mcqFields(detail) });
   }
   for (const { itemId, seq, fields } of run.project(judged ? 'judge' : 'ask', options.text === false ? SMALL_FIELDS : FIELDS)) {
