@@ -42,7 +42,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS items_run_item ON items (run_key, item_id);
 CREATE INDEX IF NOT EXISTS items_run_seq ON items (run_key, seq);
 CREATE INDEX IF NOT EXISTS items_run_label ON items (run_key, label, seq);
 CREATE INDEX IF NOT EXISTS items_run_source ON items (run_key, source, label);
--- a declared item field's value (MethodView.itemFields): text fields in text, number fields in num
+-- a declared item field's value (MethodView.itemFields): text fields in text, number fields in num; filters, sorts and
+-- counts reach it from the item by its key (item, name), so it needs no other index
 CREATE TABLE IF NOT EXISTS item_fields (
   item INTEGER NOT NULL,
   run_key TEXT NOT NULL,
@@ -51,8 +52,6 @@ CREATE TABLE IF NOT EXISTS item_fields (
   num REAL,
   PRIMARY KEY (item, name)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS item_fields_num ON item_fields (run_key, name, num);
-CREATE INDEX IF NOT EXISTS item_fields_text ON item_fields (run_key, name, text);
 -- a run's summary computed from its items (a run with no summary file), for the fingerprint of its stages; intervals 0: without CIs (the runs list)
 CREATE TABLE IF NOT EXISTS summaries (
   run_key TEXT PRIMARY KEY,
