@@ -347,7 +347,12 @@ export class ViewIndex {
     }
     let items: ViewItem[];
     const indexed = (this.#sql('SELECT fingerprint FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string } | undefined)?.fingerprint === fingerprint;
-    if (options.quick && !indexed) items = (await this.#readItems(run, view, [], { text: false })).map((r) => r.item);
+    if (options.quick && !indexed) {
+      const problems: string[] = [];
+      items = (await this.#readItems(run, view, problems, { text: false })).map((r) => r.item);
+      // What the list says of a records file's unreadable lines, from this one pass over it.
+      if (run.kind === 'file') this.#scanned.set(run.key, { fingerprint, problems });
+    }
     else {
       await this.ensureItems(run);
       items = this.viewItems(run);
