@@ -17,7 +17,7 @@ export {
   type PreparedInputs, type PrepareContext, type CheckContext, type PlanContext, type PlanEstimate,
   type ComparedRun, type CompareOutput, type MethodPresentation, type MethodView, type ViewItem, type ViewItemField,
 } from './methods/method.js';
-export type { ItemPageContext, RunPageContext, PairedRow, MethodReportContext } from './methods/method-presentation.js';
+export type { ItemPageContext, RunPageContext, PairedRow, MethodReportContext, ItemFieldDef, ItemSelection, ItemsOptions, MetricItems, ExtraCell } from './methods/method-presentation.js';
 export type { MethodCli, CliHost } from './methods/method-cli.js';
 export { registerMethod, listMethods, getMethod, findMethod, loadMethodModules } from './methods/registry.js';
 export { runMethod, prepareMethod, type RunMethodOptions, type MethodRunResult, type PrepareMethodOptions } from './methods/run-method.js';

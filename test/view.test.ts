@@ -100,7 +100,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.ok((await p.locator('figure.chart svg').count()) >= 2);
     await shot(p, 'run');
     // The "nq" row's count of wrong seen items links to exactly those items.
-    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="label=wrong"]');
+    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="dataset=seen&label=wrong"]');
     const n = Number(await link.innerText());
     await Promise.all([p.waitForURL(/\/items\?/), link.click()]);
     assert.match(await p.locator('.pager').first().innerText(), new RegExp(`^${n} item\\(s\\)`));
@@ -218,7 +218,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.match(await p.locator('main').innerText(), /Items by factuality/);
     await Promise.all([p.waitForURL(/\/items$/), p.getByRole('link', { name: /All 60 items/ }).click()]);
     assert.match(await p.locator('.pager').first().innerText(), /^60 item\(s\), page 1 of 3/);
-    assert.deepEqual(await p.locator('table.items thead th').allInnerTexts(), ['#', 'Query', 'Knowledge', 'Factuality', 'Topic']);
+    assert.deepEqual(await p.locator('table.items thead th').allInnerTexts(), ['#', 'Query', 'Knowledge', 'Factuality', 'Topic', 'S_fact', 'Relev.', 'Coh-s.', 'Coh-p.', 'Inform.', 'Helpful.', 'Valid.'], 'its per-item scores: columns of their own');
     assert.equal(await p.locator('select[name="subtype"]').count(), 0, 'no reliability-only filter');
     await Promise.all([p.waitForURL(/label=non-verified/), p.locator('select[name="label"]').selectOption('non-verified')]);
     const labels = await p.locator('table.items tbody tr td:nth-child(4)').allInnerTexts();

@@ -50,16 +50,69 @@ export interface ViewItem {
   consistency?: number | null;
   /** Who decided the label (e.g. `lexical`: approximate). */
   judgedBy?: string | null;
+  /** The values of the method's declared item fields (`MethodView.itemFields`), by name; a missing one is null. */
+  fields?: Readonly<Record<string, string | number | boolean | null | undefined>>;
+}
+
+/**
+ * A field of its items a method declares (as Inspect AI's sample metadata and scores): the viewer
+ * indexes it, shows it as a column, filters by it (a text field by value, a number field by range)
+ * and sorts by it, whatever the method.
+ */
+export interface ItemFieldDef {
+  /** Its key in `ViewItem.fields` and in the viewer's addresses (`f.NAME`, `sort=NAME`): letters, digits, `_` and `-`. */
+  name: string;
+  /** Its filter's title, e.g. `invalid MCQ answers`. */
+  title: string;
+  /** The items table's column title where it is shorter than `title`. */
+  columnTitle?: string;
+  /** Text (filtered by value, with counts) or number (filtered by a range). */
+  kind: 'text' | 'number';
+  /** How a number is shown: `percent` (x100, 2 decimals), `integer`, or `number` (3 decimals; the default). */
+  format?: 'number' | 'percent' | 'integer';
+  /** What it is, shown on hover. */
+  description?: string;
+  /** Whether the items table shows it as a column (default: yes; a hidden one is still filtered and sorted). */
+  column?: boolean;
+}
+
+/** Items of a run as the viewer selects them: by its columns, and by declared fields (a text field's value, a number field's range). */
+export interface ItemSelection {
+  label?: string;
+  subtype?: string;
+  source?: string;
+  answerType?: string;
+  dataset?: string;
+  consistencyMin?: number;
+  consistencyMax?: number;
+  fields?: Readonly<Record<string, { value?: string; min?: number; max?: number }>>;
+}
+
+/** The items a metric's value is computed from, as the viewer links it (e.g. NCR: the seen questions). */
+export interface MetricItems {
+  selection: ItemSelection;
+  /** What the link shows, e.g. `the seen questions (its denominator)`. */
+  title: string;
+}
+
+/** What `MethodView.items` may leave out. */
+export interface ItemsOptions {
+  /** false: without `question` and `response` (the items summarised for the runs list, which shows no text); default true. */
+  text?: boolean;
 }
 
 /** How `llmkb view` shows a method's runs. */
 export interface MethodView {
   /** A stored run's items, in item order, read through the run store's read API. */
-  items(run: Run): Iterable<ViewItem>;
+  items(run: Run, options?: ItemsOptions): Iterable<ViewItem>;
   /** One line of a records file as an item (a run that exists only as result files). */
   itemOf(record: Record<string, unknown>, seq: number): ViewItem;
   /** Titles of the columns and filters on the items page; null hides one. */
   itemTitles: Readonly<Record<ViewItemField, string | null>>;
+  /** The method's own fields of an item (scores, metadata), filterable and sortable in the viewer. */
+  itemFields?: readonly ItemFieldDef[];
+  /** The items behind a metric's value (its link in the runs list and the run page); undefined: all the run's items. */
+  metricItems?(metricId: string): MetricItems | undefined;
   /** Titles of the item table's columns where they are shorter than `itemTitles` (e.g. `Cons`). */
   columnTitles?: Partial<Readonly<Record<ViewItemField, string>>>;
   /** Titles of the group column of the run page's count tables, by the column counted (default: `source`, `answer type`, `sub-type`). */
@@ -107,13 +160,18 @@ export interface ItemPageContext {
   setting: string;
 }
 
+/** A further cell of a count table: text, or text that links to items (`href` from `RunPageContext.itemsHref`). */
+export type ExtraCell = string | { text: string; href?: string; title?: string };
+
 export interface RunPageContext {
   /** The run's summary (raw JSON), when there is one. */
   summary?: Record<string, unknown>;
   /** Items counted by a column and dataset and label, groups in natural order; `label`: only items of that label. */
   counts(column: 'source' | 'answer_type' | 'subtype', label?: string): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
-  /** A count table (HTML), every count a link to its items. */
-  countsTable(title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader?: string[]): string;
+  /** A count table (HTML), every count a link to its items; `extra`: a group's further cells (text, or text linked to items, e.g. the group's metric values). */
+  countsTable(title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader?: string[]): string;
+  /** The address of the run's items page showing these items. */
+  itemsHref(selection: ItemSelection): string;
   /** A Vega-Lite chart as inline SVG. */
   chart(spec: object): Promise<string>;
 }

@@ -54,8 +54,25 @@ function filesBelow(dir: string, depth = 3): ReturnType<typeof runsInFolder> {
   return out;
 }
 
-/** A summary file's JSON, or what is wrong with it. */
+/** Summary files as last read, by path, with the size and time they had then: listing a folder again (the viewer's runs list on every load) parses only the files that changed. */
+const readSummaries = new Map<string, { size: number; mtimeMs: number; read: { summary?: Record<string, unknown>; problem?: string } }>();
+
+/** A summary file's JSON, or what is wrong with it; read again only when the file changed. */
 function readSummary(file: string): { summary?: Record<string, unknown>; problem?: string } {
+  let stat: { size: number; mtimeMs: number } | undefined;
+  try {
+    stat = statSync(file);
+  } catch {
+    stat = undefined;
+  }
+  const known = readSummaries.get(file);
+  if (stat && known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.read;
+  const read = readSummaryFile(file);
+  if (stat) readSummaries.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, read });
+  return read;
+}
+
+function readSummaryFile(file: string): { summary?: Record<string, unknown>; problem?: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -11,6 +11,7 @@ import { formatResampledP, isSignificant, pairedTestsNote, significanceStar } fr
 import { countsTable, esc, flagOf, isStageRun, formatInterval, formatMetric, headlineDefs, itemHref, itemsHref, itemTitlesOf, layout, metricsTable, pre, qs, runHref, warningsOf } from './view-pages.js';
 import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
+import { selectionParams } from './item-fields.js';
 
 async function svg(spec: TopLevelSpec): Promise<string> {
   const { renderSvg } = await import('../methods/render-svg.js');
@@ -58,7 +59,8 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
     const warnings = warningsOf(summary);
     if (warnings.length) parts.push(`<div class="warn" id="warnings"><strong>Read with care</strong><ul>${warnings.map((w) => `<li>${esc(w.message)}${w.metrics?.length ? ` <span class="muted small">[flags ${esc(w.metrics.join(', '))}]</span>` : ''}</li>`).join('')}</ul><p class="small">${FLAG} marks each value a warning concerns.</p></div>`);
     parts.push('<h2>Metrics</h2>');
-    parts.push(metricsTable(summary.metricDefs, summary));
+    parts.push('<p class="muted small">Each value links to the items it is computed from.</p>');
+    parts.push(metricsTable(summary.metricDefs, summary, { run, view }));
     const mc = metricChart(summary.metricDefs, summary);
     if (mc) parts.push(`<h2>Charts</h2><div class="charts"><figure class="chart">${await svg(mc)}</figure></div>`);
   } else if (stageRun) parts.push(`<p class="muted">A run of the stage(s) ${esc(run.stages.map((s) => s.stage).join(', '))} only, made by a step command${view?.stageCommands?.length ? ` (<code>${esc(view.stageCommands.join(', '))}</code>, ...)` : ' (the method\'s own commands)'}, not an evaluation: it has no metrics. <code>llmkb eval</code> runs every stage.</p>`);
@@ -69,6 +71,7 @@ export async function runPage(index: ViewIndex, run: ViewRun): Promise<string> {
         ...(summary ? { summary: summary.raw } : {}),
         counts: (column, label) => countsBy(index, run, column, label),
         countsTable: (title, column, rows, extra, extraHeader) => countsTable(run, view, title, column, rows, extra, extraHeader),
+        itemsHref: (selection) => itemsHref(run, selectionParams(selection)),
         chart: (spec) => svg(spec as TopLevelSpec),
       }),
     );
@@ -98,7 +101,7 @@ export async function itemPage(index: ViewIndex, run: ViewRun, itemId: string): 
   const view = await index.view(run);
   const head = `<h1>Item <code>${esc(itemId)}</code> <span class="label ${esc(row.label ?? 'none')}">${esc(row.label ?? 'no label')}</span></h1>`;
   const all = `<details><summary>All fields</summary>${Object.entries(recs).map(([stage, r]) => `<h4>${esc(stage)}</h4>${pre(r)}`).join('')}</details>`;
-  const item = { itemId: row.item_id, seq: row.seq, label: row.label, subtype: row.subtype, source: row.source, answerType: row.answer_type, dataset: row.dataset, question: row.question, response: row.response, consistency: row.consistency, judgedBy: row.judged_by };
+  const item = { itemId: row.item_id, seq: row.seq, label: row.label, subtype: row.subtype, source: row.source, answerType: row.answer_type, dataset: row.dataset, question: row.question, response: row.response, consistency: row.consistency, judgedBy: row.judged_by, fields: row.fields };
   const body = view
     ? await view.itemPage(recs, { item, exchange: (key) => exchange(index, key), hasCall: (key) => index.call(key) !== undefined, ...(run.params ? { params: run.params } : {}), ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}), runLabel: run.label, setting: run.setting })
     : `<h2>Question</h2>${pre(row.question, 'question')}<h2>Response</h2>${pre(row.response, 'response')}`;

@@ -6,12 +6,13 @@
  */
 import { escapeHtml } from '../methods/html-parts.js';
 import type { MetricDef, ViewItemField } from '../methods/method.js';
-import type { MethodView } from '../methods/method-presentation.js';
+import type { ExtraCell, MethodView } from '../methods/method-presentation.js';
 import type { SummaryWarning } from '../methods/method-summary.js';
 import { FLAG, warningsOn } from '../methods/summary-warnings.js';
 import { findMethod } from '../methods/registry.js';
 import type { ViewRun, ViewSummary } from './view-index.js';
 import type { ItemFilter, ItemRow } from './view-queries.js';
+import { fieldColumns, fieldFiltersHtml, fieldHeader, formatField, selectionParams, sortParam } from './item-fields.js';
 
 export const esc = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
 
@@ -91,11 +92,22 @@ export function flagOf(summary: ViewSummary | undefined, metric: string): string
   return on.length ? `<sup class="flag" title="${esc(on.map((w) => w.message).join(' '))}">${FLAG}</sup>` : '';
 }
 
-function metricCell(def: MetricDef, summary: ViewSummary | undefined): string {
+/**
+ * A metric's value as a link to the items it is computed from, as its method says
+ * (`MethodView.metricItems`; else every item of the run); a missing value is no link.
+ */
+export function metricValue(run: ViewRun, view: MethodView | undefined, def: MetricDef, value: number | null | undefined): string {
+  const text = esc(formatMetric(def, value));
+  if (value === null || value === undefined || Number.isNaN(value)) return text;
+  const items = view?.metricItems?.(def.id);
+  return `<a class="metric" href="${esc(itemsHref(run, selectionParams(items?.selection ?? {})))}" title="${esc(`the items behind ${def.label}: ${items?.title ?? "all the run's items"}`)}">${text}</a>`;
+}
+
+function metricCell(run: ViewRun, view: MethodView | undefined, def: MetricDef, summary: ViewSummary | undefined): string {
   if (!summary) return '<td class="num"></td>';
   const v = summary.metrics[def.id];
   const ci = summary.intervals[def.id];
-  return `<td class="num">${esc(formatMetric(def, v))}${flagOf(summary, def.id)}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
+  return `<td class="num">${metricValue(run, view, def, v)}${flagOf(summary, def.id)}${ci ? `<br><span class="ci">${esc(formatInterval(def, ci))}</span>` : summary.intervalsPending && v !== null && v !== undefined ? '<br><span class="ci" title="computed when the run is opened">CI: open the run</span>' : ''}</td>`;
 }
 
 /**
@@ -140,7 +152,8 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
     const defs = headlineDefs(list.find((r) => r.summary)?.summary?.metricDefs ?? []);
     const presentation = await findMethod(method)?.presentation?.();
     const approximateNote = presentation?.approximateNote ?? 'used an approximation';
-    const commands = presentation?.view?.stageCommands;
+    const view = presentation?.view;
+    const commands = view?.stageCommands;
     parts.push(`<h2>${esc(method)}</h2>`);
     if (list.length === 0) {
       parts.push(stageRunsTable(stageRuns, commands));
@@ -149,7 +162,7 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
     parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
     for (const { run, summary, problems } of list) {
       parts.push(
-        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small identity" title="${esc(run.modelIdentity)}">${esc(shortIdentity(run.modelIdentity))}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+        `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small identity" title="${esc(run.modelIdentity)}">${esc(shortIdentity(run.modelIdentity))}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(run, view, d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
       );
     }
     parts.push('</tbody></table></div>');
@@ -159,16 +172,17 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
   return layout('Runs', parts.join('\n'));
 }
 
-export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary): string {
+/** A run's metrics with their intervals; given the run, each value links to the items behind it. */
+export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary, of?: { run: ViewRun; view: MethodView | undefined }): string {
   return `<div class="scroll"><table class="metrics"><thead><tr><th>Metric</th><th>Value</th><th>95% CI</th><th>Better</th><th>Definition</th></tr></thead><tbody>${defs
-    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
+    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${of ? metricValue(of.run, of.view, d, summary.metrics[d.id]) : esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
     .join('')}</tbody></table></div>`;
 }
 
 const COUNT_TITLES = { source: 'source', answer_type: 'answer type', subtype: 'sub-type' } as const;
 
 /** A breakdown: one row per group, a column per (dataset, label) in the method's label order, each count a link to its items. */
-export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => string[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
+export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
   if (rows.length === 0) return `<h3>${esc(title)}</h3><p class="empty">No items with a ${esc(column.replace('_', ' '))}.</p>`;
   const labelOrder = view?.labelOrder ?? [];
   const cols = [...new Set(rows.map((r) => `${r.dataset ?? ''}\u0000${r.label ?? ''}`))].sort((a, b) => {
@@ -189,7 +203,7 @@ export function countsTable(run: ViewRun, view: MethodView | undefined, title: s
       const n = inGroup.find((r) => (r.dataset ?? '') === d && (r.label ?? '') === l)?.n ?? 0;
       return `<td class="num">${n === 0 ? '0' : `<a href="${esc(itemsHref(run, { [filterKey]: g, dataset: d || undefined, label: l || undefined }))}">${n}</a>`}</td>`;
     });
-    return `<tr><th scope="row">${esc(g)}</th><td class="num"><a href="${esc(itemsHref(run, { [filterKey]: g }))}">${total}</a></td>${cells.join('')}${(extra?.(g) ?? []).map((x) => `<td class="num">${esc(x)}</td>`).join('')}</tr>`;
+    return `<tr><th scope="row">${esc(g)}</th><td class="num"><a href="${esc(itemsHref(run, { [filterKey]: g }))}">${total}</a></td>${cells.join('')}${(extra?.(g) ?? []).map((x) => `<td class="num">${typeof x === 'string' ? esc(x) : x.href ? `<a href="${esc(x.href)}"${x.title ? ` title="${esc(x.title)}"` : ''}>${esc(x.text)}</a>` : esc(x.text)}</td>`).join('')}</tr>`;
   });
   return `<h3>${esc(title)}</h3><div class="scroll"><table class="counts"><thead>${header}</thead><tbody>${body.join('')}</tbody></table></div>`;
 }
@@ -203,6 +217,8 @@ export interface ItemsPageData {
   rows: ItemRow[];
   total: number;
   facets: Record<'label' | 'subtype' | 'source' | 'answer_type' | 'dataset', Array<{ value: string | null; n: number }>>;
+  /** Values of the method's declared text fields with their counts, by field name. */
+  fieldFacets: Record<string, Array<{ value: string | null; n: number }>>;
   elapsedMs: number;
 }
 
@@ -215,7 +231,7 @@ function select(name: string, title: string, options: Array<{ value: string | nu
 }
 
 export function filterParams(f: ItemFilter): Record<string, string | number | undefined> {
-  return { label: f.label, subtype: f.subtype, source: f.source, answerType: f.answerType, dataset: f.dataset, cmin: f.consistencyMin, cmax: f.consistencyMax, q: f.text };
+  return { ...selectionParams(f), q: f.text, sort: sortParam(f) };
 }
 
 /** Titles of the item columns and filters: the method's own (null hides one), else plain ones. */
@@ -226,6 +242,8 @@ export function itemTitlesOf(view: MethodView | undefined): Record<ViewItemField
 export function itemsPage(d: ItemsPageData): string {
   const { run, filter } = d;
   const t = itemTitlesOf(d.view);
+  const fields = d.view?.itemFields ?? [];
+  const columns = fieldColumns(fields);
   // Sources the method shows as filters of their own (e.g. UnseenQA's templates).
   const groups = (d.view?.sourceGroups ?? []).map((g) => ({ ...g, test: new RegExp(g.pattern) }));
   const grouped = (v: string) => groups.some((g) => g.test.test(v));
@@ -240,6 +258,8 @@ ${groups.map((g) => {
 ${t.answerType === null ? '' : select('answerType', t.answerType, d.facets.answer_type, filter.answerType)}
 ${t.dataset === null ? '' : select('dataset', t.dataset, d.facets.dataset, filter.dataset)}
 ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>`}
+${fieldFiltersHtml(fields, d.fieldFacets, filter)}
+${filter.sort ? `<input type="hidden" name="sort" value="${esc(sortParam(filter))}">` : ''}
 <label>text <input type="search" name="q" value="${esc(filter.text ?? '')}" placeholder="${esc(`${(t.question ?? 'question').toLowerCase()} or ${(t.response ?? 'response').toLowerCase()}`)}"></label>
 <button type="submit">Filter</button> <a href="${esc(itemsHref(run))}">clear</a>
 </form>`;
@@ -251,8 +271,8 @@ ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="numbe
   const cap = (s: string | null) => (s === null ? '' : s.charAt(0).toUpperCase() + s.slice(1));
   const table = d.rows.length === 0
     ? '<p class="empty">No item matches these filters.</p>'
-    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', d.view?.columnTitles?.consistency ?? cap(t.consistency))}</tr></thead><tbody>${d.rows
-        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}</tr>`)
+    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', d.view?.columnTitles?.consistency ?? cap(t.consistency))}${columns.map((c) => fieldHeader(c, filter, (sort) => itemsHref(run, { ...params, sort }))).join('')}</tr></thead><tbody>${d.rows
+        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}${columns.map((c) => `<td class="${c.kind === 'number' ? 'num' : ''}" data-field="${esc(c.name)}">${esc(formatField(c, r.fields[c.name]))}</td>`).join('')}</tr>`)
         .join('')}</tbody></table></div>`;
   return layout(`Items · ${run.label}`, `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items']]);
 }

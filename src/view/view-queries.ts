@@ -4,17 +4,13 @@
  * Every value from a request is a bound parameter; column names come from the fixed list below.
  */
 import { ftsQuery } from '../corpus/index.js';
+import type { ItemFieldDef, ItemSelection } from '../methods/method-presentation.js';
 import type { ViewIndex, ViewRun } from './view-index.js';
 
-export interface ItemFilter {
-  label?: string;
-  subtype?: string;
-  source?: string;
-  answerType?: string;
-  dataset?: string;
-  consistencyMin?: number;
-  consistencyMax?: number;
+export interface ItemFilter extends ItemSelection {
   text?: string;
+  /** A declared field to order the items by (nulls last), then item order. */
+  sort?: { field: ItemFieldDef; descending: boolean };
 }
 
 export interface ItemRow {
@@ -30,6 +26,8 @@ export interface ItemRow {
   judged_by: string | null;
   question: string | null;
   response: string | null;
+  /** The item's declared fields (`MethodView.itemFields`), by name. */
+  fields: Record<string, string | number | null>;
 }
 
 export type ItemColumn = 'label' | 'subtype' | 'source' | 'answer_type' | 'dataset';
@@ -68,6 +66,20 @@ function where(index: ViewIndex, run: ViewRun, filter: ItemFilter): { sql: strin
     clauses.push('i.consistency <= ?');
     params.push(filter.consistencyMax);
   }
+  // Declared fields: a text field's value ("(none)": no value), a number field's range.
+  for (const [name, c] of Object.entries(filter.fields ?? {})) {
+    if (c.value === '(none)') {
+      clauses.push('NOT EXISTS (SELECT 1 FROM item_fields f WHERE f.item = i.id AND f.name = ?)');
+      params.push(name);
+    } else if (c.value !== undefined && c.value !== '') {
+      clauses.push('EXISTS (SELECT 1 FROM item_fields f WHERE f.item = i.id AND f.name = ? AND f.text = ?)');
+      params.push(name, c.value);
+    }
+    if (c.min !== undefined || c.max !== undefined) {
+      clauses.push(`EXISTS (SELECT 1 FROM item_fields f WHERE f.item = i.id AND f.name = ?${c.min === undefined ? '' : ' AND f.num >= ?'}${c.max === undefined ? '' : ' AND f.num <= ?'})`);
+      params.push(name, ...(c.min === undefined ? [] : [c.min]), ...(c.max === undefined ? [] : [c.max]));
+    }
+  }
   const match = filter.text ? ftsQuery(filter.text) : undefined;
   if (match) {
     ensureFts(index, run.key);
@@ -83,10 +95,32 @@ export function queryItems(index: ViewIndex, run: ViewRun, filter: ItemFilter, p
   const total = (index.db.prepare(`SELECT count(*) AS n FROM items i WHERE ${sql}`).get(...params) as { n: number }).n;
   const last = Math.max(0, Math.ceil(total / pageSize) - 1);
   const shown = Math.min(Math.max(0, Math.floor(page)), last);
+  const sort = filter.sort;
+  const value = sort?.field.kind === 'number' ? 's.num' : 's.text';
   const rows = index.db
-    .prepare(`SELECT i.id, i.item_id, i.seq, i.dataset, i.source, i.answer_type, i.label, i.subtype, i.consistency, i.judged_by, substr(i.question, 1, 300) AS question, substr(i.response, 1, 300) AS response FROM items i WHERE ${sql} ORDER BY i.seq LIMIT ? OFFSET ?`)
-    .all(...params, pageSize, shown * pageSize) as ItemRow[];
-  return { rows, total, page: shown };
+    .prepare(
+      `SELECT i.id, i.item_id, i.seq, i.dataset, i.source, i.answer_type, i.label, i.subtype, i.consistency, i.judged_by, substr(i.question, 1, 300) AS question, substr(i.response, 1, 300) AS response FROM items i
+       ${sort ? 'LEFT JOIN item_fields s ON s.item = i.id AND s.name = ?' : ''} WHERE ${sql} ORDER BY ${sort ? `${value} IS NULL, ${value} ${sort.descending ? 'DESC' : 'ASC'}, ` : ''}i.seq LIMIT ? OFFSET ?`,
+    )
+    .all(...(sort ? [sort.field.name] : []), ...params, pageSize, shown * pageSize) as ItemRow[];
+  return { rows: withFields(index, rows), total, page: shown };
+}
+
+/** Rows with their declared fields. */
+function withFields(index: ViewIndex, rows: Array<Omit<ItemRow, 'fields'>>): ItemRow[] {
+  const byItem = new Map(rows.map((r) => [r.id, {} as Record<string, string | number | null>]));
+  if (rows.length > 0) {
+    const fields = index.db.prepare(`SELECT item, name, text, num FROM item_fields WHERE item IN (${rows.map(() => '?').join(',')})`).all(...rows.map((r) => r.id)) as Array<{ item: number; name: string; text: string | null; num: number | null }>;
+    for (const f of fields) byItem.get(f.item)![f.name] = f.num ?? f.text;
+  }
+  return rows.map((r) => ({ ...r, fields: byItem.get(r.id)! }));
+}
+
+/** Distinct values of a declared text field with their counts (items without one: `null`), for its filter. */
+export function fieldFacets(index: ViewIndex, run: ViewRun, name: string): Array<{ value: string | null; n: number }> {
+  return index.db
+    .prepare('SELECT f.text AS value, count(*) AS n FROM items i LEFT JOIN item_fields f ON f.item = i.id AND f.name = ? WHERE i.run_key = ? GROUP BY f.text ORDER BY f.text')
+    .all(name, run.key) as Array<{ value: string | null; n: number }>;
 }
 
 /** Distinct values of a column with their counts, for the filters. */
@@ -103,7 +137,8 @@ export function countsBy(index: ViewIndex, run: ViewRun, column: 'source' | 'ans
 }
 
 export function itemRow(index: ViewIndex, run: ViewRun, itemId: string): ItemRow | undefined {
-  return index.db.prepare('SELECT id, item_id, seq, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response FROM items WHERE run_key = ? AND item_id = ?').get(run.key, itemId) as ItemRow | undefined;
+  const row = index.db.prepare('SELECT id, item_id, seq, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response FROM items WHERE run_key = ? AND item_id = ?').get(run.key, itemId) as Omit<ItemRow, 'fields'> | undefined;
+  return row ? withFields(index, [row])[0] : undefined;
 }
 
 export interface ComparedItem {

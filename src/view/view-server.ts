@@ -11,12 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LlmkbError } from '../errors.js';
-import type { PairedRow } from '../methods/method-presentation.js';
+import type { ItemFieldDef, PairedRow } from '../methods/method-presentation.js';
 import { allowedHosts, hostAllowed, MISDIRECTED } from './host-check.js';
 import { comparePage, itemPage, runPage } from './view-detail-pages.js';
-import { ViewIndex, type ViewRun } from './view-index.js';
+import { itemFieldsOf, ViewIndex, type ViewRun } from './view-index.js';
+import { fieldFilterFrom } from './item-fields.js';
 import { esc, itemsPage, layout, runsPage } from './view-pages.js';
-import { facets, queryItems, type ItemFilter } from './view-queries.js';
+import { facets, fieldFacets, queryItems, type ItemFilter } from './view-queries.js';
 import { escapeControls } from '../terminal-text.js';
 
 export const VIEW_ASSETS = ['view.css', 'view.js'] as const;
@@ -70,8 +71,9 @@ function pageOf(v: string | null): number {
   return n === undefined || n < 1 ? 0 : Math.floor(Math.min(n, Number.MAX_SAFE_INTEGER)) - 1;
 }
 
-function filterFrom(p: URLSearchParams): ItemFilter {
-  const f: ItemFilter = {};
+/** The items filter of a request: the indexed columns, the method's declared fields (`defs`), the text searched and the sort. */
+function filterFrom(p: URLSearchParams, defs: readonly ItemFieldDef[]): ItemFilter {
+  const f: ItemFilter = { ...fieldFilterFrom(p, defs) };
   const s = (k: string) => p.get(k) ?? undefined;
   if (s('label')) f.label = s('label')!;
   if (s('subtype')) f.subtype = s('subtype')!;
@@ -142,11 +144,14 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       if (path.includes('/items')) {
         const started = performance.now();
         await index.ensureItems(run);
-        const filter = filterFrom(url.searchParams);
+        const view = await index.view(run);
+        const fields = itemFieldsOf(view);
+        const filter = filterFrom(url.searchParams, fields);
         const page = pageOf(url.searchParams.get('page'));
         const shown = queryItems(index, run, filter, page, pageSize);
         const counts = { label: facets(index, run, 'label'), subtype: facets(index, run, 'subtype'), source: facets(index, run, 'source'), answer_type: facets(index, run, 'answer_type'), dataset: facets(index, run, 'dataset') };
-        return html(itemsPage({ run, view: await index.view(run), filter, page: shown.page, pageSize, rows: shown.rows, total: shown.total, facets: counts, elapsedMs: performance.now() - started }));
+        const fieldCounts = Object.fromEntries(fields.filter((d) => d.kind === 'text').map((d) => [d.name, fieldFacets(index, run, d.name)]));
+        return html(itemsPage({ run, view, filter, page: shown.page, pageSize, rows: shown.rows, total: shown.total, facets: counts, fieldFacets: fieldCounts, elapsedMs: performance.now() - started }));
       }
       return html(await runPage(index, run));
     }

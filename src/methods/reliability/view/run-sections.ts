@@ -8,6 +8,7 @@ import { formatMetric, headlineDefs } from '../../method-summary.js';
 import type { MetricDef } from '../../method.js';
 import type { RunPageContext } from '../../method-presentation.js';
 import { invalidShare } from '../metrics/mcq-answers.js';
+import { METRIC_ITEMS } from './metric-items.js';
 import { flagged } from '../../summary-warnings.js';
 import type { SummaryWarning } from '../../method-summary.js';
 
@@ -46,20 +47,34 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
   const seenSources = new Set(bySource.filter((r) => r.dataset !== 'unseen').map((r) => r.grp));
   const templates = bySource.filter((r) => !seenSources.has(r.grp));
   // A warning of the run concerns its groups' values of the metrics it names too: the same dagger.
-  const extra = (g: string) => groupDefs.map((d) => flagged(formatMetric(d, groups[g]?.metrics[d.id]), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id));
+  // Each group's metric value links to the group's items behind it.
+  const extra = (g: string) =>
+    groupDefs.map((d) => {
+      const value = groups[g]?.metrics[d.id];
+      const text = flagged(formatMetric(d, value), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id);
+      const behind = METRIC_ITEMS[d.id];
+      return value === null || value === undefined || !behind ? text : { text, href: ctx.itemsHref({ ...behind.selection, source: g }), title: `the items behind ${d.label} in ${g}: ${behind.title}` };
+    });
   parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => seenSources.has(r.grp)), extra, groupDefs.map((d) => d.label)));
   if (templates.length) parts.push(ctx.countsTable('By UnseenQA template (sources of unseen questions only)', 'source', templates, extra, groupDefs.map((d) => d.label)));
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
   parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
-  parts.push(mcqAnswersSection(ctx.summary));
+  parts.push(mcqAnswersSection(ctx));
   return parts.join('\n');
 }
 
-/** The run's MCQ answers and invalid ones by question set and label of the response re-asked, from its summary. */
-function mcqAnswersSection(summary: Record<string, unknown> | undefined): string {
-  const mcq = (summary?.breakdowns as { mcqAnswers?: Record<string, Record<string, { answers: number; invalid: number }>> } | undefined)?.mcqAnswers;
+/** The run's MCQ answers and invalid ones by question set and label of the response re-asked, from its summary; each count links to the items behind it. */
+function mcqAnswersSection(ctx: RunPageContext): string {
+  const mcq = (ctx.summary?.breakdowns as { mcqAnswers?: Record<string, Record<string, { answers: number; invalid: number }>> } | undefined)?.mcqAnswers;
   const title = '<h3>Invalid MCQ answers</h3>';
   if (!mcq) return `${title}<p class="muted">Not counted: the run has no summary with MCQ counts yet (its summary file is written when it finishes), or it was made by an older llmkb.</p>`;
-  const rows = Object.entries(mcq).flatMap(([dataset, groups]) => Object.entries(groups).map(([label, c]) => `<tr><th scope="row">${escapeHtml(`${dataset} ${label}`)}</th><td class="num">${c.answers}</td><td class="num">${c.invalid}</td><td class="num">${invalidShare(c)}</td></tr>`));
-  return `${title}<p class="muted">An invalid answer names no option (neither a letter nor an option's text); Eq. 4 counts it as not choosing the response. The item pages show every MCQ with its raw answer.</p><div class="scroll"><table class="counts"><thead><tr><th>responses re-asked</th><th>MCQ answers</th><th>invalid</th><th>share</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const link = (n: number, href: string, title: string) => (n === 0 ? '0' : `<a href="${escapeHtml(href)}" title="${escapeHtml(title)}">${n}</a>`);
+  const rows = Object.entries(mcq).flatMap(([dataset, groups]) =>
+    Object.entries(groups).map(([label, c]) => {
+      const answers = ctx.itemsHref({ dataset, label, fields: { mcqs: { min: 1 } } });
+      const invalid = ctx.itemsHref({ dataset, label, fields: { mcq_invalid: { min: 1 } } });
+      return `<tr><th scope="row">${escapeHtml(`${dataset} ${label}`)}</th><td class="num">${link(c.answers, answers, 'the responses re-asked as MCQs')}</td><td class="num">${link(c.invalid, invalid, 'the responses with an invalid MCQ answer')}</td><td class="num">${invalidShare(c)}</td></tr>`;
+    }),
+  );
+  return `${title}<p class="muted">An invalid answer names no option (neither a letter nor an option's text); Eq. 4 counts it as not choosing the response. Each count links to its responses (the items filter <em>invalid MCQ answers</em> finds them in any run); the item pages show every MCQ with its raw answer.</p><div class="scroll"><table class="counts"><thead><tr><th>responses re-asked</th><th>MCQ answers</th><th>invalid</th><th>share</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
