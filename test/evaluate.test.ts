@@ -112,7 +112,7 @@ describe('evaluate (the library call behind llmkb eval)', () => {
       });
     };
     await refused({ settings: [] }, /names no setting/);
-    await refused({ settings: ['no-such-setting'] }, /has no setting "no-such-setting"/, EXIT_CODES.userError);
+    await refused({ settings: ['no-such-setting'] }, /has no setting "no-such-setting"/);
     await refused({ failUnder: [{ metric: 'nccr', value: 0.2 }] }, /unknown metric "nccr" \(did you mean NCCR\?\)/);
     await refused({ junit: join(dir, 'j.xml') }, /--junit without --fail-under/);
     await refused({ options: { input: join(dir, 'missing.jsonl') } }, /missing\.jsonl/, EXIT_CODES.fileAccess);

@@ -37,17 +37,17 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
     module: '../src/methods/conner/index.js',
     names: [
       'BEST_ZERO_SHOT_PROMPT', 'CONNER_METRIC_DEFS', 'DEFAULT_CHOICES', 'DEFAULT_GAMMA', 'KNOWLEDGE_SETTINGS', 'RELEASED_CODE_CHOICES', 'ZERO_SHOT_PROMPTS',
-      'answerPrompt', 'bestOf', 'bestOfSamples', 'connerMethod', 'connerOptions', 'connerQuerySchema', 'connerRunSummaries', 'corpusEvidence', 'demonstrationsOf', 'estimateMetric',
+      'answerPrompt', 'bestOf', 'bestOfFromFiles', 'bestOfFromSamples', 'bestOfSamples', 'connerMethod', 'connerOptions', 'connerQuerySchema', 'connerRunSummaries', 'corpusEvidence', 'demonstrationPool', 'demonstrationsOf', 'estimateMetric',
       'executorClassifier', 'executorTokenScorer', 'fewShotKnowledgePrompt', 'formatConnerRuns', 'generateKnowledge', 'generateOne', 'generatedKnowledgeSchema', 'humanCorrelation',
       'knowledgeQuality', 'matchRatings', 'metricValue', 'parseConnerTestFile', 'parseGamma', 'probeScorers', 'readConnerQueries', 'readKnowledgeFile', 'readRatings', 'referenceEvidence',
-      'scoreKnowledge', 'scorersOf', 'scoringChoices', 'selectDemonstrations', 'taskOfConnerFile', 'zeroShotKnowledgePrompt',
+      'scoreFiles', 'scoreKnowledge', 'scoreToFiles', 'scorersOf', 'scoringChoices', 'selectDemonstrations', 'selectDemosFromPool', 'taskOfConnerFile', 'zeroShotKnowledgePrompt',
     ],
   },
   './corpus': {
     module: '../src/corpus/api.js',
     names: [
       'Corpus', 'CorpusAddError', 'CorpusNotFoundError', 'CorpusRetriever', 'DEFAULT_OVERLAP_WORDS', 'DEFAULT_PASSAGE_WORDS', 'EmbedderMismatchError', 'OpenSearchRetriever',
-      'PdfSkipError', 'addRemoteCorpus', 'corpusRetriever', 'extractPdfText', 'listRemoteCorpora', 'remoteCorpus', 'removeRemoteCorpus', 'retrieverFor', 'searchCorpus', 'splitPassages',
+      'PdfSkipError', 'addFiles', 'addRemoteCorpus', 'corpusRetriever', 'extractPdfText', 'listRemoteCorpora', 'remoteCorpus', 'removeRemoteCorpus', 'retrieverFor', 'searchCorpus', 'splitPassages',
     ],
   },
   './sweep': { module: '../src/sweep/index.js', names: ['formatPlan', 'loadStudy', 'mergeResults', 'parseShard', 'planStudy', 'runStudy', 'studyJobs', 'studySchema'] },

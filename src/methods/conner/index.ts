@@ -1,7 +1,9 @@
 /**
  * `llmkb/conner`: the CONNER method's own API (Chen et al., EMNLP 2023) for library users: the
  * method, its query files and paper prompts, generation and scoring one step at a time, its
- * choices, summaries and the two use cases. The package root (`llmkb`) runs it like any method
+ * choices, summaries and the two use cases. Each `llmkb conner` command is one call here
+ * (`generateKnowledge`, `scoreToFiles`, `selectDemosFromPool`, `bestOfFromFiles`,
+ * `bestOfFromSamples`). The package root (`llmkb`) runs it like any method
  * (`runMethod(getMethod('conner'), ...)`).
  */
 export { connerMethod } from './conner-method.js';
@@ -23,5 +25,7 @@ export { connerRunSummaries, formatConnerRuns, type ConnerBreakdowns } from './s
 export { estimateMetric, metricValue, type MetricEstimate } from './summary/metric-aggregates.js';
 export { readRatings, matchRatings, humanCorrelation, type HumanRating } from './summary/human-ratings.js';
 export { knowledgeQuality, parseGamma, DEFAULT_GAMMA, type Gamma } from './use-cases/knowledge-quality.js';
-export { selectDemonstrations, type SelectedDemonstration } from './use-cases/select-demos.js';
-export { bestOf, bestOfSamples, type BestOfChoice, type SampledChoice } from './use-cases/best-of.js';
+export { selectDemonstrations, selectDemosFromPool, demonstrationPool, type SelectedDemonstration, type SelectDemosSummary } from './use-cases/select-demos.js';
+export { bestOf, bestOfSamples, type BestOfChoice, type SampledChoice, type CandidateScoring } from './use-cases/best-of.js';
+export { bestOfFromFiles, bestOfFromSamples, type BestOfOutput, type BestOfResult, type BestOfSummary } from './use-cases/best-of-run.js';
+export { scoreFiles, scoreToFiles, type KnowledgeFile, type ScoreFilesOptions, type ScoreToFilesOptions } from './score-files.js';
