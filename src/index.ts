@@ -56,8 +56,10 @@ export { resultFileStem, runResultFiles, type ResultFiles } from './io/result-fi
 export { listRuns, type ListedRun } from './runs/list-runs.js';
 export { loadResultRun, loadStoredRun, readSummaryFile, type LoadedRun } from './runs/load-runs.js';
 export { compareRuns } from './analysis/compare-methods.js';
+export { compareResults, type CompareResults, type CompareResultsOptions } from './analysis/compare-results.js';
 export { headlineTable, rankRuns, settingsOf } from './methods/run-tables.js';
 export { renderReport, type ReportOptions } from './report/html-report.js';
+export { reportRuns, type ReportRunsOptions } from './report/runs-report.js';
 
 // Helpers a method's code uses
 export { readJsonl, toJsonl } from './io/jsonl.js';

@@ -11,7 +11,6 @@ import { describe, it } from 'node:test';
 import { bestOfFromFiles, DEFAULT_CHOICES, demonstrationPool, referenceEvidence, scoreToFiles, selectDemosFromPool, type GeneratedKnowledge } from '../src/methods/conner/index.js';
 import type { PairClassifier } from '../src/methods/conner/scoring/scorers.js';
 import { LlmkbError } from '../src/errors.js';
-import { readJsonl } from '../src/io/jsonl.js';
 import { openDatabase } from '../src/store/database.js';
 import { RunStore } from '../src/store/run-store.js';
 import { tempDir } from './support/temp-dir.js';
@@ -97,7 +96,7 @@ describe("CONNER's commands as library calls", () => {
     assert.equal(r.summary.mode, 'files');
     assert.deepEqual(r.summary.chosenFrom, [1, 1]);
     assert.equal(r.summary.queries, 2);
-    const lines = readJsonl(write.output) as Array<{ knowledge: string; bestOf: { file: string; gamma: string } }>;
+    const lines = readFileSync(write.output, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledge: string; bestOf: { file: string; gamma: string } });
     assert.deepEqual(lines.map((l) => [l.bestOf.file, l.bestOf.gamma]), [['good.jsonl', '1, 1, 0, 0'], ['other.jsonl', '1, 1, 0, 0']], 'gamma as written');
     assert.equal(lines[1]!.knowledge, 'They saw a big tree in the park.');
     assert.deepEqual(JSON.parse(readFileSync(write.summary, 'utf8')), JSON.parse(JSON.stringify(r.summary)));

@@ -17,10 +17,10 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
     names: [
       'ConfigError', 'ContextOverflowError', 'EXIT_CODES', 'FileAccessError', 'InputFileError', 'LlmkbError', 'METHOD_INTERFACE_VERSION', 'MODEL_KINDS',
       'MODEL_SPECIFICATION_VERSION', 'ModelCallError', 'ModelExecutor', 'ModelFileError', 'ModelSpecError', 'NLI_LABELS', 'Progress', 'Run', 'RunBusyError', 'RunStore',
-      'SUMMARY_SCHEMA', 'SeededRandom', 'UnsupportedCapabilityError', 'VERSION', 'Workspace', 'checkSummary', 'compareRuns', 'createLanguageModel',
+      'SUMMARY_SCHEMA', 'SeededRandom', 'UnsupportedCapabilityError', 'VERSION', 'Workspace', 'checkSummary', 'compareResults', 'compareRuns', 'createLanguageModel',
       'createScorerModel', 'evaluate', 'findMethod', 'formatMetric', 'getMethod', 'hasKind', 'headlineDefs', 'headlineTable', 'isLlmkbError', 'listMethods', 'listProviders', 'listRuns',
       'loadConfig', 'loadMethodModules', 'loadResultRun', 'loadStoredRun', 'normalizeAnswer', 'parseModelSpec', 'prepareMethod', 'rankRuns', 'readJsonl', 'readSummaryFile',
-      'registerMethod', 'registerProvider', 'renderReport', 'requireKind', 'resultFileStem', 'runMethod', 'runResultFiles', 'runStoredStage', 'settingsOf', 'toJsonl',
+      'registerMethod', 'registerProvider', 'renderReport', 'reportRuns', 'requireKind', 'resultFileStem', 'runMethod', 'runResultFiles', 'runStoredStage', 'settingsOf', 'toJsonl',
       'writeFileAtomic',
     ],
   },
