@@ -32,21 +32,26 @@ function inputs(): { dir: string; input: string; model: string } {
 }
 
 /**
- * Runs `work` with the text written to process.stdout captured; returns that text. The test
- * runner's own messages (bytes, its serialized protocol) pass through.
+ * Runs `work` with the text written to process.stdout and process.stderr captured; returns that
+ * text. The test runner's own messages (bytes, its serialized protocol) pass through.
  */
-async function stdoutOf<T>(work: () => Promise<T>): Promise<{ value: T; stdout: string }> {
-  const write = process.stdout.write.bind(process.stdout);
-  let stdout = '';
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    if (typeof chunk !== 'string') return write(chunk, ...rest);
-    stdout += chunk;
-    return true;
-  }) as typeof process.stdout.write;
+async function printedBy<T>(work: () => Promise<T>): Promise<{ value: T; printed: string }> {
+  const streams = [process.stdout, process.stderr];
+  const writes = streams.map((s) => s.write.bind(s));
+  let printed = '';
+  streams.forEach((stream, i) => {
+    stream.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      if (typeof chunk !== 'string') return writes[i]!(chunk, ...rest);
+      printed += chunk;
+      return true;
+    }) as typeof stream.write;
+  });
   try {
-    return { value: await work(), stdout };
+    return { value: await work(), printed };
   } finally {
-    process.stdout.write = write;
+    streams.forEach((stream, i) => {
+      stream.write = writes[i]!;
+    });
   }
 }
 
@@ -57,8 +62,8 @@ describe('evaluate (the library call behind llmkb eval)', () => {
     try {
       const lines: string[] = [];
       const out = join(dir, 'results');
-      const { value: result, stdout } = await stdoutOf(() => evaluate({ model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out, workspace: ws, log: (l) => lines.push(l) }));
-      assert.equal(stdout, '', 'nothing on stdout');
+      const { value: result, printed } = await printedBy(() => evaluate({ model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out, workspace: ws, log: (l) => lines.push(l) }));
+      assert.equal(printed, '', 'nothing printed: the notes go to log, the progress lines nowhere by default');
       assert.equal(result.method, 'reliability');
       assert.equal(result.label, 'mock');
       assert.equal(result.modelSpec, model);
