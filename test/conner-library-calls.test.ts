@@ -1,6 +1,7 @@
 /**
  * CONNER's commands as library calls, called directly (no CLI), with scripted NLI and relevance
- * classifiers (word overlap, so the choices are known) and no model file: `scoreToFiles` writes
+ * classifiers (word overlap, so the choices are known), scripted mock models and no model file:
+ * `generateKnowledgeFile` writes the knowledge with its sample, `scoreToFiles` writes
  * the per-item scores and each generator's summary and records, `selectDemosFromPool` and
  * `bestOfFromFiles` return and write their summary documents.
  */
@@ -8,7 +9,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { bestOfFromFiles, DEFAULT_CHOICES, demonstrationPool, referenceEvidence, scoreToFiles, selectDemosFromPool, type GeneratedKnowledge } from '../src/methods/conner/index.js';
+import { bestOfFromFiles, DEFAULT_CHOICES, demonstrationPool, generateKnowledgeFile, referenceEvidence, scoreToFiles, selectDemosFromPool, type GeneratedKnowledge } from '../src/methods/conner/index.js';
+import { ModelExecutor } from '../src/executor/model-executor.js';
+import { MockModel } from '../src/providers/mock/mock-model.js';
 import type { PairClassifier } from '../src/methods/conner/scoring/scorers.js';
 import { LlmkbError } from '../src/errors.js';
 import { openDatabase } from '../src/store/database.js';
@@ -45,6 +48,24 @@ function store(): { runs: RunStore; dir: string } {
 const scoring = (runs: RunStore) => ({ runs, nli, relevance, evidence: referenceEvidence(), choices: DEFAULT_CHOICES, seed: 1, progress: { quiet: true } });
 
 describe("CONNER's commands as library calls", () => {
+  it('generateKnowledgeFile: the knowledge and its answers written as JSONL, the sample in each record', async () => {
+    const { runs, dir } = store();
+    const generator = new ModelExecutor(new MockModel({ replies: () => ({ reply: ' Lily went to the park.' }), identity: 'scripted-generator', modelId: 'gen' }), { cache: null });
+    const answerer = new ModelExecutor(new MockModel({ replies: () => ({ reply: ' the park' }), identity: 'scripted-answerer', modelId: 'ans' }), { cache: null });
+    const queries = [{ id: 'q1', task: 'qa' as const, topic: 'Lily', query: 'where did Lily go', goldAnswer: 'the park', referenceKnowledge: 'Lily went to the park.' }];
+    const output = join(dir, 'knowledge.jsonl');
+    const r = await generateKnowledgeFile({
+      queries, generator, answerer, runs, setting: 'zero-shot', prompt: 4, shots: 0, answerShots: 0, demoPool: [], seed: 1, maxTokens: 20, answerMaxTokens: 10, progress: { quiet: true },
+      output, limit: { n: 1, seed: 7 },
+    });
+    assert.deepEqual(r.shotsDropped, { knowledge: 0, answer: 0 });
+    const written = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GeneratedKnowledge);
+    assert.deepEqual(written, JSON.parse(JSON.stringify(r.records)));
+    assert.equal(written[0]!.knowledge, 'Lily went to the park.');
+    assert.deepEqual(written[0]!.limit, { n: 1, seed: 7 });
+    assert.equal(written[0]!.answerWithKnowledge, 'the park');
+  });
+
   it('scoreToFiles: writes the scores, and per generator and setting a summary and its records; attaches pageviews and notes the rest', async () => {
     const { runs, dir } = store();
     const files = [

@@ -38,7 +38,7 @@ const EXPORTED: Record<string, { module: string; names: string[] }> = {
     names: [
       'BEST_ZERO_SHOT_PROMPT', 'CONNER_METRIC_DEFS', 'DEFAULT_CHOICES', 'DEFAULT_GAMMA', 'KNOWLEDGE_SETTINGS', 'RELEASED_CODE_CHOICES', 'ZERO_SHOT_PROMPTS',
       'answerPrompt', 'bestOf', 'bestOfFromFiles', 'bestOfFromSamples', 'bestOfSamples', 'connerMethod', 'connerOptions', 'connerQuerySchema', 'connerRunSummaries', 'corpusEvidence', 'demonstrationPool', 'demonstrationsOf', 'estimateMetric',
-      'executorClassifier', 'executorTokenScorer', 'fewShotKnowledgePrompt', 'formatConnerRuns', 'generateKnowledge', 'generateOne', 'generatedKnowledgeSchema', 'humanCorrelation',
+      'executorClassifier', 'executorTokenScorer', 'fewShotKnowledgePrompt', 'formatConnerRuns', 'generateKnowledge', 'generateKnowledgeFile', 'generateOne', 'generatedKnowledgeSchema', 'humanCorrelation',
       'knowledgeQuality', 'matchRatings', 'metricValue', 'parseConnerTestFile', 'parseGamma', 'probeScorers', 'readConnerQueries', 'readKnowledgeFile', 'readRatings', 'referenceEvidence',
       'scoreFiles', 'scoreKnowledge', 'scoreToFiles', 'scorersOf', 'scoringChoices', 'selectDemonstrations', 'selectDemosFromPool', 'taskOfConnerFile', 'zeroShotKnowledgePrompt',
     ],

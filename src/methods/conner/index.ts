@@ -2,7 +2,7 @@
  * `llmkb/conner`: the CONNER method's own API (Chen et al., EMNLP 2023) for library users: the
  * method, its query files and paper prompts, generation and scoring one step at a time, its
  * choices, summaries and the two use cases. Each `llmkb conner` command is one call here
- * (`generateKnowledge`, `scoreToFiles`, `selectDemosFromPool`, `bestOfFromFiles`,
+ * (`generateKnowledgeFile`, `scoreToFiles`, `selectDemosFromPool`, `bestOfFromFiles`,
  * `bestOfFromSamples`). The package root (`llmkb`) runs it like any method
  * (`runMethod(getMethod('conner'), ...)`).
  */
@@ -14,6 +14,7 @@ export { DEFAULT_CHOICES, RELEASED_CODE_CHOICES, type ScoringChoices } from './c
 export { readConnerQueries, parseConnerTestFile, taskOfConnerFile, connerQuerySchema, type ConnerQuery, type ConnerTask } from './generation/conner-queries.js';
 export { ZERO_SHOT_PROMPTS, zeroShotKnowledgePrompt, fewShotKnowledgePrompt, answerPrompt, type Demonstration } from './generation/conner-prompts.js';
 export { generateKnowledge, generateOne, demonstrationsOf, type GeneratedKnowledge, type GenerateOptions } from './generation/generate-knowledge.js';
+export { generateKnowledgeFile, type GeneratedFile } from './generation/generate-file.js';
 export { readKnowledgeFile, generatedKnowledgeSchema } from './generation/knowledge-file.js';
 export { scoreKnowledge, type ScoreOptions } from './scoring/score-knowledge.js';
 export { executorClassifier, executorTokenScorer } from './scoring/executor-scorers.js';

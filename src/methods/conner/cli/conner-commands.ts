@@ -1,8 +1,9 @@
 /**
  * `llmkb conner generate|score|select-demos|best-of`: the CONNER method (Chen et al. 2023). A thin
- * caller of src/methods/conner/: options parsed, one library call per command (`scoreToFiles`,
- * `selectDemosFromPool`, `bestOfFromFiles`, `bestOfFromSamples`, ...), its result printed. The
- * method's modules load inside the actions, so `llmkb --help` does not pay for them.
+ * caller of src/methods/conner/: options parsed, one library call per command
+ * (`generateKnowledgeFile`, `scoreToFiles`, `selectDemosFromPool`, `bestOfFromFiles`,
+ * `bestOfFromSamples`), its result printed. The method's modules load inside the actions, so
+ * `llmkb --help` does not pay for them.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -199,22 +200,16 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
     .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
-      const { generateKnowledge } = await import('../generation/generate-knowledge.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
+      const { generateKnowledgeFile } = await import('../generation/generate-file.js');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output, [input, opts.demos]);
         const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, input, opts);
-        const generated = await generateKnowledge({
+        const { records, shotsDropped } = await generateKnowledgeFile({
           queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
-          ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
+          ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens, output: opts.output, ...(limit ? { limit } : {}),
         });
-        // The sample travels with the knowledge, so `conner score` records it in the protocol.
-        const records = limit ? generated.map((k) => ({ ...k, limit })) : generated;
-        writeFileAtomic(opts.output, toJsonl(records));
-        const fitted = (field: 'knowledgeShotsDropped' | 'answerShotsDropped'): number => records.filter((r) => (r[field] ?? 0) > 0).length;
-        if (fitted('knowledgeShotsDropped') + fitted('answerShotsDropped') > 0) {
-          process.stderr.write(`note: demonstrations left out to fit the context: ${fitted('knowledgeShotsDropped')} knowledge prompts, ${fitted('answerShotsDropped')} answer prompts (recorded per item and in the scores' protocol)\n`);
+        if (shotsDropped.knowledge + shotsDropped.answer > 0) {
+          process.stderr.write(`note: demonstrations left out to fit the context: ${shotsDropped.knowledge} knowledge prompts, ${shotsDropped.answer} answer prompts (recorded per item and in the scores' protocol)\n`);
         }
         process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}; answers by ${records[0]?.answerer ?? '-'}) -> ${opts.output}\n`);
       });
