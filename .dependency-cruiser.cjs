@@ -19,7 +19,7 @@ const FLOORS = [
   { name: 'method plugins', paths: [method] },
   { name: 'method registry', paths: ['^dist/methods/(registry|builtin-methods|load-summary)\\.js$'] },
   { name: 'runs, analysis and report', paths: ['^dist/(runs|analysis|report)/'] },
-  { name: 'view, sweep and workspace', paths: ['^dist/(view|sweep)/', '^dist/workspace\\.js$'] },
+  { name: 'view, sweep, workspace and evaluate', paths: ['^dist/(view|sweep)/', '^dist/(workspace|evaluate)\\.js$'] },
   { name: 'cli and the public index', paths: ['^dist/cli/', '^dist/index\\.js$'] },
 ];
 

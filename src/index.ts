@@ -1,14 +1,19 @@
 /**
- * llmkb's library API (the package root). Exported by name: what users build on. Run a method:
- * the method seam, the registry and the runner; the models: model kinds, providers by spec and the
- * executor; the store's read API and the workspace; runs and their result files; comparisons and
- * reports. Each method's own API, corpora, studies and the providers' classes are subpath exports
+ * llmkb's library API (the package root). Exported by name: what users build on. One evaluation
+ * end to end (`evaluate`, what `llmkb eval` runs); a method step by step: the method seam, the
+ * registry and the runner; the models: model kinds, providers by spec and the executor; the
+ * store's read API and the workspace; runs and their result files; comparisons and reports. Each
+ * method's own API, corpora, studies and the providers' classes are subpath exports
  * (`llmkb/reliability`, `llmkb/conner`, `llmkb/corpus`, `llmkb/sweep`, `llmkb/providers`;
  * docs/library.md). Anything else is internal and may change without notice; `test/public-api.test.ts`
  * lists every exported value, so a change to the API is a visible diff.
  */
 export { EXIT_CODES, LlmkbError, ModelSpecError, ConfigError, InputFileError, ModelCallError, UnsupportedCapabilityError, ContextOverflowError, ModelFileError, FileAccessError, RunBusyError, isLlmkbError } from './errors.js';
 export { VERSION } from './version.js';
+
+// One evaluation end to end (what `llmkb eval` runs): the model, every setting's run, the report, the thresholds
+export { evaluate, type EvaluateOptions, type EvalResult } from './evaluate.js';
+export type { Threshold } from './analysis/thresholds.js';
 
 // Evaluation methods: the seam, the registry, the runner, summaries (schema v2)
 export {
@@ -51,8 +56,10 @@ export { resultFileStem, runResultFiles, type ResultFiles } from './io/result-fi
 export { listRuns, type ListedRun } from './runs/list-runs.js';
 export { loadResultRun, loadStoredRun, readSummaryFile, type LoadedRun } from './runs/load-runs.js';
 export { compareRuns } from './analysis/compare-methods.js';
+export { compareResults, type CompareResults, type CompareResultsOptions } from './analysis/compare-results.js';
 export { headlineTable, rankRuns, settingsOf } from './methods/run-tables.js';
 export { renderReport, type ReportOptions } from './report/html-report.js';
+export { reportRuns, type ReportRunsOptions } from './report/runs-report.js';
 
 // Helpers a method's code uses
 export { readJsonl, toJsonl } from './io/jsonl.js';

@@ -769,7 +769,8 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
   });
 
   it('D4: --fail-under takes any finite number as JavaScript writes it (1e-1, .2, 2E-1)', async () => {
-    const { checkThresholds, parseThreshold } = await import('../src/cli/eval-command.js');
+    const { parseThreshold } = await import('../src/cli/eval-command.js');
+    const { checkThresholds } = await import('../src/analysis/thresholds.js');
     const { getMethod } = await import('../src/methods/registry.js');
     assert.deepEqual(['NCCR=1e-1', 'NCCR=.1', 'NCCR=1E-1', 'NCCR=0.1', 'NCCR=-5e-1'].map((v) => parseThreshold(v)[0]!.value), [0.1, 0.1, 0.1, 0.1, -0.5]);
     for (const bad of ['NCCR=1.2.3', 'NCCR=0.1x', 'NCCR=Infinity', 'NCCR=NaN']) assert.throws(() => parseThreshold(bad), /is not a number/, bad);

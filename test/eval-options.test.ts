@@ -9,7 +9,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { junitReport, xmlEscape } from '../src/cli/junit.js';
+import { junitReport, xmlEscape } from '../src/analysis/junit.js';
 import { EXIT_CODES } from '../src/errors.js';
 import { limitItems } from '../src/sampling/limit-items.js';
 import { buildProtocol, departures } from '../src/methods/reliability/protocol.js';

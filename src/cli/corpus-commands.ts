@@ -78,25 +78,20 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .option('--no-stem', 'no English (Porter) stemming in the index (set when the corpus is created)')
     .option('--json', 'print the report as JSON')
     .action(async (name: string, paths: string[], opts: AddCliOptions, command: Command) => {
-      const { Corpus, CorpusAddError } = await import('../corpus/index.js');
+      const { addFiles } = await import('../corpus/index.js');
       const ws = workspace(command);
       try {
-        const created = !Corpus.list(ws.db).some((c) => c.name === name);
-        const c = Corpus.openOrCreate(ws.db, name, {
+        const err = process.stderr;
+        // The corpus library's rule: a corpus this add creates and cannot fill is removed, with an error saying so.
+        const { corpus: c, created, report, textless } = await addFiles(ws.db, name, paths, {
           ...(opts.passageWords === undefined ? {} : { passageWords: opts.passageWords }),
           ...(opts.overlapWords === undefined ? {} : { overlapWords: opts.overlapWords }),
-          ...(created || opts.stem === false ? { stemming: opts.stem } : {}),
-        });
-        const err = process.stderr;
-        // Files read without error that gave no text: said, never passed over in silence.
-        const textless: string[] = [];
-        const adding = c.add(paths, {
+          ...(opts.stem === false ? { stemming: false } : {}),
           ...(opts.textColumn === undefined ? {} : { textColumn: opts.textColumn }),
           ...(opts.idColumn === undefined ? {} : { idColumn: opts.idColumn }),
           ...(opts.textField === undefined ? {} : { textField: opts.textField }),
           ...(opts.idField === undefined ? {} : { idField: opts.idField }),
           onFile: (file, r) => {
-            if (r.status !== 'skipped' && r.passages === 0) textless.push(file);
             if (opts.json) return;
             err.write(r.status === 'skipped' ? `  skipped ${file}: ${r.message}\n` : `  ${r.status.padEnd(9)} ${file} (${r.format}): ${r.documents} documents, ${r.passages} passages\n`);
           },
@@ -107,23 +102,6 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
             if (!opts.json && p.total >= 1000) err.write(`  ... BM25 term bounds: ${p.done}/${p.total} ${p.phase}\n`);
           },
         });
-        const report = await adding.catch((error: unknown) => {
-          // A corpus this command created and could not fill is not left behind empty.
-          if (created && Corpus.list(ws.db).find((x) => x.name === name)?.documents === 0) {
-            Corpus.remove(ws.db, name);
-            if (error instanceof CorpusAddError) throw new LlmkbError(error.message, { hint: `${error.fileHint === undefined ? '' : `${error.fileHint} `}Corpus "${name}" was not created.`, exitCode: error.exitCode, cause: error.cause });
-          }
-          throw error;
-        });
-        if (created && report.passages === 0) {
-          // Nothing to search: an empty new corpus is not kept (a later search would find nothing, silently).
-          Corpus.remove(ws.db, name);
-          const unread = report.skipped.map((s) => `${s.file} (${s.reason})`);
-          const empty = textless.length > 0 || unread.length === 0 ? `${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)` : undefined;
-          throw new LlmkbError(`no text to index in ${[empty, unread.length > 0 ? `${unread.join(', ')}: PDF${unread.length === 1 ? '' : 's'} that could not be read` : undefined].filter((x) => x !== undefined).join('; ')}`, {
-            hint: `Give files with text: PDFs with a text layer (decrypt encrypted ones, e.g. \`qpdf --decrypt\`; run OCR on scans, e.g. \`ocrmypdf\`), .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "${name}" was not created.`,
-          });
-        }
         for (const file of textless) err.write(`warning: ${file}: no text to index (empty, only a header, or documents without text)\n`);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ corpus: name, created, settings: c.settings, ...report }, null, 2)}\n`);

@@ -2,9 +2,9 @@
  * `llmkb metrics`, `compare` and `report`: a run's summary, and the analysis and HTML report over
  * several runs, of any method. Runs come from result files (summaries, or records files) and the
  * store (`--run ID`), read through src/runs/; each method shows its own tables through its
- * presentation. The modules load inside the actions (start-up time).
+ * presentation. `compare` and `report` are one library call each (`compareResults`,
+ * `reportRuns`), their result printed. The modules load inside the actions (start-up time).
  */
-import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { LlmkbError } from '../errors.js';
 import type { MethodSummary, RunMeta } from '../methods/method-summary.js';
@@ -13,17 +13,6 @@ import type { Workspace } from '../workspace.js';
 import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveNumber, wholeNumber } from '../methods/cli-options.js';
 import { requireFile } from '../io/require-path.js';
 import { escapeControls } from '../terminal-text.js';
-
-/**
- * Runs read for a comparison, made distinct (run identity: two runs with one label are shown
- * apart, never merged) and checked for protocol differences; both are said on stderr.
- */
-async function prepareRuns(runs: LoadedRun[]): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
-  const { distinctRuns } = await import('../analysis/compare-methods.js');
-  const prepared = distinctRuns(runs);
-  for (const w of prepared.warnings) process.stderr.write(`warning: ${escapeControls(w)}\n`);
-  return prepared;
-}
 
 /** `--params`, `--fine-tuned`, `--base`: what the cross-model analyses group runs by. */
 export function metaFrom(opts: { params?: number; fineTuned?: boolean; base?: boolean }): RunMeta | undefined {
@@ -94,10 +83,8 @@ export function registerResultsCommands(program: Command, workspace: (command: C
     .option('--json', 'print the analysis (runs, tables, correlations, rankings, effects, paired tests, warnings) as JSON')
     .action(async (files: string[], opts: { run?: string[]; out?: string; resamples: number; seed: number; json?: boolean }, command: Command) => {
       if (opts.out !== undefined) checkOutputFolder(opts.out);
-      const { compareRuns } = await import('../analysis/compare-methods.js');
+      const { compareResults } = await import('../analysis/compare-results.js');
       const { loadResultRun, loadStoredRun } = await import('../runs/load-runs.js');
-      const { makeFolder, writeFileAtomic } = await import('../io/files.js');
-      const { join } = await import('node:path');
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: opts.resamples, seed: opts.seed }));
       if (opts.run?.length) {
@@ -109,22 +96,10 @@ export function registerResultsCommands(program: Command, workspace: (command: C
         }
       }
       if (loaded.length === 0) throw new LlmkbError('nothing to compare', { hint: 'Give summary / records files, or --run ID for runs in the store.' });
-      const { runs, warnings } = await prepareRuns(loaded);
-      const result = await compareRuns(runs, { resamples: opts.resamples, seed: opts.seed });
-      // Each run's file and model spec (from its execution record): what tells two models of one file name apart.
-      const sources = runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, source: r.source, ...(r.execution?.modelSpec ? { modelSpec: r.execution.modelSpec } : {}) }));
-      // What to know before reading the numbers (approximate runs, departures, warnings), in every output.
-      const { filesWithNotices, noticesJson, noticesMarkdown } = await import('../analysis/run-notices.js');
-      const summaries = runs.map((r) => r.summary);
-      const notices = noticesMarkdown(summaries);
-      const analysis = { schema: 'llmkb-analysis-v1', ...result.analysis, sources, notices: noticesJson(summaries), warnings };
-      process.stdout.write(opts.json ? `${JSON.stringify(analysis, null, 2)}\n` : notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown);
-      if (opts.out) {
-        makeFolder(opts.out);
-        for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) writeFileAtomic(join(opts.out, name), content);
-        writeFileAtomic(join(opts.out, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
-        process.stderr.write(`wrote ${result.wrote} to ${opts.out}\n`);
-      }
+      // The comparison is one library call; the command prints it.
+      const result = await compareResults(loaded, { resamples: opts.resamples, seed: opts.seed, log: (line) => process.stderr.write(`${escapeControls(line)}\n`), ...(opts.out === undefined ? {} : { out: opts.out }) });
+      process.stdout.write(opts.json ? `${JSON.stringify(result.analysis, null, 2)}\n` : result.markdown);
+      if (opts.out) process.stderr.write(`wrote ${result.wrote} to ${opts.out}\n`);
     });
 
   program
@@ -134,14 +109,12 @@ export function registerResultsCommands(program: Command, workspace: (command: C
     .option('-o, --output <file>', 'HTML file', 'llmkb-report.html')
     .option('--title <text>', 'page title')
     .action(async (files: string[], opts: { output: string; title?: string }) => {
-      const { writeFileAtomic } = await import('../io/files.js');
-      const { renderReport } = await import('../report/html-report.js');
+      const { reportRuns } = await import('../report/runs-report.js');
       const { loadResultRun } = await import('../runs/load-runs.js');
       checkOutputFile(opts.output, files);
       const loaded: LoadedRun[] = [];
       for (const f of files) loaded.push(await loadResultRun(requireFile(f, 'Give summary files written by `llmkb eval` / `llmkb sweep`, or records files (.jsonl).'), { resamples: 1000, seed: 42 }));
-      const { runs } = await prepareRuns(loaded);
-      writeFileAtomic(resolve(opts.output), await renderReport(runs.map((r) => r.summary), { ...(opts.title ? { title: opts.title } : {}), executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) }));
+      await reportRuns(loaded, { output: opts.output, log: (line) => process.stderr.write(`${escapeControls(line)}\n`), ...(opts.title ? { title: opts.title } : {}) });
       process.stdout.write(`report -> ${opts.output}\n`);
     });
 }

@@ -4,6 +4,7 @@
  */
 export { Corpus, CorpusNotFoundError, searchCorpus, type StoredPassage } from './corpus.js';
 export { ensureCorpusSchema, type CorpusSettings } from './corpus-schema.js';
+export { addFiles, type AddFilesOptions, type AddFilesResult } from './add-files.js';
 export { CorpusAddError, type AddOptions, type AddProgress, type AddReport, type FileResult, type SkippedFile } from './corpus-ingest.js';
 export type { RetrieveOptions, SearchHit, SearchMode, SearchOptions } from './corpus-search.js';
 export type { CorpusInfo, CorpusStats } from './corpus-stats.js';

@@ -1,9 +1,15 @@
 /**
  * `conner score` over knowledge files: a seeded sample of the queries (`--limit`), each file
  * scored as one resumable run (../scoring/score-knowledge.ts), and one summary per generator and
- * setting with the protocol of what was done (./conner-protocol.ts).
+ * setting with the protocol of what was done (./conner-protocol.ts); `scoreToFiles` also writes
+ * the per-item scores and, per generator and setting, the summary and records files.
  */
+import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
+import { fileAccessError } from '../../errors.js';
+import { writeFileAtomic } from '../../io/files.js';
+import { toJsonl } from '../../io/jsonl.js';
+import { runResultFiles, writeJsonFile } from '../../io/result-files.js';
 import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { MethodSummary } from '../method-summary.js';
@@ -74,4 +80,47 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
 /** The (generator, setting, id) of each knowledge text, as ratings name them. */
 export function ratedKeys(files: readonly KnowledgeFile[]): Array<{ id: string; generator: string; setting: string }> {
   return files.flatMap((f) => f.items.map((k) => ({ id: k.id, generator: k.generator, setting: settingLabel(k) })));
+}
+
+export interface ScoreToFilesOptions extends ScoreFilesOptions {
+  /** The per-item scores JSONL. */
+  output: string;
+  /** The results folder: per generator and setting, `<generator>.<setting>.summary.json` (llmkb-summary-v2) and `.records.jsonl`. */
+  out: string;
+  /** Wikipedia pageviews by topic, kept in each record whose topic has them (the long-tail analysis); `pageviewsFile` names their file in the note on topics without. */
+  pageviews?: ReadonlyMap<string, number>;
+  pageviewsFile?: string;
+  /** Where notes go (the CLI: stderr); default nowhere. */
+  log?: (line: string) => void;
+}
+
+/**
+ * `llmkb conner score` as one call (the command prints): the files scored and summarized, the
+ * pageviews attached, the per-item scores and each generator and setting's summary and records
+ * written. Returns the records, the summaries and the summary files written.
+ */
+export async function scoreToFiles(files: readonly KnowledgeFile[], options: ScoreToFilesOptions): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; written: string[] }> {
+  const { output, out, pageviews, pageviewsFile, log = () => {}, ...scoring } = options;
+  const { records: scored, summaries } = await scoreFiles(files, scoring);
+  const records = pageviews ? scored.map((r) => (pageviews.has(r.topic) ? { ...r, pageviews: pageviews.get(r.topic)! } : r)) : scored;
+  if (pageviews) {
+    const without = records.filter((r) => !pageviews.has(r.topic)).length;
+    if (without > 0) log(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${pageviewsFile ?? ''}: left out of the long-tail analysis`);
+  }
+  const empty = records.filter((r) => r.knowledge.trim() === '').length;
+  if (empty > 0) log(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)`);
+  writeFileAtomic(output, toJsonl(records));
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (error) {
+    throw fileAccessError(out, error, 'write', 'folder');
+  }
+  const written: string[] = [];
+  for (const summary of summaries) {
+    const paths = runResultFiles(out, summary.model, summary.setting);
+    writeFileAtomic(paths.records, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
+    writeJsonFile(paths.summary, summary);
+    written.push(paths.summary);
+  }
+  return { records, summaries, written };
 }

@@ -1,11 +1,13 @@
 /**
  * `llmkb conner generate|score|select-demos|best-of`: the CONNER method (Chen et al. 2023). A thin
- * caller of src/methods/conner/: options in, the method's functions, files out. The method's
- * modules load inside the actions, so `llmkb --help` does not pay for them.
+ * caller of src/methods/conner/: options parsed, one library call per command
+ * (`generateKnowledgeFile`, `scoreToFiles`, `selectDemosFromPool`, `bestOfFromFiles`,
+ * `bestOfFromSamples`), its result printed. The method's modules load inside the actions, so
+ * `llmkb --help` does not pay for them.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { fileAccessError, LlmkbError } from '../../../errors.js';
+import { LlmkbError } from '../../../errors.js';
 // The choices' values only: a module with no imports, so registering the commands stays cheap.
 import { CONNER_PROFILES, DEFAULT_NEGATIVES, DIALOGUE_QUERIES, DIALOGUE_VALIDITIES, EVIDENCE_LISTS, FACTUALITY_RULES, HELPFULNESS_BASELINES, HELPFULNESS_PROMPTS, INFORMATIVENESS_PREFIXES, REFERENCE_PREMISES, SENTENCE_COHERENCE_FORMS, type ScoringChoices } from '../conner-choices.js';
 import type { ModelSpecs } from '../conner-setup.js';
@@ -15,6 +17,9 @@ import { checkOutputFile, checkOutputFolder, collect, positiveInteger, positiveN
 import { requireFile } from '../../../io/require-path.js';
 import { checkMaxTokens } from '../../token-budget.js';
 import { escapeControls } from '../../../terminal-text.js';
+
+/** A note for the user on stderr, its control characters escaped. */
+const note = (line: string): void => void process.stderr.write(`${escapeControls(line)}\n`);
 
 const LIMIT_HELP = 'only n queries of each file, for a quick look: a seeded sample (--seed) of its ids, the same queries in files over the same ones; a run of its own';
 
@@ -92,13 +97,12 @@ async function generationInputs(ws: MethodWorkspace, input: string, opts: Genera
   const { readJsonl } = await import('../../../io/jsonl.js');
   const { z } = await import('zod');
   const how = "Give one of CONNER's test files or a JSONL query file (docs/conner.md).";
-  const notice = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
-  const all = readConnerQueries(requireFile(input, how), opts.task, notice);
+  const all = readConnerQueries(requireFile(input, how), opts.task, note);
   const [{ items: queries, limit }] = (await limitedFiles([all], opts.limit, opts.seed, 'queries')) as [{ items: typeof all; limit?: { n: number; seed: number } }];
   if (opts.fixedDemos && opts.demos === undefined) throw new LlmkbError('--fixed-demos needs --demos FILE', { hint: 'Make the file with `llmkb conner select-demos`.' });
   const demoSchema = z.object({ id: z.string().min(1), topic: z.string(), query: z.string().min(1), knowledge: z.string().min(1), answer: z.string() }).strip();
   const fixedDemos = opts.fixedDemos ? readJsonl(requireFile(opts.demos!, 'Make it with `llmkb conner select-demos`.'), demoSchema, 'demonstration') : undefined;
-  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task, notice));
+  const demoPool = fixedDemos ?? demonstrationsOf(opts.demos === undefined ? all : readConnerQueries(requireFile(opts.demos, how), opts.task, note));
   const models = await generationModels(ws, opts);
   checkMaxTokens(models.generator, opts.maxTokens, '--max-tokens', DEFAULT_KNOWLEDGE_MAX_TOKENS);
   checkMaxTokens(models.answerer, opts.answerMaxTokens, '--answer-max-tokens', DEFAULT_ANSWER_MAX_TOKENS);
@@ -196,22 +200,16 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('--limit <n>', LIMIT_HELP, positiveInteger)
     .option('-o, --output <file>', 'knowledge JSONL', 'conner-knowledge.jsonl')
     .action(async (input: string, opts: GenerationCliOptions & { output: string }, command: Command) => {
-      const { generateKnowledge } = await import('../generation/generate-knowledge.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
+      const { generateKnowledgeFile } = await import('../generation/generate-file.js');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output, [input, opts.demos]);
         const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, input, opts);
-        const generated = await generateKnowledge({
+        const { records, shotsDropped } = await generateKnowledgeFile({
           queries, generator, answerer, runs: ws.runs, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, answerShots: opts.answerShots, demoPool,
-          ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens,
+          ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens, answerMaxTokens: opts.answerMaxTokens, output: opts.output, ...(limit ? { limit } : {}),
         });
-        // The sample travels with the knowledge, so `conner score` records it in the protocol.
-        const records = limit ? generated.map((k) => ({ ...k, limit })) : generated;
-        writeFileAtomic(opts.output, toJsonl(records));
-        const fitted = (field: 'knowledgeShotsDropped' | 'answerShotsDropped'): number => records.filter((r) => (r[field] ?? 0) > 0).length;
-        if (fitted('knowledgeShotsDropped') + fitted('answerShotsDropped') > 0) {
-          process.stderr.write(`note: demonstrations left out to fit the context: ${fitted('knowledgeShotsDropped')} knowledge prompts, ${fitted('answerShotsDropped')} answer prompts (recorded per item and in the scores' protocol)\n`);
+        if (shotsDropped.knowledge + shotsDropped.answer > 0) {
+          process.stderr.write(`note: demonstrations left out to fit the context: ${shotsDropped.knowledge} knowledge prompts, ${shotsDropped.answer} answer prompts (recorded per item and in the scores' protocol)\n`);
         }
         process.stdout.write(`generated knowledge for ${records.length} queries (${opts.setting}${opts.setting === 'zero-shot' ? `, Table 11 prompt ${opts.prompt}` : `, ${fixedDemos ? `${fixedDemos.length} fixed` : opts.shots} demonstrations`}; answers by ${records[0]?.answerer ?? '-'}) -> ${opts.output}\n`);
       });
@@ -236,14 +234,11 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('--json', 'print the summaries as JSON instead of the table')
     .action(async (inputs: string[], opts: ScorerCliOptions & { negatives?: number; resamples: number; ratings?: string; pageviews?: string; concurrency?: number; limit?: number; output: string; out: string; json?: boolean }, command: Command) => {
       const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
-      const { ratedKeys, scoreFiles } = await import('../score-files.js');
+      const { ratedKeys, scoreToFiles } = await import('../score-files.js');
       const { matchRatings, readRatings } = await import('../summary/human-ratings.js');
       const { formatConnerRuns } = await import('../summary/conner-summary.js');
-      const { runResultFiles, writeJsonFile } = await import('../../../io/result-files.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
       const { createHash } = await import('node:crypto');
-      const { readFileSync, mkdirSync } = await import('node:fs');
+      const { readFileSync } = await import('node:fs');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output, [...inputs, opts.ratings]);
         checkOutputFolder(opts.out);
@@ -255,29 +250,10 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
         const ratings = opts.ratings === undefined ? undefined : matchRatings(opts.ratings, readRatings(requireFile(opts.ratings, 'One JSON line per rated knowledge text (docs/conner.md).')), ratedKeys(files));
         const choices = await choicesOf(opts, opts.negatives);
         const setup = await scoringSetupOf(ws, opts, choices, true);
-        const { records: scored, summaries } = await scoreFiles(files, {
-          runs: ws.runs, setup, choices, seed: opts.seed, resamples: opts.resamples, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(ratings ? { ratings } : {}), ...(opts.limit === undefined ? {} : { limit: opts.limit }),
+        const { summaries, written } = await scoreToFiles(files, {
+          runs: ws.runs, setup, choices, seed: opts.seed, resamples: opts.resamples, output: opts.output, out: opts.out, log: note,
+          ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(ratings ? { ratings } : {}), ...(opts.limit === undefined ? {} : { limit: opts.limit }), ...(pageviews ? { pageviews, pageviewsFile: opts.pageviews! } : {}),
         });
-        const records = pageviews ? scored.map((r) => (pageviews.has(r.topic) ? { ...r, pageviews: pageviews.get(r.topic)! } : r)) : scored;
-        if (pageviews) {
-          const without = records.filter((r) => !pageviews.has(r.topic)).length;
-          if (without > 0) process.stderr.write(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${escapeControls(opts.pageviews ?? '')}: left out of the long-tail analysis\n`);
-        }
-        const empty = records.filter((r) => r.knowledge.trim() === '').length;
-        if (empty > 0) process.stderr.write(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)\n`);
-        writeFileAtomic(opts.output, toJsonl(records));
-        try {
-          mkdirSync(opts.out, { recursive: true });
-        } catch (error) {
-          throw fileAccessError(opts.out, error, 'write', 'folder');
-        }
-        const written: string[] = [];
-        for (const summary of summaries) {
-          const files = runResultFiles(opts.out, summary.model, summary.setting);
-          writeFileAtomic(files.records, toJsonl(records.filter((r) => r.generator === summary.model && r.setting === summary.setting)));
-          writeJsonFile(files.summary, summary);
-          written.push(files.summary);
-        }
         process.stdout.write(opts.json ? `${JSON.stringify(summaries, null, 2)}\n` : `${formatConnerRuns(summaries)}\n\nscores -> ${opts.output}; summaries and records per generator and setting -> ${opts.out}/ (${written.length}: llmkb compare ${opts.out}/*.summary.json)\n`);
       });
     });
@@ -297,27 +273,20 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('--summary <file>', 'what the selection did: the protocol and the Q of every kept demonstration', 'conner-demos.json')
     .action(async (pool: string, opts: ScorerCliOptions & { candidates: number; top: number; gamma: string; task?: 'qa' | 'dialogue'; output: string; summary: string }, command: Command) => {
       const { readConnerQueries } = await import('../generation/conner-queries.js');
-      const { selectDemonstrations, selectDemosProtocol } = await import('../use-cases/select-demos.js');
+      const { demonstrationPool, selectDemosFromPool } = await import('../use-cases/select-demos.js');
       const { parseGamma, qTermsLine } = await import('../use-cases/knowledge-quality.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output, [pool]);
         checkOutputFile(opts.summary, [pool, opts.output], '--summary');
         const gamma = parseGamma(opts.gamma);
-        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, (line) => process.stderr.write(`${escapeControls(line)}\n`));
-        const queries = all.filter(
-          (q): q is typeof q & { referenceKnowledge: string; goldAnswer: string } => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '',
-        );
-        if (queries.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
+        const all = readConnerQueries(requireFile(pool, "Give one of CONNER's test files or a JSONL query file."), opts.task, note);
+        // A pool with no usable query is refused before any model is loaded.
+        demonstrationPool(pool, all);
         const choices = await choicesOf(opts);
         const setup = await scoringSetupOf(ws, opts, choices);
-        const demos = await selectDemonstrations(queries, { runs: ws.runs, ...setup, choices, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma });
-        const protocol = selectDemosProtocol({ candidates: opts.candidates, top: opts.top, gamma, evidence: setup.evidence.id, skipped: all.length - queries.length });
-        writeFileAtomic(opts.output, toJsonl(demos));
-        writeFileAtomic(opts.summary, `${JSON.stringify({ schema: 'llmkb-conner-select-demos-v1', pool, candidates: Math.min(opts.candidates, queries.length), top: opts.top, gamma, seed: opts.seed, evidence: setup.evidence.id, choices, demonstrations: demos.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol }, null, 2)}\n`);
+        const { demonstrations: demos, summary } = await selectDemosFromPool(pool, all, { runs: ws.runs, ...setup, choices, seed: opts.seed, candidates: opts.candidates, top: opts.top, gamma, write: { output: opts.output, summary: opts.summary } });
         if (setup.evidence.id === 'reference') process.stderr.write("note: factuality checks each demonstration's gold knowledge against itself (no --corpus): it hardly ranks them (see the summary's protocol)\n");
-        process.stdout.write(`kept ${demos.length} of ${Math.min(opts.candidates, queries.length)} candidate demonstrations by Q (gamma ${opts.gamma}); ${qTermsLine(demos.map((d) => d.missing))} -> ${opts.output}\n`);
+        process.stdout.write(`kept ${demos.length} of ${summary.candidates} candidate demonstrations by Q (gamma ${opts.gamma}); ${qTermsLine(demos.map((d) => d.missing))} -> ${opts.output}\n`);
       });
     });
 
@@ -341,11 +310,9 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
     .option('-o, --output <file>', 'chosen knowledge JSONL (input of `conner score`)', 'conner-best.jsonl')
     .option('--summary <file>', 'what the selection did: protocol, mean Q of the chosen and of each candidate, choices per candidate', 'conner-best-of.json')
     .action(async (queriesFile: string | undefined, opts: ScorerCliOptions & GenerationCliOptions & { input?: string[]; samples: number; topP: number; temperature: number; gamma: string; output: string; summary: string }, command: Command) => {
-      const { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, checkSameQueries, samplingDeterminism } = await import('../use-cases/best-of.js');
-      const { modelName } = await import('../generation/generate-knowledge.js');
+      const { checkSameQueries } = await import('../use-cases/best-of.js');
+      const { bestOfFromFiles, bestOfFromSamples } = await import('../use-cases/best-of-run.js');
       const { parseGamma } = await import('../use-cases/knowledge-quality.js');
-      const { toJsonl } = await import('../../../io/jsonl.js');
-      const { writeFileAtomic } = await import('../../../io/files.js');
       await host.withWorkspace(command, async (ws) => {
         checkOutputFile(opts.output, [queriesFile, ...(opts.input ?? []), opts.demos]);
         checkOutputFile(opts.summary, [queriesFile, ...(opts.input ?? []), opts.demos, opts.output], '--summary');
@@ -359,39 +326,26 @@ export function registerConnerCommands(program: Command, host: CliHost): void {
           const setup = await scoringSetupOf(ws, opts, choices);
           return { runs: ws.runs, ...setup, choices, seed: opts.seed, gamma };
         };
-        let lines: object[];
-        let summary: object;
+        const write = { output: opts.output, summary: opts.summary };
         if (queriesFile === undefined) {
           const { readKnowledgeFile } = await import('../generation/knowledge-file.js');
           const read = files.map((f) => readKnowledgeFile(requireFile(f, 'Make it with `llmkb conner generate`.')));
-          const candidates = await limited(read, opts.limit, opts.seed, 'queries');
-          checkSameQueries(candidates.map((items, i) => ({ file: files[i]!, items })));
-          const choicesMade = await bestOf(candidates, await scoring());
-          lines = choicesMade.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: opts.gamma } }));
-          const counts = files.map((_, i) => choicesMade.filter((c) => c.candidate === i).length);
-          summary = { schema: 'llmkb-conner-best-of-v1', mode: 'files', files, gamma, choices, queries: choicesMade.length, chosenFrom: counts, meanQuality: bestOfGain(choicesMade), protocol: bestOfProtocol({ mode: 'files', gamma, files: files.length }) };
-          process.stdout.write(`chose knowledge for ${choicesMade.length} queries; from each file: ${counts.join(', ')} -> ${opts.output}\n`);
+          const candidates = (await limited(read, opts.limit, opts.seed, 'queries')).map((items, i) => ({ file: files[i]!, items }));
+          // Files with other queries are refused before any scorer is loaded.
+          checkSameQueries(candidates);
+          const { summary } = await bestOfFromFiles(candidates, await scoring(), { gammaText: opts.gamma, write });
+          process.stdout.write(`chose knowledge for ${summary.queries} queries; from each file: ${summary.chosenFrom.join(', ')} -> ${opts.output}\n`);
         } else {
           const { queries, demoPool, fixedDemos, generator, answerer, limit } = await generationInputs(ws, queriesFile, opts);
-          const setup = await scoring();
-          const choicesMade = await bestOfSamples({
+          const { summary, determinism } = await bestOfFromSamples({
             queries, generator, answerer, setting: opts.setting, prompt: opts.prompt, shots: opts.shots, demoPool, ...(fixedDemos ? { fixedDemos } : {}), seed: opts.seed, maxTokens: opts.maxTokens,
-            samples: opts.samples, topP: opts.topP, temperature: opts.temperature, answerShots: opts.answerShots, answerMaxTokens: opts.answerMaxTokens, scoring: setup,
+            samples: opts.samples, topP: opts.topP, temperature: opts.temperature, answerShots: opts.answerShots, answerMaxTokens: opts.answerMaxTokens, scoring: await scoring(),
+            ...(limit ? { limit } : {}), gammaText: opts.gamma, write,
           });
-          lines = choicesMade.map((c) => ({ ...c.chosen, ...(limit ? { limit } : {}), bestOf: { sample: c.candidate, qualities: c.qualities, gamma: opts.gamma, topP: opts.topP, temperature: opts.temperature, seeds: c.seeds, samples: c.samples } }));
-          const counts = Array.from({ length: opts.samples }, (_, i) => choicesMade.filter((c) => c.candidate === i).length);
-          const determinism = samplingDeterminism(generator.model);
-          const gain = bestOfGain(choicesMade);
-          summary = {
-            schema: 'llmkb-conner-best-of-v1', mode: 'samples', generator: modelName(generator), answerer: modelName(answerer), samples: opts.samples, topP: opts.topP, temperature: opts.temperature, seed: opts.seed, gamma, choices,
-            queries: choicesMade.length, chosenFrom: counts, meanQuality: gain,
-            protocol: bestOfProtocol({ mode: 'samples', gamma, samples: opts.samples, topP: opts.topP, temperature: opts.temperature, determinism, generator: modelName(generator), answerer: modelName(answerer) }),
-          };
           const fmt = (q: number | null): string => (q === null ? '-' : q.toFixed(3));
-          process.stdout.write(`chose among ${opts.samples} top-p draws (p ${opts.topP}, T ${opts.temperature}) for ${choicesMade.length} queries; chosen from each draw: ${counts.join(', ')}; mean Q chosen ${fmt(gain.chosen)}, per draw ${gain.perCandidate.map(fmt).join(', ')}${determinism.deterministic ? '' : ' (nondeterministic: see the summary)'} -> ${opts.output}\n`);
+          const gain = summary.meanQuality;
+          process.stdout.write(`chose among ${opts.samples} top-p draws (p ${opts.topP}, T ${opts.temperature}) for ${summary.queries} queries; chosen from each draw: ${summary.chosenFrom.join(', ')}; mean Q chosen ${fmt(gain.chosen)}, per draw ${gain.perCandidate.map(fmt).join(', ')}${determinism.deterministic ? '' : ' (nondeterministic: see the summary)'} -> ${opts.output}\n`);
         }
-        writeFileAtomic(opts.output, toJsonl(lines));
-        writeFileAtomic(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
       });
     });
 }

@@ -41,7 +41,8 @@ export interface BestOfProtocolNote {
   text: string;
 }
 
-type CandidateScoring = Omit<ScoreOptions, 'items' | 'label'> & { gamma: Gamma };
+/** How the candidates are scored (as `conner score`, on the four intrinsic metrics) and gamma of Eq. 9. */
+export type CandidateScoring = Omit<ScoreOptions, 'items' | 'label'> & { gamma: Gamma };
 
 /**
  * Q_know of every candidate set (one scoring run each) and, per query id, the argmax. The first

@@ -6,7 +6,11 @@
  * highest Q become the demonstrations of every query's Table 12 prompt (`conner generate
  * --fixed-demos`), best first. The scoring is a resumable run like `conner score`.
  */
+import { LlmkbError } from '../../../errors.js';
+import { writeFileAtomic } from '../../../io/files.js';
+import { toJsonl } from '../../../io/jsonl.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
+import type { ScoringChoices } from '../conner-choices.js';
 import type { Demonstration } from '../generation/conner-prompts.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ConnerQuery } from '../generation/conner-queries.js';
@@ -63,4 +67,54 @@ export function selectDemosProtocol(facts: SelectDemosProtocolFacts): BestOfProt
   }
   if (facts.skipped > 0) notes.push({ id: 'demos-pool', kind: 'decision', text: `${facts.skipped} pool rows without gold knowledge or gold answer were left out` });
   return notes;
+}
+
+export const SELECT_DEMOS_SCHEMA = 'llmkb-conner-select-demos-v1';
+
+type PoolQuery = ConnerQuery & { referenceKnowledge: string; goldAnswer: string };
+
+/** The pool's queries that can be demonstrations (gold knowledge and a gold answer); none is an error naming the pool. */
+export function demonstrationPool(pool: string, queries: readonly ConnerQuery[]): PoolQuery[] {
+  const usable = queries.filter((q): q is PoolQuery => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '');
+  if (usable.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
+  return usable;
+}
+
+/** What a selection did (schema llmkb-conner-select-demos-v1): its parameters, the Q of every kept demonstration and the protocol. */
+export interface SelectDemosSummary {
+  schema: typeof SELECT_DEMOS_SCHEMA;
+  pool: string;
+  candidates: number;
+  top: number;
+  gamma: Gamma;
+  seed: number;
+  evidence: string;
+  choices: ScoringChoices;
+  demonstrations: Array<Pick<SelectedDemonstration, 'id' | 'rank' | 'quality' | 'missing'>>;
+  protocol: BestOfProtocolNote[];
+}
+
+/**
+ * Use case 1 as one call (what `llmkb conner select-demos` runs; the command prints): the
+ * demonstrations selected from the pool file's queries and the summary document, both written
+ * when `write` names the files (the demonstrations as JSONL for `conner generate --fixed-demos`).
+ */
+export async function selectDemosFromPool(
+  pool: string,
+  queries: readonly ConnerQuery[],
+  options: Omit<ScoreOptions, 'items'> & { candidates: number; top: number; gamma: Gamma; write?: { output: string; summary: string } },
+): Promise<{ demonstrations: SelectedDemonstration[]; summary: SelectDemosSummary }> {
+  const usable = demonstrationPool(pool, queries);
+  const { write, ...selection } = options;
+  const demonstrations = await selectDemonstrations(usable, selection);
+  const protocol = selectDemosProtocol({ candidates: options.candidates, top: options.top, gamma: options.gamma, evidence: options.evidence.id, skipped: queries.length - usable.length });
+  const summary: SelectDemosSummary = {
+    schema: SELECT_DEMOS_SCHEMA, pool, candidates: Math.min(options.candidates, usable.length), top: options.top, gamma: options.gamma, seed: options.seed, evidence: options.evidence.id, choices: options.choices,
+    demonstrations: demonstrations.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol,
+  };
+  if (write) {
+    writeFileAtomic(write.output, toJsonl(demonstrations));
+    writeFileAtomic(write.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  }
+  return { demonstrations, summary };
 }

@@ -4,7 +4,7 @@
  * (run, threshold): a run is one model and prompt setting; a metric below its threshold, or
  * undefined, is a failure whose message carries the metric's value.
  */
-import { meetsThreshold } from '../analysis/thresholds.js';
+import { meetsThreshold, type Threshold } from './thresholds.js';
 
 export interface JunitRun {
   model: string;
@@ -12,11 +12,6 @@ export interface JunitRun {
   runId?: string | undefined;
   approximate?: boolean | undefined;
   metrics: Record<string, number | null | undefined>;
-}
-
-export interface Threshold {
-  metric: string;
-  value: number;
 }
 
 /** Text for XML content and attribute values: the five special characters escaped, and the characters XML 1.0 cannot hold at all dropped. */
