@@ -42,7 +42,16 @@ const [items = 50, negatives = 5, rounds = 3] = process.argv.slice(2, 5).map(Num
 const only = process.argv[5]?.split(',');
 const file = join(dataDir, 'conner', 'nq_test_random_testset.txt');
 const queries = parseConnerTestFile(readFileSync(file, 'utf8'), file).slice(0, items);
-const knowledge = new Map(queries.map((q) => [q.id, truncateWords(splitSentences(q.referenceKnowledge ?? '').slice(0, 3).join(' '))]));
+const knowledge = new Map(
+  queries.map((q) => [
+    q.id,
+    truncateWords(
+      splitSentences(q.referenceKnowledge ?? '')
+        .slice(0, 3)
+        .join(' '),
+    ),
+  ]),
+);
 const ids = queries.map((q) => q.id);
 
 const THREADS = 1;
@@ -67,7 +76,9 @@ async function bareLogLikelihood(context: string, continuation: string): Promise
   const all = tokenize(context + continuation);
   const prefix = Math.max(1, tokenize(context).length);
   await bareSequence.clearHistory();
-  const input = all.map((t, i) => (i >= prefix - 1 && i < all.length - 1 ? ([t, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }]) : t));
+  const input = all.map((t, i) =>
+    i >= prefix - 1 && i < all.length - 1 ? ([t, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }]) : t,
+  );
   const results = await bareSequence.controlledEvaluate(input);
   let sum = 0;
   for (let i = prefix - 1; i < all.length - 1; i++) sum += Math.log(results[i]?.next?.probabilities?.get(all[i + 1]!) ?? Number.MIN_VALUE);
@@ -76,15 +87,36 @@ async function bareLogLikelihood(context: string, continuation: string): Promise
 
 type Metric = (q: ConnerQuery, scorer: TokenScorer) => Promise<unknown>;
 const METRICS: Array<[string, Metric]> = [
-  ['coherence_sentence', (q, s) => sentenceCoherence(splitSentences(knowledge.get(q.id)!).map((x) => truncateWords(x)), s)],
+  [
+    'coherence_sentence',
+    (q, s) =>
+      sentenceCoherence(
+        splitSentences(knowledge.get(q.id)!).map((x) => truncateWords(x)),
+        s,
+      ),
+  ],
   ['coherence_paragraph', (q, s) => paragraphCoherence(knowledge.get(q.id)!, { fallback: s })],
   ['informativeness', (q, s) => scoreInformativeness(q, knowledge.get(q.id)!, s)],
-  ['helpfulness', (q, s) => scoreHelpfulness(q, knowledge.get(q.id)!, q.goldAnswer ?? '', sampleNegatives(q.id, ids, negatives, 0).map((id) => ({ id, knowledge: knowledge.get(id)! })), s)],
+  [
+    'helpfulness',
+    (q, s) =>
+      scoreHelpfulness(
+        q,
+        knowledge.get(q.id)!,
+        q.goldAnswer ?? '',
+        sampleNegatives(q.id, ids, negatives, 0).map((id) => ({ id, knowledge: knowledge.get(id)! })),
+        s,
+      ),
+  ],
 ];
 
 /** A scorer that records what it is asked and passes it on. */
 function recording(inner: TokenScorer, log: Array<[string, string]>): TokenScorer {
-  return { id: inner.id, identity: inner.identity, logLikelihood: (context, continuation) => (log.push([context, continuation]), inner.logLikelihood(context, continuation)) };
+  return {
+    id: inner.id,
+    identity: inner.identity,
+    logLikelihood: (context, continuation) => (log.push([context, continuation]), inner.logLikelihood(context, continuation)),
+  };
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -93,7 +125,9 @@ async function timed(work: () => Promise<void>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-process.stdout.write(`CONNER scoring on ${gguf} (${THREADS} thread, context ${provider.contextSize}, no cache), ${queries.length} NQ items, u = ${negatives}, best of ${rounds} rounds\n`);
+process.stdout.write(
+  `CONNER scoring on ${gguf} (${THREADS} thread, context ${provider.contextSize}, no cache), ${queries.length} NQ items, u = ${negatives}, best of ${rounds} rounds\n`,
+);
 process.stdout.write(`${'metric'.padEnd(20)} ${'llmkb items/s'.padStart(14)} ${'bare items/s'.padStart(13)} ${'ratio'.padStart(6)}  requests\n`);
 const ratios: number[] = [];
 for (const [name, metric] of METRICS.filter(([m]) => only === undefined || only.includes(m))) {
@@ -103,14 +137,20 @@ for (const [name, metric] of METRICS.filter(([m]) => only === undefined || only.
   let llmkb = Infinity;
   let bare = Infinity;
   const runLlmkb = async (): Promise<void> => {
-    llmkb = Math.min(llmkb, await timed(async () => {
-      for (const q of queries) await metric(q, llmkbScorer);
-    }));
+    llmkb = Math.min(
+      llmkb,
+      await timed(async () => {
+        for (const q of queries) await metric(q, llmkbScorer);
+      }),
+    );
   };
   const runBare = async (): Promise<void> => {
-    bare = Math.min(bare, await timed(async () => {
-      for (const [context, continuation] of requests) await bareLogLikelihood(context, continuation);
-    }));
+    bare = Math.min(
+      bare,
+      await timed(async () => {
+        for (const [context, continuation] of requests) await bareLogLikelihood(context, continuation);
+      }),
+    );
   };
   // The order alternates, so a busy stretch of the shared machine falls on both sides alike.
   for (let r = 0; r < rounds; r++) {
@@ -118,7 +158,9 @@ for (const [name, metric] of METRICS.filter(([m]) => only === undefined || only.
   }
   const ratio = bare / llmkb;
   ratios.push(ratio);
-  process.stdout.write(`${name.padEnd(20)} ${(queries.length / llmkb).toFixed(1).padStart(14)} ${(queries.length / bare).toFixed(1).padStart(13)} ${ratio.toFixed(2).padStart(6)}  ${requests.length}\n`);
+  process.stdout.write(
+    `${name.padEnd(20)} ${(queries.length / llmkb).toFixed(1).padStart(14)} ${(queries.length / bare).toFixed(1).padStart(13)} ${ratio.toFixed(2).padStart(6)}  ${requests.length}\n`,
+  );
 }
 process.stdout.write(`target: llmkb >= 0.8x the bare loop for every metric: ${ratios.every((r) => r >= 0.8) ? 'met' : 'NOT met'}\n`);
 await bareContext.dispose();

@@ -30,20 +30,41 @@ const out = mkdtempSync(join(tmpdir(), 'llmkb-bench-'));
 await buildSeenQAFiles({ outDir: out, seed: 1, dataDir, cacheDir: out, perSource: Math.ceil(questions / 3) });
 const items = readQAItems(join(out, 'seenqa.jsonl')).slice(0, questions);
 // The model "answered" each question with its gold answer: short, realistic options.
-const records: JudgedRecord[] = items.map((item) => ({ ...item, response: item.answers[0]!, label: 'correct', uninformativeType: null, judgedBy: 'bench', decision: { by: 'bench' } }));
+const records: JudgedRecord[] = items.map((item) => ({
+  ...item,
+  response: item.answers[0]!,
+  label: 'correct',
+  uninformativeType: null,
+  judgedBy: 'bench',
+  decision: { by: 'bench' },
+}));
 console.log(`${records.length} questions x ${mcqs} MCQs, answer pool of ${answerPoolFrom(records).size}, model ${gguf}`);
 
 const settings = { model: gguf, modelsDir: out, ...(threads ? { threads } : {}) };
 const model = await LlamaModel.load(settings);
 const naive = await LlamaModel.load({ ...settings, reusePrefix: false });
 const results: Record<string, { perSecond: number; msPerMcq: number; tokensPerMcq: number }> = {};
-for (const [mode, provider, label] of [['logprobs', model, 'logprobs'], ['generate', model, 'generate'], ['generate', naive, 'generate, no prefix reuse (naive loop)']] as const) {
+for (const [mode, provider, label] of [
+  ['logprobs', model, 'logprobs'],
+  ['generate', model, 'generate'],
+  ['generate', naive, 'generate, no prefix reuse (naive loop)'],
+] as const) {
   const executor = new ModelExecutor(provider, { cache: null });
   const started = performance.now();
-  const { diagnostics } = await runConsistency({ records, executor, mode, mcqs, seed: 1, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+  const { diagnostics } = await runConsistency({
+    records,
+    executor,
+    mode,
+    mcqs,
+    seed: 1,
+    runs: new RunStore(openDatabase(':memory:')),
+    progress: { quiet: true },
+  });
   const seconds = (performance.now() - started) / 1000;
   results[label] = { perSecond: diagnostics.mcqs / seconds, msPerMcq: (seconds * 1000) / diagnostics.mcqs, tokensPerMcq: diagnostics.tokensEvaluatedPerMcq };
-  console.log(`${label.padEnd(40)} ${diagnostics.mcqs} MCQs in ${seconds.toFixed(2)} s: ${(diagnostics.mcqs / seconds).toFixed(1)} MCQs/s, ${diagnostics.tokensEvaluatedPerMcq.toFixed(1)} tokens evaluated per MCQ, ${diagnostics.invalidAnswers} invalid answers`);
+  console.log(
+    `${label.padEnd(40)} ${diagnostics.mcqs} MCQs in ${seconds.toFixed(2)} s: ${(diagnostics.mcqs / seconds).toFixed(1)} MCQs/s, ${diagnostics.tokensEvaluatedPerMcq.toFixed(1)} tokens evaluated per MCQ, ${diagnostics.invalidAnswers} invalid answers`,
+  );
 }
 const lp = results.logprobs!;
 const gen = results.generate!;
@@ -54,7 +75,9 @@ console.log(`logprobs / naive generate loop: ${(lp.perSecond / results['generate
 const promptTokenMs = lp.msPerMcq / lp.tokensPerMcq;
 const decodeSteps = gen.tokensPerMcq - lp.tokensPerMcq;
 const decodeStepMs = decodeSteps > 0 ? (gen.msPerMcq - lp.msPerMcq) / decodeSteps : Number.NaN;
-console.log(`one prompt token ${promptTokenMs.toFixed(3)} ms, one decode step ${decodeStepMs.toFixed(3)} ms (= ${(decodeStepMs / promptTokenMs).toFixed(1)} prompt tokens); generate mode decodes ${decodeSteps.toFixed(1)} steps per MCQ beyond ${lp.tokensPerMcq.toFixed(1)} prompt tokens`);
+console.log(
+  `one prompt token ${promptTokenMs.toFixed(3)} ms, one decode step ${decodeStepMs.toFixed(3)} ms (= ${(decodeStepMs / promptTokenMs).toFixed(1)} prompt tokens); generate mode decodes ${decodeSteps.toFixed(1)} steps per MCQ beyond ${lp.tokensPerMcq.toFixed(1)} prompt tokens`,
+);
 console.log(`3x would need a decode step to cost ${((2 * lp.tokensPerMcq) / Math.max(decodeSteps, 1e-9)).toFixed(0)} prompt tokens at this many decode steps`);
 await model.close();
 await naive.close();

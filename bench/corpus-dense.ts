@@ -50,7 +50,11 @@ if (have < count) {
 }
 db.pragma('wal_checkpoint(TRUNCATE)');
 const bytes = statSync(storePath).size;
-out(`${count} vectors x ${dims} dimensions (Float32, ${((count * dims * 4) / 1024 / 1024).toFixed(0)} MB of vectors; store ${(bytes / 1024 / 1024).toFixed(0)} MB)${existsSync(storePath) && have > 0 ? ` (reused ${storePath})` : ''}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+out(
+  `${count} vectors x ${dims} dimensions (Float32, ${((count * dims * 4) / 1024 / 1024).toFixed(0)} MB of vectors; store ${(bytes / 1024 / 1024).toFixed(0)} MB)${existsSync(storePath) && have > 0 ? ` (reused ${storePath})` : ''}; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 
 /** The query's vector from the same seeded generator (see the module comment). */
 const embedder: Embedder = {
@@ -81,7 +85,9 @@ function percentiles(ms: number[]): string {
   const p = (f: number): number => s[Math.min(s.length - 1, Math.ceil(f * s.length) - 1)]!;
   return `p50 ${p(0.5).toFixed(0)} ms, p99 ${p(0.99).toFixed(0)} ms`;
 }
-out(`exact dense top 10, ${queries} queries: wall ${percentiles(wall)}; CPU ${percentiles(cpu)}; ${((count / (wall.reduce((a, b) => a + b, 0) / wall.length)) * 1000 / 1e6).toFixed(2)} M vectors/s`);
+out(
+  `exact dense top 10, ${queries} queries: wall ${percentiles(wall)}; CPU ${percentiles(cpu)}; ${(((count / (wall.reduce((a, b) => a + b, 0) / wall.length)) * 1000) / 1e6).toFixed(2)} M vectors/s`,
+);
 out(`RSS: ${(rssBefore / 1024 / 1024).toFixed(0)} MB before the searches, peak ${(peakRss / 1024 / 1024).toFixed(0)} MB (vectors are streamed, not held)`);
 db.close();
 if (process.env.LLMKB_BENCH_STORE === undefined) rmSync(dir, { recursive: true, force: true });

@@ -52,7 +52,12 @@ function threadCpu(): { main: number; others: number } {
   }
 }
 
-async function timedAdd(corpus: Corpus, paths: string[], label: string, bytes: number): Promise<{ passages: number; seconds: number; maxRss: number; mainCpu: number }> {
+async function timedAdd(
+  corpus: Corpus,
+  paths: string[],
+  label: string,
+  bytes: number,
+): Promise<{ passages: number; seconds: number; maxRss: number; mainCpu: number }> {
   let maxRss = process.memoryUsage().rss;
   const samples: number[] = [];
   const timer = setInterval(() => {
@@ -71,8 +76,12 @@ async function timedAdd(corpus: Corpus, paths: string[], label: string, bytes: n
   const mainCpu = cpu1.main - cpu0.main;
   const quarter = samples.slice(Math.floor(samples.length / 4));
   const q = (xs: number[], f: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(f * xs.length))] ?? 0;
-  out(`${label}: ${report.documents.added} documents, ${report.passages} passages, ${mb(bytes)} MB in ${report.seconds.toFixed(1)} s = ${Math.round(report.passages / report.seconds)} passages/s, ${(bytes / 1024 / 1024 / report.seconds).toFixed(2)} MB/s; RSS sampled max ${mb(maxRss)} MB (after the first quarter: median ${mb(q(quarter, 0.5))} MB, max ${mb(q(quarter, 1))} MB)`);
-  out(`     CPU: main thread ${mainCpu.toFixed(1)} s (${Math.round(report.passages / mainCpu)} passages per main-thread CPU second), other threads ${(cpu1.others - cpu0.others).toFixed(1)} s`);
+  out(
+    `${label}: ${report.documents.added} documents, ${report.passages} passages, ${mb(bytes)} MB in ${report.seconds.toFixed(1)} s = ${Math.round(report.passages / report.seconds)} passages/s, ${(bytes / 1024 / 1024 / report.seconds).toFixed(2)} MB/s; RSS sampled max ${mb(maxRss)} MB (after the first quarter: median ${mb(q(quarter, 0.5))} MB, max ${mb(q(quarter, 1))} MB)`,
+  );
+  out(
+    `     CPU: main thread ${mainCpu.toFixed(1)} s (${Math.round(report.passages / mainCpu)} passages per main-thread CPU second), other threads ${(cpu1.others - cpu0.others).toFixed(1)} s`,
+  );
   return { passages: report.passages, seconds: report.seconds, maxRss, mainCpu };
 }
 
@@ -125,8 +134,12 @@ const bareRate = bareCount / bareSeconds;
 const addRate = added.passages / added.seconds;
 out(`bare FTS5 insert loop, same ${bareCount} passages, 5,000-row transactions: ${bareSeconds.toFixed(1)} s = ${Math.round(bareRate)} passages/s`);
 out(`     CPU: ${bareCpu.toFixed(1)} s (${Math.round(bareCount / bareCpu)} passages per CPU second)`);
-out(`=> by CPU time of the writing thread (steady under other load on the machine): Corpus.add at ${(added.passages / added.mainCpu / (bareCount / bareCpu)).toFixed(2)}x the bare loop`);
-out(`=> by wall-clock time: Corpus.add runs at ${(addRate / bareRate).toFixed(2)}x the bare loop (target >= 0.8x), RSS max ${mb(added.maxRss)} MB (target < 400 MB)`);
+out(
+  `=> by CPU time of the writing thread (steady under other load on the machine): Corpus.add at ${(added.passages / added.mainCpu / (bareCount / bareCpu)).toFixed(2)}x the bare loop`,
+);
+out(
+  `=> by wall-clock time: Corpus.add runs at ${(addRate / bareRate).toFixed(2)}x the bare loop (target >= 0.8x), RSS max ${mb(added.maxRss)} MB (target < 400 MB)`,
+);
 Corpus.remove(db, 'bench');
 db.exec('VACUUM');
 
@@ -151,7 +164,10 @@ if (pdfFiles > 0) {
     const pages: { runs: PdfRun[] }[] = [];
     let w = 0;
     for (let p = 1; w < words.length; p += 1) {
-      const runs: PdfRun[] = [{ x: 72, y: 760, text: 'Proceedings of the Workshop on Synthetic Text', size: 9 }, { x: 290, y: 30, text: String(p), size: 9 }];
+      const runs: PdfRun[] = [
+        { x: 72, y: 760, text: 'Proceedings of the Workshop on Synthetic Text', size: 9 },
+        { x: 290, y: 30, text: String(p), size: 9 },
+      ];
       for (let y = 720; y > 60 && w < words.length; y -= 13) {
         const line = words.slice(w, w + 14);
         w += 14;

@@ -51,7 +51,9 @@ if (corpus === undefined) {
   writeArticlesCsv(csv, megabytes, 999);
   corpus = Corpus.openOrCreate(db, 'search');
   const report = await corpus.add([csv]);
-  out(`built corpus: ${report.passages} passages from ${megabytes} MB of CSV in ${report.seconds.toFixed(0)} s, of which storing the BM25 bounds of ${report.bounds?.terms} terms ${report.bounds?.seconds.toFixed(1)} s`);
+  out(
+    `built corpus: ${report.passages} passages from ${megabytes} MB of CSV in ${report.seconds.toFixed(0)} s, of which storing the BM25 bounds of ${report.bounds?.terms} terms ${report.bounds?.seconds.toFixed(1)} s`,
+  );
   rmSync(csv);
 }
 const passages = corpus.stats().passages;
@@ -59,7 +61,11 @@ const cpuSeconds = (since: NodeJS.CpuUsage): string => {
   const u = process.cpuUsage(since);
   return ((u.user + u.system) / 1e6).toFixed(1);
 };
-out(`corpus: ${passages} passages${reuse ? ` (reused ${storePath})` : ''}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
+out(
+  `corpus: ${passages} passages${reuse ? ` (reused ${storePath})` : ''}; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${(await import('node:os')).cpus().length} cores`,
+);
 if (process.env.LLMKB_BENCH_BOUNDS === 'full' || !bm25BoundsCurrent(db, corpus.id, corpus.ftsTable)) {
   const cpu = process.cpuUsage();
   const r = refreshBm25Bounds(db, corpus.id, corpus.ftsTable);
@@ -71,18 +77,31 @@ if (process.env.LLMKB_BENCH_BOUNDS === 'full' || !bm25BoundsCurrent(db, corpus.i
   const writer = new ArticleWriter(loadSentences(), 100 + variant);
   // The same path every run, so the next run replaces this run's documents.
   const source = join(tmpdir(), 'llmkb-bench-search-incremental.csv');
-  writeFileSync(source, `filename,article\n${Array.from({ length: 12 }, (_, i) => `inc${variant}-${i},"${writer.article(800, 4000).replaceAll('"', '""')}"`).join('\n')}\n`);
+  writeFileSync(
+    source,
+    `filename,article\n${Array.from({ length: 12 }, (_, i) => `inc${variant}-${i},"${writer.article(800, 4000).replaceAll('"', '""')}"`).join('\n')}\n`,
+  );
   const cpu = process.cpuUsage();
   const r = await corpus.add([source]);
-  out(`small incremental add: ${r.documents.added} documents added (${r.passages} passages), ${r.documents.removed} removed, in ${r.seconds.toFixed(1)} s (CPU ${cpuSeconds(cpu)} s), of which the BM25 bounds' ${r.bounds?.mode} update ${r.bounds?.seconds.toFixed(1)} s (${r.bounds?.terms} terms)`);
+  out(
+    `small incremental add: ${r.documents.added} documents added (${r.passages} passages), ${r.documents.removed} removed, in ${r.seconds.toFixed(1)} s (CPU ${cpuSeconds(cpu)} s), of which the BM25 bounds' ${r.bounds?.mode} update ${r.bounds?.seconds.toFixed(1)} s (${r.bounds?.terms} terms)`,
+  );
 }
 
 const questions = loadQuestions().slice(0, queryCount);
-const withoutStop = (q: string): string => q.split(/\s+/).filter((w) => !STOP_WORDS.has(w.toLowerCase())).join(' ');
+const withoutStop = (q: string): string =>
+  q
+    .split(/\s+/)
+    .filter((w) => !STOP_WORDS.has(w.toLowerCase()))
+    .join(' ');
 /** Every word of the question, stop words included (what a plain MATCH of the question scores). */
 const allWords = (q: string): string[] => {
   const all: string[] = [];
-  for (const m of q.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) if (!all.includes(m[0])) all.push(m[0]);
+  for (const m of q
+    .normalize('NFKC')
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}]+/gu))
+    if (!all.includes(m[0])) all.push(m[0]);
   return all;
 };
 
@@ -129,7 +148,24 @@ const specs: Array<Pick<Series, 'label' | 'terms'> & { questions?: number }> = [
   { label: 'questions with stop words removed beforehand', terms: (q) => queryTokens(withoutStop(q)) },
   { label: 'every word scored, stop words too', terms: allWords, questions: Number(process.env.LLMKB_BENCH_ALL_WORDS ?? 30) },
 ];
-const series: Series[] = specs.map((s) => ({ ...s, questions: questions.slice(0, s.questions ?? questions.length), compare: Math.min(compareCount, s.questions ?? compareCount), fresh: [], freshCpu: [], freshIds: [], freshSame: 0, cold: [], cpu: [], warm: [], exhaustive: [], same: 0, same1: 0, compared: 0, rounds: 0, fallbacks: 0 }));
+const series: Series[] = specs.map((s) => ({
+  ...s,
+  questions: questions.slice(0, s.questions ?? questions.length),
+  compare: Math.min(compareCount, s.questions ?? compareCount),
+  fresh: [],
+  freshCpu: [],
+  freshIds: [],
+  freshSame: 0,
+  cold: [],
+  cpu: [],
+  warm: [],
+  exhaustive: [],
+  same: 0,
+  same1: 0,
+  compared: 0,
+  rounds: 0,
+  fallbacks: 0,
+}));
 
 // Cold first: each question the first search of a new connection, as in a new process (the
 // corpus search of `Corpus.searchIds` on the question as asked; the other series' terms through
@@ -141,7 +177,8 @@ for (const s of series) {
     const started = performance.now();
     const fresh = openDatabase(storePath);
     const c = Corpus.open(fresh, searchName);
-    const hits = s === series[0] ? c.searchIds(q, k) : new Bm25TopK(fresh, c.ftsTable, new StoredBm25Bounds(fresh, c.id, c.ftsTable)).search(s.terms(q), k).hits;
+    const hits =
+      s === series[0] ? c.searchIds(q, k) : new Bm25TopK(fresh, c.ftsTable, new StoredBm25Bounds(fresh, c.id, c.ftsTable)).search(s.terms(q), k).hits;
     s.fresh.push(performance.now() - started);
     s.freshIds.push(ids(hits));
     const used = process.cpuUsage(cpu);
@@ -158,7 +195,11 @@ const spawnedIds: string[] = [];
 let spawnedSame = 0;
 for (const q of questions.slice(0, spawnCount)) {
   const started = performance.now();
-  const line = execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'corpus-search-once.ts'), storePath, searchName, String(k), q], { encoding: 'utf8' });
+  const line = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'support', 'corpus-search-once.ts'), storePath, searchName, String(k), q],
+    { encoding: 'utf8' },
+  );
   spawnedWall.push(performance.now() - started);
   const r = JSON.parse(line) as { ms: number; cpuMs: number; ids: number[] };
   spawnedIds.push(r.ids.join());
@@ -194,20 +235,26 @@ for (const s of series) {
     }
   }
 }
-out(`${questions.length} NQ questions, k = ${k} (e.g. "${questions[0]}" -> terms ${JSON.stringify(queryTokens(questions[0]!))}, plan ${JSON.stringify(warm.search(queryTokens(questions[0]!), k).plan)})`);
+out(
+  `${questions.length} NQ questions, k = ${k} (e.g. "${questions[0]}" -> terms ${JSON.stringify(queryTokens(questions[0]!))}, plan ${JSON.stringify(warm.search(queryTokens(questions[0]!), k).plan)})`,
+);
 for (const s of series) {
   out(`\n${s.label} (${s.questions.length} questions):`);
   out(`  exact top-k, cold (new connection, store opened, stored bounds): ${percentiles(s.fresh)}`);
   out(`  exact top-k, cold, CPU time:                                     ${percentiles(s.freshCpu)}`);
   if (s === series[0] && spawned.length > 0) {
-    out(`  exact top-k, cold in ${spawned.length} new processes (store opened, Node start-up left out): ${percentiles(spawned)}; CPU ${percentiles(spawnedCpu)}`);
+    out(
+      `  exact top-k, cold in ${spawned.length} new processes (store opened, Node start-up left out): ${percentiles(spawned)}; CPU ${percentiles(spawnedCpu)}`,
+    );
     out(`    (whole process, Node and tsx start-up included: ${percentiles(spawnedWall)})`);
   }
   out(`  exact top-k, cold without stored bounds (frequencies and bounds computed in memory, as before): ${percentiles(s.cold)}`);
   out(`  exact top-k, warm (document frequencies cached):  ${percentiles(s.warm)}`);
   out(`  exact top-k, warm, CPU time (the machine is shared): ${percentiles(s.cpu)}`);
   out(`  plain FTS5 OR ORDER BY rank (first ${s.exhaustive.length}):        ${percentiles(s.exhaustive)}`);
-  out(`  top ${k} identical to the plain FTS5 top ${k} for ${s.same} of ${s.compared} questions (warm), ${s.freshSame} (cold)${s === series[0] ? `, ${spawnedSame} of ${Math.min(spawnedIds.length, s.compared)} (new processes)` : ''}; top 1 for ${s.same1}; ${(s.rounds / s.questions.length).toFixed(2)} rounds per query, the plain query needed for ${s.fallbacks}`);
+  out(
+    `  top ${k} identical to the plain FTS5 top ${k} for ${s.same} of ${s.compared} questions (warm), ${s.freshSame} (cold)${s === series[0] ? `, ${spawnedSame} of ${Math.min(spawnedIds.length, s.compared)} (new processes)` : ''}; top 1 for ${s.same1}; ${(s.rounds / s.questions.length).toFixed(2)} rounds per query, the plain query needed for ${s.fallbacks}`,
+  );
 }
 db.close();
 rmSync(dir, { recursive: true, force: true });

@@ -64,9 +64,35 @@ function statusField(pid: number, field: string): number | undefined {
   }
 }
 
-interface Figures { questions: number; seconds: number; vmHWM: number; launcherHWM: number; launcherAnon: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; liveHeap: number; rssAnon: number; rssFile: number; rssShmem: number }
+interface Figures {
+  questions: number;
+  seconds: number;
+  vmHWM: number;
+  launcherHWM: number;
+  launcherAnon: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  liveHeap: number;
+  rssAnon: number;
+  rssFile: number;
+  rssShmem: number;
+}
 
-interface ProbeLine { pid: number; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; maxRSS: number; liveHeap: number; rssAnon: number; rssFile: number; rssShmem: number }
+interface ProbeLine {
+  pid: number;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  maxRSS: number;
+  liveHeap: number;
+  rssAnon: number;
+  rssFile: number;
+  rssShmem: number;
+}
 
 /** The first child process of `pid` (Linux), if it has one yet. */
 function childOf(pid: number): number | undefined {
@@ -87,10 +113,36 @@ async function evalAt(questions: number): Promise<Figures> {
   const entry = (name: string) => ({ spec: `vllm:${baseURL}/${name}`, concurrency });
   writeFileSync(config, JSON.stringify({ model: entry('bench-model'), judge: entry('bench-judge'), distractor: entry('bench-distractor') }, null, 2));
   const probe = join(work, 'memory.json');
-  const cli = ['eval', '--config', config, '--store', join(work, 'store.sqlite'), '--data', join(work, 'data'), '--out', join(work, 'out'), '--settings', 'four-shot', '--mcqs', args.mcqs, '--name', 'bench'];
-  const node = ['--import', join(import.meta.dirname, 'support', 'memory-probe.mjs'), ...(args.live ? ['--expose-gc'] : []), ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : []), ...args['node-options'].split(' ').filter(Boolean)];
+  const cli = [
+    'eval',
+    '--config',
+    config,
+    '--store',
+    join(work, 'store.sqlite'),
+    '--data',
+    join(work, 'data'),
+    '--out',
+    join(work, 'out'),
+    '--settings',
+    'four-shot',
+    '--mcqs',
+    args.mcqs,
+    '--name',
+    'bench',
+  ];
+  const node = [
+    '--import',
+    join(import.meta.dirname, 'support', 'memory-probe.mjs'),
+    ...(args.live ? ['--expose-gc'] : []),
+    ...(args.snapshot ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${work}`] : []),
+    ...args['node-options'].split(' ').filter(Boolean),
+  ];
   const started = performance.now();
-  const child = spawn(process.execPath, [...node, bin, ...cli], { cwd: work, env: { ...process.env, CI: '1', LLMKB_MEMORY_PROBE: probe }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...node, bin, ...cli], {
+    cwd: work,
+    env: { ...process.env, CI: '1', LLMKB_MEMORY_PROBE: probe },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // The launcher's peak, and the command's: the launcher's child, once it has started it.
   let launcherHWM = 0;
   let launcherAnon = 0;
@@ -125,22 +177,43 @@ async function evalAt(questions: number): Promise<Figures> {
   writeFileSync(join(work, 'stdout.log'), stdout);
   if (code !== 0) throw new Error(`llmkb eval at ${questions} questions exited ${code}:\n${stderr.slice(-3000)}`);
   // One line per process that loaded the probe: the command's is not the launcher's.
-  const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ProbeLine);
+  const lines = readFileSync(probe, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ProbeLine);
   const peak = lines.find((l) => l.pid !== child.pid) ?? lines[0]!;
   // The last /proc read may precede the final peak by one interval; getrusage's maxRSS is the same high-water mark.
   vmHWM = Math.max(vmHWM, peak.maxRSS);
   const snapshots = readdirSync(work).filter((f) => f.endsWith('.heapsnapshot'));
   if (snapshots.length) console.log(`  heap snapshot: ${join(work, snapshots[0]!)}`);
-  return { questions, seconds, vmHWM, launcherHWM, launcherAnon, heapUsed: peak.heapUsed, heapTotal: peak.heapTotal, external: peak.external, arrayBuffers: peak.arrayBuffers, liveHeap: peak.liveHeap, rssAnon: peak.rssAnon, rssFile: peak.rssFile, rssShmem: peak.rssShmem };
+  return {
+    questions,
+    seconds,
+    vmHWM,
+    launcherHWM,
+    launcherAnon,
+    heapUsed: peak.heapUsed,
+    heapTotal: peak.heapTotal,
+    external: peak.external,
+    arrayBuffers: peak.arrayBuffers,
+    liveHeap: peak.liveHeap,
+    rssAnon: peak.rssAnon,
+    rssFile: peak.rssFile,
+    rssShmem: peak.rssShmem,
+  };
 }
 
-console.log(`llmkb eval (built CLI, child process) against a loopback server (${args.delay} ms, concurrency ${concurrency}), four-shot, ${args.mcqs} MCQs per pair, judge and distractor LLMs`);
+console.log(
+  `llmkb eval (built CLI, child process) against a loopback server (${args.delay} ms, concurrency ${concurrency}), four-shot, ${args.mcqs} MCQs per pair, judge and distractor LLMs`,
+);
 const rows: Figures[] = [];
 try {
   for (const q of sizes) {
     const f = await evalAt(q);
     rows.push(f);
-    console.log(`${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)} (launcher ${mb(f.launcherHWM)}, of it anonymous ${mb(f.launcherAnon)})   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})   at the peak: anonymous ${mb(f.rssAnon)}, files ${mb(f.rssFile)}, shared ${mb(f.rssShmem)}${args.live ? `   peak live heap ${mb(f.liveHeap)}` : ''}`);
+    console.log(
+      `${String(q).padStart(6)} questions  ${f.seconds.toFixed(1).padStart(6)} s   peak RSS (VmHWM) ${mb(f.vmHWM).padStart(7)} (launcher ${mb(f.launcherHWM)}, of it anonymous ${mb(f.launcherAnon)})   peak heap used ${mb(f.heapUsed)} of ${mb(f.heapTotal)}   external ${mb(f.external)} (array buffers ${mb(f.arrayBuffers)})   at the peak: anonymous ${mb(f.rssAnon)}, files ${mb(f.rssFile)}, shared ${mb(f.rssShmem)}${args.live ? `   peak live heap ${mb(f.liveHeap)}` : ''}`,
+    );
   }
 } finally {
   server.kill();
@@ -150,5 +223,11 @@ const first = rows[0]!;
 const last = rows.at(-1)!;
 const perThousand = (a: Figures, b: Figures) => (((b.vmHWM - a.vmHWM) / (b.questions - a.questions)) * 1000) / 1e6;
 console.log(`\npeak RSS at ${last.questions}: ${mb(last.vmHWM)}   (target: < 300 MB at 6,000 questions)`);
-if (rows.length > 1) console.log(`growth per 1,000 questions: ${rows.slice(1).map((r, i) => `${rows[i]!.questions} -> ${r.questions}: ${perThousand(rows[i]!, r).toFixed(1)} MB`).join(', ')}; ${first.questions} -> ${last.questions}: ${perThousand(first, last).toFixed(1)} MB   (target: <= 5 MB)`);
+if (rows.length > 1)
+  console.log(
+    `growth per 1,000 questions: ${rows
+      .slice(1)
+      .map((r, i) => `${rows[i]!.questions} -> ${r.questions}: ${perThousand(rows[i]!, r).toFixed(1)} MB`)
+      .join(', ')}; ${first.questions} -> ${last.questions}: ${perThousand(first, last).toFixed(1)} MB   (target: <= 5 MB)`,
+  );
 if (args.keep) console.log(`kept ${dir}`);

@@ -20,13 +20,18 @@ if (evounaAt >= 0) {
   // the rules were developed), on TriviaQA (held out) and overall, and the smallest change for
   // any of the five systems.
   const rows = readEvouna(process.argv[evounaAt + 1] ?? join(process.env.LLMKB_DATA_DIR ?? '.', 'evouna'));
-  const byRules = rows.map((r) => judgeByRules({ id: r.id, dataset: 'seen', source: r.source, question: r.question, answers: r.answers, response: r.response }));
+  const byRules = rows.map((r) =>
+    judgeByRules({ id: r.id, dataset: 'seen', source: r.source, question: r.question, answers: r.answers, response: r.response }),
+  );
   const order: LexicalRule[] = ['containment', 'token-f1', ...LEXICAL_RULES.filter((r) => r !== 'containment' && r !== 'token-f1')];
   let previous: ReturnType<typeof agreementReport> | undefined;
   for (let i = 1; i <= order.length; i++) {
     const on = new Set(order.slice(0, i));
     const without = LEXICAL_RULES.filter((r) => !on.has(r));
-    const labelled = rows.map((r, k) => ({ ...r, label: byRules[k]?.label ?? (lexicalMatch(r.response, r.answers, { question: r.question, without }).correct ? ('correct' as const) : ('wrong' as const)) }));
+    const labelled = rows.map((r, k) => ({
+      ...r,
+      label: byRules[k]?.label ?? (lexicalMatch(r.response, r.answers, { question: r.question, without }).correct ? ('correct' as const) : ('wrong' as const)),
+    }));
     const report = agreementReport(labelled);
     const fmt = (x: number, p?: number): string => `${x.toFixed(4)}${p === undefined ? '' : ` (${x - p >= 0 ? '+' : ''}${(100 * (x - p)).toFixed(2)})`}`;
     const minSystem = previous ? Math.min(...Object.entries(report.bySystem).map(([k, s]) => s.agreement - previous!.bySystem[k]!.agreement)) : undefined;
@@ -43,7 +48,22 @@ const cases = readFileSync(join(import.meta.dirname, '..', 'src', 'methods', 're
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as { question: string; response: string });
-const aliases = ['Paris', 'Jane Austen', 'William Shakespeare', 'Helicopter', 'Helicopters', 'Copter', 'Civilian helicopter', 'Pescara (helicopter)', 'Cargo helicopter', 'Helecopter', 'Helichopper', 'Helocopter', 'Anatomy of a helicopter', 'Helicoptor'];
+const aliases = [
+  'Paris',
+  'Jane Austen',
+  'William Shakespeare',
+  'Helicopter',
+  'Helicopters',
+  'Copter',
+  'Civilian helicopter',
+  'Pescara (helicopter)',
+  'Cargo helicopter',
+  'Helecopter',
+  'Helichopper',
+  'Helocopter',
+  'Anatomy of a helicopter',
+  'Helicoptor',
+];
 
 const records: ResponseRecord[] = Array.from({ length: count }, (_, i) => {
   const c = cases[i % cases.length]!;
@@ -70,6 +90,13 @@ for (const r of records) {
   labels[judged.judgedBy] = (labels[judged.judgedBy] ?? 0) + 1;
 }
 const seconds = (performance.now() - started) / 1000;
-console.log(`judged ${count} responses with rules + exact match in ${seconds.toFixed(2)} s: ${(count / seconds).toFixed(0)} responses/s (target: ${count} in < 5 s)`);
+console.log(
+  `judged ${count} responses with rules + exact match in ${seconds.toFixed(2)} s: ${(count / seconds).toFixed(0)} responses/s (target: ${count} in < 5 s)`,
+);
 console.log(`left for the judge LLM (seen, informative, not an exact match): ${undecided}`);
-console.log(Object.entries(labels).sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${k}: ${v}`).join('\n'));
+console.log(
+  Object.entries(labels)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n'),
+);

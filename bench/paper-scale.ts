@@ -97,21 +97,24 @@ async function bare(stage: string): Promise<{ seconds: number; calls: number }> 
   const lines = createInterface({ input: createReadStream(join(logDir, `${stage}.jsonl`), 'utf8'), crlfDelay: Infinity })[Symbol.asyncIterator]();
   let calls = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (;;) {
-      const next = await lines.next();
-      if (next.done) return;
-      if (!next.value) continue;
-      calls++;
-      const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: next.value });
-      const json = (await res.json()) as { choices: Array<{ text: string }> };
-      void json.choices[0]!.text;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const next = await lines.next();
+        if (next.done) return;
+        if (!next.value) continue;
+        calls++;
+        const res = await fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: next.value });
+        const json = (await res.json()) as { choices: Array<{ text: string }> };
+        void json.choices[0]!.text;
+      }
+    }),
+  );
   return { seconds: (performance.now() - started) / 1000, calls };
 }
 
-const provider = (model: string) => new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
+const provider = (model: string) =>
+  new OpenAICompatibleModel({ baseURLs: [baseURL], model, api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency });
 const dbPath = join(dir, 'store.sqlite');
 const db = openDatabase(dbPath);
 const cache = new CallCache(db, args['commit-interval'] === undefined ? {} : { commitIntervalMs: Number(args['commit-interval']) });
@@ -122,9 +125,19 @@ const distractorLLM = new ModelExecutor(provider('bench-distractor'), { cache, c
 const selector = new Bm25ShotSelector(rSeen, rUnseen);
 const quiet = { quiet: true };
 
-console.log(`${questions} questions (${seen.length} seen, ${unseen.length} unseen), ${setting}, ${mcqs} MCQs per pair, concurrency ${concurrency}, server delay ${delayMs} ms`);
+console.log(
+  `${questions} questions (${seen.length} seen, ${unseen.length} unseen), ${setting}, ${mcqs} MCQs per pair, concurrency ${concurrency}, server delay ${delayMs} ms`,
+);
 // Warm up connections for both clients.
-await Promise.all(Array.from({ length: concurrency }, () => fetch(`${baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'warm', prompt: 'warm-up', max_tokens: 4 }) }).then((r) => r.text())));
+await Promise.all(
+  Array.from({ length: concurrency }, () =>
+    fetch(`${baseURL}/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'warm', prompt: 'warm-up', max_tokens: 4 }),
+    }).then((r) => r.text()),
+  ),
+);
 
 // llmkb's peak RSS, sampled while llmkb works (the bare client's replays are left out).
 let llmkbPeak = 0;
@@ -163,9 +176,11 @@ async function startProfile(): Promise<(name: string) => Promise<void>> {
  * stage, run right after the bare ask replay (6,000 fetch calls), measured 0.62-0.81x and the
  * same stage repeated 0.70-1.02x; with it, 0.93-1.02x and 1.0-1.2x.
  */
-const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => {
-  throw new Error("bench:paper-scale needs V8's gc function: run it with node --expose-gc (npm run bench:paper-scale does)");
-});
+const collectGarbage =
+  (globalThis as { gc?: () => void }).gc ??
+  (() => {
+    throw new Error("bench:paper-scale needs V8's gc function: run it with node --expose-gc (npm run bench:paper-scale does)");
+  });
 
 const written0 = writtenBytes();
 const rows: Array<{ stage: string; llmkb: number; bare: number; calls: number; written: number; journal: number }> = [];
@@ -194,7 +209,9 @@ async function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
   const b = await bare(name);
   const bareElu = performance.eventLoopUtilization(bareElu0).utilization;
   rows.push({ stage: name, llmkb: seconds, bare: b.seconds, calls: b.calls, written, journal });
-  console.log(`${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   main thread busy ${(100 * elu).toFixed(0)}% (bare ${(100 * bareElu).toFixed(0)}%)   RSS ${(rss / 1e6).toFixed(0)} MB (heap ${(memory.heapUsed / 1e6).toFixed(0)}/${(memory.heapTotal / 1e6).toFixed(0)} MB${live}, external ${(memory.external / 1e6).toFixed(0)} MB)   written ${mb(written)} (call journal ${mb(journal)})`);
+  console.log(
+    `${name.padEnd(12)} llmkb ${seconds.toFixed(2).padStart(7)} s   bare ${b.seconds.toFixed(2).padStart(7)} s   ${String(b.calls).padStart(7)} calls   ${(b.calls / seconds).toFixed(0).padStart(6)} calls/s   ratio ${(b.seconds / seconds).toFixed(2)}x   main thread busy ${(100 * elu).toFixed(0)}% (bare ${(100 * bareElu).toFixed(0)}%)   RSS ${(rss / 1e6).toFixed(0)} MB (heap ${(memory.heapUsed / 1e6).toFixed(0)}/${(memory.heapTotal / 1e6).toFixed(0)} MB${live}, external ${(memory.external / 1e6).toFixed(0)} MB)   written ${mb(written)} (call journal ${mb(journal)})`,
+  );
   return result;
 }
 
@@ -205,23 +222,54 @@ const run = runs.open({
   dataset: datasetChecksum(items),
   setting,
   seed,
-  params: reliabilityRunParams({ data: dataDir, cutoff: PAPER_CUTOFF, maxTokens: 100, mcqs, mode: 'generate' }, { judge: judgeLLM, distractor: distractorLLM }, setting, false),
+  params: reliabilityRunParams(
+    { data: dataDir, cutoff: PAPER_CUTOFF, maxTokens: 100, mcqs, mode: 'generate' },
+    { judge: judgeLLM, distractor: distractorLLM },
+    setting,
+    false,
+  ),
   label: 'bench',
 });
 // The stages as the reliability method runs them: records go to the store and are read back one at a time.
 await stage('ask', () => runAskStage({ items, executor: model, setting, seed, selector, maxTokens: 100, runs, run, label: 'bench', progress: quiet }));
-const judgeStage = (judge: ModelExecutor, into: typeof run) => runJudgeStage({ records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) }, judge: new ResponseJudge({ judge }), judgeIdentity: judge.model.cacheIdentity, judgeExecutor: judge, run: into, progress: quiet, ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}) });
+const judgeStage = (judge: ModelExecutor, into: typeof run) =>
+  runJudgeStage({
+    records: { ids: items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) },
+    judge: new ResponseJudge({ judge }),
+    judgeIdentity: judge.model.cacheIdentity,
+    judgeExecutor: judge,
+    run: into,
+    progress: quiet,
+    ...(args['judge-records'] ? { concurrency: Number(args['judge-records']) } : {}),
+  });
 await stage('judge', () => judgeStage(judgeLLM, run));
 // Repeats: the same stage over the same asked records, on runs of their own, with judges of other names (no cache hits).
 for (let k = 2; k <= Number(args.repeats); k++) {
   const judge = new ModelExecutor(provider(`bench-judge-${k}`), { cache, concurrency });
-  await stage(`judge#${k}`, () => judgeStage(judge, runs.open({ model: judge.model.cacheIdentity, dataset: run.id, setting: 'judge', seed: k, label: `bench judge #${k}` })));
+  await stage(`judge#${k}`, () =>
+    judgeStage(judge, runs.open({ model: judge.model.cacheIdentity, dataset: run.id, setting: 'judge', seed: k, label: `bench judge #${k}` })),
+  );
 }
 const shotsFor = (r: JudgedRecord) => shotsFromIds((r as JudgedRecord & Pick<AskedRecord, 'shots'>).shots, rSeen, rUnseen);
 const judged = function* () {
   for (const [, r] of run.entries<JudgedRecord>('judge')) yield r;
 };
-if (allStages) await stage('consistency', () => runConsistencyStage({ judged: judged(), load: (id) => run.record<JudgedRecord>('judge', id)!, loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids), executor: model, distractor: distractorLLM, mode: 'generate', mcqs, seed, shotsFor, run, progress: quiet }));
+if (allStages)
+  await stage('consistency', () =>
+    runConsistencyStage({
+      judged: judged(),
+      load: (id) => run.record<JudgedRecord>('judge', id)!,
+      loadMany: (ids) => run.recordsByIds<JudgedRecord>('judge', ids),
+      executor: model,
+      distractor: distractorLLM,
+      mode: 'generate',
+      mcqs,
+      seed,
+      shotsFor,
+      run,
+      progress: quiet,
+    }),
+  );
 // Every call into the store (the journal moves there every MERGE_ENTRIES calls and on close).
 const beforeMerge = writtenBytes();
 cache.checkpoint();
@@ -236,7 +284,20 @@ const outDir = join(dir, 'out');
 writeDataDir(dataDir, { seen, unseen, rSeen, rUnseen, items });
 const evalOnce = async (): Promise<number> => {
   const started = performance.now();
-  await measured(() => evaluateReliability({ model, judge: judgeLLM, distractor: distractorLLM, settings: [setting], runs, dataDir, outDir, cacheDir: join(dir, 'cache'), seed, mcqs }));
+  await measured(() =>
+    evaluateReliability({
+      model,
+      judge: judgeLLM,
+      distractor: distractorLLM,
+      settings: [setting],
+      runs,
+      dataDir,
+      outDir,
+      cacheDir: join(dir, 'cache'),
+      seed,
+      mcqs,
+    }),
+  );
   return (performance.now() - started) / 1000;
 };
 // The mode-agreement sample (5 pairs in the other mode) is the only part not cached yet.
@@ -253,18 +314,28 @@ if (allStages) {
 const requestsAfter = model.accounting.requests + judgeLLM.accounting.requests + distractorLLM.accounting.requests;
 console.log('');
 for (const r of rows) console.log(`${`${r.stage} / bare`.padEnd(24)} ${r.bare > 0 ? (r.bare / r.llmkb).toFixed(2) : '-'}x   (target >= 0.85x)`);
-const judgeRatios = rows.filter((r) => r.stage.startsWith('judge')).map((r) => r.bare / r.llmkb).sort((a, b) => a - b);
-if (judgeRatios.length > 1) console.log(`${'judge / bare, median'.padEnd(24)} ${judgeRatios[Math.floor(judgeRatios.length / 2)]!.toFixed(2)}x of ${judgeRatios.length} (${judgeRatios.map((x) => x.toFixed(2)).join(', ')})   (target >= 0.85x)`);
+const judgeRatios = rows
+  .filter((r) => r.stage.startsWith('judge'))
+  .map((r) => r.bare / r.llmkb)
+  .sort((a, b) => a - b);
+if (judgeRatios.length > 1)
+  console.log(
+    `${'judge / bare, median'.padEnd(24)} ${judgeRatios[Math.floor(judgeRatios.length / 2)]!.toFixed(2)}x of ${judgeRatios.length} (${judgeRatios.map((x) => x.toFixed(2)).join(', ')})   (target >= 0.85x)`,
+  );
 console.log(`store after the stages    ${mb(dbSize)} (checkpointed: ${mb(dbSizeCheckpointed)})   (target <= 100 MB at 6,000 questions)`);
 console.log(`bytes written by stages   ${mb(written)} = ${(written / dbSizeCheckpointed).toFixed(2)}x the store   (target <= 3x)`);
-console.log(`  of which                 ${rows.map((r) => `${r.stage} ${mb(r.written)}`).join(', ')}, last journal move ${mb(mergeAtEnd)}; call journal ${mb(cache.writes.journalBytes)} (${cache.writes.merged} calls moved)`);
+console.log(
+  `  of which                 ${rows.map((r) => `${r.stage} ${mb(r.written)}`).join(', ')}, last journal move ${mb(mergeAtEnd)}; call journal ${mb(cache.writes.journalBytes)} (${cache.writes.merged} calls moved)`,
+);
 if (allStages) {
   console.log(`whole eval, first         ${firstEval.toFixed(2)} s (stages done; mode-agreement sample and files)`);
   console.log(`whole eval, re-run        ${rerunDone.toFixed(2)} s (stages done)   (target < 5 s)`);
   console.log(`whole eval, cache only    ${rerunCached.toFixed(2)} s (run store emptied, every call from the cache)   (target < 5 s)`);
 }
 console.log(`requests during the evals ${requestsAfter - requestsBefore}`);
-console.log(`peak RSS, llmkb            ${(llmkbPeak / 1e6).toFixed(0)} MB (sampled while llmkb works; RSS independent of the number of questions is the target)`);
+console.log(
+  `peak RSS, llmkb            ${(llmkbPeak / 1e6).toFixed(0)} MB (sampled while llmkb works; RSS independent of the number of questions is the target)`,
+);
 console.log(`peak RSS, process         ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (with the bare client's replays)`);
 cache.close();
 db.close();

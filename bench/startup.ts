@@ -17,7 +17,13 @@ const time = (args: string[]): number => {
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${r.status}`);
   return (performance.now() - started) / 1000;
 };
-const commands: Record<string, string[]> = { 'llmkb --help': [BIN, '--help'], 'llmkb eval --help': [BIN, 'eval', '--help'], 'llmkb --version': [BIN, '--version'], 'llmkb methods --json': [BIN, 'methods', '--json'], 'node -e 0': ['-e', '0'] };
+const commands: Record<string, string[]> = {
+  'llmkb --help': [BIN, '--help'],
+  'llmkb eval --help': [BIN, 'eval', '--help'],
+  'llmkb --version': [BIN, '--version'],
+  'llmkb methods --json': [BIN, 'methods', '--json'],
+  'node -e 0': ['-e', '0'],
+};
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
 for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) times[name]!.push(time(args));
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;

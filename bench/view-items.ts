@@ -23,7 +23,12 @@ if (process.argv[2] === '--serve') {
   const items = Number(process.argv[2] ?? 10_000);
   const dir = mkdtempSync(join(tmpdir(), 'llmkb-bench-view-'));
   // Consistency records as big as real ones: 20 MCQs with distractor-length options.
-  const [run] = await writeFixtureStore(join(dir, 'store.sqlite'), { runs: [{ label: 'bench', setting: 'zero-shot', seed: 3, correctShare: 0.4 }], items, mcqs: 20, distractorText: ', a plausible but wrong answer of about the length a distractor model writes' });
+  const [run] = await writeFixtureStore(join(dir, 'store.sqlite'), {
+    runs: [{ label: 'bench', setting: 'zero-shot', seed: 3, correctShare: 0.4 }],
+    items,
+    mcqs: 20,
+    distractorText: ', a plausible but wrong answer of about the length a distractor model writes',
+  });
   writeFixtureResults(join(dir, 'results'), 'bench-file', 'four-shot', items);
   // A CONNER run as `llmkb conner score --out` writes it (records with sentences, evidence, NLI vectors).
   writeConnerResults(join(dir, 'results'), connerRecords(items, [['bench-conner', 0.6]]), 200);
@@ -42,7 +47,8 @@ if (process.argv[2] === '--serve') {
   }
   const rssBefore = rss();
   const lines: string[] = [];
-  const row = (what: string, r: { ms: number; bytes: number }) => lines.push(`${what.padEnd(60)} ${r.ms.toFixed(0).padStart(6)} ms  ${(r.bytes / 1024).toFixed(0).padStart(4)} KiB`);
+  const row = (what: string, r: { ms: number; bytes: number }) =>
+    lines.push(`${what.padEnd(60)} ${r.ms.toFixed(0).padStart(6)} ms  ${(r.bytes / 1024).toFixed(0).padStart(4)} KiB`);
   row(`store run, ${items} items: item list, first open (import)`, await time(`/runs/${run!.id}/items`));
   row('store run: item list again', await time(`/runs/${run!.id}/items`));
   row('store run: page 150', await time(`/runs/${run!.id}/items?page=150`));
@@ -61,7 +67,9 @@ if (process.argv[2] === '--serve') {
   row('run page, first (summary with 1000 bootstrap resamples, charts)', await time(`/runs/${run!.id}`));
   row('run page again', await time(`/runs/${run!.id}`));
   const rssAfter = rss();
-  process.stdout.write(`llmkb view, ${items}-item runs (Node ${process.version})\n${lines.join('\n')}\nserver RSS: ${rssBefore.toFixed(0)} MiB at start, ${rssAfter.toFixed(0)} MiB after all of the above\n`);
+  process.stdout.write(
+    `llmkb view, ${items}-item runs (Node ${process.version})\n${lines.join('\n')}\nserver RSS: ${rssBefore.toFixed(0)} MiB at start, ${rssAfter.toFixed(0)} MiB after all of the above\n`,
+  );
   child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }

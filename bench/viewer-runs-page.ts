@@ -61,9 +61,19 @@ async function timeViewer(options: { store?: string; resultsDir?: string }, name
 async function timeBare(resultsDir: string): Promise<Loads> {
   const server = createServer((_req, res) => {
     const rows: string[] = [];
-    for (const file of readdirSync(resultsDir).filter((f) => f.endsWith('.summary.json')).sort()) {
-      const s = JSON.parse(readFileSync(join(resultsDir, file), 'utf8')) as { model: string; setting: string; metrics: Record<string, number | null>; intervals: Record<string, [number, number] | null>; metricDefs: Array<{ id: string; headline?: boolean }> };
-      const cells = s.metricDefs.filter((d) => d.headline).map((d) => `<td>${((s.metrics[d.id] ?? 0) * 100).toFixed(2)}<br>${JSON.stringify(s.intervals[d.id])}</td>`);
+    for (const file of readdirSync(resultsDir)
+      .filter((f) => f.endsWith('.summary.json'))
+      .sort()) {
+      const s = JSON.parse(readFileSync(join(resultsDir, file), 'utf8')) as {
+        model: string;
+        setting: string;
+        metrics: Record<string, number | null>;
+        intervals: Record<string, [number, number] | null>;
+        metricDefs: Array<{ id: string; headline?: boolean }>;
+      };
+      const cells = s.metricDefs
+        .filter((d) => d.headline)
+        .map((d) => `<td>${((s.metrics[d.id] ?? 0) * 100).toFixed(2)}<br>${JSON.stringify(s.intervals[d.id])}</td>`);
       rows.push(`<tr><th>${s.model}</th><td>${s.setting}</td>${cells.join('')}</tr>`);
     }
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -87,17 +97,24 @@ async function timeBare(resultsDir: string): Promise<Loads> {
 try {
   const store = join(dir, 'store.sqlite');
   const results = join(dir, 'results');
-  await writeFixtureStore(store, { runs: Array.from({ length: runs }, (_, i) => ({ label: `model-${i}`, setting: 'zero-shot', seed: i + 1, correctShare: 0.2 + (i % 5) / 10 })), items, mcqs: 5 });
+  await writeFixtureStore(store, {
+    runs: Array.from({ length: runs }, (_, i) => ({ label: `model-${i}`, setting: 'zero-shot', seed: i + 1, correctShare: 0.2 + (i % 5) / 10 })),
+    items,
+    mcqs: 5,
+  });
   // Each run's summary file (with its intervals and run id), as `eval --out` writes it beside the store.
   mkdirSync(results);
   const index = new ViewIndex({ store, indexFile: join(dir, 'summaries-index.sqlite') });
-  for (const run of index.runs()) writeFileSync(join(results, `${run.label}.${run.setting}.summary.json`), `${JSON.stringify((await index.summary(run))!.raw, null, 2)}\n`);
+  for (const run of index.runs())
+    writeFileSync(join(results, `${run.label}.${run.setting}.summary.json`), `${JSON.stringify((await index.summary(run))!.raw, null, 2)}\n`);
   index.close();
   const lines: string[] = [`${runs} runs of ${items} items, load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`];
   const ms = (v: number) => v.toFixed(0).padStart(5);
   const row = (what: string, r: Loads) => {
     const wall = r.later.map((l) => l.wall);
-    lines.push(`${what.padEnd(44)} first ${ms(r.first.wall)} ms (CPU ${ms(r.first.cpu)})   later ${ms(median(wall))} ms (${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}; CPU ${ms(median(r.later.map((l) => l.cpu)))})`);
+    lines.push(
+      `${what.padEnd(44)} first ${ms(r.first.wall)} ms (CPU ${ms(r.first.cpu)})   later ${ms(median(wall))} ms (${Math.min(...wall).toFixed(0)}-${Math.max(...wall).toFixed(0)}; CPU ${ms(median(r.later.map((l) => l.cpu)))})`,
+    );
   };
   row('viewer: the store alone (no summary files)', await timeViewer({ store }, 'store'));
   row('viewer: the store and its summary files', await timeViewer({ store, resultsDir: results }, 'both'));

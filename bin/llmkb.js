@@ -43,7 +43,10 @@ function commandName() {
 
 if (missing.length > 0 && !helpOrVersion && !LIGHT.has(commandName())) {
   // The IPC channel only tells the command's process when this one is gone.
-  const child = spawn(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, [LAUNCHER]: String(process.pid) } });
+  const child = spawn(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [LAUNCHER]: String(process.pid) },
+  });
   const relay = (signal) => child.kill(signal);
   for (const signal of RELAYED_SIGNALS) process.on(signal, relay);
   child.on('error', (error) => {

@@ -35,12 +35,15 @@ function target(from, specifier) {
 const files = sources(root);
 const edges = new Map();
 for (const file of files) {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const to = new Set();
-  for (const pattern of IMPORTS) for (const m of text.matchAll(pattern)) {
-    const t = target(file, m[1]);
-    if (t !== undefined) to.add(t);
-  }
+  for (const pattern of IMPORTS)
+    for (const m of text.matchAll(pattern)) {
+      const t = target(file, m[1]);
+      if (t !== undefined) to.add(t);
+    }
   edges.set(file, [...to].sort());
 }
 
@@ -102,7 +105,9 @@ if (components.length === 0) {
 } else {
   for (const c of components) {
     const members = c.sort();
-    process.stderr.write(`import cycle (type-only imports counted) among ${members.length} modules: ${cycleThrough(members[0], members).map(name).join(' -> ')}\n`);
+    process.stderr.write(
+      `import cycle (type-only imports counted) among ${members.length} modules: ${cycleThrough(members[0], members).map(name).join(' -> ')}\n`,
+    );
     if (members.length > 2) process.stderr.write(`  all of them: ${members.map(name).join(', ')}\n`);
   }
   process.exitCode = 1;

@@ -33,7 +33,13 @@ const USAGE = 'usage: npm run mutation -- [--only SUBSTRING]... [--list] [--time
 let opts;
 try {
   ({ values: opts } = parseArgs({
-    options: { only: { type: 'string', multiple: true }, list: { type: 'boolean' }, timeout: { type: 'string', default: '180' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      only: { type: 'string', multiple: true },
+      list: { type: 'boolean' },
+      timeout: { type: 'string', default: '180' },
+      keep: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   }));
 } catch (error) {
   process.stderr.write(`mutation: ${error.message}\n${USAGE}\n`);
@@ -49,7 +55,8 @@ const say = (line) => process.stdout.write(`${line}\n`);
 function checkList() {
   const ids = new Set();
   for (const m of MUTANTS) {
-    for (const field of ['id', 'file', 'find', 'replace']) if (typeof m[field] !== 'string') throw new Error(`mutant ${m.id ?? '?'}: "${field}" must be a string`);
+    for (const field of ['id', 'file', 'find', 'replace'])
+      if (typeof m[field] !== 'string') throw new Error(`mutant ${m.id ?? '?'}: "${field}" must be a string`);
     if (!Array.isArray(m.tests) || m.tests.length === 0) throw new Error(`mutant ${m.id}: "tests" must list the test files that should kill it`);
     if (m.find === m.replace) throw new Error(`mutant ${m.id}: the replacement is the text itself`);
     if (ids.has(m.id)) throw new Error(`mutant id ${m.id} is used twice`);
@@ -129,7 +136,10 @@ try {
           say(`STALE     ${m.id}: its text occurs ${n} times in ${m.file}, not once (the code moved: update scripts/mutants.json)`);
           continue;
         }
-        writeFileSync(path, original.replace(m.find, () => m.replace));
+        writeFileSync(
+          path,
+          original.replace(m.find, () => m.replace),
+        );
         const started = Date.now();
         let r;
         try {
@@ -156,7 +166,9 @@ try {
       }
       const killed = results.killed.length + results.killedButMarked.length;
       say('');
-      say(`mutation score: ${chosen.length} mutants, ${killed} killed, ${results.explained.length} explained (equivalent), ${results.survived.length} survived, ${results.stale.length} stale`);
+      say(
+        `mutation score: ${chosen.length} mutants, ${killed} killed, ${results.explained.length} explained (equivalent), ${results.survived.length} survived, ${results.stale.length} stale`,
+      );
       if (results.stale.length) process.exitCode = 2;
       else if (results.survived.length || results.killedButMarked.length) process.exitCode = 1;
     }

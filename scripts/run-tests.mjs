@@ -57,12 +57,23 @@ const extra = process.argv.slice(2);
 const timed = !extra.some((arg) => arg.startsWith('--test-reporter'));
 const newDurations = `${durationsFile}.${process.pid}.tmp`;
 if (timed) mkdirSync(dirname(durationsFile), { recursive: true });
-const reporters = timed ? ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'scripts', 'test-durations-reporter.mjs')}`, `--test-reporter-destination=${newDurations}`] : [];
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${concurrency}`, ...extra, ...files], { cwd: root, stdio: 'inherit' });
+const reporters = timed
+  ? [
+      '--test-reporter=tap',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts', 'test-durations-reporter.mjs')}`,
+      `--test-reporter-destination=${newDurations}`,
+    ]
+  : [];
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${concurrency}`, ...extra, ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (timed) keepDurations(newDurations, durationsFile);
 if (!hadTsxCache) rmSync(tsxCache, { recursive: true, force: true });
 const left = readdirSync(tmpdir()).filter((name) => !before.has(name) && name.startsWith('llmkb-'));
-if (left.length > 0) process.stderr.write(`run-tests: the tests left ${left.length} entries in ${tmpdir()}: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}\n`);
+if (left.length > 0)
+  process.stderr.write(`run-tests: the tests left ${left.length} entries in ${tmpdir()}: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}\n`);
 process.exit(result.status ?? 1);
 
 /** The last run's time of each test file (path from the repository root), or nothing. */

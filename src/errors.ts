@@ -54,13 +54,7 @@ export class InputFileError extends LlmkbError {
   readonly line: number | undefined;
   readonly field: string | undefined;
 
-  constructor(
-    file: string,
-    line: number | undefined,
-    field: string | undefined,
-    problem: string,
-    hint?: string,
-  ) {
+  constructor(file: string, line: number | undefined, field: string | undefined, problem: string, hint?: string) {
     const where = `${file}${line === undefined ? '' : `:${line}`}${field === undefined ? '' : ` (field "${field}")`}`;
     super(`${where}: ${problem}`, hint === undefined ? {} : { hint });
     this.file = file;
@@ -105,7 +99,9 @@ export class UnsupportedCapabilityError extends LlmkbError {}
 /** A prompt longer than the model's context window. */
 export class ContextOverflowError extends LlmkbError {
   constructor(message: string) {
-    super(message, { hint: 'Use fewer shots (--reduce-shots drops shots until the prompt fits, and records it), or a model/context size with room for the prompt.' });
+    super(message, {
+      hint: 'Use fewer shots (--reduce-shots drops shots until the prompt fits, and records it), or a model/context size with room for the prompt.',
+    });
   }
 }
 
@@ -130,10 +126,18 @@ export class FileAccessError extends LlmkbError {
 /** Errno codes that mean "the user's file system is in the way", not a bug in llmkb. */
 const FILE_ERRORS: Record<string, { problem: string; read: string; write: string }> = {
   ENOENT: { problem: 'no such file or folder', read: 'Check the path.', write: 'Create the folder first, or give a path inside an existing folder.' },
-  EACCES: { problem: 'permission denied', read: 'Make the file readable (chmod), or run as a user who can read it.', write: 'Choose a path you can write to, or fix the permissions (chmod/chown).' },
-  EPERM: { problem: 'operation not permitted', read: 'Check the file\'s permissions.', write: 'Choose a path you can write to, or fix the permissions.' },
+  EACCES: {
+    problem: 'permission denied',
+    read: 'Make the file readable (chmod), or run as a user who can read it.',
+    write: 'Choose a path you can write to, or fix the permissions (chmod/chown).',
+  },
+  EPERM: { problem: 'operation not permitted', read: "Check the file's permissions.", write: 'Choose a path you can write to, or fix the permissions.' },
   EISDIR: { problem: 'is a folder, not a file', read: 'Give the path of a file inside it.', write: 'Give a file name (e.g. DIR/out.jsonl), not a folder.' },
-  ENOTDIR: { problem: 'a part of the path is a file, not a folder', read: 'Check the path.', write: 'Check the path: a file stands where a folder is expected.' },
+  ENOTDIR: {
+    problem: 'a part of the path is a file, not a folder',
+    read: 'Check the path.',
+    write: 'Check the path: a file stands where a folder is expected.',
+  },
   EROFS: { problem: 'read-only file system', read: 'Check the path.', write: 'Write somewhere writable (another output path or --store file).' },
   EEXIST: { problem: 'already exists and is not a folder', read: 'Check the path.', write: 'Remove or rename it, or choose another path.' },
   ENOSPC: { problem: 'no space left on the device', read: 'Free some space.', write: 'Free some space, or write elsewhere.' },

@@ -98,14 +98,26 @@ function checkOptionPaths(method: EvaluationMethod, options: Readonly<Record<str
 export async function evaluate(options: EvaluateOptions = {}): Promise<EvalResult> {
   const method = typeof options.method === 'object' ? options.method : getMethod(options.method ?? listMethods()[0]!.id);
   const settings = options.settings === undefined ? [...(method.settings ?? ['default'])] : [...new Set(options.settings)];
-  if (settings.length === 0) throw new LlmkbError('--settings names no setting', { exitCode: EXIT_CODES.usage, hint: `Use any of ${(method.settings ?? ['default']).join(', ')}, comma-separated.` });
+  if (settings.length === 0)
+    throw new LlmkbError('--settings names no setting', {
+      exitCode: EXIT_CODES.usage,
+      hint: `Use any of ${(method.settings ?? ['default']).join(', ')}, comma-separated.`,
+    });
   for (const s of settings) checkSetting(method, s);
   const thresholds = options.failUnder ?? [];
   checkThresholds(method, thresholds);
   if (options.junit !== undefined) {
-    if (thresholds.length === 0) throw new LlmkbError('--junit without --fail-under: no check to report', { exitCode: EXIT_CODES.usage, hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.' });
+    if (thresholds.length === 0)
+      throw new LlmkbError('--junit without --fail-under: no check to report', {
+        exitCode: EXIT_CODES.usage,
+        hint: 'Add --fail-under METRIC=VALUE (repeatable); --junit FILE then writes one test case per run and threshold.',
+      });
     const inputFiles = (method.options ?? []).filter((o) => o.path === 'input-file').map((o) => options.options?.[o.key]);
-    checkOutputFile(options.junit, inputFiles.filter((v): v is string => typeof v === 'string'), '--junit');
+    checkOutputFile(
+      options.junit,
+      inputFiles.filter((v): v is string => typeof v === 'string'),
+      '--junit',
+    );
   }
   const methodOptions = checkMethodOptions(method, options.options ?? {}, { baseDir: process.cwd() });
   const out = options.out ?? 'llmkb-results';
@@ -121,7 +133,14 @@ export async function evaluate(options: EvaluateOptions = {}): Promise<EvalResul
   }
 }
 
-async function evaluateIn(ws: Workspace, method: EvaluationMethod, settings: string[], methodOptions: Record<string, unknown>, outDir: string, options: EvaluateOptions): Promise<EvalResult> {
+async function evaluateIn(
+  ws: Workspace,
+  method: EvaluationMethod,
+  settings: string[],
+  methodOptions: Record<string, unknown>,
+  outDir: string,
+  options: EvaluateOptions,
+): Promise<EvalResult> {
   const log = options.log ?? (() => {});
   const subject = subjectRole(method);
   let entry = ws.entryFor(subject, options.model);
@@ -134,29 +153,87 @@ async function evaluateIn(ws: Workspace, method: EvaluationMethod, settings: str
   roles[subject] = await ws.executorFor(method.roles.find((r) => r.id === subject)!.kind, entry).catch((error: unknown) => {
     // The embedded default could not be downloaded (offline): say how to run without the network.
     if (entry !== DEFAULT_MODEL || !(error instanceof LlmkbError) || !/download/i.test(error.message)) throw error;
-    throw new LlmkbError(error.message, { hint: `Offline? Pass a local model with --model gguf:PATH (a .gguf file)${method.options?.some((o) => o.key === 'dataDir') ? ' and local copies of the data sets\' source files with --data-dir DIR (or LLMKB_DATA_DIR)' : ''}; otherwise check the network. ${error.hint ?? ''}`.trim(), exitCode: error.exitCode, cause: error });
+    throw new LlmkbError(error.message, {
+      hint: `Offline? Pass a local model with --model gguf:PATH (a .gguf file)${method.options?.some((o) => o.key === 'dataDir') ? " and local copies of the data sets' source files with --data-dir DIR (or LLMKB_DATA_DIR)" : ''}; otherwise check the network. ${error.hint ?? ''}`.trim(),
+      exitCode: error.exitCode,
+      cause: error,
+    });
   });
   // Every role's model of the kind the method needs, and its options against them, before any call.
   checkRoles(method, roles);
   const { [subject]: _model, ...others } = roles;
-  const prepared = await prepareMethod(method, { options: methodOptions, roles: others, seed: options.seed ?? 42, quick: options.quick === true, cacheDir: ws.cacheDir, settings, db: ws.db, log });
+  const prepared = await prepareMethod(method, {
+    options: methodOptions,
+    roles: others,
+    seed: options.seed ?? 42,
+    quick: options.quick === true,
+    cacheDir: ws.cacheDir,
+    settings,
+    db: ws.db,
+    log,
+  });
   const limit = options.limit;
   const label = options.name ?? defaultRunLabel(spec, { outDir, identity: roles[subject]!.model.cacheIdentity });
   // One ETA for the whole evaluation (every setting and stage), shown with each stage's progress.
-  const overall = new EvalProgress(evalSteps(method, { options: prepared.options, settings, quick: prepared.quick, items: prepared.items.length, ...(limit === undefined ? {} : { limit }), roles: new Set(Object.keys(roles)), label, baseDir: process.cwd() }));
+  const overall = new EvalProgress(
+    evalSteps(method, {
+      options: prepared.options,
+      settings,
+      quick: prepared.quick,
+      items: prepared.items.length,
+      ...(limit === undefined ? {} : { limit }),
+      roles: new Set(Object.keys(roles)),
+      label,
+      baseDir: process.cwd(),
+    }),
+  );
   const progress = { ...(options.progress ?? { quiet: true }), overall };
   const started = performance.now();
   const runs: MethodRunResult[] = [];
   for (const setting of settings) {
-    runs.push(await runMethod(method, { roles, runs: ws.runs, prepared, setting, label, modelSpec: spec, outDir, log, progress, ...(options.command === undefined ? {} : { command: options.command }), ...(limit === undefined ? {} : { limit }), ...(options.meta ? { meta: options.meta } : {}) }));
+    runs.push(
+      await runMethod(method, {
+        roles,
+        runs: ws.runs,
+        prepared,
+        setting,
+        label,
+        modelSpec: spec,
+        outDir,
+        log,
+        progress,
+        ...(options.command === undefined ? {} : { command: options.command }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(options.meta ? { meta: options.meta } : {}),
+      }),
+    );
   }
   log(`evaluated ${settings.length} setting(s) in ${formatDuration((performance.now() - started) / 1000)}`);
   const summaries = runs.map((r) => r.summary);
   const report = runReportFile(outDir, label, runFileSuffix(prepared, limit));
-  writeFileAtomic(report, await renderReport(summaries, { title: `llmkb report: ${label}`, executions: runs.map((r) => r.execution), records: runs.map((r) => r.reportRecords) }));
+  writeFileAtomic(
+    report,
+    await renderReport(summaries, { title: `llmkb report: ${label}`, executions: runs.map((r) => r.execution), records: runs.map((r) => r.reportRecords) }),
+  );
   const here = (r: MethodRunResult) => r.execution.callsHere?.[subject];
-  const calls = runs.reduce((sum, r) => ({ calls: sum.calls + (here(r)?.calls ?? 0), requests: sum.requests + (here(r)?.requests ?? 0), cacheHits: sum.cacheHits + (here(r)?.cacheHits ?? 0) }), { calls: 0, requests: 0, cacheHits: 0 });
+  const calls = runs.reduce(
+    (sum, r) => ({
+      calls: sum.calls + (here(r)?.calls ?? 0),
+      requests: sum.requests + (here(r)?.requests ?? 0),
+      cacheHits: sum.cacheHits + (here(r)?.cacheHits ?? 0),
+    }),
+    { calls: 0, requests: 0, cacheHits: 0 },
+  );
   const thresholds = options.failUnder ?? [];
   if (options.junit !== undefined) writeFileAtomic(resolve(options.junit), junitReport(summaries, thresholds));
-  return { method: method.id, label, modelSpec: spec, report, runs, calls, failures: failedThresholds(summaries, thresholds), ...(options.junit === undefined ? {} : { junit: options.junit }) };
+  return {
+    method: method.id,
+    label,
+    modelSpec: spec,
+    report,
+    runs,
+    calls,
+    failures: failedThresholds(summaries, thresholds),
+    ...(options.junit === undefined ? {} : { junit: options.junit }),
+  };
 }

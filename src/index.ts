@@ -8,7 +8,20 @@
  * docs/library.md). Anything else is internal and may change without notice; `test/public-api.test.ts`
  * lists every exported value, so a change to the API is a visible diff.
  */
-export { EXIT_CODES, LlmkbError, ModelSpecError, ConfigError, InputFileError, ModelCallError, UnsupportedCapabilityError, ContextOverflowError, ModelFileError, FileAccessError, RunBusyError, isLlmkbError } from './errors.js';
+export {
+  EXIT_CODES,
+  LlmkbError,
+  ModelSpecError,
+  ConfigError,
+  InputFileError,
+  ModelCallError,
+  UnsupportedCapabilityError,
+  ContextOverflowError,
+  ModelFileError,
+  FileAccessError,
+  RunBusyError,
+  isLlmkbError,
+} from './errors.js';
 export { VERSION } from './version.js';
 
 // One evaluation end to end (what `llmkb eval` runs): the model, every setting's run, the report, the thresholds
@@ -18,24 +31,92 @@ export type { Threshold } from './analysis/thresholds.js';
 // Evaluation methods: the seam, the registry, the runner, summaries (schema v2)
 export {
   METHOD_INTERFACE_VERSION,
-  type EvaluationMethod, type MetricDef, type RoleDef, type StageDef, type StageContext, type SummarizeContext, type SummarizedRun, type MethodItem, type MethodOption,
-  type PreparedInputs, type PrepareContext, type CheckContext, type PlanContext, type PlanEstimate,
-  type ComparedRun, type CompareOutput, type MethodPresentation, type MethodView, type ViewItem, type ViewItemField,
+  type EvaluationMethod,
+  type MetricDef,
+  type RoleDef,
+  type StageDef,
+  type StageContext,
+  type SummarizeContext,
+  type SummarizedRun,
+  type MethodItem,
+  type MethodOption,
+  type PreparedInputs,
+  type PrepareContext,
+  type CheckContext,
+  type PlanContext,
+  type PlanEstimate,
+  type ComparedRun,
+  type CompareOutput,
+  type MethodPresentation,
+  type MethodView,
+  type ViewItem,
+  type ViewItemField,
 } from './methods/method.js';
-export type { ItemPageContext, RunPageContext, PairedRow, MethodReportContext, ItemFieldDef, ItemSelection, ItemsOptions, MetricItems, ExtraCell } from './methods/method-presentation.js';
+export type {
+  ItemPageContext,
+  RunPageContext,
+  PairedRow,
+  MethodReportContext,
+  ItemFieldDef,
+  ItemSelection,
+  ItemsOptions,
+  MetricItems,
+  ExtraCell,
+} from './methods/method-presentation.js';
 export type { MethodCli, CliHost } from './methods/method-cli.js';
 export { registerMethod, listMethods, getMethod, findMethod, loadMethodModules } from './methods/registry.js';
 export { runMethod, prepareMethod, type RunMethodOptions, type MethodRunResult, type PrepareMethodOptions } from './methods/run-method.js';
-export { SUMMARY_SCHEMA, checkSummary, headlineDefs, formatMetric, type MethodSummary, type MethodProtocol, type ProtocolEntry, type RunMeta, type ExecutionRecord, type SummaryWarning } from './methods/method-summary.js';
+export {
+  SUMMARY_SCHEMA,
+  checkSummary,
+  headlineDefs,
+  formatMetric,
+  type MethodSummary,
+  type MethodProtocol,
+  type ProtocolEntry,
+  type RunMeta,
+  type ExecutionRecord,
+  type SummaryWarning,
+} from './methods/method-summary.js';
 export { runStoredStage, type StoredStageWork, type StageItems } from './store/run-stage.js';
 
 // Models: kinds, providers by spec, the executor
-export { MODEL_KINDS, NLI_LABELS, hasKind, requireKind, type ModelKind, type ModelBase, type ScoringModel, type ClassificationModel, type TokenScoresRequest, type TokenScoresResult, type ClassificationTask, type TextPair, type ClassificationRequest, type ClassificationResult, type NliLabel } from './providers/model-kinds.js';
+export {
+  MODEL_KINDS,
+  NLI_LABELS,
+  hasKind,
+  requireKind,
+  type ModelKind,
+  type ModelBase,
+  type ScoringModel,
+  type ClassificationModel,
+  type TokenScoresRequest,
+  type TokenScoresResult,
+  type ClassificationTask,
+  type TextPair,
+  type ClassificationRequest,
+  type ClassificationResult,
+  type NliLabel,
+} from './providers/model-kinds.js';
 export {
   MODEL_SPECIFICATION_VERSION,
-  type Model, type TextGenerationModel, type EmbeddingModel, type ModelRuntime, type ChatMessage, type CompletionRequest, type ChatRequest, type NextTokenLogprobsRequest,
-  type ContinuationLogLikelihoodRequest, type EmbeddingRequest, type Usage, type CompletionResult, type NextTokenLogprobsResult, type ContinuationLogLikelihoodResult,
-  type EmbeddingResult, type CallOptions, type Sampling,
+  type Model,
+  type TextGenerationModel,
+  type EmbeddingModel,
+  type ModelRuntime,
+  type ChatMessage,
+  type CompletionRequest,
+  type ChatRequest,
+  type NextTokenLogprobsRequest,
+  type ContinuationLogLikelihoodRequest,
+  type EmbeddingRequest,
+  type Usage,
+  type CompletionResult,
+  type NextTokenLogprobsResult,
+  type ContinuationLogLikelihoodResult,
+  type EmbeddingResult,
+  type CallOptions,
+  type Sampling,
 } from './providers/language-model.js';
 export { registerProvider, listProviders } from './providers/provider-registry.js';
 export type { ModelProvider, CreateModelContext, ParsedSpec, EntryOptions, SpecTraits } from './providers/model-provider.js';

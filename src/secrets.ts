@@ -46,7 +46,8 @@ export function registerSecret(value: string | undefined): void {
     if (scheme[1]!.toLowerCase() === 'basic') {
       const decoded = Buffer.from(scheme[2]!, 'base64').toString('utf8');
       // Only a decoding that is text (a real Basic token) is a credential's form.
-      if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === scheme[2]!.replace(/=+$/, '') && !/[\uFFFD\x00-\x08]/.test(decoded)) registerSecret(decoded);
+      if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === scheme[2]!.replace(/=+$/, '') && !/[\uFFFD\x00-\x08]/.test(decoded))
+        registerSecret(decoded);
     }
     return;
   }
@@ -65,7 +66,10 @@ function registerName(value: string): void {
   const name = value.trim();
   if (name.length < MIN_SECRET_LENGTH || names.has(name)) return;
   names.add(name);
-  const escaped = [...names].sort((a, b) => b.length - a.length).flatMap((n) => [n, encodeURIComponent(n)]).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const escaped = [...names]
+    .sort((a, b) => b.length - a.length)
+    .flatMap((n) => [n, encodeURIComponent(n)])
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   namePattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
 }
 
@@ -87,7 +91,11 @@ function add(value: string): void {
  */
 export function authorizationValue(credential: string, defaultScheme: 'Basic' | 'Bearer'): string {
   registerSecret(credential);
-  const header = /^(Basic|Bearer|ApiKey) \S/.test(credential) ? credential : defaultScheme === 'Basic' ? `Basic ${Buffer.from(credential).toString('base64')}` : `Bearer ${credential}`;
+  const header = /^(Basic|Bearer|ApiKey) \S/.test(credential)
+    ? credential
+    : defaultScheme === 'Basic'
+      ? `Basic ${Buffer.from(credential).toString('base64')}`
+      : `Bearer ${credential}`;
   registerSecret(header.slice(header.indexOf(' ') + 1));
   return header;
 }
@@ -99,7 +107,8 @@ export function authorizationValue(credential: string, defaultScheme: 'Basic' | 
 const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/ \r\n?#"'<>]*@/gi;
 
 /** The value of a query parameter that carries a credential (`?api_key=…`, `&sig=…`). */
-const QUERY_CREDENTIAL = /([?&](?:x[-_])?(?:api[-_]?key|key|token|access[-_]?token|auth[-_]?token|auth|password|passwd|pwd|secret|client[-_]?secret|sig|signature|code|jwt)=)[^&#\s"'<>]+/gi;
+const QUERY_CREDENTIAL =
+  /([?&](?:x[-_])?(?:api[-_]?key|key|token|access[-_]?token|auth[-_]?token|auth|password|passwd|pwd|secret|client[-_]?secret|sig|signature|code|jwt)=)[^&#\s"'<>]+/gi;
 
 /** An Authorization or API key header and its value, as a header line or a JSON/query field. */
 const AUTH_HEADER = /((?<![\w-])(?:proxy-)?(?:authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:Basic|Bearer|ApiKey|Token) +)?)[^\s"',;}&]+/gi;

@@ -22,7 +22,8 @@ const URL_WITH_USERINFO = /\b[a-z][a-z0-9+.-]*:\/\/[^/ \r\n?#"'<>]*@/i;
 const URL_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^ \r\n"'<>]*/gi;
 
 /** Names of query parameters that carry a credential (compared without case, `-` and `_` alike). */
-const CREDENTIAL_PARAMS = /^(?:x-)?(?:api-?key|key|token|access-?token|auth|auth-?token|authorization|password|passwd|pwd|pass|secret|client-?secret|sig|signature|code|session|sessionid|jwt|bearer|credential|credentials)$/i;
+const CREDENTIAL_PARAMS =
+  /^(?:x-)?(?:api-?key|key|token|access-?token|auth|auth-?token|authorization|password|passwd|pwd|pass|secret|client-?secret|sig|signature|code|session|sessionid|jwt|bearer|credential|credentials)$/i;
 
 export const CREDENTIALS_HINT =
   'Remove "user:password@" and any query string ("?...") from the URL: a base URL takes neither. Put the credential in an environment variable and name the variable with "apiKeyEnv" in the model\'s entry (llmkb.config.json or the study file): its value goes into the Authorization header after "Bearer ", or alone when it already starts with "Basic " (then the base64 of user:password) or "Bearer ".';
@@ -71,9 +72,11 @@ export function credentialsProblem(text: string, what: string): string | undefin
   const withQuery = urls.filter((u) => u.includes('?'));
   if (!URL_WITH_USERINFO.test(text) && withQuery.length === 0) return undefined;
   const shown = redactSecrets(text.replace(URL_TEXT, (url) => withoutQueryValues(url)));
-  if (URL_WITH_USERINFO.test(text)) return `${what} "${shown}" holds a user name or password in a URL; llmkb does not keep credentials where they would reach run labels, file names, reports, the store or messages`;
+  if (URL_WITH_USERINFO.test(text))
+    return `${what} "${shown}" holds a user name or password in a URL; llmkb does not keep credentials where they would reach run labels, file names, reports, the store or messages`;
   const names = credentialParams(withQuery);
-  if (names.length > 0) return `${what} "${shown}" holds a credential in a URL's query string (${names.map((n) => `"${redactSecrets(n)}"`).join(', ')}); llmkb does not keep credentials where they would reach run labels, file names, reports, the store or messages`;
+  if (names.length > 0)
+    return `${what} "${shown}" holds a credential in a URL's query string (${names.map((n) => `"${redactSecrets(n)}"`).join(', ')}); llmkb does not keep credentials where they would reach run labels, file names, reports, the store or messages`;
   return `${what} "${shown}" has a query string in a URL; a base URL takes none (llmkb appends the API's paths to it, and the spec becomes run labels, file names and store rows)`;
 }
 

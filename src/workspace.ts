@@ -2,7 +2,17 @@
  * A workspace ties the pieces together for one command or library user: the config, the SQLite
  * store (call cache + runs) and executors for the models of each role.
  */
-import { cacheDir, checkConfigRoles, configuredRole, NO_MODEL, entryOptions, loadConfig, storePath, type LlmkbConfig, type ModelEntry } from './config/config.js';
+import {
+  cacheDir,
+  checkConfigRoles,
+  configuredRole,
+  NO_MODEL,
+  entryOptions,
+  loadConfig,
+  storePath,
+  type LlmkbConfig,
+  type ModelEntry,
+} from './config/config.js';
 import type { EvaluationMethod, ModelKind } from './methods/method.js';
 import type { MethodWorkspace } from './methods/method-cli.js';
 import { listMethods } from './methods/registry.js';

@@ -21,7 +21,10 @@ type Totals = Record<string, { calls: number; cacheHits: number; requests: numbe
 
 function qaFile(dir: string, n: number): string {
   const qa = join(dir, 'qa.jsonl');
-  writeFileSync(qa, `${Array.from({ length: n }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+  writeFileSync(
+    qa,
+    `${Array.from({ length: n }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+  );
   return qa;
 }
 
@@ -60,7 +63,23 @@ describe('accounting after kill -9 and resume', () => {
     const server = await startOpenAICompatibleServer(serverScript());
     try {
       writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 2 } }));
-      const args = (store: string, out: string) => ['--store', join(dir, store), 'eval', '--model', `vllm:${server.baseURL}/m`, '--judge', `vllm:${server.baseURL}/judge`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', out];
+      const args = (store: string, out: string) => [
+        '--store',
+        join(dir, store),
+        'eval',
+        '--model',
+        `vllm:${server.baseURL}/m`,
+        '--judge',
+        `vllm:${server.baseURL}/judge`,
+        '--input',
+        qa,
+        '--settings',
+        'zero-shot',
+        '--mcqs',
+        '1',
+        '--out',
+        out,
+      ];
       const fresh = await llmkb(args('fresh.sqlite', 'fresh'), { cwd: dir });
       assert.equal(fresh.code, 0, fresh.stderr);
       const uninterrupted = runJson(join(dir, 'fresh')).calls;
@@ -73,11 +92,32 @@ describe('accounting after kill -9 and resume', () => {
       const resumed = await llmkb(args('killed.sqlite', 'killed'), { cwd: dir });
       assert.equal(resumed.code, 0, resumed.stderr);
       const totals = runJson(join(dir, 'killed')).calls;
-      process.stdout.write(`# eval: uninterrupted ${JSON.stringify(uninterrupted)}; after kills ${JSON.stringify(totals)}; server requests ${paidFresh} / ${modelRequests(server) - before}\n`);
+      process.stdout.write(
+        `# eval: uninterrupted ${JSON.stringify(uninterrupted)}; after kills ${JSON.stringify(totals)}; server requests ${paidFresh} / ${modelRequests(server) - before}\n`,
+      );
       assert.deepEqual(totals, uninterrupted);
 
       // Another run (another --mcqs) that asks the same questions: those calls are its cache hits, not paid again.
-      const other = await llmkb(['--store', join(dir, 'killed.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--judge', `vllm:${server.baseURL}/judge`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '2', '--out', 'other'], { cwd: dir });
+      const other = await llmkb(
+        [
+          '--store',
+          join(dir, 'killed.sqlite'),
+          'eval',
+          '--model',
+          `vllm:${server.baseURL}/m`,
+          '--judge',
+          `vllm:${server.baseURL}/judge`,
+          '--input',
+          qa,
+          '--settings',
+          'zero-shot',
+          '--mcqs',
+          '2',
+          '--out',
+          'other',
+        ],
+        { cwd: dir },
+      );
       assert.equal(other.code, 0, other.stderr);
       const otherCalls = runJson(join(dir, 'other')).calls.model!;
       assert.ok(otherCalls.cacheHits >= 40, `the asking's 40 calls are cache hits of the other run: ${JSON.stringify(otherCalls)}`);
@@ -92,7 +132,10 @@ describe('accounting after kill -9 and resume', () => {
     const qa = qaFile(dir, 40);
     const server = await startOpenAICompatibleServer(serverScript());
     try {
-      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: a, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\n  - { label: b, spec: "vllm:${server.baseURL}/m2", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+      writeFileSync(
+        join(dir, 'study.yaml'),
+        `models:\n  - { label: a, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\n  - { label: b, spec: "vllm:${server.baseURL}/m2", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`,
+      );
       const args = (store: string, out: string) => ['--store', join(dir, store), 'sweep', 'study.yaml', '--out', out];
       const fresh = await llmkb(args('fresh.sqlite', 'fresh'), { cwd: dir });
       assert.equal(fresh.code, 0, fresh.stderr);
@@ -111,13 +154,18 @@ describe('accounting after kill -9 and resume', () => {
 
   const gguf = process.env.LLMKB_TEST_GGUF;
   const dataDir = process.env.LLMKB_DATA_DIR;
-  it('sweep of CONNER (served generator and answerer, GGUF scorer, TEI NLI and relevance): every role\'s totals after three kills', { skip: gguf && dataDir ? false : 'needs LLMKB_TEST_GGUF and LLMKB_DATA_DIR', timeout: 300_000 }, async () => {
+  it("sweep of CONNER (served generator and answerer, GGUF scorer, TEI NLI and relevance): every role's totals after three kills", {
+    skip: gguf && dataDir ? false : 'needs LLMKB_TEST_GGUF and LLMKB_DATA_DIR',
+    timeout: 300_000,
+  }, async () => {
     const dir = tempDir('llmkb-acct-conner-');
     // Knowledge that names the prompt's last topic; a short answer.
     const script = (prompt: string) => {
       const topics = [...prompt.matchAll(/^Topic: (.*)$/gm)];
       const topic = topics[topics.length - 1]?.[1] ?? 'it';
-      return /(Wikipedia|knowledge):$/.test(prompt) ? ` ${topic} is a subject with a long history. Many people know about ${topic}.\nTopic: next` : ` ${topic} is the answer.\nTopic: next`;
+      return /(Wikipedia|knowledge):$/.test(prompt)
+        ? ` ${topic} is a subject with a long history. Many people know about ${topic}.\nTopic: next`
+        : ` ${topic} is the answer.\nTopic: next`;
     };
     const server = await startOpenAICompatibleServer({ complete: script, delayMs: 20 });
     const nli = await startScorerServer({ serves: 'nli' });

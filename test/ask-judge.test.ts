@@ -23,7 +23,14 @@ const ITEMS: QAItem[] = [
   { id: 'q-hamlet', dataset: 'seen', source: 'triviaqa', question: 'Who wrote Hamlet?', answers: ['William Shakespeare', 'Shakespeare'], answerType: 'person' },
   { id: 'q-everest', dataset: 'seen', source: 'popqa', question: 'What is the height of Mount Everest in metres?', answers: ['8849'], answerType: 'number' },
   { id: 'u-born', dataset: 'unseen', source: 'T13', question: 'Where was Gideon Tancred Halvorsen born?', answers: [], answerType: 'location' },
-  { id: 'u-album', dataset: 'unseen', source: 'T18', question: 'What is the title of the debut album released by Esme Rosamund Loxley?', answers: [], answerType: 'other' },
+  {
+    id: 'u-album',
+    dataset: 'unseen',
+    source: 'T18',
+    question: 'What is the title of the debut album released by Esme Rosamund Loxley?',
+    answers: [],
+    answerType: 'other',
+  },
 ];
 const R_SEEN: QAItem[] = [
   { id: 'rs-1', dataset: 'seen', source: 'nq', question: 'What is the capital of Italy?', answers: ['Rome'] },
@@ -72,7 +79,13 @@ async function killAfterRequests(dir: string, args: string[], server: { requests
 }
 
 /** Runs the finished command again, writing `again`: the same bytes as `first`, and no call to the server. */
-async function assertFinishedRunCallsNothing(dir: string, argsWithOutput: (out: string) => string[], first: string, again: string, server: { requests: unknown[] }): Promise<void> {
+async function assertFinishedRunCallsNothing(
+  dir: string,
+  argsWithOutput: (out: string) => string[],
+  first: string,
+  again: string,
+  server: { requests: unknown[] },
+): Promise<void> {
   const calls = server.requests.length;
   const rerun = await llmkb(argsWithOutput(again), { cwd: dir });
   assert.equal(rerun.code, 0);
@@ -80,18 +93,27 @@ async function assertFinishedRunCallsNothing(dir: string, argsWithOutput: (out: 
   assert.equal(server.requests.length, calls, 'the finished run made no call');
 }
 
-const readRecords = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const readRecords = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('llmkb ask + judge against a scripted loopback server', () => {
   it('asks zero-shot with the Table 6 prompt, cuts at the next QUESTION:, keeps the raw text, and labels every path', async () => {
-    const server = await startOpenAICompatibleServer({ complete: (prompt) => (prompt.startsWith('INSTRUCTION: You need to check') ? judgeReply(prompt) : scriptedModel(prompt)) });
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => (prompt.startsWith('INSTRUCTION: You need to check') ? judgeReply(prompt) : scriptedModel(prompt)),
+    });
     try {
       const dir = workdir();
       const spec = `vllm:${server.baseURL}/base-model`;
       const ask = await llmkb(['ask', '--model', spec, '--input', 'questions.jsonl', '-o', 'responses.jsonl'], { cwd: dir });
       assert.equal(ask.code, 0, ask.stderr);
       assert.equal(server.requests[0]!.body.prompt, qaPrompt('What is the capital of France?'));
-      assert.equal(server.requests[0]!.body.prompt, 'INSTRUCTION: Please answer knowledge-related questions directly. Note: Please do not give anything other than the answer; Say "unsure" if you do not know.\nQUESTION: What is the capital of France?\nANSWER:');
+      assert.equal(
+        server.requests[0]!.body.prompt,
+        'INSTRUCTION: Please answer knowledge-related questions directly. Note: Please do not give anything other than the answer; Say "unsure" if you do not know.\nQUESTION: What is the capital of France?\nANSWER:',
+      );
       assert.equal(server.requests[0]!.body.max_tokens, 100);
       assert.equal(server.requests[0]!.body.temperature, 0);
       const responses = readRecords(join(dir, 'responses.jsonl'));
@@ -121,7 +143,17 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
     // A scripted model (the mock provider) that keeps the prompts it was sent.
     const model = new MockModel({ replies: ({ prompt }) => scriptedModel(prompt), identity: 'scripted-base-model' });
     const { Bm25ShotSelector } = await import('../src/methods/reliability/prompts/shot-selector.js');
-    const ask = (db: ReturnType<typeof openDatabase>) => askQuestions({ items: ITEMS, executor: new ModelExecutor(model, { cache: new CallCache(db) }), setting: 'four-shot-2', seed: 42, selector: new Bm25ShotSelector(R_SEEN, R_UNSEEN), maxTokens: 100, runs: new RunStore(db), progress: { quiet: true } });
+    const ask = (db: ReturnType<typeof openDatabase>) =>
+      askQuestions({
+        items: ITEMS,
+        executor: new ModelExecutor(model, { cache: new CallCache(db) }),
+        setting: 'four-shot-2',
+        seed: 42,
+        selector: new Bm25ShotSelector(R_SEEN, R_UNSEEN),
+        maxTokens: 100,
+        runs: new RunStore(db),
+        progress: { quiet: true },
+      });
     const a = await ask(openDatabase(':memory:'));
     const hamlet = model.calls.map((c) => c.prompt).find((p) => p.endsWith('QUESTION: Who wrote Hamlet?\nANSWER:'))!;
     assert.equal(hamlet.split('QUESTION: ').length - 1, 5, 'four shots and the question');
@@ -138,7 +170,19 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
     const server = await startOpenAICompatibleServer({ complete: scriptedModel, contextLimit: (prompt) => prompt.split('QUESTION: ').length - 2 > 2 });
     try {
       const dir = workdir();
-      const base = ['ask', '--model', `vllm:${server.baseURL}/small-context`, '--input', 'questions.jsonl', '--r-seen', 'r_seen.jsonl', '--r-unseen', 'r_unseen.jsonl', '--setting', 'four-shot'];
+      const base = [
+        'ask',
+        '--model',
+        `vllm:${server.baseURL}/small-context`,
+        '--input',
+        'questions.jsonl',
+        '--r-seen',
+        'r_seen.jsonl',
+        '--r-unseen',
+        'r_unseen.jsonl',
+        '--setting',
+        'four-shot',
+      ];
       const fail = await llmkb([...base, '-o', 'x.jsonl'], { cwd: dir });
       assert.equal(fail.code, 2);
       assert.match(fail.stderr, /maximum context length is 2048 tokens/);
@@ -154,7 +198,13 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
   });
 
   it('resumes after kill -9: answered questions are not asked again, and a finished run asks nothing', async () => {
-    const many: QAItem[] = Array.from({ length: 30 }, (_, i) => ({ id: `u-${i}`, dataset: 'unseen', source: 'T20', question: `What is the occupation of Person Number${i}?`, answers: [] }));
+    const many: QAItem[] = Array.from({ length: 30 }, (_, i) => ({
+      id: `u-${i}`,
+      dataset: 'unseen',
+      source: 'T20',
+      question: `What is the occupation of Person Number${i}?`,
+      answers: [],
+    }));
     const server = await startOpenAICompatibleServer({ delayMs: 40, complete: () => ' teacher' });
     try {
       const dir = workdir();
@@ -178,7 +228,14 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
     // 2,500 seen responses that no rule decides: each needs the judge LLM, so records are
     // committed in many groups while calls are in flight.
     const n = 2500;
-    const responses = Array.from({ length: n }, (_, i) => ({ id: `s-${i}`, dataset: 'seen', source: 'nq', question: `Who founded company number ${i}?`, answers: [`Founder ${i}`], response: `Person ${i}` }));
+    const responses = Array.from({ length: n }, (_, i) => ({
+      id: `s-${i}`,
+      dataset: 'seen',
+      source: 'nq',
+      question: `Who founded company number ${i}?`,
+      answers: [`Founder ${i}`],
+      response: `Person ${i}`,
+    }));
     const server = await startOpenAICompatibleServer({ delayMs: 4, complete: (prompt) => (/number \d*7\?/.test(prompt) ? ' yes' : ' no') });
     try {
       const dir = workdir();
@@ -190,7 +247,10 @@ describe('llmkb ask + judge against a scripted loopback server', () => {
       const resumed = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl'], { cwd: dir });
       assert.equal(resumed.code, 0, resumed.stderr);
       const labeled = readRecords(join(dir, 'labeled.jsonl'));
-      assert.deepEqual(labeled.map((r) => r.id), responses.map((r) => r.id));
+      assert.deepEqual(
+        labeled.map((r) => r.id),
+        responses.map((r) => r.id),
+      );
       for (const r of labeled) assert.equal(r.label, /7$/.test(String(r.id)) ? 'correct' : 'wrong', String(r.id));
       // Calls answered before the kill came from the cache: only those in flight then were sent
       // again, and those answered in the very tick of the kill (the journal is written at its end).

@@ -48,22 +48,43 @@ describe('non-UTF-8 query and QA files are refused with file and line', () => {
   });
 
   it('a QA set in Latin-1 (eval --input, judge -i)', async () => {
-    const cwd = workdir({ 'qa-l1.jsonl': Buffer.concat([Buffer.from(`${JSON.stringify(QA[0])}\n`), latin1(`${JSON.stringify({ ...QA[1], question: 'Who won in Zürich?' })}\n`)]) });
-    refused(await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'qa-l1.jsonl', '--settings', 'zero-shot', '--out', 'o'), EXIT_CODES.usage, /qa-l1\.jsonl:2: not UTF-8 text[\s\S]*hint: Input files are read as UTF-8/);
+    const cwd = workdir({
+      'qa-l1.jsonl': Buffer.concat([Buffer.from(`${JSON.stringify(QA[0])}\n`), latin1(`${JSON.stringify({ ...QA[1], question: 'Who won in Zürich?' })}\n`)]),
+    });
+    refused(
+      await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'qa-l1.jsonl', '--settings', 'zero-shot', '--out', 'o'),
+      EXIT_CODES.usage,
+      /qa-l1\.jsonl:2: not UTF-8 text[\s\S]*hint: Input files are read as UTF-8/,
+    );
     refused(await run(cwd, 'judge', '-i', 'qa-l1.jsonl', '-o', 'x.jsonl'), EXIT_CODES.usage, /qa-l1\.jsonl:2: not UTF-8 text/);
   });
 });
 
 describe('empty and white-space-only queries', () => {
   it('a JSONL query of spaces is refused with its line; an empty file says "no queries"', async () => {
-    const cwd = workdir({ 'ws.jsonl': `${JSON.stringify({ id: 'a', task: 'qa', query: 'ok?' })}\n${JSON.stringify({ id: 'b', task: 'qa', query: ' \t ' })}\n`, 'empty.jsonl': '' });
-    refused(await run(cwd, 'conner', 'generate', 'ws.jsonl', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'), EXIT_CODES.usage, /ws\.jsonl:2 \(field "query"\): the query is empty or only white space/);
-    refused(await run(cwd, 'conner', 'generate', 'empty.jsonl', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'), EXIT_CODES.usage, /empty\.jsonl: no queries \(the file is empty\)/);
+    const cwd = workdir({
+      'ws.jsonl': `${JSON.stringify({ id: 'a', task: 'qa', query: 'ok?' })}\n${JSON.stringify({ id: 'b', task: 'qa', query: ' \t ' })}\n`,
+      'empty.jsonl': '',
+    });
+    refused(
+      await run(cwd, 'conner', 'generate', 'ws.jsonl', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'),
+      EXIT_CODES.usage,
+      /ws\.jsonl:2 \(field "query"\): the query is empty or only white space/,
+    );
+    refused(
+      await run(cwd, 'conner', 'generate', 'empty.jsonl', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'),
+      EXIT_CODES.usage,
+      /empty\.jsonl: no queries \(the file is empty\)/,
+    );
   });
 
   it('a QA question of spaces is refused with its line', async () => {
     const cwd = workdir({ 'ws-qa.jsonl': `${JSON.stringify({ ...QA[0], question: '   ' })}\n` });
-    refused(await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'ws-qa.jsonl', '--settings', 'zero-shot', '--out', 'o'), EXIT_CODES.usage, /ws-qa\.jsonl:1 \(field "question"\): the question is empty or only white space/);
+    refused(
+      await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'ws-qa.jsonl', '--settings', 'zero-shot', '--out', 'o'),
+      EXIT_CODES.usage,
+      /ws-qa\.jsonl:1 \(field "question"\): the question is empty or only white space/,
+    );
   });
 });
 
@@ -72,7 +93,11 @@ describe("CONNER's task: from --task or a field; from the file name only with a 
 
   it('a file name that says neither task is refused, asking for --task', async () => {
     const cwd = workdir({ 'queries.txt': row });
-    refused(await run(cwd, 'conner', 'generate', 'queries.txt', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'), EXIT_CODES.usage, /queries\.txt: the task \(qa or dialogue\) is not given[\s\S]*hint: Pass --task qa or --task dialogue/);
+    refused(
+      await run(cwd, 'conner', 'generate', 'queries.txt', '--model', 'mock:r.jsonl', '-o', 'k.jsonl'),
+      EXIT_CODES.usage,
+      /queries\.txt: the task \(qa or dialogue\) is not given[\s\S]*hint: Pass --task qa or --task dialogue/,
+    );
   });
 
   it('--task is taken without a notice; a name-given task with one, and recorded in each query', async () => {
@@ -118,12 +143,31 @@ describe("CONNER's task: from --task or a field; from the file name only with a 
 describe('--settings', () => {
   it('repeated, the lists add up (an unknown setting in the first is refused)', async () => {
     const cwd = workdir();
-    refused(await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'qa.jsonl', '--settings', 'bogus', '--settings', 'zero-shot', '--out', 'o'), EXIT_CODES.usage, /has no setting "bogus"/);
+    refused(
+      await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', 'qa.jsonl', '--settings', 'bogus', '--settings', 'zero-shot', '--out', 'o'),
+      EXIT_CODES.usage,
+      /has no setting "bogus"/,
+    );
   });
 
   it('a setting named twice runs and is shown once', async () => {
     const cwd = workdir();
-    const r = await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--judge', 'none', '--input', 'qa.jsonl', '--settings', 'zero-shot,zero-shot', '--settings', 'zero-shot', '--out', 'o');
+    const r = await run(
+      cwd,
+      'eval',
+      '--model',
+      'mock:r.jsonl',
+      '--judge',
+      'none',
+      '--input',
+      'qa.jsonl',
+      '--settings',
+      'zero-shot,zero-shot',
+      '--settings',
+      'zero-shot',
+      '--out',
+      'o',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.match(/^zero-shot /gm)?.length, 1, r.stdout);
     assert.match(r.stderr, /evaluated 1 setting\(s\)/);
@@ -134,7 +178,11 @@ describe('a device or a named pipe as an input file is not "a folder"', () => {
   it('/dev/null and a FIFO are refused as what they are (exit 6)', async () => {
     const cwd = workdir();
     assert.equal(spawnSync('mkfifo', [join(cwd, 'fifo')]).status, 0);
-    refused(await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', '/dev/null', '--settings', 'zero-shot', '--out', 'o'), EXIT_CODES.fileAccess, /\/dev\/null is a device, not a regular file/);
+    refused(
+      await run(cwd, 'eval', '--model', 'mock:r.jsonl', '--input', '/dev/null', '--settings', 'zero-shot', '--out', 'o'),
+      EXIT_CODES.fileAccess,
+      /\/dev\/null is a device, not a regular file/,
+    );
     refused(await run(cwd, 'judge', '-i', 'fifo', '-o', 'x.jsonl'), EXIT_CODES.fileAccess, /fifo is a named pipe \(FIFO\), not a regular file/);
   });
 });

@@ -58,9 +58,12 @@ describe('the config', () => {
     assert.doesNotMatch(r.stderr, /is a folder/);
   });
 
-  it('corpus add-remote takes --opensearch and --index from the config\'s defaults; without them it says which is missing', async () => {
+  it("corpus add-remote takes --opensearch and --index from the config's defaults; without them it says which is missing", async () => {
     const cwd = workdir();
-    writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ defaults: { 'corpus add-remote': { opensearch: 'http://127.0.0.1:9', index: 'passages', textField: 'body' } } }));
+    writeFileSync(
+      join(cwd, 'llmkb.config.json'),
+      JSON.stringify({ defaults: { 'corpus add-remote': { opensearch: 'http://127.0.0.1:9', index: 'passages', textField: 'body' } } }),
+    );
     const r = await llmkb(['--store', 's.sqlite', 'corpus', 'add-remote', 'w'], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /OpenSearch index passages at http:\/\/127\.0\.0\.1:9/);
@@ -88,13 +91,23 @@ describe('an OpenSearch hit with null text', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
       const notes: string[] = [];
-      const retriever = new OpenSearchRetriever({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, index: 'p', onNote: (line) => notes.push(line) });
+      const retriever = new OpenSearchRetriever({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        index: 'p',
+        onNote: (line) => notes.push(line),
+      });
       const found = await retriever.search('capital of France', 2);
-      assert.deepEqual(found.map((h) => [h.rank, h.docId]), [[1, 'b']]);
+      assert.deepEqual(
+        found.map((h) => [h.rank, h.docId]),
+        [[1, 'b']],
+      );
       assert.equal(notes.length, 1);
       assert.match(notes[0]!, /hit a has no text in field "text" \(null\): skipped .*--text-field FIELD/);
       only = true;
-      await assert.rejects(retriever.search('capital', 2), (e: Error & { hint?: string }) => /no text field "text"/.test(e.message) && /--text-field/.test(e.hint ?? ''));
+      await assert.rejects(
+        retriever.search('capital', 2),
+        (e: Error & { hint?: string }) => /no text field "text"/.test(e.message) && /--text-field/.test(e.hint ?? ''),
+      );
     } finally {
       await new Promise((done) => server.close(done));
     }
@@ -105,7 +118,10 @@ describe('a study entry named ".."', () => {
   it('is refused with a message it does not satisfy', async () => {
     const cwd = workdir();
     writeFileSync(join(cwd, 'qa.jsonl'), QA);
-    writeFileSync(join(cwd, 'study.json'), JSON.stringify({ models: [{ label: 'm', spec: 'mock:r.jsonl' }], methods: [{ id: 'reliability', name: '..' }], input: 'qa.jsonl' }));
+    writeFileSync(
+      join(cwd, 'study.json'),
+      JSON.stringify({ models: [{ label: 'm', spec: 'mock:r.jsonl' }], methods: [{ id: 'reliability', name: '..' }], input: 'qa.jsonl' }),
+    );
     const r = await llmkb(['--store', 's.sqlite', 'sweep', 'study.json', '--out', 'o'], { cwd });
     assert.equal(r.code, EXIT_CODES.usage, r.stderr);
     assert.match(r.stderr, /methods\.0\.name.*starting with a letter or digit/);

@@ -58,7 +58,9 @@ function nobodySkip(): string | false {
   if (process.platform === 'win32') return 'no POSIX permissions';
   if (process.getuid?.() !== 0) return false;
   // A command that the launcher runs in a second node: nobody must reach this checkout and the node binary itself.
-  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'methods', '--json'], { env: { ...process.env, CI: '1' } });
+  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'methods', '--json'], {
+    env: { ...process.env, CI: '1' },
+  });
   if (probe.status === 0) return false;
   const reason = `user nobody cannot run ${BIN} with ${process.execPath} (a parent folder is closed to others), so permission errors cannot be provoked here`;
   process.stderr.write(`SKIPPED: ${reason}\n`);
@@ -88,7 +90,11 @@ describe('--fail-under: one scale (fractions), malformed values and unknown metr
     const pct = await llmkb(['eval', '--fail-under', 'NCCR=20']);
     assertUserError(pct, EXIT_CODES.usage, /thresholds are fractions.*write NCCR=0\.2/);
     const unknown = await llmkb(['eval', '--fail-under', 'nccr=0.2']);
-    assertUserError(unknown, EXIT_CODES.usage, /unknown metric "nccr" \(did you mean NCCR\?\); the metrics are CR, WR, NCR, UR, C_correct, C_wrong_seen, C_wrong_unseen, C_wrong, CCR, CWR, NCCR, IUR/);
+    assertUserError(
+      unknown,
+      EXIT_CODES.usage,
+      /unknown metric "nccr" \(did you mean NCCR\?\); the metrics are CR, WR, NCR, UR, C_correct, C_wrong_seen, C_wrong_unseen, C_wrong, CCR, CWR, NCCR, IUR/,
+    );
   });
 
   it('a fraction passes the parser (the command goes on to load the model)', async () => {
@@ -141,7 +147,13 @@ describe('--cutoff is checked before any work or file write (eval and data)', ()
 describe('path errors are user errors naming the path (exit 6), never "internal error"', () => {
   it('missing input file', async () => {
     const dir = tmp();
-    for (const args of [['judge', '-i', join(dir, 'missing.jsonl')], ['consistency', '-i', join(dir, 'missing.jsonl')], ['metrics', '-i', join(dir, 'missing.jsonl')], ['compare', join(dir, 'missing.json')], ['report', join(dir, 'missing.json')]]) {
+    for (const args of [
+      ['judge', '-i', join(dir, 'missing.jsonl')],
+      ['consistency', '-i', join(dir, 'missing.jsonl')],
+      ['metrics', '-i', join(dir, 'missing.jsonl')],
+      ['compare', join(dir, 'missing.json')],
+      ['report', join(dir, 'missing.json')],
+    ]) {
       const r = await llmkb(args);
       assertUserError(r, EXIT_CODES.fileAccess, /missing\.json(l)? not found/);
     }
@@ -154,7 +166,11 @@ describe('path errors are user errors naming the path (exit 6), never "internal 
 
   it('a folder where an input file is expected', async () => {
     const dir = tmp();
-    for (const args of [['judge', '-i', dir], ['metrics', '-i', dir], ['report', dir]]) {
+    for (const args of [
+      ['judge', '-i', dir],
+      ['metrics', '-i', dir],
+      ['report', dir],
+    ]) {
       const r = await llmkb(args);
       assertUserError(r, EXIT_CODES.fileAccess, /is a folder, not a file/);
     }
@@ -181,7 +197,7 @@ describe('path errors are user errors naming the path (exit 6), never "internal 
   });
 
   it('an output folder for compare --out that is a file', async () => {
-    const dir = folder({ 'scored.jsonl': jsonl(SCORED), 'afile': 'x' });
+    const dir = folder({ 'scored.jsonl': jsonl(SCORED), afile: 'x' });
     const r = await llmkb(['compare', join(dir, 'scored.jsonl'), '--out', join(dir, 'afile')]);
     assertUserError(r, EXIT_CODES.fileAccess, /cannot write folder .*afile/);
   });
@@ -245,7 +261,11 @@ describe('duplicate item ids are refused on read, naming the id and both lines',
   it('judge, consistency, metrics and compare inputs', async () => {
     const dir = folder({
       'dup.jsonl': jsonl([ITEM, { ...ITEM, response: 'Marlowe' }]),
-      'dup-labelled.jsonl': jsonl([LABELLED, { ...UNSEEN, label: 'uninformative', uninformativeType: 'unsure', judgedBy: 'rule:unsure', decision: { by: 'rule:unsure' } }, { ...LABELLED, response: 'Marlowe' }]),
+      'dup-labelled.jsonl': jsonl([
+        LABELLED,
+        { ...UNSEEN, label: 'uninformative', uninformativeType: 'unsure', judgedBy: 'rule:unsure', decision: { by: 'rule:unsure' } },
+        { ...LABELLED, response: 'Marlowe' },
+      ]),
       'dup-scored.jsonl': `${JSON.stringify(SCORED[0])}\n\n${JSON.stringify(SCORED[1])}\n${JSON.stringify(SCORED[0])}\n`,
     });
     const judge = await llmkb(['judge', '-i', join(dir, 'dup.jsonl'), '-o', join(dir, 'out.jsonl')]);
@@ -281,7 +301,12 @@ describe('incomplete and empty inputs', () => {
   });
 
   it('corpus add: files with no text are refused for a new corpus (not kept empty) and warned about among others', async () => {
-    const dir = folder({ 'empty.csv': '', 'header.csv': 'filename,article\n', 'empty.txt': '', 'ok.csv': 'filename,article\na.pdf,Paris is the capital of France.\n' });
+    const dir = folder({
+      'empty.csv': '',
+      'header.csv': 'filename,article\n',
+      'empty.txt': '',
+      'ok.csv': 'filename,article\na.pdf,Paris is the capital of France.\n',
+    });
     const store = join(dir, 's.sqlite');
     for (const file of ['empty.csv', 'header.csv', 'empty.txt']) {
       const r = await llmkb(['--store', store, 'corpus', 'add', 'c', join(dir, file)]);
@@ -296,7 +321,12 @@ describe('incomplete and empty inputs', () => {
 
   it('empty input files are refused (judge, consistency, metrics, report)', async () => {
     const dir = folder({ 'empty.jsonl': '', 'blank.jsonl': '\n  \n', 'empty.summary.json': '' });
-    for (const args of [['judge', '-i', join(dir, 'empty.jsonl')], ['consistency', '-i', join(dir, 'blank.jsonl')], ['metrics', '-i', join(dir, 'empty.jsonl')], ['report', join(dir, 'empty.summary.json')]]) {
+    for (const args of [
+      ['judge', '-i', join(dir, 'empty.jsonl')],
+      ['consistency', '-i', join(dir, 'blank.jsonl')],
+      ['metrics', '-i', join(dir, 'empty.jsonl')],
+      ['report', join(dir, 'empty.summary.json')],
+    ]) {
       const r = await llmkb(args);
       assertUserError(r, EXIT_CODES.usage, /empty/);
     }
@@ -315,7 +345,10 @@ describe('consistency: few-shot records without the repositories', () => {
   it('names the one missing repository, and a record whose shot is in neither (file, line, field) before any model loads', async () => {
     const qa = (id: string) => JSON.stringify({ id, dataset: 'seen', source: 'nq', question: `question ${id}`, answers: ['a'] });
     const dir = folder({
-      'labelled.jsonl': jsonl([{ ...LABELLED, setting: 'four-shot', shots: ['rs-1'] }, { ...LABELLED, id: 'q2', setting: 'four-shot', shots: ['rs-1', 'rs-9'] }]),
+      'labelled.jsonl': jsonl([
+        { ...LABELLED, setting: 'four-shot', shots: ['rs-1'] },
+        { ...LABELLED, id: 'q2', setting: 'four-shot', shots: ['rs-1', 'rs-9'] },
+      ]),
     });
     mkdirSync(join(dir, 'd'));
     writeFileSync(join(dir, 'd', 'r_seen.jsonl'), qa('rs-1') + '\n');
@@ -336,13 +369,22 @@ describe('model limits and downloads', () => {
     assertUserError(r, EXIT_CODES.usage, /--max-tokens 1000000 does not fit the model's context window of \d+ tokens/);
   });
 
-  it('conner generate and best-of refuse --max-tokens / --answer-max-tokens beyond the context before any query', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+  it('conner generate and best-of refuse --max-tokens / --answer-max-tokens beyond the context before any query', {
+    skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set',
+  }, async () => {
     const dir = folder({ 'nq_q.txt': 'Hamlet\twho wrote hamlet\tHamlet is a tragedy written by William Shakespeare.\tWilliam Shakespeare\n' });
     const queries = join(dir, 'nq_q.txt');
     const model = `gguf:${process.env.LLMKB_TEST_GGUF}`;
-    for (const [command, option] of [['generate', '--max-tokens'], ['generate', '--answer-max-tokens'], ['best-of', '--max-tokens']] as const) {
+    for (const [command, option] of [
+      ['generate', '--max-tokens'],
+      ['generate', '--answer-max-tokens'],
+      ['best-of', '--max-tokens'],
+    ] as const) {
       const out = join(dir, `${command}${option}.jsonl`);
-      const r = await llmkb(['conner', command, queries, '--model', model, option, '1000000', '-o', out, ...(command === 'best-of' ? ['--summary', join(dir, 'b.json')] : [])], { cwd: dir });
+      const r = await llmkb(
+        ['conner', command, queries, '--model', model, option, '1000000', '-o', out, ...(command === 'best-of' ? ['--summary', join(dir, 'b.json')] : [])],
+        { cwd: dir },
+      );
       assertUserError(r, EXIT_CODES.usage, new RegExp(`${option} 1000000 does not fit the model's context window of \\d+ tokens`));
       assert.match(r.stderr, new RegExp(`hint: Use ${option} below`));
       assert.equal(existsSync(out), false);
@@ -361,9 +403,18 @@ describe('model limits and downloads', () => {
       const started = Date.now();
       // execFile's own time-out: a regression must fail this test, not hang the suite.
       const r = await new Promise<CliResult>((resolve) => {
-        execFile(process.execPath, [BIN, 'complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { cwd: cache, timeout: 30_000, env: { ...process.env, CI: '1', HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '1000', LLMKB_CACHE_DIR: cache } }, (error, stdout, stderr) => {
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-        });
+        execFile(
+          process.execPath,
+          [BIN, 'complete', '--model', 'hf:owner/repo/file.gguf', 'hi'],
+          {
+            cwd: cache,
+            timeout: 30_000,
+            env: { ...process.env, CI: '1', HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '1000', LLMKB_CACHE_DIR: cache },
+          },
+          (error, stdout, stderr) => {
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+          },
+        );
       });
       assertUserError(r, EXIT_CODES.model, /no progress downloading hf:owner\/repo\/file\.gguf for 1 s/);
       assert.ok(Date.now() - started < 30_000, 'gave up, did not hang');
@@ -381,12 +432,17 @@ describe('model limits and downloads', () => {
     await new Promise((resolve) => probe.close(resolve));
     const cache = tmp();
     const started = Date.now();
-    const r = await llmkb(['complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], { cwd: cache, env: { HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '60000', LLMKB_CACHE_DIR: cache } });
+    const r = await llmkb(['complete', '--model', 'hf:owner/repo/file.gguf', 'hi'], {
+      cwd: cache,
+      env: { HF_ENDPOINT: `http://127.0.0.1:${port}/`, LLMKB_DOWNLOAD_TIMEOUT_MS: '60000', LLMKB_CACHE_DIR: cache },
+    });
     assertUserError(r, EXIT_CODES.model, new RegExp(`could not download hf:owner/repo/file\\.gguf: 127\\.0\\.0\\.1:${port} is unreachable \\(ECONNREFUSED\\)`));
     assert.ok(Date.now() - started < 20_000, 'failed at once');
   });
 
-  it('a download off a TTY prints progress lines (bytes, rate, ETA), then the compute backend', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+  it('a download off a TTY prints progress lines (bytes, rate, ETA), then the compute backend', {
+    skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set',
+  }, async () => {
     // The model file served slowly, in ten parts over about 1.5 s.
     const body = readFileSync(process.env.LLMKB_TEST_GGUF!);
     const server = createHttpServer((req, res) => {
@@ -407,11 +463,17 @@ describe('model limits and downloads', () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/stories260K.gguf`;
     try {
       const cache = tmp();
-      const r = await llmkb(['complete', '--model', `gguf:${url}`, '--max-tokens', '3', 'Once'], { cwd: cache, env: { LLMKB_PROGRESS_INTERVAL: '0.2', LLMKB_CACHE_DIR: cache } });
+      const r = await llmkb(['complete', '--model', `gguf:${url}`, '--max-tokens', '3', 'Once'], {
+        cwd: cache,
+        env: { LLMKB_PROGRESS_INTERVAL: '0.2', LLMKB_CACHE_DIR: cache },
+      });
       assert.equal(r.code, 0, r.stderr);
       // Every command says which hardware an in-process model runs on as it loads.
       assert.match(r.stderr, /^llama:.*stories260K\.gguf: in-process on cpu, 1 sequence$/m);
-      assert.match(r.stderr, new RegExp(`^downloading ${url.replace(/[.]/g, '\\.')} {2}\\d+\\.\\d/\\d+\\.\\d MB \\(\\d+\\.\\d%\\) {2}\\d+\\.\\d MB/s {2}ETA \\d+:\\d\\d$`, 'm'));
+      assert.match(
+        r.stderr,
+        new RegExp(`^downloading ${url.replace(/[.]/g, '\\.')} {2}\\d+\\.\\d/\\d+\\.\\d MB \\(\\d+\\.\\d%\\) {2}\\d+\\.\\d MB/s {2}ETA \\d+:\\d\\d$`, 'm'),
+      );
     } finally {
       server.close();
     }
@@ -444,14 +506,20 @@ describe('Retry-After', () => {
   }
 
   it('an hour-long Retry-After is capped (maxRetryAfterMs) and the output says so, in one note', async () => {
-    const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '3600' } } : undefined) });
+    const server = await startOpenAICompatibleServer({
+      complete: () => ' Paris',
+      fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '3600' } } : undefined),
+    });
     try {
       const spec = `vllm:${server.baseURL}/m`;
       const started = Date.now();
       const r = await llmkb(['--config', configFile({ spec, maxRetryAfterMs: 300 }), 'complete', '--model', spec, 'hi']);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, ' Paris\n');
-      assert.match(r.stderr, /note: m: waiting 0\.3 s before retrying: the server asked to wait 3600 s \(Retry-After\), capped at 0\.3 s \(maxRetryAfterMs in llmkb\.config\.json\)/);
+      assert.match(
+        r.stderr,
+        /note: m: waiting 0\.3 s before retrying: the server asked to wait 3600 s \(Retry-After\), capped at 0\.3 s \(maxRetryAfterMs in llmkb\.config\.json\)/,
+      );
       assert.equal(r.stderr.match(/^note: /gm)?.length, 1, `one note, not one for the cap and one for the wait:\n${r.stderr}`);
       assert.equal(server.requests.length, 2);
       const gap = server.requests[1]!.at - server.requests[0]!.at;
@@ -462,7 +530,10 @@ describe('Retry-After', () => {
   });
 
   it('a Retry-After wait under the cap is said too, not waited in silence', async () => {
-    const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '5' } } : undefined) });
+    const server = await startOpenAICompatibleServer({
+      complete: () => ' Paris',
+      fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '5' } } : undefined),
+    });
     try {
       const spec = `vllm:${server.baseURL}/m`;
       const r = await llmkb(['complete', '--model', spec, 'hi']);
@@ -476,7 +547,10 @@ describe('Retry-After', () => {
 
   for (const value of ['-5', 'soon']) {
     it(`a ${value === '-5' ? 'negative' : 'malformed'} Retry-After (${value}) falls back to the exponential back-off`, async () => {
-      const server = await startOpenAICompatibleServer({ complete: () => ' Paris', fault: (i) => (i < 2 ? { kind: 'status', status: 429, headers: { 'retry-after': value } } : undefined) });
+      const server = await startOpenAICompatibleServer({
+        complete: () => ' Paris',
+        fault: (i) => (i < 2 ? { kind: 'status', status: 429, headers: { 'retry-after': value } } : undefined),
+      });
       try {
         const spec = `vllm:${server.baseURL}/m`;
         const r = await llmkb(['complete', '--model', spec, 'hi']);
@@ -507,7 +581,15 @@ describe('one process per run (lease in the store)', () => {
   function holdLease(store: string, runId: string, pid: number, host = hostname(), expiresInMs = 60_000): void {
     const db = new SqliteDatabase(store);
     const now = new Date().toISOString();
-    db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(runId, `${pid}@${host}#test`, pid, host, now, now, Date.now() + expiresInMs);
+    db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      runId,
+      `${pid}@${host}#test`,
+      pid,
+      host,
+      now,
+      now,
+      Date.now() + expiresInMs,
+    );
     db.close();
   }
 
@@ -596,14 +678,28 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     const dir = tmp();
     const summary = await summaryIn(dir);
     const { datasetChecksums: _c, ...noChecksums } = summary;
-    const protocol = { schema: 'llmkb-protocol-v1', entries: { judge: { choice: 'lexical-v2', status: 'approximation' } }, datasets: { 'seenqa.jsonl': 'ab' }, seed: 42, computeBackend: 'cpu' };
+    const protocol = {
+      schema: 'llmkb-protocol-v1',
+      entries: { judge: { choice: 'lexical-v2', status: 'approximation' } },
+      datasets: { 'seenqa.jsonl': 'ab' },
+      seed: 42,
+      computeBackend: 'cpu',
+    };
     const cases: Array<[string, unknown, RegExp]> = [
       ['no-checksums', noChecksums, /no-checksums\.summary\.json \(field "datasetChecksums"\)/],
       ['checksum-number', { ...summary, datasetChecksums: { questions: 7 } }, /checksum-number\.summary\.json \(field "datasetChecksums\.questions"\)/],
       ['protocol-null', { ...summary, protocol: null }, /protocol-null\.summary\.json \(field "protocol"\)/],
       ['protocol-string', { ...summary, protocol: 'paper' }, /protocol-string\.summary\.json \(field "protocol"\)/],
-      ['protocol-no-datasets', { ...summary, protocol: { ...protocol, datasets: undefined } }, /protocol-no-datasets\.summary\.json \(field "protocol\.datasets"\)/],
-      ['protocol-bad-status', { ...summary, protocol: { ...protocol, entries: { judge: { choice: 'x', status: 'maybe' } } } }, /protocol-bad-status\.summary\.json \(field "protocol\.entries\.judge\.status"\)/],
+      [
+        'protocol-no-datasets',
+        { ...summary, protocol: { ...protocol, datasets: undefined } },
+        /protocol-no-datasets\.summary\.json \(field "protocol\.datasets"\)/,
+      ],
+      [
+        'protocol-bad-status',
+        { ...summary, protocol: { ...protocol, entries: { judge: { choice: 'x', status: 'maybe' } } } },
+        /protocol-bad-status\.summary\.json \(field "protocol\.entries\.judge\.status"\)/,
+      ],
       ['identity-number', { ...summary, modelIdentity: 5 }, /identity-number\.summary\.json \(field "modelIdentity"\)/],
       ['meta-string', { ...summary, meta: { paramsB: '7' } }, /meta-string\.summary\.json \(field "meta\.paramsB"\)/],
     ];
@@ -646,7 +742,12 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
 
   it('G4c: ask, judge and consistency -o in a missing folder fail before any question (no progress, no store)', async () => {
     const cwd = folder({ 'r.jsonl': jsonl([ITEM]), 'l.jsonl': jsonl([LABELLED]) });
-    for (const args of [['ask', '--model', 'gguf:/nowhere/x.gguf', '--input', 'r.jsonl', '-o', 'no/x.jsonl'], ['judge', '-i', 'r.jsonl', '-o', 'no/x.jsonl'], ['consistency', '-i', 'l.jsonl', '--model', 'gguf:/nowhere/x.gguf', '-o', 'no/x.jsonl'], ['report', 'l.jsonl', '-o', 'no/x.html']]) {
+    for (const args of [
+      ['ask', '--model', 'gguf:/nowhere/x.gguf', '--input', 'r.jsonl', '-o', 'no/x.jsonl'],
+      ['judge', '-i', 'r.jsonl', '-o', 'no/x.jsonl'],
+      ['consistency', '-i', 'l.jsonl', '--model', 'gguf:/nowhere/x.gguf', '-o', 'no/x.jsonl'],
+      ['report', 'l.jsonl', '-o', 'no/x.html'],
+    ]) {
       const r = await llmkb(args, { cwd });
       assertUserError(r, EXIT_CODES.fileAccess, /cannot write file no\/x\.(jsonl|html): no such file or folder/);
       assert.doesNotMatch(r.stderr, /1\/1/, `${args[0]}: no progress line`);
@@ -746,14 +847,21 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     }
     const cwd = tmp();
     const r = await new Promise<CliResult>((resolve) => {
-      execFile(process.execPath, ['--import', join(import.meta.dirname, 'support', 'offline-fetch.mjs'), BIN, 'eval', '--quick', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`], {
-        cwd, timeout: 60_000, env: { ...process.env, CI: '1', LLMKB_DATA_DIR: '', LLMKB_CACHE_DIR: join(cwd, 'cache') },
-      }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+      execFile(
+        process.execPath,
+        ['--import', join(import.meta.dirname, 'support', 'offline-fetch.mjs'), BIN, 'eval', '--quick', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`],
+        {
+          cwd,
+          timeout: 60_000,
+          env: { ...process.env, CI: '1', LLMKB_DATA_DIR: '', LLMKB_CACHE_DIR: join(cwd, 'cache') },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
     });
     assertUserError(r, EXIT_CODES.model, /could not download .*(ENOTFOUND|fetch failed)/);
   });
 
-  it('D1: an option error is the house format, two lines (llmkb: error: ... and a hint naming the command\'s help), exit 2', async () => {
+  it("D1: an option error is the house format, two lines (llmkb: error: ... and a hint naming the command's help), exit 2", async () => {
     const mcqs = await llmkb(['consistency', '-i', 'x.jsonl', '--mcqs', '0']);
     assert.equal(mcqs.code, EXIT_CODES.usage);
     assert.equal(mcqs.stderr, "llmkb: error: option '--mcqs <n>' argument '0' is invalid. must be a whole number >= 1\n  hint: run llmkb consistency --help\n");
@@ -772,7 +880,10 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     const { parseThreshold } = await import('../src/cli/eval-command.js');
     const { checkThresholds } = await import('../src/analysis/thresholds.js');
     const { getMethod } = await import('../src/methods/registry.js');
-    assert.deepEqual(['NCCR=1e-1', 'NCCR=.1', 'NCCR=1E-1', 'NCCR=0.1', 'NCCR=-5e-1'].map((v) => parseThreshold(v)[0]!.value), [0.1, 0.1, 0.1, 0.1, -0.5]);
+    assert.deepEqual(
+      ['NCCR=1e-1', 'NCCR=.1', 'NCCR=1E-1', 'NCCR=0.1', 'NCCR=-5e-1'].map((v) => parseThreshold(v)[0]!.value),
+      [0.1, 0.1, 0.1, 0.1, -0.5],
+    );
     for (const bad of ['NCCR=1.2.3', 'NCCR=0.1x', 'NCCR=Infinity', 'NCCR=NaN']) assert.throws(() => parseThreshold(bad), /is not a number/, bad);
     // The range is the metric's own (NCCR in [-1, 1], IUR in [0, 1]), checked once the method is known.
     const reliability = getMethod('reliability');
@@ -784,28 +895,79 @@ describe('the issue 13 audit: gaps the built CLI still had', () => {
     assertUserError(r, EXIT_CODES.fileAccess, /model file \/nowhere\/x\.gguf does not exist/);
   });
 
-  it('D9: ask --embedder none (its help: "none: BM25") overrides a configured embedder', { skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
-    const repo = (prefix: string, dataset: string) => jsonl([1, 2, 3, 4, 5].map((i) => ({ id: `${prefix}${i}`, dataset, source: dataset === 'seen' ? 'nq' : 'T1', question: `who wrote book ${i}`, answers: dataset === 'seen' ? [`Author ${i}`] : [] })));
-    const cwd = folder({ 'llmkb.config.json': JSON.stringify({ embedder: 'gguf:/nowhere/embedder.gguf' }), 'q.jsonl': jsonl([{ id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'] }]), 'rs.jsonl': repo('rs', 'seen'), 'ru.jsonl': repo('ru', 'unseen') });
-    const args = ['ask', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--setting', 'four-shot', '--input', 'q.jsonl', '--r-seen', 'rs.jsonl', '--r-unseen', 'ru.jsonl', '-o', 'out.jsonl'];
+  it('D9: ask --embedder none (its help: "none: BM25") overrides a configured embedder', {
+    skip: process.env.LLMKB_TEST_GGUF ? false : 'LLMKB_TEST_GGUF is not set',
+  }, async () => {
+    const repo = (prefix: string, dataset: string) =>
+      jsonl(
+        [1, 2, 3, 4, 5].map((i) => ({
+          id: `${prefix}${i}`,
+          dataset,
+          source: dataset === 'seen' ? 'nq' : 'T1',
+          question: `who wrote book ${i}`,
+          answers: dataset === 'seen' ? [`Author ${i}`] : [],
+        })),
+      );
+    const cwd = folder({
+      'llmkb.config.json': JSON.stringify({ embedder: 'gguf:/nowhere/embedder.gguf' }),
+      'q.jsonl': jsonl([{ id: 'q1', dataset: 'seen', source: 'nq', question: 'who wrote hamlet', answers: ['William Shakespeare'] }]),
+      'rs.jsonl': repo('rs', 'seen'),
+      'ru.jsonl': repo('ru', 'unseen'),
+    });
+    const args = [
+      'ask',
+      '--model',
+      `gguf:${process.env.LLMKB_TEST_GGUF}`,
+      '--setting',
+      'four-shot',
+      '--input',
+      'q.jsonl',
+      '--r-seen',
+      'rs.jsonl',
+      '--r-unseen',
+      'ru.jsonl',
+      '-o',
+      'out.jsonl',
+    ];
     assertUserError(await llmkb(args, { cwd }), EXIT_CODES.fileAccess, /\/nowhere\/embedder\.gguf/);
     const r = await llmkb([...args, '--embedder', 'none'], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /shots by bm25/);
   });
 
-  it('D9: eval --judge none --distractor none --embedder none override the config and take the documented no-model path, recorded in the protocol', { skip: process.env.LLMKB_TEST_GGUF && process.env.LLMKB_DATA_DIR ? false : 'LLMKB_TEST_GGUF and LLMKB_DATA_DIR are needed' }, async () => {
+  it('D9: eval --judge none --distractor none --embedder none override the config and take the documented no-model path, recorded in the protocol', {
+    skip: process.env.LLMKB_TEST_GGUF && process.env.LLMKB_DATA_DIR ? false : 'LLMKB_TEST_GGUF and LLMKB_DATA_DIR are needed',
+  }, async () => {
     const cwd = tmp();
     // Configured roles that fail the moment they are loaded: any use of them ends the run.
-    writeFileSync(join(cwd, 'llmkb.config.json'), JSON.stringify({ judge: 'gguf:/nowhere/judge.gguf', distractor: 'gguf:/nowhere/distractor.gguf', embedder: 'gguf:/nowhere/embedder.gguf' }));
-    const args = ['eval', '--quick', '--limit', '2', '--mcqs', '1', '--settings', 'zero-shot', '--model', `gguf:${process.env.LLMKB_TEST_GGUF}`, '--data-dir', process.env.LLMKB_DATA_DIR!];
+    writeFileSync(
+      join(cwd, 'llmkb.config.json'),
+      JSON.stringify({ judge: 'gguf:/nowhere/judge.gguf', distractor: 'gguf:/nowhere/distractor.gguf', embedder: 'gguf:/nowhere/embedder.gguf' }),
+    );
+    const args = [
+      'eval',
+      '--quick',
+      '--limit',
+      '2',
+      '--mcqs',
+      '1',
+      '--settings',
+      'zero-shot',
+      '--model',
+      `gguf:${process.env.LLMKB_TEST_GGUF}`,
+      '--data-dir',
+      process.env.LLMKB_DATA_DIR!,
+    ];
     const configured = await llmkb(args, { cwd });
     assertUserError(configured, EXIT_CODES.fileAccess, /\/nowhere\/judge\.gguf/);
     const r = await llmkb([...args, '--judge', 'none', '--distractor', 'none', '--embedder', 'none'], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /APPROXIMATE: no judge LLM, lexical rule/);
     const file = readdirSync(join(cwd, 'llmkb-results')).find((f) => f.endsWith('.summary.json'))!;
-    const summary = JSON.parse(readFileSync(join(cwd, 'llmkb-results', file), 'utf8')) as { approximate: boolean; protocol: { entries: Record<string, { choice: string; status: string }> } };
+    const summary = JSON.parse(readFileSync(join(cwd, 'llmkb-results', file), 'utf8')) as {
+      approximate: boolean;
+      protocol: { entries: Record<string, { choice: string; status: string }> };
+    };
     assert.equal(summary.approximate, true);
     assert.match(summary.protocol.entries.judge!.choice, /^lexical/);
     assert.equal(summary.protocol.entries.judge!.status, 'approximation');

@@ -9,7 +9,12 @@ import { tempDir } from './support/temp-dir.js';
 const CHILD = join(import.meta.dirname, 'support', 'cache-crash-child.ts');
 
 /** Runs the child; with killAfter, sends SIGKILL once that many calls reported done. */
-function runChild(baseURL: string, dbPath: string, count: number, killAfter?: number): Promise<{ done: Set<number>; code: number | null; signal: string | null }> {
+function runChild(
+  baseURL: string,
+  dbPath: string,
+  count: number,
+  killAfter?: number,
+): Promise<{ done: Set<number>; code: number | null; signal: string | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, baseURL, dbPath, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
     const done = new Set<number>();
@@ -36,7 +41,10 @@ describe('call cache under kill -9', () => {
       const second = await runChild(server.baseURL, dbPath, 400);
       assert.equal(second.code, 0);
       assert.equal(second.done.size, 400);
-      const repeated = server.requests.slice(requestsBefore).map((r) => Number(String(r.body.prompt).replace('question ', ''))).filter((i) => first.done.has(i));
+      const repeated = server.requests
+        .slice(requestsBefore)
+        .map((r) => Number(String(r.body.prompt).replace('question ', '')))
+        .filter((i) => first.done.has(i));
       assert.deepEqual(repeated, [], 'no call reported done before the kill was sent to the server again');
       const secondRequests = server.requests.length - requestsBefore;
       assert.ok(secondRequests <= 400 - first.done.size, `rerun made ${secondRequests} requests for ${400 - first.done.size} missing calls`);

@@ -37,7 +37,8 @@ async function fake(options: { entry?: Record<string, unknown>; reply: string; t
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
     req.on('end', () => {
-      if (req.url === '/v1/models') return send({ object: 'list', data: [{ id: 'm', object: 'model', created: Math.floor(Date.now() / 1000), ...options.entry }] });
+      if (req.url === '/v1/models')
+        return send({ object: 'list', data: [{ id: 'm', object: 'model', created: Math.floor(Date.now() / 1000), ...options.entry }] });
       if (req.url === '/api/tags' && options.tags !== undefined) return send(options.tags);
       if (req.url === '/info' && options.info !== undefined) return send(options.info);
       if (req.url === '/rerank') {
@@ -46,7 +47,10 @@ async function fake(options: { entry?: Record<string, unknown>; reply: string; t
       }
       if (req.url === '/v1/chat/completions') {
         state.asked += 1;
-        return send({ choices: [{ index: 0, message: { role: 'assistant', content: options.reply }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+        return send({
+          choices: [{ index: 0, message: { role: 'assistant', content: options.reply }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 1 },
+        });
       }
       res.writeHead(404);
       res.end();
@@ -55,7 +59,13 @@ async function fake(options: { entry?: Record<string, unknown>; reply: string; t
   servers.push(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, baseURL: `${url}/v1`, get asked() { return state.asked; } } as Fake;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    get asked() {
+      return state.asked;
+    },
+  } as Fake;
 }
 
 function vllm(baseURLs: string[], flavor = 'vllm'): OpenAICompatibleModel {
@@ -73,7 +83,7 @@ describe('the call cache keys on the checkpoint the server reports', () => {
     const first = await ask(new ModelExecutor(vllm([a.baseURL]), { cache }));
     assert.equal(first.value.text, 'Shakespeare');
     const other = await ask(new ModelExecutor(vllm([b.baseURL]), { cache }));
-    assert.equal(other.cached, false, 'another checkpoint does not reuse the first one\'s answer');
+    assert.equal(other.cached, false, "another checkpoint does not reuse the first one's answer");
     assert.equal(other.value.text, 'Marlowe');
     const replica = await ask(new ModelExecutor(vllm([a2.baseURL]), { cache }));
     assert.equal(replica.cached, true);
@@ -87,8 +97,17 @@ describe('the call cache keys on the checkpoint the server reports', () => {
     const model = vllm([s.baseURL]);
     // As an llmkb before served identities wrote it: keyed on the model's identity alone.
     const old = generationCallKey(model.cacheIdentity, 'chat', { messages: [{ role: 'user', content: 'Who wrote Hamlet?' }], maxTokens: 4 });
-    await cache.put(old.key, model.cacheIdentity, 'chat', old.params, { response: { text: 'Marlowe', usage: { promptTokens: 3, completionTokens: 1, evaluatedTokens: 0 } }, promptTokens: 3, completionTokens: 1, latencyMs: 1 });
-    assert.deepEqual(cache.stats().byModel.map((r) => r.notReused), [0], 'no entry keyed with a served identity yet: nothing known to be unreachable');
+    await cache.put(old.key, model.cacheIdentity, 'chat', old.params, {
+      response: { text: 'Marlowe', usage: { promptTokens: 3, completionTokens: 1, evaluatedTokens: 0 } },
+      promptTokens: 3,
+      completionTokens: 1,
+      latencyMs: 1,
+    });
+    assert.deepEqual(
+      cache.stats().byModel.map((r) => r.notReused),
+      [0],
+      'no entry keyed with a served identity yet: nothing known to be unreachable',
+    );
     const notes: string[] = [];
     const executor = new ModelExecutor(model, { cache, log: (line) => notes.push(line) });
     const answer = await ask(executor);
@@ -96,9 +115,15 @@ describe('the call cache keys on the checkpoint the server reports', () => {
     assert.equal(answer.value.text, 'Shakespeare');
     await ask(new ModelExecutor(vllm([s.baseURL]), { cache, log: (line) => notes.push(line) }));
     assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(notes[0]!, /answers cached before llmkb keyed calls on what the server serves \(here root=\/ckpt\/step-1000\) are not reused.*llmkb cache clear --model-identity 'openai-compatible:vllm:m:api=chat'/);
+    assert.match(
+      notes[0]!,
+      /answers cached before llmkb keyed calls on what the server serves \(here root=\/ckpt\/step-1000\) are not reused.*llmkb cache clear --model-identity 'openai-compatible:vllm:m:api=chat'/,
+    );
     const stats = cache.stats();
-    assert.deepEqual(stats.byModel.map((r) => [r.model, r.kind, r.entries, r.notReused]), [[model.cacheIdentity, 'chat', 2, 1]]);
+    assert.deepEqual(
+      stats.byModel.map((r) => [r.model, r.kind, r.entries, r.notReused]),
+      [[model.cacheIdentity, 'chat', 2, 1]],
+    );
   });
 
   it('Ollama: the digest of /api/tags tells two pulls apart', async () => {
@@ -122,7 +147,10 @@ describe('the call cache keys on the checkpoint the server reports', () => {
   it('replicas in one entry that report different checkpoints are refused', async () => {
     const a = await fake({ entry: { root: '/ckpt/a' }, reply: 'x' });
     const b = await fake({ entry: { root: '/ckpt/b' }, reply: 'y' });
-    await assert.rejects(ask(new ModelExecutor(vllm([a.baseURL, b.baseURL]), { cache: new CallCache(openDatabase(':memory:')) })), /the replicas of m serve different models: .* reports root=\/ckpt\/a, .* reports root=\/ckpt\/b/);
+    await assert.rejects(
+      ask(new ModelExecutor(vllm([a.baseURL, b.baseURL]), { cache: new CallCache(openDatabase(':memory:')) })),
+      /the replicas of m serve different models: .* reports root=\/ckpt\/a, .* reports root=\/ckpt\/b/,
+    );
   });
 
   it('TEI: the /info revision tells two deployments of one model id apart', async () => {
@@ -133,6 +161,6 @@ describe('the call cache keys on the checkpoint the server reports', () => {
     const exec = (url: string) => new ModelExecutor(new TeiClassifier({ baseURLs: [url], model: 'cross-encoder/x', task: 'relevance' }), { cache });
     await exec(one.url).classify(request);
     await exec(two.url).classify(request);
-    assert.equal(two.asked, 1, 'the second deployment is asked, not answered from the first one\'s cache');
+    assert.equal(two.asked, 1, "the second deployment is asked, not answered from the first one's cache");
   });
 });

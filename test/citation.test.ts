@@ -33,7 +33,11 @@ describe('citing llmkb and its methods', () => {
     const bib = fencedBlocks(readFileSync(join(root, 'README.md'), 'utf8')).find((b) => b.lang === 'bibtex');
     assert.ok(bib, 'the README has a bibtex block');
     const titles = [...bib.text.matchAll(/(?<!book)title\s*=\s*\{(.+)\},/g)].map((m) => m[1]!.replace(/[{}]/g, ''));
-    assert.deepEqual(titles, cff.references.map((r) => r.title), 'the same papers, in the same order');
+    assert.deepEqual(
+      titles,
+      cff.references.map((r) => r.title),
+      'the same papers, in the same order',
+    );
     for (const r of cff.references) assert.ok(bib.text.includes(`${r.authors[0]!['family-names']}, `), `the BibTeX names ${r.authors[0]!['family-names']}`);
   });
 });

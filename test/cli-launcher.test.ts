@@ -30,10 +30,18 @@ function workdir(): { dir: string; log: string; env: NodeJS.ProcessEnv } {
   return { dir, log, env: { ...process.env, CI: '1', LLMKB_PROCESS_LOG: log } };
 }
 
-const processes = (log: string): Logged[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Logged) : []);
+const processes = (log: string): Logged[] =>
+  existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Logged)
+    : [];
 const flagsOf = (p: Logged) => p.execArgv.filter((a) => !a.startsWith('--import'));
 
-describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.meta.dirname, '..', 'dist', 'cli', 'main.js')) ? false : 'needs npm run build' }, () => {
+describe('the llmkb launcher (bin/llmkb.js)', {
+  skip: existsSync(join(import.meta.dirname, '..', 'dist', 'cli', 'main.js')) ? false : 'needs npm run build',
+}, () => {
   it("runs a command of many calls in a node process of its own with the CLI's V8 flags, and passes on its output and exit code", () => {
     const { dir, log, env } = workdir();
     // A failing command: the same exit code and message as when node is given the flags itself (one process).
@@ -61,7 +69,13 @@ describe('the llmkb launcher (bin/llmkb.js)', { skip: existsSync(join(import.met
   });
 
   it('runs the light commands (methods, runs, cache, metrics, complete) in the process started, global options before them or not', () => {
-    for (const args of [['methods', '--json'], ['--store', 'store.sqlite', 'methods', '--json'], ['-c', 'none.json', 'methods', '--json'], ['--store', 'store.sqlite', 'runs'], ['--store=store.sqlite', 'cache', 'stats']]) {
+    for (const args of [
+      ['methods', '--json'],
+      ['--store', 'store.sqlite', 'methods', '--json'],
+      ['-c', 'none.json', 'methods', '--json'],
+      ['--store', 'store.sqlite', 'runs'],
+      ['--store=store.sqlite', 'cache', 'stats'],
+    ]) {
       const { dir, log, env } = workdir();
       if (args.includes('none.json')) writeFileSync(join(dir, 'none.json'), '{}');
       const r = spawnSync(process.execPath, [PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });

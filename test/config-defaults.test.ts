@@ -47,7 +47,11 @@ describe('config defaults: every command-line setting of every command', () => {
         if (command.options.filter((x) => x.attributeName() === o.attributeName()).every(isDefaultable)) {
           assert.doesNotThrow(() => checkConfigDefaults(program, config, 'c.json'), `${path} ${o.flags}`);
           settings++;
-          assert.throws(() => checkConfigDefaults(program, { defaults: { [path]: { [o.attributeName()]: flag ? 'x' : true } } }, 'c.json'), /must be/, `${path} ${o.flags}: the wrong kind of value`);
+          assert.throws(
+            () => checkConfigDefaults(program, { defaults: { [path]: { [o.attributeName()]: flag ? 'x' : true } } }, 'c.json'),
+            /must be/,
+            `${path} ${o.flags}: the wrong kind of value`,
+          );
         } else if (!['help', 'version'].includes(o.attributeName())) {
           assert.throws(() => checkConfigDefaults(program, config, 'c.json'), /has no setting/, `${path} ${o.flags} is not a setting`);
         }
@@ -95,8 +99,14 @@ describe('config defaults on the command line', () => {
       [{ eval: { cutoff: 'banana' } }, /field "defaults\.eval\.cutoff": "banana" is invalid: must be a date/],
       [{ eval: { mode: 'guess' } }, /field "defaults\.eval\.mode": "guess" is invalid: must be one of generate, logprobs/],
       [{ eval: { quick: 'yes' } }, /field "defaults\.eval\.quick": must be true or false/],
-      [{ eval: { 'max-tokens': 5 } }, /field "defaults\.eval\.max-tokens": llmkb eval has no setting "max-tokens"[\s\S]*hint: Its settings: .*maxTokens.*camelCase/],
-      [{ evaluate: {} }, /field "defaults\.evaluate": no command "llmkb evaluate" with settings[\s\S]*hint: "defaults" holds one section per command: "llmkb", "complete"/],
+      [
+        { eval: { 'max-tokens': 5 } },
+        /field "defaults\.eval\.max-tokens": llmkb eval has no setting "max-tokens"[\s\S]*hint: Its settings: .*maxTokens.*camelCase/,
+      ],
+      [
+        { evaluate: {} },
+        /field "defaults\.evaluate": no command "llmkb evaluate" with settings[\s\S]*hint: "defaults" holds one section per command: "llmkb", "complete"/,
+      ],
       [{ eval: { model: 'gguf:x.gguf' } }, /llmkb eval has no setting "model"[\s\S]*model specs go in the top-level role entries/],
     ];
     for (const [defaults, pattern] of cases) {

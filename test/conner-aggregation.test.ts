@@ -45,22 +45,40 @@ const lossOf = (context: string, continuation: string): number => 0.5 + 3 * unit
 const nli: PairClassifier = {
   id: 'scripted:nli',
   identity: 'scripted:nli',
-  classify: async (_task, pairs) => ({ cached: false, scores: pairs.map((p) => {
-    const [entailment, neutral, contradiction] = nliOf(p.textPair);
-    return { entailment, neutral, contradiction };
-  }) }),
+  classify: async (_task, pairs) => ({
+    cached: false,
+    scores: pairs.map((p) => {
+      const [entailment, neutral, contradiction] = nliOf(p.textPair);
+      return { entailment, neutral, contradiction };
+    }),
+  }),
 };
-const relevance: PairClassifier = { id: 'scripted:relevance', identity: 'scripted:relevance', classify: async (_task, pairs) => ({ cached: false, scores: pairs.map((p) => ({ relevant: relevanceOf(p.text, p.textPair) })) }) };
+const relevance: PairClassifier = {
+  id: 'scripted:relevance',
+  identity: 'scripted:relevance',
+  classify: async (_task, pairs) => ({ cached: false, scores: pairs.map((p) => ({ relevant: relevanceOf(p.text, p.textPair) })) }),
+};
 const scorer: TokenScorer = {
   id: 'scripted:lm',
   identity: 'scripted:lm',
-  logLikelihood: async (context, continuation) => ({ logLikelihood: -lossOf(context, continuation) * words(continuation), tokens: words(continuation), floored: 0, cached: false }),
+  logLikelihood: async (context, continuation) => ({
+    logLikelihood: -lossOf(context, continuation) * words(continuation),
+    tokens: words(continuation),
+    floored: 0,
+    cached: false,
+  }),
 };
 
 /** One sentence of knowledge per query (so an item's factuality is its sentence's), and an answer. */
 function knowledgeOf(q: ConnerQuery, i: number, generator: string): GeneratedKnowledge {
   return {
-    ...q, generator, setting: 'zero-shot', prompt: 4, knowledgeDemos: [], answerDemos: [], answerer: 'scripted:answerer',
+    ...q,
+    generator,
+    setting: 'zero-shot',
+    prompt: 4,
+    knowledgeDemos: [],
+    answerDemos: [],
+    answerer: 'scripted:answerer',
     knowledge: `Item ${i} of ${generator} is described here`,
     answerWithKnowledge: i % 3 === 0 ? (q.goldAnswer ?? '') : `an answer to ${q.query.slice(0, 20)}`,
   };
@@ -79,7 +97,14 @@ describe("the summary equals the paper's aggregation of the scorers' given outpu
     });
     const setup: ScoringSetup = { scorer, nli, relevance, evidence: referenceEvidence('sentences'), unscored: [], concurrency: 1 };
     const choices = { ...EQUATIONS_CHOICES, negatives: 3 };
-    const { records, summaries } = await scoreFiles(files, { runs: new RunStore(openDatabase(':memory:')), setup, choices, seed: 42, resamples: 0, progress: { quiet: true } });
+    const { records, summaries } = await scoreFiles(files, {
+      runs: new RunStore(openDatabase(':memory:')),
+      setup,
+      choices,
+      seed: 42,
+      resamples: 0,
+      progress: { quiet: true },
+    });
     assert.equal(summaries.length, 3);
 
     for (const [g, { items }] of files.entries()) {
@@ -93,7 +118,8 @@ describe("the summary equals the paper's aggregation of the scorers' given outpu
       const info = items.map((k) => 1 - Math.exp(-lossOf(informativenessContext(k), ` ${k.knowledge}`)));
       const validity = items.map((k) => (k.task === 'qa' ? nliOf(questionAnswerText(k.query, k.answerWithKnowledge!))[0] : nliOf(k.answerWithKnowledge!)[0]));
       const byId = new Map(items.map((k) => [k.id, k]));
-      const loss = (k: GeneratedKnowledge, other: GeneratedKnowledge): number => lossOf(answerExample(k.task, k.topic, other.knowledge, k.query), ` ${k.goldAnswer}`);
+      const loss = (k: GeneratedKnowledge, other: GeneratedKnowledge): number =>
+        lossOf(answerExample(k.task, k.topic, other.knowledge, k.query), ` ${k.goldAnswer}`);
       const own = items.map((k) => loss(k, k));
       // The negatives are each record's (drawn by the run's seed); their losses are the table's.
       const baselines = items.map((k, i) => {
@@ -119,7 +145,8 @@ describe("the summary equals the paper's aggregation of the scorers' given outpu
         helpfulness_raw: helpRaw,
         validity: mean(validity),
       };
-      for (const [id, v] of Object.entries(expected)) assert.ok(Math.abs(s.metrics[id]! - v) < 1e-12, `${s.model} ${id}: summary ${s.metrics[id]} vs ${v} by hand`);
+      for (const [id, v] of Object.entries(expected))
+        assert.ok(Math.abs(s.metrics[id]! - v) < 1e-12, `${s.model} ${id}: summary ${s.metrics[id]} vs ${v} by hand`);
       assert.deepEqual(Object.keys(s.metrics).sort(), Object.keys(expected).sort());
       // The table value is not the mean of the items' own Eq. 6.
       const perItem = mean(own.map((l, i) => Math.max(0, 1 - l / baselines[i]!)));

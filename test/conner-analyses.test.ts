@@ -54,7 +54,13 @@ function scored(values: ReadonlyArray<Partial<ScoredKnowledge['scores']> & { top
     r.scores = { ...r.scores, ...scores };
     if (topic !== undefined) r.topic = topic;
     if (knowledge !== undefined) r.knowledge = knowledge;
-    if (sentences !== undefined) r.sentences = Array.from({ length: sentences }, (_, k) => ({ sentence: `S${k}.`, nli: [0.5, 0.5, 0] as [number, number, number], candidates: 1, evidence: { source: 'reference', text: 'e' } }));
+    if (sentences !== undefined)
+      r.sentences = Array.from({ length: sentences }, (_, k) => ({
+        sentence: `S${k}.`,
+        nli: [0.5, 0.5, 0] as [number, number, number],
+        candidates: 1,
+        evidence: { source: 'reference', text: 'e' },
+      }));
     return r;
   });
 }
@@ -68,7 +74,11 @@ describe("the paper's analyses from records", () => {
     assert.ok(close(d.validity.relevance!.d, 2 / 6));
     assert.equal(d.helpfulness_raw.relevance!.d, -1, 'helpfulness falls as relevance rises');
     assert.equal(d.validity.relevance!.n, 4);
-    const some = scored([{ relevance: 0.1, validity: 1 }, { relevance: null, validity: 0 }, { relevance: 0.3, validity: 0 }]);
+    const some = scored([
+      { relevance: 0.1, validity: 1 },
+      { relevance: null, validity: 0 },
+      { relevance: 0.3, validity: 0 },
+    ]);
     assert.equal(intrinsicExtrinsicSomers(some, { permutations: 0, seed: 1 }).validity.relevance, null, 'fewer than 3 items with both values');
   });
 
@@ -82,9 +92,18 @@ describe("the paper's analyses from records", () => {
     const views = parsePageviews('A\t5075804\nB\t2617070\nC\t9000\nA\t5075804\n', 'p.txt', (line, m) => new Error(`${line}: ${m}`));
     const t = longTail(records, views);
     assert.equal(t.withoutViews, 1, 'D has no pageviews');
-    assert.deepEqual(t.bins.map((b) => [b.bin, b.n]), [['10^3-10^4', 1], ['10^6-10^7', 2]]);
+    assert.deepEqual(
+      t.bins.map((b) => [b.bin, b.n]),
+      [
+        ['10^3-10^4', 1],
+        ['10^6-10^7', 2],
+      ],
+    );
     assert.ok(close(t.bins[1]!.consistent, 0.6) && close(t.bins[1]!.nonVerified, 0.3) && close(t.bins[1]!.inconsistent, 0.1));
-    assert.throws(() => parsePageviews('A\t12\nA\t13\n', 'p.txt', (line, m) => new Error(`${line}: ${m}`)), /^Error: 2: topic "A" has 13 pageviews here and 12/);
+    assert.throws(
+      () => parsePageviews('A\t12\nA\t13\n', 'p.txt', (line, m) => new Error(`${line}: ${m}`)),
+      /^Error: 2: topic "A" has 13 pageviews here and 12/,
+    );
     assert.throws(() => parsePageviews('A 12\n', 'p.txt', (line, m) => new Error(`${line}: ${m}`)), /^Error: 1: .*not a topic, a tab and a whole number/);
 
     const long = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -96,7 +115,14 @@ describe("the paper's analyses from records", () => {
     ]);
     const f = longForm(forms);
     assert.equal(f.shorter, 1, '40 words is not over 40');
-    assert.deepEqual(f.bins.map((b) => [b.bin, b.n, b.consistent, b.inconsistent]), [['1', 1, 1, 0], ['3', 1, 0.2, 0], ['5+', 1, 0, 1]]);
+    assert.deepEqual(
+      f.bins.map((b) => [b.bin, b.n, b.consistent, b.inconsistent]),
+      [
+        ['1', 1, 1, 0],
+        ['3', 1, 0.2, 0],
+        ['5+', 1, 0, 1],
+      ],
+    );
   });
 
   it("Table 10's baselines by hand: knowledge F1, EM and F1 of the answer, the entailment ratio", () => {
@@ -109,7 +135,10 @@ describe("the paper's analyses from records", () => {
     r!.knowledge = 'The gallbladder stores bile.';
     r!.answer = 'The Bile';
     r!.goldAnswer = 'bile';
-    r!.sentences = [{ sentence: 'a', nli: [0.9, 0.1, 0], candidates: 2, evidence: { source: 'reference, sentence 2', text: 'It stores bile.' } }, { sentence: 'b', nli: [0.3, 0.6, 0.1], candidates: 2, evidence: { source: 'reference', text: '...' } }];
+    r!.sentences = [
+      { sentence: 'a', nli: [0.9, 0.1, 0], candidates: 2, evidence: { source: 'reference, sentence 2', text: 'It stores bile.' } },
+      { sentence: 'b', nli: [0.3, 0.6, 0.1], candidates: 2, evidence: { source: 'reference', text: '...' } },
+    ];
     // knowledge [gallbladder stores bile] vs reference [gallbladder is organ it stores bile]: 3 shared; P 1, R 1/2: F1 2/3.
     assert.ok(close(baselineValue(r!, 'knowledge_f1'), 2 / 3));
     assert.equal(baselineValue(r!, 'answer_em'), 1);
@@ -127,30 +156,73 @@ describe("the paper's analyses from records", () => {
     const other = connerRecords(6, [['gen-b', 0.5]]);
     const summaries = connerRunSummaries([...greedy, ...selected, ...other], { resamples: 0, seed: 0, run: CONNER_FIXTURE_RUN });
     const t8 = table8(summaries)!;
-    assert.deepEqual(t8.rows.map((r) => [r[0], r[1]]), [['gen-a', 'zero-shot'], ['gen-a', 'best-of 5 (top-p 0.9, T 1; zero-shot)']], 'gen-b has no selection: not in Table 8');
+    assert.deepEqual(
+      t8.rows.map((r) => [r[0], r[1]]),
+      [
+        ['gen-a', 'zero-shot'],
+        ['gen-a', 'best-of 5 (top-p 0.9, T 1; zero-shot)'],
+      ],
+      'gen-b has no selection: not in Table 8',
+    );
     const [g, s] = [summaries[0]!, summaries[1]!];
     assert.equal(t8.rows[1]![3], s.metrics.helpfulness!.toFixed(3));
     assert.equal(t8.rows[1]![6], `${(100 * (s.metrics.helpfulness! / g.metrics.helpfulness! - 1)).toFixed(2)}%`);
     assert.equal(table8([g, summaries[2]!]), undefined, 'no selection: no table');
     // The fixture gives every item the baseline losses [2.9, 3.1]: the same baseline; another loss: not.
-    const withRecords = table8(summaries, new Map([[g, greedy], [s, selected]]))!;
+    const withRecords = table8(
+      summaries,
+      new Map([
+        [g, greedy],
+        [s, selected],
+      ]),
+    )!;
     assert.equal(withRecords.rows[1]![7], 'the same');
     const moved = selected.map((r, i) => (i === 0 ? { ...r, helpfulness: { ...r.helpfulness!, baselineLosses: [2.9, 3.2] } } : r));
-    assert.equal(table8(summaries, new Map([[g, greedy], [s, moved]]))!.rows[1]![7], 'differ');
+    assert.equal(
+      table8(
+        summaries,
+        new Map([
+          [g, greedy],
+          [s, moved],
+        ]),
+      )!.rows[1]![7],
+      'differ',
+    );
     assert.equal(t8.rows[1]![7], 'records not given');
     const t16 = table16(summaries);
     assert.deepEqual(t16.header, ['Model', 'Setting', 'n', 'Fact.', 'Rel.', 'Coh.', 'Info', 'Help.', 'Val.']);
     const row = t16.rows[0]!;
-    assert.deepEqual(row.slice(3), [g.metrics.fact_consistent!, g.metrics.relevance!, g.metrics.coherence_paragraph!, g.metrics.informativeness!, g.metrics.helpfulness_raw!, g.metrics.validity!].map((v) => v.toFixed(3)));
+    assert.deepEqual(
+      row.slice(3),
+      [
+        g.metrics.fact_consistent!,
+        g.metrics.relevance!,
+        g.metrics.coherence_paragraph!,
+        g.metrics.informativeness!,
+        g.metrics.helpfulness_raw!,
+        g.metrics.validity!,
+      ].map((v) => v.toFixed(3)),
+    );
   });
 });
 
 describe("each column as the paper's tables or not", () => {
   const entry = (choice: string, status: 'paper' | 'approximation') => ({ choice, status });
-  const summary = (entries: Record<string, { choice: string; status: 'paper' | 'approximation' }>, task = 'qa'): Pick<MethodSummary, 'protocol' | 'breakdowns'> => ({ protocol: { schema: 'x', entries, datasets: {}, seed: 0 } as MethodSummary['protocol'], breakdowns: { task } });
+  const summary = (
+    entries: Record<string, { choice: string; status: 'paper' | 'approximation' }>,
+    task = 'qa',
+  ): Pick<MethodSummary, 'protocol' | 'breakdowns'> => ({
+    protocol: { schema: 'x', entries, datasets: {}, seed: 0 } as MethodSummary['protocol'],
+    breakdowns: { task },
+  });
 
-  it("a departure marks the columns it decides; stand-in scorers do not; a generator answering itself does; an entry no column claims marks every column", () => {
-    const base = { 'factuality-rule': entry('labels', 'paper'), 'nli-model': entry('tei:nli', 'approximation'), answerer: entry('gguf:llama', 'approximation'), 'coherence-paragraph': entry('sigmoid', 'approximation') };
+  it('a departure marks the columns it decides; stand-in scorers do not; a generator answering itself does; an entry no column claims marks every column', () => {
+    const base = {
+      'factuality-rule': entry('labels', 'paper'),
+      'nli-model': entry('tei:nli', 'approximation'),
+      answerer: entry('gguf:llama', 'approximation'),
+      'coherence-paragraph': entry('sigmoid', 'approximation'),
+    };
     const c = paperColumns(summary(base));
     assert.equal(c.fact_consistent!.asPaper, true, 'a stand-in NLI model does not mark factuality');
     assert.equal(c.validity!.asPaper, true);
@@ -169,11 +241,21 @@ describe("each column as the paper's tables or not", () => {
 });
 
 describe('two tasks are never stacked', () => {
-  const nq = connerRecords(12, [['gen-a', 0.8], ['gen-b', 0.4]]);
-  const wow = connerRecords(12, [['gen-a', 0.7], ['gen-b', 0.3]]).map((r) => ({ ...r, task: 'dialogue' as const, id: r.id.replace('nq:', 'wow:') }));
+  const nq = connerRecords(12, [
+    ['gen-a', 0.8],
+    ['gen-b', 0.4],
+  ]);
+  const wow = connerRecords(12, [
+    ['gen-a', 0.7],
+    ['gen-b', 0.3],
+  ]).map((r) => ({ ...r, task: 'dialogue' as const, id: r.id.replace('nq:', 'wow:') }));
   // As a study writes them: each task's runs scored apart.
   const summaries = [nq, wow].flatMap((records) => connerRunSummaries(records, { resamples: 50, seed: 0, run: CONNER_FIXTURE_RUN }));
-  const runs = summaries.map((summary) => ({ summary, records: [...nq, ...wow].filter((r) => r.generator === summary.model && r.task === (summary.breakdowns as { task: string }).task), source: 'x' }));
+  const runs = summaries.map((summary) => ({
+    summary,
+    records: [...nq, ...wow].filter((r) => r.generator === summary.model && r.task === (summary.breakdowns as { task: string }).task),
+    source: 'x',
+  }));
 
   it('compare: a table, paired differences and analyses per task; conner-paired.md has a section per task; the CSV has helpfulness_raw', async () => {
     assert.equal(summaries.length, 4);
@@ -187,7 +269,10 @@ describe('two tasks are never stacked', () => {
     assert.equal((paired.match(/gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\./g) ?? []).length, 2, 'each pair once per task');
     assert.ok(out.files['conner-paired.csv']!.startsWith('task,A vs B,'));
     assert.match(out.files['conner-qa.csv']!.split('\n')[0]!, /Helpful\. raw ↑,Validity ↑,computed otherwise than the paper \(protocol entries\)$/);
-    assert.match(out.files['conner-qa.csv']!.split('\n')[1]!, /≈ \[.*\]","Fact-cons\.: evidence, sentences; Non-verif\.: evidence, sentences; Fact-incon\.: evidence, sentences; Coh-sent\.: sentences; Coh-para\.: coherence-paragraph; Inform\.: informativeness-tokens; Validity: validity-pair, empty-answer"$/);
+    assert.match(
+      out.files['conner-qa.csv']!.split('\n')[1]!,
+      /≈ \[.*\]","Fact-cons\.: evidence, sentences; Non-verif\.: evidence, sentences; Fact-incon\.: evidence, sentences; Coh-sent\.: sentences; Coh-para\.: coherence-paragraph; Inform\.: informativeness-tokens; Validity: validity-pair, empty-answer"$/,
+    );
     assert.match(out.files['conner-dialogue-table16.md']!, /\| gen-a \| zero-shot \| 12 \|/);
     assert.match(out.markdown, /### Somers' D between intrinsic and extrinsic metrics \(Tables 5, 6, 15\), open-domain QA/);
     assert.match(out.markdown, /all 2 runs pooled/);
@@ -198,17 +283,32 @@ describe('two tasks are never stacked', () => {
 
   it('report: charts per task, bars not stacked (every bar is one run of one task, within [0, 1])', async () => {
     const html = await renderReport(summaries, { records: runs.map((r) => r.records) });
-    for (const re of [/Each metric across runs, open-domain QA/, /Each metric across runs, knowledge-grounded dialogue/, /Inform\. \(Eq\. 5\), open-domain QA/, /Inform\. \(Eq\. 5\), knowledge-grounded dialogue/]) assert.ok(re.test(html), String(re));
+    for (const re of [
+      /Each metric across runs, open-domain QA/,
+      /Each metric across runs, knowledge-grounded dialogue/,
+      /Inform\. \(Eq\. 5\), open-domain QA/,
+      /Inform\. \(Eq\. 5\), knowledge-grounded dialogue/,
+    ])
+      assert.ok(re.test(html), String(re));
     // One chart's bars: the runs of its task only, each within the metric's range.
-    const spec = metricSpecOf(summaries.filter((s) => (s.breakdowns as { task: string }).task === 'qa'), 'informativeness') as unknown as { data: { values: Array<{ run: string; value: number }> }; layer: Array<{ encoding: { x: { stack?: null } } }> };
-    assert.deepEqual(spec.data.values.map((v) => v.run), ['gen-a (zero-shot)', 'gen-b (zero-shot)']);
+    const spec = metricSpecOf(
+      summaries.filter((s) => (s.breakdowns as { task: string }).task === 'qa'),
+      'informativeness',
+    ) as unknown as { data: { values: Array<{ run: string; value: number }> }; layer: Array<{ encoding: { x: { stack?: null } } }> };
+    assert.deepEqual(
+      spec.data.values.map((v) => v.run),
+      ['gen-a (zero-shot)', 'gen-b (zero-shot)'],
+    );
     assert.ok(spec.data.values.every((v) => v.value >= 0 && v.value <= 1));
     assert.equal(spec.layer[0]!.encoding.x.stack, null, 'bars are never stacked');
   });
 
   it('the terminal table: one table per task; Fact-cons. first, the mean S_fact named so; the columns computed otherwise listed', () => {
     const text = formatConnerRuns(summaries);
-    assert.match(text, /^open-domain QA \(Table 2: Natural Questions\):\nModel +Setting +n +Fact-cons\. +Non-verif\. +Fact-incon\. +Relevance +Coh-sent\. +Coh-para\. +Inform\. +Helpful\. +Helpful\. raw +Validity +S_fact\n/);
+    assert.match(
+      text,
+      /^open-domain QA \(Table 2: Natural Questions\):\nModel +Setting +n +Fact-cons\. +Non-verif\. +Fact-incon\. +Relevance +Coh-sent\. +Coh-para\. +Inform\. +Helpful\. +Helpful\. raw +Validity +S_fact\n/,
+    );
     assert.match(text, /\n\nknowledge-grounded dialogue \(Table 3: Wizard of Wikipedia\):\nModel/);
     assert.doesNotMatch(text, /\bFact\. /);
     assert.match(text, /≈: computed otherwise than the paper's tables[^\n]*:\n {2}Fact-cons\.: evidence, sentences\n/);

@@ -70,7 +70,19 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     return { db, runs: new RunStore(db), cache: new CallCache(db) };
   };
   const options = (generator: ModelExecutor, runs: RunStore, seed = 7): SampleOptions => ({
-    queries, generator, runs, setting: 'zero-shot', prompt: 4, shots: 0, demoPool: [], seed, maxTokens: 24, samples: 4, topP: 0.9, temperature: 1, progress: { quiet: true },
+    queries,
+    generator,
+    runs,
+    setting: 'zero-shot',
+    prompt: 4,
+    shots: 0,
+    demoPool: [],
+    seed,
+    maxTokens: 24,
+    samples: 4,
+    topP: 0.9,
+    temperature: 1,
+    progress: { quiet: true },
   });
 
   it('draws r different texts per query; the same seed draws the same texts, another seed others', async () => {
@@ -79,14 +91,20 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     for (const q of first) {
       assert.equal(q.samples.length, 4);
       assert.equal(new Set(q.samples).size, 4, `4 distinct draws for ${q.id}: ${JSON.stringify(q.samples)}`);
-      assert.deepEqual(q.seeds, [0, 1, 2, 3].map((i) => sampleSeed(7, q.id, i)));
+      assert.deepEqual(
+        q.seeds,
+        [0, 1, 2, 3].map((i) => sampleSeed(7, q.id, i)),
+      );
     }
     const b = store();
     const again = await sampleKnowledge(options(new ModelExecutor(llama, { cache: b.cache }), b.runs));
     assert.deepEqual(again, first, 'a fresh store and cache, the same seed: the same draws');
     const c = store();
     const other = await sampleKnowledge(options(new ModelExecutor(llama, { cache: c.cache }), c.runs, 8));
-    assert.notDeepEqual(other.map((q) => q.samples), first.map((q) => q.samples));
+    assert.notDeepEqual(
+      other.map((q) => q.samples),
+      first.map((q) => q.samples),
+    );
     // Greedy decoding is what it was: temperature 0 gives one text, whatever the seed would be.
     const greedy = await new ModelExecutor(llama, { cache: null }).complete({ prompt: 'Lily went to', maxTokens: 12 });
     const greedy2 = await llama.complete({ prompt: 'Lily went to', maxTokens: 12 });
@@ -97,8 +115,13 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     const { cache } = store();
     const ex = new ModelExecutor(llama, { cache });
     const greedy = await ex.complete({ prompt: 'Tom had', maxTokens: 4, stop: ['\n'] });
-    assert.equal(greedy.key, cacheKey(llama.cacheIdentity, 'complete', { prompt: 'Tom had', maxTokens: 4, stop: ['\n'], temperature: 0 }), 'the key greedy calls always had: existing caches stay valid');
-    const draw = (sample: number, seed: number) => ex.complete({ prompt: 'Tom had', maxTokens: 4, stop: ['\n'], sampling: { temperature: 1, topP: 0.9, seed, sample } });
+    assert.equal(
+      greedy.key,
+      cacheKey(llama.cacheIdentity, 'complete', { prompt: 'Tom had', maxTokens: 4, stop: ['\n'], temperature: 0 }),
+      'the key greedy calls always had: existing caches stay valid',
+    );
+    const draw = (sample: number, seed: number) =>
+      ex.complete({ prompt: 'Tom had', maxTokens: 4, stop: ['\n'], sampling: { temperature: 1, topP: 0.9, seed, sample } });
     const d0 = await draw(0, 11);
     const d1 = await draw(1, 11);
     assert.notEqual(d0.key, greedy.key);
@@ -120,7 +143,11 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     assert.equal(resumed.calls(), total - 6);
     assert.equal(ex.accounting.cacheHits, 2, "query 2's two finished draws came from the cache; query 1 from the run store");
     const fresh = store();
-    assert.deepEqual(records, await sampleKnowledge(options(new ModelExecutor(llama, { cache: fresh.cache }), fresh.runs)), 'byte-identical to an uninterrupted run');
+    assert.deepEqual(
+      records,
+      await sampleKnowledge(options(new ModelExecutor(llama, { cache: fresh.cache }), fresh.runs)),
+      'byte-identical to an uninterrupted run',
+    );
   });
 
   it('keeps per query the draw with the highest Q (Eq. 9), hand-checked on scripted relevance', async () => {
@@ -138,8 +165,19 @@ describe('conner best-of by top-p sampling (GGUF generator)', { skip: gguf ? fal
     const generator = new ModelExecutor(llama, { cache });
     const base = options(generator, runs);
     const choices = await bestOfSamples({
-      ...base, answerer: generator, answerShots: 0, answerMaxTokens: 8,
-      scoring: { runs, relevance, evidence: referenceEvidence(), choices: { ...DEFAULT_CHOICES, negatives: 1 }, seed: 0, gamma: [1, 2, 1, 1], progress: { quiet: true } },
+      ...base,
+      answerer: generator,
+      answerShots: 0,
+      answerMaxTokens: 8,
+      scoring: {
+        runs,
+        relevance,
+        evidence: referenceEvidence(),
+        choices: { ...DEFAULT_CHOICES, negatives: 1 },
+        seed: 0,
+        gamma: [1, 2, 1, 1],
+        progress: { quiet: true },
+      },
     });
     assert.equal(choices.length, 3);
     for (const c of choices) {
@@ -180,7 +218,13 @@ describe('sampling on an OpenAI-compatible server', () => {
         await model.complete({ prompt: 'Lily went', maxTokens: 4 });
         await model.complete({ prompt: 'Lily went', maxTokens: 4, sampling: { temperature: 1, topP: 0.9, seed: 4242, sample: 3 } });
       }
-      const bodies = server.requests.map((r) => ({ path: r.path, temperature: r.body.temperature, top_p: r.body.top_p, seed: r.body.seed, sample: r.body.sample }));
+      const bodies = server.requests.map((r) => ({
+        path: r.path,
+        temperature: r.body.temperature,
+        top_p: r.body.top_p,
+        seed: r.body.seed,
+        sample: r.body.sample,
+      }));
       assert.deepEqual(bodies, [
         { path: '/completions', temperature: 0, top_p: undefined, seed: undefined, sample: undefined },
         { path: '/completions', temperature: 1, top_p: 0.9, seed: 4242, sample: undefined },

@@ -73,7 +73,13 @@ describe('CONNER language-model metrics on $LLMKB_TEST_GGUF', { skip: gguf ? fal
     const loss = async (k: string): Promise<number> => -mean(await referenceLogprobs(model, answerExample('qa', q.topic, k, q.query), ` ${answer}`));
     const own = await loss(knowledge);
     const baseline = mean(await Promise.all(others.map(loss)));
-    const r = await scoreHelpfulness(q, knowledge, answer, others.map((k, i) => ({ id: `n${i}`, knowledge: k })), scorer);
+    const r = await scoreHelpfulness(
+      q,
+      knowledge,
+      answer,
+      others.map((k, i) => ({ id: `n${i}`, knowledge: k })),
+      scorer,
+    );
     assert.ok(r.helpfulness);
     close(r.helpfulness.loss, own, 'L(q,k,a)');
     close(r.helpfulness.raw, 1 - own / baseline, '1 - L / mean L-');

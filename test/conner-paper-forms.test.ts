@@ -50,15 +50,33 @@ function windowedNli(window: number): PairClassifier & { calls: Array<[string, s
 }
 
 function item(fields: Partial<GeneratedKnowledge>): GeneratedKnowledge {
-  return { id: 'q1', task: 'qa', topic: 'T', query: 'q', generator: 'g', setting: 'zero-shot', knowledgeDemos: [], knowledge: 'k.', answerDemos: [], ...fields };
+  return {
+    id: 'q1',
+    task: 'qa',
+    topic: 'T',
+    query: 'q',
+    generator: 'g',
+    setting: 'zero-shot',
+    knowledgeDemos: [],
+    knowledge: 'k.',
+    answerDemos: [],
+    ...fields,
+  };
 }
 
 function helpfulRecord(id: string, loss: number, baselineLosses: number[]): ScoredKnowledge {
-  return { id, generator: 'g', setting: 'zero-shot', scores: {}, sentences: [], helpfulness: { loss, baselineLosses, negatives: baselineLosses.map((_, i) => `n${i}`) } } as unknown as ScoredKnowledge;
+  return {
+    id,
+    generator: 'g',
+    setting: 'zero-shot',
+    scores: {},
+    sentences: [],
+    helpfulness: { loss, baselineLosses, negatives: baselineLosses.map((_, i) => `n${i}`) },
+  } as unknown as ScoredKnowledge;
 }
 
-describe('helpfulness over the set (Eq. 6 as the paper\'s Tables 2 and 16)', () => {
-  it('L = [1, 3] against baselines [2, 2]: 0 over the set, though the mean of the items\' clipped values is 0.25', () => {
+describe("helpfulness over the set (Eq. 6 as the paper's Tables 2 and 16)", () => {
+  it("L = [1, 3] against baselines [2, 2]: 0 over the set, though the mean of the items' clipped values is 0.25", () => {
     const records = [helpfulRecord('a', 1, [2]), helpfulRecord('b', 3, [2])];
     // By hand: 1 - mean(1, 3) / mean(2, 2) = 1 - 2 / 2 = 0; per item max(0, 1 - 1/2) = 0.5 and max(0, 1 - 3/2) = 0.
     const rng = (): SeededRandom => SeededRandom.stream(5, 'h');
@@ -84,7 +102,7 @@ describe('helpfulness over the set (Eq. 6 as the paper\'s Tables 2 and 16)', () 
   });
 });
 
-describe('factuality: the vector rule (Eq. 1) and the sentence-label rule (the authors\' scripts)', () => {
+describe("factuality: the vector rule (Eq. 1) and the sentence-label rule (the authors' scripts)", () => {
   // Each sentence's best evidence vector (entailment, neutral, contradiction) and, by argmax, its label:
   const s1: NliVector = [0.35, 0.33, 0.32]; // consistent, entailment 0.35
   const s2: NliVector = [0.45, 0.05, 0.5]; // inconsistent, the highest entailment
@@ -106,7 +124,14 @@ describe('factuality: the vector rule (Eq. 1) and the sentence-label rule (the a
   });
 
   it('under labels with mean the shares count sentences over the set', () => {
-    const rec = (vectors: NliVector[]): ScoredKnowledge => ({ id: String(vectors.length), generator: 'g', setting: 's', scores: { factualityLabel: 'non-verified' }, sentences: vectors.map((nli) => ({ sentence: 'x', nli, candidates: 1 })) }) as unknown as ScoredKnowledge;
+    const rec = (vectors: NliVector[]): ScoredKnowledge =>
+      ({
+        id: String(vectors.length),
+        generator: 'g',
+        setting: 's',
+        scores: { factualityLabel: 'non-verified' },
+        sentences: vectors.map((nli) => ({ sentence: 'x', nli, candidates: 1 })),
+      }) as unknown as ScoredKnowledge;
     const records = [rec([s1, s2, s3]), rec([s1])];
     const choices = { factualityRule: 'labels' as const, aggregation: 'mean' as const };
     const rng = SeededRandom.stream(1, 'x');
@@ -128,7 +153,10 @@ describe('factuality: the vector rule (Eq. 1) and the sentence-label rule (the a
     const long = Array.from({ length: 40 }, (_, i) => `Sentence number ${i}.`).join(' ');
     const capped = await referenceEvidence('sentences').retrieve('claim', [long]);
     assert.equal(capped.length, 32);
-    assert.ok(capped.every((e) => e.source !== 'reference'), 'the whole passage is the 41st: cut, as the authors\' [:32] cuts it');
+    assert.ok(
+      capped.every((e) => e.source !== 'reference'),
+      "the whole passage is the 41st: cut, as the authors' [:32] cuts it",
+    );
     assert.deepEqual(await referenceEvidence('passage').retrieve('claim', [passage]), [{ source: 'reference', text: passage }]);
   });
 });
@@ -153,13 +181,26 @@ describe("the authors' other forms, as options", () => {
 
   it("informativeness's prefix: Table 11's prompt 4, or src/info.py's instruction", () => {
     const q = { task: 'qa' as const, topic: 'Jazz', query: 'who invented jazz' };
-    assert.equal(informativenessContext(q, 'table11'), 'Topic: Jazz\nGenerate a Wikipedia to answer the given question.\nQuestion: who invented jazz\nWikipedia:');
-    assert.equal(informativenessContext(q, 'code'), 'Generate a Wikipedia to answer the given question.\nTopic: Jazz.\nQuestion: who invented jazz?\nWikipedia:');
+    assert.equal(
+      informativenessContext(q, 'table11'),
+      'Topic: Jazz\nGenerate a Wikipedia to answer the given question.\nQuestion: who invented jazz\nWikipedia:',
+    );
+    assert.equal(
+      informativenessContext(q, 'code'),
+      'Generate a Wikipedia to answer the given question.\nTopic: Jazz.\nQuestion: who invented jazz?\nWikipedia:',
+    );
   });
 
   it('open-answer validity (Eq. 8) premises: the evidence, or the gold response and then the evidence (src/wow_validity.py)', async () => {
     const nli = windowedNli(100);
-    const k = item({ task: 'dialogue', query: 'tell me', knowledge: 'Jazz came from New Orleans.', referenceKnowledge: 'Jazz began in New Orleans.', goldAnswer: 'it started in new orleans', answerWithKnowledge: 'it started in new orleans' });
+    const k = item({
+      task: 'dialogue',
+      query: 'tell me',
+      knowledge: 'Jazz came from New Orleans.',
+      referenceKnowledge: 'Jazz began in New Orleans.',
+      goldAnswer: 'it started in new orleans',
+      answerWithKnowledge: 'it started in new orleans',
+    });
     const base = { nli, evidence: referenceEvidence('passage'), seed: 0, scorerIds: {} };
     const plain = await scoreOne(k, { ...base, choices: EQUATIONS_CHOICES }, new Map(), []);
     const withGold = await scoreOne(k, { ...base, choices: DEFAULT_CHOICES }, new Map(), []);
@@ -175,9 +216,15 @@ describe('over-long NLI input', () => {
     const nli = windowedNli(10);
     const premise = 'paris is the capital of france and a large city on the seine with many old bridges and museums';
     const claim = 'paris is in france';
-    const r = await classifyWithinWindow(nli, [{ text: 'paris france', textPair: claim }, { text: premise, textPair: claim }]);
+    const r = await classifyWithinWindow(nli, [
+      { text: 'paris france', textPair: claim },
+      { text: premise, textPair: claim },
+    ]);
     assert.deepEqual(r.cuts, [{ pair: 1, keptWords: 6, words: words(premise).length }], '10 words: 4 of the claim, 6 of the premise');
-    assert.ok(nli.calls.every(([, hypothesis]) => hypothesis === claim), 'the claim is never cut');
+    assert.ok(
+      nli.calls.every(([, hypothesis]) => hypothesis === claim),
+      'the claim is never cut',
+    );
     assert.equal(r.scores.length, 2);
     // The cut premise "paris is the capital of france" holds 3 of the claim's 4 words.
     assert.ok(Math.abs(r.scores[1]!.entailment! - 0.9 * 0.75) < 1e-12);
@@ -189,11 +236,19 @@ describe('over-long NLI input', () => {
   it('a factuality stage with an over-long gold passage goes on: the cut is kept with the sentence and said in the record', async () => {
     const passage = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
     const k = item({ knowledge: 'Word1 word2 word3. Word4 is here.', referenceKnowledge: passage });
-    const { record } = await scoreOne(k, { nli: windowedNli(12), evidence: referenceEvidence('passage'), choices: DEFAULT_CHOICES, seed: 0, scorerIds: {} }, new Map(), []);
+    const { record } = await scoreOne(
+      k,
+      { nli: windowedNli(12), evidence: referenceEvidence('passage'), choices: DEFAULT_CHOICES, seed: 0, scorerIds: {} },
+      new Map(),
+      [],
+    );
     assert.equal(record.sentences.length, 2);
     assert.deepEqual(record.sentences[0]!.premiseCuts, [{ pair: 0, keptWords: 9, words: 30 }]);
     assert.equal(record.premiseCuts, 2);
-    assert.ok(record.notes.some((n) => /^factuality: 2 premises cut to fit the NLI model's window \(9 of 30 words, 9 of 30 words\)$/.test(n)), record.notes.join('\n'));
+    assert.ok(
+      record.notes.some((n) => /^factuality: 2 premises cut to fit the NLI model's window \(9 of 30 words, 9 of 30 words\)$/.test(n)),
+      record.notes.join('\n'),
+    );
     assert.ok(record.scores.factuality !== null);
   });
 });
@@ -202,9 +257,20 @@ describe('a token whose probability underflows', () => {
   /** A scoring model whose second token has probability 0 (node-llama-cpp's float32 softmax underflow), reported as -1e9. */
   function underflowing(): ModelExecutor<ExecutableModel> {
     const model: ScoringModel = {
-      specificationVersion: 'llmkb-model-v1', provider: 'fake', modelId: 'underflow', cacheIdentity: 'fake:underflow', kinds: ['scoring'], endpoints: ['in-process'], defaultConcurrency: 1,
+      specificationVersion: 'llmkb-model-v1',
+      provider: 'fake',
+      modelId: 'underflow',
+      cacheIdentity: 'fake:underflow',
+      kinds: ['scoring'],
+      endpoints: ['in-process'],
+      defaultConcurrency: 1,
       close: async () => {},
-      scoreTokens: async () => ({ tokens: [' a', ' b', ' c'], tokenLogprobs: [-0.5, -1e9, -1.5], logLikelihood: -0.5 - 1e9 - 1.5, usage: { promptTokens: 3, completionTokens: 0, evaluatedTokens: 3 } }),
+      scoreTokens: async () => ({
+        tokens: [' a', ' b', ' c'],
+        tokenLogprobs: [-0.5, -1e9, -1.5],
+        logLikelihood: -0.5 - 1e9 - 1.5,
+        usage: { promptTokens: 3, completionTokens: 0, evaluatedTokens: 3 },
+      }),
     };
     return new ModelExecutor(model, { cache: null }) as unknown as ModelExecutor<ExecutableModel>;
   }
@@ -216,11 +282,19 @@ describe('a token whose probability underflows', () => {
     const ll = await scorer.logLikelihood('context', ' a b c');
     assert.deepEqual({ ll: ll.logLikelihood, floored: ll.floored, tokens: ll.tokens }, { ll: -0.5 + UNDERFLOW_LOGPROB - 1.5, floored: 1, tokens: 3 });
     const choices: ScoringChoices = { ...DEFAULT_CHOICES, negatives: 1 };
-    const { record } = await scoreOne(item({ knowledge: 'Some knowledge.' }), { scorer, evidence: referenceEvidence(), choices, seed: 0, scorerIds: {} }, new Map(), []);
+    const { record } = await scoreOne(
+      item({ knowledge: 'Some knowledge.' }),
+      { scorer, evidence: referenceEvidence(), choices, seed: 0, scorerIds: {} },
+      new Map(),
+      [],
+    );
     // 1 - exp(mean): the mean is (-0.5 + floor - 1.5) / 3, finite.
     assert.ok(Math.abs(record.scores.informativeness! - (1 - Math.exp((-2 + UNDERFLOW_LOGPROB) / 3))) < 1e-12);
     assert.ok(record.flooredTokens >= 3, 'sentence coherence, paragraph coherence and informativeness each floored one');
-    assert.ok(record.notes.some((n) => /^informativeness: 1 token had probability 0 under the scorer .* ln\(2\^-149\) = -103\.28$/.test(n)), record.notes.join('\n'));
+    assert.ok(
+      record.notes.some((n) => /^informativeness: 1 token had probability 0 under the scorer .* ln\(2\^-149\) = -103\.28$/.test(n)),
+      record.notes.join('\n'),
+    );
   });
 });
 
@@ -231,11 +305,27 @@ describe('profiles: as-released (the default) and equations', () => {
     assert.deepEqual(scoringChoices({}), RELEASED_CODE_CHOICES);
     assert.deepEqual(DEFAULT_CHOICES, RELEASED_CODE_CHOICES);
     assert.deepEqual(
-      { rule: RELEASED_CODE_CHOICES.factualityRule, op: RELEASED_CODE_CHOICES.aggregation, coh: RELEASED_CODE_CHOICES.sentenceCoherence, cap: RELEASED_CODE_CHOICES.pplCap, prefix: RELEASED_CODE_CHOICES.informativenessPrefix, prompt: RELEASED_CODE_CHOICES.helpfulnessPrompt, baseline: RELEASED_CODE_CHOICES.helpfulnessBaseline, list: RELEASED_CODE_CHOICES.evidenceList },
+      {
+        rule: RELEASED_CODE_CHOICES.factualityRule,
+        op: RELEASED_CODE_CHOICES.aggregation,
+        coh: RELEASED_CODE_CHOICES.sentenceCoherence,
+        cap: RELEASED_CODE_CHOICES.pplCap,
+        prefix: RELEASED_CODE_CHOICES.informativenessPrefix,
+        prompt: RELEASED_CODE_CHOICES.helpfulnessPrompt,
+        baseline: RELEASED_CODE_CHOICES.helpfulnessBaseline,
+        list: RELEASED_CODE_CHOICES.evidenceList,
+      },
       { rule: 'labels', op: 'max', coh: 'inverse-mean', cap: 200, prefix: 'code', prompt: 'released', baseline: 'shared', list: 'gold-and-retrieved' },
     );
     assert.deepEqual(
-      { rule: EQUATIONS_CHOICES.factualityRule, op: EQUATIONS_CHOICES.aggregation, coh: EQUATIONS_CHOICES.sentenceCoherence, prompt: EQUATIONS_CHOICES.helpfulnessPrompt, baseline: EQUATIONS_CHOICES.helpfulnessBaseline, u: EQUATIONS_CHOICES.negatives },
+      {
+        rule: EQUATIONS_CHOICES.factualityRule,
+        op: EQUATIONS_CHOICES.aggregation,
+        coh: EQUATIONS_CHOICES.sentenceCoherence,
+        prompt: EQUATIONS_CHOICES.helpfulnessPrompt,
+        baseline: EQUATIONS_CHOICES.helpfulnessBaseline,
+        u: EQUATIONS_CHOICES.negatives,
+      },
       { rule: 'vector', op: 'min', coh: 'mean-inverse', prompt: 'table13', baseline: 'negatives', u: 5 },
     );
     assert.deepEqual(scoringChoices({ asReleased: true }), RELEASED_CODE_CHOICES);

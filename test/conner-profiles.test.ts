@@ -25,7 +25,8 @@ import { RunStore } from '../src/store/run-store.js';
 const unit = (...parts: string[]): number => createHash('sha256').update(parts.join('\u0000')).digest().readUInt32LE(0) / 2 ** 32;
 const words = (s: string): string[] => s.trim().split(/\s+/).filter(Boolean);
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-const close = (a: number | null | undefined, b: number, what: string): void => assert.ok(a !== null && a !== undefined && Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b} by hand`);
+const close = (a: number | null | undefined, b: number, what: string): void =>
+  assert.ok(a !== null && a !== undefined && Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b} by hand`);
 
 /** NLI: entailment grows with the share of the claim's words in the premise; a claim with "never" is contradicted. Order (e, n, c). */
 function nliOf(premise: string, hypothesis: string): [number, number, number] {
@@ -41,34 +42,97 @@ function nliOf(premise: string, hypothesis: string): [number, number, number] {
 const lossOf = (context: string, continuation: string): number => (continuation.includes('Zzz') ? 6 : 0.5 + 3 * unit('ll', context, continuation));
 const relevanceOf = (q: string, k: string): number => unit('rel', q, k);
 
-const nli: PairClassifier = { id: 'scripted:nli', identity: 'scripted:nli', classify: async (_t, pairs) => ({ cached: false, scores: pairs.map((p) => { const [entailment, neutral, contradiction] = nliOf(p.text, p.textPair); return { entailment, neutral, contradiction }; }) }) };
-const relevance: PairClassifier = { id: 'scripted:rel', identity: 'scripted:rel', classify: async (_t, pairs) => ({ cached: false, scores: pairs.map((p) => ({ relevant: relevanceOf(p.text, p.textPair) })) }) };
-const scorer: TokenScorer = { id: 'scripted:lm', identity: 'scripted:lm', logLikelihood: async (c, k) => ({ logLikelihood: -lossOf(c, k) * words(k).length, tokens: words(k).length, floored: 0, cached: false }) };
+const nli: PairClassifier = {
+  id: 'scripted:nli',
+  identity: 'scripted:nli',
+  classify: async (_t, pairs) => ({
+    cached: false,
+    scores: pairs.map((p) => {
+      const [entailment, neutral, contradiction] = nliOf(p.text, p.textPair);
+      return { entailment, neutral, contradiction };
+    }),
+  }),
+};
+const relevance: PairClassifier = {
+  id: 'scripted:rel',
+  identity: 'scripted:rel',
+  classify: async (_t, pairs) => ({ cached: false, scores: pairs.map((p) => ({ relevant: relevanceOf(p.text, p.textPair) })) }),
+};
+const scorer: TokenScorer = {
+  id: 'scripted:lm',
+  identity: 'scripted:lm',
+  logLikelihood: async (c, k) => ({ logLikelihood: -lossOf(c, k) * words(k).length, tokens: words(k).length, floored: 0, cached: false }),
+};
 
 const QUERIES = [
-  { topic: 'Amazon River', query: 'how long is the amazon river', gold: 'The Amazon River is in South America. It is about 6400 km long. It flows into the Atlantic Ocean.', answer: '6400 km' },
-  { topic: 'Mount Everest', query: 'how high is mount everest', gold: 'Mount Everest is the highest mountain. Its summit is 8849 metres high. It lies in the Himalayas.', answer: '8849 metres' },
-  { topic: 'Jazz', query: 'where did jazz begin', gold: 'Jazz began in New Orleans. It grew from blues and ragtime. Louis Armstrong was an early star.', answer: 'New Orleans' },
-  { topic: 'Photosynthesis', query: 'what do plants make in photosynthesis', gold: 'Plants make sugar in photosynthesis. They use light and water. Oxygen is released.', answer: 'sugar' },
-  { topic: 'Gallbladder', query: 'what does the gallbladder store', gold: 'The gallbladder stores bile. Bile helps digest fat. The liver makes bile.', answer: 'bile' },
-  { topic: 'Tolkien', query: 'who wrote the hobbit', gold: 'The Hobbit was written by Tolkien. It was published in 1937. It tells of Bilbo.', answer: 'Tolkien' },
+  {
+    topic: 'Amazon River',
+    query: 'how long is the amazon river',
+    gold: 'The Amazon River is in South America. It is about 6400 km long. It flows into the Atlantic Ocean.',
+    answer: '6400 km',
+  },
+  {
+    topic: 'Mount Everest',
+    query: 'how high is mount everest',
+    gold: 'Mount Everest is the highest mountain. Its summit is 8849 metres high. It lies in the Himalayas.',
+    answer: '8849 metres',
+  },
+  {
+    topic: 'Jazz',
+    query: 'where did jazz begin',
+    gold: 'Jazz began in New Orleans. It grew from blues and ragtime. Louis Armstrong was an early star.',
+    answer: 'New Orleans',
+  },
+  {
+    topic: 'Photosynthesis',
+    query: 'what do plants make in photosynthesis',
+    gold: 'Plants make sugar in photosynthesis. They use light and water. Oxygen is released.',
+    answer: 'sugar',
+  },
+  {
+    topic: 'Gallbladder',
+    query: 'what does the gallbladder store',
+    gold: 'The gallbladder stores bile. Bile helps digest fat. The liver makes bile.',
+    answer: 'bile',
+  },
+  {
+    topic: 'Tolkien',
+    query: 'who wrote the hobbit',
+    gold: 'The Hobbit was written by Tolkien. It was published in 1937. It tells of Bilbo.',
+    answer: 'Tolkien',
+  },
 ];
 
 /** Knowledge of a generator: `good` copies gold sentences, `poor` mixes in contradicted and perplexing ones. */
 function knowledgeOf(i: number, generator: 'good' | 'poor'): GeneratedKnowledge {
   const q = QUERIES[i]!;
   const gold = q.gold.split('. ').map((s) => s.replace(/\.$/, ''));
-  const knowledge = generator === 'good'
-    ? `${gold[0]}. ${gold[1]}. ${i % 2 === 0 ? 'It is never mentioned in books.' : 'Some say it is famous.'}`
-    : `${q.topic} is never a real thing. ${i % 3 === 0 ? 'Zzz qqq xxv.' : `${gold[2]}.`} People talk about ${q.topic}.`;
+  const knowledge =
+    generator === 'good'
+      ? `${gold[0]}. ${gold[1]}. ${i % 2 === 0 ? 'It is never mentioned in books.' : 'Some say it is famous.'}`
+      : `${q.topic} is never a real thing. ${i % 3 === 0 ? 'Zzz qqq xxv.' : `${gold[2]}.`} People talk about ${q.topic}.`;
   return {
-    id: `nq:${i + 1}`, task: 'qa', topic: q.topic, query: q.query, referenceKnowledge: q.gold, goldAnswer: q.answer,
-    generator, setting: 'zero-shot', prompt: 4, knowledgeDemos: [], answerDemos: [], answerer: 'scripted:answerer', knowledge,
+    id: `nq:${i + 1}`,
+    task: 'qa',
+    topic: q.topic,
+    query: q.query,
+    referenceKnowledge: q.gold,
+    goldAnswer: q.answer,
+    generator,
+    setting: 'zero-shot',
+    prompt: 4,
+    knowledgeDemos: [],
+    answerDemos: [],
+    answerer: 'scripted:answerer',
+    knowledge,
     answerWithKnowledge: i === 4 && generator === 'poor' ? '' : i % 2 === 0 ? q.answer : `maybe ${q.topic}`,
   };
 }
 
-async function study(options: Record<string, unknown>, seed = 7): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; files: Array<{ items: GeneratedKnowledge[] }> }> {
+async function study(
+  options: Record<string, unknown>,
+  seed = 7,
+): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; files: Array<{ items: GeneratedKnowledge[] }> }> {
   const files = (['good', 'poor'] as const).map((g) => ({ file: `${g}.jsonl`, sha256: '0'.repeat(64), items: QUERIES.map((_, i) => knowledgeOf(i, g)) }));
   const choices = scoringChoices(options);
   const setup: ScoringSetup = { scorer, nli, relevance, evidence: referenceEvidence(choices.premises), unscored: [], concurrency: 1 };
@@ -87,7 +151,7 @@ const sentencesOf = (k: string): string[] => k.split(/(?<=\.)\s+/).filter(Boolea
 const premisesOf = (gold: string): string[] => [...sentencesOf(gold), gold].slice(0, 32);
 const byEntailment = (vs: ReadonlyArray<[number, number, number]>): [number, number, number] => vs.reduce((best, v) => (v[0] > best[0] ? v : best));
 
-describe('the default profile (as-released): each table value is the released scripts\' formula', () => {
+describe("the default profile (as-released): each table value is the released scripts' formula", () => {
   it('factuality (labels, max), coherence (1/mean capped PPL), informativeness (info.py prefix), helpfulness (8-shot, one shared baseline), validity', async () => {
     const { records, summaries, files } = await study({});
     assert.equal(summaries.length, 2);
@@ -104,12 +168,21 @@ describe('the default profile (as-released): each table value is the released sc
       // src/ppl.py:36-37,65-66: per item 1 / mean_i min(PPL(s_i), 200), then the mean over items.
       const cohSent = items.map((k) => 1 / mean(sentencesOf(k.knowledge).map((sent) => Math.min(Math.exp(lossOf('', sent)), 200))));
       // src/info.py:35-56 (the instruction; the first 300 words of the knowledge).
-      const info = items.map((k) => 1 - Math.exp(-lossOf(`Generate a Wikipedia to answer the given question.\nTopic: ${k.topic}.\nQuestion: ${k.query}?\nWikipedia:`, ` ${k.knowledge}`)));
+      const info = items.map(
+        (k) =>
+          1 - Math.exp(-lossOf(`Generate a Wikipedia to answer the given question.\nTopic: ${k.topic}.\nQuestion: ${k.query}?\nWikipedia:`, ` ${k.knowledge}`)),
+      );
       // src/helpfulness.py:135-176: the demonstrations (gold passage without a leading topic, :167-168; query; answer), then "Passage: {k}\nQuery: {q}\nAnswer: " + answer.
       const byId = new Map(items.map((k) => [k.id, k]));
-      const demoPassage = (d: GeneratedKnowledge): string => (d.referenceKnowledge!.startsWith(d.topic) ? d.referenceKnowledge!.slice(d.topic.length) : d.referenceKnowledge!).trim();
+      const demoPassage = (d: GeneratedKnowledge): string =>
+        (d.referenceKnowledge!.startsWith(d.topic) ? d.referenceKnowledge!.slice(d.topic.length) : d.referenceKnowledge!).trim();
       const prompt = (k: GeneratedKnowledge, passage: string, demos: readonly string[]): string =>
-        `${demos.map((id) => { const d = byId.get(id)!; return `Passage: ${demoPassage(d)}\nQuery: ${d.query}\nAnswer: ${d.goldAnswer}\n\n`; }).join('')}Passage: ${passage}\nQuery: ${k.query}\nAnswer:`;
+        `${demos
+          .map((id) => {
+            const d = byId.get(id)!;
+            return `Passage: ${demoPassage(d)}\nQuery: ${d.query}\nAnswer: ${d.goldAnswer}\n\n`;
+          })
+          .join('')}Passage: ${passage}\nQuery: ${k.query}\nAnswer:`;
       const own: number[] = [];
       const base: number[] = [];
       for (const [i, k] of items.entries()) {
@@ -123,7 +196,9 @@ describe('the default profile (as-released): each table value is the released sc
       }
       const helpRaw = 1 - mean(own) / mean(base);
       // src/nq_validity.py: NLI entailment of (q a*) by (q a); an empty answer scores 0 (a recorded departure).
-      const validity = items.map((k) => (k.answerWithKnowledge!.trim() === '' ? 0 : nliOf(`${k.query} ${k.goldAnswer}`, `${k.query} ${k.answerWithKnowledge}`)[0]));
+      const validity = items.map((k) =>
+        k.answerWithKnowledge!.trim() === '' ? 0 : nliOf(`${k.query} ${k.goldAnswer}`, `${k.query} ${k.answerWithKnowledge}`)[0],
+      );
       const expected: Record<string, number> = {
         factuality: mean(fact.map((f) => f.vector[0])),
         fact_consistent: fact.filter((f) => f.label === 2).length / items.length,
@@ -146,21 +221,28 @@ describe('the default profile (as-released): each table value is the released sc
     const [good, poor] = [records.filter((r) => r.generator === 'good'), records.filter((r) => r.generator === 'poor')];
     for (const [i, r] of good.entries()) {
       const o = poor[i]!;
-      assert.deepEqual([r.helpfulness!.negatives, r.helpfulness!.demos, r.helpfulness!.baselineLosses], [o.helpfulness!.negatives, o.helpfulness!.demos, o.helpfulness!.baselineLosses]);
+      assert.deepEqual(
+        [r.helpfulness!.negatives, r.helpfulness!.demos, r.helpfulness!.baselineLosses],
+        [o.helpfulness!.negatives, o.helpfulness!.demos, o.helpfulness!.baselineLosses],
+      );
       assert.ok(r.helpfulness!.baseline?.startsWith('sha256:') && r.helpfulness!.baseline === o.helpfulness!.baseline);
     }
     assert.equal(summaries[0]!.protocol?.entries['helpfulness-baseline']?.choice, summaries[1]!.protocol?.entries['helpfulness-baseline']?.choice);
   });
 });
 
-describe('--equations: each table value is the text\'s equation', () => {
+describe("--equations: each table value is the text's equation", () => {
   it('Eq. 1 (vectors, min), Eq. 3 (mean of 1/PPL), Table 11 prefix, Eq. 6 with u = 5 of the same generator after Table 13', async () => {
     const { records, summaries, files } = await study({ equations: true });
     for (const [g, { items }] of files.entries()) {
       const s = summaries[g]!;
       const rs = records.filter((r) => r.generator === s.model);
       // Eq. 1: per sentence max_j by entailment, then the sentence with the lowest entailment; the label is the vector's largest part.
-      const fact = items.map((k) => sentencesOf(k.knowledge).map((sent) => byEntailment(premisesOf(k.referenceKnowledge!).map((p) => nliOf(p, sent)))).reduce((lo, v) => (v[0] < lo[0] ? v : lo)));
+      const fact = items.map((k) =>
+        sentencesOf(k.knowledge)
+          .map((sent) => byEntailment(premisesOf(k.referenceKnowledge!).map((p) => nliOf(p, sent))))
+          .reduce((lo, v) => (v[0] < lo[0] ? v : lo)),
+      );
       const label = (v: readonly number[]): number => v.indexOf(Math.max(...v));
       const byId = new Map(items.map((k) => [k.id, k]));
       const t13 = (k: GeneratedKnowledge, passage: string): string => `Topic: ${k.topic}\nPassage: ${passage}\nQuery: ${k.query}\nAnswer:`;
@@ -178,7 +260,13 @@ describe('--equations: each table value is the text\'s equation', () => {
         non_verified: fact.filter((v) => label(v) === 1).length / items.length,
         fact_inconsistent: fact.filter((v) => label(v) === 2).length / items.length,
         coherence_sentence: mean(items.map((k) => mean(sentencesOf(k.knowledge).map((sent) => Math.exp(-lossOf('', sent)))))),
-        informativeness: mean(items.map((k) => 1 - Math.exp(-lossOf(`Topic: ${k.topic}\nGenerate a Wikipedia to answer the given question.\nQuestion: ${k.query}\nWikipedia:`, ` ${k.knowledge}`)))),
+        informativeness: mean(
+          items.map(
+            (k) =>
+              1 -
+              Math.exp(-lossOf(`Topic: ${k.topic}\nGenerate a Wikipedia to answer the given question.\nQuestion: ${k.query}\nWikipedia:`, ` ${k.knowledge}`)),
+          ),
+        ),
         helpfulness: Math.max(0, helpRaw),
         helpfulness_raw: helpRaw,
       };
@@ -193,9 +281,16 @@ describe('one helpfulness baseline per data set', () => {
   it('compare warns when two runs divide by different baselines, and not when they share one', async () => {
     const a = await study({});
     const b = await study({}, 8);
-    assert.deepEqual(answererWarnings(a.summaries).filter((w) => /baselines/.test(w)), [], 'two generators, one baseline');
+    assert.deepEqual(
+      answererWarnings(a.summaries).filter((w) => /baselines/.test(w)),
+      [],
+      'two generators, one baseline',
+    );
     const mixed = [a.summaries[0]!, b.summaries[1]!];
     assert.notEqual(mixed[0]!.protocol?.entries['helpfulness-baseline']?.choice, mixed[1]!.protocol?.entries['helpfulness-baseline']?.choice);
-    assert.ok(answererWarnings(mixed).some((w) => /helpfulness divides by different baselines/.test(w)), answererWarnings(mixed).join('\n'));
+    assert.ok(
+      answererWarnings(mixed).some((w) => /helpfulness divides by different baselines/.test(w)),
+      answererWarnings(mixed).join('\n'),
+    );
   });
 });

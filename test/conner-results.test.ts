@@ -32,7 +32,13 @@ describe('CONNER summary v2', () => {
   it('one summary per generator and setting: means, shares, counts, CIs, scorers and protocol; a JSON round trip through the loader', () => {
     const records = [...scripted(), connerRecord(0, 'gen-a', 0.5, { setting: 'few-shot' })];
     const summaries = connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN, datasets: () => ({ 'k.jsonl': 'ab'.repeat(32) }) });
-    assert.deepEqual(summaries.map((s) => [s.model, s.setting, s.counts.items]), [['gen-a', 'zero-shot', 4], ['gen-a', 'few-shot', 1]]);
+    assert.deepEqual(
+      summaries.map((s) => [s.model, s.setting, s.counts.items]),
+      [
+        ['gen-a', 'zero-shot', 4],
+        ['gen-a', 'few-shot', 1],
+      ],
+    );
     const s = summaries[0]!;
     assert.equal(s.schema, 'llmkb-summary-v2');
     assert.deepEqual(s.method, { id: 'conner', version: '2' });
@@ -62,7 +68,11 @@ describe('CONNER summary v2', () => {
     const file = join(tempDir('llmkb-conner-v2-'), 'gen-a.zero-shot.summary.json');
     writeFileSync(file, JSON.stringify(s));
     assert.deepEqual(loadSummary(JSON.parse(readFileSync(file, 'utf8')), file), JSON.parse(JSON.stringify(s)));
-    assert.deepEqual(connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals), summaries.map((x) => x.intervals), 'seeded');
+    assert.deepEqual(
+      connerRunSummaries(records, { resamples: 200, seed: 1, run: CONNER_FIXTURE_RUN }).map((x) => x.intervals),
+      summaries.map((x) => x.intervals),
+      'seeded',
+    );
   });
 
   it('the factuality label counts are the counts behind the shares: sentences under the sentence-label rule with mean, items otherwise', () => {
@@ -74,13 +84,19 @@ describe('CONNER summary v2', () => {
       r.scores = { ...r.scores, factualityLabel: i === 2 ? null : i === 0 ? 'factual-consistent' : 'factual-inconsistent' };
       return r;
     });
-    const run = (aggregation: 'mean' | 'min') => ({ ...CONNER_FIXTURE_RUN, choices: { ...CONNER_FIXTURE_RUN.choices, factualityRule: 'labels' as const, aggregation } });
+    const run = (aggregation: 'mean' | 'min') => ({
+      ...CONNER_FIXTURE_RUN,
+      choices: { ...CONNER_FIXTURE_RUN.choices, factualityRule: 'labels' as const, aggregation },
+    });
     const [mean] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('mean') });
     const b = mean!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
     assert.equal(b.factualityLabelsUnit, 'sentences');
     assert.deepEqual(b.factualityLabels, { 'factual-consistent': 2, 'non-verified': 1, 'factual-inconsistent': 1, '(items not scored)': 1 });
     const counted = (l: string) => b.factualityLabels[l]! / 4;
-    assert.deepEqual([mean!.metrics.fact_consistent, mean!.metrics.non_verified, mean!.metrics.fact_inconsistent], [counted('factual-consistent'), counted('non-verified'), counted('factual-inconsistent')]);
+    assert.deepEqual(
+      [mean!.metrics.fact_consistent, mean!.metrics.non_verified, mean!.metrics.fact_inconsistent],
+      [counted('factual-consistent'), counted('non-verified'), counted('factual-inconsistent')],
+    );
     const [min] = connerRunSummaries(records, { resamples: 10, seed: 0, run: run('min') });
     const m = min!.breakdowns as { factualityLabels: Record<string, number>; factualityLabelsUnit: string };
     assert.equal(m.factualityLabelsUnit, 'items');
@@ -90,14 +106,28 @@ describe('CONNER summary v2', () => {
 });
 
 describe('CONNER in compare and report', () => {
-  const records = connerRecords(40, [['gen-a', 0.8], ['gen-b', 0.4]], { hostile: true });
+  const records = connerRecords(
+    40,
+    [
+      ['gen-a', 0.8],
+      ['gen-b', 0.4],
+    ],
+    { hostile: true },
+  );
   const summaries = connerRunSummaries(records, { resamples: 200, seed: 0, run: CONNER_FIXTURE_RUN });
-  const runs = summaries.map((summary) => ({ summary, records: records.filter((r) => r.generator === summary.model), source: `${summary.model}.summary.json` }));
+  const runs = summaries.map((summary) => ({
+    summary,
+    records: records.filter((r) => r.generator === summary.model),
+    source: `${summary.model}.summary.json`,
+  }));
 
   it("compare: the paper's table with CIs and the best run in bold; paired differences on the shared queries", async () => {
     const out = await compareRuns(runs, { resamples: 300, seed: 5 });
     assert.match(out.markdown, /## CONNER: automatic evaluation, open-domain QA \(the paper's Table 2: Natural Questions\)/);
-    assert.match(out.markdown, /\| Model \| Setting \| n \| Fact-cons\. ↑ \| Non-verif\. ↓ \| Fact-incon\. ↓ \| Relevance ↑ \| Coh-sent\. ↑ \| Coh-para\. ↑ \| Inform\. ↑ \| Helpful\. ↑ \| Helpful\. raw ↑ \| Validity ↑ \|/);
+    assert.match(
+      out.markdown,
+      /\| Model \| Setting \| n \| Fact-cons\. ↑ \| Non-verif\. ↓ \| Fact-incon\. ↓ \| Relevance ↑ \| Coh-sent\. ↑ \| Coh-para\. ↑ \| Inform\. ↑ \| Helpful\. ↑ \| Helpful\. raw ↑ \| Validity ↑ \|/,
+    );
     const a = summaries[0]!;
     const b = summaries[1]!;
     const pct = (v: number) => `${(100 * v).toFixed(2)}%`;
@@ -105,7 +135,14 @@ describe('CONNER in compare and report', () => {
     assert.ok(out.markdown.includes(`| gen-a | zero-shot | 40 | **${pct(a.metrics.fact_consistent!)} ≈ [`), 'gen-a has more consistent knowledge: bold');
     assert.ok(out.markdown.includes(`| gen-b | zero-shot | 40 | ${pct(b.metrics.fact_consistent!)} ≈ [`));
     assert.match(out.markdown, /- Fact-cons\.: evidence, sentences\n/);
-    const paired = (out.analysis as { pairedDifferences: Record<string, Array<{ metric: string; difference: number; interval: [number, number] | null; questions: number; p: number | null }>> }).pairedDifferences;
+    const paired = (
+      out.analysis as {
+        pairedDifferences: Record<
+          string,
+          Array<{ metric: string; difference: number; interval: [number, number] | null; questions: number; p: number | null }>
+        >;
+      }
+    ).pairedDifferences;
     assert.equal(paired.qa!.length, 10, 'one per column of the paper table');
     // Every query is shared and defined in both: the mean of the differences is the difference of the means.
     const fc = paired.qa!.find((p) => p.metric === 'fact_consistent')!;
@@ -119,7 +156,10 @@ describe('CONNER in compare and report', () => {
     assert.match(out.markdown, /\| gen-a \(zero-shot\) vs gen-b \(zero-shot\) \| Fact-cons\. \| \+\d+\.\d\d% \*/);
     assert.ok(out.files['conner-qa.csv']!.startsWith('Model,Setting,n,'));
     // Without records: the table, and why there are no paired differences.
-    const bare = await compareRuns(runs.map((r) => ({ summary: r.summary, source: r.source })), { resamples: 100, seed: 5 });
+    const bare = await compareRuns(
+      runs.map((r) => ({ summary: r.summary, source: r.source })),
+      { resamples: 100, seed: 5 },
+    );
     assert.match(bare.markdown, /Paired differences: none/);
   });
 
@@ -139,8 +179,14 @@ describe('CONNER in compare and report', () => {
   it('llmkb compare reads the files of `conner score --out` (records beside the summaries); an old summary exits with the usage code and a hint', async () => {
     const dir = tempDir('llmkb-conner-compare-');
     writeConnerResults(dir, connerRecords(12));
-    const files = readdirSync(dir).filter((f) => f.endsWith('.summary.json')).sort().map((f) => join(dir, f));
-    assert.deepEqual(files.map((f) => f.slice(dir.length + 1)), ['gen-a.zero-shot.summary.json', 'gen-b.zero-shot.summary.json']);
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.summary.json'))
+      .sort()
+      .map((f) => join(dir, f));
+    assert.deepEqual(
+      files.map((f) => f.slice(dir.length + 1)),
+      ['gen-a.zero-shot.summary.json', 'gen-b.zero-shot.summary.json'],
+    );
     const res = await llmkb(['compare', ...files, '--resamples', '200']);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /CONNER: automatic evaluation/);
@@ -159,20 +205,51 @@ describe('CONNER in compare and report', () => {
   });
 
   it("each scorer model is a departure (a stand-in for the paper's Table 14 model) the report's departures box lists; compare and report warn when runs used different scorer models", async () => {
-    const models = (nli: string) => ({ ...CONNER_FIXTURE_RUN, models: { nli, relevance: 'tei:ranker', scorer: 'gguf:stories260K', coherence: 'tei:coh' }, coherenceScorer: 'tei:coh' });
-    const [a] = connerRunSummaries(records.filter((r) => r.generator === 'gen-a'), { resamples: 20, seed: 0, run: models('tei:nli-one') });
-    const [b] = connerRunSummaries(records.filter((r) => r.generator === 'gen-b'), { resamples: 20, seed: 0, run: models('tei:nli-two') });
-    for (const [id, model, paper] of [['nli-model', 'tei:nli-one', 'NLI-RoBERTa-large'], ['relevance-model', 'tei:ranker', 'two-logit monoBERT'], ['scorer-model', 'gguf:stories260K', 'GPT-Neo-2.7B'], ['coherence-model', 'tei:coh', 'Coherence-Momentum']] as const) {
+    const models = (nli: string) => ({
+      ...CONNER_FIXTURE_RUN,
+      models: { nli, relevance: 'tei:ranker', scorer: 'gguf:stories260K', coherence: 'tei:coh' },
+      coherenceScorer: 'tei:coh',
+    });
+    const [a] = connerRunSummaries(
+      records.filter((r) => r.generator === 'gen-a'),
+      { resamples: 20, seed: 0, run: models('tei:nli-one') },
+    );
+    const [b] = connerRunSummaries(
+      records.filter((r) => r.generator === 'gen-b'),
+      { resamples: 20, seed: 0, run: models('tei:nli-two') },
+    );
+    for (const [id, model, paper] of [
+      ['nli-model', 'tei:nli-one', 'NLI-RoBERTa-large'],
+      ['relevance-model', 'tei:ranker', 'two-logit monoBERT'],
+      ['scorer-model', 'gguf:stories260K', 'GPT-Neo-2.7B'],
+      ['coherence-model', 'tei:coh', 'Coherence-Momentum'],
+    ] as const) {
       const e = a!.protocol!.entries[id]!;
       assert.deepEqual([e.status, e.choice], ['approximation', model], id);
       assert.match(e.note!, new RegExp(`a stand-in for the paper's ${paper}`));
     }
     const html = await renderReport([a!, b!]);
     assert.match(html, /Approximate: 2 run\(s\) computed some columns otherwise than the paper&#39;s tables, given the scorers named/);
-    assert.match(html, /NLI model \(Eq\. 1, 7-8\): tei:nli-one — factuality \(Eq\. 1\) and validity \(Eq\. 7-8\) scored by tei:nli-one, a stand-in for the paper&#39;s NLI-RoBERTa-large/);
+    assert.match(
+      html,
+      /NLI model \(Eq\. 1, 7-8\): tei:nli-one — factuality \(Eq\. 1\) and validity \(Eq\. 7-8\) scored by tei:nli-one, a stand-in for the paper&#39;s NLI-RoBERTa-large/,
+    );
     assert.match(html, /differ in protocol:.*NLI model \(Eq\. 1, 7-8\): tei:nli-one \(gen-a \(zero-shot\)\) vs tei:nli-two \(gen-b \(zero-shot\)\)/s);
-    const out = await compareRuns([{ summary: a!, source: 'a' }, { summary: b!, source: 'b' }], { resamples: 50, seed: 5 });
-    assert.match(out.markdown, /\*\*Warning:\*\* open-domain QA .*: the runs were scored by different NLI models \(tei:nli-one: gen-a \(zero-shot\); tei:nli-two: gen-b \(zero-shot\)\), so factuality and validity compare the scorers too: score every run with the same --nli/);
-    assert.doesNotMatch(out.markdown, /different relevance models|different reference language models|different paragraph-coherence models/, 'the models they share are not warned about');
+    const out = await compareRuns(
+      [
+        { summary: a!, source: 'a' },
+        { summary: b!, source: 'b' },
+      ],
+      { resamples: 50, seed: 5 },
+    );
+    assert.match(
+      out.markdown,
+      /\*\*Warning:\*\* open-domain QA .*: the runs were scored by different NLI models \(tei:nli-one: gen-a \(zero-shot\); tei:nli-two: gen-b \(zero-shot\)\), so factuality and validity compare the scorers too: score every run with the same --nli/,
+    );
+    assert.doesNotMatch(
+      out.markdown,
+      /different relevance models|different reference language models|different paragraph-coherence models/,
+      'the models they share are not warned about',
+    );
   });
 });

@@ -58,17 +58,34 @@ describe('factuality (Eq. 1)', () => {
     const r = await scoreFactuality(sentences, evidenceFor, nli, 'min');
     assert.ok(r);
     const f = r.factuality;
-    assert.deepEqual(f.sentences.map((s) => s.evidence?.text ?? null), ['E1', 'E3', null]);
-    assert.deepEqual(f.sentences.map((s) => s.nli), [[0.9, 0.08, 0.02], [0.3, 0.5, 0.2], [0, 1, 0]]);
+    assert.deepEqual(
+      f.sentences.map((s) => s.evidence?.text ?? null),
+      ['E1', 'E3', null],
+    );
+    assert.deepEqual(
+      f.sentences.map((s) => s.nli),
+      [
+        [0.9, 0.08, 0.02],
+        [0.3, 0.5, 0.2],
+        [0, 1, 0],
+      ],
+    );
     // Premise = evidence, hypothesis = sentence.
-    assert.deepEqual(nli.calls[0], [['E1', 'Paris is in France.'], ['E2', 'Paris is in France.']]);
+    assert.deepEqual(nli.calls[0], [
+      ['E1', 'Paris is in France.'],
+      ['E2', 'Paris is in France.'],
+    ]);
     // min along entailment: the third sentence (entailment 0) with its whole vector.
     assert.deepEqual(f.score, [0, 1, 0]);
     assert.equal(f.label, 'non-verified');
   });
 
   it('aggregates with min, mean and max along the entailment dimension', () => {
-    const v: NliVector[] = [[0.9, 0.08, 0.02], [0.3, 0.5, 0.2], [0.2, 0.1, 0.7]];
+    const v: NliVector[] = [
+      [0.9, 0.08, 0.02],
+      [0.3, 0.5, 0.2],
+      [0.2, 0.1, 0.7],
+    ];
     assert.deepEqual(aggregateFactuality(v, 'min'), [0.2, 0.1, 0.7]);
     assert.deepEqual(aggregateFactuality(v, 'max'), [0.9, 0.08, 0.02]);
     const mean = aggregateFactuality(v, 'mean');
@@ -91,7 +108,14 @@ describe('validity (Eq. 7 and 8)', () => {
   });
   it('open answers: the largest entailment over the evidence', async () => {
     const nli = scriptedNli({ 'E1 => They serve tacos.': [0.2, 0.7, 0.1], 'E2 => They serve tacos.': [0.85, 0.1, 0.05] });
-    const r = await openValidity('They serve tacos.', [{ source: 'a', text: 'E1' }, { source: 'b', text: 'E2' }], nli);
+    const r = await openValidity(
+      'They serve tacos.',
+      [
+        { source: 'a', text: 'E1' },
+        { source: 'b', text: 'E2' },
+      ],
+      nli,
+    );
     assert.equal(r.validity?.value, 0.85);
     assert.equal(r.validity?.evidence?.source, 'b');
     assert.equal((await openValidity('x', [], nli)).validity, undefined);
@@ -147,15 +171,37 @@ describe('summary', () => {
   it('reads each metric id from its camelCase record field, and a version-1 record from its snake_case field', () => {
     const scores = (s: Record<string, number | null>) => ({ scores: { factualityLabel: null, ...s } }) as unknown as ScoredKnowledge;
     const current = scores({ coherenceSentence: 0.3, coherenceParagraph: 0.4, helpfulness: 0, helpfulnessRaw: -0.2, validity: 1 });
-    assert.deepEqual(['coherence_sentence', 'coherence_paragraph', 'helpfulness', 'helpfulness_raw', 'validity', 'relevance'].map((id) => metricValue(current, id)), [0.3, 0.4, 0, -0.2, 1, null]);
+    assert.deepEqual(
+      ['coherence_sentence', 'coherence_paragraph', 'helpfulness', 'helpfulness_raw', 'validity', 'relevance'].map((id) => metricValue(current, id)),
+      [0.3, 0.4, 0, -0.2, 1, null],
+    );
     const older = scores({ coherence_sentence: 0.5, coherence_paragraph: null });
     assert.deepEqual([metricValue(older, 'coherence_sentence'), metricValue(older, 'coherence_paragraph')], [0.5, null]);
     assert.equal(metricValue(current, 'factualityLabel'), null, 'not a metric id');
   });
   it('means with a seeded bootstrap interval, and the shares of each factuality label', () => {
     const rec = (id: string, label: 'factual-consistent' | 'non-verified', fact: number): ScoredKnowledge =>
-      ({ id, generator: 'g', setting: 'zero-shot', knowledge: 'k.', answer: null, answerer: null, scores: { factuality: fact, factualityLabel: label, relevance: null }, sentences: [], helpfulness: null, scorers: {}, premiseCuts: 0, flooredTokens: 0, notes: [] }) as unknown as ScoredKnowledge;
-    const records = [rec('1', 'factual-consistent', 0.9), rec('2', 'factual-consistent', 0.8), rec('3', 'non-verified', 0.2), rec('4', 'factual-consistent', 0.7)];
+      ({
+        id,
+        generator: 'g',
+        setting: 'zero-shot',
+        knowledge: 'k.',
+        answer: null,
+        answerer: null,
+        scores: { factuality: fact, factualityLabel: label, relevance: null },
+        sentences: [],
+        helpfulness: null,
+        scorers: {},
+        premiseCuts: 0,
+        flooredTokens: 0,
+        notes: [],
+      }) as unknown as ScoredKnowledge;
+    const records = [
+      rec('1', 'factual-consistent', 0.9),
+      rec('2', 'factual-consistent', 0.8),
+      rec('3', 'non-verified', 0.2),
+      rec('4', 'factual-consistent', 0.7),
+    ];
     assert.equal(metricValue(records[2]!, 'non_verified'), 1);
     const s = summarizeConner(records, { resamples: 200, seed: 3, run: { evidence: 'reference', choices: DEFAULT_CHOICES, unscored: [] } });
     const g = s.groups[0]!;
@@ -174,7 +220,14 @@ describe('summary', () => {
 describe('inputs and prompts', () => {
   it("parses CONNER's test files; dialogue queries are the last utterance", () => {
     const nq = parseConnerTestFile('Gallbladder\twhere is gall bladder\tThe gallbladder is ...\tbeneath the liver\n', 'nq_test_random_testset.txt');
-    assert.deepEqual(nq[0], { id: 'nq_test_random_testset:1', task: 'qa', topic: 'Gallbladder', query: 'where is gall bladder', referenceKnowledge: 'The gallbladder is ...', goldAnswer: 'beneath the liver' });
+    assert.deepEqual(nq[0], {
+      id: 'nq_test_random_testset:1',
+      task: 'qa',
+      topic: 'Gallbladder',
+      query: 'where is gall bladder',
+      referenceKnowledge: 'The gallbladder is ...',
+      goldAnswer: 'beneath the liver',
+    });
     const wow = parseConnerTestFile('Del Taco\tHave you heard of it? [SEP] Yes. [SEP] What food?\tDel Taco is ...\tMexican food.\n', 'seen_random_testset.txt');
     assert.equal(wow[0]!.task, 'dialogue');
     assert.equal(wow[0]!.query, 'What food?');
@@ -183,15 +236,31 @@ describe('inputs and prompts', () => {
   });
   it('writes the prompts of Tables 11-13', () => {
     const q = { task: 'qa' as const, topic: 'Moon', query: 'when was the last time anyone was on the moon' };
-    assert.equal(zeroShotKnowledgePrompt(q), 'Topic: Moon\nGenerate a Wikipedia to answer the given question.\nQuestion: when was the last time anyone was on the moon\nWikipedia:');
+    assert.equal(
+      zeroShotKnowledgePrompt(q),
+      'Topic: Moon\nGenerate a Wikipedia to answer the given question.\nQuestion: when was the last time anyone was on the moon\nWikipedia:',
+    );
     assert.equal(zeroShotKnowledgePrompt(q, 1), 'Topic: Moon\nQuery: when was the last time anyone was on the moon\nRelated wikipedia knowledge:');
     const demo = { id: 'd', topic: 'T', query: 'Q?', knowledge: 'K.', answer: 'A' };
-    assert.equal(fewShotKnowledgePrompt(q, [demo]), 'Topic: T\nQuery: Q?\nRelated Wikipedia knowledge: K.\nTopic: Moon\nQuery: when was the last time anyone was on the moon\nRelated Wikipedia knowledge:');
-    assert.equal(answerPrompt(q, 'Apollo 17 ...', [demo]), 'Topic: T\nPassage: K.\nQuery: Q?\nAnswer: A\n\nTopic: Moon\nPassage: Apollo 17 ...\nQuery: when was the last time anyone was on the moon\nAnswer:');
-    assert.equal(answerPrompt({ ...q, task: 'dialogue' }, '', []), 'Topic: Moon\nPassage:\nSpeaker 1: when was the last time anyone was on the moon\nSpeaker 2:');
+    assert.equal(
+      fewShotKnowledgePrompt(q, [demo]),
+      'Topic: T\nQuery: Q?\nRelated Wikipedia knowledge: K.\nTopic: Moon\nQuery: when was the last time anyone was on the moon\nRelated Wikipedia knowledge:',
+    );
+    assert.equal(
+      answerPrompt(q, 'Apollo 17 ...', [demo]),
+      'Topic: T\nPassage: K.\nQuery: Q?\nAnswer: A\n\nTopic: Moon\nPassage: Apollo 17 ...\nQuery: when was the last time anyone was on the moon\nAnswer:',
+    );
+    assert.equal(
+      answerPrompt({ ...q, task: 'dialogue' }, '', []),
+      'Topic: Moon\nPassage:\nSpeaker 1: when was the last time anyone was on the moon\nSpeaker 2:',
+    );
   });
   it('splits sentences by Unicode boundaries, not full stops', () => {
-    assert.deepEqual(splitSentences('Smith went to Washington D.C. in 1990. He arrived at 3 p.m. on Monday! Then?'), ['Smith went to Washington D.C. in 1990.', 'He arrived at 3 p.m. on Monday!', 'Then?']);
+    assert.deepEqual(splitSentences('Smith went to Washington D.C. in 1990. He arrived at 3 p.m. on Monday! Then?'), [
+      'Smith went to Washington D.C. in 1990.',
+      'He arrived at 3 p.m. on Monday!',
+      'Then?',
+    ]);
     assert.deepEqual(splitSentences('  '), []);
   });
   it('evidence: the reference passages, blank ones dropped', () => {

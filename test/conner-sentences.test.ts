@@ -30,8 +30,13 @@ describe('CONNER sentences', () => {
   });
 
   const nq = join(process.env.LLMKB_DATA_DIR ?? '', 'conner', 'nq_test_random_testset.txt');
-  it('leaves at most 20 sentences of one or two words in the NQ gold passages (Intl.Segmenter alone: 84)', { skip: process.env.LLMKB_DATA_DIR && existsSync(nq) ? false : 'LLMKB_DATA_DIR is not set' }, () => {
-    const golds = readFileSync(nq, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[2] ?? '');
+  it('leaves at most 20 sentences of one or two words in the NQ gold passages (Intl.Segmenter alone: 84)', {
+    skip: process.env.LLMKB_DATA_DIR && existsSync(nq) ? false : 'LLMKB_DATA_DIR is not set',
+  }, () => {
+    const golds = readFileSync(nq, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[2] ?? '');
     const short = golds.flatMap((g) => splitSentences(g)).filter((s) => s.split(/\s+/).filter(Boolean).length <= 2);
     assert.ok(short.length <= 20, `${short.length}: ${short.join(' | ')}`);
     assert.ok(!short.some((s) => /^(?:[A-Z]\.)+$|^(?:Mr|Dr|St)\.$/.test(s)), 'no initial or title alone');

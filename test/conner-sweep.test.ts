@@ -20,7 +20,10 @@ const skip = dataDir ? false : 'needs LLMKB_DATA_DIR';
 
 /** Every file under a folder, by its path relative to it. */
 function files(dir: string): string[] {
-  return readdirSync(dir, { recursive: true }).map(String).filter((f) => statSync(join(dir, f)).isFile()).sort();
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .sort();
 }
 
 /** A report without the rows that say when and how a run ran (times, command line, calls made). */
@@ -61,7 +64,10 @@ describe('a CONNER study through sweep: --batch, shards and merge', { skip }, ()
     answerer = await startBatchServer({ reply: (body) => (/Passage:\n[^\n]*\n[^\n]*:$/.test(String(body.prompt)) ? ' Lyon' : ' Paris') });
     dir = tempDir('llmkb-conner-sweep-');
     writeFileSync(join(dir, 'plain.jsonl'), `${JSON.stringify({ default: true, reply: ' The river is long. It flows to the sea.' })}\n`);
-    writeFileSync(join(dir, 'wordy.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris is the capital of France. The Seine flows through it. It is large.' })}\n`);
+    writeFileSync(
+      join(dir, 'wordy.jsonl'),
+      `${JSON.stringify({ default: true, reply: ' Paris is the capital of France. The Seine flows through it. It is large.' })}\n`,
+    );
     writeFileSync(join(dir, 'answers.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris' })}\n`);
   });
   after(async () => {
@@ -69,7 +75,9 @@ describe('a CONNER study through sweep: --batch, shards and merge', { skip }, ()
     await answerer?.close();
   });
 
-  it("--batch: the answerer's calls go through the Batch API as they are; a rerun without --batch makes no answerer request", { timeout: 300_000 }, async () => {
+  it("--batch: the answerer's calls go through the Batch API as they are; a rerun without --batch makes no answerer request", {
+    timeout: 300_000,
+  }, async () => {
     const file = study('batched', [`answerer: { spec: "vllm:${answerer.baseURL}/answerer", price: { input: 2, output: 8 } }`]);
     const args = ['--store', 'batched.sqlite', 'sweep', file, '--out', 'batched-out'];
     // Long enough a gathering that every answer a query can ask at once is in the same batch.
@@ -78,24 +86,51 @@ describe('a CONNER study through sweep: --batch, shards and merge', { skip }, ()
     assert.equal(batched.code, 0, batched.stderr);
     assert.match(batched.stdout, /batch batch_0 \(answerer\): \d+ requests, completed/);
     // Per query, the answer with each generator's knowledge, and one without any (the same prompt for both): 9 requests over the batches.
-    const lines = [...answerer.files.values()].filter((f) => f.purpose === 'batch').flatMap((f) => f.content.trim().split('\n').map((l) => JSON.parse(l) as { url: string; body: { max_tokens: number; stop?: string[]; temperature: number; prompt: string } }));
+    const lines = [...answerer.files.values()]
+      .filter((f) => f.purpose === 'batch')
+      .flatMap((f) =>
+        f.content
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { url: string; body: { max_tokens: number; stop?: string[]; temperature: number; prompt: string } }),
+      );
     assert.equal(lines.length, 9);
     for (const l of lines) {
       assert.equal(l.url, '/v1/completions');
-      assert.deepEqual([l.body.max_tokens, l.body.stop, l.body.temperature], [9, ['\n'], 0], 'the answer prompt\'s budget and stop strings, greedy');
+      assert.deepEqual([l.body.max_tokens, l.body.stop, l.body.temperature], [9, ['\n'], 0], "the answer prompt's budget and stop strings, greedy");
     }
     // Helpfulness's answer losses are the answerer's own, scored live (no batch carries them).
     assert.ok(answerer.echoed.length > 0, 'the answerer scored prompts live');
-    const records = readFileSync(join(dir, 'batched-out', 'wordy', 'wordy.zero-shot.limit-3.records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { answer: string; answerWithoutKnowledge: string; scorers: { helpfulness?: string } });
-    assert.deepEqual(records.map((r) => [r.answer, r.answerWithoutKnowledge]), Array(3).fill(['Paris', 'Lyon']), 'the answers from the batch output');
-    assert.ok(records.every((r) => r.scorers.helpfulness?.startsWith('openai-compatible:answerer')), "helpfulness's answer losses by the answerer");
-    const summary = JSON.parse(readFileSync(join(dir, 'batched-out', 'wordy', 'wordy.zero-shot.limit-3.summary.json'), 'utf8')) as { metrics: Record<string, number | null> };
+    const records = readFileSync(join(dir, 'batched-out', 'wordy', 'wordy.zero-shot.limit-3.records.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { answer: string; answerWithoutKnowledge: string; scorers: { helpfulness?: string } });
+    assert.deepEqual(
+      records.map((r) => [r.answer, r.answerWithoutKnowledge]),
+      Array(3).fill(['Paris', 'Lyon']),
+      'the answers from the batch output',
+    );
+    assert.ok(
+      records.every((r) => r.scorers.helpfulness?.startsWith('openai-compatible:answerer')),
+      "helpfulness's answer losses by the answerer",
+    );
+    const summary = JSON.parse(readFileSync(join(dir, 'batched-out', 'wordy', 'wordy.zero-shot.limit-3.summary.json'), 'utf8')) as {
+      metrics: Record<string, number | null>;
+    };
     assert.equal(typeof summary.metrics.helpfulness, 'number');
-    const record = JSON.parse(readFileSync(join(dir, 'batched-out', 'sweep.json'), 'utf8')) as { tokens: Record<string, { requests: number; promptTokens: number; completionTokens: number }>; tokensHere: Record<string, { requests: number }>; cost: Record<string, { money: number }>; batches: Array<{ model: string; requests: number }> };
+    const record = JSON.parse(readFileSync(join(dir, 'batched-out', 'sweep.json'), 'utf8')) as {
+      tokens: Record<string, { requests: number; promptTokens: number; completionTokens: number }>;
+      tokensHere: Record<string, { requests: number }>;
+      cost: Record<string, { money: number }>;
+      batches: Array<{ model: string; requests: number }>;
+    };
     assert.ok(record.batches.length > 0 && record.batches.every((b) => b.model === 'answerer'));
     // The answers with knowledge of every query of both runs in one batch, those without in the next:
     // the generator that makes one call at a time does not hold its queries to a batch round trip each.
-    assert.deepEqual(record.batches.map((b) => b.requests), [6, 3]);
+    assert.deepEqual(
+      record.batches.map((b) => b.requests),
+      [6, 3],
+    );
     assert.ok(record.tokens.answerer!.requests >= 9);
 
     const plain = await llmkb(args, { cwd: dir });
@@ -114,12 +149,18 @@ describe('a CONNER study through sweep: --batch, shards and merge', { skip }, ()
       assert.equal(shard.code, 0, shard.stderr);
       assert.match(shard.stdout, /1 of 2 runs done here \(shard \d\/2; 1 on other shards\)/);
     }
-    const m = await llmkb(['--store', 'merged.sqlite', 'merge', 'shard1', 'shard2', '--out', 'merged', '--from-store', 'shard1.sqlite', '--from-store', 'shard2.sqlite'], { cwd: dir });
+    const m = await llmkb(
+      ['--store', 'merged.sqlite', 'merge', 'shard1', 'shard2', '--out', 'merged', '--from-store', 'shard1.sqlite', '--from-store', 'shard2.sqlite'],
+      { cwd: dir },
+    );
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stdout, /merged 2 runs from 2 folders/);
     const results = files(join(dir, 'single')).filter((f) => !/^sweep.*\.json$/.test(f) && !f.endsWith('.run.json'));
     assert.ok(results.some((f) => f.endsWith('.records.jsonl')) && results.includes('report.html'));
-    assert.deepEqual(files(join(dir, 'merged')).filter((f) => !f.endsWith('.run.json')), results);
+    assert.deepEqual(
+      files(join(dir, 'merged')).filter((f) => !f.endsWith('.run.json')),
+      results,
+    );
     for (const f of results) {
       const a = readFileSync(join(dir, 'single', f), 'utf8');
       const b = readFileSync(join(dir, 'merged', f), 'utf8');

@@ -45,7 +45,13 @@ function scripted(): { nli: PairClassifier; relevance: PairClassifier; calls: ()
       async classify(task, pairs) {
         calls++;
         assert.equal(task, 'nli');
-        return { cached: false, scores: pairs.map((p) => { const e = overlap(p.text, p.textPair); return { entailment: e, neutral: (1 - e) * 0.75, contradiction: (1 - e) * 0.25 }; }) };
+        return {
+          cached: false,
+          scores: pairs.map((p) => {
+            const e = overlap(p.text, p.textPair);
+            return { entailment: e, neutral: (1 - e) * 0.75, contradiction: (1 - e) * 0.25 };
+          }),
+        };
       },
     },
     relevance: {
@@ -61,8 +67,19 @@ function scripted(): { nli: PairClassifier; relevance: PairClassifier; calls: ()
 }
 
 const item = (id: string, query: string, knowledge: string, extra: Partial<GeneratedKnowledge> = {}): GeneratedKnowledge => ({
-  id, task: 'qa', topic: 'Lily', query, referenceKnowledge: 'Lily went to the park with her mom. They saw a big tree in the park.', goldAnswer: 'the park',
-  generator: 'g', setting: 'zero-shot', knowledgeDemos: [], knowledge, answerDemos: [], answerWithKnowledge: 'the park', ...extra,
+  id,
+  task: 'qa',
+  topic: 'Lily',
+  query,
+  referenceKnowledge: 'Lily went to the park with her mom. They saw a big tree in the park.',
+  goldAnswer: 'the park',
+  generator: 'g',
+  setting: 'zero-shot',
+  knowledgeDemos: [],
+  knowledge,
+  answerDemos: [],
+  answerWithKnowledge: 'the park',
+  ...extra,
 });
 
 describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, () => {
@@ -79,7 +96,20 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     scorer = executorTokenScorer(new ModelExecutor(provider, { cache: new CallCache(db) }) as unknown as ModelExecutor<ExecutableModel>);
     const s = scripted();
     const runs = new RunStore(db);
-    return { runs, calls: s.calls, base: { runs, scorer, nli: s.nli, relevance: s.relevance, evidence: referenceEvidence(), choices: { ...EQUATIONS_CHOICES, negatives: 2 }, seed: 1, progress: { quiet: true } } };
+    return {
+      runs,
+      calls: s.calls,
+      base: {
+        runs,
+        scorer,
+        nli: s.nli,
+        relevance: s.relevance,
+        evidence: referenceEvidence(),
+        choices: { ...EQUATIONS_CHOICES, negatives: 2 },
+        seed: 1,
+        progress: { quiet: true },
+      },
+    };
   };
 
   it('scores every metric with its scorer id; a second run reads the store', async () => {
@@ -110,7 +140,13 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
 
   it('notes a metric whose text does not fit the scorer, and goes on', async () => {
     const { base } = setup();
-    const overflowing: TokenScorer = { id: 'tiny-context', identity: 'tiny-context', logLikelihood: async () => { throw new ContextOverflowError('prompt of 9999 tokens does not fit'); } };
+    const overflowing: TokenScorer = {
+      id: 'tiny-context',
+      identity: 'tiny-context',
+      logLikelihood: async () => {
+        throw new ContextOverflowError('prompt of 9999 tokens does not fit');
+      },
+    };
     const [r] = await scoreKnowledge({ ...base, scorer: overflowing, items: [item('x', 'where did Lily go', 'Lily went to the park.'), item('y', 'q', 'k.')] });
     assert.equal(r!.scores.informativeness, null);
     assert.equal(r!.scores.factualityLabel, 'factual-consistent');
@@ -121,13 +157,20 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
   it('select-demos keeps the top n by Q (Eq. 9), seeded', async () => {
     const { base } = setup();
     const pool = ['park', 'tree', 'ball', 'cat', 'boat'].map((w, i) => ({
-      id: `d${i}`, task: 'qa' as const, topic: w, query: `what about the ${w}`, goldAnswer: w,
+      id: `d${i}`,
+      task: 'qa' as const,
+      topic: w,
+      query: `what about the ${w}`,
+      goldAnswer: w,
       referenceKnowledge: i < 2 ? `The ${w} is big. Lily likes the ${w}.` : `Something unrelated happened once.`,
     }));
     // Relevance only (gamma 0,1,0,0): the knowledge that names the query's word wins.
     const demos = await selectDemonstrations(pool, { ...base, candidates: 5, top: 2, gamma: [0, 1, 0, 0] });
     assert.deepEqual(demos.map((d) => d.id).sort(), ['d0', 'd1']);
-    assert.deepEqual(demos.map((d) => d.rank), [1, 2]);
+    assert.deepEqual(
+      demos.map((d) => d.rank),
+      [1, 2],
+    );
     assert.deepEqual(await selectDemonstrations(pool, { ...base, candidates: 5, top: 2, gamma: [0, 1, 0, 0] }), demos);
   });
 
@@ -140,13 +183,22 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     const watching: TokenScorer = { id: scorer.id, identity: scorer.identity, logLikelihood: (c, k) => (continuations.push(k), scorer.logLikelihood(c, k)) };
     const choices = await bestOf([good, other], { ...base, scorer: watching, gamma: [1, 1, 0, 0] });
     assert.ok(continuations.length > 0 && !continuations.includes(' the park'), JSON.stringify(continuations));
-    assert.ok(choices.every((c) => c.chosen.answerWithKnowledge === 'the park'), 'the chosen record keeps its answers');
-    assert.deepEqual(choices.map((c) => c.candidate), [0, 1]);
+    assert.ok(
+      choices.every((c) => c.chosen.answerWithKnowledge === 'the park'),
+      'the chosen record keeps its answers',
+    );
+    assert.deepEqual(
+      choices.map((c) => c.candidate),
+      [0, 1],
+    );
     assert.equal(choices[1]!.chosen.knowledge, 'They saw a big tree in the park.');
     assert.equal(choices[0]!.chosen.setting, 'best-of 2 (zero-shot)', 'a summary shows the selection as its own row');
     assert.ok(choices.every((c) => c.qualities.every((q) => q !== null)));
     const tie = await bestOf([good, good.map((g) => ({ ...g }))], { ...base, gamma: [1, 1, 0, 0] });
-    assert.deepEqual(tie.map((c) => c.candidate), [0, 0]);
+    assert.deepEqual(
+      tie.map((c) => c.candidate),
+      [0, 0],
+    );
   });
 
   it('factuality and validity with evidence from a corpus (BM25), the chosen passage recorded', async () => {
@@ -156,8 +208,16 @@ describe('conner scoring and use cases (GGUF scorer, scripted classifiers)', { s
     const evidence = corpusEvidence(db, 'darwin', 3);
     const knowledge = 'The elephant is reckoned to be the slowest breeder of all known animals. Pigeons fly to the moon.';
     const [r] = await scoreKnowledge({
-      runs: new RunStore(db), nli: s.nli, evidence, choices: { ...DEFAULT_CHOICES, aggregation: 'mean', negatives: 1 }, seed: 0, progress: { quiet: true },
-      items: [item('e', 'which animal breeds slowest', knowledge, { task: 'dialogue', answerWithKnowledge: 'the elephant is the slowest breeder' }), item('f', 'q', 'k.')],
+      runs: new RunStore(db),
+      nli: s.nli,
+      evidence,
+      choices: { ...DEFAULT_CHOICES, aggregation: 'mean', negatives: 1 },
+      seed: 0,
+      progress: { quiet: true },
+      items: [
+        item('e', 'which animal breeds slowest', knowledge, { task: 'dialogue', answerWithKnowledge: 'the elephant is the slowest breeder' }),
+        item('f', 'q', 'k.'),
+      ],
     });
     assert.equal(evidence.id, 'corpus:darwin (bm25, top 3)');
     assert.match(r!.sentences[0]!.evidence!.source, /^corpus:darwin\/origin-ch3-elephant#\d+$/);

@@ -35,10 +35,15 @@ function script(prompt: string, body: Record<string, unknown> = {}): string {
   const topics = [...prompt.matchAll(/^Topic: (.*)$/gm)];
   const topic = topics[topics.length - 1]?.[1] ?? 'it';
   if (/(Wikipedia|knowledge):$/.test(prompt) && typeof body.seed === 'number') {
-    const variants = [` ${topic} is a subject with a long history.`, ` Many people know about ${topic}. It is often discussed in books.`, ` The weather was fine. A dog barked at the moon all night long.`];
+    const variants = [
+      ` ${topic} is a subject with a long history.`,
+      ` Many people know about ${topic}. It is often discussed in books.`,
+      ` The weather was fine. A dog barked at the moon all night long.`,
+    ];
     return `${variants[body.seed % 3]}\nTopic: next example`;
   }
-  if (/(Wikipedia|knowledge):$/.test(prompt)) return ` ${topic} is a subject with a long history. Many people know about ${topic}. It is often discussed.\nTopic: next example`;
+  if (/(Wikipedia|knowledge):$/.test(prompt))
+    return ` ${topic} is a subject with a long history. Many people know about ${topic}. It is often discussed.\nTopic: next example`;
   return ` ${topic} is the answer.\nTopic: next example`;
 }
 
@@ -128,7 +133,9 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /resumed from the store/);
     const paidA = classifierRequests() - atStart;
-    const fresh = await llmkb(['conner', 'score', ...filesB, '--equations', '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'], { cwd: b });
+    const fresh = await llmkb(['conner', 'score', ...filesB, '--equations', '--negatives', '2', '--resamples', '200', '-o', 'scores.jsonl', '--out', 'res'], {
+      cwd: b,
+    });
     assert.equal(fresh.code, 0, fresh.stderr);
     const paidB = classifierRequests() - atStart - paidA;
     // Only what was in flight at the kill (one item at a time) may be asked twice.
@@ -140,17 +147,31 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     for (const f of summaryFiles) assert.equal(readFileSync(join(a, 'res', f), 'utf8'), readFileSync(join(b, 'res', f), 'utf8'), `${f} differs`);
     assert.equal(resumed.stdout, fresh.stdout);
 
-    type Scored = { id: string; task: string; scores: Record<string, number | string | null>; scorers: Record<string, string>; sentences: Array<{ evidence?: { source: string } }>; notes: string[] };
-    const scores = readFileSync(join(a, 'scores.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Scored);
+    type Scored = {
+      id: string;
+      task: string;
+      scores: Record<string, number | string | null>;
+      scorers: Record<string, string>;
+      sentences: Array<{ evidence?: { source: string } }>;
+      notes: string[];
+    };
+    const scores = readFileSync(join(a, 'scores.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Scored);
     assert.equal(scores.length, 150);
     assert.deepEqual([...new Set(scores.map((s) => s.task))], ['qa', 'dialogue']);
     const unit = (v: unknown): boolean => typeof v === 'number' && v >= 0 && v <= 1;
     for (const s of scores) {
-      for (const m of ['coherenceSentence', 'coherenceParagraph', 'informativeness']) assert.ok(unit(s.scores[m]) && s.scores[m] !== 0 && s.scores[m] !== 1, `${s.id} ${m} = ${s.scores[m]}`);
+      for (const m of ['coherenceSentence', 'coherenceParagraph', 'informativeness'])
+        assert.ok(unit(s.scores[m]) && s.scores[m] !== 0 && s.scores[m] !== 1, `${s.id} ${m} = ${s.scores[m]}`);
       for (const m of ['factuality', 'relevance', 'helpfulness', 'validity']) assert.ok(unit(s.scores[m]), `${s.id} ${m} = ${s.scores[m]}`);
       assert.ok(['factual-consistent', 'non-verified', 'factual-inconsistent'].includes(String(s.scores.factualityLabel)));
       assert.ok(s.sentences.length >= 3, `${s.id}: ${s.sentences.length} sentences`);
-      assert.ok(s.sentences.every((x) => /^reference(, sentence \d+)?$/.test(x.evidence?.source ?? '')), "the gold passage's sentences and itself are the premises");
+      assert.ok(
+        s.sentences.every((x) => /^reference(, sentence \d+)?$/.test(x.evidence?.source ?? '')),
+        "the gold passage's sentences and itself are the premises",
+      );
       assert.match(s.scorers.informativeness!, /^llama:/);
       assert.match(s.scorers.factuality!, /^nli tei:cross-encoder\/nli-deberta-v3-base; evidence reference; min over sentences$/);
       assert.equal(s.scorers.relevance, 'tei:cross-encoder/ms-marco-MiniLM-L-6-v2');
@@ -169,51 +190,106 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.ok(Math.abs(shares - 1) < 1e-12, 'the three shares sum to 1');
     assert.equal(summary.protocol!.entries['coherence-paragraph']!.status, 'approximation');
     assert.ok(!Object.keys(summary.protocol!.entries).some((id) => id.startsWith('unscored-')));
-    assert.equal(readFileSync(summaryFile.replace(/\.summary\.json$/, '.records.jsonl'), 'utf8'), readFileSync(join(a, 'scores.jsonl'), 'utf8'), 'one group: its records are all the scores');
+    assert.equal(
+      readFileSync(summaryFile.replace(/\.summary\.json$/, '.records.jsonl'), 'utf8'),
+      readFileSync(join(a, 'scores.jsonl'), 'utf8'),
+      'one group: its records are all the scores',
+    );
     assert.match(resumed.stdout, /Fact-cons\..*Coh-sent\./);
   });
 
   it('use cases through the CLI: select-demos feeds few-shot generation; best-of picks among prompt variants', { timeout: 300_000 }, async () => {
     const dir = project();
     const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
-    const sel = await llmkb(['conner', 'select-demos', nq, '--candidates', '6', '--top', '3', '--gamma', '0,0,1,1', '--seed', '2', '-o', 'demos.jsonl'], { cwd: dir });
+    const sel = await llmkb(['conner', 'select-demos', nq, '--candidates', '6', '--top', '3', '--gamma', '0,0,1,1', '--seed', '2', '-o', 'demos.jsonl'], {
+      cwd: dir,
+    });
     assert.equal(sel.code, 0, sel.stderr);
-    const demos = readFileSync(join(dir, 'demos.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; quality: number; rank: number; missing: string[] });
-    assert.deepEqual(demos.map((d) => d.rank), [1, 2, 3]);
+    const demos = readFileSync(join(dir, 'demos.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; quality: number; rank: number; missing: string[] });
+    assert.deepEqual(
+      demos.map((d) => d.rank),
+      [1, 2, 3],
+    );
     assert.ok(demos[0]!.quality >= demos[1]!.quality && demos[1]!.quality >= demos[2]!.quality);
     assert.deepEqual(demos[0]!.missing, []);
-    const selSummary = JSON.parse(readFileSync(join(dir, 'conner-demos.json'), 'utf8')) as { demonstrations: Array<{ id: string; quality: number }>; protocol: Array<{ id: string; kind: string }> };
-    assert.deepEqual(selSummary.demonstrations.map((d) => d.id), demos.map((d) => d.id));
+    const selSummary = JSON.parse(readFileSync(join(dir, 'conner-demos.json'), 'utf8')) as {
+      demonstrations: Array<{ id: string; quality: number }>;
+      protocol: Array<{ id: string; kind: string }>;
+    };
+    assert.deepEqual(
+      selSummary.demonstrations.map((d) => d.id),
+      demos.map((d) => d.id),
+    );
     assert.equal(selSummary.protocol.find((p) => p.id === 'demos-self-evidence')?.kind, 'departure', 'gold knowledge checked against itself is recorded');
     assert.match(sel.stderr, /checks each demonstration's gold knowledge against itself/);
-    const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], { cwd: dir });
+    const few = await llmkb(['conner', 'generate', nq, '--limit', '5', '--setting', 'few-shot', '--demos', 'demos.jsonl', '--fixed-demos', '-o', 'few.jsonl'], {
+      cwd: dir,
+    });
     assert.equal(few.code, 0, few.stderr);
-    const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });
-    for (const r of fewRecords) assert.deepEqual(r.knowledgeDemos, demos.map((d) => d.id).filter((id) => id !== r.id));
+    const fewRecords = readFileSync(join(dir, 'few.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { knowledgeDemos: string[]; id: string });
+    for (const r of fewRecords)
+      assert.deepEqual(
+        r.knowledgeDemos,
+        demos.map((d) => d.id).filter((id) => id !== r.id),
+      );
     const p1 = await llmkb(['conner', 'generate', nq, '--limit', '5', '--prompt', '1', '-o', 'p1.jsonl'], { cwd: dir });
     const p4 = await llmkb(['conner', 'generate', nq, '--limit', '5', '-o', 'p4.jsonl'], { cwd: dir });
     assert.equal(p1.code + p4.code, 0, p1.stderr + p4.stderr);
     const best = await llmkb(['conner', 'best-of', '--input', 'p1.jsonl', '--input', 'p4.jsonl', '-o', 'best.jsonl'], { cwd: dir });
     assert.equal(best.code, 0, best.stderr);
     assert.match(best.stdout, /chose knowledge for 5 queries; from each file: \d, \d/);
-    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { setting: string; bestOf: { candidate: number; qualities: number[] } });
+    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { setting: string; bestOf: { candidate: number; qualities: number[] } });
     assert.equal(chosen.length, 5);
     for (const c of chosen) {
       assert.equal(c.setting, 'best-of 2 (zero-shot (Table 11 prompt 1) + zero-shot)');
       assert.equal(c.bestOf.qualities[c.bestOf.candidate], Math.max(...c.bestOf.qualities));
     }
     // Human ratings (Table 17's 0-2 scale) for p4's items: Somers' D per metric in the summary.
-    const ids = readFileSync(join(dir, 'p4.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
-    writeFileSync(join(dir, 'ratings.jsonl'), ids.map((id, i) => JSON.stringify({ id, generator: 'openai-compatible:scripted', setting: 'zero-shot', informativeness: i % 3, coherence: 2 - (i % 3) })).join('\n') + '\n');
-    const scored = await llmkb(['conner', 'score', 'best.jsonl', 'p4.jsonl', '--negatives', '2', '--resamples', '50', '--ratings', 'ratings.jsonl'], { cwd: dir });
+    const ids = readFileSync(join(dir, 'p4.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    writeFileSync(
+      join(dir, 'ratings.jsonl'),
+      ids
+        .map((id, i) => JSON.stringify({ id, generator: 'openai-compatible:scripted', setting: 'zero-shot', informativeness: i % 3, coherence: 2 - (i % 3) }))
+        .join('\n') + '\n',
+    );
+    const scored = await llmkb(['conner', 'score', 'best.jsonl', 'p4.jsonl', '--negatives', '2', '--resamples', '50', '--ratings', 'ratings.jsonl'], {
+      cwd: dir,
+    });
     assert.equal(scored.code, 0, scored.stderr);
     assert.match(scored.stdout, /best-of 2/);
-    assert.match(scored.stdout, /Somers' D with human ratings \(openai-compatible:scripted, zero-shot\):\n  coherence_sentence: D = -?\d\.\d\d \(n 5, p \d\.\d{3}\)/);
-    const summaries = readdirSync(join(dir, 'conner-results')).filter((f) => f.endsWith('.summary.json')).map((f) => JSON.parse(readFileSync(join(dir, 'conner-results', f), 'utf8')) as { setting: string; breakdowns: { humanCorrelation?: Record<string, { n: number; d: number | null }> } });
+    assert.match(
+      scored.stdout,
+      /Somers' D with human ratings \(openai-compatible:scripted, zero-shot\):\n  coherence_sentence: D = -?\d\.\d\d \(n 5, p \d\.\d{3}\)/,
+    );
+    const summaries = readdirSync(join(dir, 'conner-results'))
+      .filter((f) => f.endsWith('.summary.json'))
+      .map(
+        (f) =>
+          JSON.parse(readFileSync(join(dir, 'conner-results', f), 'utf8')) as {
+            setting: string;
+            breakdowns: { humanCorrelation?: Record<string, { n: number; d: number | null }> };
+          },
+      );
     assert.equal(summaries.length, 2, 'the best-of selection and p4: a run each');
     const p4Run = summaries.find((g) => g.setting === 'zero-shot')!;
     assert.equal(p4Run.breakdowns.humanCorrelation!.informativeness!.n, 5);
-    assert.equal(summaries.find((g) => g.setting !== 'zero-shot')!.breakdowns.humanCorrelation!.informativeness, undefined, 'ratings are matched by generator, setting and id');
+    assert.equal(
+      summaries.find((g) => g.setting !== 'zero-shot')!.breakdowns.humanCorrelation!.informativeness,
+      undefined,
+      'ratings are matched by generator, setting and id',
+    );
   });
 
   it('best-of as the paper does it: r top-p draws per query, argmax Q, answered; a re-run is byte-identical', { timeout: 300_000 }, async () => {
@@ -231,8 +307,16 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.ok(draws.every((b) => b.top_p === 0.9 && b.temperature === 1));
     assert.equal(new Set(draws.map((b) => b.seed)).size, 12, 'a seed per query and draw');
     assert.equal(sent.filter((b) => b.seed === undefined).length, 8, 'greedy answers with and without the chosen knowledge only');
-    type Chosen = { setting: string; knowledge: string; answerWithKnowledge: string; bestOf: { sample: number; qualities: number[]; samples: string[]; seeds: number[] } };
-    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Chosen);
+    type Chosen = {
+      setting: string;
+      knowledge: string;
+      answerWithKnowledge: string;
+      bestOf: { sample: number; qualities: number[]; samples: string[]; seeds: number[] };
+    };
+    const chosen = readFileSync(join(dir, 'best.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Chosen);
     assert.equal(chosen.length, 4);
     for (const c of chosen) {
       assert.equal(c.setting, 'best-of 3 (top-p 0.9, T 1; zero-shot)');
@@ -241,8 +325,15 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
       assert.equal(c.knowledge, c.bestOf.samples[c.bestOf.sample]);
       assert.match(c.answerWithKnowledge, /is the answer/);
     }
-    assert.ok(chosen.some((c) => new Set(c.bestOf.samples).size > 1), 'the draws differ');
-    const summary = JSON.parse(readFileSync(join(dir, 'best-of.json'), 'utf8')) as { mode: string; protocol: Array<{ id: string; kind: string }>; meanQuality: { chosen: number; perCandidate: number[] } };
+    assert.ok(
+      chosen.some((c) => new Set(c.bestOf.samples).size > 1),
+      'the draws differ',
+    );
+    const summary = JSON.parse(readFileSync(join(dir, 'best-of.json'), 'utf8')) as {
+      mode: string;
+      protocol: Array<{ id: string; kind: string }>;
+      meanQuality: { chosen: number; perCandidate: number[] };
+    };
     assert.equal(summary.mode, 'samples');
     assert.equal(summary.protocol.find((p) => p.id === 'best-of-seeds')!.kind, 'nondeterministic');
     assert.ok(summary.meanQuality.perCandidate.every((q) => q <= summary.meanQuality.chosen));

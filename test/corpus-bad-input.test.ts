@@ -63,7 +63,12 @@ describe('corpus add: a file that fails after others were added', () => {
     assert.match(add.stderr, /2\.csv:1 \(field "article"\): no text column "article"/);
     const hint = /\n {2}hint: (.*)\n/.exec(add.stderr)?.[1] ?? '';
     assert.ok(hint.startsWith('Name the column with the document text with --text-column. '), hint);
-    assert.ok(hint.includes(`Corpus "part" keeps the 1 file this command added before it (${one}); the file and the 1 file after it (${three}) were not added. Fix the file and run the same command again`), hint);
+    assert.ok(
+      hint.includes(
+        `Corpus "part" keeps the 1 file this command added before it (${one}); the file and the 1 file after it (${three}) were not added. Fix the file and run the same command again`,
+      ),
+      hint,
+    );
     assert.match((await run('list')).stdout, /^part {2}1 files {2}1 documents /m, 'what the hint says is what the corpus holds');
 
     writeFileSync(csv, 'filename,article\nx.txt,"Barnacles cling to rocks."\n');
@@ -76,7 +81,10 @@ describe('corpus add: a file that fails after others were added', () => {
     writeFileSync(csv, 'filename,article\nx.txt,"unclosed\n');
     const broken = await run('add', 'part', csv);
     assert.equal(broken.code, 2);
-    assert.match(broken.stderr, /hint: .*The file was not added, and its earlier version was taken out of the corpus; corpus "part" is otherwise unchanged\.\n/);
+    assert.match(
+      broken.stderr,
+      /hint: .*The file was not added, and its earlier version was taken out of the corpus; corpus "part" is otherwise unchanged\.\n/,
+    );
     assert.match((await run('list')).stdout, /^part {2}2 files {2}2 documents /m);
   });
 });
@@ -94,7 +102,12 @@ describe('corpus add: symbolic links in a folder', () => {
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /documents \+1 added/);
     const listed = [join(dir, 'sl', 'dangling.txt'), join(dir, 'sl', 'dirlink'), join(dir, 'sl', 'link.txt')];
-    assert.ok(add.stdout.includes(`not followed: 3 symbolic links in the folders (give a link's target, or the link itself, as a path to add it):\n${listed.map((l) => `  ${l}\n`).join('')}`), add.stdout);
+    assert.ok(
+      add.stdout.includes(
+        `not followed: 3 symbolic links in the folders (give a link's target, or the link itself, as a path to add it):\n${listed.map((l) => `  ${l}\n`).join('')}`,
+      ),
+      add.stdout,
+    );
     const json = JSON.parse((await run('add', 'links', join(dir, 'sl'), '--json')).stdout) as { symlinks: string[] };
     assert.deepEqual(json.symlinks, listed);
     const byPath = await run('add', 'links', join(dir, 'sl', 'link.txt'), '--json');
@@ -166,17 +179,26 @@ describe('corpus embed and dense search: the wrong corpus or model', () => {
     assert.equal((await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'passages')).code, 0);
     const embed = await run('embed', 'wiki', '--embedder', 'openai:text-embedding-3-small');
     assert.equal(embed.code, 2);
-    assert.match(embed.stderr, /^llmkb: error: corpus "wiki" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them\n {2}hint: .*llmkb corpus search wiki QUERY/);
+    assert.match(
+      embed.stderr,
+      /^llmkb: error: corpus "wiki" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them\n {2}hint: .*llmkb corpus search wiki QUERY/,
+    );
   });
 
   it('refuses a model that does not embed (a mock: replies file) before any work, with a hint', async () => {
     const { dir, run } = workspace();
     assert.equal((await run('add', 'notes', write(join(dir, 'a.txt'), 'Finches on the Galapagos islands have beaks of many shapes.'))).code, 0);
     const replies = write(join(dir, 'replies.jsonl'), '{"default": true, "reply": " x"}\n');
-    for (const args of [['embed', 'notes', '--embedder', `mock:${replies}`], ['search', 'notes', 'finches', '--mode', 'dense', '--embedder', `mock:${replies}`]]) {
+    for (const args of [
+      ['embed', 'notes', '--embedder', `mock:${replies}`],
+      ['search', 'notes', 'finches', '--mode', 'dense', '--embedder', `mock:${replies}`],
+    ]) {
       const r = await run(...args);
       assert.equal(r.code, 2, args.join(' '));
-      assert.match(r.stderr, /^llmkb: error: mock model \S+replies\.jsonl is not an embedding model \(it provides text-generation\)\n {2}hint: Give an embedding model with --embedder SPEC/);
+      assert.match(
+        r.stderr,
+        /^llmkb: error: mock model \S+replies\.jsonl is not an embedding model \(it provides text-generation\)\n {2}hint: Give an embedding model with --embedder SPEC/,
+      );
     }
   });
 });
@@ -188,22 +210,35 @@ describe('corpus add-remote over a name already registered', () => {
     assert.equal((await run(...first)).code, 0);
     const other = await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'other');
     assert.equal(other.code, 2);
-    assert.match(other.stderr, /^llmkb: error: corpus "wiki" is already registered: OpenSearch index passages at http:\/\/127\.0\.0\.1:9 \(credentials from \$OS_AUTH\)\n {2}hint: Give --replace .*--auth-env OS_AUTH to keep its credentials/);
+    assert.match(
+      other.stderr,
+      /^llmkb: error: corpus "wiki" is already registered: OpenSearch index passages at http:\/\/127\.0\.0\.1:9 \(credentials from \$OS_AUTH\)\n {2}hint: Give --replace .*--auth-env OS_AUTH to keep its credentials/,
+    );
     assert.match((await run('list')).stdout, /^wiki {2}OpenSearch index passages at http:\/\/127\.0\.0\.1:9 \(credentials from \$OS_AUTH\)$/m, 'unchanged');
     const same = await run(...first);
     assert.equal(same.code, 0, same.stderr);
     const replaced = await run('add-remote', 'wiki', '--opensearch', 'http://127.0.0.1:9', '--index', 'other', '--replace');
     assert.equal(replaced.code, 0, replaced.stderr);
-    assert.equal(replaced.stdout, 'corpus "wiki": OpenSearch index other at http://127.0.0.1:9 (no credentials) (replaces OpenSearch index passages at http://127.0.0.1:9 (credentials from $OS_AUTH))\n');
+    assert.equal(
+      replaced.stdout,
+      'corpus "wiki": OpenSearch index other at http://127.0.0.1:9 (no credentials) (replaces OpenSearch index passages at http://127.0.0.1:9 (credentials from $OS_AUTH))\n',
+    );
   });
 });
 
 describe('corpus add killed part way', () => {
   it('leaves a corpus that list, search and stats call incomplete, naming the command that completes it', async () => {
     const { dir, run } = workspace();
-    const csv = write(join(dir, 'big.csv'), `filename,article\n${Array.from({ length: 25_000 }, (_, i) => `d${i},"Passage ${i} about finches and barnacles."`).join('\n')}\n`);
+    const csv = write(
+      join(dir, 'big.csv'),
+      `filename,article\n${Array.from({ length: 25_000 }, (_, i) => `d${i},"Passage ${i} about finches and barnacles."`).join('\n')}\n`,
+    );
     // Killed with SIGKILL once the first 10,000 documents are written (the progress line says so).
-    const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 'store.sqlite'), 'corpus', 'add', 'big', csv], { env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 'store.sqlite'), 'corpus', 'add', 'big', csv],
+      { env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     await new Promise<void>((resolve, reject) => {
       let err = '';
       child.stderr.on('data', (chunk: Buffer) => {
@@ -212,7 +247,9 @@ describe('corpus add killed part way', () => {
       });
       child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the add ended before it was killed (${code}): ${err}`))));
     });
-    const warning = new RegExp(`corpus "big" is incomplete: an add of ${csv.replace(/[.]/g, '\\.')} started \\S+ did not finish \\(the process is gone\\); run \`llmkb corpus add big ${csv.replace(/[.]/g, '\\.')}\` again to complete it`);
+    const warning = new RegExp(
+      `corpus "big" is incomplete: an add of ${csv.replace(/[.]/g, '\\.')} started \\S+ did not finish \\(the process is gone\\); run \`llmkb corpus add big ${csv.replace(/[.]/g, '\\.')}\` again to complete it`,
+    );
     const list = await run('list');
     assert.match(list.stdout, /^big {2}0 files {2}\d+ documents/m, 'part of the file is in the store');
     assert.match(list.stdout, new RegExp(`\\n {2}warning: ${warning.source}`));
@@ -233,11 +270,26 @@ describe('corpus messages end with a hint line', () => {
   it('a .json file that is not an array, JSON documents of the wrong shape, and passage settings that do not fit', async () => {
     const { dir, run } = workspace();
     const cases: Array<[string[], RegExp]> = [
-      [['add', 'c', write(join(dir, 'object.json'), '{"id": "a", "text": "one document"}')], /object\.json: expected a JSON array of objects, not an object\n {2}hint: A \.json corpus file holds an array of documents/],
-      [['add', 'c', write(join(dir, 'numbers.jsonl'), '{"id": "a", "text": 42}\n')], /numbers\.jsonl:1 \(field "text"\): the text must be a string, not number\n {2}hint: Put the document text in "text" as one string/],
-      [['add', 'c', write(join(dir, 'list.jsonl'), '["a", "b"]\n')], /list\.jsonl:1: expected a JSON object, not an array\n {2}hint: Each document is an object/],
-      [['add', 'c', write(join(dir, 'ids.jsonl'), '{"id": {"x": 1}, "text": "t"}\n')], /ids\.jsonl:1 \(field "id"\): the document id must be a string or a number\n {2}hint: /],
-      [['add', 'c', write(join(dir, 'ok.txt'), 'Some words.'), '--overlap-words', '500'], /overlap words must be an integer from 0 to 99 \(less than the passage words\), not 500\n {2}hint: Give --overlap-words below --passage-words \(100 here/],
+      [
+        ['add', 'c', write(join(dir, 'object.json'), '{"id": "a", "text": "one document"}')],
+        /object\.json: expected a JSON array of objects, not an object\n {2}hint: A \.json corpus file holds an array of documents/,
+      ],
+      [
+        ['add', 'c', write(join(dir, 'numbers.jsonl'), '{"id": "a", "text": 42}\n')],
+        /numbers\.jsonl:1 \(field "text"\): the text must be a string, not number\n {2}hint: Put the document text in "text" as one string/,
+      ],
+      [
+        ['add', 'c', write(join(dir, 'list.jsonl'), '["a", "b"]\n')],
+        /list\.jsonl:1: expected a JSON object, not an array\n {2}hint: Each document is an object/,
+      ],
+      [
+        ['add', 'c', write(join(dir, 'ids.jsonl'), '{"id": {"x": 1}, "text": "t"}\n')],
+        /ids\.jsonl:1 \(field "id"\): the document id must be a string or a number\n {2}hint: /,
+      ],
+      [
+        ['add', 'c', write(join(dir, 'ok.txt'), 'Some words.'), '--overlap-words', '500'],
+        /overlap words must be an integer from 0 to 99 \(less than the passage words\), not 500\n {2}hint: Give --overlap-words below --passage-words \(100 here/,
+      ],
       [['add-remote', 'r', '--opensearch', 'ftp://127.0.0.1:9', '--index', 'p'], /the OpenSearch URL must be http or https, not ftp:\n {2}hint: /],
       [['add-remote', 'r', '--opensearch', 'http://127.0.0.1:9', '--index', 'a b'], /invalid index name "a b"\n {2}hint: /],
     ];

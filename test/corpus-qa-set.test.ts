@@ -16,11 +16,21 @@ const run = (...args: string[]) => llmkb(['--store', store, ...args], { cwd: dir
 
 /** Three passages the writer can ask about, among 17 it cannot (each file one passage of 20+ words). */
 const FACTS = [
-  { text: 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia by thirty-nine delegates to the Constitutional Convention.', reply: 'QUESTION: In which city was the Constitution of the United States signed?\nANSWER: Philadelphia\nTYPE: location' },
-  { text: 'Mount Everest, the highest mountain on Earth, rises 8,849 metres above sea level on the border between Nepal and China in the Himalaya.', reply: 'QUESTION: Between which two countries does Mount Everest rise?\nANSWER: Nepal and China\nTYPE: location' },
-  { text: 'Hamlet is a tragedy written by William Shakespeare around 1600, set in Denmark, and it is the longest of all the plays he wrote.', reply: 'QUESTION: In which country is the tragedy Hamlet set?\nANSWER: Denmark\nTYPE: location' },
+  {
+    text: 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia by thirty-nine delegates to the Constitutional Convention.',
+    reply: 'QUESTION: In which city was the Constitution of the United States signed?\nANSWER: Philadelphia\nTYPE: location',
+  },
+  {
+    text: 'Mount Everest, the highest mountain on Earth, rises 8,849 metres above sea level on the border between Nepal and China in the Himalaya.',
+    reply: 'QUESTION: Between which two countries does Mount Everest rise?\nANSWER: Nepal and China\nTYPE: location',
+  },
+  {
+    text: 'Hamlet is a tragedy written by William Shakespeare around 1600, set in Denmark, and it is the longest of all the plays he wrote.',
+    reply: 'QUESTION: In which country is the tragedy Hamlet set?\nANSWER: Denmark\nTYPE: location',
+  },
 ];
-const FILLER = (i: number): string => `Filler passage number ${i} talks about the weather over the hills and the long grass in the meadows, and nothing else of note happens in it.`;
+const FILLER = (i: number): string =>
+  `Filler passage number ${i} talks about the weather over the hills and the long grass in the meadows, and nothing else of note happens in it.`;
 
 function writerFile(rules: object[]): string {
   const file = join(dir, `writer-${rules.length}.jsonl`);
@@ -35,7 +45,10 @@ describe('llmkb data from-corpus', () => {
     FACTS.forEach((f, i) => writeFileSync(join(dir, 'docs', `fact-${i}.txt`), f.text));
     for (let i = 0; i < 17; i += 1) writeFileSync(join(dir, 'docs', `filler-${String(i).padStart(2, '0')}.txt`), FILLER(i));
     assert.equal((await run('corpus', 'add', 'mixed', join(dir, 'docs'))).code, 0);
-    writer = writerFile([...FACTS.map((f) => ({ contains: f.text.slice(0, 60), reply: f.reply })), { default: true, reply: 'I cannot write a question about this.' }]);
+    writer = writerFile([
+      ...FACTS.map((f) => ({ contains: f.text.slice(0, 60), reply: f.reply })),
+      { default: true, reply: 'I cannot write a question about this.' },
+    ]);
   });
 
   it('draws passages until the count is met or every passage was tried, and says which', async () => {
@@ -64,7 +77,10 @@ describe('llmkb data from-corpus', () => {
     const useless = writerFile([{ default: true, reply: 'QUESTION: What?\nANSWER: nothing' }]);
     const r = await run('data', 'from-corpus', 'mixed', '--count', '5', '--out', 'none', '--question-writer', useless);
     assert.equal(r.code, 3, r.stderr);
-    assert.match(r.stderr, /^llmkb: error: no question kept from corpus "mixed": 20 passages tried, rejected: not-a-question 20; the draw stopped because every passage that can be sampled \(20, of at least 20 words\) was tried\n {2}hint: The question writer must reply with a line "QUESTION: <a question ending in \?>" and a line "ANSWER: <at most 5 words copied from the passage>".* A reply rejected as not-a-question \(.*\): "What\? -> nothing"\. Try a stronger writer model\. No file was written\.\n/m);
+    assert.match(
+      r.stderr,
+      /^llmkb: error: no question kept from corpus "mixed": 20 passages tried, rejected: not-a-question 20; the draw stopped because every passage that can be sampled \(20, of at least 20 words\) was tried\n {2}hint: The question writer must reply with a line "QUESTION: <a question ending in \?>" and a line "ANSWER: <at most 5 words copied from the passage>".* A reply rejected as not-a-question \(.*\): "What\? -> nothing"\. Try a stronger writer model\. No file was written\.\n/m,
+    );
     assert.equal(existsSync(join(dir, 'none', 'corpus-mixed.jsonl')), false);
   });
 
@@ -84,7 +100,10 @@ describe('llmkb data from-corpus', () => {
   it('documents the reply format in --help', async () => {
     const r = await run('data', 'from-corpus', '--help');
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /must reply with a\nline "QUESTION: <question>" and a line "ANSWER: <answer>", and may add "TYPE: <person\|location\|\ntime\|number\|other>"/);
+    assert.match(
+      r.stdout,
+      /must reply with a\nline "QUESTION: <question>" and a line "ANSWER: <answer>", and may add "TYPE: <person\|location\|\ntime\|number\|other>"/,
+    );
     assert.match(r.stdout, /--max-passages <n>/);
   });
 });

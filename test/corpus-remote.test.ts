@@ -26,7 +26,10 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
       {
         passages: [
           { id: 'p1', source: { text: 'The remaining land-birds form a most singular group of finches.', doc: 'galapagos.md', page: 2, start: 10, end: 72 } },
-          { id: 'p2', source: { text: 'A struggle for existence inevitably follows from the high rate of increase.', doc: 'origin.txt', page: 5, start: 0, end: 75 } },
+          {
+            id: 'p2',
+            source: { text: 'A struggle for existence inevitably follows from the high rate of increase.', doc: 'origin.txt', page: 5, start: 0, end: 75 },
+          },
           { id: 'p3', source: { text: 'Finches and mocking-thrushes differ between the islands.', doc: 'galapagos.md', page: 3, start: 200, end: 256 } },
         ],
       },
@@ -36,13 +39,33 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
   after(() => server.close());
 
   it('registers the index, searches it with credentials from the named variable, lists and removes it', async () => {
-    const add = await run(['add-remote', 'galapagos', '--opensearch', server.url, '--index', 'passages', '--doc-id-field', 'doc', '--page-field', 'page', '--start-field', 'start', '--end-field', 'end', '--auth-env', 'TEST_OS_AUTH']);
+    const add = await run([
+      'add-remote',
+      'galapagos',
+      '--opensearch',
+      server.url,
+      '--index',
+      'passages',
+      '--doc-id-field',
+      'doc',
+      '--page-field',
+      'page',
+      '--start-field',
+      'start',
+      '--end-field',
+      'end',
+      '--auth-env',
+      'TEST_OS_AUTH',
+    ]);
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /corpus "galapagos": OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+ \(credentials from \$TEST_OS_AUTH\)/);
 
     const search = await run(['search', 'galapagos', 'finches islands', '-k', '2'], { TEST_OS_AUTH: SECRET });
     assert.equal(search.code, 0, search.stderr);
-    assert.match(search.stdout, /^OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+\n1\. score 3\.000 {2}galapagos\.md {2}p\. 3 {2}chars 200-256\n {3}Finches and mocking-thrushes differ between the islands\.\n2\. score 1\.500 {2}galapagos\.md {2}p\. 2 {2}chars 10-72\n/);
+    assert.match(
+      search.stdout,
+      /^OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+\n1\. score 3\.000 {2}galapagos\.md {2}p\. 3 {2}chars 200-256\n {3}Finches and mocking-thrushes differ between the islands\.\n2\. score 1\.500 {2}galapagos\.md {2}p\. 2 {2}chars 10-72\n/,
+    );
     const sent = server.requests.at(-1)!;
     assert.equal(sent.path, '/passages/_search');
     assert.deepEqual(sent.body, { size: 2, query: { match: { text: 'finches islands' } } });
@@ -50,7 +73,10 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
 
     const json = await run(['search', 'galapagos', 'struggle', '--json', '-k', '1'], { TEST_OS_AUTH: SECRET });
     assert.equal(json.code, 0, json.stderr);
-    assert.deepEqual((JSON.parse(json.stdout) as { docId: string; page: number }[]).map((h) => [h.docId, h.page]), [['origin.txt', 5]]);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { docId: string; page: number }[]).map((h) => [h.docId, h.page]),
+      [['origin.txt', 5]],
+    );
 
     const list = await run(['list']);
     assert.match(list.stdout, /^galapagos {2}OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+ \(credentials from \$TEST_OS_AUTH\)$/m);
@@ -68,7 +94,9 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
       const evidence = corpusEvidence(db, 'galapagos', 1);
       assert.match(evidence.id, /^corpus:galapagos \(OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+, top 1\)$/);
       try {
-        assert.deepEqual(await evidence.retrieve('struggle for existence', []), [{ source: 'corpus:galapagos/origin.txt', text: 'A struggle for existence inevitably follows from the high rate of increase.' }]);
+        assert.deepEqual(await evidence.retrieve('struggle for existence', []), [
+          { source: 'corpus:galapagos/origin.txt', text: 'A struggle for existence inevitably follows from the high rate of increase.' },
+        ]);
       } finally {
         if (previous === undefined) delete process.env.TEST_OS_AUTH;
         else process.env.TEST_OS_AUTH = previous;
@@ -77,7 +105,11 @@ describe('llmkb corpus add-remote (OpenSearch over a loopback server)', () => {
       db.close();
     }
 
-    for (const r of [add, search, json, list, stats]) assert.ok(!`${r.stdout}${r.stderr}`.includes('s3cret') && !`${r.stdout}${r.stderr}`.includes(Buffer.from(SECRET).toString('base64')), 'credentials never printed');
+    for (const r of [add, search, json, list, stats])
+      assert.ok(
+        !`${r.stdout}${r.stderr}`.includes('s3cret') && !`${r.stdout}${r.stderr}`.includes(Buffer.from(SECRET).toString('base64')),
+        'credentials never printed',
+      );
     assert.ok(!readFileSync(store).includes('s3cret'), 'credentials never stored');
 
     const removed = await run(['remove', 'galapagos']);
@@ -119,7 +151,10 @@ describe('llmkb corpus search on an OpenSearch index that answers in an unexpect
       assert.equal((await run(['add-remote', 'odd', '--opensearch', odd.url, '--index', 'passages'])).code, 0);
       const r = await run(['search', 'odd', 'finches']);
       assert.equal(r.code, 3);
-      assert.match(r.stderr, /^llmkb: error: OpenSearch _search on index passages returned an unexpected body: hits\.hits\[0\]\._id: Invalid input: expected string, received number\n {2}hint: Check that the URL/);
+      assert.match(
+        r.stderr,
+        /^llmkb: error: OpenSearch _search on index passages returned an unexpected body: hits\.hits\[0\]\._id: Invalid input: expected string, received number\n {2}hint: Check that the URL/,
+      );
       assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('llmkb: error:')).length, 1);
       assert.doesNotMatch(r.stderr, /"code"|"expected"|"path"/, 'no zod issue array');
     } finally {

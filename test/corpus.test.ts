@@ -32,7 +32,19 @@ const PARA = [
 ];
 
 async function chromiumPdf(html: string): Promise<Buffer> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
   try {
     const page = await browser.newPage();
     await page.setContent(html);
@@ -120,9 +132,12 @@ describe('llmkb corpus', () => {
       complete: (prompt) => {
         if (prompt.startsWith('INSTRUCTION: Write one factoid question')) {
           const passage = prompt.slice(prompt.indexOf('PASSAGE: ') + 9);
-          if (passage.includes('twenty five Years')) return ' QUESTION: What minimum age must a member of the United States House of Representatives have reached?\nANSWER: twenty five Years\nTYPE: number';
-          if (passage.includes('thirty five Years')) return ' QUESTION: What minimum age must a President of the United States have reached?\nANSWER: thirty five Years\nTYPE: number';
-          if (passage.includes('Congress shall make no law')) return ' QUESTION: According to the text, what shall Congress not make?\nANSWER: no law\nTYPE: other';
+          if (passage.includes('twenty five Years'))
+            return ' QUESTION: What minimum age must a member of the United States House of Representatives have reached?\nANSWER: twenty five Years\nTYPE: number';
+          if (passage.includes('thirty five Years'))
+            return ' QUESTION: What minimum age must a President of the United States have reached?\nANSWER: thirty five Years\nTYPE: number';
+          if (passage.includes('Congress shall make no law'))
+            return ' QUESTION: According to the text, what shall Congress not make?\nANSWER: no law\nTYPE: other';
           return ' QUESTION: Which planet is the largest in the Solar System?\nANSWER: Jupiter\nTYPE: other';
         }
         if (prompt.startsWith('INSTRUCTION: For the given')) return ' forty Years [SEP] ten Years [SEP] fifty Years [SEP] sixty Years';
@@ -134,12 +149,31 @@ describe('llmkb corpus', () => {
     try {
       const work = tempDir('llmkb-corpus-qa-');
       const inWork = (...args: string[]) => llmkb(['--store', store, ...args], { cwd: work });
-      assert.equal((await inWork('corpus', 'add', 'constitution', join(FIXTURES, 'constitution.csv'), '--passage-words', '60', '--overlap-words', '15')).code, 0);
-      const built = await inWork('data', 'from-corpus', 'constitution', '--count', '5', '--seed', '3', '--out', 'data', '--question-writer', `vllm:${server.baseURL}/writer`);
+      assert.equal(
+        (await inWork('corpus', 'add', 'constitution', join(FIXTURES, 'constitution.csv'), '--passage-words', '60', '--overlap-words', '15')).code,
+        0,
+      );
+      const built = await inWork(
+        'data',
+        'from-corpus',
+        'constitution',
+        '--count',
+        '5',
+        '--seed',
+        '3',
+        '--out',
+        'data',
+        '--question-writer',
+        `vllm:${server.baseURL}/writer`,
+      );
       assert.equal(built.code, 0, built.stderr);
       assert.match(built.stdout, /corpus "constitution": 2 questions -> \S+corpus-constitution\.jsonl/);
       assert.match(built.stdout, /7 passages tried\nrejected: passage-dependent 1, answer-not-in-passage 4;/);
-      const items = (await import('node:fs')).readFileSync(join(work, 'data', 'corpus-constitution.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; answers: string[]; provenance: { document: string; answerStart: number; answerEnd: number } });
+      const items = (await import('node:fs'))
+        .readFileSync(join(work, 'data', 'corpus-constitution.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { question: string; answers: string[]; provenance: { document: string; answerStart: number; answerEnd: number } });
       assert.deepEqual(items.map((i) => i.answers[0]).sort(), ['thirty five Years', 'twenty five Years']);
       assert.deepEqual(items.map((i) => i.provenance.document).sort(), ['article-1.txt', 'article-2.txt']);
       const model = `vllm:${server.baseURL}/subject`;
@@ -147,7 +181,23 @@ describe('llmkb corpus', () => {
       assert.equal(ask.code, 0, ask.stderr);
       const judge = await inWork('judge', '-i', 'responses.jsonl', '-o', 'labeled.jsonl', '--no-judge');
       assert.equal(judge.code, 0, judge.stderr);
-      const cons = await inWork('consistency', '-i', 'labeled.jsonl', '-o', 'consistency.jsonl', '--model', model, '--distractor', `vllm:${server.baseURL}/distractor`, '--mcqs', '2', '--data', 'data', '--compare-modes', '0');
+      const cons = await inWork(
+        'consistency',
+        '-i',
+        'labeled.jsonl',
+        '-o',
+        'consistency.jsonl',
+        '--model',
+        model,
+        '--distractor',
+        `vllm:${server.baseURL}/distractor`,
+        '--mcqs',
+        '2',
+        '--data',
+        'data',
+        '--compare-modes',
+        '0',
+      );
       assert.equal(cons.code, 0, cons.stderr);
       const metrics = await inWork('metrics', '-i', 'consistency.jsonl', '--format', 'json', '--resamples', '20');
       assert.equal(metrics.code, 0, metrics.stderr);
@@ -181,21 +231,29 @@ describe('llmkb corpus', () => {
     assert.match(unknown.stderr, /must be bm25, dense or hybrid/);
   });
 
-  it('extracts Chromium-made PDFs: spaces, columns, hyphenation, headers; names and counts unreadable PDFs', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, async () => {
+  it('extracts Chromium-made PDFs: spaces, columns, hyphenation, headers; names and counts unreadable PDFs', {
+    skip: hasChromium ? false : `no Chromium at ${CHROMIUM}`,
+  }, async () => {
     const folder = join(dir, 'papers');
     mkdirSync(folder);
     const body = [1, 2, 3, 4, 5, 6].map((i) => `<p>${PARA[i % PARA.length]}</p>`).join('');
-    writeFileSync(join(folder, 'paper.pdf'), await chromiumPdf(`<html><body style="font-family:serif;font-size:12pt">
+    writeFileSync(
+      join(folder, 'paper.pdf'),
+      await chromiumPdf(`<html><body style="font-family:serif;font-size:12pt">
       <h1><span>ICLR 2024</span><span style="margin-left:0.6em">TOWARDS UNDERSTANDING SELECTION</span></h1>
       <p>The model stores factual knowl-<br>edge about pigeons and finches.</p>
-      <div style="column-count:2;column-gap:2em">${body}</div>${body}${body}</body></html>`));
+      <div style="column-count:2;column-gap:2em">${body}</div>${body}${body}</body></html>`),
+    );
     writeFileSync(join(folder, 'locked.pdf'), makePdf([{ runs: [{ x: 72, y: 700, text: 'secret' }] }], { encrypted: true }));
     writeFileSync(join(folder, 'broken.pdf'), '%PDF-1.7\ntruncated\n');
     const add = await run('add', 'papers', folder);
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /skipped 2 files that could not be read:\n {2}\S*broken\.pdf: corrupt: .*\n {2}\S*locked\.pdf: encrypted: /);
     assert.match(add.stdout, /documents \+1 added/);
-    const title = JSON.parse((await run('search', 'papers', 'towards understanding selection', '--json', '-k', '1')).stdout) as { text: string; page: number }[];
+    const title = JSON.parse((await run('search', 'papers', 'towards understanding selection', '--json', '-k', '1')).stdout) as {
+      text: string;
+      page: number;
+    }[];
     // The 24-point title wraps on an A5 page: line breaks, but never "2024TOWARDS".
     assert.match(title[0]!.text, /^ICLR 2024 TOWARDS\s+UNDERSTANDING\s+SELECTION\s+The model stores/);
     assert.equal(title[0]!.page, 1);

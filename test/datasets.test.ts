@@ -44,7 +44,11 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
     assert.equal(readQAItems(join(first, 'r_unseen.jsonl')).length, 40);
     for (const card of ['seenqa.card.md', 'unseenqa.card.md', 'r_seen.card.md', 'r_unseen.card.md']) assert.ok(existsSync(join(first, card)), card);
     // The machine-readable card says how SeenQA was built; an evaluation's protocol block reads it.
-    const json = JSON.parse(readFileSync(join(first, 'seenqa.card.json'), 'utf8')) as { schema: string; items: number; timeFilter: { method: string; note: string } };
+    const json = JSON.parse(readFileSync(join(first, 'seenqa.card.json'), 'utf8')) as {
+      schema: string;
+      items: number;
+      timeFilter: { method: string; note: string };
+    };
     assert.equal(json.schema, 'llmkb-dataset-card-v1');
     assert.equal(json.timeFilter.method, 'keyword-rule-v2');
     assert.match(json.timeFilter.note, /precision 0\.\d+, recall 0\.\d+ on \d+ labelled questions/);
@@ -53,9 +57,16 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
 
   it('draws PopQA from the random sample only, as the paper does, and says how much of it is long-tail', () => {
     const popqa = readQAItems(join(first, 'seenqa.jsonl')).filter((i) => i.source.startsWith('popqa'));
-    assert.ok(popqa.every((i) => i.source === 'popqa' && /^popqa:\d+$/.test(i.sourceId ?? '')), 'only source popqa, PopQA ids kept');
+    assert.ok(
+      popqa.every((i) => i.source === 'popqa' && /^popqa:\d+$/.test(i.sourceId ?? '')),
+      'only source popqa, PopQA ids kept',
+    );
     const randomIds = new Set(readPopqaCollabJson(join(dataDir!, 'popqa_dev1000_test1000.model_collaboration.json')).map((q) => q.sourceId));
-    assert.deepEqual(popqa.filter((i) => !randomIds.has(i.sourceId!)).map((i) => i.sourceId), [], 'no row from outside the random sample');
+    assert.deepEqual(
+      popqa.filter((i) => !randomIds.has(i.sourceId!)).map((i) => i.sourceId),
+      [],
+      'no row from outside the random sample',
+    );
     const card = readFileSync(join(first, 'seenqa.card.md'), 'utf8');
     assert.match(card, /popqa: 106 of 1000 questions \(10\.6%\) are long-tail \(subject popularity < 100/);
     assert.match(card, /TriviaQA subset: .*does not say which questions belong to it/);
@@ -70,15 +81,25 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
     const tail = items.filter((i) => i.source === 'popqa-longtail');
     assert.equal(tail.length, 50);
     const ids = items.filter((i) => i.source === 'popqa').map((i) => i.sourceId);
-    assert.deepEqual(tail.filter((i) => ids.includes(i.sourceId)), []);
+    assert.deepEqual(
+      tail.filter((i) => ids.includes(i.sourceId)),
+      [],
+    );
     assert.equal(report.stats['popqa-longtail']!.popularity!.longTail, 50, 'every long-tail row has popularity < 100');
   });
 
   it('shows canonical answers in R_seen: decoded, no disambiguation or other-script aliases, listed in the card', () => {
     const rSeen = readQAItems(join(first, 'r_seen.jsonl'));
     const shown = rSeen.map((i) => i.answers[0]!);
-    assert.deepEqual(shown.filter((a) => /&(amp|quot|lt|gt|#\d+);|%22|\(|disambiguation/i.test(a)), []);
-    assert.deepEqual(shown.filter((a) => /[^\p{Script=Latin}\P{L}]/u.test(a)), [], 'Latin script');
+    assert.deepEqual(
+      shown.filter((a) => /&(amp|quot|lt|gt|#\d+);|%22|\(|disambiguation/i.test(a)),
+      [],
+    );
+    assert.deepEqual(
+      shown.filter((a) => /[^\p{Script=Latin}\P{L}]/u.test(a)),
+      [],
+      'Latin script',
+    );
     const card = readFileSync(join(first, 'r_seen.card.md'), 'utf8');
     for (const item of rSeen) assert.ok(card.includes(`| ${item.answers[0]!.replace(/\|/g, '\\|').replace(/\s+/g, ' ')} |`), item.answers[0]);
   });
@@ -94,22 +115,53 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
     const rSeen = q('r_seen.jsonl');
     const unseen = q('unseenqa.jsonl');
     const rUnseen = q('r_unseen.jsonl');
-    assert.deepEqual([...rSeen].filter((x) => seen.has(x)), []);
-    assert.deepEqual([...rUnseen].filter((x) => unseen.has(x)), []);
+    assert.deepEqual(
+      [...rSeen].filter((x) => seen.has(x)),
+      [],
+    );
+    assert.deepEqual(
+      [...rUnseen].filter((x) => unseen.has(x)),
+      [],
+    );
     const ids = new Set(readQAItems(join(first, 'seenqa.jsonl')).map((i) => i.sourceId));
-    assert.deepEqual(readQAItems(join(first, 'r_seen.jsonl')).filter((i) => ids.has(i.sourceId)), []);
+    assert.deepEqual(
+      readQAItems(join(first, 'r_seen.jsonl')).filter((i) => ids.has(i.sourceId)),
+      [],
+    );
   });
 
   it('applies every SeenQA filter: no why-questions, no long answers, no time-bound wording in the output', () => {
     const seen = readQAItems(join(first, 'seenqa.jsonl'));
-    assert.deepEqual(seen.filter((i) => /\bwhy\b/i.test(i.question)), []);
-    assert.deepEqual(seen.filter((i) => Math.min(...i.answers.map((a) => a.trim().split(/\s+/).length)) > 5), []);
-    assert.deepEqual(seen.filter((i) => /\b(currently|latest)\b/i.test(i.question)), []);
+    assert.deepEqual(
+      seen.filter((i) => /\bwhy\b/i.test(i.question)),
+      [],
+    );
+    assert.deepEqual(
+      seen.filter((i) => Math.min(...i.answers.map((a) => a.trim().split(/\s+/).length)) > 5),
+      [],
+    );
+    assert.deepEqual(
+      seen.filter((i) => /\b(currently|latest)\b/i.test(i.question)),
+      [],
+    );
   });
 
   it('says which templates a later cutoff drops, through the CLI', async () => {
     const out = tmp();
-    const r = await llmkb(['--store', join(out, 's.sqlite'), 'data', 'unseenqa', '--data-dir', dataDir!, '--out', out, '--cutoff', '2030-01-01', '--per-template', '10']);
+    const r = await llmkb([
+      '--store',
+      join(out, 's.sqlite'),
+      'data',
+      'unseenqa',
+      '--data-dir',
+      dataDir!,
+      '--out',
+      out,
+      '--cutoff',
+      '2030-01-01',
+      '--per-template',
+      '10',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /UnseenQA: 170 questions from 17 templates/);
     assert.match(r.stdout, /dropped T1: .*2028-07-14/);
@@ -120,7 +172,7 @@ describe('data sets built from $LLMKB_DATA_DIR', { skip: dataDir ? false : 'LLMK
 
 describe('data sources and bad input', () => {
   it('downloads into the cache, verifies the checksum, then reuses the cached copy', async () => {
-    const body = 'who wrote hamlet\t[\'William Shakespeare\']\n';
+    const body = "who wrote hamlet\t['William Shakespeare']\n";
     let requests = 0;
     let serve = body;
     const server = createServer((_req, res) => {
@@ -134,7 +186,10 @@ describe('data sources and bad input', () => {
       const cacheDir = tmp();
       const first = await resolveSourceFile(file, { cacheDir });
       assert.equal(first.origin, 'download');
-      assert.deepEqual(readDprTsv(first.path, 'nq').map((q) => q.answers), [['William Shakespeare']]);
+      assert.deepEqual(
+        readDprTsv(first.path, 'nq').map((q) => q.answers),
+        [['William Shakespeare']],
+      );
       const again = await resolveSourceFile(file, { cacheDir });
       assert.equal(again.origin, 'cache');
       assert.equal(requests, 1);
@@ -156,16 +211,34 @@ describe('data sources and bad input', () => {
   it('names file, line and field of a malformed row', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'bad.tsv'), "q one\t['a']\nq two\t['b', 3]\n");
-    const e1 = (() => { try { readDprTsv(join(dir, 'bad.tsv'), 'nq'); } catch (e) { return e; } })();
+    const e1 = (() => {
+      try {
+        readDprTsv(join(dir, 'bad.tsv'), 'nq');
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.ok(e1 instanceof InputFileError);
     assert.equal(e1.line, 2);
     assert.equal(e1.field, 'answers');
-    writeFileSync(join(dir, 'items.jsonl'), '{"id":"a","dataset":"seen","source":"nq","question":"q","answers":["x"]}\n{"id":"b","dataset":"seen","source":"nq","answers":["x"]}\n');
-    const e2 = (() => { try { readQAItems(join(dir, 'items.jsonl')); } catch (e) { return e; } })();
+    writeFileSync(
+      join(dir, 'items.jsonl'),
+      '{"id":"a","dataset":"seen","source":"nq","question":"q","answers":["x"]}\n{"id":"b","dataset":"seen","source":"nq","answers":["x"]}\n',
+    );
+    const e2 = (() => {
+      try {
+        readQAItems(join(dir, 'items.jsonl'));
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.ok(e2 instanceof InputFileError);
     assert.equal(e2.line, 2);
     assert.equal(e2.field, 'question');
-    writeFileSync(join(dir, 'dup.jsonl'), '{"id":"a","dataset":"unseen","source":"T1","question":"q","answers":[]}\n{"id":"a","dataset":"unseen","source":"T1","question":"r","answers":[]}\n');
+    writeFileSync(
+      join(dir, 'dup.jsonl'),
+      '{"id":"a","dataset":"unseen","source":"T1","question":"q","answers":[]}\n{"id":"a","dataset":"unseen","source":"T1","question":"r","answers":[]}\n',
+    );
     assert.throws(() => readQAItems(join(dir, 'dup.jsonl')), /duplicate id "a"/);
     writeFileSync(join(dir, 'trunc.jsonl'), '{"id":"a","dataset":"unseen","source":"T1","question":"q","answers":[]}\n{"id":"b","datas');
     assert.throws(() => readQAItems(join(dir, 'trunc.jsonl')), /trunc\.jsonl:2: not valid JSON/);
@@ -174,7 +247,10 @@ describe('data sources and bad input', () => {
   it('refuses a cutoff that is not a date, and drops only future-event templates', () => {
     assert.throws(() => templatesForCutoff('last year'), /is not a date/);
     assert.deepEqual(templatesForCutoff('2024-04-13').dropped, []);
-    assert.deepEqual(templatesForCutoff('2050-01-01').dropped.map((d) => d.id), ['T1', 'T2', 'T5', 'T6', 'T7']);
+    assert.deepEqual(
+      templatesForCutoff('2050-01-01').dropped.map((d) => d.id),
+      ['T1', 'T2', 'T5', 'T6', 'T7'],
+    );
     assert.equal(templatesForCutoff('2050-01-01').templates.length, 15);
   });
 });

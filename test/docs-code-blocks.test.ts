@@ -138,7 +138,7 @@ describe('documentation shell blocks: commands and options exist', () => {
 describe('the command-line checker', () => {
   it('finds unknown commands and options and bare llmkb, and reads quotes, continuations and here-documents', () => {
     const script = [
-      "npx llmkb eval --model gguf:./m.gguf --limit 6 \\",
+      'npx llmkb eval --model gguf:./m.gguf --limit 6 \\',
       '  --no-such-flag x > out.txt',
       'npx llmkb --store s.sqlite evaluate',
       'npx llmkb corpus search notes "a query with --fake inside" -k 2 --mode bm25',
@@ -151,19 +151,25 @@ describe('the command-line checker', () => {
     ].join('\n');
     const { commands, bare } = llmkbCommandLines(script);
     assert.deepEqual(bare, [8], 'the bare llmkb on line 8');
-    assert.deepEqual(commands.map((c) => c.line), [1, 3, 4, 8, 8, 9, 10]);
-    assert.deepEqual(commands[0]!.args, ['eval', '--model', 'gguf:./m.gguf', '--limit', '6', '--no-such-flag', 'x'], 'continued line joined, redirection left out');
+    assert.deepEqual(
+      commands.map((c) => c.line),
+      [1, 3, 4, 8, 8, 9, 10],
+    );
+    assert.deepEqual(
+      commands[0]!.args,
+      ['eval', '--model', 'gguf:./m.gguf', '--limit', '6', '--no-such-flag', 'x'],
+      'continued line joined, redirection left out',
+    );
     assert.deepEqual(commands[5]!.args, ['complete', 'a\nb', '--stop', '\nQ:', '-m', 'mock:x.jsonl']);
-    assert.deepEqual(commands.map((c) => commandProblems(c.args)), [
-      ['llmkb eval: unknown option --no-such-flag'],
-      ['llmkb: unknown command "evaluate"'],
-      [],
-      [],
-      [],
-      [],
-      [],
-    ]);
-    assert.deepEqual(commandProblems(['eval', '--method', 'reliability', '--my-option', '3']), ['llmkb eval: unknown option --my-option'], 'a built-in method\'s options are checked');
+    assert.deepEqual(
+      commands.map((c) => commandProblems(c.args)),
+      [['llmkb eval: unknown option --no-such-flag'], ['llmkb: unknown command "evaluate"'], [], [], [], [], []],
+    );
+    assert.deepEqual(
+      commandProblems(['eval', '--method', 'reliability', '--my-option', '3']),
+      ['llmkb eval: unknown option --my-option'],
+      "a built-in method's options are checked",
+    );
   });
 });
 

@@ -20,13 +20,19 @@ function brokenLinks(dir: string, pages: string[]): string[] {
   const broken: string[] = [];
   for (const page of pages) {
     for (const link of relativeLinks(readFileSync(join(dir, page), 'utf8'))) {
-      const target = link.path === '' ? page : normalize(join(dirname(page), link.path)).split('\\').join('/');
+      const target =
+        link.path === ''
+          ? page
+          : normalize(join(dirname(page), link.path))
+              .split('\\')
+              .join('/');
       const where = `${page}:${link.line}: ${link.path}${link.anchor === undefined ? '' : `#${link.anchor}`}`;
       if (!existsSync(join(dir, target))) {
         broken.push(`${where} (no file ${target})`);
         continue;
       }
-      if (link.anchor !== undefined && target.endsWith('.md') && !anchors(target).has(link.anchor)) broken.push(`${where} (no heading with anchor #${link.anchor} in ${target})`);
+      if (link.anchor !== undefined && target.endsWith('.md') && !anchors(target).has(link.anchor))
+        broken.push(`${where} (no heading with anchor #${link.anchor} in ${target})`);
     }
   }
   return broken;
@@ -43,7 +49,12 @@ describe('documentation links', () => {
     const linked = new Set<string>();
     for (const page of pages) {
       for (const link of relativeLinks(readFileSync(join(root, page), 'utf8'))) {
-        if (link.path !== '') linked.add(normalize(join(dirname(page), link.path)).split('\\').join('/'));
+        if (link.path !== '')
+          linked.add(
+            normalize(join(dirname(page), link.path))
+              .split('\\')
+              .join('/'),
+          );
       }
     }
     const orphans = pages.filter((p) => p !== 'README.md' && !linked.has(p));

@@ -71,7 +71,9 @@ describe('the ETA of a whole evaluation', () => {
     const c = clock();
     const overall = new EvalProgress(STEPS, c.read);
     const written: string[] = [];
-    const stream = Object.assign(new Writable({ write: (chunk: Buffer, _e: string, done: () => void) => (written.push(chunk.toString()), done()) }), { isTTY: false });
+    const stream = Object.assign(new Writable({ write: (chunk: Buffer, _e: string, done: () => void) => (written.push(chunk.toString()), done()) }), {
+      isTTY: false,
+    });
     const progress = new Progress('ask', 10, { stream, live: false, intervalMs: 60_000, overall });
     assert.match(progress.line(), /\|  eval setting 1 of 2, ETA --:--$/);
     c.at(2);
@@ -102,7 +104,11 @@ describe('the ETA of a whole evaluation against the time really left', () => {
 
   /** [stage, item index within the stage, ETA, seconds really left] after every item. */
   function simulate(cachedAsksInFirstSetting: boolean): Array<{ step: number; stage: string; item: number; eta: number | undefined; left: number }> {
-    const costs = settings.flatMap((_, s) => ['ask', 'judge', 'consistency'].map((stage) => Array.from({ length: items[stage]! }, () => (s === 0 && stage === 'ask' && cachedAsksInFirstSetting ? CACHED : seconds[stage]!))));
+    const costs = settings.flatMap((_, s) =>
+      ['ask', 'judge', 'consistency'].map((stage) =>
+        Array.from({ length: items[stage]! }, () => (s === 0 && stage === 'ask' && cachedAsksInFirstSetting ? CACHED : seconds[stage]!)),
+      ),
+    );
     const total = costs.flat().reduce((a, b) => a + b, 0);
     let now = 0;
     const p = new EvalProgress(plan, () => now * 1000);
@@ -132,7 +138,10 @@ describe('the ETA of a whole evaluation against the time really left', () => {
 
   it('is not made near zero by a first setting whose answers all come from the call cache', () => {
     const all = simulate(true);
-    assert.ok(all.filter((x) => x.step < 2).every((x) => x.eta === undefined), 'unknown while every item done came from the cache');
+    assert.ok(
+      all.filter((x) => x.step < 2).every((x) => x.eta === undefined),
+      'unknown while every item done came from the cache',
+    );
     const points = all.filter((x) => x.left > 10);
     // The cached asks measure nothing about a model call: from the second uncached item on, the
     // later settings' asks are reckoned at the prior's share of what the MCQ pairs cost.

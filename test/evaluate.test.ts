@@ -62,21 +62,36 @@ describe('evaluate (the library call behind llmkb eval)', () => {
     try {
       const lines: string[] = [];
       const out = join(dir, 'results');
-      const { value: result, printed } = await printedBy(() => evaluate({ model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out, workspace: ws, log: (l) => lines.push(l) }));
+      const { value: result, printed } = await printedBy(() =>
+        evaluate({ model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out, workspace: ws, log: (l) => lines.push(l) }),
+      );
       assert.equal(printed, '', 'nothing printed: the notes go to log, the progress lines nowhere by default');
       assert.equal(result.method, 'reliability');
       assert.equal(result.label, 'mock');
       assert.equal(result.modelSpec, model);
-      assert.deepEqual(result.runs.map((r) => r.summary.setting), ['zero-shot']);
+      assert.deepEqual(
+        result.runs.map((r) => r.summary.setting),
+        ['zero-shot'],
+      );
       const run = result.runs[0]!;
       assert.equal(run.summary.counts.questions ?? run.summary.counts.items ?? QUESTIONS.length, QUESTIONS.length);
       assert.ok(run.files && existsSync(run.files.summary) && existsSync(run.files.records), 'the summary and records files are written');
-      assert.deepEqual(JSON.parse(readFileSync(run.files.summary, 'utf8')).metrics, JSON.parse(JSON.stringify(run.summary.metrics)), 'the summary file holds the returned metrics');
+      assert.deepEqual(
+        JSON.parse(readFileSync(run.files.summary, 'utf8')).metrics,
+        JSON.parse(JSON.stringify(run.summary.metrics)),
+        'the summary file holds the returned metrics',
+      );
       assert.ok(result.report.startsWith(out) && readFileSync(result.report, 'utf8').includes('<html'), 'the report is written in out');
-      assert.ok(result.calls.requests > 0 && result.calls.requests + result.calls.cacheHits === result.calls.calls, `calls made or from the cache: ${JSON.stringify(result.calls)}`);
+      assert.ok(
+        result.calls.requests > 0 && result.calls.requests + result.calls.cacheHits === result.calls.calls,
+        `calls made or from the cache: ${JSON.stringify(result.calls)}`,
+      );
       assert.deepEqual(result.failures, []);
       assert.equal(result.junit, undefined);
-      assert.ok(lines.some((l) => /^evaluated 1 setting\(s\) in /.test(l)), `the notes go to log: ${lines.join(' | ')}`);
+      assert.ok(
+        lines.some((l) => /^evaluated 1 setting\(s\) in /.test(l)),
+        `the notes go to log: ${lines.join(' | ')}`,
+      );
       assert.ok(ws.db.open, 'a workspace the caller gave stays open');
       // Again in the same store: the finished run is found, no model call is made, the same metrics.
       const again = await evaluate({ model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out, workspace: ws });
@@ -93,8 +108,16 @@ describe('evaluate (the library call behind llmkb eval)', () => {
     let opened: Workspace | undefined;
     const junit = join(dir, 'junit.xml');
     const result = await evaluate({
-      model, name: 'mock', options: { input, mcqs: 2 }, settings: ['zero-shot'], out: join(dir, 'results'), junit,
-      failUnder: [{ metric: 'IUR', value: 0 }, { metric: 'NCCR', value: 1 }],
+      model,
+      name: 'mock',
+      options: { input, mcqs: 2 },
+      settings: ['zero-shot'],
+      out: join(dir, 'results'),
+      junit,
+      failUnder: [
+        { metric: 'IUR', value: 0 },
+        { metric: 'NCCR', value: 1 },
+      ],
       workspace: () => (opened = new Workspace({ store: join(dir, 'store.sqlite') })),
     });
     assert.equal(result.failures.length, 1, `one threshold missed: ${result.failures.join('; ')}`);

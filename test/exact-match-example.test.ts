@@ -10,11 +10,16 @@ import { exactMatchMethod } from './fixtures/exact-match-method/exact-match-meth
 
 describe('the exact-match method of docs/method.md', () => {
   it('the JavaScript example defines the method the TypeScript fixture does', async () => {
-    const js = ((await import(pathToFileURL(join(import.meta.dirname, '..', 'examples', 'exact-match-method.mjs')).href)) as { default: typeof exactMatchMethod }).default;
+    const js = (
+      (await import(pathToFileURL(join(import.meta.dirname, '..', 'examples', 'exact-match-method.mjs')).href)) as { default: typeof exactMatchMethod }
+    ).default;
     const shape = (m: typeof exactMatchMethod) => ({
       ...Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v !== 'function')),
       stages: m.stages.map((s) => ({ id: s.id, description: s.description })),
-      functions: Object.entries(m).filter(([, v]) => typeof v === 'function').map(([k]) => k).sort(),
+      functions: Object.entries(m)
+        .filter(([, v]) => typeof v === 'function')
+        .map(([k]) => k)
+        .sort(),
     });
     assert.deepEqual(shape(js), shape(exactMatchMethod));
   });

@@ -30,20 +30,31 @@ function cruise(files: Record<string, string>): Promise<{ code: number; out: str
 
 describe('import floors', () => {
   it('refuses a folder-level back edge: io (base) importing the CLI', async () => {
-    const r = await cruise({ 'dist/io/files.js': "import { run } from '../cli/main.js';\nexport const x = run;\n", 'dist/cli/main.js': 'export const run = 1;\n' });
+    const r = await cruise({
+      'dist/io/files.js': "import { run } from '../cli/main.js';\nexport const x = run;\n",
+      'dist/cli/main.js': 'export const run = 1;\n',
+    });
     assert.notEqual(r.code, 0, r.out);
     assert.match(r.out, /floor-0-below/);
     assert.match(r.out, /dist\/io\/files\.js/);
   });
 
   it('refuses a method plugin importing a results helper above it (analysis)', async () => {
-    const r = await cruise({ 'dist/methods/m/summary.js': "import { w } from '../../analysis/a.js';\nexport const y = w;\n", 'dist/analysis/a.js': 'export const w = 1;\n' });
+    const r = await cruise({
+      'dist/methods/m/summary.js': "import { w } from '../../analysis/a.js';\nexport const y = w;\n",
+      'dist/analysis/a.js': 'export const w = 1;\n',
+    });
     assert.notEqual(r.code, 0, r.out);
     assert.match(r.out, /floor-5-below/);
   });
 
   it('passes the same imports downwards', async () => {
-    const r = await cruise({ 'dist/cli/main.js': "import { x } from '../io/files.js';\nexport const run = x;\n", 'dist/io/files.js': 'export const x = 1;\n', 'dist/analysis/a.js': "import { y } from '../methods/method-summary.js';\nexport const w = y;\n", 'dist/methods/method-summary.js': 'export const y = 1;\n' });
+    const r = await cruise({
+      'dist/cli/main.js': "import { x } from '../io/files.js';\nexport const run = x;\n",
+      'dist/io/files.js': 'export const x = 1;\n',
+      'dist/analysis/a.js': "import { y } from '../methods/method-summary.js';\nexport const w = y;\n",
+      'dist/methods/method-summary.js': 'export const y = 1;\n',
+    });
     assert.equal(r.code, 0, r.out);
   });
 });

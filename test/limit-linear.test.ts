@@ -31,8 +31,14 @@ describe('--limit: a seeded sample in linear time, the same sample as before', (
 
   it('keeps the sample a seed chose (the same items as the quadratic version drew)', () => {
     const small = items.slice(0, 20_000);
-    assert.deepEqual(limitItems(small, 5, 7).map((x) => x.id), ['q250', 'q2845', 'q3766', 'q17997', 'q18534']);
-    assert.deepEqual(limitItemsById(small, 5, 7).map((x) => x.id), ['q1365', 'q2691', 'q5968', 'q11416', 'q19394']);
+    assert.deepEqual(
+      limitItems(small, 5, 7).map((x) => x.id),
+      ['q250', 'q2845', 'q3766', 'q17997', 'q18534'],
+    );
+    assert.deepEqual(
+      limitItemsById(small, 5, 7).map((x) => x.id),
+      ['q1365', 'q2691', 'q5968', 'q11416', 'q19394'],
+    );
   });
 });
 
@@ -43,7 +49,11 @@ describe('SIGTERM while a large input is sampled', { skip: process.env.LLMKB_TES
     const lines = Array.from({ length: 100_000 }, (_, i) => `Topic ${i}\twhat is topic ${i}\tTopic ${i} is a thing.\tthing`);
     writeFileSync(join(dir, 'nq_big.txt'), lines.join('\n') + '\n');
     const gguf = `gguf:${process.env.LLMKB_TEST_GGUF}`;
-    const child = spawn(process.execPath, [BIN, '--store', 's.sqlite', 'eval', '--method', 'conner', '--model', gguf, '--scorer', gguf, '--input', 'nq_big.txt', '--limit', '2', '--out', 'o'], { cwd: dir, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, '--store', 's.sqlite', 'eval', '--method', 'conner', '--model', gguf, '--scorer', gguf, '--input', 'nq_big.txt', '--limit', '2', '--out', 'o'],
+      { cwd: dir, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; afterMs: number }>((resolve) => {
       let sentAt = 0;

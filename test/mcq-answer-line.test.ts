@@ -36,7 +36,18 @@ describe('generate mode: an MCQ answer ends with its line', () => {
   });
 
   it('the protocol records the stop rule', () => {
-    const p = buildProtocol({ setting: 'zero-shot', lexicalJudge: { id: 'lexical-v2', note: '' }, shotSelector: 'bm25-v1', mode: 'generate', questions: { seen: 1, unseen: 1 }, mcqs: 20, maxTokens: 100, computeBackend: 'cpu', datasets: {}, seed: 1 });
+    const p = buildProtocol({
+      setting: 'zero-shot',
+      lexicalJudge: { id: 'lexical-v2', note: '' },
+      shotSelector: 'bm25-v1',
+      mode: 'generate',
+      questions: { seen: 1, unseen: 1 },
+      mcqs: 20,
+      maxTokens: 100,
+      computeBackend: 'cpu',
+      datasets: {},
+      seed: 1,
+    });
     assert.match(p.entries.mcqAnswerMode.note!, /stopped at the end of the answer line \(answer-line-v1/);
   });
 });

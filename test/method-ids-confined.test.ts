@@ -33,9 +33,11 @@ describe('each method is confined to its folder', () => {
       for (const file of sources(SRC)) {
         const path = relative(SRC, file).split('\\').join('/');
         if (path.startsWith(`methods/${method.id}/`)) continue;
-        readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-          for (const m of line.matchAll(quoted)) if (!SHARED_WORDS[m[1]!]?.test(path)) offences.push(`src/${path}:${i + 1}: ${m[0]} (method ${method.id})`);
-        });
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            for (const m of line.matchAll(quoted)) if (!SHARED_WORDS[m[1]!]?.test(path)) offences.push(`src/${path}:${i + 1}: ${m[0]} (method ${method.id})`);
+          });
       }
     }
     assert.deepEqual(offences, []);

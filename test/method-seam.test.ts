@@ -35,13 +35,22 @@ const QUESTIONS: QA[] = [
 ];
 
 function scripted(name: string, answers: Record<string, string>): MockModel {
-  return new MockModel({ replies: ({ prompt }) => ` ${Object.entries(answers).find(([q]) => prompt.includes(q))?.[1] ?? ''}\nQ: next`, identity: name, modelId: name });
+  return new MockModel({
+    replies: ({ prompt }) => ` ${Object.entries(answers).find(([q]) => prompt.includes(q))?.[1] ?? ''}\nQ: next`,
+    identity: name,
+    modelId: name,
+  });
 }
 
 /** A replies file for `mock:` answering each question. */
 function repliesFile(dir: string, name: string, answers: Record<string, string>): string {
   const file = join(dir, `${name}.jsonl`);
-  writeFileSync(file, `${Object.entries(answers).map(([q, a]) => JSON.stringify({ contains: q, reply: ` ${a}` })).join('\n')}\n${JSON.stringify({ default: true, reply: ' ' })}\n`);
+  writeFileSync(
+    file,
+    `${Object.entries(answers)
+      .map(([q, a]) => JSON.stringify({ contains: q, reply: ` ${a}` }))
+      .join('\n')}\n${JSON.stringify({ default: true, reply: ' ' })}\n`,
+  );
   return file;
 }
 
@@ -58,18 +67,48 @@ describe('a third method through the seam: exact-match accuracy', () => {
 
   it('runs its stages resumably through runMethod and writes a v2 summary, its records and its execution record', async () => {
     assert.ok(listMethods().some((m) => m.id === 'exact-match'));
-    const a = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
+    const a = await runMethod(exactMatchMethod, {
+      roles: { model: new ModelExecutor(good, { cache }) },
+      options: { questions },
+      runs,
+      outDir: join(work, 'out'),
+    });
     assert.equal(a.summary.metrics.EM, 0.75, '3 of 4 after SQuAD normalisation ("the Shakespeare" = "Shakespeare")');
-    const records = readFileSync(a.files!.records, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; callKey: string; correct: boolean });
-    assert.deepEqual(records.map((r) => [r.id, r.correct]), [['q1', true], ['q2', true], ['q3', true], ['q4', false]], 'the records file: every item, in item order');
-    assert.ok(records.every((r) => /^[0-9a-f]{64}$/.test(r.callKey)), 'each record keeps the cache key of its call');
+    const records = readFileSync(a.files!.records, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; callKey: string; correct: boolean });
+    assert.deepEqual(
+      records.map((r) => [r.id, r.correct]),
+      [
+        ['q1', true],
+        ['q2', true],
+        ['q3', true],
+        ['q4', false],
+      ],
+      'the records file: every item, in item order',
+    );
+    assert.ok(
+      records.every((r) => /^[0-9a-f]{64}$/.test(r.callKey)),
+      'each record keeps the cache key of its call',
+    );
     assert.equal((JSON.parse(readFileSync(a.files!.execution, 'utf8')) as { calls: { model: { requests: number } } }).calls.model.requests, 4);
-    const b = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(poor, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
+    const b = await runMethod(exactMatchMethod, {
+      roles: { model: new ModelExecutor(poor, { cache }) },
+      options: { questions },
+      runs,
+      outDir: join(work, 'out'),
+    });
     assert.equal(b.summary.metrics.EM, 0.25);
     // Run again: the stages are done in the store, nothing is asked, the same bytes are written.
     const calls = good.calls.length;
     const summaryBytes = readFileSync(a.files!.summary, 'utf8');
-    const again = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, outDir: join(work, 'out') });
+    const again = await runMethod(exactMatchMethod, {
+      roles: { model: new ModelExecutor(good, { cache }) },
+      options: { questions },
+      runs,
+      outDir: join(work, 'out'),
+    });
     assert.equal(again.runId, a.runId);
     assert.equal(good.calls.length, calls);
     assert.equal(readFileSync(again.files!.summary, 'utf8'), summaryBytes);
@@ -79,17 +118,38 @@ describe('a third method through the seam: exact-match accuracy', () => {
   });
 
   it('refuses, before any call, a model of the wrong kind for a role, a missing required role, an unknown option or setting', async () => {
-    const embedderOnly = { ...good, kinds: ['embedding'] as const, complete: good.complete.bind(good), chat: good.chat.bind(good), close: good.close.bind(good) };
-    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(embedderOnly, { cache }) }, options: { questions }, runs }), (e: unknown) => e instanceof UnsupportedCapabilityError && /role "model" needs a text-generation model/.test(e.message));
-    await assert.rejects(runMethod(exactMatchMethod, { roles: {}, options: { questions }, runs }), (e: unknown) => e instanceof LlmkbError && /needs a model for role "model"/.test(e.message));
-    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questoins: questions }, runs }), (e: unknown) => e instanceof LlmkbError && /has no option "questoins"/.test(e.message));
-    await assert.rejects(runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, setting: 'four-shot' }), (e: unknown) => e instanceof LlmkbError && /has no setting "four-shot"/.test(e.message));
+    const embedderOnly = {
+      ...good,
+      kinds: ['embedding'] as const,
+      complete: good.complete.bind(good),
+      chat: good.chat.bind(good),
+      close: good.close.bind(good),
+    };
+    await assert.rejects(
+      runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(embedderOnly, { cache }) }, options: { questions }, runs }),
+      (e: unknown) => e instanceof UnsupportedCapabilityError && /role "model" needs a text-generation model/.test(e.message),
+    );
+    await assert.rejects(
+      runMethod(exactMatchMethod, { roles: {}, options: { questions }, runs }),
+      (e: unknown) => e instanceof LlmkbError && /needs a model for role "model"/.test(e.message),
+    );
+    await assert.rejects(
+      runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questoins: questions }, runs }),
+      (e: unknown) => e instanceof LlmkbError && /has no option "questoins"/.test(e.message),
+    );
+    await assert.rejects(
+      runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(good, { cache }) }, options: { questions }, runs, setting: 'four-shot' }),
+      (e: unknown) => e instanceof LlmkbError && /has no setting "four-shot"/.test(e.message),
+    );
   });
 
   it('compare and report show it from metricDefs: in process (registered) and in the CLI (not registered)', async () => {
     const files = ['good-model', 'poor-model'].map((m) => join(work, 'out', `${m}.default.summary.json`));
     const summaries = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
-    const compared = await compareRuns(summaries.map((summary, i) => ({ summary, source: files[i]! })), { resamples: 100, seed: 1 });
+    const compared = await compareRuns(
+      summaries.map((summary, i) => ({ summary, source: files[i]! })),
+      { resamples: 100, seed: 1 },
+    );
     assert.match(compared.markdown, /## Exact-match accuracy of a QA set: headline metrics/);
     assert.match(compared.markdown, /\| good-model \| 75\.00 \|/);
     assert.match(compared.markdown, /EM: 1\. good-model 75\.00, 2\. poor-model 25\.00/);
@@ -116,16 +176,25 @@ describe('a third method through the seam: exact-match accuracy', () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.ok((JSON.parse(listed.stdout) as { methods: Array<{ id: string }> }).methods.some((m) => m.id === 'exact-match'));
 
-    const evaluated = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--name', 'good', '--questions', questions, '--out', 'results'], { cwd: dir, env: TSX });
+    const evaluated = await llmkb(
+      ['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--name', 'good', '--questions', questions, '--out', 'results'],
+      { cwd: dir, env: TSX },
+    );
     assert.equal(evaluated.code, 0, evaluated.stderr);
-    assert.match(evaluated.stdout, /default: EM 75\.00 \(3\/4\)/, 'the method\'s own result table');
+    assert.match(evaluated.stdout, /default: EM 75\.00 \(3\/4\)/, "the method's own result table");
     assert.ok(existsSync(join(dir, 'results', 'good.default.summary.json')) && existsSync(join(dir, 'results', 'good.report.html')));
-    const unknownOption = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--questions', questions, '--mcqs', '3'], { cwd: dir, env: TSX });
+    const unknownOption = await llmkb(['eval', '--method', 'exact-match', '--model', `mock:${good}`, '--questions', questions, '--mcqs', '3'], {
+      cwd: dir,
+      env: TSX,
+    });
     assert.equal(unknownOption.code, 2, 'an option of another method is refused, not ignored');
     assert.match(unknownOption.stderr, /method "exact-match" has no --mcqs/);
 
     mkdirSync(join(dir, 'study'));
-    writeFileSync(join(dir, 'study', 'study.yaml'), `models:\n  - { label: good, spec: "mock:${good}" }\n  - { label: poor, spec: "mock:${poor}" }\nmethods:\n  - id: exact-match\n    options: { questions: ${JSON.stringify(questions)} }\n`);
+    writeFileSync(
+      join(dir, 'study', 'study.yaml'),
+      `models:\n  - { label: good, spec: "mock:${good}" }\n  - { label: poor, spec: "mock:${poor}" }\nmethods:\n  - id: exact-match\n    options: { questions: ${JSON.stringify(questions)} }\n`,
+    );
     for (const shard of ['1/2', '2/2']) {
       const r = await llmkb(['sweep', 'study/study.yaml', '--shard', shard, '--out', `shard${shard[0]}`], { cwd: dir, env: TSX });
       assert.equal(r.code, 0, r.stderr);
@@ -134,7 +203,13 @@ describe('a third method through the seam: exact-match accuracy', () => {
     assert.equal(merged.code, 0, merged.stderr);
     assert.match(merged.stdout, /merged 2 runs/);
     const analysis = JSON.parse(readFileSync(join(dir, 'merged', 'analysis.json'), 'utf8')) as { headline: { rows: string[][] } };
-    assert.deepEqual(analysis.headline.rows.map((r) => r.slice(0, 2)), [['good', '75.00'], ['poor', '0.00']]);
+    assert.deepEqual(
+      analysis.headline.rows.map((r) => r.slice(0, 2)),
+      [
+        ['good', '75.00'],
+        ['poor', '0.00'],
+      ],
+    );
     assert.match(readFileSync(join(dir, 'merged', 'report.html'), 'utf8'), /Exact-match accuracy of a QA set: headline metrics/);
 
     // The viewer, in this process where the method is registered: its items, with its own titles and item page.

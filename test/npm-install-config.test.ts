@@ -27,7 +27,9 @@ describe('installing from a clone', () => {
     assert.doesNotMatch(r.stderr, /Unknown project config/, 'no warning about the project config');
   });
 
-  it('allowScripts covers every install script and denies onnxruntime-node', { skip: npmReadsAllowScripts ? false : `npm ${npmVersion} does not read allowScripts (11.16 or later does)` }, () => {
+  it('allowScripts covers every install script and denies onnxruntime-node', {
+    skip: npmReadsAllowScripts ? false : `npm ${npmVersion} does not read allowScripts (11.16 or later does)`,
+  }, () => {
     const allow = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> }).allowScripts;
     assert.equal(allow?.['onnxruntime-node'], false, "package.json's allowScripts denies onnxruntime-node's install script");
     const r = npm(['install-scripts', 'ls', '--json']);

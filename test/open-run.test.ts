@@ -41,10 +41,26 @@ describe('every run records its method', () => {
     writeFileSync(questions, `${JSON.stringify({ id: 'q1', question: 'What is the capital of France?', answers: ['Paris'] })}\n`);
     const evaluated = await runMethod(exactMatchMethod, { roles: { model: await executor() }, options: { questions }, runs, label: 'runner' });
 
-    const asked = await askQuestions({ items: [{ id: 'seen-1', dataset: 'seen', source: 'nq', question: 'What is the capital of France?', answers: ['Paris'] }], executor: await executor(), setting: 'zero-shot', seed: 1, runs, label: 'asked' });
+    const asked = await askQuestions({
+      items: [{ id: 'seen-1', dataset: 'seen', source: 'nq', question: 'What is the capital of France?', answers: ['Paris'] }],
+      executor: await executor(),
+      setting: 'zero-shot',
+      seed: 1,
+      runs,
+      label: 'asked',
+    });
     const generated = await generateKnowledge({
       queries: [{ id: 'nq:1', task: 'qa', topic: 'France', query: 'What is the capital of France?' }],
-      generator: await executor(), answerer: await executor(), runs, setting: 'zero-shot', shots: 0, answerShots: 0, demoPool: [], seed: 1, maxTokens: 8, answerMaxTokens: 8,
+      generator: await executor(),
+      answerer: await executor(),
+      runs,
+      setting: 'zero-shot',
+      shots: 0,
+      answerShots: 0,
+      demoPool: [],
+      seed: 1,
+      maxTokens: 8,
+      answerMaxTokens: 8,
     });
     assert.equal(generated.length, 1);
 

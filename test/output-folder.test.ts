@@ -27,12 +27,24 @@ describe('makeFolder', () => {
   it('a file in the way: exit 6 naming the path', () => {
     const root = tempDir('llmkb-make-folder-');
     writeFileSync(join(root, 'file'), '');
-    assert.throws(() => makeFolder(join(root, 'file', 'x')), (e: unknown) => e instanceof FileAccessError && e.exitCode === 6 && e.code === 'ENOTDIR' && e.message.includes(join(root, 'file', 'x')));
-    assert.throws(() => makeFolder(join(root, 'file')), (e: unknown) => e instanceof FileAccessError && e.code === 'EEXIST');
+    assert.throws(
+      () => makeFolder(join(root, 'file', 'x')),
+      (e: unknown) => e instanceof FileAccessError && e.exitCode === 6 && e.code === 'ENOTDIR' && e.message.includes(join(root, 'file', 'x')),
+    );
+    assert.throws(
+      () => makeFolder(join(root, 'file')),
+      (e: unknown) => e instanceof FileAccessError && e.code === 'EEXIST',
+    );
   });
 
   it('under /proc: exit 6 at once, saying the file system refuses new folders there', { skip: procSkip }, () => {
-    assert.throws(() => makeFolder('/proc/forbidden/x'), (e: unknown) => e instanceof FileAccessError && e.exitCode === 6 && /cannot create folder \/proc\/forbidden\/x: the file system does not allow new folders in \/proc/.test(e.message));
+    assert.throws(
+      () => makeFolder('/proc/forbidden/x'),
+      (e: unknown) =>
+        e instanceof FileAccessError &&
+        e.exitCode === 6 &&
+        /cannot create folder \/proc\/forbidden\/x: the file system does not allow new folders in \/proc/.test(e.message),
+    );
   });
 });
 
@@ -44,7 +56,10 @@ describe('checkOutputFolder tries the folder it would make, and leaves nothing b
   });
 
   it('a folder under /proc is refused (its permissions would allow it)', { skip: procSkip }, () => {
-    assert.throws(() => checkOutputFolder('/proc/forbidden/x'), (e: unknown) => e instanceof FileAccessError && e.exitCode === 6);
+    assert.throws(
+      () => checkOutputFolder('/proc/forbidden/x'),
+      (e: unknown) => e instanceof FileAccessError && e.exitCode === 6,
+    );
   });
 });
 
@@ -53,7 +68,9 @@ describe('--out under /proc: exit 6 within seconds, not a hang', { skip: procSki
     const started = Date.now();
     // A real model when there is one: then nothing but the output folder stands in the way.
     const model = process.env.LLMKB_TEST_GGUF ? `gguf:${process.env.LLMKB_TEST_GGUF}` : 'gguf:/nowhere/model.gguf';
-    const r = await llmkb(['--store', 'store.sqlite', 'eval', '--quick', '--model', model, '--data', 'data', '--out', '/proc/forbidden/x'], { timeoutMs: 20_000 });
+    const r = await llmkb(['--store', 'store.sqlite', 'eval', '--quick', '--model', model, '--data', 'data', '--out', '/proc/forbidden/x'], {
+      timeoutMs: 20_000,
+    });
     assert.equal(r.code, 6, r.stderr);
     assert.match(r.stderr, /cannot create folder \/proc\/forbidden\/x/);
     assert.ok(Date.now() - started < 15_000);
@@ -72,10 +89,19 @@ describe('a sweep that fails before any run finishes leaves no empty results fol
   it('a CONNER study whose query file is missing: the error, and no conner-results/ behind', async () => {
     const cwd = tempDir('llmkb-sweep-empty-');
     writeFileSync(join(cwd, 'replies.jsonl'), '');
-    writeFileSync(join(cwd, 'study.yaml'), 'out: results/conner-results\nmethods:\n  - { id: conner, settings: [zero-shot], options: { input: conner-data/missing.txt } }\nmodels:\n  - label: m\n    spec: mock:replies.jsonl\n');
+    writeFileSync(
+      join(cwd, 'study.yaml'),
+      'out: results/conner-results\nmethods:\n  - { id: conner, settings: [zero-shot], options: { input: conner-data/missing.txt } }\nmodels:\n  - label: m\n    spec: mock:replies.jsonl\n',
+    );
     const r = await llmkb(['--store', 'store.sqlite', 'sweep', 'study.yaml'], { cwd, timeoutMs: 60_000 });
     assert.notEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, /missing\.txt not found/);
-    assert.deepEqual(readdirSync(cwd).filter((f) => !f.startsWith('store.sqlite')).sort(), ['replies.jsonl', 'study.yaml'], 'neither results/ nor results/conner-results/ is left');
+    assert.deepEqual(
+      readdirSync(cwd)
+        .filter((f) => !f.startsWith('store.sqlite'))
+        .sort(),
+      ['replies.jsonl', 'study.yaml'],
+      'neither results/ nor results/conner-results/ is left',
+    );
   });
 });

@@ -35,7 +35,11 @@ function workdir(): string {
 const cases: Array<[string, string[], string]> = [
   ['conner generate q -o q', ['conner', 'generate', 'nq_q.txt', '--model', 'mock:replies.jsonl', '-o', 'nq_q.txt'], 'nq_q.txt'],
   ['conner score k -o ./k (another spelling)', ['conner', 'score', 'k.jsonl', '--scorer', 'mock:replies.jsonl', '-o', './k.jsonl'], 'k.jsonl'],
-  ['conner best-of --input a --input b -o b', ['conner', 'best-of', '--input', 'k.jsonl', '--input', 'k2.jsonl', '--scorer', 'mock:replies.jsonl', '-o', 'k2.jsonl'], 'k2.jsonl'],
+  [
+    'conner best-of --input a --input b -o b',
+    ['conner', 'best-of', '--input', 'k.jsonl', '--input', 'k2.jsonl', '--scorer', 'mock:replies.jsonl', '-o', 'k2.jsonl'],
+    'k2.jsonl',
+  ],
   ['conner best-of --summary equal to the query file', ['conner', 'best-of', 'nq_q.txt', '--model', 'mock:replies.jsonl', '--summary', 'nq_q.txt'], 'nq_q.txt'],
   ['conner select-demos pool -o pool', ['conner', 'select-demos', 'nq_q.txt', '--scorer', 'mock:replies.jsonl', '-o', 'nq_q.txt'], 'nq_q.txt'],
   ['ask --input q -o q', ['ask', '--model', 'mock:replies.jsonl', '--input', 'qa.jsonl', '-o', 'qa.jsonl'], 'qa.jsonl'],
@@ -71,7 +75,10 @@ describe('an output equal to an input is refused (exit 2), and the input is kept
 
   it('eval --junit equal to --input is refused', async () => {
     const cwd = workdir();
-    const r = await llmkb(['--store', 's.sqlite', 'eval', '--model', 'mock:replies.jsonl', '--input', 'qa.jsonl', '--fail-under', 'NCCR=0.1', '--junit', 'qa.jsonl', '--out', 'o'], { cwd });
+    const r = await llmkb(
+      ['--store', 's.sqlite', 'eval', '--model', 'mock:replies.jsonl', '--input', 'qa.jsonl', '--fail-under', 'NCCR=0.1', '--junit', 'qa.jsonl', '--out', 'o'],
+      { cwd },
+    );
     assert.equal(r.code, EXIT_CODES.usage, r.stderr);
     assert.match(r.stderr, /--junit qa\.jsonl is also an input/);
     assert.equal(readFileSync(join(cwd, 'qa.jsonl'), 'utf8'), QA);

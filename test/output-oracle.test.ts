@@ -12,7 +12,19 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildOracleRuns, EVAL_MODEL, SETTINGS, STUDY_MODELS, type OracleFixture } from './support/oracle-fixture.js';
-import { bySource, flaggedMetrics, mean, metricsOf, pct, pearson, readRecords, sizeClass, type Metric, type OracleRecord, type Values } from './support/oracle-metrics.js';
+import {
+  bySource,
+  flaggedMetrics,
+  mean,
+  metricsOf,
+  pct,
+  pearson,
+  readRecords,
+  sizeClass,
+  type Metric,
+  type OracleRecord,
+  type Values,
+} from './support/oracle-metrics.js';
 import { csvRows, markdownRows } from './support/oracle-tables.js';
 import { llmkb } from './support/run-cli.js';
 import { figureSvg, svgMarks, type SvgMark } from './support/svg-marks.js';
@@ -31,7 +43,11 @@ interface Run {
   approximate: boolean;
 }
 
-const TABLES: Record<'9' | '10' | '11', Metric[]> = { '9': ['WR', 'CR', 'NCR', 'UR'], '10': ['C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'C_correct'], '11': ['CWR', 'CCR', 'NCCR', 'IUR'] };
+const TABLES: Record<'9' | '10' | '11', Metric[]> = {
+  '9': ['WR', 'CR', 'NCR', 'UR'],
+  '10': ['C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'C_correct'],
+  '11': ['CWR', 'CCR', 'NCCR', 'IUR'],
+};
 const HEADLINE: Metric[] = ['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'];
 const DAGGER = '†';
 
@@ -47,9 +63,17 @@ function checkPaperTable(rows: string[][], table: '9' | '10' | '11', expected: r
   const settings = SETTINGS.filter((s) => expected.some((r) => r.setting === s));
   // A CSV ends with a `notices` column when some run has notices (checked with the notices below).
   const columns = header!.includes('notices') ? header!.slice(0, header!.indexOf('notices')) : header!;
-  assert.deepEqual(columns.slice(1).map((h) => h.split(' ')[0]), settings.flatMap((s) => TABLES[table].map(() => s)), `${where}: columns are the settings in order`);
+  assert.deepEqual(
+    columns.slice(1).map((h) => h.split(' ')[0]),
+    settings.flatMap((s) => TABLES[table].map(() => s)),
+    `${where}: columns are the settings in order`,
+  );
   const models = [...new Set(expected.map((r) => r.model))];
-  assert.deepEqual(body.map((r) => r[0]), models, `${where}: a row per model`);
+  assert.deepEqual(
+    body.map((r) => r[0]),
+    models,
+    `${where}: a row per model`,
+  );
   for (const row of body) {
     settings.forEach((setting, si) => {
       const run = expected.find((r) => r.model === row[0] && r.setting === setting)!;
@@ -75,38 +99,70 @@ function checkRankings(md: string, expected: readonly Run[], where: string): voi
 
 /** analysis.json: tables, correlations, rankings, effects and paired tests against the oracle. */
 function checkAnalysis(analysis: Record<string, unknown>, expected: readonly Run[], where: string): void {
-  for (const t of ['9', '10', '11'] as const) checkPaperTable([(analysis[`table${t}`] as { header: string[] }).header, ...(analysis[`table${t}`] as { rows: string[][] }).rows], t, expected, `${where} table${t}`);
+  for (const t of ['9', '10', '11'] as const)
+    checkPaperTable(
+      [(analysis[`table${t}`] as { header: string[] }).header, ...(analysis[`table${t}`] as { rows: string[][] }).rows],
+      t,
+      expected,
+      `${where} table${t}`,
+    );
   for (const c of analysis.correlations as Array<{ x: Metric; y: Metric; setting: string; n: number; r: number | null }>) {
     const both = expected.filter((r) => r.setting === c.setting && r.values[c.x] !== null && r.values[c.y] !== null);
     assert.equal(c.n, both.length, `${where}: n of ${c.x} vs ${c.y} (${c.setting})`);
-    const r = pearson(both.map((x) => 100 * x.values[c.x]!), both.map((x) => 100 * x.values[c.y]!));
+    const r = pearson(
+      both.map((x) => 100 * x.values[c.x]!),
+      both.map((x) => 100 * x.values[c.y]!),
+    );
     if (r === null) assert.equal(c.r, null, `${where}: R of ${c.x} vs ${c.y} (${c.setting})`);
     else assert.ok(Math.abs(c.r! - r) < 1e-9, `${where}: R of ${c.x} vs ${c.y} (${c.setting}): ${c.r} vs ${r}`);
   }
   const rankings = analysis.rankings as Record<string, Record<string, Array<{ model: string; value: number }>>>;
   for (const setting of SETTINGS) {
     for (const m of HEADLINE) {
-      const want = expected.filter((r) => r.setting === setting && r.values[m] !== null && !r.flagged.has(m)).sort((a, b) => (m === 'C_wrong' ? a.values[m]! - b.values[m]! : b.values[m]! - a.values[m]!) || a.model.localeCompare(b.model));
-      assert.deepEqual(rankings[setting]![m]!.map((x) => x.model), want.map((r) => r.model), `${where}: analysis.json ranking ${setting} ${m}`);
+      const want = expected
+        .filter((r) => r.setting === setting && r.values[m] !== null && !r.flagged.has(m))
+        .sort((a, b) => (m === 'C_wrong' ? a.values[m]! - b.values[m]! : b.values[m]! - a.values[m]!) || a.model.localeCompare(b.model));
+      assert.deepEqual(
+        rankings[setting]![m]!.map((x) => x.model),
+        want.map((r) => r.model),
+        `${where}: analysis.json ranking ${setting} ${m}`,
+      );
     }
   }
-  const fx = analysis.effects as { size: Array<{ setting: string; sizeClass: string; runs: number; metrics: Record<string, number | null> }>; fineTuning: Array<{ setting: string; fineTuned: boolean; runs: number; metrics: Record<string, number | null> }> };
+  const fx = analysis.effects as {
+    size: Array<{ setting: string; sizeClass: string; runs: number; metrics: Record<string, number | null> }>;
+    fineTuning: Array<{ setting: string; fineTuned: boolean; runs: number; metrics: Record<string, number | null> }>;
+  };
   for (const row of fx.size) {
     const group = expected.filter((r) => r.setting === row.setting && sizeClass(r.paramsB) === row.sizeClass);
     assert.equal(row.runs, group.length, `${where}: size ${row.setting} ${row.sizeClass}`);
-    for (const m of HEADLINE) assert.equal(round(row.metrics[m] ?? null), round(mean(group.map((r) => r.values[m]).filter((v): v is number => v !== null))), `${where}: size ${row.setting} ${row.sizeClass} ${m}`);
+    for (const m of HEADLINE)
+      assert.equal(
+        round(row.metrics[m] ?? null),
+        round(mean(group.map((r) => r.values[m]).filter((v): v is number => v !== null))),
+        `${where}: size ${row.setting} ${row.sizeClass} ${m}`,
+      );
   }
   for (const row of fx.fineTuning) {
     const group = expected.filter((r) => r.setting === row.setting && r.fineTuned === row.fineTuned);
     assert.equal(row.runs, group.length, `${where}: fine-tuning ${row.setting} ${row.fineTuned}`);
-    for (const m of HEADLINE) assert.equal(round(row.metrics[m] ?? null), round(mean(group.map((r) => r.values[m]).filter((v): v is number => v !== null))), `${where}: fine-tuning ${row.setting} ${row.fineTuned} ${m}`);
+    for (const m of HEADLINE)
+      assert.equal(
+        round(row.metrics[m] ?? null),
+        round(mean(group.map((r) => r.values[m]).filter((v): v is number => v !== null))),
+        `${where}: fine-tuning ${row.setting} ${row.fineTuned} ${m}`,
+      );
   }
   for (const t of analysis.pairedTests as Array<{ a: string; b: string; setting: string; metric: Metric; difference: number | null; questions: number }>) {
     const a = expected.find((r) => r.model === t.a && r.setting === t.setting)!;
     const b = expected.find((r) => r.model === t.b && r.setting === t.setting)!;
     const shared = a.records.filter((x) => b.records.some((y) => y.id === x.id)).length;
     assert.equal(t.questions, shared, `${where}: paired test n ${t.a} vs ${t.b}`);
-    assert.equal(round(t.difference), round(a.values[t.metric] === null || b.values[t.metric] === null ? null : a.values[t.metric]! - b.values[t.metric]!), `${where}: paired ${t.a} - ${t.b} ${t.metric} (${t.setting})`);
+    assert.equal(
+      round(t.difference),
+      round(a.values[t.metric] === null || b.values[t.metric] === null ? null : a.values[t.metric]! - b.values[t.metric]!),
+      `${where}: paired ${t.a} - ${t.b} ${t.metric} (${t.setting})`,
+    );
   }
 }
 
@@ -114,7 +170,8 @@ const round = (v: number | null): number | null => (v === null ? null : Math.rou
 
 /** Each mark's fields as numbers where they are, for comparing sets of marks. */
 const markValue = (m: SvgMark, field: string): number => Number(m.fields[field]);
-const near = (a: number, b: number | null, where: string): void => assert.ok(b !== null && Math.abs(a - Math.round(b * 10000) / 100) < 0.006, `${where}: shown ${a}, expected ${b === null ? null : 100 * b}`);
+const near = (a: number, b: number | null, where: string): void =>
+  assert.ok(b !== null && Math.abs(a - Math.round(b * 10000) / 100) < 0.006, `${where}: shown ${a}, expected ${b === null ? null : 100 * b}`);
 
 /** The report's figures: each mark's numbers, and where it is drawn, against the oracle. */
 function checkFigures(html: string, expected: readonly Run[], where: string): void {
@@ -124,12 +181,19 @@ function checkFigures(html: string, expected: readonly Run[], where: string): vo
     return svgMarks(s);
   };
   // Figure 7: one point per run with both metrics, x and y its values, in its setting's colour.
-  for (const [id, x, y] of [['fig7a', 'UR', 'NCR'], ['fig7c', 'IUR', 'NCCR']] as const) {
+  for (const [id, x, y] of [
+    ['fig7a', 'UR', 'NCR'],
+    ['fig7c', 'IUR', 'NCCR'],
+  ] as const) {
     const points = svg(id).filter((m) => m.kind === 'point');
     const want = expected.filter((r) => r.values[x] !== null && r.values[y] !== null);
     assert.equal(points.length, want.length, `${where}: ${id} points`);
     const key = (setting: string, a: number, b: number) => `${setting} ${a.toFixed(2)} ${b.toFixed(2)}`;
-    assert.deepEqual(points.map((p) => key(p.fields.setting!, markValue(p, `${x} (x100)`), markValue(p, `${y} (x100)`))).sort(), want.map((r) => key(r.setting, Math.round(r.values[x]! * 10000) / 100, Math.round(r.values[y]! * 10000) / 100)).sort(), `${where}: ${id} point values`);
+    assert.deepEqual(
+      points.map((p) => key(p.fields.setting!, markValue(p, `${x} (x100)`), markValue(p, `${y} (x100)`))).sort(),
+      want.map((r) => key(r.setting, Math.round(r.values[x]! * 10000) / 100, Math.round(r.values[y]! * 10000) / 100)).sort(),
+      `${where}: ${id} point values`,
+    );
   }
   // Figure 6: a bar per unflagged run, its value, in its setting's panel.
   for (const m of ['NCCR', 'IUR'] as const) {
@@ -149,11 +213,20 @@ function checkFigures(html: string, expected: readonly Run[], where: string): vo
     const group = run.records.filter((r) => r.dataset === 'unseen' && r.answerType === c.fields.answerType);
     near(markValue(c, 'UR'), metricsOf(group).UR, `${where}: fig4 ${run.model} ${run.setting} ${c.fields.answerType}`);
   }
-  assert.equal(cells.length, expected.reduce((n, r) => n + new Set(r.records.filter((x) => x.dataset === 'unseen').map((x) => x.answerType)).size, 0), `${where}: fig4 cells`);
+  assert.equal(
+    cells.length,
+    expected.reduce((n, r) => n + new Set(r.records.filter((x) => x.dataset === 'unseen').map((x) => x.answerType)).size, 0),
+    `${where}: fig4 cells`,
+  );
   // Figure 12: CR and WR of every run, the metric's panel.
   const f12 = svg('fig12').filter((p) => p.kind === 'point');
   assert.equal(f12.length, expected.length * 2, `${where}: fig12 points`);
-  for (const p of f12) near(markValue(p, 'x100'), expected.find((r) => r.model === p.fields.model && r.setting === p.fields.setting)!.values[p.column as Metric], `${where}: fig12 ${p.fields.model} ${p.fields.setting} ${p.column}`);
+  for (const p of f12)
+    near(
+      markValue(p, 'x100'),
+      expected.find((r) => r.model === p.fields.model && r.setting === p.fields.setting)!.values[p.column as Metric],
+      `${where}: fig12 ${p.fields.model} ${p.fields.setting} ${p.column}`,
+    );
   // Figure 11: C_correct and C_wrong of every run (flagged ones marked), its setting's panel.
   for (const p of svg('fig11').filter((q) => q.kind === 'point')) {
     const model = p.fields.model!.replace(DAGGER, '');
@@ -179,7 +252,11 @@ function checkFigures(html: string, expected: readonly Run[], where: string): vo
     for (const p of points) {
       const runsOf = group(p);
       assert.ok(runsOf.length > 0, `${where}: ${id}: a point at ${JSON.stringify(p.fields)} (panel ${p.column}, row ${p.row}) that no run gives`);
-      near(markValue(p, 'mean (x100)'), meanOf(runsOf, p.fields.metric as Metric), `${where}: ${id} ${JSON.stringify(p.fields)} panel ${p.column} row ${p.row}`);
+      near(
+        markValue(p, 'mean (x100)'),
+        meanOf(runsOf, p.fields.metric as Metric),
+        `${where}: ${id} ${JSON.stringify(p.fields)} panel ${p.column} row ${p.row}`,
+      );
     }
   }
 }
@@ -205,7 +282,11 @@ function checkReportTables(html: string, expected: readonly Run[], where: string
   for (const section of sections) {
     const head = /<strong>([^<]*)<\/strong> · ([^ ]*) ·/.exec(section)!;
     const run = expected.find((r) => r.model === head[1] && r.setting === head[2])!;
-    assert.equal(/ · approximate/.test(section.slice(0, section.indexOf('</summary>'))), run.approximate, `${where}: ${run.model} ${run.setting} says whether it is approximate`);
+    assert.equal(
+      / · approximate/.test(section.slice(0, section.indexOf('</summary>'))),
+      run.approximate,
+      `${where}: ${run.model} ${run.setting} says whether it is approximate`,
+    );
     const table = /<th>Source \/ template<\/th>[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(section)![1]!;
     const groups = bySource(run.records);
     const rows = [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) => [...r[1]!.matchAll(/<t[hd][^>]*>([^<]*)/g)].map((c) => c[1]!));
@@ -213,14 +294,18 @@ function checkReportTables(html: string, expected: readonly Run[], where: string
     for (const [source, n, ...cells] of rows) {
       const g = groups.get(source!)!;
       assert.equal(n, String(g.n), `${where}: ${run.model} ${source} n`);
-      (['CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as const).forEach((m, i) => assert.equal(cells[i], pct(g.values[m]), `${where}: ${run.model} ${run.setting} source ${source} ${m}`));
+      (['CR', 'WR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as const).forEach((m, i) =>
+        assert.equal(cells[i], pct(g.values[m]), `${where}: ${run.model} ${run.setting} source ${source} ${m}`),
+      );
     }
   }
 }
 
 /** The one result file of a run in `dir`: `<label>.<setting><variant><ext>`, whatever the variant (quick, question set, MCQs, limit) says. */
 function runFile(dir: string, label: string, setting: string, ext: string): string {
-  const found = readdirSync(dir).filter((f) => f.startsWith(`${label}.${setting}.`) || f === `${label}.${setting}${ext}`).filter((f) => f.endsWith(ext));
+  const found = readdirSync(dir)
+    .filter((f) => f.startsWith(`${label}.${setting}.`) || f === `${label}.${setting}${ext}`)
+    .filter((f) => f.endsWith(ext));
   assert.equal(found.length, 1, `one ${ext} file of ${label} (${setting}) in ${dir}: ${found.join(', ')}`);
   return join(dir, found[0]!);
 }
@@ -230,17 +315,43 @@ describe('output oracle: every number a reader sees, against the records', { tim
     work = tempDir('llmkb-oracle-');
     fixture = await buildOracleRuns(work);
     const files: Array<{ model: string; setting: string; summary: string; records: string }> = [];
-    for (const m of STUDY_MODELS) for (const s of SETTINGS) files.push({ model: m.label, setting: s, summary: runFile(join(fixture.sweepOut, m.label), m.label, s, '.summary.json'), records: runFile(join(fixture.sweepOut, m.label), m.label, s, '.records.jsonl') });
-    for (const s of SETTINGS) files.push({ model: EVAL_MODEL.label, setting: s, summary: runFile(fixture.evalOut, EVAL_MODEL.label, s, '.summary.json'), records: runFile(fixture.evalOut, EVAL_MODEL.label, s, '.records.jsonl') });
+    for (const m of STUDY_MODELS)
+      for (const s of SETTINGS)
+        files.push({
+          model: m.label,
+          setting: s,
+          summary: runFile(join(fixture.sweepOut, m.label), m.label, s, '.summary.json'),
+          records: runFile(join(fixture.sweepOut, m.label), m.label, s, '.records.jsonl'),
+        });
+    for (const s of SETTINGS)
+      files.push({
+        model: EVAL_MODEL.label,
+        setting: s,
+        summary: runFile(fixture.evalOut, EVAL_MODEL.label, s, '.summary.json'),
+        records: runFile(fixture.evalOut, EVAL_MODEL.label, s, '.records.jsonl'),
+      });
     const meta = new Map<string, { params: number; tuning: string }>([...STUDY_MODELS, EVAL_MODEL].map((m) => [m.label, m]));
     runs = files.map((f) => {
       const records = readRecords(f.records);
-      return { model: f.model, setting: f.setting, paramsB: meta.get(f.model)!.params, fineTuned: meta.get(f.model)!.tuning === 'fine-tuned', summaryFile: f.summary, records, values: metricsOf(records), flagged: flaggedMetrics(records), approximate: records.some((r) => r.approximate === true) };
+      return {
+        model: f.model,
+        setting: f.setting,
+        paramsB: meta.get(f.model)!.params,
+        fineTuned: meta.get(f.model)!.tuning === 'fine-tuned',
+        summaryFile: f.summary,
+        records,
+        values: metricsOf(records),
+        flagged: flaggedMetrics(records),
+        approximate: records.some((r) => r.approximate === true),
+      };
     });
     // The fixture is what the oracle needs: flagged and unflagged, approximate and exact runs, settings that differ.
     assert.ok(runs.some((r) => r.flagged.size > 0) && runs.some((r) => r.flagged.size === 0));
     assert.ok(runs.some((r) => r.approximate) && runs.some((r) => !r.approximate));
-    assert.notDeepEqual(runs.find((r) => r.model === 'guesser' && r.setting === 'zero-shot')!.values, runs.find((r) => r.model === 'guesser' && r.setting === 'four-shot-2')!.values);
+    assert.notDeepEqual(
+      runs.find((r) => r.model === 'guesser' && r.setting === 'zero-shot')!.values,
+      runs.find((r) => r.model === 'guesser' && r.setting === 'four-shot-2')!.values,
+    );
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -264,7 +375,8 @@ describe('output oracle: every number a reader sees, against the records', { tim
       checkPaperTable(csvRows(readFileSync(join(out, `table${t}.csv`), 'utf8')), t, runs, `compare table${t}.csv`);
     }
     checkRankings(r.stdout, runs, 'compare terminal');
-    for (const x of runs.filter((y) => y.flagged.size)) assert.ok(r.stdout.includes(`- ${x.model} (${x.setting}): `), `compare: the warning of ${x.model} ${x.setting}`);
+    for (const x of runs.filter((y) => y.flagged.size))
+      assert.ok(r.stdout.includes(`- ${x.model} (${x.setting}): `), `compare: the warning of ${x.model} ${x.setting}`);
     checkAnalysis(JSON.parse(readFileSync(join(out, 'analysis.json'), 'utf8')) as Record<string, unknown>, runs, 'compare analysis.json');
     // Paired tests: n stated, no p of 0, a star only where p < 0.05 on n >= 30.
     for (const row of markdownRows(readFileSync(join(out, 'paired-tests.md'), 'utf8')).slice(1)) {
@@ -280,11 +392,24 @@ describe('output oracle: every number a reader sees, against the records', { tim
 
   it("eval: the terminal table of the eval's runs, their invalid MCQ answers and departures", () => {
     const lines = fixture.outputs.eval.split('\n');
-    assert.ok(lines.some((l) => l.startsWith("departures from the paper's protocol: ")), 'eval prints its departures');
-    const head = lines.find((l) => l.startsWith('setting '))!.trim().split(/\s+/);
+    assert.ok(
+      lines.some((l) => l.startsWith("departures from the paper's protocol: ")),
+      'eval prints its departures',
+    );
+    const head = lines
+      .find((l) => l.startsWith('setting '))!
+      .trim()
+      .split(/\s+/);
     for (const run of runs.filter((r) => r.model === EVAL_MODEL.label)) {
-      assert.equal(fixture.outputs.eval.includes('APPROXIMATE'), runs.some((r) => r.model === EVAL_MODEL.label && r.approximate), 'the approximate notice');
-      const cells = lines.find((l) => l.startsWith(`${run.setting} `))!.trim().split(/\s+/);
+      assert.equal(
+        fixture.outputs.eval.includes('APPROXIMATE'),
+        runs.some((r) => r.model === EVAL_MODEL.label && r.approximate),
+        'the approximate notice',
+      );
+      const cells = lines
+        .find((l) => l.startsWith(`${run.setting} `))!
+        .trim()
+        .split(/\s+/);
       for (const m of HEADLINE) assert.equal(cells[head.indexOf(m)], shown(run, m), `eval ${run.setting} ${m}`);
       const answers = run.records.reduce((n, r) => n + (r.label === 'uninformative' ? 0 : (r.consistencyDetail?.mcqs ?? 0)), 0);
       const invalid = run.records.reduce((n, r) => n + (r.label === 'uninformative' ? 0 : (r.consistencyDetail?.invalid ?? 0)), 0);
@@ -299,9 +424,30 @@ describe('output oracle: every number a reader sees, against the records', { tim
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.split('\n');
       assert.equal(lines[0]!.includes('[APPROXIMATE'), run.approximate, `${run.model} ${run.setting}: the approximate notice`);
-      assert.ok(lines.some((l) => l.startsWith('departs from the paper: ')), `${run.model} ${run.setting}: its departures`);
-      const rowOf = (label: string) => lines.find((l) => l.startsWith(label))!.slice(38).trim().split(/\s+/)[0];
-      for (const [label, m] of [['CR  correct', 'CR'], ['WR  wrong', 'WR'], ['NCR net', 'NCR'], ['UR  unin', 'UR'], ['C_correct', 'C_correct'], ['C_wrong^s', 'C_wrong_seen'], ['C_wrong^u', 'C_wrong_unseen'], ['C_wrong ', 'C_wrong'], ['CCR', 'CCR'], ['CWR', 'CWR'], ['NCCR', 'NCCR'], ['IUR', 'IUR']] as const) {
+      assert.ok(
+        lines.some((l) => l.startsWith('departs from the paper: ')),
+        `${run.model} ${run.setting}: its departures`,
+      );
+      const rowOf = (label: string) =>
+        lines
+          .find((l) => l.startsWith(label))!
+          .slice(38)
+          .trim()
+          .split(/\s+/)[0];
+      for (const [label, m] of [
+        ['CR  correct', 'CR'],
+        ['WR  wrong', 'WR'],
+        ['NCR net', 'NCR'],
+        ['UR  unin', 'UR'],
+        ['C_correct', 'C_correct'],
+        ['C_wrong^s', 'C_wrong_seen'],
+        ['C_wrong^u', 'C_wrong_unseen'],
+        ['C_wrong ', 'C_wrong'],
+        ['CCR', 'CCR'],
+        ['CWR', 'CWR'],
+        ['NCCR', 'NCCR'],
+        ['IUR', 'IUR'],
+      ] as const) {
         assert.equal(rowOf(label), shown(run, m), `metrics ${run.model} ${run.setting} ${m}`);
       }
       const at = lines.findIndex((l) => l.startsWith('by source'));
@@ -311,17 +457,22 @@ describe('output oracle: every number a reader sees, against the records', { tim
         const g = groups.get(source!)!;
         assert.ok(g, `${run.model}: a by-source row for ${source}`);
         assert.equal(n, String(g.n));
-        (['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as const).forEach((m, i) => assert.equal(cells[i], pct(g.values[m], 1), `metrics ${run.model} ${run.setting} source ${source} ${m}`));
+        (['CR', 'WR', 'NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as const).forEach((m, i) =>
+          assert.equal(cells[i], pct(g.values[m], 1), `metrics ${run.model} ${run.setting} source ${source} ${m}`),
+        );
       }
       if (run.flagged.size) assert.match(r.stdout, /WARNING: /);
     }
   });
 
-  it('the HTML reports (the sweep\'s and one over every run): tables, figures and notices', async () => {
+  it("the HTML reports (the sweep's and one over every run): tables, figures and notices", async () => {
     const file = join(work, 'all.html');
     const r = await llmkb(['report', ...runs.map((x) => x.summaryFile), '-o', file], { cwd: work });
     assert.equal(r.code, 0, r.stderr);
-    for (const [html, expected, where] of [[readFileSync(file, 'utf8'), runs, 'report'], [readFileSync(join(fixture.sweepOut, 'report.html'), 'utf8'), studyRuns(), 'sweep report']] as const) {
+    for (const [html, expected, where] of [
+      [readFileSync(file, 'utf8'), runs, 'report'],
+      [readFileSync(join(fixture.sweepOut, 'report.html'), 'utf8'), studyRuns(), 'sweep report'],
+    ] as const) {
       checkReportTables(html, expected, where);
       checkFigures(html, expected, where);
       // Notices: the approximate runs named, the departures box, the warnings of flagged runs.
@@ -334,14 +485,35 @@ describe('output oracle: every number a reader sees, against the records', { tim
       // "Read with care" names each warning once with the runs it applies to: "all runs" or "model (setting, setting); ...".
       const careBox = /<section class="warn" id="warnings">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
       const named = [...careBox.matchAll(/<li><strong>([^<]*)<\/strong>: /g)].map((m) => m[1]!);
-      const names = (x: Run) => named.some((n) => n === 'all runs' || n.split('; ').some((part) => part.startsWith(`${x.model} (`) && part.slice(x.model.length + 2, -1).split(', ').includes(x.setting)));
+      const names = (x: Run) =>
+        named.some(
+          (n) =>
+            n === 'all runs' ||
+            n.split('; ').some(
+              (part) =>
+                part.startsWith(`${x.model} (`) &&
+                part
+                  .slice(x.model.length + 2, -1)
+                  .split(', ')
+                  .includes(x.setting),
+            ),
+        );
       for (const x of expected.filter((y) => y.flagged.size)) assert.ok(names(x), `${where}: the warning of ${x.model} ${x.setting}: ${named.join(' | ')}`);
     }
   });
 
   it("the viewer: the runs page's metrics and notices, each run's breakdowns by source and template, the paired tests", async () => {
-    const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-    for (const [dir, expected] of [[fixture.sweepOut, studyRuns()], [fixture.evalOut, runs.filter((r) => r.model === EVAL_MODEL.label)]] as const) {
+    const decode = (s: string) =>
+      s
+        .replace(/&amp;/g, '&')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>');
+    for (const [dir, expected] of [
+      [fixture.sweepOut, studyRuns()],
+      [fixture.evalOut, runs.filter((r) => r.model === EVAL_MODEL.label)],
+    ] as const) {
       const view = await startViewServer({ resultsDir: dir, indexFile: join(work, `view-${expected[0]!.model}.sqlite`), port: 0 });
       try {
         const home = await (await fetch(`${view.url}/`)).text();
@@ -354,7 +526,9 @@ describe('output oracle: every number a reader sees, against the records', { tim
           const run = expected.find((r) => r.model === label && r.setting === setting)!;
           keys.set(run, key!);
           // A value is a link to the items behind it; a missing one is none.
-          const cells = [...row!.matchAll(/<td class="num">(?:<a class="metric" [^>]*>)?([^<]*)(?:<\/a>)?(<sup class="flag")?/g)].map((c) => `${decode(c[1]!)}${c[2] ? DAGGER : ''}`);
+          const cells = [...row!.matchAll(/<td class="num">(?:<a class="metric" [^>]*>)?([^<]*)(?:<\/a>)?(<sup class="flag")?/g)].map(
+            (c) => `${decode(c[1]!)}${c[2] ? DAGGER : ''}`,
+          );
           HEADLINE.forEach((m, i) => assert.equal(cells[i]!.replace('–', '-'), shown(run, m), `viewer runs page: ${label} ${setting} ${m}`));
           assert.match(row!, /class="badge approx"/, `viewer: ${label} ${setting} carries its departures`);
           assert.equal(/† warning/.test(row!), run.flagged.size > 0, `viewer: ${label} ${setting} warning badge`);
@@ -362,15 +536,31 @@ describe('output oracle: every number a reader sees, against the records', { tim
           const page = await (await fetch(`${view.url}/runs/${key}`)).text();
           // Each table's rows, with its columns' titles (the label counts it has differ from table to table).
           const tableOf = (title: string) => {
-            const m = new RegExp(`<h3>${title}[^<]*</h3><div class="scroll"><table class="counts"><thead>([\\s\\S]*?)</thead><tbody>([\\s\\S]*?)</tbody>`).exec(page);
+            const m = new RegExp(`<h3>${title}[^<]*</h3><div class="scroll"><table class="counts"><thead>([\\s\\S]*?)</thead><tbody>([\\s\\S]*?)</tbody>`).exec(
+              page,
+            );
             const head = [...(m?.[1] ?? '').matchAll(/<th>([^<]*)<\/th>/g)].map((h) => h[1]!).slice(1);
             return [...(m?.[2] ?? '').matchAll(/<tr><th scope="row">([^<]*)<\/th>([\s\S]*?)<\/tr>/g)].map((r) => [r[0], r[1], r[2], head] as const);
           };
           const groups = bySource(run.records);
           const bySourceRows = tableOf('By source');
           const templateRows = tableOf('By UnseenQA template');
-          assert.deepEqual(bySourceRows.map((r) => r[1]).sort(), [...groups].filter(([, g]) => g.seen > 0).map(([s]) => s).sort(), `viewer: ${label} ${setting} seen sources`);
-          assert.deepEqual(templateRows.map((r) => r[1]).sort(), [...groups].filter(([, g]) => g.seen === 0).map(([s]) => s).sort(), `viewer: ${label} ${setting} templates`);
+          assert.deepEqual(
+            bySourceRows.map((r) => r[1]).sort(),
+            [...groups]
+              .filter(([, g]) => g.seen > 0)
+              .map(([s]) => s)
+              .sort(),
+            `viewer: ${label} ${setting} seen sources`,
+          );
+          assert.deepEqual(
+            templateRows.map((r) => r[1]).sort(),
+            [...groups]
+              .filter(([, g]) => g.seen === 0)
+              .map(([s]) => s)
+              .sort(),
+            `viewer: ${label} ${setting} templates`,
+          );
           for (const [, source, cellsHtml, head] of [...bySourceRows, ...templateRows]) {
             const g = groups.get(source!)!;
             const values = [...cellsHtml!.matchAll(/<td class="num">(?:<a [^>]*>)?([^<]*)/g)].map((c) => decode(c[1]!));
@@ -397,9 +587,10 @@ describe('output oracle: every number a reader sees, against the records', { tim
     }
   });
 
-  it('the sweep\'s outputs carry their runs\' notices (approximate runs, departures)', () => {
+  it("the sweep's outputs carry their runs' notices (approximate runs, departures)", () => {
     const notice = /approximate|APPROXIMATE/;
     assert.match(fixture.outputs.sweep, notice);
-    for (const f of readdirSync(fixture.sweepOut).filter((x) => /^table\d+\.(md|csv)$/.test(x))) assert.match(readFileSync(join(fixture.sweepOut, f), 'utf8'), notice, f);
+    for (const f of readdirSync(fixture.sweepOut).filter((x) => /^table\d+\.(md|csv)$/.test(x)))
+      assert.match(readFileSync(join(fixture.sweepOut, f), 'utf8'), notice, f);
   });
 });

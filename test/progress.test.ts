@@ -14,7 +14,12 @@ import { RunStore } from '../src/store/run-store.js';
 /** A non-TTY stream that keeps what is written (isTTY undefined, as for a pipe or a CI log). */
 function logStream(): Writable & { text: () => string } {
   const chunks: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
   return Object.assign(stream, { text: () => chunks.join('') });
 }
 
@@ -28,7 +33,11 @@ describe('Progress on a non-TTY stream', () => {
     const stream = logStream();
     const items = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}` }));
     await runStage({
-      run, stage: 'ask', items, idOf: (i) => i.id, concurrency: 1,
+      run,
+      stage: 'ask',
+      items,
+      idOf: (i) => i.id,
+      concurrency: 1,
       progress: { stream, live: false, intervalMs: 100 },
       work: async (item) => {
         await sleep(60);
@@ -42,7 +51,11 @@ describe('Progress on a non-TTY stream', () => {
     assert.ok(periodic.length >= 4, `periodic lines:\n${lines.join('\n')}`);
     for (const line of periodic) assert.match(line, LINE);
     const done = periodic.map((l) => Number(LINE.exec(l)![1]));
-    assert.deepEqual(done, [...done].sort((a, b) => a - b), 'done only grows');
+    assert.deepEqual(
+      done,
+      [...done].sort((a, b) => a - b),
+      'done only grows',
+    );
     assert.ok(done.at(-1)! > done[0]!, 'the count moves between lines');
     const middle = periodic.find((l) => Number(LINE.exec(l)![1]) > 0)!;
     assert.ok(Number(LINE.exec(middle)![2]) > 0, 'a rate once items are done');
@@ -86,15 +99,33 @@ describe('Progress on a non-TTY stream', () => {
 });
 
 describe('progress of the slow parts outside the stages', () => {
-  it('data seenqa with an LLM time filter prints progress lines off a TTY', { skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set' }, async () => {
+  it('data seenqa with an LLM time filter prints progress lines off a TTY', {
+    skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set',
+  }, async () => {
     const { startOpenAICompatibleServer } = await import('./support/openai-compatible-server.js');
     const { llmkb } = await import('./support/run-cli.js');
     // A slow filter model (no question time-sensitive): the run takes several intervals.
     const server = await startOpenAICompatibleServer({ complete: () => 'None', delayMs: 400 });
     try {
-      const r = await llmkb(['data', 'seenqa', '--per-source', '4', '--batch-size', '2', '--filter-model', `vllm:${server.baseURL}/filter`, '--data-dir', process.env.LLMKB_DATA_DIR!, '--out', 'd'], {
-        env: { LLMKB_PROGRESS_INTERVAL: '0.2' },
-      });
+      const r = await llmkb(
+        [
+          'data',
+          'seenqa',
+          '--per-source',
+          '4',
+          '--batch-size',
+          '2',
+          '--filter-model',
+          `vllm:${server.baseURL}/filter`,
+          '--data-dir',
+          process.env.LLMKB_DATA_DIR!,
+          '--out',
+          'd',
+        ],
+        {
+          env: { LLMKB_PROGRESS_INTERVAL: '0.2' },
+        },
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /^time-sensitive filter, nq questions {2}\d+\/\d+ \(\d+\.\d%\) {2}\d+\.\d\/s {2}ETA /m);
       assert.match(r.stderr, /^time-sensitive filter, triviaqa questions: \d+\/\d+ in /m);

@@ -65,9 +65,15 @@ describe('a fixture provider through the CLI: eval, sweep --batch and view', () 
     writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ providers: [PROVIDER], methods: [METHOD], model: { spec: 'toy:a', flavour: 'Paris' } }));
 
     // eval: the config's model, made by the toy with its own option.
-    const evaluated = await llmkb(['eval', '--method', 'graded-exact-match', '--questions', questions, '--name', 'toy-eval', '--out', 'eval'], { cwd: dir, env: TSX });
+    const evaluated = await llmkb(['eval', '--method', 'graded-exact-match', '--questions', questions, '--name', 'toy-eval', '--out', 'eval'], {
+      cwd: dir,
+      env: TSX,
+    });
     assert.equal(evaluated.code, 0, evaluated.stderr);
-    const evalSummary = JSON.parse(readFileSync(join(dir, 'eval', 'toy-eval.default.summary.json'), 'utf8')) as { metrics: { EM: number }; modelIdentity: string };
+    const evalSummary = JSON.parse(readFileSync(join(dir, 'eval', 'toy-eval.default.summary.json'), 'utf8')) as {
+      metrics: { EM: number };
+      modelIdentity: string;
+    };
     assert.equal(evalSummary.metrics.EM, 2 / 3, 'every answer is "Paris": right for two questions of three');
     assert.equal(evalSummary.modelIdentity, 'toy:a:flavour=Paris');
 
@@ -84,13 +90,33 @@ describe('a fixture provider through the CLI: eval, sweep --batch and view', () 
         grader: { spec: 'toy:grader', flavour: 'yes' },
       }),
     );
-    const swept = await llmkb(['sweep', 'study.json', '--out', 'sweep', '--batch'], { cwd: dir, env: { ...TSX, LLMKB_BATCH_POLL_MS: '5', LLMKB_BATCH_GATHER_MS: '20' } });
+    const swept = await llmkb(['sweep', 'study.json', '--out', 'sweep', '--batch'], {
+      cwd: dir,
+      env: { ...TSX, LLMKB_BATCH_POLL_MS: '5', LLMKB_BATCH_GATHER_MS: '20' },
+    });
     assert.equal(swept.code, 0, swept.stderr);
-    const record = JSON.parse(readFileSync(join(dir, 'sweep', 'sweep.json'), 'utf8')) as { jobs: Array<{ label: string; status: string; summary: string }>; batches: Array<{ model: string; requests: number; status: string; failed: number }>; tokens: Record<string, { calls: number; requests: number }> };
-    assert.deepEqual(record.jobs.map((j) => [j.label, j.status]), [['toy-paris', 'done'], ['toy-bard', 'done']]);
+    const record = JSON.parse(readFileSync(join(dir, 'sweep', 'sweep.json'), 'utf8')) as {
+      jobs: Array<{ label: string; status: string; summary: string }>;
+      batches: Array<{ model: string; requests: number; status: string; failed: number }>;
+      tokens: Record<string, { calls: number; requests: number }>;
+    };
+    assert.deepEqual(
+      record.jobs.map((j) => [j.label, j.status]),
+      [
+        ['toy-paris', 'done'],
+        ['toy-bard', 'done'],
+      ],
+    );
     assert.ok(record.batches.length > 0, 'the grader went through batches');
-    assert.ok(record.batches.every((b) => b.model === 'grader' && b.status === 'completed' && b.failed === 0), JSON.stringify(record.batches));
-    assert.equal(record.batches.reduce((n, b) => n + b.requests, 0), 2 * QUESTIONS.length, `every grading call of both runs, batched: ${JSON.stringify(record)}`);
+    assert.ok(
+      record.batches.every((b) => b.model === 'grader' && b.status === 'completed' && b.failed === 0),
+      JSON.stringify(record.batches),
+    );
+    assert.equal(
+      record.batches.reduce((n, b) => n + b.requests, 0),
+      2 * QUESTIONS.length,
+      `every grading call of both runs, batched: ${JSON.stringify(record)}`,
+    );
     assert.equal(record.tokens.grader!.calls, 2 * QUESTIONS.length);
     const bard = JSON.parse(readFileSync(join(dir, 'sweep', record.jobs[1]!.summary), 'utf8')) as { metrics: { EM: number; graded: number } };
     assert.deepEqual([bard.metrics.EM, bard.metrics.graded], [1 / 3, 1], 'the answers of the batch read back as live answers ("yes")');

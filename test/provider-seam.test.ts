@@ -44,23 +44,41 @@ describe('a provider through the seam: toy:', () => {
     assert.deepEqual(loadConfig(good).config.model, { spec: 'toy:a', flavour: 'Paris' });
     const bad = join(work, 'bad.json');
     writeFileSync(bad, JSON.stringify({ model: { spec: 'toy:a', colour: 'red' } }));
-    assert.throws(() => loadConfig(bad), (e: unknown) => e instanceof ConfigError && /field "model"/.test(e.message) && /colour/.test(e.message));
+    assert.throws(
+      () => loadConfig(bad),
+      (e: unknown) => e instanceof ConfigError && /field "model"/.test(e.message) && /colour/.test(e.message),
+    );
   });
 
   it('tells the sweep what it needs of a spec through its traits, not its name', () => {
     assert.deepEqual(specTraits('toy:a'), { inProcess: false, endpoints: 1, maxConnections: 3, files: [] });
-    assert.throws(() => specWithEndpoints('toy:a', ['http://h:1/v1']), (e: unknown) => e instanceof LlmkbError && /"endpoints" is for models behind servers/.test(e.message));
+    assert.throws(
+      () => specWithEndpoints('toy:a', ['http://h:1/v1']),
+      (e: unknown) => e instanceof LlmkbError && /"endpoints" is for models behind servers/.test(e.message),
+    );
   });
 
   it('answers through the runner, as `eval` runs a method', async () => {
     const model = await createLanguageModel({ spec: 'toy:a', flavour: 'Paris' }, { cacheDir: work });
-    const run = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(model, { cache }) }, options: { questions }, runs, outDir: join(work, 'eval') });
+    const run = await runMethod(exactMatchMethod, {
+      roles: { model: new ModelExecutor(model, { cache }) },
+      options: { questions },
+      runs,
+      outDir: join(work, 'eval'),
+    });
     assert.equal(run.summary.metrics.EM, 0.5, 'Paris is right for France only');
   });
 
   it('runs in a sweep whose study gives its option', async () => {
     const file = join(work, 'study.json');
-    writeFileSync(file, JSON.stringify({ name: 'toy', models: [{ label: 'toy-shakespeare', spec: 'toy:b', flavour: 'Shakespeare' }], methods: [{ id: 'exact-match', options: { questions } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'toy',
+        models: [{ label: 'toy-shakespeare', spec: 'toy:b', flavour: 'Shakespeare' }],
+        methods: [{ id: 'exact-match', options: { questions } }],
+      }),
+    );
     const study = loadStudy(file);
     assert.equal(study.models[0]!.entry.flavour, 'Shakespeare');
     const result = await runStudy({ study, outDir: join(work, 'sweep'), runs, cache, cacheDir: work, log: () => {} });
@@ -76,8 +94,15 @@ describe('a provider through the seam: toy:', () => {
     const batched = await pool.executor(entry, { batch: { journalDir: join(work, 'batches'), gatherMs: 5, pollMs: 1 } });
     const before = toyBatches.length;
     const answers = await Promise.all(['first prompt', 'second prompt'].map((prompt) => batched.complete({ prompt, maxTokens: 4 })));
-    assert.deepEqual(answers.map((a) => a.value.text), [' mint\n', ' mint\n']);
-    assert.deepEqual(toyBatches.slice(before).map((b) => b.lines), [2], 'one batch of two lines');
+    assert.deepEqual(
+      answers.map((a) => a.value.text),
+      [' mint\n', ' mint\n'],
+    );
+    assert.deepEqual(
+      toyBatches.slice(before).map((b) => b.lines),
+      [2],
+      'one batch of two lines',
+    );
     await pool.close();
     const live = await createLanguageModel(entry, { cacheDir: work });
     const again = await new ModelExecutor(live, { cache }).complete({ prompt: 'first prompt', maxTokens: 4 });

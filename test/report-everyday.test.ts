@@ -28,10 +28,14 @@ describe('report for everyday use', () => {
     assert.ok((html.match(/<figure class="chart"/g) ?? []).length >= 3, 'the scatter plots are drawn');
   });
 
-  it('a scatter label keeps clear of the axes (the plot\'s left and bottom edges)', () => {
+  it("a scatter label keeps clear of the axes (the plot's left and bottom edges)", () => {
     const g = { x: [0, 100] as [number, number], y: [0, 100] as [number, number], width: 300, height: 300, fontSize: 8, pointRadius: 5 };
     // Points whose label, beside them, would end on the bottom edge (y = 5 px above it) or start on the left one.
-    const points = [{ x: 50, y: (5 / 300) * 100, text: 'near the x axis' }, { x: 30, y: 50, text: 'a label long enough to go left' }, { x: 99, y: 50, text: 'right edge' }];
+    const points = [
+      { x: 50, y: (5 / 300) * 100, text: 'near the x axis' },
+      { x: 30, y: 50, text: 'a label long enough to go left' },
+      { x: 99, y: 50, text: 'right edge' },
+    ];
     const { labels } = placeLabels(points, g);
     const px = (x: number) => (x / 100) * 300;
     const py = (y: number) => 300 - (y / 100) * 300;
@@ -46,7 +50,14 @@ describe('report for everyday use', () => {
 
   it('"Read with care" names each warning once, with the runs it applies to', async () => {
     const runs = three().map((s) => ({ ...s, warnings: [{ message: 'only 30 questions: wide intervals', metrics: ['UR'] }] }));
-    runs.push({ ...runs[0]!, model: 'other', warnings: [{ message: 'only 30 questions: wide intervals', metrics: ['UR'] }, { message: 'its own', metrics: [] }] });
+    runs.push({
+      ...runs[0]!,
+      model: 'other',
+      warnings: [
+        { message: 'only 30 questions: wide intervals', metrics: ['UR'] },
+        { message: 'its own', metrics: [] },
+      ],
+    });
     const html = await renderReport(runs);
     const box = /<section class="warn" id="warnings">(.*?)<\/section>/s.exec(html)?.[1] ?? '';
     assert.equal((box.match(/only 30 questions/g) ?? []).length, 1, box);
@@ -58,7 +69,18 @@ describe('report for everyday use', () => {
 
   it('the departures box links to the docs page, an absolute address with its anchor', async () => {
     const run = three()[0]!;
-    const protocol = buildProtocol({ setting: 'zero-shot', lexicalJudge: { id: 'lexical-v2', note: 'agrees with humans 90%' }, shotSelector: 'bm25-v1', mode: 'logprobs', questions: { seen: 10, unseen: 10 }, mcqs: 20, maxTokens: 100, computeBackend: 'cpu', datasets: {}, seed: 1 });
+    const protocol = buildProtocol({
+      setting: 'zero-shot',
+      lexicalJudge: { id: 'lexical-v2', note: 'agrees with humans 90%' },
+      shotSelector: 'bm25-v1',
+      mode: 'logprobs',
+      questions: { seen: 10, unseen: 10 },
+      mcqs: 20,
+      maxTokens: 100,
+      computeBackend: 'cpu',
+      datasets: {},
+      seed: 1,
+    });
     const html = await renderReport([{ ...run, protocol }]);
     const box = /<section class="warn" id="departures">(.*?)<\/section>/s.exec(html)?.[1] ?? '';
     assert.ok(DOCS_URL_BASE.startsWith('https://'));

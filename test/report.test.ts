@@ -33,7 +33,19 @@ function sweepSummaries() {
 describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
     mkdirSync(ARTIFACTS, { recursive: true });
     process.stdout.write(`report screenshots: ${ARTIFACTS}\n`);
   });
@@ -74,14 +86,24 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     assert.match(await page.locator('h2').first().innerText(), /Table 9/);
     assert.ok((await page.getByText('<script>alert("x")</script>', { exact: false }).count()) > 0, 'shown as text');
     const titles = await page.locator('figure.chart svg').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
-    assert.ok(titles.every((w) => w > 200), 'charts have a size');
+    assert.ok(
+      titles.every((w) => w > 200),
+      'charts have a size',
+    );
     await page.close();
   });
 
-  it("reads like the paper: grouped headers, CIs, significance marks, every figure or a note why not, examples, narrow screens scroll, prints", async () => {
+  it('reads like the paper: grouped headers, CIs, significance marks, every figure or a note why not, examples, narrow screens scroll, prints', async () => {
     // Three models in two settings with their records: marks from the paired bootstrap.
     const rows = paperRows().filter((r) => ['Llama3 8B', 'Llama3Instruct 8B', 'Gemma 7B'].includes(r.model) && r.setting !== 'four-shot-2');
-    const records = rows.map((r) => scored(syntheticRecords(r, 600, 600)).map((x) => ({ ...x, question: `Question ${x.id} of ${r.model}?`, response: x.label === 'uninformative' ? 'unsure' : `<b>answer</b> ${x.id}`, answers: [`gold ${x.id}`] })));
+    const records = rows.map((r) =>
+      scored(syntheticRecords(r, 600, 600)).map((x) => ({
+        ...x,
+        question: `Question ${x.id} of ${r.model}?`,
+        response: x.label === 'uninformative' ? 'unsure' : `<b>answer</b> ${x.id}`,
+        answers: [`gold ${x.id}`],
+      })),
+    );
     const summaries = rows.map((r, i) => summarizeRun(records[i]!, { model: r.model, setting: r.setting, resamples: 50 }));
     const { page, problems } = await open(await renderReport(summaries, { records }), 'report-three-models');
     assert.deepEqual(problems, []);
@@ -100,7 +122,10 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     const ticks = await page.locator('#fig7a svg .role-axis-label text').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
     const urAxis = ticks.slice(0, ticks.indexOf('100') + 1);
     assert.equal(urAxis[0], '0', `UR axis from 0: ${ticks.join(',')}`);
-    assert.ok(urAxis.every((t) => !t.startsWith('−')), 'the UR axis does not go below 0');
+    assert.ok(
+      urAxis.every((t) => !t.startsWith('−')),
+      'the UR axis does not go below 0',
+    );
     assert.ok(ticks.slice(urAxis.length).includes('−100'), 'the NCR axis spans -100..100');
     // Example responses, escaped.
     assert.ok((await page.locator('table.examples').count()) === summaries.length);
@@ -121,7 +146,9 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     const out: string[] = [];
     const page_ = await page.locator('html').evaluate((e) => e.scrollWidth);
     if (page_ > page.viewportSize()!.width) out.push(`the page: ${page_} px`);
-    const boxes = await page.locator('.scroll, figure').evaluateAll((els) => els.map((el) => ({ name: el.id || el.querySelector('table')?.id || el.tagName, scroll: el.scrollWidth, client: el.clientWidth })));
+    const boxes = await page
+      .locator('.scroll, figure')
+      .evaluateAll((els) => els.map((el) => ({ name: el.id || el.querySelector('table')?.id || el.tagName, scroll: el.scrollWidth, client: el.clientWidth })));
     for (const b of boxes) if (b.scroll > b.client + 1) out.push(`${b.name}: ${b.scroll} > ${b.client} px`);
     return out;
   }
@@ -145,12 +172,25 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
   it("scatter labels clear of the axes: the paper's 26 models in two settings", async () => {
     const { page } = await open(await renderReport(paperSummaries(['zero-shot', 'four-shot'])), 'report-scatter-axes');
     for (const id of ['fig7a', 'fig7b', 'fig7c']) {
-      const boxes = (selector: string) => page.locator(`#${id} svg ${selector}`).evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, top: e.getBoundingClientRect().top, bottom: e.getBoundingClientRect().bottom })));
+      const boxes = (selector: string) =>
+        page.locator(`#${id} svg ${selector}`).evaluateAll((els) =>
+          els.map((e) => ({
+            text: e.textContent ?? '',
+            left: e.getBoundingClientRect().left,
+            right: e.getBoundingClientRect().right,
+            top: e.getBoundingClientRect().top,
+            bottom: e.getBoundingClientRect().bottom,
+          })),
+        );
       const plot = (await boxes('path.background')).sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top))[0]!;
       const labels = await boxes('g.mark-text.role-mark text');
       assert.ok(labels.length > 5, `${id}: labels drawn`);
       // The axes are the plot's left and bottom edges: a label keeps clear of them (and of the other two edges).
-      for (const l of labels) assert.ok(l.left > plot.left + 1 && l.bottom < plot.bottom - 1 && l.right < plot.right - 1 && l.top > plot.top + 1, `${id}: "${l.text}" touches the plot's edge: ${JSON.stringify({ l, plot })}`);
+      for (const l of labels)
+        assert.ok(
+          l.left > plot.left + 1 && l.bottom < plot.bottom - 1 && l.right < plot.right - 1 && l.top > plot.top + 1,
+          `${id}: "${l.text}" touches the plot's edge: ${JSON.stringify({ l, plot })}`,
+        );
     }
     await page.close();
   });
@@ -160,13 +200,25 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
     const { page } = await open(await renderReport(summaries), 'report-scatter-labels');
     for (const id of ['fig7a', 'fig7b', 'fig7c']) {
       // Boxes in the page (no named helper inside evaluate: the test's transpiler would wrap it in a function the page lacks).
-      const boxes = (selector: string) => page.locator(`#${id} svg ${selector}`).evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, top: e.getBoundingClientRect().top, bottom: e.getBoundingClientRect().bottom })));
+      const boxes = (selector: string) =>
+        page.locator(`#${id} svg ${selector}`).evaluateAll((els) =>
+          els.map((e) => ({
+            text: e.textContent ?? '',
+            left: e.getBoundingClientRect().left,
+            right: e.getBoundingClientRect().right,
+            top: e.getBoundingClientRect().top,
+            bottom: e.getBoundingClientRect().bottom,
+          })),
+        );
       const plot = (await boxes('path.background')).sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top))[0]!;
       const labels = await boxes('g.mark-text.role-mark text');
       const points = await boxes('g.mark-symbol.role-mark path');
       const overlap = (a: typeof plot, b: typeof plot) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
       for (const l of labels) {
-        assert.ok(l.left >= plot.left - 1 && l.right <= plot.right + 1 && l.top >= plot.top - 1 && l.bottom <= plot.bottom + 1, `${id}: "${l.text}" runs outside the plot`);
+        assert.ok(
+          l.left >= plot.left - 1 && l.right <= plot.right + 1 && l.top >= plot.top - 1 && l.bottom <= plot.bottom + 1,
+          `${id}: "${l.text}" runs outside the plot`,
+        );
         for (const p of points) assert.ok(!overlap(l, p), `${id}: "${l.text}" covers a point`);
       }
       labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => assert.ok(!overlap(a, b), `${id}: "${a.text}" and "${b.text}" overlap`)));
@@ -174,7 +226,10 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
       const caption = await page.locator(`#${id} figcaption`).innerText();
       const named = `${labels.map((l) => l.text).join(' | ')} ${caption}`;
       for (const model of new Set(summaries.map((s) => s.model))) assert.ok(named.includes(model), `${id}: ${model} is named nowhere: ${named}`);
-      assert.ok(labels.some((l) => l.text === 'tiny-a, tiny-b'), `${id}: one label for the two labels of one model: ${labels.map((l) => l.text).join(' | ')}`);
+      assert.ok(
+        labels.some((l) => l.text === 'tiny-a, tiny-b'),
+        `${id}: one label for the two labels of one model: ${labels.map((l) => l.text).join(' | ')}`,
+      );
       assert.equal(labels.filter((l) => l.text === 'tiny-a').length, 0, 'no label of one of them alone over the other');
     }
     await page.close();
@@ -195,7 +250,8 @@ describe('HTML report in headless Chromium', { skip: hasChromium ? false : `no C
   it('stays small and fast for 30 models x 3 settings', async () => {
     const base = paperSummaries(['zero-shot', 'four-shot', 'four-shot-2'], 10);
     const summaries = [...base];
-    for (let i = 0; summaries.length < 90; i++) summaries.push({ ...base[i % base.length]!, model: `extra-model-${i % 10}`, setting: base[i % base.length]!.setting });
+    for (let i = 0; summaries.length < 90; i++)
+      summaries.push({ ...base[i % base.length]!, model: `extra-model-${i % 10}`, setting: base[i % base.length]!.setting });
     const started = performance.now();
     const html = await renderReport(summaries.slice(0, 90));
     const seconds = (performance.now() - started) / 1000;

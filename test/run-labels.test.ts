@@ -17,7 +17,10 @@ import { tempDir } from './support/temp-dir.js';
 function folder(): { dir: string; qa: string; replies: string } {
   const dir = tempDir('llmkb-labels-');
   const qa = join(dir, 'qa.jsonl');
-  writeFileSync(qa, `${[0, 1, 2, 3].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+  writeFileSync(
+    qa,
+    `${[0, 1, 2, 3].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+  );
   const replies = join(dir, 'replies.jsonl');
   writeFileSync(replies, `${JSON.stringify({ default: true, reply: ' Paris\nQUESTION:' })}\n`);
   return { dir, qa, replies };
@@ -51,7 +54,10 @@ describe('runs as listed', () => {
     const { dir, qa, replies } = folder();
     const store = join(dir, 's.sqlite');
     for (const name of ['tiny-a', 'tiny-b']) {
-      const r = await llmkb(['--store', store, 'eval', '--model', `mock:${replies}`, '--name', name, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'], { cwd: dir });
+      const r = await llmkb(
+        ['--store', store, 'eval', '--model', `mock:${replies}`, '--name', name, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'],
+        { cwd: dir },
+      );
       assert.equal(r.code, 0, r.stderr);
     }
     const runs = await llmkb(['--store', store, 'runs'], { cwd: dir });
@@ -60,11 +66,16 @@ describe('runs as listed', () => {
     assert.equal(lines.length, 2, runs.stdout);
     assert.match(lines[0]!, /^RUN +CREATED +UPDATED \(UTC\) +METHOD +LABEL +SETTING +QUICK +LIMIT +MCQS +QUESTIONS +STAGES$/);
     assert.match(lines[1]!, /reliability +tiny-a = tiny-b +zero-shot +- +- +1 +input-qa [0-9a-f]{8} +ask:done\(4\) judge:done\(4\) consistency:done\(4\)/);
-    writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: tiny-a, spec: "mock:${replies}" }\n  - { label: tiny-b, spec: "mock:${replies}" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+    writeFileSync(
+      join(dir, 'study.yaml'),
+      `models:\n  - { label: tiny-a, spec: "mock:${replies}" }\n  - { label: tiny-b, spec: "mock:${replies}" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`,
+    );
     const plan = await llmkb(['--store', store, 'sweep', 'study.yaml', '--plan'], { cwd: dir });
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /runs: 2 done \(cached\), 0 partly done, 0 new/, 'tiny-b is the same run as tiny-a: done');
-    const summaries = readdirSync(join(dir, 'res')).filter((f) => f.endsWith('.summary.json')).map((f) => join(dir, 'res', f));
+    const summaries = readdirSync(join(dir, 'res'))
+      .filter((f) => f.endsWith('.summary.json'))
+      .map((f) => join(dir, 'res', f));
     assert.equal(summaries.length, 2, 'a summary under each label');
     const compared = await llmkb(['compare', ...summaries, '--resamples', '20'], { cwd: dir });
     assert.equal(compared.code, 0, compared.stderr);
@@ -73,54 +84,113 @@ describe('runs as listed', () => {
 
   it('a run that stopped on an error is "stopped" (running the same command resumes it), not "running"', async () => {
     const { dir, qa } = folder();
-    const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', fault: (index) => (index >= 2 ? { kind: 'status', status: 400 } : undefined) });
+    const server = await startOpenAICompatibleServer({
+      complete: () => ' Paris\nQUESTION:',
+      fault: (index) => (index >= 2 ? { kind: 'status', status: 400 } : undefined),
+    });
     try {
-      const r = await llmkb(['--store', join(dir, 's.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'], { cwd: dir });
+      const r = await llmkb(
+        [
+          '--store',
+          join(dir, 's.sqlite'),
+          'eval',
+          '--model',
+          `vllm:${server.baseURL}/m`,
+          '--input',
+          qa,
+          '--settings',
+          'zero-shot',
+          '--mcqs',
+          '1',
+          '--out',
+          'res',
+        ],
+        { cwd: dir },
+      );
       assert.notEqual(r.code, 0, 'the server refused a call');
       const runs = await llmkb(['--store', join(dir, 's.sqlite'), 'runs', '--json'], { cwd: dir });
       const listed = (JSON.parse(runs.stdout) as { schema: string; runs: Array<{ stages: Array<{ stage: string; status: string }> }> }).runs;
-      assert.deepEqual(listed[0]!.stages.map((s) => `${s.stage}:${s.status}`), ['ask:stopped']);
+      assert.deepEqual(
+        listed[0]!.stages.map((s) => `${s.stage}:${s.status}`),
+        ['ask:stopped'],
+      );
     } finally {
       await server.close();
     }
   });
 
-  it('a run resumed after kill -9 counts in run.json every request the server got, the killed process\'s too', async () => {
+  it("a run resumed after kill -9 counts in run.json every request the server got, the killed process's too", async () => {
     const { dir } = folder();
     const qa = join(dir, 'qa40.jsonl');
-    writeFileSync(qa, `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    writeFileSync(
+      qa,
+      `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+    );
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', nextToken: () => ({ ' A': 0.6, ' B': 0.4 }), delayMs: 100 });
     try {
       // Two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
       writeFileSync(join(dir, 'llmkb.config.json'), JSON.stringify({ model: { spec: `vllm:${server.baseURL}/m`, concurrency: 2 } }));
-      const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'];
+      const args = [
+        join(import.meta.dirname, '..', 'bin', 'llmkb.js'),
+        '--store',
+        join(dir, 's.sqlite'),
+        'eval',
+        '--model',
+        `vllm:${server.baseURL}/m`,
+        '--input',
+        qa,
+        '--settings',
+        'zero-shot',
+        '--mcqs',
+        '1',
+        '--out',
+        'res',
+      ];
       const { killed, paid } = await killedAndResumed(args, dir, server);
       const runJson = readdirSync(join(dir, 'res')).find((f) => f.endsWith('.run.json'))!;
-      const execution = JSON.parse(readFileSync(join(dir, 'res', runJson), 'utf8')) as { calls: { model: { requests: number } }; callsHere: { model: { requests: number } } };
-      assert.equal(execution.callsHere.model.requests, paid - killed, 'callsHere: the resumed process\'s requests');
+      const execution = JSON.parse(readFileSync(join(dir, 'res', runJson), 'utf8')) as {
+        calls: { model: { requests: number } };
+        callsHere: { model: { requests: number } };
+      };
+      assert.equal(execution.callsHere.model.requests, paid - killed, "callsHere: the resumed process's requests");
       // The last moment before the kill may be unsaved (at most one save interval of requests).
-      assert.ok(execution.calls.model.requests >= paid - 45 && execution.calls.model.requests <= paid, `all processes: ${execution.calls.model.requests} of ${paid} requests`);
-      assert.ok(execution.calls.model.requests > execution.callsHere.model.requests, 'the killed process\'s requests are counted too');
+      assert.ok(
+        execution.calls.model.requests >= paid - 45 && execution.calls.model.requests <= paid,
+        `all processes: ${execution.calls.model.requests} of ${paid} requests`,
+      );
+      assert.ok(execution.calls.model.requests > execution.callsHere.model.requests, "the killed process's requests are counted too");
     } finally {
       await server.close();
     }
   });
 
-  it('a sweep resumed after kill -9 counts in sweep.json every request the server got, the killed process\'s too', async () => {
+  it("a sweep resumed after kill -9 counts in sweep.json every request the server got, the killed process's too", async () => {
     const { dir } = folder();
     const qa = join(dir, 'qa100.jsonl');
-    writeFileSync(qa, `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    writeFileSync(
+      qa,
+      `${Array.from({ length: 100 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+    );
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', nextToken: () => ({ ' A': 0.6, ' B': 0.4 }), delayMs: 100 });
     try {
       // One model, two calls at a time: the asking takes about 5 s, long enough to kill it half-way.
-      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+      writeFileSync(
+        join(dir, 'study.yaml'),
+        `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/m", concurrency: 2 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`,
+      );
       const args = [join(import.meta.dirname, '..', 'bin', 'llmkb.js'), '--store', join(dir, 's.sqlite'), 'sweep', 'study.yaml', '--out', 'res'];
       const { killed, paid } = await killedAndResumed(args, dir, server);
-      const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as { tokens: { model: { requests: number } }; tokensHere: { model: { requests: number } } };
-      assert.equal(sweep.tokensHere.model.requests, paid - killed, 'tokensHere: the resumed process\'s requests');
+      const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as {
+        tokens: { model: { requests: number } };
+        tokensHere: { model: { requests: number } };
+      };
+      assert.equal(sweep.tokensHere.model.requests, paid - killed, "tokensHere: the resumed process's requests");
       // The last moment before the kill may be unsaved (at most one save interval of requests).
-      assert.ok(sweep.tokens.model.requests >= paid - 45 && sweep.tokens.model.requests <= paid, `all processes: ${sweep.tokens.model.requests} of ${paid} requests`);
-      assert.ok(sweep.tokens.model.requests > sweep.tokensHere.model.requests, 'the killed process\'s requests are counted too');
+      assert.ok(
+        sweep.tokens.model.requests >= paid - 45 && sweep.tokens.model.requests <= paid,
+        `all processes: ${sweep.tokens.model.requests} of ${paid} requests`,
+      );
+      assert.ok(sweep.tokens.model.requests > sweep.tokensHere.model.requests, "the killed process's requests are counted too");
     } finally {
       await server.close();
     }

@@ -30,14 +30,20 @@ const dir = tempDir('llmkb-secrets-');
  * request's Authorization header (as some proxies and OpenSearch's security plugin do), and
  * records the headers it got.
  */
-async function startEchoServer(status: number, shape: 'openai' | 'opensearch'): Promise<{ url: string; authorizations: Array<string | undefined>; close(): Promise<void> }> {
+async function startEchoServer(
+  status: number,
+  shape: 'openai' | 'opensearch',
+): Promise<{ url: string; authorizations: Array<string | undefined>; close(): Promise<void> }> {
   const authorizations: Array<string | undefined> = [];
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       authorizations.push(req.headers.authorization);
       const echoed = `request with header Authorization: ${req.headers.authorization ?? '(none)'} refused`;
-      const body = shape === 'openai' ? { error: { message: echoed, type: 'invalid_request_error' } } : { error: { root_cause: [], type: 'security_exception', reason: echoed }, status };
+      const body =
+        shape === 'openai'
+          ? { error: { message: echoed, type: 'invalid_request_error' } }
+          : { error: { root_cause: [], type: 'security_exception', reason: echoed }, status };
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
@@ -69,7 +75,13 @@ describe('redactSecrets: what has the shape of a credential, and every registere
   });
 
   it('leaves prose and names alone', () => {
-    for (const text of ['Basic authentication failed', 'expected a Bearer token', 'export OPENAI_API_KEY=... in your shell', 'http://127.0.0.1:8000/v1/org@v2/model', 'the "apiKeyEnv" field']) {
+    for (const text of [
+      'Basic authentication failed',
+      'expected a Bearer token',
+      'export OPENAI_API_KEY=... in your shell',
+      'http://127.0.0.1:8000/v1/org@v2/model',
+      'the "apiKeyEnv" field',
+    ]) {
       assert.equal(redactSecrets(text), text);
     }
   });
@@ -97,11 +109,29 @@ describe('redactSecrets: what has the shape of a credential, and every registere
 
 describe('a user name or password in a model URL is refused everywhere (exit 2), shown without them', () => {
   it('every server spec form, a second replica, and OLLAMA_HOST', () => {
-    const specs = ['vllm:http://alice:SECRET-1@127.0.0.1:8000/v1/m', 'openai-compatible:https://bob@h:1/v1/m', 'llamacpp:http://127.0.0.1:1/v1,http://c:SECRET-1@127.0.0.1:2/v1/m', 'tei:http://d:SECRET-1@127.0.0.1:8080/cross-encoder/nli', 'vllm-score:http://e:SECRET-1@127.0.0.1:8000/v1/x'];
+    const specs = [
+      'vllm:http://alice:SECRET-1@127.0.0.1:8000/v1/m',
+      'openai-compatible:https://bob@h:1/v1/m',
+      'llamacpp:http://127.0.0.1:1/v1,http://c:SECRET-1@127.0.0.1:2/v1/m',
+      'tei:http://d:SECRET-1@127.0.0.1:8080/cross-encoder/nli',
+      'vllm-score:http://e:SECRET-1@127.0.0.1:8000/v1/x',
+    ];
     for (const spec of specs) {
-      assert.throws(() => parseModelSpec(spec), (e: unknown) => e instanceof ModelSpecError && e.exitCode === 2 && !e.message.includes('SECRET-1') && /holds a user name or password/.test(e.message) && /apiKeyEnv/.test(e.hint ?? ''), spec);
+      assert.throws(
+        () => parseModelSpec(spec),
+        (e: unknown) =>
+          e instanceof ModelSpecError &&
+          e.exitCode === 2 &&
+          !e.message.includes('SECRET-1') &&
+          /holds a user name or password/.test(e.message) &&
+          /apiKeyEnv/.test(e.hint ?? ''),
+        spec,
+      );
     }
-    assert.throws(() => parseModelSpec('ollama:llama3.1', { OLLAMA_HOST: 'u:SECRET-1@127.0.0.1:11434' }), (e: unknown) => e instanceof ModelSpecError && /OLLAMA_HOST "http:\/\/\*\*\*@127\.0\.0\.1:11434"/.test(e.message));
+    assert.throws(
+      () => parseModelSpec('ollama:llama3.1', { OLLAMA_HOST: 'u:SECRET-1@127.0.0.1:11434' }),
+      (e: unknown) => e instanceof ModelSpecError && /OLLAMA_HOST "http:\/\/\*\*\*@127\.0\.0\.1:11434"/.test(e.message),
+    );
     // An "@" in the path is no credential.
     assert.equal(parseModelSpec('vllm:http://127.0.0.1:8000/v1/org@v2/m').provider, 'openai-compatible');
   });
@@ -109,7 +139,10 @@ describe('a user name or password in a model URL is refused everywhere (exit 2),
   it('a config entry: refused naming the file and field', () => {
     const file = join(dir, 'creds.config.json');
     writeFileSync(file, JSON.stringify({ model: 'gguf:./m.gguf', judge: { spec: 'vllm:http://j:SECRET-2@127.0.0.1:9/v1/judge', concurrency: 4 } }));
-    assert.throws(() => loadConfig(file), (e: unknown) => e instanceof LlmkbError && e.exitCode === 2 && e.message.includes(`${file} (field "judge.spec")`) && !e.message.includes('SECRET-2'));
+    assert.throws(
+      () => loadConfig(file),
+      (e: unknown) => e instanceof LlmkbError && e.exitCode === 2 && e.message.includes(`${file} (field "judge.spec")`) && !e.message.includes('SECRET-2'),
+    );
   });
 
   it('a study: an endpoint, a model spec and a role, each with its line and field', () => {
@@ -118,11 +151,20 @@ describe('a user name or password in a model URL is refused everywhere (exit 2),
       writeFileSync(file, text);
       return () => loadStudy(file);
     };
-    const endpoint = study('endpoint.yaml', 'models:\n  - label: a\n    spec: vllm:http://127.0.0.1:9/v1/m\n    endpoints:\n      - http://127.0.0.1:9/v1\n      - http://u:SECRET-3@127.0.0.1:10/v1\n');
-    assert.throws(endpoint, (e: unknown) => e instanceof InputFileError && e.line === 6 && e.field === 'models.0.endpoints.1' && e.exitCode === 2 && !e.message.includes('SECRET-3'));
+    const endpoint = study(
+      'endpoint.yaml',
+      'models:\n  - label: a\n    spec: vllm:http://127.0.0.1:9/v1/m\n    endpoints:\n      - http://127.0.0.1:9/v1\n      - http://u:SECRET-3@127.0.0.1:10/v1\n',
+    );
+    assert.throws(
+      endpoint,
+      (e: unknown) => e instanceof InputFileError && e.line === 6 && e.field === 'models.0.endpoints.1' && e.exitCode === 2 && !e.message.includes('SECRET-3'),
+    );
     const spec = study('spec.yaml', 'models:\n  - label: a\n    spec: vllm:http://u:SECRET-3@127.0.0.1:9/v1/m\n');
     assert.throws(spec, (e: unknown) => e instanceof InputFileError && e.line === 3 && e.field === 'models.0.spec' && !e.message.includes('SECRET-3'));
-    const role = study('role.yaml', 'models:\n  - label: a\n    spec: vllm:http://127.0.0.1:9/v1/m\njudge: { spec: "openai-compatible:http://u:SECRET-3@127.0.0.1:9/v1/j" }\n');
+    const role = study(
+      'role.yaml',
+      'models:\n  - label: a\n    spec: vllm:http://127.0.0.1:9/v1/m\njudge: { spec: "openai-compatible:http://u:SECRET-3@127.0.0.1:9/v1/j" }\n',
+    );
     assert.throws(role, (e: unknown) => e instanceof InputFileError && e.line === 4 && e.field === 'judge' && !e.message.includes('SECRET-3'));
   });
 
@@ -195,16 +237,41 @@ describe('what a server echoes back is redacted (real servers on 127.0.0.1)', ()
 
   it('the CLI: corpus search on a remote corpus whose server quotes the Basic header prints no part of the credentials', async () => {
     const store = join(dir, 'echo-remote.sqlite');
-    const add = await llmkb(['--store', store, 'corpus', 'add-remote', 'echoing', '--opensearch', opensearch.url, '--index', 'passages', '--auth-env', 'TEST_OS_ECHO']);
+    const add = await llmkb([
+      '--store',
+      store,
+      'corpus',
+      'add-remote',
+      'echoing',
+      '--opensearch',
+      opensearch.url,
+      '--index',
+      'passages',
+      '--auth-env',
+      'TEST_OS_ECHO',
+    ]);
     assert.equal(add.code, 0, add.stderr);
     const r = await llmkb(['--store', store, 'corpus', 'search', 'echoing', 'finches'], { env: { TEST_OS_ECHO: 'reader:Os-Cli-Secret-77' } });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /HTTP 401: security_exception: request with header Authorization: Basic \*\*\* refused/);
-    for (const part of ['Os-Cli-Secret-77', Buffer.from('reader:Os-Cli-Secret-77').toString('base64')]) assert.ok(!`${r.stdout}${r.stderr}`.includes(part), r.stderr);
+    for (const part of ['Os-Cli-Secret-77', Buffer.from('reader:Os-Cli-Secret-77').toString('base64')])
+      assert.ok(!`${r.stdout}${r.stderr}`.includes(part), r.stderr);
   });
 
   it('corpus add-remote --auth-env with credentials instead of a name: exit 2, the value not echoed', async () => {
-    const r = await llmkb(['--store', join(dir, 'remote.sqlite'), 'corpus', 'add-remote', 'r', '--opensearch', opensearch.url, '--index', 'passages', '--auth-env', 'reader:Os-Secret-456']);
+    const r = await llmkb([
+      '--store',
+      join(dir, 'remote.sqlite'),
+      'corpus',
+      'add-remote',
+      'r',
+      '--opensearch',
+      opensearch.url,
+      '--index',
+      'passages',
+      '--auth-env',
+      'reader:Os-Secret-456',
+    ]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--auth-env takes the NAME of an environment variable/);
     assert.ok(!`${r.stdout}${r.stderr}`.includes('Os-Secret-456'), r.stderr);

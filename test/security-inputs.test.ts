@@ -43,39 +43,78 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-const policy = (apiKey: string | undefined) => ({ apiKey, retryableStatus: new Set<number>(), isContextOverflow: () => false, unreachableHint: () => '', shapeHint: '' });
+const policy = (apiKey: string | undefined) => ({
+  apiKey,
+  retryableStatus: new Set<number>(),
+  isContextOverflow: () => false,
+  unreachableHint: () => '',
+  shapeHint: '',
+});
 
 describe('a query string in a base URL is refused (exit 2), its values not shown', () => {
   it('every spec form: a credential-like parameter (any case, - or _) named, a plain query refused too', () => {
-    const keyed = ['vllm:http://127.0.0.1:9/ok?api-key=SECRET-Q1/v1/m', 'vllm:http://127.0.0.1:9/v1/m?api_key=SECRET-Q1', 'llamacpp:http://127.0.0.1:9/v1?Token=SECRET-Q1/m', 'tei:http://127.0.0.1:9/x?ACCESS_TOKEN=SECRET-Q1', 'vllm-score:http://127.0.0.1:9/v1/x?sig=SECRET-Q1&a=b', 'openai-compatible:http://127.0.0.1:1/v1,http://127.0.0.1:2/v1?Password=SECRET-Q1/m', 'llm-relevance:vllm:http://127.0.0.1:9/v1/m?apikey=SECRET-Q1'];
+    const keyed = [
+      'vllm:http://127.0.0.1:9/ok?api-key=SECRET-Q1/v1/m',
+      'vllm:http://127.0.0.1:9/v1/m?api_key=SECRET-Q1',
+      'llamacpp:http://127.0.0.1:9/v1?Token=SECRET-Q1/m',
+      'tei:http://127.0.0.1:9/x?ACCESS_TOKEN=SECRET-Q1',
+      'vllm-score:http://127.0.0.1:9/v1/x?sig=SECRET-Q1&a=b',
+      'openai-compatible:http://127.0.0.1:1/v1,http://127.0.0.1:2/v1?Password=SECRET-Q1/m',
+      'llm-relevance:vllm:http://127.0.0.1:9/v1/m?apikey=SECRET-Q1',
+    ];
     for (const spec of keyed) {
-      assert.throws(() => parseModelSpec(spec), (e: unknown) => e instanceof ModelSpecError && e.exitCode === 2 && !e.message.includes('SECRET-Q1') && /holds a credential in a URL's query string/.test(e.message) && /apiKeyEnv/.test(e.hint ?? ''), spec);
+      assert.throws(
+        () => parseModelSpec(spec),
+        (e: unknown) =>
+          e instanceof ModelSpecError &&
+          e.exitCode === 2 &&
+          !e.message.includes('SECRET-Q1') &&
+          /holds a credential in a URL's query string/.test(e.message) &&
+          /apiKeyEnv/.test(e.hint ?? ''),
+        spec,
+      );
     }
-    assert.throws(() => parseModelSpec('vllm:http://127.0.0.1:9/v1?api-version=2024-01/m'), (e: unknown) => e instanceof ModelSpecError && /has a query string/.test(e.message) && e.message.includes('?api-version=***'));
-    assert.throws(() => parseModelSpec('ollama:llama3.1', { OLLAMA_HOST: '127.0.0.1:11434/?key=SECRET-Q1' }), (e: unknown) => e instanceof ModelSpecError && /OLLAMA_HOST/.test(e.message) && !e.message.includes('SECRET-Q1'));
+    assert.throws(
+      () => parseModelSpec('vllm:http://127.0.0.1:9/v1?api-version=2024-01/m'),
+      (e: unknown) => e instanceof ModelSpecError && /has a query string/.test(e.message) && e.message.includes('?api-version=***'),
+    );
+    assert.throws(
+      () => parseModelSpec('ollama:llama3.1', { OLLAMA_HOST: '127.0.0.1:11434/?key=SECRET-Q1' }),
+      (e: unknown) => e instanceof ModelSpecError && /OLLAMA_HOST/.test(e.message) && !e.message.includes('SECRET-Q1'),
+    );
   });
 
   it('a config entry and a study (spec and endpoint): refused naming the file and field', () => {
     const config = join(dir, 'q.config.json');
     writeFileSync(config, JSON.stringify({ judge: { spec: 'vllm:http://127.0.0.1:9/v1/judge?key=SECRET-Q2' } }));
-    assert.throws(() => loadConfig(config), (e: unknown) => e instanceof LlmkbError && e.exitCode === 2 && e.message.includes(`${config} (field "judge.spec")`) && !e.message.includes('SECRET-Q2'));
+    assert.throws(
+      () => loadConfig(config),
+      (e: unknown) => e instanceof LlmkbError && e.exitCode === 2 && e.message.includes(`${config} (field "judge.spec")`) && !e.message.includes('SECRET-Q2'),
+    );
     const study = join(dir, 'q.yaml');
     writeFileSync(study, 'models:\n  - label: a\n    spec: vllm:http://127.0.0.1:9/v1/m\n    endpoints:\n      - http://127.0.0.1:10/v1?secret=SECRET-Q2\n');
-    assert.throws(() => loadStudy(study), (e: unknown) => e instanceof InputFileError && e.field === 'models.0.endpoints.0' && e.exitCode === 2 && !e.message.includes('SECRET-Q2'));
+    assert.throws(
+      () => loadStudy(study),
+      (e: unknown) => e instanceof InputFileError && e.field === 'models.0.endpoints.0' && e.exitCode === 2 && !e.message.includes('SECRET-Q2'),
+    );
   });
 
   it('the CLI: complete and corpus add-remote --opensearch exit 2; no output and no file holds the key', async () => {
     const cwd = mkdtempSync(join(dir, 'cli-'));
     const complete = await llmkb(['--store', 'store.sqlite', 'complete', '--model', 'vllm:http://127.0.0.1:9/ok?api-key=SECRET-Q3/v1/m', 'hi'], { cwd });
     assert.equal(complete.code, 2, complete.stderr);
-    const remote = await llmkb(['--store', 'store.sqlite', 'corpus', 'add-remote', 'w2', '--opensearch', 'http://127.0.0.1:9/os?api_key=SECRET-Q3', '--index', 'p'], { cwd });
+    const remote = await llmkb(
+      ['--store', 'store.sqlite', 'corpus', 'add-remote', 'w2', '--opensearch', 'http://127.0.0.1:9/os?api_key=SECRET-Q3', '--index', 'p'],
+      { cwd },
+    );
     assert.equal(remote.code, 2, remote.stderr);
     assert.match(remote.stderr, /query string \("api_key"\)/);
     for (const r of [complete, remote]) assert.ok(!`${r.stdout}${r.stderr}`.includes('SECRET-Q3'), r.stderr);
@@ -90,14 +129,28 @@ describe('every part and encoding of a credential that was read is redacted', ()
       const header = req.headers.authorization ?? '';
       const decoded = Buffer.from(header.replace(/^Basic /, ''), 'base64').toString('utf8');
       const [user, password] = [decoded.slice(0, decoded.indexOf(':')), decoded.slice(decoded.indexOf(':') + 1)];
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `user [${user}] password [${password}] decoded=${decoded} enc=${encodeURIComponent(password)} both=${encodeURIComponent(user)}:${encodeURIComponent(password)}` } }));
+      res.writeHead(401, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            message: `user [${user}] password [${password}] decoded=${decoded} enc=${encodeURIComponent(password)} both=${encodeURIComponent(user)}:${encodeURIComponent(password)}`,
+          },
+        }),
+      );
     });
     try {
       const password = 'Pw Echo/31:x@y';
       for (const credential of [`svcuser:${password}`, `Basic ${Buffer.from(`svcuser2:${password}2`).toString('base64')}`]) {
-        const error = await requestJson(`${server.url}/v1`, '/completions', {}, z.object({}), {}, policy(credential.startsWith('Basic') ? credential : authorizationValue(credential, 'Basic'))).catch((e: unknown) => e);
+        const error = await requestJson(
+          `${server.url}/v1`,
+          '/completions',
+          {},
+          z.object({}),
+          {},
+          policy(credential.startsWith('Basic') ? credential : authorizationValue(credential, 'Basic')),
+        ).catch((e: unknown) => e);
         assert.ok(error instanceof ModelCallError);
-        for (const part of ['svcuser', 'Pw Echo', 'Pw%20Echo', encodeURIComponent(password)]) assert.ok(!error.message.includes(part), `${part} in ${error.message}`);
+        for (const part of ['svcuser', 'Pw Echo', 'Pw%20Echo', encodeURIComponent(password)])
+          assert.ok(!error.message.includes(part), `${part} in ${error.message}`);
         assert.match(error.message, /user \[\*\*\*\] password \[\*\*\*\] decoded=\*\*\*/);
       }
       // The user name is redacted as a word, not inside other words.
@@ -113,7 +166,11 @@ describe('every part and encoding of a credential that was read is redacted', ()
 
   it('a password with a tab (or another control character) in a model URL: refused, shown as ***', async () => {
     for (const spec of ['vllm:http://alice:pa\tSECRET-T4@127.0.0.1:9/v1/m', 'vllm:http://alice:pa\x01SECRET-T4@127.0.0.1:9/v1/m']) {
-      assert.throws(() => parseModelSpec(spec), (e: unknown) => e instanceof ModelSpecError && !e.message.includes('SECRET-T4') && e.message.includes('http://***@127.0.0.1:9'), JSON.stringify(spec));
+      assert.throws(
+        () => parseModelSpec(spec),
+        (e: unknown) => e instanceof ModelSpecError && !e.message.includes('SECRET-T4') && e.message.includes('http://***@127.0.0.1:9'),
+        JSON.stringify(spec),
+      );
     }
     const r = await llmkb(['--store', join(dir, 'tab.sqlite'), 'complete', '--model', 'vllm:http://alice:pa\tSECRET-T4@127.0.0.1:9/v1/m', 'hi'], { cwd: dir });
     assert.equal(r.code, 2, r.stderr);
@@ -150,7 +207,18 @@ describe('control characters an input holds are shown escaped in messages', () =
 
 describe('CSV cells a spreadsheet would run as a formula are neutralised', () => {
   it('toCsv: = + - @ tab CR prefixed with a quote; numbers stay numbers', () => {
-    const csv = toCsv({ header: ['Model', 'r'], rows: [['=HYPERLINK("http://x","y")', '-0.25'], ['+cmd', '+3'], ['@SUM(A1)', '1e-5'], ['\tx', '-12%'], ['\rx', '-'], ['-x', '0.5'], ['-1+1', '-12.50†']] });
+    const csv = toCsv({
+      header: ['Model', 'r'],
+      rows: [
+        ['=HYPERLINK("http://x","y")', '-0.25'],
+        ['+cmd', '+3'],
+        ['@SUM(A1)', '1e-5'],
+        ['\tx', '-12%'],
+        ['\rx', '-'],
+        ['-x', '0.5'],
+        ['-1+1', '-12.50†'],
+      ],
+    });
     assert.equal(csv, `Model,r\n"'=HYPERLINK(""http://x"",""y"")",-0.25\n'+cmd,+3\n'@SUM(A1),1e-5\n'\tx,-12%\n"'\rx",-\n'-x,0.5\n'-1+1,-12.50†\n`);
   });
 

@@ -15,7 +15,7 @@ import { slurmUnavailable, startSlurm, type SlurmCluster } from './support/slurm
 import { tempDir } from './support/temp-dir.js';
 
 const dataDir = process.env.LLMKB_DATA_DIR;
-const skip = dataDir ? slurmUnavailable() ?? false : 'LLMKB_DATA_DIR must be set (the reliability data sets)';
+const skip = dataDir ? (slurmUnavailable() ?? false) : 'LLMKB_DATA_DIR must be set (the reliability data sets)';
 if (skip) process.stderr.write(`SKIPPED: sweep --slurm on a one-node cluster: ${skip}\n`);
 const SERVE = join(import.meta.dirname, 'support', 'serve-openai-compatible.ts');
 
@@ -41,7 +41,10 @@ function calls(file: string): number {
 describe('sweep --slurm on a one-node cluster, each task serving its model', { skip }, () => {
   let cluster: SlurmCluster;
   const work = tempDir('llmkb-slurm-sweep-');
-  const serve = (delayMs: number) => ({ command: `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${JSON.stringify(SERVE)} --port {port} --delay-ms ${delayMs}`, timeout: 60 });
+  const serve = (delayMs: number) => ({
+    command: `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${JSON.stringify(SERVE)} --port {port} --delay-ms ${delayMs}`,
+    timeout: 60,
+  });
   const studyFile = join(work, 'study.json');
   writeFileSync(
     studyFile,
@@ -88,7 +91,7 @@ describe('sweep --slurm on a one-node cluster, each task serving its model', { s
     assert.ok(existsSync(join(out, 'report.html')));
   };
 
-  it('submits an array of two shards and a merge job; the merged results are the one-machine sweep\'s, byte for byte', async () => {
+  it("submits an array of two shards and a merge job; the merged results are the one-machine sweep's, byte for byte", async () => {
     const out = join(work, 'results-a');
     const ids = await submit(out);
     assert.ok(await cluster.waitGone([ids.arrayId, ids.mergeId], 120_000), 'the jobs ended within 2 minutes');
@@ -96,7 +99,10 @@ describe('sweep --slurm on a one-node cluster, each task serving its model', { s
     assert.match(mergeLog, /merged 2 runs from 2 of 2 shards/, mergeLog);
     sameAsOneMachine(out);
     // Each shard ran in its own folder with its own store, and served its model itself.
-    for (const [i, label] of [[1, 'alpha'], [2, 'beta']] as const) {
+    for (const [i, label] of [
+      [1, 'alpha'],
+      [2, 'beta'],
+    ] as const) {
       assert.ok(existsSync(join(out, 'shards', `shard-${i}-of-2`, 'store.sqlite')));
       assert.match(readFileSync(join(out, 'shards', `shard-${i}-of-2`, 'logs', `${label}.serve.log`), 'utf8'), /listening on http:\/\/127\.0\.0\.1:\d+/);
     }

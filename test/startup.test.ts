@@ -11,11 +11,25 @@ import { tempDir } from './support/temp-dir.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'llmkb.js');
-const HEAVY = ['node-llama-cpp', 'vega', 'vega-lite', '@stdlib', 'better-sqlite3', 'zod', 'csv-parse', 'pure-rand', '@huggingface/transformers', 'onnxruntime-node'];
+const HEAVY = [
+  'node-llama-cpp',
+  'vega',
+  'vega-lite',
+  '@stdlib',
+  'better-sqlite3',
+  'zod',
+  'csv-parse',
+  'pure-rand',
+  '@huggingface/transformers',
+  'onnxruntime-node',
+];
 
 function loadedBy(args: string[]): string[] {
   const log = join(tempDir('llmkb-imports-'), 'imports.log');
-  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'support', 'record-imports.mjs'), BIN, ...args], { env: { ...process.env, LLMKB_IMPORT_LOG: log }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test', 'support', 'record-imports.mjs'), BIN, ...args], {
+    env: { ...process.env, LLMKB_IMPORT_LOG: log },
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   return readFileSync(log, 'utf8').trim().split('\n');
 }
@@ -24,7 +38,10 @@ describe('start-up', () => {
   for (const args of [['--help'], ['eval', '--help'], ['data', 'seenqa', '--help'], ['--version']]) {
     it(`llmkb ${args.join(' ')} loads none of the heavy dependencies`, () => {
       const urls = loadedBy(args);
-      assert.ok(urls.some((u) => u.includes('commander')), 'the hook saw the imports');
+      assert.ok(
+        urls.some((u) => u.includes('commander')),
+        'the hook saw the imports',
+      );
       const heavy = urls.filter((u) => HEAVY.some((h) => u.includes(`/node_modules/${h}/`) || u.includes(`/node_modules/${h}@`)));
       assert.deepEqual(heavy, []);
     });

@@ -33,16 +33,26 @@ function study(name: string, text: string): string {
 describe('YAML aliases in a study file', () => {
   it('a billion-laughs file is refused naming the file', () => {
     const file = study('bomb.yaml', BOMB);
-    assert.throws(() => loadStudy(file), (e: unknown) => e instanceof InputFileError && e.exitCode === 2 && e.file === file && /aliases \(\*name\) expand to more than 1000 copies/.test(e.message));
+    assert.throws(
+      () => loadStudy(file),
+      (e: unknown) =>
+        e instanceof InputFileError && e.exitCode === 2 && e.file === file && /aliases \(\*name\) expand to more than 1000 copies/.test(e.message),
+    );
   });
 
   it('an alias without its anchor is refused naming the file', () => {
     const file = study('unresolved.yaml', 'models: [*nowhere]\n');
-    assert.throws(() => loadStudy(file), (e: unknown) => e instanceof InputFileError && e.exitCode === 2 && e.file === file && /Unresolved alias/.test(e.message));
+    assert.throws(
+      () => loadStudy(file),
+      (e: unknown) => e instanceof InputFileError && e.exitCode === 2 && e.file === file && /Unresolved alias/.test(e.message),
+    );
   });
 
   it('a price shared by 300 models through one flat alias still loads', () => {
-    const models = Array.from({ length: 300 }, (_, i) => `  - { label: m${i}, spec: "mock:r${i}.jsonl", price: ${i === 0 ? '&price { input: 1, output: 2 }' : '*price'} }`).join('\n');
+    const models = Array.from(
+      { length: 300 },
+      (_, i) => `  - { label: m${i}, spec: "mock:r${i}.jsonl", price: ${i === 0 ? '&price { input: 1, output: 2 }' : '*price'} }`,
+    ).join('\n');
     const loaded = loadStudy(study('flat.yaml', `models:\n${models}\n`));
     assert.equal(loaded.models.length, 300);
     assert.deepEqual(loaded.models[299]!.price, { input: 1, output: 2 });

@@ -24,19 +24,27 @@ function work(): string {
 /** A QA set of n questions and a replies file answering every question with `answer`. */
 function questions(dir: string, n: number, answer = 'Paris'): { qa: string; replies: string } {
   const qa = join(dir, 'qa.jsonl');
-  writeFileSync(qa, `${Array.from({ length: n }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+  writeFileSync(
+    qa,
+    `${Array.from({ length: n }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+  );
   const replies = join(dir, 'replies.jsonl');
   writeFileSync(replies, `${JSON.stringify({ default: true, reply: ` ${answer}\nQUESTION:` })}\n`);
   return { qa, replies };
 }
 
 describe('sweep and merge: bad input gets a clear error and its exit code', () => {
-  it('a relative model path in a study is read from the study\'s folder; a missing one is exit 6 in --plan and in the run, naming the file', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
+  it("a relative model path in a study is read from the study's folder; a missing one is exit 6 in --plan and in the run, naming the file", {
+    skip: gguf ? false : 'LLMKB_TEST_GGUF is not set',
+  }, async () => {
     const dir = work();
     mkdirSync(join(dir, 'study', 'models'), { recursive: true });
     const { qa } = questions(join(dir, 'study'), 4);
     copyFileSync(gguf!, join(dir, 'study', 'models', 'tiny.gguf'));
-    writeFileSync(join(dir, 'study', 'ok.yaml'), `models:\n  - { label: tiny, spec: "gguf:models/tiny.gguf" }\nsettings: [zero-shot]\ninput: qa.jsonl\nmcqs: 1\nout: res\n`);
+    writeFileSync(
+      join(dir, 'study', 'ok.yaml'),
+      `models:\n  - { label: tiny, spec: "gguf:models/tiny.gguf" }\nsettings: [zero-shot]\ninput: qa.jsonl\nmcqs: 1\nout: res\n`,
+    );
     // Run from another folder: the path is the study's, not the working directory's.
     const ok = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', join(dir, 'study', 'ok.yaml')], { cwd: dir });
     assert.equal(ok.code, 0, ok.stderr);
@@ -52,16 +60,22 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     }
   });
 
-  it('a study whose mock: model names a missing replies file: exit 6 in --plan and in the run, naming the file from the study\'s folder', async () => {
+  it("a study whose mock: model names a missing replies file: exit 6 in --plan and in the run, naming the file from the study's folder", async () => {
     const dir = work();
     mkdirSync(join(dir, 'study'));
     questions(join(dir, 'study'), 2);
-    writeFileSync(join(dir, 'study', 'missing.yaml'), 'models:\n  - { label: scripted, spec: "mock:replies/nope.jsonl" }\nsettings: [zero-shot]\ninput: qa.jsonl\nout: res\n');
+    writeFileSync(
+      join(dir, 'study', 'missing.yaml'),
+      'models:\n  - { label: scripted, spec: "mock:replies/nope.jsonl" }\nsettings: [zero-shot]\ninput: qa.jsonl\nout: res\n',
+    );
     for (const extra of [['--plan'], []]) {
       const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', join(dir, 'study', 'missing.yaml'), ...extra], { cwd: dir });
       assert.equal(r.code, EXIT_CODES.fileAccess, `${extra.join(' ')}: ${r.stderr}`);
       assert.equal(EXIT_CODES.fileAccess, 6);
-      assert.ok(r.stderr.includes(`study/missing.yaml: model "scripted": ${join(dir, 'study', 'replies', 'nope.jsonl')} not found`), `${extra.join(' ')} names the file:\n${r.stderr}`);
+      assert.ok(
+        r.stderr.includes(`study/missing.yaml: model "scripted": ${join(dir, 'study', 'replies', 'nope.jsonl')} not found`),
+        `${extra.join(' ')} names the file:\n${r.stderr}`,
+      );
       assert.doesNotMatch(r.stderr, /internal error|mock:mock:/);
       assert.doesNotMatch(r.stdout, /\bnew\b/, 'not planned as a new run');
     }
@@ -84,14 +98,22 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     const { qa } = questions(dir, 6);
     const server = await startOpenAICompatibleServer({ complete: () => ' Paris\nQUESTION:', delayMs: 400 });
     try {
-      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/slow", concurrency: 1 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+      writeFileSync(
+        join(dir, 'study.yaml'),
+        `models:\n  - { label: slow, spec: "vllm:${server.baseURL}/slow", concurrency: 1 }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`,
+      );
       const store = join(dir, 's.sqlite');
-      const first = spawn(process.execPath, [BIN, '--store', store, 'sweep', 'study.yaml', '--out', 'first'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const first = spawn(process.execPath, [BIN, '--store', store, 'sweep', 'study.yaml', '--out', 'first'], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
-      await new Promise<void>((resolve) => first.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        if (/\[1\/1\] slow/.test(err)) resolve();
-      }));
+      await new Promise<void>((resolve) =>
+        first.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          if (/\[1\/1\] slow/.test(err)) resolve();
+        }),
+      );
       await new Promise((r) => setTimeout(r, 300));
       const second = await llmkb(['--store', store, 'sweep', 'study.yaml', '--out', 'second'], { cwd: dir });
       first.kill('SIGKILL');
@@ -107,7 +129,10 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
   it('merge refuses an incomplete set of shards (exit 2, naming the missing one) and an --out that is one of its inputs', async () => {
     const dir = work();
     const { qa, replies } = questions(dir, 4);
-    writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: a, spec: "mock:${replies}" }\n  - { label: b, spec: "mock:${replies}" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`);
+    writeFileSync(
+      join(dir, 'study.yaml'),
+      `models:\n  - { label: a, spec: "mock:${replies}" }\n  - { label: b, spec: "mock:${replies}" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\n`,
+    );
     for (const i of [1, 2]) {
       const r = await llmkb(['--store', join(dir, `s${i}.sqlite`), 'sweep', 'study.yaml', '--shard', `${i}/2`, '--out', `shard${i}`], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
@@ -123,13 +148,18 @@ describe('sweep and merge: bad input gets a clear error and its exit code', () =
     assert.equal(both.code, 0, both.stderr);
   });
 
-  it('a study\'s unknown field, an option of no listed method, and a role of no listed method are refused naming the line', { skip: data ? false : 'LLMKB_DATA_DIR is not set' }, async () => {
+  it("a study's unknown field, an option of no listed method, and a role of no listed method are refused naming the line", {
+    skip: data ? false : 'LLMKB_DATA_DIR is not set',
+  }, async () => {
     const dir = work();
     writeFileSync(join(dir, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' x' })}\n`);
     const cases: Array<[string, RegExp]> = [
       ['models:\n  - { label: m, spec: "mock:r.jsonl" }\nmcq: 3\n', /study\.yaml:3 \(field "mcq"\): unknown field "mcq"/],
       ['models:\n  - { label: m, spec: "mock:r.jsonl" }\nmethods: [reliability]\nnli: "mock:r.jsonl"\n', /study\.yaml:4 \(field "nli"\): unknown field "nli"/],
-      ['models:\n  - { label: m, spec: "mock:r.jsonl" }\nmethods:\n  - id: reliability\n    options: { mcqs: 0 }\n', /field "methods\.0\.options\.mcqs"\): method "reliability": option "mcqs" must be a whole number >= 1/],
+      [
+        'models:\n  - { label: m, spec: "mock:r.jsonl" }\nmethods:\n  - id: reliability\n    options: { mcqs: 0 }\n',
+        /field "methods\.0\.options\.mcqs"\): method "reliability": option "mcqs" must be a whole number >= 1/,
+      ],
       ['models:\n  - { label: m, spec: "mock:r.jsonl" }\nmethods: [nosuch]\n', /field "methods\.0"\): unknown method "nosuch"/],
     ];
     for (const [text, pattern] of cases) {
@@ -147,7 +177,10 @@ describe('what a sweep says it wrote', () => {
     const { qa } = questions(dir, 2);
     const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'status', status: 401 }) });
     try {
-      writeFileSync(join(dir, 'study.yaml'), `models:\n  - { label: refused, spec: "vllm:${server.baseURL}/m" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\nout: res\n`);
+      writeFileSync(
+        join(dir, 'study.yaml'),
+        `models:\n  - { label: refused, spec: "vllm:${server.baseURL}/m" }\nsettings: [zero-shot]\ninput: ${JSON.stringify(qa)}\nmcqs: 1\nout: res\n`,
+      );
       mkdirSync(join(dir, 'res'));
       writeFileSync(join(dir, 'res', 'report.html'), '<p>an earlier sweep</p>');
       const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', 'study.yaml'], { cwd: dir });

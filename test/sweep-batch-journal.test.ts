@@ -20,15 +20,31 @@ describe('sweep --batch with a damaged journal', () => {
     ['cut short (not JSON)', '{"batchId": "b1", bad', /b1\.json: a damaged --batch journal: not JSON/],
     ['a control character in a string', '{"batchId": "b1\u0001"}', /b1\.json: a damaged --batch journal: not JSON \(Bad control character/],
     ['fields missing', '{"batchId": "b1"}', /b1\.json \(field "baseURL"\): a damaged --batch journal/],
-    ['requests of the wrong shape', JSON.stringify({ batchId: 'b1', baseURL: 'http://127.0.0.1:9/v1', modelIdentity: 'x', submittedAt: '', requests: [{ customId: 1 }] }), /b1\.json \(field "requests\.0\.customId"\): a damaged --batch journal/],
+    [
+      'requests of the wrong shape',
+      JSON.stringify({ batchId: 'b1', baseURL: 'http://127.0.0.1:9/v1', modelIdentity: 'x', submittedAt: '', requests: [{ customId: 1 }] }),
+      /b1\.json \(field "requests\.0\.customId"\): a damaged --batch journal/,
+    ],
   ];
   for (const [name, content, message] of journals) {
     it(`${name}: exit 2, the file named, how to discard it`, async () => {
       const dir = tempDir('llmkb-journal-');
       made.push(dir);
-      writeFileSync(join(dir, 'qa.jsonl'), `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'mine', question: 'What is the capital of France?', answers: ['Paris'] })}\n`);
+      writeFileSync(
+        join(dir, 'qa.jsonl'),
+        `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'mine', question: 'What is the capital of France?', answers: ['Paris'] })}\n`,
+      );
       writeFileSync(join(dir, 'replies.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris' })}\n`);
-      writeFileSync(join(dir, 'study.json'), JSON.stringify({ name: 'b', models: [{ label: 'm', spec: 'mock:replies.jsonl' }], settings: ['zero-shot'], input: 'qa.jsonl', judge: { spec: 'openai-compatible:http://127.0.0.1:9/v1/gpt-judge', api: 'chat' } }));
+      writeFileSync(
+        join(dir, 'study.json'),
+        JSON.stringify({
+          name: 'b',
+          models: [{ label: 'm', spec: 'mock:replies.jsonl' }],
+          settings: ['zero-shot'],
+          input: 'qa.jsonl',
+          judge: { spec: 'openai-compatible:http://127.0.0.1:9/v1/gpt-judge', api: 'chat' },
+        }),
+      );
       mkdirSync(join(dir, 'out', 'batches'), { recursive: true });
       writeFileSync(join(dir, 'out', 'batches', 'b1.json'), content);
       const r = await llmkb(['--store', 's.sqlite', 'sweep', 'study.json', '--out', 'out', '--batch'], { cwd: dir });

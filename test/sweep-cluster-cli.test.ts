@@ -21,23 +21,36 @@ describe('sweep --slurm, --merge-shards, --k8s without a cluster', { skip }, () 
   writeFileSync(join(work, 'study', 'a.jsonl'), '{"contains": "multi-choice", "reply": " A"}\n{"default": true, "reply": " Paris"}\n');
   writeFileSync(join(work, 'study', 'b.jsonl'), '{"contains": "multi-choice", "reply": " E"}\n{"default": true, "reply": " unsure"}\n');
   const studyFile = join(work, 'study', 'study.yaml');
-  writeFileSync(studyFile, `name: two\nmodels:\n  - { label: a, spec: "mock:a.jsonl" }\n  - { label: b, spec: "mock:b.jsonl" }\nsettings: [zero-shot]\nmcqs: 2\nlimit: 4\ndataDir: ${JSON.stringify(dataDir)}\ndata: data\nout: results\ncluster:\n  slurm: { partition: debug, extra: ["#SBATCH --comment=kept"] }\n  kubernetes: { image: "reg/llmkb:1", claim: studies }\n`);
+  writeFileSync(
+    studyFile,
+    `name: two\nmodels:\n  - { label: a, spec: "mock:a.jsonl" }\n  - { label: b, spec: "mock:b.jsonl" }\nsettings: [zero-shot]\nmcqs: 2\nlimit: 4\ndataDir: ${JSON.stringify(dataDir)}\ndata: data\nout: results\ncluster:\n  slurm: { partition: debug, extra: ["#SBATCH --comment=kept"] }\n  kubernetes: { image: "reg/llmkb:1", claim: studies }\n`,
+  );
   const results = join(work, 'study', 'results');
 
-  it('--slurm submits the array, then the merge with --dependency=afterany on the array\'s id, and prints both ids', async () => {
+  it("--slurm submits the array, then the merge with --dependency=afterany on the array's id, and prints both ids", async () => {
     const bin = join(work, 'bin');
     mkdirSync(bin);
     const calls = join(work, 'sbatch-calls.txt');
     // A stand-in sbatch: records its arguments, answers as `sbatch --parsable` does (id;cluster).
-    writeFileSync(join(bin, 'sbatch'), `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls)}\nn=$(wc -l < ${JSON.stringify(calls)})\necho "$((40 + n));cluster1"\n`);
+    writeFileSync(
+      join(bin, 'sbatch'),
+      `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls)}\nn=$(wc -l < ${JSON.stringify(calls)})\necho "$((40 + n));cluster1"\n`,
+    );
     chmodSync(join(bin, 'sbatch'), 0o755);
-    const r = await llmkb(['sweep', studyFile, '--slurm', '--gpus', '1', '--time', '30'], { cwd: work, env: { PATH: `${bin}${delimiter}${process.env.PATH}` } });
+    const r = await llmkb(['sweep', studyFile, '--slurm', '--gpus', '1', '--time', '30'], {
+      cwd: work,
+      env: { PATH: `${bin}${delimiter}${process.env.PATH}` },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /wrote study\/results\/slurm\/shards\.sbatch \(an array of 2 task\(s\), one per shard, split by run\)/);
     assert.match(r.stdout, /submitted: array job 41 \(tasks 0-1\), merge job 42 \(--dependency=afterany:41\)/);
-    assert.deepEqual(readFileSync(calls, 'utf8').trim().split('\n'), [`--parsable ${join(results, 'slurm', 'shards.sbatch')}`, `--parsable --dependency=afterany:41 ${join(results, 'slurm', 'merge.sbatch')}`]);
+    assert.deepEqual(readFileSync(calls, 'utf8').trim().split('\n'), [
+      `--parsable ${join(results, 'slurm', 'shards.sbatch')}`,
+      `--parsable --dependency=afterany:41 ${join(results, 'slurm', 'merge.sbatch')}`,
+    ]);
     const script = readFileSync(join(results, 'slurm', 'shards.sbatch'), 'utf8');
-    for (const line of ['#SBATCH --array=0-1', '#SBATCH --partition=debug', '#SBATCH --time=30', '#SBATCH --gres=gpu:1', '#SBATCH --comment=kept']) assert.ok(script.includes(`${line}\n`), line);
+    for (const line of ['#SBATCH --array=0-1', '#SBATCH --partition=debug', '#SBATCH --time=30', '#SBATCH --gres=gpu:1', '#SBATCH --comment=kept'])
+      assert.ok(script.includes(`${line}\n`), line);
     assert.ok(existsSync(join(results, 'slurm', 'logs')), 'the log folder exists before any task writes there');
   });
 
@@ -58,7 +71,10 @@ describe('sweep --slurm, --merge-shards, --k8s without a cluster', { skip }, () 
     assert.equal(partial.code, 3, partial.stderr);
     assert.match(partial.stdout, /merged 1 runs from 1 of 2 shards/);
     assert.match(partial.stderr, /1 of 2 shard\(s\) missing, 0 run\(s\) failed: shard 2\/2 \(array task 1, completion index 1\): it left no results/);
-    assert.ok(existsSync(join(results, 'a')) && readdirSync(join(results, 'a')).some((f) => /^a\.zero-shot\..*limit-4\.summary\.json$/.test(f)), 'what finished is merged');
+    assert.ok(
+      existsSync(join(results, 'a')) && readdirSync(join(results, 'a')).some((f) => /^a\.zero-shot\..*limit-4\.summary\.json$/.test(f)),
+      'what finished is merged',
+    );
     const two = await llmkb(['--store', join(shard(2), 'store.sqlite'), 'sweep', studyFile, '--shard', '2/2', '--out', shard(2)], { cwd: work });
     assert.equal(two.code, 0, two.stderr);
     const whole = await llmkb(['--store', join(results, 'store.sqlite'), 'sweep', studyFile, '--merge-shards'], { cwd: work });

@@ -31,14 +31,34 @@ const shared = tempDir('llmkb-serve-data-');
 
 function study(dir: string, models: unknown[], extra: Record<string, unknown> = {}): string {
   const file = join(dir, 'study.json');
-  writeFileSync(file, JSON.stringify({ name: 'served', models, methods: [{ id: 'reliability', settings: ['zero-shot'], options: { mcqs: 2 } }], limit: 4, dataDir, data: shared, out: 'results', ...extra }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        name: 'served',
+        models,
+        methods: [{ id: 'reliability', settings: ['zero-shot'], options: { mcqs: 2 } }],
+        limit: 4,
+        dataDir,
+        data: shared,
+        out: 'results',
+        ...extra,
+      },
+      null,
+      2,
+    ),
+  );
   return file;
 }
 
 /** Pids and ports the serve log of a model says its servers had. */
 function serveLog(dir: string, label: string): { text: string; pids: number[]; ports: number[] } {
   const text = readFileSync(join(dir, 'results', 'logs', `${label}.serve.log`), 'utf8');
-  return { text, pids: [...text.matchAll(/^pid (\d+)/gm)].map((m) => Number(m[1])), ports: [...text.matchAll(/listening on http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])) };
+  return {
+    text,
+    pids: [...text.matchAll(/^pid (\d+)/gm)].map((m) => Number(m[1])),
+    ports: [...text.matchAll(/listening on http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])),
+  };
 }
 
 function alive(pid: number): boolean {
@@ -97,7 +117,10 @@ describe('sweep: models served by a serve: command', { skip }, () => {
     const started = Date.now();
     const r = await llmkb(['--store', join(dir, 's.sqlite'), 'sweep', file], { cwd: dir, timeoutMs: 120_000 });
     assert.equal(r.code, 3, r.stderr);
-    assert.match(r.stderr, /stuck: its server did not answer http:\/\/127\.0\.0\.1:\d+\/v1\/models within 2 s; the end of its log \(.*stuck\.serve\.log\):\n.*loading forever/);
+    assert.match(
+      r.stderr,
+      /stuck: its server did not answer http:\/\/127\.0\.0\.1:\d+\/v1\/models within 2 s; the end of its log \(.*stuck\.serve\.log\):\n.*loading forever/,
+    );
     assert.match(r.stderr, /broken: its server exited with code 3 before .* answered; the end of its log .*\n(.*\n)*.*failing on purpose/);
     assert.match(r.stdout, /1 of 3 runs done here/, 'the other models ran');
     const stuckPids = serveLog(dir, 'stuck').pids;
@@ -106,10 +129,14 @@ describe('sweep: models served by a serve: command', { skip }, () => {
     assert.ok(Date.now() - started < 60_000);
   });
 
-  it('SIGTERM to the sweep (what scancel sends) stops the servers\' whole process groups, and the same command resumes', async () => {
+  it("SIGTERM to the sweep (what scancel sends) stops the servers' whole process groups, and the same command resumes", async () => {
     const dir = work();
     const file = study(dir, [served('slow', '--delay-ms 150', { concurrency: 1 })]);
-    const child = spawn(process.execPath, [BIN, '--store', join(dir, 's.sqlite'), 'sweep', file], { cwd: dir, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--store', join(dir, 's.sqlite'), 'sweep', file], {
+      cwd: dir,
+      env: { ...process.env, CI: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const logFile = join(dir, 'results', 'logs', 'slow.serve.log');
@@ -128,12 +155,19 @@ describe('sweep: models served by a serve: command', { skip }, () => {
     const calls = [...serveLog(dir, 'slow').text.matchAll(/^call \d+/gm)].length;
     // The same study in one go, for the number of calls it takes.
     const ref = work();
-    const one = await llmkb(['--store', join(ref, 's.sqlite'), 'sweep', study(ref, [served('slow', '', { concurrency: 1 })])], { cwd: ref, timeoutMs: 120_000 });
+    const one = await llmkb(['--store', join(ref, 's.sqlite'), 'sweep', study(ref, [served('slow', '', { concurrency: 1 })])], {
+      cwd: ref,
+      timeoutMs: 120_000,
+    });
     assert.equal(one.code, 0, one.stderr);
     const full = [...serveLog(ref, 'slow').text.matchAll(/^call \d+/gm)].length;
     assert.ok(before >= 3 && calls > before, `${before} calls before the kill, ${calls} in all`);
     // At most the one call in flight at the kill (concurrency 1) is asked again.
     assert.ok(calls <= full + 1, `${calls} calls over both servers against ${full} in one go: what was answered before the kill is not asked again`);
-    assert.equal(readFileSync(summaryOf(join(dir, 'results'), 'slow')!, 'utf8'), readFileSync(summaryOf(join(ref, 'results'), 'slow')!, 'utf8'), 'the resumed run\'s summary is the one-go run\'s');
+    assert.equal(
+      readFileSync(summaryOf(join(dir, 'results'), 'slow')!, 'utf8'),
+      readFileSync(summaryOf(join(ref, 'results'), 'slow')!, 'utf8'),
+      "the resumed run's summary is the one-go run's",
+    );
   });
 });

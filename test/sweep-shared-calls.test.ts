@@ -17,7 +17,10 @@ const QUESTIONS = 6;
 describe('a sweep of two models shares the judge and distractor calls they have in common', () => {
   it('each identical judge and distractor prompt reaches the shared model once', async () => {
     const dir = tempDir('llmkb-sweep-shared-');
-    writeFileSync(join(dir, 'qa.jsonl'), `${Array.from({ length: QUESTIONS }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'qa.jsonl'),
+      `${Array.from({ length: QUESTIONS }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+    );
     // Two models that give the same wrong answer to every question (two rule files, so two models
     // and two runs): every judge and distractor prompt of one run is also one of the other's.
     const answer = { default: true, reply: ' Lyon\nQUESTION:' };
@@ -44,7 +47,10 @@ describe('a sweep of two models shares the judge and distractor calls they have 
       assert.equal(distractor.length, QUESTIONS, `distractor requests: ${distractor.length}, expected one per question for both models`);
       assert.equal(new Set(prompts).size, prompts.length, 'no prompt sent twice');
       // Both runs used those answers: each judged every question with the shared LLM.
-      const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as { jobs: Array<{ label: string; status: string }>; tokens: Record<string, { calls: number; requests: number; cacheHits: number }> };
+      const sweep = JSON.parse(readFileSync(join(dir, 'res', 'sweep.json'), 'utf8')) as {
+        jobs: Array<{ label: string; status: string }>;
+        tokens: Record<string, { calls: number; requests: number; cacheHits: number }>;
+      };
       assert.deepEqual(sweep.jobs.map((j) => `${j.label}:${j.status}`).sort(), ['model-a:done', 'model-b:done']);
       assert.equal(sweep.tokens.judge?.calls, 2 * QUESTIONS, `judge calls over both runs: ${JSON.stringify(sweep.tokens.judge)}`);
       assert.equal(sweep.tokens.judge?.requests, QUESTIONS, 'judge requests over both runs');

@@ -100,7 +100,34 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     const evalModels = [...models(), { label: 'stories', spec: `gguf:${gguf}`, params: 0.00026 } as ReturnType<typeof models>[number]];
     for (const m of evalModels) {
       const stem = resultFileStem(m.label);
-      const r = await llmkb(['--store', evalStore, 'eval', '--model', m.spec, '--name', m.label, '--settings', SETTINGS.join(','), '--quick', '--limit', String(RUN.limit), '--max-tokens', String(RUN.maxTokens), '--mcqs', String(RUN.mcqs), '--data', data, '--out', join(evalOut, stem), '--params', String(m.params), ...(m.tuning === 'fine-tuned' ? ['--fine-tuned'] : [])], { cwd: work });
+      const r = await llmkb(
+        [
+          '--store',
+          evalStore,
+          'eval',
+          '--model',
+          m.spec,
+          '--name',
+          m.label,
+          '--settings',
+          SETTINGS.join(','),
+          '--quick',
+          '--limit',
+          String(RUN.limit),
+          '--max-tokens',
+          String(RUN.maxTokens),
+          '--mcqs',
+          String(RUN.mcqs),
+          '--data',
+          data,
+          '--out',
+          join(evalOut, stem),
+          '--params',
+          String(m.params),
+          ...(m.tuning === 'fine-tuned' ? ['--fine-tuned'] : []),
+        ],
+        { cwd: work },
+      );
       assert.equal(r.code, 0, r.stderr);
       for (const s of SETTINGS) summaries.push(join(evalOut, stem, `${stem}.${s}.quick.limit-${RUN.limit}.summary.json`));
     }
@@ -117,7 +144,10 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     }
     const sweepReport = withoutExecution(readFileSync(join(out, 'report.html'), 'utf8')).replace(/, family scripted|"family":"scripted",?/g, '');
     assert.ok(existsSync(join(out, 'table9.md')) && existsSync(join(out, 'analysis.json')));
-    const sweepRecord = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { jobs: Array<{ status: string }>; tokens: Record<string, { requests: number }> };
+    const sweepRecord = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as {
+      jobs: Array<{ status: string }>;
+      tokens: Record<string, { requests: number }>;
+    };
     assert.equal(sweepRecord.jobs.filter((j) => j.status === 'done').length, 12);
     assert.equal(sweepReport.length > 1000, true);
     assert.equal(sweepReport, withoutExecution(readFileSync(join(evalOut, 'report.html'), 'utf8')));
@@ -129,16 +159,32 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     const r = await llmkb(['--store', join(work, 'single.sqlite'), 'sweep', study, '--out', single], { cwd: work });
     assert.equal(r.code, 0, r.stderr);
     for (const i of [1, 2, 3]) {
-      const shard = await llmkb(['--store', join(work, `shard${i}.sqlite`), 'sweep', study, '--shard', `${i}/3`, '--out', join(work, `shard${i}`)], { cwd: work });
+      const shard = await llmkb(['--store', join(work, `shard${i}.sqlite`), 'sweep', study, '--shard', `${i}/3`, '--out', join(work, `shard${i}`)], {
+        cwd: work,
+      });
       assert.equal(shard.code, 0, shard.stderr);
       assert.match(shard.stdout, /3 of 9 runs done here \(shard \d\/3; 6 on other shards\)/);
     }
     const merged = join(work, 'merged');
-    const m = await llmkb(['--store', join(work, 'merged.sqlite'), 'merge', ...[1, 2, 3].map((i) => join(work, `shard${i}`)), '--out', merged, ...[1, 2, 3].flatMap((i) => ['--from-store', join(work, `shard${i}.sqlite`)])], { cwd: work });
+    const m = await llmkb(
+      [
+        '--store',
+        join(work, 'merged.sqlite'),
+        'merge',
+        ...[1, 2, 3].map((i) => join(work, `shard${i}`)),
+        '--out',
+        merged,
+        ...[1, 2, 3].flatMap((i) => ['--from-store', join(work, `shard${i}.sqlite`)]),
+      ],
+      { cwd: work },
+    );
     assert.equal(m.code, 0, m.stderr);
     assert.match(m.stdout, /merged 9 runs from 3 folders/);
     const results = filesUnder(single).filter((f) => !/^sweep.*\.json$/.test(f) && !f.endsWith('.run.json'));
-    assert.deepEqual(filesUnder(merged).filter((f) => !f.endsWith('.run.json')), results);
+    assert.deepEqual(
+      filesUnder(merged).filter((f) => !f.endsWith('.run.json')),
+      results,
+    );
     for (const f of results) {
       const a = readFileSync(join(single, f), 'utf8');
       const b = readFileSync(join(merged, f), 'utf8');
@@ -153,7 +199,9 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     const odd = join(work, 'shard2-odd');
     cpSync(join(work, 'shard2'), odd, { recursive: true });
     const summaryFile = join(odd, 'guesser', 'guesser.zero-shot.quick.limit-8.summary.json');
-    const tampered = JSON.parse(readFileSync(existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.quick.limit-8.summary.json'), 'utf8')) as { protocol: { entries: { judge: { choice: string } } } };
+    const tampered = JSON.parse(
+      readFileSync(existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.quick.limit-8.summary.json'), 'utf8'),
+    ) as { protocol: { entries: { judge: { choice: string } } } };
     tampered.protocol.entries.judge.choice = 'openai-compatible:openai:gpt-4o';
     const target = existsSync(summaryFile) ? summaryFile : join(odd, 'oracle', 'oracle.four-shot.quick.limit-8.summary.json');
     writeFileSync(target, JSON.stringify(tampered));
@@ -167,7 +215,18 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
     try {
       const file = join(work, 'batch.json');
       // Data sets of its own: SeenQA's time filter is the judge LLM too, batched as well.
-      writeFileSync(file, JSON.stringify({ name: 'batch', models: models().slice(1, 2), settings: ['zero-shot'], ...RUN, dataDir, data: join(work, 'batch-data'), judge: { spec: `openai-compatible:${judge.baseURL}/gpt-judge`, api: 'chat', price: { input: 2, output: 8 } } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name: 'batch',
+          models: models().slice(1, 2),
+          settings: ['zero-shot'],
+          ...RUN,
+          dataDir,
+          data: join(work, 'batch-data'),
+          judge: { spec: `openai-compatible:${judge.baseURL}/gpt-judge`, api: 'chat', price: { input: 2, output: 8 } },
+        }),
+      );
       const args = ['--store', join(work, 'batch.sqlite'), 'sweep', file, '--out', join(work, 'batch-out')];
       const env = { LLMKB_BATCH_POLL_MS: '5', LLMKB_BATCH_GATHER_MS: '50' };
       const batched = await llmkb([...args, '--batch'], { cwd: work, env });
@@ -177,10 +236,16 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       assert.match(batched.stdout, /batch batch_1 \(gpt-judge\): \d+ requests, completed/);
       const card = JSON.parse(readFileSync(join(work, 'batch-data', 'seenqa.card.json'), 'utf8')) as { timeFilter: { method: string; model?: string } };
       assert.equal(card.timeFilter.method, 'llm');
-      const record = JSON.parse(readFileSync(join(work, 'batch-out', 'sweep.json'), 'utf8')) as { tokens: { judge: { requests: number; promptTokens: number } }; cost: { judge: { money: number } } };
+      const record = JSON.parse(readFileSync(join(work, 'batch-out', 'sweep.json'), 'utf8')) as {
+        tokens: { judge: { requests: number; promptTokens: number } };
+        cost: { judge: { money: number } };
+      };
       assert.ok(record.tokens.judge.requests > 0);
       // Batch prices: half of the list price unless the study says otherwise.
-      assert.equal(record.cost.judge.money, (record.tokens.judge.promptTokens * 1 + (record.tokens as unknown as { judge: { completionTokens: number } }).judge.completionTokens * 4) / 1e6);
+      assert.equal(
+        record.cost.judge.money,
+        (record.tokens.judge.promptTokens * 1 + (record.tokens as unknown as { judge: { completionTokens: number } }).judge.completionTokens * 4) / 1e6,
+      );
       const plain = await llmkb(args, { cwd: work });
       assert.equal(plain.code, 0, plain.stderr);
       assert.match(plain.stdout, /judge: \d+ calls now \(0 made/);
@@ -203,11 +268,33 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       const out = join(work, 'replicas-out');
       const r = await llmkb(['--store', join(work, 'replicas.sqlite'), 'sweep', file, '--out', out], { cwd: work });
       assert.equal(r.code, 0, r.stderr);
-      const run = JSON.parse(readFileSync(join(out, 'oracle', 'oracle.zero-shot.quick.limit-8.run.json'), 'utf8')) as { calls: { model: { calls: number; cacheHits: number } }; replicas: { model: Array<{ url: string; served: number; failed: number; trips: number }> } };
+      const run = JSON.parse(readFileSync(join(out, 'oracle', 'oracle.zero-shot.quick.limit-8.run.json'), 'utf8')) as {
+        calls: { model: { calls: number; cacheHits: number } };
+        replicas: { model: Array<{ url: string; served: number; failed: number; trips: number }> };
+      };
       const reps = run.replicas.model;
-      assert.deepEqual(reps.map((x) => x.url), replicas.map((x) => x.baseURL));
-      assert.equal(reps.reduce((n, x) => n + x.served, 0), run.calls.model.calls - run.calls.model.cacheHits, 'every call made was answered by one replica');
-      assert.equal(reps[2]!.served, 3, `${JSON.stringify(reps)} ${replicas.map((x) => x.requests.length + ':' + x.requests.slice(0, 12).map((q) => q.path).join(','))}`);
+      assert.deepEqual(
+        reps.map((x) => x.url),
+        replicas.map((x) => x.baseURL),
+      );
+      assert.equal(
+        reps.reduce((n, x) => n + x.served, 0),
+        run.calls.model.calls - run.calls.model.cacheHits,
+        'every call made was answered by one replica',
+      );
+      assert.equal(
+        reps[2]!.served,
+        3,
+        `${JSON.stringify(reps)} ${replicas.map(
+          (x) =>
+            x.requests.length +
+            ':' +
+            x.requests
+              .slice(0, 12)
+              .map((q) => q.path)
+              .join(','),
+        )}`,
+      );
       assert.ok(reps[2]!.failed >= 3 && reps[2]!.trips >= 1, JSON.stringify(reps));
       assert.ok(reps[0]!.served > 0 && reps[1]!.served > 0);
       assert.match(r.stdout, /oracle: .* 3 calls \(\d+ failed, taken out \d+x\)/);
@@ -215,10 +302,25 @@ describe('llmkb sweep: a study of 3 scripted server models and one GGUF x 3 sett
       assert.deepEqual(sweep.replicas.oracle, reps);
       // The same results as from one healthy server (the replicas are one model).
       const single = join(work, 'replicas-single');
-      writeFileSync(file, JSON.stringify({ name: 'replicas', models: [{ label: 'oracle', spec: `vllm:${replicas[0]!.baseURL}/oracle` }], settings: ['zero-shot'], ...RUN, dataDir, data }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          name: 'replicas',
+          models: [{ label: 'oracle', spec: `vllm:${replicas[0]!.baseURL}/oracle` }],
+          settings: ['zero-shot'],
+          ...RUN,
+          dataDir,
+          data,
+        }),
+      );
       const one = await llmkb(['--store', join(work, 'replicas-single.sqlite'), 'sweep', file, '--out', single], { cwd: work });
       assert.equal(one.code, 0, one.stderr);
-      for (const kind of ['records.jsonl', 'summary.json']) assert.equal(readFileSync(join(out, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'), readFileSync(join(single, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'), kind);
+      for (const kind of ['records.jsonl', 'summary.json'])
+        assert.equal(
+          readFileSync(join(out, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'),
+          readFileSync(join(single, 'oracle', `oracle.zero-shot.quick.limit-8.${kind}`), 'utf8'),
+          kind,
+        );
     } finally {
       await Promise.all(replicas.map((x) => x.close()));
     }

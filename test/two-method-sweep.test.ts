@@ -29,7 +29,10 @@ const QA = [
 
 /** Every file under a folder, by its path relative to it. */
 function files(dir: string): string[] {
-  return readdirSync(dir, { recursive: true }).map(String).filter((f) => statSync(join(dir, f)).isFile()).sort();
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .sort();
 }
 
 describe('a study of both methods through one sweep, killed and resumed', { skip }, () => {
@@ -66,7 +69,7 @@ describe('a study of both methods through one sweep, killed and resumed', { skip
     await relevance?.close();
   });
 
-  it('plans the runs of both methods, CONNER\'s calls per role included', async () => {
+  it("plans the runs of both methods, CONNER's calls per role included", async () => {
     const plan = await llmkb(['--store', 'plan.db', 'sweep', 'study.yaml', '--plan', '--out', 'planned'], { cwd: dir });
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /1 models x reliability \(1 setting\) \+ conner-nq \(1 setting\) \+ conner-wow \(1 setting\) = 3 runs/);
@@ -76,7 +79,12 @@ describe('a study of both methods through one sweep, killed and resumed', { skip
 
   it('resumes after a kill, and gives what an uninterrupted sweep gives', { timeout: 900_000 }, async () => {
     // Killed once the second run has generated its knowledge: the first run is finished, the second part-done.
-    const child = spawn(process.execPath, [BIN, '--store', 'killed.db', 'sweep', 'study.yaml', '--out', 'killed'], { cwd: dir, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: '1' } });
+    const child = spawn(process.execPath, [BIN, '--store', 'killed.db', 'sweep', 'study.yaml', '--out', 'killed'], {
+      cwd: dir,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: '1' },
+    });
     let stderr = '';
     const killed = await new Promise<boolean>((resolve) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -98,21 +106,40 @@ describe('a study of both methods through one sweep, killed and resumed', { skip
     assert.equal(fresh.code, 0, fresh.stderr);
 
     // The finished run is not redone: its calls come from the store's cache.
-    const record = JSON.parse(readFileSync(join(dir, 'killed', 'sweep.json'), 'utf8')) as { jobs: Array<{ label: string; method: string; setting: string; status: string }> };
-    assert.deepEqual(record.jobs.map((j) => `${j.method}:${j.status}`), ['reliability:done', 'conner:done', 'conner:done']);
+    const record = JSON.parse(readFileSync(join(dir, 'killed', 'sweep.json'), 'utf8')) as {
+      jobs: Array<{ label: string; method: string; setting: string; status: string }>;
+    };
+    assert.deepEqual(
+      record.jobs.map((j) => `${j.method}:${j.status}`),
+      ['reliability:done', 'conner:done', 'conner:done'],
+    );
 
     const results = (root: string) => files(join(dir, root)).filter((f) => f.endsWith('.summary.json') || f.endsWith('.records.jsonl'));
     const got = results('killed');
     assert.deepEqual(got, results('fresh'));
-    assert.deepEqual(got.filter((f) => f.endsWith('.summary.json')), ['tiny/conner-nq/tiny.zero-shot.limit-3.summary.json', 'tiny/conner-wow/tiny.zero-shot.limit-3.summary.json', 'tiny/reliability/tiny.zero-shot.input-qa.mcqs-3.limit-3.summary.json'].map((f) => relative('.', f)));
-    for (const f of got) assert.equal(readFileSync(join(dir, 'killed', f), 'utf8'), readFileSync(join(dir, 'fresh', f), 'utf8'), `${f}: resumed and uninterrupted differ`);
+    assert.deepEqual(
+      got.filter((f) => f.endsWith('.summary.json')),
+      [
+        'tiny/conner-nq/tiny.zero-shot.limit-3.summary.json',
+        'tiny/conner-wow/tiny.zero-shot.limit-3.summary.json',
+        'tiny/reliability/tiny.zero-shot.input-qa.mcqs-3.limit-3.summary.json',
+      ].map((f) => relative('.', f)),
+    );
+    for (const f of got)
+      assert.equal(readFileSync(join(dir, 'killed', f), 'utf8'), readFileSync(join(dir, 'fresh', f), 'utf8'), `${f}: resumed and uninterrupted differ`);
 
-    const nq = JSON.parse(readFileSync(join(dir, 'killed', 'tiny/conner-nq/tiny.zero-shot.limit-3.summary.json'), 'utf8')) as { method: { id: string }; counts: Record<string, number>; metrics: Record<string, number | null>; breakdowns: { task: string } };
+    const nq = JSON.parse(readFileSync(join(dir, 'killed', 'tiny/conner-nq/tiny.zero-shot.limit-3.summary.json'), 'utf8')) as {
+      method: { id: string };
+      counts: Record<string, number>;
+      metrics: Record<string, number | null>;
+      breakdowns: { task: string };
+    };
     const wow = JSON.parse(readFileSync(join(dir, 'killed', 'tiny/conner-wow/tiny.zero-shot.limit-3.summary.json'), 'utf8')) as typeof nq;
     assert.deepEqual([nq.method.id, nq.breakdowns.task, wow.breakdowns.task], ['conner', 'qa', 'dialogue']);
     for (const s of [nq, wow]) {
       assert.equal(s.counts.items, 3);
-      for (const m of ['factuality', 'relevance', 'coherence_sentence', 'informativeness', 'helpfulness', 'validity']) assert.equal(typeof s.metrics[m], 'number', `${m} scored`);
+      for (const m of ['factuality', 'relevance', 'coherence_sentence', 'informativeness', 'helpfulness', 'validity'])
+        assert.equal(typeof s.metrics[m], 'number', `${m} scored`);
     }
 
     const report = readFileSync(join(dir, 'killed', 'report.html'), 'utf8');

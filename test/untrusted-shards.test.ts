@@ -35,9 +35,15 @@ describe('merge: paths inside a shard are untrusted', () => {
   before(async () => {
     const made = join(root, 'made');
     mkdirSync(made);
-    writeFileSync(join(made, 'qa.jsonl'), `${[0, 1, 2, 3].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
+    writeFileSync(
+      join(made, 'qa.jsonl'),
+      `${[0, 1, 2, 3].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+    );
     writeFileSync(join(made, 'r.jsonl'), `${JSON.stringify({ default: true, reply: ' Paris\nQUESTION:' })}\n`);
-    writeFileSync(join(made, 'study.yaml'), 'models:\n  - { label: a, spec: "mock:r.jsonl" }\n  - { label: b, spec: "mock:r.jsonl" }\nsettings: [zero-shot]\ninput: qa.jsonl\nmcqs: 1\n');
+    writeFileSync(
+      join(made, 'study.yaml'),
+      'models:\n  - { label: a, spec: "mock:r.jsonl" }\n  - { label: b, spec: "mock:r.jsonl" }\nsettings: [zero-shot]\ninput: qa.jsonl\nmcqs: 1\n',
+    );
     for (const i of [1, 2]) {
       const r = await llmkb(['--store', `s${i}.sqlite`, 'sweep', 'study.yaml', '--shard', `${i}/2`, '--out', `shard${i}`], { cwd: made });
       assert.equal(r.code, 0, r.stderr);
@@ -118,7 +124,10 @@ describe('merge: paths inside a shard are untrusted', () => {
     assert.equal(r.code, EXIT_CODES.model, r.stderr);
     assert.match(r.stderr, /1 run\(s\) of the study are in no shard \(failed or not run there\): b \(reliability · zero-shot\)/);
     assert.match(r.stdout, /merged 1 runs from 2 folders/);
-    assert.ok(readdirSync(join(dir, 'merged', 'a')).some((f) => f.startsWith('a.zero-shot.') && f.endsWith('.summary.json')), "a's summary is merged");
+    assert.ok(
+      readdirSync(join(dir, 'merged', 'a')).some((f) => f.startsWith('a.zero-shot.') && f.endsWith('.summary.json')),
+      "a's summary is merged",
+    );
     const whole = await llmkb(['merge', join(root, 'made', 'shard1'), join(root, 'made', 'shard2'), '--out', 'whole'], { cwd: dir });
     assert.equal(whole.code, 0, whole.stderr);
   });

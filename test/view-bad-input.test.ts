@@ -52,7 +52,8 @@ describe('llmkb view over bad page numbers and bad result files', () => {
     const runs = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string; label: string }>;
     keys = Object.fromEntries(runs.map((r) => [r.label, r.key]));
     // A run without a readable summary is labelled by its file name.
-    for (const label of ['good', 'badline', 'cut.zero-shot', 'binary.zero-shot']) assert.ok(keys[label], `run ${label} listed (${Object.keys(keys).join(', ')})`);
+    for (const label of ['good', 'badline', 'cut.zero-shot', 'binary.zero-shot'])
+      assert.ok(keys[label], `run ${label} listed (${Object.keys(keys).join(', ')})`);
   });
   after(() => view.close());
 

@@ -34,7 +34,8 @@ const get = async (url: string): Promise<string> => {
   return r.text();
 };
 /** The cells of a declared field's column on an items page, in row order. */
-const column = (html: string, field: string): string[] => [...html.matchAll(new RegExp(`<td class="[^"]*" data-field="${field}">([^<]*)</td>`, 'g'))].map((m) => m[1]!);
+const column = (html: string, field: string): string[] =>
+  [...html.matchAll(new RegExp(`<td class="[^"]*" data-field="${field}">([^<]*)</td>`, 'g'))].map((m) => m[1]!);
 const shown = (html: string): number => Number(/<p class="pager">(\d+) item\(s\)/.exec(html)?.[1]);
 
 describe("a fixture method's own item fields in the viewer", () => {
@@ -53,9 +54,17 @@ describe("a fixture method's own item fields in the viewer", () => {
     ];
     writeFileSync(questions, `${qa.map((q) => JSON.stringify(q)).join('\n')}\n`);
     const answers: Record<string, string> = { France: 'Paris', Hamlet: 'The Shakespeare', spider: 'eight legs', sky: 'green' };
-    const model = new MockModel({ replies: ({ prompt }) => ` ${Object.entries(answers).find(([q]) => prompt.includes(q))?.[1] ?? ''}\n`, identity: 'fields-model', modelId: 'fields-model' });
+    const model = new MockModel({
+      replies: ({ prompt }) => ` ${Object.entries(answers).find(([q]) => prompt.includes(q))?.[1] ?? ''}\n`,
+      identity: 'fields-model',
+      modelId: 'fields-model',
+    });
     const db = openDatabase(join(dir, 'store.sqlite'));
-    const result = await runMethod(exactMatchMethod, { roles: { model: new ModelExecutor(model, { cache: new CallCache(db) }) }, options: { questions }, runs: new RunStore(db) });
+    const result = await runMethod(exactMatchMethod, {
+      roles: { model: new ModelExecutor(model, { cache: new CallCache(db) }) },
+      options: { questions },
+      runs: new RunStore(db),
+    });
     key = result.runId;
     db.close();
     view = await startViewServer({ store: join(dir, 'store.sqlite'), port: 0 });
@@ -66,7 +75,11 @@ describe("a fixture method's own item fields in the viewer", () => {
     const all = await get(`${view.url}/runs/${key}/items`);
     assert.match(all, /<th title="characters in the response"><a class="sort" href="[^"]*sort=response_chars">Chars<\/a><\/th>/, 'a column that sorts by it');
     assert.deepEqual(column(all, 'response_chars'), ['5', '15', '10', '5'], 'item order; the number of characters of each response');
-    assert.match(all, /<select name="f\.normalised">[\s\S]*<option value="shakespeare">shakespeare \(1\)<\/option>/, "the text field's values with their counts (normalised: no article, lower case)");
+    assert.match(
+      all,
+      /<select name="f\.normalised">[\s\S]*<option value="shakespeare">shakespeare \(1\)<\/option>/,
+      "the text field's values with their counts (normalised: no article, lower case)",
+    );
     const long = await get(`${view.url}/runs/${key}/items?f.response_chars.min=6`);
     assert.equal(shown(long), 2);
     assert.deepEqual(column(long, 'response_chars'), ['15', '10']);
@@ -137,9 +150,13 @@ describe("CONNER's per-item scores in the viewer", () => {
     try {
       const [run] = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string }>;
       const items = await get(`${view.url}/runs/${run!.key}/items?sort=-relevance`);
-      for (const title of ['S_fact', 'Relev. ▼', 'Coh-s.', 'Coh-p.', 'Inform.', 'Helpful.', 'Valid.']) assert.ok(items.includes(`>${title}</a></th>`), `${title} column`);
+      for (const title of ['S_fact', 'Relev. ▼', 'Coh-s.', 'Coh-p.', 'Inform.', 'Helpful.', 'Valid.'])
+        assert.ok(items.includes(`>${title}</a></th>`), `${title} column`);
       const relevance = column(items, 'relevance').map(Number);
-      const expected = records.map((r) => r.scores.relevance!).sort((a, b) => b - a).map((v) => Number(v.toFixed(3)));
+      const expected = records
+        .map((r) => r.scores.relevance!)
+        .sort((a, b) => b - a)
+        .map((v) => Number(v.toFixed(3)));
       assert.deepEqual(relevance, expected, 'every item, by relevance, highest first');
       const valid = await get(`${view.url}/runs/${run!.key}/items?f.validity.min=1`);
       assert.equal(shown(valid), records.filter((r) => r.scores.validity === 1).length);
@@ -154,22 +171,39 @@ describe("CONNER's per-item scores in the viewer", () => {
   });
 });
 
-describe('reliability in the viewer: invalid MCQ answers, metric values as links, a runs list that imports no items', { skip: existsSync('dist/cli/main.js') ? false : 'needs npm run build' }, () => {
+describe('reliability in the viewer: invalid MCQ answers, metric values as links, a runs list that imports no items', {
+  skip: existsSync('dist/cli/main.js') ? false : 'needs npm run build',
+}, () => {
   const dir = tempDir('llmkb-view-mcq-');
   let store: string;
 
   before(async () => {
-    const qa = Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: i < 4 ? 'seen' : 'unseen', source: 'mine', question: `What is the capital number ${i}?`, answers: i < 4 ? ['Paris'] : [] }));
+    const qa = Array.from({ length: 8 }, (_, i) =>
+      JSON.stringify({
+        id: `q${i}`,
+        dataset: i < 4 ? 'seen' : 'unseen',
+        source: 'mine',
+        question: `What is the capital number ${i}?`,
+        answers: i < 4 ? ['Paris'] : [],
+      }),
+    );
     writeFileSync(join(dir, 'q.jsonl'), `${qa.join('\n')}\n`);
     // The MCQs of questions 0 and 1 answered with a letter; every other MCQ answer names no option.
-    const replies = [{ regex: 'multi-choice[\\s\\S]*capital number [01]\\?', reply: ' A' }, { contains: 'multi-choice', reply: ' Z' }, { default: true, reply: ' Paris' }];
+    const replies = [
+      { regex: 'multi-choice[\\s\\S]*capital number [01]\\?', reply: ' A' },
+      { contains: 'multi-choice', reply: ' Z' },
+      { default: true, reply: ' Paris' },
+    ];
     writeFileSync(join(dir, 'm.jsonl'), `${replies.map((r) => JSON.stringify(r)).join('\n')}\n`);
     store = join(dir, 's.sqlite');
-    const r = await llmkb(['--store', store, 'eval', '--model', 'mock:m.jsonl', '--input', 'q.jsonl', '--settings', 'zero-shot', '--mcqs', '2', '--out', 'res'], { cwd: dir });
+    const r = await llmkb(
+      ['--store', store, 'eval', '--model', 'mock:m.jsonl', '--input', 'q.jsonl', '--settings', 'zero-shot', '--mcqs', '2', '--out', 'res'],
+      { cwd: dir },
+    );
     assert.equal(r.code, 0, r.stderr);
   });
 
-  it('lists a store\'s runs from summaries without importing their items; a run is indexed when opened', async () => {
+  it("lists a store's runs from summaries without importing their items; a run is indexed when opened", async () => {
     const index = join(dir, 'list-index.sqlite');
     const view = await startViewServer({ store, indexFile: index, port: 0 });
     try {
@@ -215,8 +249,16 @@ describe('reliability in the viewer: invalid MCQ answers, metric values as links
       assert.equal(shown(await get(`${view.url}${ncr[1]!.replace(/&amp;/g, '&')}`)), 4);
       // An item page shows the exact prompts sent, with their instruction lines, from the call cache.
       const item = await get(`${view.url}/runs/${run!.key}/items/q2`);
-      assert.match(item, /<h2>Prompt sent<\/h2><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related questions directly[\s\S]*?capital number 2\?/, 'the free-form question');
-      assert.match(item, /<h4>Prompt of MCQ 1<\/h4><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related multi-choice questions directly[\s\S]*?capital number 2\?/, 'its first MCQ');
+      assert.match(
+        item,
+        /<h2>Prompt sent<\/h2><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related questions directly[\s\S]*?capital number 2\?/,
+        'the free-form question',
+      );
+      assert.match(
+        item,
+        /<h4>Prompt of MCQ 1<\/h4><div class="exchange">[\s\S]*?INSTRUCTION: Please answer knowledge-related multi-choice questions directly[\s\S]*?capital number 2\?/,
+        'its first MCQ',
+      );
       // A group's value in the breakdowns links to that group's items behind it.
       const bySource = /<a href="([^"]+)" title="the items behind NCR in mine: [^"]*">100\.00<\/a>/.exec(page);
       assert.ok(bySource, 'NCR of source "mine" as a link');

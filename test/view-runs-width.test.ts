@@ -21,11 +21,25 @@ describe('the runs list of a results folder at 1,400 px', { skip: hasChromium ? 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('shows the warning badge and CIs, a short model identity, and IUR, Stages and Updated inside the window', async () => {
-    const qa = Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `q${i}`, dataset: i < 4 ? 'seen' : 'unseen', source: 'mine', question: `What is the capital number ${i}?`, answers: i < 4 ? ['Paris'] : [] }));
+    const qa = Array.from({ length: 8 }, (_, i) =>
+      JSON.stringify({
+        id: `q${i}`,
+        dataset: i < 4 ? 'seen' : 'unseen',
+        source: 'mine',
+        question: `What is the capital number ${i}?`,
+        answers: i < 4 ? ['Paris'] : [],
+      }),
+    );
     writeFileSync(join(dir, 'q.jsonl'), `${qa.join('\n')}\n`);
     // Every MCQ answered with a letter that is no option: the run's summary warns about its consistency metrics.
-    writeFileSync(join(dir, 'm.jsonl'), `${JSON.stringify({ contains: 'multi-choice', reply: ' Z' })}\n${JSON.stringify({ default: true, reply: ' Paris' })}\n`);
-    const r = await llmkb(['--store', join(dir, 's.sqlite'), 'eval', '--model', 'mock:m.jsonl', '--input', 'q.jsonl', '--settings', 'zero-shot', '--mcqs', '2', '--out', 'res'], { cwd: dir });
+    writeFileSync(
+      join(dir, 'm.jsonl'),
+      `${JSON.stringify({ contains: 'multi-choice', reply: ' Z' })}\n${JSON.stringify({ default: true, reply: ' Paris' })}\n`,
+    );
+    const r = await llmkb(
+      ['--store', join(dir, 's.sqlite'), 'eval', '--model', 'mock:m.jsonl', '--input', 'q.jsonl', '--settings', 'zero-shot', '--mcqs', '2', '--out', 'res'],
+      { cwd: dir },
+    );
     assert.equal(r.code, 0, r.stderr);
     const view = await startViewServer({ resultsDir: join(dir, 'res'), port: 0 });
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });

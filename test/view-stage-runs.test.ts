@@ -24,13 +24,36 @@ describe('stage runs on the runs page', () => {
     const db = openDatabase(store);
     const runs = new RunStore(db);
     // As `llmkb ask` opens its run: its method and step recorded, one stage.
-    const ask = runs.open({ model: 'fixture:asked', dataset: 'sha256:asked', setting: 'zero-shot', seed: 42, label: 'asked-only', method: 'reliability', step: 'ask', params: { maxTokens: 100, shots: 'none', reduceShots: false } });
+    const ask = runs.open({
+      model: 'fixture:asked',
+      dataset: 'sha256:asked',
+      setting: 'zero-shot',
+      seed: 42,
+      label: 'asked-only',
+      method: 'reliability',
+      step: 'ask',
+      params: { maxTokens: 100, shots: 'none', reduceShots: false },
+    });
     ask.startStage('ask');
-    ask.saveRecords('ask', [{ itemId: 'seen-0', seq: 0, record: { id: 'seen-0', dataset: 'seen', source: 'nq', question: 'Who?', answers: ['A'], response: 'B', setting: 'zero-shot', shots: [] } }]);
+    ask.saveRecords('ask', [
+      {
+        itemId: 'seen-0',
+        seq: 0,
+        record: { id: 'seen-0', dataset: 'seen', source: 'nq', question: 'Who?', answers: ['A'], response: 'B', setting: 'zero-shot', shots: [] },
+      },
+    ]);
     ask.finishStage('ask', { items: 1 });
     askRunId = ask.id;
     // As `llmkb eval` opens its run (the method recorded), stopped after its first stage.
-    const running = runs.open({ model: 'fixture:running', dataset: 'sha256:running', setting: 'zero-shot', seed: 42, label: 'eval-in-progress', method: 'reliability', params: { kind: 'eval' } });
+    const running = runs.open({
+      model: 'fixture:running',
+      dataset: 'sha256:running',
+      setting: 'zero-shot',
+      seed: 42,
+      label: 'eval-in-progress',
+      method: 'reliability',
+      params: { kind: 'eval' },
+    });
     running.startStage('ask');
     running.finishStage('ask', { items: 0 });
     db.close();

@@ -39,9 +39,31 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     writeFixtureResults(join(dir, 'results'), 'file-model', 'four-shot', 120);
     view = await startViewServer({ store: join(dir, 'store.sqlite'), resultsDir: join(dir, 'results'), port: 0, pageSize: 25 });
     // CONNER runs as `llmkb conner score --out` writes them: two generators over the same 60 queries.
-    writeConnerResults(join(dir, 'conner'), connerRecords(60, [['gen-a', 0.8], ['gen-b', 0.4]], { hostile: true }));
+    writeConnerResults(
+      join(dir, 'conner'),
+      connerRecords(
+        60,
+        [
+          ['gen-a', 0.8],
+          ['gen-b', 0.4],
+        ],
+        { hostile: true },
+      ),
+    );
     connerView = await startViewServer({ resultsDir: join(dir, 'conner'), port: 0, pageSize: 25 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
     mkdirSync(ARTIFACTS, { recursive: true });
   });
   after(async () => {
@@ -100,7 +122,11 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.ok((await p.locator('figure.chart svg').count()) >= 2);
     await shot(p, 'run');
     // The "nq" row's count of wrong seen items links to exactly those items.
-    const link = p.locator('table.counts').first().locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) }).locator('a[href*="dataset=seen&label=wrong"]');
+    const link = p
+      .locator('table.counts')
+      .first()
+      .locator('tr', { has: p.locator('th', { hasText: /^nq$/ }) })
+      .locator('a[href*="dataset=seen&label=wrong"]');
     const n = Number(await link.innerText());
     await Promise.all([p.waitForURL(/\/items\?/), link.click()]);
     assert.match(await p.locator('.pager').first().innerText(), new RegExp(`^${n} item\\(s\\)`));
@@ -208,7 +234,7 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     await p.close();
   });
 
-  it('CONNER: runs with the paper\'s metrics, items filtered by factuality label and text, an item with its sentences, evidence, NLI verdicts, scores and scorers', async () => {
+  it("CONNER: runs with the paper's metrics, items filtered by factuality label and text, an item with its sentences, evidence, NLI verdicts, scores and scorers", async () => {
     const p = await page();
     await p.goto(`${connerView.url}/`);
     assert.equal(await p.locator('table.runs tbody tr').count(), 2);
@@ -218,7 +244,11 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.match(await p.locator('main').innerText(), /Items by factuality/);
     await Promise.all([p.waitForURL(/\/items$/), p.getByRole('link', { name: /All 60 items/ }).click()]);
     assert.match(await p.locator('.pager').first().innerText(), /^60 item\(s\), page 1 of 3/);
-    assert.deepEqual(await p.locator('table.items thead th').allInnerTexts(), ['#', 'Query', 'Knowledge', 'Factuality', 'Topic', 'S_fact', 'Relev.', 'Coh-s.', 'Coh-p.', 'Inform.', 'Helpful.', 'Valid.'], 'its per-item scores: columns of their own');
+    assert.deepEqual(
+      await p.locator('table.items thead th').allInnerTexts(),
+      ['#', 'Query', 'Knowledge', 'Factuality', 'Topic', 'S_fact', 'Relev.', 'Coh-s.', 'Coh-p.', 'Inform.', 'Helpful.', 'Valid.'],
+      'its per-item scores: columns of their own',
+    );
     assert.equal(await p.locator('select[name="subtype"]').count(), 0, 'no reliability-only filter');
     await Promise.all([p.waitForURL(/label=non-verified/), p.locator('select[name="label"]').selectOption('non-verified')]);
     const labels = await p.locator('table.items tbody tr td:nth-child(4)').allInnerTexts();
@@ -238,7 +268,10 @@ describe('llmkb view in headless Chromium', { skip: hasChromium ? false : `no Ch
     assert.match(main, /Hostile <script>window\.__pwned = 3<\/script>/, 'the hostile knowledge is shown as text');
     assert.equal(await p.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
     assert.equal(await p.locator('table.sentences tbody tr').count(), 2);
-    assert.match(await p.locator('table.sentences tbody tr').first().innerText(), /Reference passage on Mount Everest, sentence 1\.[\s\S]*(entailment|neutral|contradiction)/);
+    assert.match(
+      await p.locator('table.sentences tbody tr').first().innerText(),
+      /Reference passage on Mount Everest, sentence 1\.[\s\S]*(entailment|neutral|contradiction)/,
+    );
     assert.match(await p.locator('table.conner-scores').innerText(), /Relevance[\s\S]*mock:ranker[\s\S]*Inform\.[\s\S]*gguf:stories260K/);
     assert.match(await p.locator('table.answers').innerText(), /Gold answer\s+gold 2[\s\S]*with the knowledge\s+answer 2[\s\S]*without it\s+guess 2/);
     await shot(p, 'conner-item');
@@ -255,7 +288,11 @@ describe('llmkb view on the command line', () => {
   it('listens on another host only when asked, with a warning', { skip: existsSync('dist/cli/main.js') ? false : 'needs npm run build' }, async () => {
     const dir = tempDir('llmkb-view-cli-');
     writeFixtureResults(join(dir, 'results'), 'm', 'zero-shot', 10);
-    const child = spawn(process.execPath, [resolve('bin/llmkb.js'), '--store', join(dir, 'none.sqlite'), 'view', join(dir, 'results'), '--host', '0.0.0.0', '--port', '0'], { cwd: dir });
+    const child = spawn(
+      process.execPath,
+      [resolve('bin/llmkb.js'), '--store', join(dir, 'none.sqlite'), 'view', join(dir, 'results'), '--host', '0.0.0.0', '--port', '0'],
+      { cwd: dir },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -276,7 +313,10 @@ describe('llmkb view: another method’s runs from their metric definitions', ()
     const view = await startViewServer({ resultsDir: dir, indexFile: join(dir, 'index.sqlite'), port: 0 });
     try {
       const runs = (await (await fetch(`${view.url}/api/runs`)).json()) as Array<{ key: string; label: string; method: string }>;
-      assert.deepEqual(runs.map((r) => [r.label, r.method]).sort(), [['gen-a', 'conner'], ['gen-b', 'conner']]);
+      assert.deepEqual(runs.map((r) => [r.label, r.method]).sort(), [
+        ['gen-a', 'conner'],
+        ['gen-b', 'conner'],
+      ]);
       const list = await (await fetch(`${view.url}/`)).text();
       assert.match(list, /gen-a/);
       const key = runs.find((r) => r.label === 'gen-b')!.key;

@@ -56,7 +56,14 @@ describe('the viewer refuses a forged Host header', () => {
   });
 
   it('another name, another port, a missing port or no Host at all: 421 and none of the page', async () => {
-    for (const host of ['evil.example', `evil.example:${port}`, `rebind.attacker.test:${port}`, `127.0.0.1:${port + 1}`, '127.0.0.1', `127.0.0.1.nip.io:${port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `rebind.attacker.test:${port}`,
+      `127.0.0.1:${port + 1}`,
+      '127.0.0.1',
+      `127.0.0.1.nip.io:${port}`,
+    ]) {
       const r = await get(port, host);
       assert.equal(r.status, 421, host);
       assert.doesNotMatch(r.body, /<html/i, host);
@@ -75,7 +82,9 @@ describe('allowedHosts: the Host values a listening address answers', () => {
   });
 
   it('every interface (0.0.0.0, ::): also the addresses of this machine', () => {
-    const own = Object.values(networkInterfaces()).flatMap((l) => l ?? []).find((a) => a.family === 'IPv4' && !a.internal);
+    const own = Object.values(networkInterfaces())
+      .flatMap((l) => l ?? [])
+      .find((a) => a.family === 'IPv4' && !a.internal);
     for (const wildcard of ['0.0.0.0', '::']) {
       const allowed = allowedHosts(wildcard, 9000);
       if (own) assert.ok(allowed.has(`${own.address}:9000`), wildcard);

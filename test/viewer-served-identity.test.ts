@@ -21,11 +21,21 @@ describe('the viewer and a server that reports its checkpoint', () => {
   it('the item page shows the exact prompt and MCQ exchange of calls keyed with the served identity', async () => {
     const dir = tempDir('llmkb-served-view-');
     const qa = join(dir, 'qa.jsonl');
-    writeFileSync(qa, `${[0, 1, 2].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`);
-    const server = await startOpenAICompatibleServer({ served: { id: 'm', root: '/ckpt/step-1000' }, complete: () => ' Paris\nQUESTION:', nextToken: () => ({ ' A': 0.6, ' B': 0.4 }) });
+    writeFileSync(
+      qa,
+      `${[0, 1, 2].map((i) => JSON.stringify({ id: `q${i}`, dataset: 'seen', source: 'nq', question: `what is the capital number ${i}?`, answers: ['Paris'] })).join('\n')}\n`,
+    );
+    const server = await startOpenAICompatibleServer({
+      served: { id: 'm', root: '/ckpt/step-1000' },
+      complete: () => ' Paris\nQUESTION:',
+      nextToken: () => ({ ' A': 0.6, ' B': 0.4 }),
+    });
     const store = join(dir, 's.sqlite');
     try {
-      const r = await llmkb(['--store', store, 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'], { cwd: dir });
+      const r = await llmkb(
+        ['--store', store, 'eval', '--model', `vllm:${server.baseURL}/m`, '--input', qa, '--settings', 'zero-shot', '--mcqs', '1', '--out', 'res'],
+        { cwd: dir },
+      );
       assert.equal(r.code, 0, r.stderr);
     } finally {
       await server.close();
@@ -36,10 +46,10 @@ describe('the viewer and a server that reports its checkpoint', () => {
     const run = new RunStore(db).list()[0]!;
     const asked = new RunStore(db).open(run.spec).record<{ callKey: string }>('ask', 'q0')!;
     const request = cache.request(asked.callKey);
-    assert.ok(request, 'the call of the record\'s key is in the cache');
+    assert.ok(request, "the call of the record's key is in the cache");
     const params = JSON.parse(request) as object;
     assert.equal(callKey([run.spec.model, 'served=root=/ckpt/step-1000'].join('\u0000'), 'complete', params), asked.callKey);
-    assert.notEqual(callKey(run.spec.model, 'complete', params), asked.callKey, 'not the model\'s name alone');
+    assert.notEqual(callKey(run.spec.model, 'complete', params), asked.callKey, "not the model's name alone");
     cache.close();
     db.close();
 

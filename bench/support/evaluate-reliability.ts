@@ -24,8 +24,17 @@ export interface BenchEvaluation {
 export async function evaluateReliability(o: BenchEvaluation): Promise<MethodRunResult[]> {
   const method = getMethod('reliability');
   const others = { ...(o.judge ? { judge: o.judge } : {}), ...(o.distractor ? { distractor: o.distractor } : {}) };
-  const prepared = await prepareMethod(method, { options: { data: o.dataDir, mcqs: o.mcqs }, roles: others, seed: o.seed, cacheDir: o.cacheDir, settings: o.settings });
+  const prepared = await prepareMethod(method, {
+    options: { data: o.dataDir, mcqs: o.mcqs },
+    roles: others,
+    seed: o.seed,
+    cacheDir: o.cacheDir,
+    settings: o.settings,
+  });
   const results: MethodRunResult[] = [];
-  for (const setting of o.settings) results.push(await runMethod(method, { roles: { model: o.model, ...others }, runs: o.runs, prepared, setting, label: o.label ?? 'bench', outDir: o.outDir }));
+  for (const setting of o.settings)
+    results.push(
+      await runMethod(method, { roles: { model: o.model, ...others }, runs: o.runs, prepared, setting, label: o.label ?? 'bench', outDir: o.outDir }),
+    );
   return results;
 }

@@ -12,11 +12,16 @@ const server = createServer((req, res) => {
     const id = n++;
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        id: `cmpl-${id}`, object: 'text_completion', created: 1700000000, model: body.model,
-        choices: [{ index: 0, text: ` answer to ${body.prompt.slice(-12)}`, logprobs: null, finish_reason: 'stop', stop_reason: null }],
-        usage: { prompt_tokens: 12, total_tokens: 16, completion_tokens: 4 },
-      }));
+      res.end(
+        JSON.stringify({
+          id: `cmpl-${id}`,
+          object: 'text_completion',
+          created: 1700000000,
+          model: body.model,
+          choices: [{ index: 0, text: ` answer to ${body.prompt.slice(-12)}`, logprobs: null, finish_reason: 'stop', stop_reason: null }],
+          usage: { prompt_tokens: 12, total_tokens: 16, completion_tokens: 4 },
+        }),
+      );
     }, delayMs);
   });
 });

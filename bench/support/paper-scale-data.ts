@@ -28,11 +28,20 @@ const STEMS = ['who wrote', 'when was', 'where is', 'what is the name of', 'how 
 export function paperScaleQuestions(questions: number, repository: number, seed: number): PaperScaleQuestions {
   const rng = SeededRandom.stream(seed, 'bench-paper-scale');
   const vocabulary = Array.from({ length: 3000 }, (_, i) => `term${i.toString(36)}`);
-  const sentence = (): string => `${STEMS[rng.int(0, STEMS.length - 1)]} ${Array.from({ length: rng.int(3, 8) }, () => vocabulary[rng.int(0, vocabulary.length - 1)]).join(' ')}?`;
+  const sentence = (): string =>
+    `${STEMS[rng.int(0, STEMS.length - 1)]} ${Array.from({ length: rng.int(3, 8) }, () => vocabulary[rng.int(0, vocabulary.length - 1)]).join(' ')}?`;
   function makeItems(count: number, dataset: 'seen' | 'unseen', prefix: string): QAItem[] {
     return Array.from({ length: count }, (_, i) => {
       const question = `${sentence()} (${prefix}${i})`;
-      return { id: `${prefix}-${i}`, dataset, source: dataset === 'seen' ? ['nq', 'triviaqa', 'popqa'][i % 3]! : `T${1 + (i % 20)}`, question, answers: dataset === 'seen' ? [rightAnswer(question)] : [], answerType: 'other', sourceId: `${prefix}:${i}` };
+      return {
+        id: `${prefix}-${i}`,
+        dataset,
+        source: dataset === 'seen' ? ['nq', 'triviaqa', 'popqa'][i % 3]! : `T${1 + (i % 20)}`,
+        question,
+        answers: dataset === 'seen' ? [rightAnswer(question)] : [],
+        answerType: 'other',
+        sourceId: `${prefix}:${i}`,
+      };
     });
   }
   const seen = makeItems(Math.ceil(questions / 2), 'seen', 's');
@@ -57,7 +66,11 @@ export function writeDataDir(dataDir: string, set: PaperScaleQuestions): void {
  * stage into `logDir` when given) and returns it with its `/v1` base URL.
  */
 export async function startPaperScaleServer(delayMs: number, logDir?: string): Promise<{ server: ChildProcess; port: string; baseURL: string }> {
-  const server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'paper-scale-server.ts'), String(delayMs), ...(logDir ? [logDir] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'paper-scale-server.ts'), String(delayMs), ...(logDir ? [logDir] : [])],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve));
   return { server, port, baseURL: `http://127.0.0.1:${port}/v1` };
 }

@@ -78,8 +78,21 @@ const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
-          id: `cmpl-${id}`, object: 'text_completion', created: 1700000000, model: body.model,
-          choices: [{ index: 0, text: out, logprobs: body.logprobs ? { tokens: [out], token_logprobs: [-0.5], top_logprobs: [{ [out]: -0.5, ' A': -2, ' B': -2.5, ' C': -3, ' D': -3.5, ' E': -4 }] } : null, finish_reason: 'stop', stop_reason: null }],
+          id: `cmpl-${id}`,
+          object: 'text_completion',
+          created: 1700000000,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              text: out,
+              logprobs: body.logprobs
+                ? { tokens: [out], token_logprobs: [-0.5], top_logprobs: [{ [out]: -0.5, ' A': -2, ' B': -2.5, ' C': -3, ' D': -3.5, ' E': -4 }] }
+                : null,
+              finish_reason: 'stop',
+              stop_reason: null,
+            },
+          ],
           usage: { prompt_tokens: Math.ceil(body.prompt.length / 4), total_tokens: Math.ceil(body.prompt.length / 4) + 4, completion_tokens: 4 },
         }),
       );

@@ -40,7 +40,12 @@ export function loadQuestions(): string[] {
       .map((l) => l.split('\t')[1] ?? '')
       .filter((q) => q.split(' ').length >= 4);
   } catch {
-    return ['what is the origin of the species on the galapagos islands', 'who signed the constitution of the united states', 'how does natural selection act on variations', 'when was the first amendment ratified'];
+    return [
+      'what is the origin of the species on the galapagos islands',
+      'who signed the constitution of the united states',
+      'how does natural selection act on variations',
+      'when was the first amendment ratified',
+    ];
   }
 }
 

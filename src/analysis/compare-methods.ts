@@ -26,11 +26,20 @@ export function distinctRuns<R extends ComparedRun>(runs: readonly R[]): { runs:
   const warnings: string[] = [];
   const differences: string[] = [];
   for (const indexes of tables.values()) {
-    const { summaries, renamed } = distinguishRuns(indexes.map((i) => runs[i]!.summary), indexes.map((i) => runs[i]!.source));
+    const { summaries, renamed } = distinguishRuns(
+      indexes.map((i) => runs[i]!.summary),
+      indexes.map((i) => runs[i]!.source),
+    );
     indexes.forEach((i, k) => (distinct[i] = { ...runs[i]!, summary: summaries[k]! }));
     warnings.push(...renamed.map((r) => `runs with the same label are shown apart: ${r}`));
     const method = findMethod(runs[indexes[0]!]!.summary.method.id);
-    differences.push(...differencesOf(indexes.map((i) => ({ name: `${distinct[i]!.summary.model} (${distinct[i]!.summary.setting})`, protocol: distinct[i]!.summary.protocol })), method?.protocolChoices ?? {}, method?.protocolPerSetting ?? []));
+    differences.push(
+      ...differencesOf(
+        indexes.map((i) => ({ name: `${distinct[i]!.summary.model} (${distinct[i]!.summary.setting})`, protocol: distinct[i]!.summary.protocol })),
+        method?.protocolChoices ?? {},
+        method?.protocolPerSetting ?? [],
+      ),
+    );
   }
   return { runs: distinct, warnings: [...warnings, ...sharedRuns(distinct), ...differences.map((d) => `the runs differ in protocol: ${d}`)] };
 }
@@ -43,7 +52,12 @@ function sharedRuns(runs: readonly ComparedRun[]): string[] {
     const key = `${summary.runId}\u0000${summary.setting}`;
     if (!labels.get(key)?.includes(summary.model)) labels.set(key, [...(labels.get(key) ?? []), summary.model]);
   }
-  return [...labels.entries()].filter(([, names]) => names.length > 1).map(([key, names]) => `${names.join(' and ')} (${key.split('\u0000')[1]}) are one run (${key.slice(0, 12)}): the same model file and inputs, so their numbers are one measurement shown under ${names.length} labels`);
+  return [...labels.entries()]
+    .filter(([, names]) => names.length > 1)
+    .map(
+      ([key, names]) =>
+        `${names.join(' and ')} (${key.split('\u0000')[1]}) are one run (${key.slice(0, 12)}): the same model file and inputs, so their numbers are one measurement shown under ${names.length} labels`,
+    );
 }
 
 /** Headline tables and rankings of one method's runs, from their metricDefs. */
@@ -55,10 +69,24 @@ export function compareByMetricDefs(id: string, title: string, runs: readonly Co
   const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries(defs.map((d) => [d.id, rankRuns(summaries, d.id, s)]))]));
   const warned = warningsMarkdown(summaries);
   const out = [...(warned ? [warned] : []), `## ${title}: headline metrics\n\n${toMarkdown(table)}\n`];
-  for (const s of settings) out.push(`## Rankings: ${title} (${s})\n\n${defs.map((d) => `${d.id}: ${rankings[s]![d.id]!.map((r, i) => `${i + 1}. ${r.model} ${formatMetric(d, r.value)}${rankedFlag(summaries, s, r.model, d.id)}`).join(', ')}`).join('\n')}\n`);
+  for (const s of settings)
+    out.push(
+      `## Rankings: ${title} (${s})\n\n${defs.map((d) => `${d.id}: ${rankings[s]![d.id]!.map((r, i) => `${i + 1}. ${r.model} ${formatMetric(d, r.value)}${rankedFlag(summaries, s, r.model, d.id)}`).join(', ')}`).join('\n')}\n`,
+    );
   return {
     markdown: out.join('\n'),
-    analysis: { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source, warnings: warningsJson(r.summary) })), method: id, headline: table, rankings },
+    analysis: {
+      runs: runs.map((r) => ({
+        label: r.summary.model,
+        setting: r.summary.setting,
+        runId: r.summary.runId ?? null,
+        source: r.source,
+        warnings: warningsJson(r.summary),
+      })),
+      method: id,
+      headline: table,
+      rankings,
+    },
     files: { [`${id}-headline.md`]: `${toMarkdown(table)}\n`, [`${id}-headline.csv`]: toCsv(table) },
   };
 }
@@ -77,7 +105,16 @@ export async function compareRuns(runs: readonly ComparedRun[], options: { resam
   const files = Object.assign({}, ...outputs.map((o) => o.files)) as Record<string, string>;
   return {
     markdown: outputs.map((o) => o.markdown).join('\n'),
-    analysis: { runs: runs.map((r) => ({ label: r.summary.model, method: r.summary.method.id, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source })), methods: Object.fromEntries([...groups.keys()].map((id, i) => [id, outputs[i]!.analysis])) },
+    analysis: {
+      runs: runs.map((r) => ({
+        label: r.summary.model,
+        method: r.summary.method.id,
+        setting: r.summary.setting,
+        runId: r.summary.runId ?? null,
+        source: r.source,
+      })),
+      methods: Object.fromEntries([...groups.keys()].map((id, i) => [id, outputs[i]!.analysis])),
+    },
     files,
     wrote: `${Object.keys(files).join(', ')} and analysis.json`,
   };

@@ -30,7 +30,13 @@ export interface CompareResults {
   /** The comparison as Markdown, the runs' notices after the tables. */
   markdown: string;
   /** The analysis document: each method's tables, rankings and tests, the runs' sources, notices and warnings. */
-  analysis: { schema: typeof ANALYSIS_SCHEMA; sources: Array<{ label: string; setting: string; source: string; modelSpec?: string }>; notices: ReturnType<typeof noticesJson>; warnings: string[]; [key: string]: unknown };
+  analysis: {
+    schema: typeof ANALYSIS_SCHEMA;
+    sources: Array<{ label: string; setting: string; source: string; modelSpec?: string }>;
+    notices: ReturnType<typeof noticesJson>;
+    warnings: string[];
+    [key: string]: unknown;
+  };
   /** Protocol differences and label clashes found among the runs. */
   warnings: string[];
   /** What was written to `out` (file names), when it was given. */
@@ -43,7 +49,12 @@ export async function compareResults(loaded: readonly LoadedRun[], options: Comp
   for (const w of warnings) options.log?.(`warning: ${w}`);
   const result = await compareRuns(runs, { resamples: options.resamples, seed: options.seed });
   // Each run's file and model spec (from its execution record): what tells two models of one file name apart.
-  const sources = runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, source: r.source, ...(r.execution?.modelSpec ? { modelSpec: r.execution.modelSpec } : {}) }));
+  const sources = runs.map((r) => ({
+    label: r.summary.model,
+    setting: r.summary.setting,
+    source: r.source,
+    ...(r.execution?.modelSpec ? { modelSpec: r.execution.modelSpec } : {}),
+  }));
   const summaries = runs.map((r) => r.summary);
   const notices = noticesMarkdown(summaries);
   const analysis = { schema: ANALYSIS_SCHEMA, ...result.analysis, sources, notices: noticesJson(summaries), warnings };

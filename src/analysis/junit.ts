@@ -41,7 +41,9 @@ export function junitReport(runs: readonly JunitRun[], thresholds: readonly Thre
       } else {
         failures += 1;
         const message = defined ? `${t.metric} = ${shown} < ${t.value}` : `${t.metric} is undefined (no responses to compute it from), threshold ${t.value}`;
-        cases.push(`    <testcase ${attrs}>\n      <failure message="${xmlEscape(message)}" type="threshold">${xmlEscape(`${message} (${where})`)}</failure>\n    </testcase>`);
+        cases.push(
+          `    <testcase ${attrs}>\n      <failure message="${xmlEscape(message)}" type="threshold">${xmlEscape(`${message} (${where})`)}</failure>\n    </testcase>`,
+        );
       }
     }
   }

@@ -21,9 +21,19 @@ type Noticed = Pick<MethodSummary, 'method' | 'approximate' | 'protocol' | 'warn
 export function runNotices(summary: Noticed): RunNotices {
   const titles = findMethod(summary.method.id)?.protocolChoices ?? {};
   const departures = summary.protocol
-    ? departuresOf(summary.protocol, titles).map(({ choice, entry }) => ({ choice, title: titles[choice] ?? choice, value: entry.choice, status: entry.status, ...(entry.note ? { note: entry.note } : {}) }))
+    ? departuresOf(summary.protocol, titles).map(({ choice, entry }) => ({
+        choice,
+        title: titles[choice] ?? choice,
+        value: entry.choice,
+        status: entry.status,
+        ...(entry.note ? { note: entry.note } : {}),
+      }))
     : [];
-  return { approximate: summary.approximate, departures, warnings: (summary.warnings ?? []).map((w) => ({ message: w.message, ...(w.metrics ? { metrics: [...w.metrics] } : {}) })) };
+  return {
+    approximate: summary.approximate,
+    departures,
+    warnings: (summary.warnings ?? []).map((w) => ({ message: w.message, ...(w.metrics ? { metrics: [...w.metrics] } : {}) })),
+  };
 }
 
 /** The notices as one short text (empty when there are none), e.g. `APPROXIMATE; departures: judge lexical-v2, question set quick: 20 seen + 20 unseen; 1 warning`. */
@@ -31,7 +41,9 @@ export function noticeText(summary: Noticed): string {
   const n = runNotices(summary);
   const parts = [
     ...(n.approximate ? ['APPROXIMATE'] : []),
-    ...(n.departures.length ? [`departures: ${n.departures.map((d) => `${d.title} ${d.value}${d.status === 'nondeterministic' ? ' (nondeterministic)' : ''}`).join(', ')}`] : []),
+    ...(n.departures.length
+      ? [`departures: ${n.departures.map((d) => `${d.title} ${d.value}${d.status === 'nondeterministic' ? ' (nondeterministic)' : ''}`).join(', ')}`]
+      : []),
     ...(n.warnings.length ? [`${n.warnings.length} warning${n.warnings.length === 1 ? '' : 's'}: ${n.warnings.map((w) => w.message).join(' | ')}`] : []),
   ];
   return parts.join('; ');
@@ -48,7 +60,9 @@ export function noticeLines(summaries: ReadonlyArray<Noticed & Pick<MethodSummar
 /** The notices of several runs as a Markdown section (empty when there are none). */
 export function noticesMarkdown(summaries: ReadonlyArray<Noticed & Pick<MethodSummary, 'model' | 'setting'>>): string {
   const lines = noticeLines(summaries);
-  return lines.length ? `## Notices\n\nWhat to know before reading these numbers (approximate runs, departures from the paper's protocol, warnings):\n\n${lines.map((l) => `- ${l}`).join('\n')}\n` : '';
+  return lines.length
+    ? `## Notices\n\nWhat to know before reading these numbers (approximate runs, departures from the paper's protocol, warnings):\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`
+    : '';
 }
 
 /** The cells of a CSV text (RFC 4180: quoted cells may hold commas, quotes and line breaks). */
@@ -87,19 +101,35 @@ export function csvWithNotices(csv: string, summaries: ReadonlyArray<Noticed & P
   const out = rows.map((row, i) => {
     if (i === 0) return [...row, 'notices'];
     const runs = summaries.filter((s) => s.model === row[0] && (settingColumn < 0 || row[settingColumn] === undefined || s.setting === row[settingColumn]));
-    const text = runs.map((s) => [s, noticeText(s)] as const).filter(([, t]) => t !== '').map(([s, t]) => (settingColumn < 0 ? `${s.setting}: ${t}` : t)).join(' || ');
+    const text = runs
+      .map((s) => [s, noticeText(s)] as const)
+      .filter(([, t]) => t !== '')
+      .map(([s, t]) => (settingColumn < 0 ? `${s.setting}: ${t}` : t))
+      .join(' || ');
     return [...row, text];
   });
   return `${out.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
 }
 
 /** A comparison's files with the runs' notices: a `## Notices` section at the end of each Markdown file, a `notices` column in each CSV. */
-export function filesWithNotices(files: Readonly<Record<string, string>>, summaries: ReadonlyArray<Noticed & Pick<MethodSummary, 'model' | 'setting'>>): Record<string, string> {
+export function filesWithNotices(
+  files: Readonly<Record<string, string>>,
+  summaries: ReadonlyArray<Noticed & Pick<MethodSummary, 'model' | 'setting'>>,
+): Record<string, string> {
   const section = noticesMarkdown(summaries);
-  return Object.fromEntries(Object.entries(files).map(([name, content]) => [name, name.endsWith('.md') && section ? `${content.replace(/\n*$/, '\n')}\n${section}` : name.endsWith('.csv') ? csvWithNotices(content, summaries) : content]));
+  return Object.fromEntries(
+    Object.entries(files).map(([name, content]) => [
+      name,
+      name.endsWith('.md') && section ? `${content.replace(/\n*$/, '\n')}\n${section}` : name.endsWith('.csv') ? csvWithNotices(content, summaries) : content,
+    ]),
+  );
 }
 
 /** The notices of each run with any, as analysis.json and sweep.json list them. */
-export function noticesJson(summaries: ReadonlyArray<Noticed & Pick<MethodSummary, 'model' | 'setting'>>): Array<{ label: string; setting: string } & RunNotices> {
-  return summaries.map((s) => ({ label: s.model, setting: s.setting, ...runNotices(s) })).filter((n) => n.approximate || n.departures.length > 0 || n.warnings.length > 0);
+export function noticesJson(
+  summaries: ReadonlyArray<Noticed & Pick<MethodSummary, 'model' | 'setting'>>,
+): Array<{ label: string; setting: string } & RunNotices> {
+  return summaries
+    .map((s) => ({ label: s.model, setting: s.setting, ...runNotices(s) }))
+    .filter((n) => n.approximate || n.departures.length > 0 || n.warnings.length > 0);
 }

@@ -15,12 +15,16 @@ export function meetsThreshold(value: number | null | undefined, threshold: numb
 }
 
 /** `--fail-under NCCR=0.2`: the metrics below their threshold (an undefined metric fails too), one line per (run, threshold). */
-export function failedThresholds(summaries: ReadonlyArray<{ model: string; setting: string; metrics: Record<string, number | null | undefined> }>, thresholds: ReadonlyArray<{ metric: string; value: number }>): string[] {
+export function failedThresholds(
+  summaries: ReadonlyArray<{ model: string; setting: string; metrics: Record<string, number | null | undefined> }>,
+  thresholds: ReadonlyArray<{ metric: string; value: number }>,
+): string[] {
   const failures: string[] = [];
   for (const s of summaries) {
     for (const t of thresholds) {
       const v = s.metrics[t.metric];
-      if (!meetsThreshold(v, t.value)) failures.push(`${t.metric} = ${typeof v === 'number' ? v.toFixed(4) : 'undefined'} < ${t.value} (${s.model}, ${s.setting})`);
+      if (!meetsThreshold(v, t.value))
+        failures.push(`${t.metric} = ${typeof v === 'number' ? v.toFixed(4) : 'undefined'} < ${t.value} (${s.model}, ${s.setting})`);
     }
   }
   return failures;
@@ -44,6 +48,10 @@ export function thresholdProblem(methods: readonly EvaluationMethod[], t: Thresh
 export function checkThresholds(method: EvaluationMethod, thresholds: readonly Threshold[]): void {
   for (const t of thresholds) {
     const problem = thresholdProblem([method], t);
-    if (problem) throw new LlmkbError(`--fail-under: ${problem}`, { exitCode: EXIT_CODES.usage, hint: `The metrics of method "${method.id}": ${method.metricDefs.map((d) => d.id).join(', ')}.` });
+    if (problem)
+      throw new LlmkbError(`--fail-under: ${problem}`, {
+        exitCode: EXIT_CODES.usage,
+        hint: `The metrics of method "${method.id}": ${method.metricDefs.map((d) => d.id).join(', ')}.`,
+      });
   }
 }

@@ -29,7 +29,9 @@ function optionValue(option: Option, value: unknown, field: string): unknown {
       result = option.parseArg ? option.parseArg(String(v), result) : [...((result as string[] | undefined) ?? []), String(v)];
     } catch (error) {
       if (!(error instanceof InvalidArgumentError)) throw error;
-      throw new ConfigError(`${field}: ${JSON.stringify(v)} is invalid: ${error.message}`, { hint: `The same values as ${option.flags} on the command line; the command line wins over the config.` });
+      throw new ConfigError(`${field}: ${JSON.stringify(v)} is invalid: ${error.message}`, {
+        hint: `The same values as ${option.flags} on the command line; the command line wins over the config.`,
+      });
     }
   }
   return result;
@@ -53,16 +55,27 @@ export function checkConfigDefaults(program: Command, config: Pick<LlmkbConfig, 
     const command = commands.get(key);
     const where = `${file ?? 'the config'}: field "defaults.${key}"`;
     const settable = command ? command.options.filter(isDefaultable) : [];
-    if (!command || settable.length === 0) throw new ConfigError(`${where}: no command "llmkb ${key}" with settings`, { hint: `"defaults" holds one section per command: ${[...commands.entries()].filter(([, c]) => c.options.some(isDefaultable)).map(([k]) => `"${k}"`).join(', ')}.` });
+    if (!command || settable.length === 0)
+      throw new ConfigError(`${where}: no command "llmkb ${key}" with settings`, {
+        hint: `"defaults" holds one section per command: ${[...commands.entries()]
+          .filter(([, c]) => c.options.some(isDefaultable))
+          .map(([k]) => `"${k}"`)
+          .join(', ')}.`,
+      });
     for (const [name, value] of Object.entries(section)) {
       const options = command.options.filter((o) => o.attributeName() === name);
       const option = options[0];
       const field = `${where.slice(0, -1)}.${name}"`;
       if (!option || !options.every(isDefaultable)) {
-        throw new ConfigError(`${field}: llmkb ${key} has no setting "${name}"`, { hint: `Its settings: ${settable.map((o) => o.attributeName()).join(', ')} (options by their long name in camelCase; model specs go in the top-level role entries, the store in "store").` });
+        throw new ConfigError(`${field}: llmkb ${key} has no setting "${name}"`, {
+          hint: `Its settings: ${settable.map((o) => o.attributeName()).join(', ')} (options by their long name in camelCase; model specs go in the top-level role entries, the store in "store").`,
+        });
       }
       const flag = options.every((o) => !o.required && !o.optional);
-      if (flag !== (typeof value === 'boolean')) throw new ConfigError(`${field}: must be ${flag ? 'true or false' : `a value as ${option.flags} takes`}`, { hint: `The same values as ${option.flags} on the command line; the command line wins over the config.` });
+      if (flag !== (typeof value === 'boolean'))
+        throw new ConfigError(`${field}: must be ${flag ? 'true or false' : `a value as ${option.flags} takes`}`, {
+          hint: `The same values as ${option.flags} on the command line; the command line wins over the config.`,
+        });
     }
   }
 }

@@ -83,7 +83,12 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       try {
         const err = process.stderr;
         // The corpus library's rule: a corpus this add creates and cannot fill is removed, with an error saying so.
-        const { corpus: c, created, report, textless } = await addFiles(ws.db, name, paths, {
+        const {
+          corpus: c,
+          created,
+          report,
+          textless,
+        } = await addFiles(ws.db, name, paths, {
           ...(opts.passageWords === undefined ? {} : { passageWords: opts.passageWords }),
           ...(opts.overlapWords === undefined ? {} : { overlapWords: opts.overlapWords }),
           ...(opts.stem === false ? { stemming: false } : {}),
@@ -93,7 +98,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           ...(opts.idField === undefined ? {} : { idField: opts.idField }),
           onFile: (file, r) => {
             if (opts.json) return;
-            err.write(r.status === 'skipped' ? `  skipped ${file}: ${r.message}\n` : `  ${r.status.padEnd(9)} ${file} (${r.format}): ${r.documents} documents, ${r.passages} passages\n`);
+            err.write(
+              r.status === 'skipped'
+                ? `  skipped ${file}: ${r.message}\n`
+                : `  ${r.status.padEnd(9)} ${file} (${r.format}): ${r.documents} documents, ${r.passages} passages\n`,
+            );
           },
           onProgress: (p) => {
             if (!opts.json) err.write(`  ... ${p.file}: ${p.documents} documents, ${p.passages} passages, ${fmtBytes(p.bytes)}\n`);
@@ -107,15 +116,25 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           process.stdout.write(`${JSON.stringify({ corpus: name, created, settings: c.settings, ...report }, null, 2)}\n`);
         } else {
           const d = report.documents;
-          const rate = report.seconds > 0 ? `, ${Math.round(report.passages / report.seconds)} passages/s, ${(report.bytes / 1024 / 1024 / report.seconds).toFixed(1)} MB/s` : '';
-          process.stdout.write(`corpus "${name}"${created ? ' (new)' : ''}: ${report.files} files (${report.unchangedFiles} unchanged), documents +${d.added} added, ${d.updated} updated, ${d.unchanged} unchanged, ${d.removed} removed${d.empty > 0 ? `, ${d.empty} empty` : ''}; ${report.passages} passages indexed in ${report.seconds.toFixed(1)} s${rate}${report.bounds === undefined ? '' : ` (BM25 term bounds ${report.bounds.mode === 'full' ? 'computed' : 'updated'}: ${report.bounds.terms} terms, ${report.bounds.seconds.toFixed(1)} s)`}\n`);
+          const rate =
+            report.seconds > 0
+              ? `, ${Math.round(report.passages / report.seconds)} passages/s, ${(report.bytes / 1024 / 1024 / report.seconds).toFixed(1)} MB/s`
+              : '';
+          process.stdout.write(
+            `corpus "${name}"${created ? ' (new)' : ''}: ${report.files} files (${report.unchangedFiles} unchanged), documents +${d.added} added, ${d.updated} updated, ${d.unchanged} unchanged, ${d.removed} removed${d.empty > 0 ? `, ${d.empty} empty` : ''}; ${report.passages} passages indexed in ${report.seconds.toFixed(1)} s${rate}${report.bounds === undefined ? '' : ` (BM25 term bounds ${report.bounds.mode === 'full' ? 'computed' : 'updated'}: ${report.bounds.terms} terms, ${report.bounds.seconds.toFixed(1)} s)`}\n`,
+          );
           if (report.skipped.length > 0) {
             process.stdout.write(`skipped ${report.skipped.length} file${report.skipped.length === 1 ? '' : 's'} that could not be read:\n`);
             for (const s of report.skipped) process.stdout.write(`  ${s.file}: ${s.reason}: ${s.message}\n`);
           }
-          if (report.ignored.length > 0) process.stdout.write(`ignored ${report.ignored.length} file${report.ignored.length === 1 ? '' : 's'} of no corpus format in the folders (e.g. ${report.ignored[0]})\n`);
+          if (report.ignored.length > 0)
+            process.stdout.write(
+              `ignored ${report.ignored.length} file${report.ignored.length === 1 ? '' : 's'} of no corpus format in the folders (e.g. ${report.ignored[0]})\n`,
+            );
           if (report.symlinks.length > 0) {
-            process.stdout.write(`not followed: ${report.symlinks.length} symbolic link${report.symlinks.length === 1 ? '' : 's'} in the folders (give a link's target, or the link itself, as a path to add it):\n`);
+            process.stdout.write(
+              `not followed: ${report.symlinks.length} symbolic link${report.symlinks.length === 1 ? '' : 's'} in the folders (give a link's target, or the link itself, as a path to add it):\n`,
+            );
             for (const link of report.symlinks.slice(0, SHOWN_LINKS)) process.stdout.write(`  ${link}\n`);
             if (report.symlinks.length > SHOWN_LINKS) process.stdout.write(`  ... and ${report.symlinks.length - SHOWN_LINKS} more (--json lists them all)\n`);
           }
@@ -127,46 +146,83 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
 
   corpus
     .command('add-remote')
-    .description('register an OpenSearch/Elasticsearch index as a corpus: `corpus search` and `conner score --corpus` then query it over HTTP (_search, its own BM25); nothing is copied')
+    .description(
+      'register an OpenSearch/Elasticsearch index as a corpus: `corpus search` and `conner score --corpus` then query it over HTTP (_search, its own BM25); nothing is copied',
+    )
     .argument('<name>', 'corpus name (letters, digits, ".", "_", "-")')
     // Not requiredOption: commander would refuse a missing one before the config's `defaults` could give it.
-    .option('--opensearch <url>', 'cluster address, e.g. https://search.example.org:9200 (no credentials in it: see --auth-env); required, here or in the config\'s "defaults"')
+    .option(
+      '--opensearch <url>',
+      'cluster address, e.g. https://search.example.org:9200 (no credentials in it: see --auth-env); required, here or in the config\'s "defaults"',
+    )
     .option('--index <name>', 'index (or alias) holding one passage per document; required, here or in the config\'s "defaults"')
     .option('--text-field <name>', '_source field with the passage text, matched by the query (default "text")')
     .option('--doc-id-field <name>', "_source field with the document id (default: the hit's _id)")
     .option('--page-field <name>', '_source field with the page number, if the index has one')
     .option('--start-field <name>', '_source field with the start character offset, if any')
     .option('--end-field <name>', '_source field with the end character offset, if any')
-    .option('--auth-env <var>', 'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged')
+    .option(
+      '--auth-env <var>',
+      'NAME of the environment variable holding the credentials (user:password, or "ApiKey ...", "Bearer ..."); read at search time, never stored or logged',
+    )
     .option('--replace', 'register a name that is already registered anew, with these settings only')
-    .action(async (name: string, given: { opensearch?: string; index?: string; textField?: string; docIdField?: string; pageField?: string; startField?: string; endField?: string; authEnv?: string; replace?: boolean }, command: Command) => {
-      const missing = (['opensearch', 'index'] as const).filter((k) => given[k] === undefined).map((k) => `--${k}`);
-      if (missing.length > 0) throw new LlmkbError(`corpus add-remote needs ${missing.join(' and ')}`, { hint: 'Give the cluster and the index: llmkb corpus add-remote NAME --opensearch https://HOST:9200 --index INDEX (or set them in the config: "defaults": {"corpus add-remote": {"opensearch": ..., "index": ...}}).' });
-      const opts = given as typeof given & { opensearch: string; index: string };
-      // Not echoed: a value that is no variable name may be the credentials themselves.
-      if (opts.authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.authEnv)) {
-        throw new LlmkbError('--auth-env takes the NAME of an environment variable, and the value given is not one (it is not shown: it may be the credentials)', { hint: 'Put the credentials in a variable (export OPENSEARCH_AUTH=user:password, or "ApiKey ...") and pass its name: --auth-env OPENSEARCH_AUTH.' });
-      }
-      const { addRemoteCorpus, describeRemote, remoteCorpus } = await import('../corpus/index.js');
-      const ws = workspace(command);
-      try {
-        const before = remoteCorpus(ws.db, name);
-        const r = addRemoteCorpus(ws.db, name, {
-          url: opts.opensearch,
-          index: opts.index,
-          ...(opts.textField === undefined ? {} : { textField: opts.textField }),
-          ...(opts.docIdField === undefined ? {} : { docIdField: opts.docIdField }),
-          ...(opts.pageField === undefined ? {} : { pageField: opts.pageField }),
-          ...(opts.startField === undefined ? {} : { startField: opts.startField }),
-          ...(opts.endField === undefined ? {} : { endField: opts.endField }),
-          ...(opts.authEnv === undefined ? {} : { authEnv: opts.authEnv }),
-        }, { replace: opts.replace === true });
-        const was = before === undefined || describeRemote(before) === describeRemote(r) ? '' : ` (replaces ${describeRemote(before)})`;
-        process.stdout.write(`corpus "${name}": ${describeRemote(r)}${was}\n`);
-      } finally {
-        await ws.close();
-      }
-    });
+    .action(
+      async (
+        name: string,
+        given: {
+          opensearch?: string;
+          index?: string;
+          textField?: string;
+          docIdField?: string;
+          pageField?: string;
+          startField?: string;
+          endField?: string;
+          authEnv?: string;
+          replace?: boolean;
+        },
+        command: Command,
+      ) => {
+        const missing = (['opensearch', 'index'] as const).filter((k) => given[k] === undefined).map((k) => `--${k}`);
+        if (missing.length > 0)
+          throw new LlmkbError(`corpus add-remote needs ${missing.join(' and ')}`, {
+            hint: 'Give the cluster and the index: llmkb corpus add-remote NAME --opensearch https://HOST:9200 --index INDEX (or set them in the config: "defaults": {"corpus add-remote": {"opensearch": ..., "index": ...}}).',
+          });
+        const opts = given as typeof given & { opensearch: string; index: string };
+        // Not echoed: a value that is no variable name may be the credentials themselves.
+        if (opts.authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.authEnv)) {
+          throw new LlmkbError(
+            '--auth-env takes the NAME of an environment variable, and the value given is not one (it is not shown: it may be the credentials)',
+            {
+              hint: 'Put the credentials in a variable (export OPENSEARCH_AUTH=user:password, or "ApiKey ...") and pass its name: --auth-env OPENSEARCH_AUTH.',
+            },
+          );
+        }
+        const { addRemoteCorpus, describeRemote, remoteCorpus } = await import('../corpus/index.js');
+        const ws = workspace(command);
+        try {
+          const before = remoteCorpus(ws.db, name);
+          const r = addRemoteCorpus(
+            ws.db,
+            name,
+            {
+              url: opts.opensearch,
+              index: opts.index,
+              ...(opts.textField === undefined ? {} : { textField: opts.textField }),
+              ...(opts.docIdField === undefined ? {} : { docIdField: opts.docIdField }),
+              ...(opts.pageField === undefined ? {} : { pageField: opts.pageField }),
+              ...(opts.startField === undefined ? {} : { startField: opts.startField }),
+              ...(opts.endField === undefined ? {} : { endField: opts.endField }),
+              ...(opts.authEnv === undefined ? {} : { authEnv: opts.authEnv }),
+            },
+            { replace: opts.replace === true },
+          );
+          const was = before === undefined || describeRemote(before) === describeRemote(r) ? '' : ` (replaces ${describeRemote(before)})`;
+          process.stdout.write(`corpus "${name}": ${describeRemote(r)}${was}\n`);
+        } finally {
+          await ws.close();
+        }
+      },
+    );
 
   corpus
     .command('search')
@@ -174,57 +230,70 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
     .argument('<name>', 'corpus name')
     .argument('<query>', 'the query text (any text: it is never read as FTS5 syntax)')
     .option('-k, --top <k>', 'number of passages', positiveInteger, 5)
-    .option('--mode <mode>', 'bm25, dense or hybrid (dense and hybrid need an embedding model; passages without a vector are embedded first)', searchMode, 'bm25')
+    .option(
+      '--mode <mode>',
+      'bm25, dense or hybrid (dense and hybrid need an embedding model; passages without a vector are embedded first)',
+      searchMode,
+      'bm25',
+    )
     .option('--embedder <spec>', 'embedding model for dense and hybrid search (default: "embedder" in the config)')
     .option('--json', 'print JSON')
-    .action(async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
-      const { Corpus, describeUnfinishedAdd, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
-      if (queryTokens(query).length === 0) {
-        throw new LlmkbError(`the search query ${JSON.stringify(query)} has no word to search for`, { hint: 'Give the words or the question to search for, e.g. `llmkb corpus search NAME "Who proposed natural selection?"`.' });
-      }
-      const ws = workspace(command);
-      try {
-        const remote = remoteCorpus(ws.db, name);
-        if (remote !== undefined) {
-          const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
-          if (opts.json) {
-            process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
+    .action(
+      async (name: string, query: string, opts: { top: number; mode: 'bm25' | 'dense' | 'hybrid'; embedder?: string; json?: boolean }, command: Command) => {
+        const { Corpus, describeUnfinishedAdd, queryTokens, remoteCorpus, remoteRetriever, retrieverFor } = await import('../corpus/index.js');
+        if (queryTokens(query).length === 0) {
+          throw new LlmkbError(`the search query ${JSON.stringify(query)} has no word to search for`, {
+            hint: 'Give the words or the question to search for, e.g. `llmkb corpus search NAME "Who proposed natural selection?"`.',
+          });
+        }
+        const ws = workspace(command);
+        try {
+          const remote = remoteCorpus(ws.db, name);
+          if (remote !== undefined) {
+            const passages = await retrieverFor(ws.db, name, { mode: opts.mode }).search(query, opts.top);
+            if (opts.json) {
+              process.stdout.write(`${JSON.stringify(passages, null, 2)}\n`);
+              return;
+            }
+            process.stdout.write(`${remoteRetriever(remote).description}\n`);
+            if (passages.length === 0) process.stdout.write('no passage matches\n');
+            for (const h of passages) {
+              const where = [h.page === undefined ? '' : `p. ${h.page}`, h.start === undefined || h.end === undefined ? '' : `chars ${h.start}-${h.end}`]
+                .filter((x) => x !== '')
+                .join('  ');
+              process.stdout.write(`${h.rank}. score ${h.score.toFixed(3)}  ${h.docId}${where === '' ? '' : `  ${where}`}\n`);
+              process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
+            }
             return;
           }
-          process.stdout.write(`${remoteRetriever(remote).description}\n`);
-          if (passages.length === 0) process.stdout.write('no passage matches\n');
-          for (const h of passages) {
-            const where = [h.page === undefined ? '' : `p. ${h.page}`, h.start === undefined || h.end === undefined ? '' : `chars ${h.start}-${h.end}`].filter((x) => x !== '').join('  ');
-            process.stdout.write(`${h.rank}. score ${h.score.toFixed(3)}  ${h.docId}${where === '' ? '' : `  ${where}`}\n`);
+          const c = Corpus.open(ws.db, name);
+          for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(c.name, u))}\n`);
+          const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
+          const hits = await c.retrieve(query, {
+            k: opts.top,
+            mode: opts.mode,
+            ...(embedder === undefined ? {} : { embedder }),
+            onEmbedProgress: (p) => {
+              if (p.embedded === p.total || p.embedded % 4096 < 256) process.stderr.write(`  embedding passages: ${p.embedded}/${p.total}\n`);
+            },
+          });
+          if (opts.json) {
+            process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
+            return;
+          }
+          if (hits.length === 0) process.stdout.write('no passage matches\n');
+          for (const h of hits) {
+            const page = h.page === h.pageEnd ? `p. ${h.page}` : `pp. ${h.page}-${h.pageEnd}`;
+            process.stdout.write(
+              `${h.rank}. score ${h.score.toFixed(opts.mode === 'hybrid' ? 5 : 3)}  ${h.docId}  ${page}  chars ${h.start}-${h.end}  (passage ${h.passage})\n`,
+            );
             process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
           }
-          return;
+        } finally {
+          await ws.close();
         }
-        const c = Corpus.open(ws.db, name);
-        for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(c.name, u))}\n`);
-        const embedder = opts.mode === 'bm25' ? undefined : await embedderFor(ws, opts.embedder);
-        const hits = await c.retrieve(query, {
-          k: opts.top,
-          mode: opts.mode,
-          ...(embedder === undefined ? {} : { embedder }),
-          onEmbedProgress: (p) => {
-            if (p.embedded === p.total || p.embedded % 4096 < 256) process.stderr.write(`  embedding passages: ${p.embedded}/${p.total}\n`);
-          },
-        });
-        if (opts.json) {
-          process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
-          return;
-        }
-        if (hits.length === 0) process.stdout.write('no passage matches\n');
-        for (const h of hits) {
-          const page = h.page === h.pageEnd ? `p. ${h.page}` : `pp. ${h.page}-${h.pageEnd}`;
-          process.stdout.write(`${h.rank}. score ${h.score.toFixed(opts.mode === 'hybrid' ? 5 : 3)}  ${h.docId}  ${page}  chars ${h.start}-${h.end}  (passage ${h.passage})\n`);
-          process.stdout.write(`   ${h.text.replace(/\s+/g, ' ')}\n`);
-        }
-      } finally {
-        await ws.close();
-      }
-    });
+      },
+    );
 
   corpus
     .command('embed')
@@ -237,17 +306,22 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       const ws = workspace(command);
       try {
         if (remoteCorpus(ws.db, name) !== undefined) {
-          throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, { hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.` });
+          throw new LlmkbError(`corpus "${name}" is an OpenSearch index: its passages live in the cluster, and llmkb does not embed them`, {
+            hint: `Search it with the cluster's own ranking (\`llmkb corpus search ${name} QUERY\`), or add the documents as a local corpus (\`llmkb corpus add\`) to embed them.`,
+          });
         }
         const c = Corpus.open(ws.db, name);
         for (const u of c.unfinishedAdds()) process.stderr.write(`warning: ${escapeControls(describeUnfinishedAdd(c.name, u))}\n`);
         const embedder = await embedderFor(ws, opts.embedder);
-        if (embedder === undefined) throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
+        if (embedder === undefined)
+          throw new LlmkbError('no embedding model', { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC.' });
         if (opts.reset) c.resetVectors();
         const started = performance.now();
         const r = await c.embed(embedder, { onProgress: (p) => process.stderr.write(`  ${p.embedded}/${p.total} passages embedded\n`) });
         const seconds = (performance.now() - started) / 1000;
-        process.stdout.write(`corpus "${name}": ${r.embedded} passages embedded with ${embedder.model.modelId} in ${seconds.toFixed(1)} s${r.embedded === 0 ? ' (all had vectors)' : ''}\n`);
+        process.stdout.write(
+          `corpus "${name}": ${r.embedded} passages embedded with ${embedder.model.modelId} in ${seconds.toFixed(1)} s${r.embedded === 0 ? ' (all had vectors)' : ''}\n`,
+        );
       } finally {
         await ws.close();
       }
@@ -264,13 +338,20 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         const list = Corpus.list(ws.db);
         const remotes = listRemoteCorpora(ws.db);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(remotes.length === 0 ? list : [...list, ...remotes.map((r) => ({ name: r.name, createdAt: r.createdAt, remote: { kind: r.kind, ...r.settings } }))], null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify(remotes.length === 0 ? list : [...list, ...remotes.map((r) => ({ name: r.name, createdAt: r.createdAt, remote: { kind: r.kind, ...r.settings } }))], null, 2)}\n`,
+          );
           return;
         }
         if (list.length === 0 && remotes.length === 0) process.stdout.write('no corpora yet\n');
-        for (const r of remotes) process.stdout.write(`${r.name}  OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? '' : ` (credentials from $${r.settings.authEnv})`}\n`);
+        for (const r of remotes)
+          process.stdout.write(
+            `${r.name}  OpenSearch index ${r.settings.index} at ${new URL(r.settings.url).origin}${r.settings.authEnv === undefined ? '' : ` (credentials from $${r.settings.authEnv})`}\n`,
+          );
         for (const c of list) {
-          process.stdout.write(`${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`);
+          process.stdout.write(
+            `${c.name}  ${c.sources} files  ${c.documents} documents  ${c.passages} passages  (passages of ${c.settings.passageWords} words, overlap ${c.settings.overlapWords}, ${c.settings.stemming ? 'Porter stemming' : 'no stemming'})\n`,
+          );
           for (const u of c.unfinishedAdds) process.stdout.write(`  warning: ${describeUnfinishedAdd(c.name, u)}\n`);
         }
       } finally {
@@ -289,8 +370,14 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
       try {
         const remote = remoteCorpus(ws.db, name);
         if (remote !== undefined) {
-          if (opts.json) process.stdout.write(`${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`);
-          else process.stdout.write(`corpus "${name}" (registered ${remote.createdAt}): OpenSearch index ${remote.settings.index} at ${new URL(remote.settings.url).origin}, text field "${remote.settings.textField ?? 'text'}"; its size is the cluster's to tell (GET /${remote.settings.index}/_count)\n`);
+          if (opts.json)
+            process.stdout.write(
+              `${JSON.stringify({ name: remote.name, createdAt: remote.createdAt, remote: { kind: remote.kind, ...remote.settings } }, null, 2)}\n`,
+            );
+          else
+            process.stdout.write(
+              `corpus "${name}" (registered ${remote.createdAt}): OpenSearch index ${remote.settings.index} at ${new URL(remote.settings.url).origin}, text field "${remote.settings.textField ?? 'text'}"; its size is the cluster's to tell (GET /${remote.settings.index}/_count)\n`,
+            );
           return;
         }
         const s = Corpus.open(ws.db, name).stats();
@@ -301,9 +388,17 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
         }
         const out = process.stdout;
         out.write(`corpus "${s.name}" (created ${s.createdAt})\n`);
-        out.write(`  files      ${s.sources} (${Object.entries(s.formats).map(([f, n]) => `${f} ${n}`).join(', ') || 'none'}), ${fmtBytes(s.bytes)}\n`);
+        out.write(
+          `  files      ${s.sources} (${
+            Object.entries(s.formats)
+              .map(([f, n]) => `${f} ${n}`)
+              .join(', ') || 'none'
+          }), ${fmtBytes(s.bytes)}\n`,
+        );
         out.write(`  documents  ${s.documents} (${s.pages} pages, ${s.chars} characters)\n`);
-        out.write(`  passages   ${s.passages} (mean ${s.passageWordsMean.toFixed(1)} words, max ${s.passageWordsMax}; target ${s.settings.passageWords}, overlap ${s.settings.overlapWords})\n`);
+        out.write(
+          `  passages   ${s.passages} (mean ${s.passageWordsMean.toFixed(1)} words, max ${s.passageWordsMax}; target ${s.settings.passageWords}, overlap ${s.settings.overlapWords})\n`,
+        );
         out.write(`  index      SQLite FTS5 BM25 (k1 = 1.2, b = 0.75), ${s.settings.stemming ? 'Porter stemming' : 'no stemming'}\n`);
       } finally {
         await ws.close();
@@ -322,7 +417,11 @@ export function registerCorpusCommands(program: Command, workspace: (command: Co
           process.stdout.write(`removed corpus "${name}" (the registration of a remote index; the index itself is not touched)\n`);
           return;
         }
-        if (!Corpus.remove(ws.db, name)) throw new CorpusNotFoundError(name, Corpus.list(ws.db).map((c) => c.name));
+        if (!Corpus.remove(ws.db, name))
+          throw new CorpusNotFoundError(
+            name,
+            Corpus.list(ws.db).map((c) => c.name),
+          );
         process.stdout.write(`removed corpus "${name}"\n`);
       } finally {
         await ws.close();

@@ -63,9 +63,16 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     .description('evaluate one model with a method, end to end: its inputs, every stage and setting as a resumable run, the summaries and one report')
     .option('--method <id>', `the evaluation method (${methods.map((m) => m.id).join(', ')}; default ${first.id}; llmkb methods lists them)`)
     .option('-m, --model <spec>', `model under test (default: "model" in the config, else ${DEFAULT_MODEL})`)
-    .option('--name <label>', "the run label: how the model is shown in tables and what its result files are named by (default: the model file's or served model's name, with a short hash of the spec when another model's results in --out have that name)")
-    .option('--settings <list>', "comma-separated settings of the method, repeatable (default: all of them; the reliability method's prompt settings, ...)", commaList)
-    .option('--quick', "a small seeded subset for a quick look, recorded as an approximation (the method says what it keeps)")
+    .option(
+      '--name <label>',
+      "the run label: how the model is shown in tables and what its result files are named by (default: the model file's or served model's name, with a short hash of the spec when another model's results in --out have that name)",
+    )
+    .option(
+      '--settings <list>',
+      "comma-separated settings of the method, repeatable (default: all of them; the reliability method's prompt settings, ...)",
+      commaList,
+    )
+    .option('--quick', 'a small seeded subset for a quick look, recorded as an approximation (the method says what it keeps)')
     .option('--out <dir>', 'results folder (summaries, records, <label>.report.html)', 'llmkb-results')
     .option('--seed <n>', 'seed', wholeNumber, 42)
     .option('--limit <n>', `${LIMIT_HELP} (seed --seed; after --quick); results named <label>.<setting>.limit-N.*`, positiveInteger)
@@ -74,13 +81,20 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
     .option('--base', 'the model is a base model (for cross-model analysis)')
     .option('--fail-under <METRIC=VALUE>', 'exit with code 4 when a metric is below VALUE (fraction), e.g. NCCR=0.2; repeatable', parseThreshold)
     .option('--junit <file>', 'also write the --fail-under checks as JUnit XML for CI: one test case per (run, threshold), failures with the metric value')
-    .option('--json', 'print the result as one JSON document (schema llmkb-eval-result-v1: the runs with their summaries and files, the report, the calls, the notices) instead of the table');
+    .option(
+      '--json',
+      'print the result as one JSON document (schema llmkb-eval-result-v1: the runs with their summaries and files, the report, the calls, the notices) instead of the table',
+    );
   addMethodFlags(command, methods);
   command.action(async (opts: EvalOptions, cmd: Command) => {
     const { getMethod, listMethods } = await import('../methods/registry.js');
     const method = getMethod(opts.method ?? first.id);
     const foreign = foreignOptions(method, listMethods(), opts, cmd);
-    if (foreign.length) throw new LlmkbError(`method "${method.id}" has no ${foreign.join(', ')}`, { exitCode: EXIT_CODES.usage, hint: `See llmkb eval --help: each flag names the method it belongs to; llmkb methods lists ${method.id}'s roles and options.` });
+    if (foreign.length)
+      throw new LlmkbError(`method "${method.id}" has no ${foreign.join(', ')}`, {
+        exitCode: EXIT_CODES.usage,
+        hint: `See llmkb eval --help: each flag names the method it belongs to; llmkb methods lists ${method.id}'s roles and options.`,
+      });
     const { subjectRole } = await import('../methods/run-method.js');
     const roles: Record<string, string> = {};
     for (const role of method.roles) {
@@ -103,7 +117,14 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       log,
       progress: {},
       ...(opts.model === undefined ? {} : { model: opts.model }),
-      ...(opts.settings === undefined ? {} : { settings: opts.settings.split(',').map((s) => s.trim()).filter(Boolean) }),
+      ...(opts.settings === undefined
+        ? {}
+        : {
+            settings: opts.settings
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }),
       ...(opts.name === undefined ? {} : { name: opts.name }),
       ...(opts.limit === undefined ? {} : { limit: opts.limit }),
       ...(meta ? { meta } : {}),
@@ -127,7 +148,10 @@ export function registerEvalCommand(program: Command, workspace: (command: Comma
       if (opts.junit !== undefined) process.stdout.write(`junit: ${opts.junit}\n`);
     }
     if (result.failures.length > 0) {
-      throw new LlmkbError(`--fail-under: ${result.failures.join('; ')}`, { exitCode: EXIT_CODES.threshold, hint: 'The evaluation finished; a metric is below the threshold you set.' });
+      throw new LlmkbError(`--fail-under: ${result.failures.join('; ')}`, {
+        exitCode: EXIT_CODES.threshold,
+        hint: 'The evaluation finished; a metric is below the threshold you set.',
+      });
     }
   });
 }

@@ -24,7 +24,16 @@ interface EvalRunResult {
 }
 
 /** `llmkb eval --json`: the runs (summary, files, notices), the report, the calls and the failed thresholds. */
-export function evalResultJson(r: { label: string; method: string; modelSpec: string; report: string; calls: { calls: number; requests: number; cacheHits: number }; results: readonly EvalRunResult[]; failures: readonly string[]; junit?: string }) {
+export function evalResultJson(r: {
+  label: string;
+  method: string;
+  modelSpec: string;
+  report: string;
+  calls: { calls: number; requests: number; cacheHits: number };
+  results: readonly EvalRunResult[];
+  failures: readonly string[];
+  junit?: string;
+}) {
   return {
     schema: JSON_SCHEMAS.eval,
     label: r.label,

@@ -103,7 +103,9 @@ function formatAccounting(a: import('../executor/model-executor.js').Accounting)
 export async function buildProgram(methods?: readonly EvaluationMethod[]): Promise<Command> {
   const registered = methods ?? (await import('../methods/registry.js')).listMethods();
   const program = new Command('llmkb')
-    .description('How reliable is an LLM as a knowledge base? Published evaluation methods (reliability: Zheng, Lapata & Pan; CONNER: Chen et al.) over any model.')
+    .description(
+      'How reliable is an LLM as a knowledge base? Published evaluation methods (reliability: Zheng, Lapata & Pan; CONNER: Chen et al.) over any model.',
+    )
     .version(VERSION)
     .option('-c, --config <file>', 'config file (default: ./llmkb.config.json if present)')
     .option('--store <file>', 'SQLite store for the call cache and runs (default: .llmkb/llmkb.sqlite)')
@@ -134,7 +136,9 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         if (opts.json) {
           const { JSON_SCHEMAS } = await import('./json-output.js');
           const spec = typeof entry === 'string' ? entry : entry.spec;
-          process.stdout.write(`${JSON.stringify({ schema: JSON_SCHEMAS.complete, model: spec, modelIdentity: executor.model.cacheIdentity, chat: opts.chat === true, prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}), text: result.value.text, cached: result.cached, accounting: executor.accounting }, null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ schema: JSON_SCHEMAS.complete, model: spec, modelIdentity: executor.model.cacheIdentity, chat: opts.chat === true, prompt, maxTokens: opts.maxTokens, ...(opts.stop ? { stop: opts.stop } : {}), text: result.value.text, cached: result.cached, accounting: executor.accounting }, null, 2)}\n`,
+          );
         } else process.stdout.write(`${result.value.text}\n`);
         process.stderr.write(`${result.cached ? '(cached) ' : ''}${formatAccounting(executor.accounting)}\n`);
       } finally {
@@ -158,7 +162,9 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         }
         process.stdout.write(`${ws.storePath}: ${stats.entries} cached calls\n`);
         for (const row of stats.byModel) {
-          process.stdout.write(`  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens${row.notReused ? ` (${row.notReused} keyed before the server's identity was in the key: not reused)` : ''}\n`);
+          process.stdout.write(
+            `  ${row.model}  ${row.kind}  ${row.entries} calls  ${row.promptTokens}+${row.completionTokens} tokens${row.notReused ? ` (${row.notReused} keyed before the server's identity was in the key: not reused)` : ''}\n`,
+          );
         }
       } finally {
         await ws.close();
@@ -179,7 +185,9 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
 
   program
     .command('runs')
-    .description('list the runs in the store, most recently updated first: when made and updated, method, labels, setting, quick look, --limit, MCQs per response, question set and the state of their stages (stopped: interrupted or failed, resumed by the same command)')
+    .description(
+      'list the runs in the store, most recently updated first: when made and updated, method, labels, setting, quick look, --limit, MCQs per response, question set and the state of their stages (stopped: interrupted or failed, resumed by the same command)',
+    )
     .option('--json', 'print the runs as one JSON document (schema llmkb-runs-v1)')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const { listRuns } = await import('../runs/list-runs.js');
@@ -189,7 +197,13 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         const runs = listRuns({ runs: ws.runs });
         if (opts.json) {
           const { runsJson } = await import('./json-output.js');
-          process.stdout.write(`${JSON.stringify(runsJson(ws.storePath, runs, (r) => ({ ...runColumns(r) })), null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify(
+              runsJson(ws.storePath, runs, (r) => ({ ...runColumns(r) })),
+              null,
+              2,
+            )}\n`,
+          );
           return;
         }
         if (runs.length === 0) {
@@ -198,9 +212,23 @@ export async function buildProgram(methods?: readonly EvaluationMethod[]): Promi
         }
         const rows = runs.map((run) => {
           const c = runColumns(run);
-          return [run.key, c.created, c.updated, run.method, run.labels.join(' = '), run.setting, c.quick ? 'yes' : '-', c.limit === null ? '-' : String(c.limit), c.mcqs === null ? '-' : String(c.mcqs), c.questions, run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' ')];
+          return [
+            run.key,
+            c.created,
+            c.updated,
+            run.method,
+            run.labels.join(' = '),
+            run.setting,
+            c.quick ? 'yes' : '-',
+            c.limit === null ? '-' : String(c.limit),
+            c.mcqs === null ? '-' : String(c.mcqs),
+            c.questions,
+            run.stages.map((s) => `${s.stage}:${s.status}(${s.records})`).join(' '),
+          ];
         });
-        process.stdout.write(`${textTable(['RUN', 'CREATED', 'UPDATED (UTC)', 'METHOD', 'LABEL', 'SETTING', 'QUICK', 'LIMIT', 'MCQS', 'QUESTIONS', 'STAGES'], rows)}\n`);
+        process.stdout.write(
+          `${textTable(['RUN', 'CREATED', 'UPDATED (UTC)', 'METHOD', 'LABEL', 'SETTING', 'QUICK', 'LIMIT', 'MCQS', 'QUESTIONS', 'STAGES'], rows)}\n`,
+        );
       } finally {
         await ws.close();
       }
@@ -245,14 +273,23 @@ export function asUserError(error: unknown): unknown {
   const path = (error as { path?: unknown }).path;
   if (typeof path === 'string') {
     const syscall = (error as { syscall?: unknown }).syscall;
-    return fileAccessError(path, error, typeof syscall === 'string' && WRITING_SYSCALLS.has(syscall) ? 'write' : 'read', syscall === 'mkdir' || syscall === 'scandir' ? 'folder' : 'file');
+    return fileAccessError(
+      path,
+      error,
+      typeof syscall === 'string' && WRITING_SYSCALLS.has(syscall) ? 'write' : 'read',
+      syscall === 'mkdir' || syscall === 'scandir' ? 'folder' : 'file',
+    );
   }
   const store = openedStore ?? 'the llmkb store';
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
     return new RunBusyError(`${store} is locked by another process (${code})`, 'Wait for the other llmkb process to finish, or use another --store file.');
   }
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
-    return new FileAccessError(store, `cannot write the llmkb store ${store} (${code})`, { code, hint: 'Make the store file and its folder writable, or pass another file with --store.', cause: error });
+    return new FileAccessError(store, `cannot write the llmkb store ${store} (${code})`, {
+      code,
+      hint: 'Make the store file and its folder writable, or pass another file with --store.',
+      cause: error,
+    });
   }
   return error;
 }

@@ -54,7 +54,10 @@ export function addMethodFlags(command: Command, methods: readonly EvaluationMet
   for (const m of methods) for (const role of m.roles) if (role.id !== subject) roles.set(role.id, [...(roles.get(role.id) ?? []), { method: m.id, role }]);
   for (const [id, uses] of roles) {
     const fallback = uses[0]!.role.fallback;
-    command.option(`--${roleFlag(id)} <spec>`, `${uses.map((u) => `${methods.length > 1 ? `(${u.method}) ` : ''}${u.role.description}`).join('; ')}. Default: "${id}" in the config${fallback ? `; none: ${fallback}` : ''}; "none" forces none`);
+    command.option(
+      `--${roleFlag(id)} <spec>`,
+      `${uses.map((u) => `${methods.length > 1 ? `(${u.method}) ` : ''}${u.role.description}`).join('; ')}. Default: "${id}" in the config${fallback ? `; none: ${fallback}` : ''}; "none" forces none`,
+    );
   }
   const options = new Map<string, Array<{ method: string; option: MethodOption }>>();
   for (const m of methods) for (const o of m.options ?? []) options.set(o.flags, [...(options.get(o.flags) ?? []), { method: m.id, option: o }]);
@@ -77,18 +80,25 @@ export function methodOptionValues(method: EvaluationMethod, opts: Readonly<Reco
 }
 
 /** The method options given on the command line that this method does not have (refused, so a typo is not ignored). */
-export function foreignOptions(method: EvaluationMethod, methods: readonly EvaluationMethod[], opts: Readonly<Record<string, unknown>>, command: Command): string[] {
+export function foreignOptions(
+  method: EvaluationMethod,
+  methods: readonly EvaluationMethod[],
+  opts: Readonly<Record<string, unknown>>,
+  command: Command,
+): string[] {
   const own = new Set((method.options ?? []).map((o) => o.flags));
   const ownRoles = new Set(method.roles.map((r) => r.id));
   const out: string[] = [];
   for (const m of methods) {
     for (const o of m.options ?? []) {
       const name = attributeOf(o.flags);
-      if (!own.has(o.flags) && opts[name] !== undefined && command.getOptionValueSource(name) === 'cli' && !out.includes(o.flags.split(' ')[0]!)) out.push(o.flags.split(' ')[0]!);
+      if (!own.has(o.flags) && opts[name] !== undefined && command.getOptionValueSource(name) === 'cli' && !out.includes(o.flags.split(' ')[0]!))
+        out.push(o.flags.split(' ')[0]!);
     }
     for (const r of m.roles) {
       const name = attributeOf(`--${roleFlag(r.id)} <spec>`);
-      if (!ownRoles.has(r.id) && opts[name] !== undefined && command.getOptionValueSource(name) === 'cli' && !out.includes(`--${roleFlag(r.id)}`)) out.push(`--${roleFlag(r.id)}`);
+      if (!ownRoles.has(r.id) && opts[name] !== undefined && command.getOptionValueSource(name) === 'cli' && !out.includes(`--${roleFlag(r.id)}`))
+        out.push(`--${roleFlag(r.id)}`);
     }
   }
   return out;

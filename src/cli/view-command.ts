@@ -19,13 +19,17 @@ function isLoopback(host: string): boolean {
 function listenError(error: unknown, host: string, port: number): unknown {
   switch (errnoCode(error)) {
     case 'EADDRNOTAVAIL':
-      return new LlmkbError(`cannot listen on ${host}: no network interface of this machine has that address`, { hint: 'Give an address of this machine (`ip addr` lists them), or leave --host out for 127.0.0.1.' });
+      return new LlmkbError(`cannot listen on ${host}: no network interface of this machine has that address`, {
+        hint: 'Give an address of this machine (`ip addr` lists them), or leave --host out for 127.0.0.1.',
+      });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_NONAME':
       return new LlmkbError(`cannot listen on ${host}: no such host name`, { hint: 'Give an address of this machine, or leave --host out for 127.0.0.1.' });
     case 'EACCES':
-      return new LlmkbError(`cannot listen on port ${port}: ports below 1024 need administrator rights`, { hint: 'Use a port from 1024 up (the default is 8431), or --port 0 for any free port.' });
+      return new LlmkbError(`cannot listen on port ${port}: ports below 1024 need administrator rights`, {
+        hint: 'Use a port from 1024 up (the default is 8431), or --port 0 for any free port.',
+      });
     default:
       return error;
   }
@@ -50,13 +54,23 @@ export function registerViewCommand(program: Command): void {
       const store = globals.store ?? storePath(loadConfig(globals.config).config);
       const resultsDir = dir ?? (existsSync('llmkb-results') ? 'llmkb-results' : undefined);
       if (dir !== undefined) requireFolder(dir, 'Give the results folder of `llmkb eval` (--out, default llmkb-results), or leave it out to browse the store.');
-      if (!existsSync(store) && resultsDir === undefined) throw new LlmkbError(`nothing to show: no store at ${store} and no results folder`, { hint: 'Run `llmkb eval` first, or pass a results folder or --store FILE.' });
+      if (!existsSync(store) && resultsDir === undefined)
+        throw new LlmkbError(`nothing to show: no store at ${store} and no results folder`, {
+          hint: 'Run `llmkb eval` first, or pass a results folder or --store FILE.',
+        });
       const { startViewServer } = await import('../view/view-server.js');
-      const view = await startViewServer({ store, ...(resultsDir ? { resultsDir: resolve(resultsDir) } : {}), host: opts.host, port: opts.port }).catch((error: unknown) => {
-        throw listenError(error, opts.host, opts.port);
-      });
-      if (!isLoopback(opts.host)) process.stderr.write(`warning: llmkb view listens on ${opts.host}: anyone who can reach it sees every prompt and response of these runs (no password). Use the default 127.0.0.1 unless you mean it.\n`);
-      process.stdout.write(`llmkb view: ${view.url}/  (${existsSync(store) ? `store ${store}` : 'no store'}${resultsDir ? `, results ${resolve(resultsDir)}` : ''}; Ctrl-C to stop)\n`);
+      const view = await startViewServer({ store, ...(resultsDir ? { resultsDir: resolve(resultsDir) } : {}), host: opts.host, port: opts.port }).catch(
+        (error: unknown) => {
+          throw listenError(error, opts.host, opts.port);
+        },
+      );
+      if (!isLoopback(opts.host))
+        process.stderr.write(
+          `warning: llmkb view listens on ${opts.host}: anyone who can reach it sees every prompt and response of these runs (no password). Use the default 127.0.0.1 unless you mean it.\n`,
+        );
+      process.stdout.write(
+        `llmkb view: ${view.url}/  (${existsSync(store) ? `store ${store}` : 'no store'}${resultsDir ? `, results ${resolve(resultsDir)}` : ''}; Ctrl-C to stop)\n`,
+      );
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -58,7 +58,13 @@ export function configSchema() {
   return z.object(ownFields).catchall(modelEntrySchema());
 }
 /** A config: its own fields, and one model entry per role it names. */
-export type LlmkbConfig = { store?: string; cacheDir?: string; providers?: string[]; methods?: string[]; defaults?: Record<string, Record<string, boolean | number | string | string[]>> } & { [role: string]: unknown };
+export type LlmkbConfig = {
+  store?: string;
+  cacheDir?: string;
+  providers?: string[];
+  methods?: string[];
+  defaults?: Record<string, Record<string, boolean | number | string | string[]>>;
+} & { [role: string]: unknown };
 
 /** A role's model entry in the config, by role id. */
 export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | undefined {
@@ -72,7 +78,9 @@ export function configuredRole(config: LlmkbConfig, role: string): ModelEntry | 
 export function checkConfigRoles(config: LlmkbConfig, file: string | undefined, roles: readonly string[]): void {
   for (const key of Object.keys(config)) {
     if (key in ownFields || roles.includes(key)) continue;
-    throw new ConfigError(`${file ?? 'the config'}: field "${key}" is not a model role of any registered method`, { hint: `Model roles: ${roles.join(', ')} (llmkb methods lists them); other fields: ${Object.keys(ownFields).join(', ')}.` });
+    throw new ConfigError(`${file ?? 'the config'}: field "${key}" is not a model role of any registered method`, {
+      hint: `Model roles: ${roles.join(', ')} (llmkb methods lists them); other fields: ${Object.keys(ownFields).join(', ')}.`,
+    });
   }
 }
 
@@ -129,7 +137,8 @@ function parseConfig(json: unknown, schema: z.ZodType, file: string): unknown {
 }
 
 function configHint(path: ReadonlyArray<PropertyKey>): string {
-  if (path[0] === 'defaults') return '"defaults" holds one section per command ("eval", "data seenqa", ...), each with its options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false) and the values the command line takes.';
+  if (path[0] === 'defaults')
+    return '"defaults" holds one section per command ("eval", "data seenqa", ...), each with its options by their long name in camelCase (--max-tokens: "maxTokens"; --no-cache: "cache": false) and the values the command line takes.';
   return `Fields: ${Object.keys(ownFields).join(', ')}, and one per model role (llmkb methods lists them). A model is a spec string or {"spec": ..., "apiKeyEnv": ..., "concurrency": ...}.`;
 }
 
@@ -140,7 +149,10 @@ function configHint(path: ReadonlyArray<PropertyKey>): string {
  * command runs.
  */
 export function configModules(file: string): { providers: string[]; methods: string[] } {
-  const lists = parseConfig(readConfigJson(file), z.object({ providers: ownFields.providers, methods: ownFields.methods }), file) as { providers?: string[]; methods?: string[] };
+  const lists = parseConfig(readConfigJson(file), z.object({ providers: ownFields.providers, methods: ownFields.methods }), file) as {
+    providers?: string[];
+    methods?: string[];
+  };
   return { providers: (lists.providers ?? []).map((m) => expandHome(m)), methods: (lists.methods ?? []).map((m) => expandHome(m)) };
 }
 

@@ -62,7 +62,7 @@ describe('addFiles (what llmkb corpus add runs)', () => {
     assert.deepEqual(names(db), ['kept']);
   });
 
-  it('removes a corpus it created when the first file fails, with the file\'s hint; an existing one keeps what it had', async () => {
+  it("removes a corpus it created when the first file fails, with the file's hint; an existing one keeps what it had", async () => {
     const { db, dir } = fresh({ 'bad.jsonl': '{"id": "d1", "text": "fine"}\n{not json\n', 'a.txt': 'Darwin wrote On the Origin of Species in 1859.' });
     await assert.rejects(addFiles(db, 'broken', [join(dir, 'bad.jsonl')]), (error: unknown) => {
       assert.ok(error instanceof LlmkbError && !(error instanceof CorpusAddError), String(error));

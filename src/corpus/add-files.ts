@@ -44,17 +44,28 @@ export async function addFiles(db: Db, name: string, paths: readonly string[], o
     .catch((error: unknown) => {
       if (created && Corpus.list(db).find((x) => x.name === name)?.documents === 0) {
         Corpus.remove(db, name);
-        if (error instanceof CorpusAddError) throw new LlmkbError(error.message, { hint: `${error.fileHint === undefined ? '' : `${error.fileHint} `}Corpus "${name}" was not created.`, exitCode: error.exitCode, cause: error.cause });
+        if (error instanceof CorpusAddError)
+          throw new LlmkbError(error.message, {
+            hint: `${error.fileHint === undefined ? '' : `${error.fileHint} `}Corpus "${name}" was not created.`,
+            exitCode: error.exitCode,
+            cause: error.cause,
+          });
       }
       throw error;
     });
   if (created && report.passages === 0) {
     Corpus.remove(db, name);
     const unread = report.skipped.map((s) => `${s.file} (${s.reason})`);
-    const empty = textless.length > 0 || unread.length === 0 ? `${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)` : undefined;
-    throw new LlmkbError(`no text to index in ${[empty, unread.length > 0 ? `${unread.join(', ')}: PDF${unread.length === 1 ? '' : 's'} that could not be read` : undefined].filter((x) => x !== undefined).join('; ')}`, {
-      hint: `Give files with text: PDFs with a text layer (decrypt encrypted ones, e.g. \`qpdf --decrypt\`; run OCR on scans, e.g. \`ocrmypdf\`), .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "${name}" was not created.`,
-    });
+    const empty =
+      textless.length > 0 || unread.length === 0
+        ? `${textless.length > 0 ? textless.join(', ') : paths.join(', ')} (empty file${textless.length === 1 ? '' : 's'}, only a header, or documents without text)`
+        : undefined;
+    throw new LlmkbError(
+      `no text to index in ${[empty, unread.length > 0 ? `${unread.join(', ')}: PDF${unread.length === 1 ? '' : 's'} that could not be read` : undefined].filter((x) => x !== undefined).join('; ')}`,
+      {
+        hint: `Give files with text: PDFs with a text layer (decrypt encrypted ones, e.g. \`qpdf --decrypt\`; run OCR on scans, e.g. \`ocrmypdf\`), .txt/.md, CSV with filename,article (or --text-column), JSONL with --text-field. Corpus "${name}" was not created.`,
+      },
+    );
   }
   return { corpus, created, report, textless };
 }

@@ -16,7 +16,8 @@ const WORDS = ['because', 'causes', 'accident', 'basketball', 'advertising', 'sp
 /** A filename,article CSV of `n` short documents over a Zipf vocabulary (w0 in most of them, w999 in a few) and a few real words. */
 function writeCsv(path: string, n: number, seed: number, prefix: string, extra: string[] = []): void {
   const rand = random(seed);
-  const word = (): string => (rand(10) === 0 ? WORDS[rand(WORDS.length)]! : `w${Math.min(999, Math.floor(Math.exp((rand(1 << 20) / (1 << 20)) * Math.log(1001))) - 1)}`);
+  const word = (): string =>
+    rand(10) === 0 ? WORDS[rand(WORDS.length)]! : `w${Math.min(999, Math.floor(Math.exp((rand(1 << 20) / (1 << 20)) * Math.log(1001))) - 1)}`;
   const rows = ['filename,article'];
   for (let i = 0; i < n; i += 1) rows.push(`${prefix}${i},${Array.from({ length: 8 + rand(33) }, word).join(' ')}`);
   extra.forEach((text, i) => rows.push(`${prefix}extra${i},${text}`));
@@ -44,7 +45,9 @@ function freshSearcher(path: string): { db: Db; corpus: Corpus; searcher: Bm25To
 /** Queries mixing frequent, middling and rare terms, and the real words. */
 function queries(seed: number, count: number): string[][] {
   const q = random(seed);
-  return Array.from({ length: count }, () => [...new Set(Array.from({ length: 2 + q(4) }, () => (q(4) === 0 ? WORDS[q(WORDS.length)]! : `w${[q(10), 10 + q(90), 100 + q(900)][q(3)]}`)))]);
+  return Array.from({ length: count }, () => [
+    ...new Set(Array.from({ length: 2 + q(4) }, () => (q(4) === 0 ? WORDS[q(WORDS.length)]! : `w${[q(10), 10 + q(90), 100 + q(900)][q(3)]}`))),
+  ]);
 }
 
 /** Every search gives the plain FTS5 ranking; returns how many searches took the pruned path. */
@@ -53,7 +56,11 @@ function assertExact(searcher: Bm25TopK, qs: string[][]): number {
   for (const terms of qs) {
     for (const k of [1, 5]) {
       const { hits, plan } = searcher.search(terms, k);
-      assert.deepEqual(hits.map((h) => h.id), searcher.exhaustive(terms, k).map((h) => h.id), `${terms.join(' ')} k=${k} ${JSON.stringify(plan)}`);
+      assert.deepEqual(
+        hits.map((h) => h.id),
+        searcher.exhaustive(terms, k).map((h) => h.id),
+        `${terms.join(' ')} k=${k} ${JSON.stringify(plan)}`,
+      );
       if (!plan.exhaustive) pruned += 1;
     }
   }
@@ -96,14 +103,15 @@ describe('BM25 bounds stored by corpus add (bm25-bounds.ts)', () => {
     assert.ok(bounds.size > 100 && bounds.has('because') && bounds.has('causes'), 'frequent terms, stems that are not their own stem too, have stored bounds');
     // Computed from a current index, a stored bound is the best one-term score itself.
     const exact = new Bm25TopK(fresh.db, fresh.corpus.ftsTable);
-    for (const t of ['w3', 'w40', 'because', 'species']) assert.ok(Math.abs(bounds.get(t)! - exact.upperBound(t, readIndexStats(fresh.db, fresh.corpus.ftsTable).rows)) < 1e-9 * bounds.get(t)!, t);
+    for (const t of ['w3', 'w40', 'because', 'species'])
+      assert.ok(Math.abs(bounds.get(t)! - exact.upperBound(t, readIndexStats(fresh.db, fresh.corpus.ftsTable).rows)) < 1e-9 * bounds.get(t)!, t);
     // The searcher takes them from the store: the bound it uses is the stored one.
     fresh.searcher.search(['w3', 'w40'], 5);
     assert.equal(fresh.searcher.upperBound('w3', 0), bounds.get('w3'));
     assert.ok(assertExact(fresh.searcher, queries(7, 60)) > 30, 'most searches pruned');
   });
 
-  it('after an incremental add that raises a term\'s best score, and a re-add that removes documents, results stay exact', async () => {
+  it("after an incremental add that raises a term's best score, and a re-add that removes documents, results stay exact", async () => {
     const before = freshSearcher(store);
     const oldBound = before.stored.lookup(['w7'], readIndexStats(before.db, before.corpus.ftsTable)).get('w7')!.bound;
     before.db.close();
@@ -119,7 +127,10 @@ describe('BM25 bounds stored by corpus add (bm25-bounds.ts)', () => {
     assert.ok(newBest > oldBound * 1.01, `the new passage raises w7's best score (${oldBound} -> ${newBest}): the old bound would be wrong`);
     const bounds = assertTrueBounds(fresh.db, fresh.corpus, fresh.stored, TERMS);
     assert.ok(bounds.size > 100);
-    assert.deepEqual(fresh.searcher.search(['w7', 'w9', 'w0'], 1).hits.map((h) => h.id), exact.exhaustive(['w7', 'w9', 'w0'], 1).map((h) => h.id));
+    assert.deepEqual(
+      fresh.searcher.search(['w7', 'w9', 'w0'], 1).hits.map((h) => h.id),
+      exact.exhaustive(['w7', 'w9', 'w0'], 1).map((h) => h.id),
+    );
     assert.ok(assertExact(fresh.searcher, [...queries(11, 40), ['w7', 'w1', 'w2'], ['because', 'w0', 'w5']]) > 20);
 
     // The same file with half of its documents: they are removed from the index.

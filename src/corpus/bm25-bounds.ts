@@ -176,13 +176,18 @@ export function refreshBm25Bounds(db: Db, corpusId: number, ftsTable: string, op
   if (incremental) {
     // The old fractions, scaled to the new average length, then the written passages' own.
     const scale = Math.max(1, stats.avgdl / state.avgdl);
-    for (const [term, fraction] of db.prepare('SELECT term, fraction FROM corpus_bm25_terms WHERE corpus_id = ?').raw().iterate(corpusId) as IterableIterator<[string, number]>) {
+    for (const [term, fraction] of db.prepare('SELECT term, fraction FROM corpus_bm25_terms WHERE corpus_id = ?').raw().iterate(corpusId) as IterableIterator<
+      [string, number]
+    >) {
       fractions.set(term, fraction * scale);
     }
     const ids = options.newPassages!;
     const text = db.prepare('SELECT text FROM corpus_passages WHERE id = ?').pluck();
     for (let i = 0; i < ids.length; i += 1000) {
-      const texts = ids.slice(i, i + 1000).map((id) => text.get(id) as string | undefined).filter((t): t is string => t !== undefined);
+      const texts = ids
+        .slice(i, i + 1000)
+        .map((id) => text.get(id) as string | undefined)
+        .filter((t): t is string => t !== undefined);
       for (const { terms, length } of tokenizer.tokenize(texts)) {
         for (const [term, tf] of terms) {
           const old = fractions.get(term);
@@ -231,7 +236,13 @@ export function refreshBm25Bounds(db: Db, corpusId: number, ftsTable: string, op
     db.prepare('DELETE FROM corpus_bm25_terms WHERE corpus_id = ?').run(corpusId);
     const insert = db.prepare('INSERT INTO corpus_bm25_terms (corpus_id, term, df, fraction) VALUES (?, ?, ?, ?)');
     for (const [term, df] of frequent) insert.run(corpusId, term, df, df > TIGHT_BOUND_MAX_DF ? K1 + 1.0 : fractions.get(term)!);
-    db.prepare('INSERT OR REPLACE INTO corpus_bm25_state (corpus_id, status, stats_key, avgdl, min_df) VALUES (?, ?, ?, ?, ?)').run(corpusId, 'ok', stats.key, stats.avgdl, minDf);
+    db.prepare('INSERT OR REPLACE INTO corpus_bm25_state (corpus_id, status, stats_key, avgdl, min_df) VALUES (?, ?, ?, ?, ?)').run(
+      corpusId,
+      'ok',
+      stats.key,
+      stats.avgdl,
+      minDf,
+    );
   })();
   return { mode: incremental ? 'incremental' : 'full', terms: frequent.length, seconds: (performance.now() - started) / 1000 };
 }

@@ -28,7 +28,11 @@ describe('Bm25TopK: exact BM25 top-k without scoring every posting', () => {
       for (const k of [1, 10]) {
         const { hits, plan } = bm25.search(terms, k);
         const exact = bm25.exhaustive(terms, k);
-        assert.deepEqual(hits.map((h) => h.id), exact.map((h) => h.id), `${terms.join(' ')} k=${k} ${JSON.stringify(plan)}`);
+        assert.deepEqual(
+          hits.map((h) => h.id),
+          exact.map((h) => h.id),
+          `${terms.join(' ')} k=${k} ${JSON.stringify(plan)}`,
+        );
         hits.forEach((h, i) => assert.ok(Math.abs(h.score - exact[i]!.score) < 1e-9 * Math.abs(exact[i]!.score), 'same scores up to the summation order'));
         if (!plan.exhaustive) pruned += 1;
       }
@@ -36,7 +40,7 @@ describe('Bm25TopK: exact BM25 top-k without scoring every posting', () => {
     assert.ok(pruned > 30, `the pruned path answered ${pruned} of 120 searches`);
   });
 
-  it('uses FTS5\'s own counts: N, document frequency and the idf clamp', () => {
+  it("uses FTS5's own counts: N, document frequency and the idf clamp", () => {
     const rows = (db.prepare('SELECT COUNT(*) AS n FROM f').get() as { n: number }).n;
     const df = bm25.documentFrequency('w0');
     assert.equal(df, (db.prepare("SELECT COUNT(*) AS n FROM f WHERE f MATCH 'w0'").get() as { n: number }).n);
@@ -49,7 +53,7 @@ describe('Bm25TopK: exact BM25 top-k without scoring every posting', () => {
 
   it('sees a changed index: frequencies are recounted', () => {
     const db2 = new Database(':memory:');
-    db2.exec("CREATE VIRTUAL TABLE g USING fts5(text)");
+    db2.exec('CREATE VIRTUAL TABLE g USING fts5(text)');
     db2.prepare('INSERT INTO g (text) VALUES (?)').run('alpha beta');
     const b = new Bm25TopK(db2, 'g');
     assert.equal(b.documentFrequency('alpha'), 1);

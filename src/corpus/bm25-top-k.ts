@@ -114,7 +114,6 @@ export function fts5Idf(rows: number, n: number): number {
   return idf <= 0 ? 1e-6 : idf;
 }
 
-
 /**
  * Exact BM25 top-k of an FTS5 table (see the module comment). One instance per table: it caches
  * term document frequencies until the index changes (FTS5's row and token totals are its key).
@@ -175,7 +174,10 @@ export class Bm25TopK {
   }
 
   #rank(match: string, k: number): Array<{ id: number; rank: number }> {
-    return this.#db.prepare(`SELECT rowid AS id, rank FROM ${this.#fts} WHERE ${this.#fts} MATCH ? ORDER BY rank, rowid LIMIT ?`).all(match, k) as Array<{ id: number; rank: number }>;
+    return this.#db.prepare(`SELECT rowid AS id, rank FROM ${this.#fts} WHERE ${this.#fts} MATCH ? ORDER BY rank, rowid LIMIT ?`).all(match, k) as Array<{
+      id: number;
+      rank: number;
+    }>;
   }
 
   #top(match: string, k: number): Bm25Hit[] {
@@ -186,7 +188,6 @@ export class Bm25TopK {
   exhaustive(terms: readonly string[], k: number): Bm25Hit[] {
     return terms.length === 0 ? [] : this.#top(matchAny(terms), k);
   }
-
 
   /** The exact top `k` for the OR of `terms` (deduplicated query tokens), and how it was found. */
   search(terms: readonly string[], k: number): { hits: Bm25Hit[]; plan: Bm25Plan } {
@@ -226,7 +227,10 @@ export class Bm25TopK {
       const full = this.#top(`(${matchAny(rare)}) AND (${matchAny(rest)})`, k);
       const best = new Map(partial.map((h) => [h.id, h.score]));
       for (const h of full) best.set(h.id, h.score);
-      const hits = [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
+      const hits = [...best]
+        .map(([id, score]) => ({ id, score }))
+        .sort((a, b) => b.score - a.score || a.id - b.id)
+        .slice(0, k);
       const theta = hits.length === k ? hits[k - 1]!.score : 0;
       if (restBound < theta) return { hits, plan: { terms: [...terms], rare, rest, restBound, rounds, exhaustive: false } };
       if (rounds === 2) break;

@@ -14,7 +14,14 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { bm25BoundsCurrent, INCREMENTAL_MAX_PASSAGES, markBm25BoundsChanging, refreshBm25Bounds, type BoundsProgress, type BoundsReport } from './bm25-bounds.js';
+import {
+  bm25BoundsCurrent,
+  INCREMENTAL_MAX_PASSAGES,
+  markBm25BoundsChanging,
+  refreshBm25Bounds,
+  type BoundsProgress,
+  type BoundsReport,
+} from './bm25-bounds.js';
 import type { CorpusRef } from './corpus-schema.js';
 import { ensureVectorTable, vectorTable } from './dense-index.js';
 import { prepareDocuments, type PreparedDocument } from './prepared-documents.js';
@@ -122,8 +129,23 @@ export async function addToCorpus(corpus: CorpusRef, paths: readonly string[], o
   }
 }
 
-async function addFiles(corpus: CorpusRef, files: readonly CorpusFile[], { ignored, symlinks }: { ignored: string[]; symlinks: string[] }, options: AddOptions): Promise<AddReport> {
-  const report: AddReport = { files: files.length, unchangedFiles: 0, skipped: [], ignored, symlinks, documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 }, passages: 0, bytes: 0, seconds: 0 };
+async function addFiles(
+  corpus: CorpusRef,
+  files: readonly CorpusFile[],
+  { ignored, symlinks }: { ignored: string[]; symlinks: string[] },
+  options: AddOptions,
+): Promise<AddReport> {
+  const report: AddReport = {
+    files: files.length,
+    unchangedFiles: 0,
+    skipped: [],
+    ignored,
+    symlinks,
+    documents: { added: 0, updated: 0, unchanged: 0, removed: 0, empty: 0 },
+    passages: 0,
+    bytes: 0,
+    seconds: 0,
+  };
   const change: IndexChange = { marked: false, wasSound: false, written: [] };
   const written: string[] = [];
   for (const [i, file] of files.entries()) {
@@ -134,7 +156,12 @@ async function addFiles(corpus: CorpusRef, files: readonly CorpusFile[], { ignor
     } catch (error) {
       if (!(error instanceof LlmkbError)) throw error;
       if (change.marked) refreshBounds(corpus, change, options);
-      throw new CorpusAddError(corpus.name, error, { file: file.path, written, notRead: files.slice(i + 1).map((f) => f.path), earlierVersionRemoved: hadVersion && !completeSource(corpus, file.path) });
+      throw new CorpusAddError(corpus.name, error, {
+        file: file.path,
+        written,
+        notRead: files.slice(i + 1).map((f) => f.path),
+        earlierVersionRemoved: hadVersion && !completeSource(corpus, file.path),
+      });
     }
     if (result.status === 'added' || result.status === 'updated') written.push(file.path);
     options.onFile?.(file.path, result);
@@ -177,7 +204,11 @@ export class CorpusAddError extends LlmkbError {
   /** The hint of the file's own error. */
   readonly fileHint: string | undefined;
 
-  constructor(corpus: string, error: LlmkbError, what: { file: string; written: readonly string[]; notRead: readonly string[]; earlierVersionRemoved: boolean }) {
+  constructor(
+    corpus: string,
+    error: LlmkbError,
+    what: { file: string; written: readonly string[]; notRead: readonly string[]; earlierVersionRemoved: boolean },
+  ) {
     const s = (n: number): string => (n === 1 ? '' : 's');
     const removed = what.earlierVersionRemoved ? ', and its earlier version was taken out of the corpus' : '';
     const outcome =
@@ -205,26 +236,46 @@ async function addFile(corpus: CorpusRef, file: CorpusFile, options: AddOptions,
   const { hash, bytes } = await fileHash(file.path, (error) => fileAccessError(file.path, error, 'read'));
   report.bytes += bytes;
   const db = corpus.db;
-  const source = db.prepare('SELECT id, file_hash FROM corpus_sources WHERE corpus_id = ? AND path = ?').get(corpus.id, file.path) as { id: number; file_hash: string | null } | undefined;
+  const source = db.prepare('SELECT id, file_hash FROM corpus_sources WHERE corpus_id = ? AND path = ?').get(corpus.id, file.path) as
+    | { id: number; file_hash: string | null }
+    | undefined;
   // A one-document file read before under another name (it was added with other folders) is read again, to rename its document.
-  const renamed = source !== undefined && ONE_DOCUMENT.has(file.format) && (db.prepare('SELECT doc_id FROM corpus_documents WHERE source_id = ?').pluck().get(source.id) ?? file.name) !== file.name;
+  const renamed =
+    source !== undefined &&
+    ONE_DOCUMENT.has(file.format) &&
+    (db.prepare('SELECT doc_id FROM corpus_documents WHERE source_id = ?').pluck().get(source.id) ?? file.name) !== file.name;
   if (source?.file_hash === hash && !renamed) {
     report.unchangedFiles += 1;
-    const n = db.prepare('SELECT COUNT(*) AS documents, COALESCE(SUM(passages), 0) AS passages FROM corpus_documents WHERE source_id = ?').get(source.id) as { documents: number; passages: number };
+    const n = db.prepare('SELECT COUNT(*) AS documents, COALESCE(SUM(passages), 0) AS passages FROM corpus_documents WHERE source_id = ?').get(source.id) as {
+      documents: number;
+      passages: number;
+    };
     return { format: file.format, status: 'unchanged', documents: n.documents, passages: n.passages };
   }
   const now = new Date().toISOString();
-  const sourceId = source?.id ?? Number(db.prepare('INSERT INTO corpus_sources (corpus_id, path, format, file_hash, bytes, added_at) VALUES (?, ?, ?, NULL, ?, ?)').run(corpus.id, file.path, file.format, bytes, now).lastInsertRowid);
+  const sourceId =
+    source?.id ??
+    Number(
+      db
+        .prepare('INSERT INTO corpus_sources (corpus_id, path, format, file_hash, bytes, added_at) VALUES (?, ?, ?, NULL, ?, ?)')
+        .run(corpus.id, file.path, file.format, bytes, now).lastInsertRowid,
+    );
   // Documents seen in this pass get a new generation; those left with an older one are gone from the file.
   const generation = (db.prepare('SELECT COALESCE(MAX(generation), 0) + 1 AS g FROM corpus_documents WHERE source_id = ?').get(sourceId) as { g: number }).g;
 
   const findDoc = db.prepare('SELECT id, source_id, content_hash, generation FROM corpus_documents WHERE corpus_id = ? AND doc_id = ?');
   const touchDoc = db.prepare('UPDATE corpus_documents SET generation = ? WHERE id = ?');
-  const insertDoc = db.prepare('INSERT INTO corpus_documents (corpus_id, source_id, doc_id, content_hash, chars, pages, passages, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const updateDoc = db.prepare('UPDATE corpus_documents SET source_id = ?, content_hash = ?, chars = ?, pages = ?, passages = ?, metadata = ?, generation = ? WHERE id = ?');
+  const insertDoc = db.prepare(
+    'INSERT INTO corpus_documents (corpus_id, source_id, doc_id, content_hash, chars, pages, passages, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const updateDoc = db.prepare(
+    'UPDATE corpus_documents SET source_id = ?, content_hash = ?, chars = ?, pages = ?, passages = ?, metadata = ?, generation = ? WHERE id = ?',
+  );
   const insertPassage = db.prepare('INSERT INTO corpus_passages (document_id, seq, page, page_end, start, end, words, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const indexPassage = db.prepare(`INSERT INTO ${corpus.ftsTable} (rowid, text) VALUES (?, ?)`);
-  const unindexDoc = db.prepare(`INSERT INTO ${corpus.ftsTable} (${corpus.ftsTable}, rowid, text) SELECT 'delete', id, text FROM corpus_passages WHERE document_id = ?`);
+  const unindexDoc = db.prepare(
+    `INSERT INTO ${corpus.ftsTable} (${corpus.ftsTable}, rowid, text) SELECT 'delete', id, text FROM corpus_passages WHERE document_id = ?`,
+  );
   ensureVectorTable(db, corpus.id);
   const unvectorDoc = db.prepare(`DELETE FROM ${vectorTable(corpus.id)} WHERE passage_id IN (SELECT id FROM corpus_passages WHERE document_id = ?)`);
   const deletePassageRows = db.prepare('DELETE FROM corpus_passages WHERE document_id = ?');
@@ -245,10 +296,22 @@ async function addFile(corpus: CorpusRef, file: CorpusFile, options: AddOptions,
         const hint = ONE_DOCUMENT.has(file.format)
           ? 'Document ids must be unique within a corpus: add both folders in one `llmkb corpus add` (files of the same name are then named with their folders), rename one of the files, or add them to separate corpora.'
           : 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field), or add the files to separate corpora.';
-        throw new InputFileError(doc.location, undefined, undefined, `document id "${doc.docId}" is already in corpus "${corpus.name}" from ${other.path}`, hint);
+        throw new InputFileError(
+          doc.location,
+          undefined,
+          undefined,
+          `document id "${doc.docId}" is already in corpus "${corpus.name}" from ${other.path}`,
+          hint,
+        );
       }
       if (existing !== undefined && existing.generation === generation) {
-        throw new InputFileError(doc.location, undefined, undefined, `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`, 'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).');
+        throw new InputFileError(
+          doc.location,
+          undefined,
+          undefined,
+          `duplicate document id "${doc.docId}" (an earlier row of the same file has it)`,
+          'Document ids must be unique within a corpus: choose an id column with unique values (--id-column / --id-field).',
+        );
       }
       if (existing !== undefined && existing.content_hash === doc.contentHash) {
         touchDoc.run(generation, existing.id);
@@ -267,7 +330,9 @@ async function addFile(corpus: CorpusRef, file: CorpusFile, options: AddOptions,
         docRow = existing.id;
         report.documents.updated += 1;
       } else {
-        docRow = Number(insertDoc.run(corpus.id, sourceId, doc.docId, doc.contentHash, doc.text.length, doc.pageCount, count, doc.metadata, generation).lastInsertRowid);
+        docRow = Number(
+          insertDoc.run(corpus.id, sourceId, doc.docId, doc.contentHash, doc.text.length, doc.pageCount, count, doc.metadata, generation).lastInsertRowid,
+        );
         report.documents.added += 1;
       }
       changed = true;

@@ -47,7 +47,9 @@ export function retrieverFor(db: Db, name: string, options: CorpusRetrieverOptio
   const remote = remoteCorpus(db, name);
   if (remote === undefined) return corpusRetriever(db, name, options);
   if (options.mode !== undefined && options.mode !== 'bm25') {
-    throw new LlmkbError(`corpus "${name}" is an OpenSearch index: search mode "${options.mode}" is not available for it`, { hint: 'A remote index is searched with its own ranking (--mode bm25).' });
+    throw new LlmkbError(`corpus "${name}" is an OpenSearch index: search mode "${options.mode}" is not available for it`, {
+      hint: 'A remote index is searched with its own ranking (--mode bm25).',
+    });
   }
   return remoteRetriever(remote, options.env);
 }

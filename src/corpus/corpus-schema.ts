@@ -105,5 +105,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Refuses a name that is not a corpus name (local and remote corpora share the rule). */
 export function checkCorpusName(name: string): void {
-  if (!NAME.test(name)) throw new LlmkbError(`invalid corpus name "${name}"`, { hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.' });
+  if (!NAME.test(name))
+    throw new LlmkbError(`invalid corpus name "${name}"`, {
+      hint: 'Use letters, digits, ".", "_" and "-" (up to 64 characters), starting with a letter or digit.',
+    });
 }

@@ -64,7 +64,8 @@ function bm25Searcher(corpus: CorpusRef): Bm25TopK {
   if (perDb === undefined) BM25_SEARCHERS.set(corpus.db, (perDb = new Map()));
   const key = `${corpus.ftsTable} ${corpus.createdAt}`;
   let searcher = perDb.get(key);
-  if (searcher === undefined) perDb.set(key, (searcher = new Bm25TopK(corpus.db, corpus.ftsTable, new StoredBm25Bounds(corpus.db, corpus.id, corpus.ftsTable))));
+  if (searcher === undefined)
+    perDb.set(key, (searcher = new Bm25TopK(corpus.db, corpus.ftsTable, new StoredBm25Bounds(corpus.db, corpus.id, corpus.ftsTable))));
   return searcher;
 }
 
@@ -93,9 +94,23 @@ export function hitsFor(db: Db, ranked: ReadonlyArray<{ id: number; score: numbe
     WHERE p.id = ?`);
   const hits: SearchHit[] = [];
   for (const { id, score } of ranked) {
-    const r = get.get(id) as { seq: number; page: number; page_end: number; start: number; end: number; text: string; doc_id: string; path: string } | undefined;
+    const r = get.get(id) as
+      | { seq: number; page: number; page_end: number; start: number; end: number; text: string; doc_id: string; path: string }
+      | undefined;
     if (r === undefined) continue;
-    hits.push({ rank: hits.length + 1, score, passageId: id, docId: r.doc_id, source: r.path, page: r.page, pageEnd: r.page_end, start: r.start, end: r.end, passage: r.seq, text: r.text });
+    hits.push({
+      rank: hits.length + 1,
+      score,
+      passageId: id,
+      docId: r.doc_id,
+      source: r.path,
+      page: r.page,
+      pageEnd: r.page_end,
+      start: r.start,
+      end: r.end,
+      passage: r.seq,
+      text: r.text,
+    });
   }
   return hits;
 }
@@ -108,7 +123,8 @@ export function hitsFor(db: Db, ranked: ReadonlyArray<{ id: number; score: numbe
  */
 export function searchPassages(corpus: CorpusRef, query: string, options: SearchOptions = {}): SearchHit[] {
   const k = options.k ?? 5;
-  if (options.mode !== undefined && options.mode !== 'bm25') throw new LlmkbError(`search mode "${String(options.mode)}" is not available yet`, { hint: 'Only --mode bm25 exists in this version.' });
+  if (options.mode !== undefined && options.mode !== 'bm25')
+    throw new LlmkbError(`search mode "${String(options.mode)}" is not available yet`, { hint: 'Only --mode bm25 exists in this version.' });
   checkK(k);
   const ids = searchIds(corpus, query, k, options);
   if (ids.length === 0) return [];
@@ -129,12 +145,17 @@ export async function retrievePassages(corpus: CorpusRef, query: string, options
   if (mode !== 'dense' && mode !== 'hybrid') throw new LlmkbError(`unknown search mode "${String(mode)}"`, { hint: 'Use bm25, dense or hybrid.' });
   const embedder = options.embedder;
   if (embedder === undefined) {
-    throw new LlmkbError(`search mode "${mode}" needs an embedding model`, { hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC (e.g. openai-compatible:MODEL@URL).' });
+    throw new LlmkbError(`search mode "${mode}" needs an embedding model`, {
+      hint: 'Configure one as "embedder" in llmkb.config.json, or give --embedder SPEC (e.g. openai-compatible:MODEL@URL).',
+    });
   }
   const { db, id, name } = corpus;
   if (missingVectors(db, id) > 0) await embedPassages(db, id, name, embedder, options.onEmbedProgress ? { onProgress: options.onEmbedProgress } : {});
   if (mode === 'dense') return hitsFor(db, await denseSearch(db, id, name, embedder, query, k));
   const depth = Math.max(options.depth ?? 100, k);
-  const fused = reciprocalRankFusion([searchIds(corpus, query, depth, options.exhaustive ? { exhaustive: true } : {}), await denseSearch(db, id, name, embedder, query, depth)]);
+  const fused = reciprocalRankFusion([
+    searchIds(corpus, query, depth, options.exhaustive ? { exhaustive: true } : {}),
+    await denseSearch(db, id, name, embedder, query, depth),
+  ]);
   return hitsFor(db, fused.slice(0, k));
 }

@@ -32,8 +32,15 @@ describe('Corpus from a filename,article CSV', () => {
     const corpus = Corpus.openOrCreate(db, 'constitution', { passageWords: 60, overlapWords: 15 });
     const report = await corpus.add([join(FIXTURES, 'constitution.csv')]);
     assert.deepEqual(report.documents, { added: 3, updated: 0, unchanged: 0, removed: 0, empty: 0 });
-    const docs = db.prepare('SELECT doc_id, metadata, chars FROM corpus_documents ORDER BY doc_id').all() as { doc_id: string; metadata: string; chars: number }[];
-    assert.deepEqual(docs.map((d) => d.doc_id), ['amendment-1.txt', 'article-1.txt', 'article-2.txt']);
+    const docs = db.prepare('SELECT doc_id, metadata, chars FROM corpus_documents ORDER BY doc_id').all() as {
+      doc_id: string;
+      metadata: string;
+      chars: number;
+    }[];
+    assert.deepEqual(
+      docs.map((d) => d.doc_id),
+      ['amendment-1.txt', 'article-1.txt', 'article-2.txt'],
+    );
     assert.deepEqual(JSON.parse(docs[0]!.metadata), { year: '1791' });
 
     // Hand-checked: the age of a Senator is not in the excerpt; the age of a Representative (25) is in Article I, of the President (35) in Article II.
@@ -48,7 +55,9 @@ describe('Corpus from a filename,article CSV', () => {
     assert.ok(speech[0]!.score > 0 && speech.every((h, i) => i === 0 || h.score <= speech[i - 1]!.score));
     // Offsets point into the document text: the quoted oath with its doubled quotes decoded.
     const oath = corpus.search('solemnly swear affirm', { k: 1 })[0]!;
-    const article2 = db.prepare("SELECT p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.doc_id = 'article-2.txt' ORDER BY p.seq").all() as { text: string }[];
+    const article2 = db
+      .prepare("SELECT p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.doc_id = 'article-2.txt' ORDER BY p.seq")
+      .all() as { text: string }[];
     assert.ok(article2.some((p) => p.text.includes('"I do solemnly swear (or affirm)')));
     assert.equal(oath.end - oath.start, oath.text.length);
     assert.equal(oath.page, 1);
@@ -66,7 +75,10 @@ describe('Corpus from a filename,article CSV', () => {
     assert.equal(again.passages, 0);
     assert.equal(corpus.stats().passages, passages);
 
-    writeFileSync(csv, 'filename,year,article\namendment-1.txt,1791,"Amendment I. Congress shall make no law abridging the freedom of speech."\narticle-1.txt,1787,"Article I. All legislative Powers herein granted shall be vested in a Congress of the United States, which shall consist of a Senate and House of Representatives.\n\nSection 2. The House of Representatives shall be composed of Members chosen every second Year by the People of the several States, and the Electors in each State shall have the Qualifications requisite for Electors of the most numerous Branch of the State Legislature.\nNo Person shall be a Representative who shall not have attained to the Age of twenty five Years, and been seven Years a Citizen of the United States, and who shall not, when elected, be an Inhabitant of that State in which he shall be chosen.\n\nSection 3. The Senate of the United States shall be composed of two Senators from each State, chosen by the Legislature thereof, for six Years; and each Senator shall have one Vote."\n');
+    writeFileSync(
+      csv,
+      'filename,year,article\namendment-1.txt,1791,"Amendment I. Congress shall make no law abridging the freedom of speech."\narticle-1.txt,1787,"Article I. All legislative Powers herein granted shall be vested in a Congress of the United States, which shall consist of a Senate and House of Representatives.\n\nSection 2. The House of Representatives shall be composed of Members chosen every second Year by the People of the several States, and the Electors in each State shall have the Qualifications requisite for Electors of the most numerous Branch of the State Legislature.\nNo Person shall be a Representative who shall not have attained to the Age of twenty five Years, and been seven Years a Citizen of the United States, and who shall not, when elected, be an Inhabitant of that State in which he shall be chosen.\n\nSection 3. The Senate of the United States shall be composed of two Senators from each State, chosen by the Legislature thereof, for six Years; and each Senator shall have one Vote."\n',
+    );
     const changed = await corpus.add([csv]);
     assert.deepEqual(changed.documents, { added: 0, updated: 2, unchanged: 0, removed: 1, empty: 0 });
     assert.equal(corpus.search('executive President', { k: 5 }).length, 0, 'Article II removed from the index');
@@ -92,7 +104,14 @@ describe('Corpus from JSONL, a folder of text, Markdown and PDF files', () => {
     writeFileSync(join(folder, 'pdf', 'broken.pdf'), '%PDF-1.7\nnot really\n');
     const corpus = Corpus.openOrCreate(db, 'darwin', { passageWords: 40, overlapWords: 8 });
     const report = await corpus.add([join(FIXTURES, 'darwin.jsonl'), folder]);
-    assert.deepEqual(report.skipped.map((s) => [s.file.replace(`${folder}/`, ''), s.reason]), [['pdf/broken.pdf', 'corrupt'], ['pdf/locked.pdf', 'encrypted'], ['pdf/scan.pdf', 'no-text']]);
+    assert.deepEqual(
+      report.skipped.map((s) => [s.file.replace(`${folder}/`, ''), s.reason]),
+      [
+        ['pdf/broken.pdf', 'corrupt'],
+        ['pdf/locked.pdf', 'encrypted'],
+        ['pdf/scan.pdf', 'no-text'],
+      ],
+    );
     assert.equal(report.ignored.length, 1);
     assert.match(report.ignored[0]!, /image\.bin$/);
     assert.deepEqual(report.documents, { added: 6, updated: 0, unchanged: 0, removed: 0, empty: 0 });
@@ -128,7 +147,8 @@ describe('other shapes', () => {
     const json = join(dir, 'b.json');
     writeFileSync(json, JSON.stringify([{ id: 7, text: 'Natural selection acts only by the preservation of profitable modifications.', chapter: 4 }]));
     const big = join(dir, 'big.csv');
-    const sentence = 'Owing to this struggle for life, any variation, however slight, if it be in any degree profitable, will tend to the preservation of that individual. ';
+    const sentence =
+      'Owing to this struggle for life, any variation, however slight, if it be in any degree profitable, will tend to the preservation of that individual. ';
     const article = sentence.repeat(Math.ceil((3 * 1024 * 1024) / sentence.length));
     writeFileSync(big, `filename,article\r\nbig.pdf,"${article}\r\nThe last line says ""Galapagos"" once."\r\n`);
     const corpus = Corpus.openOrCreate(db, 'shapes');
@@ -153,20 +173,34 @@ describe('a large file prepared in a worker thread', () => {
     await inProcess.add([join(FIXTURES, 'constitution.csv'), join(FIXTURES, 'darwin.jsonl')]);
     const report = await threaded.add([join(FIXTURES, 'constitution.csv'), join(FIXTURES, 'darwin.jsonl')], { workerMinBytes: 0 });
     assert.equal(report.documents.added, 3 + 3);
-    const rows = (name: string) => db.prepare('SELECT d.doc_id, d.content_hash, p.seq, p.page, p.start, p.end, p.words, p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpora c ON c.id = d.corpus_id WHERE c.name = ? ORDER BY d.doc_id, p.seq').all(name);
+    const rows = (name: string) =>
+      db
+        .prepare(
+          'SELECT d.doc_id, d.content_hash, p.seq, p.page, p.start, p.end, p.words, p.text FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpora c ON c.id = d.corpus_id WHERE c.name = ? ORDER BY d.doc_id, p.seq',
+        )
+        .all(name);
     assert.deepEqual(rows('threaded'), rows('in-process'));
     assert.ok(rows('threaded').length > 5);
-    assert.deepEqual(threaded.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]), inProcess.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]));
+    assert.deepEqual(
+      threaded.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]),
+      inProcess.search('struggle for existence', { k: 3 }).map((h) => [h.docId, h.start]),
+    );
 
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === ragged && f.line === 3 && /malformed CSV/.test(f.message) && f.hint !== undefined));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged], { workerMinBytes: 0 }), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.file === ragged && f.line === 3 && /malformed CSV/.test(f.message) && f.hint !== undefined),
+    );
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && f.message.startsWith(`${jsonl}:2: not valid JSON`)));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl], { workerMinBytes: 0 }), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.line === 2 && f.message.startsWith(`${jsonl}:2: not valid JSON`)),
+    );
     const latin1 = join(dir, 'latin1.jsonl');
     writeFileSync(latin1, Buffer.from('{"id":"a","text":"ok"}\n{"id":"b","text":"caf\u00e9"}\n', 'latin1'));
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([latin1], { workerMinBytes: 0 }), (e: unknown) => fileErrorWhere(e, (f) => f.file === latin1 && f.line === 2 && /not UTF-8 text/.test(f.message)));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([latin1], { workerMinBytes: 0 }), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.file === latin1 && f.line === 2 && /not UTF-8 text/.test(f.message)),
+    );
     assert.equal(Corpus.list(db).find((c) => c.name === 'bad')?.documents ?? 0, 0);
   });
 });
@@ -176,23 +210,32 @@ describe('bad input', () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'x.csv');
     writeFileSync(csv, 'name,body\na,"some text"\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.message.includes(`${csv}:1`) && f.message.includes('no text column "article"; the columns are: "name", "body"')));
+    await assert.rejects(Corpus.openOrCreate(db, 'x').add([csv]), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.message.includes(`${csv}:1`) && f.message.includes('no text column "article"; the columns are: "name", "body"')),
+    );
     const report = await Corpus.openOrCreate(db, 'x').add([csv], { textColumn: 'body', idColumn: 'name' });
     assert.equal(report.documents.added, 1);
-    await assert.rejects(Corpus.openOrCreate(db, 'y').add([csv], { textColumn: 'body', idColumn: 'nope' }), /no id column "nope"; the columns are: "name", "body"/);
+    await assert.rejects(
+      Corpus.openOrCreate(db, 'y').add([csv], { textColumn: 'body', idColumn: 'nope' }),
+      /no id column "nope"; the columns are: "name", "body"/,
+    );
   });
 
   it('gives file and line of malformed CSV and JSONL, and of duplicate ids', async () => {
     const { db, dir } = fresh();
     const csv = join(dir, 'bad.csv');
     writeFileSync(csv, 'filename,article\na,"fine"\nb,"unclosed quote\nc,more\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) => fileErrorWhere(e, (f) => f.file === csv && f.line !== undefined && /malformed CSV/.test(f.message)));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([csv]), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.file === csv && f.line !== undefined && /malformed CSV/.test(f.message)),
+    );
     const ragged = join(dir, 'ragged.csv');
     writeFileSync(ragged, 'filename,article\na,"fine"\nb,"x",extra\n');
     await assert.rejects(Corpus.openOrCreate(db, 'bad').add([ragged]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 3 && /column/.test(f.message)));
     const jsonl = join(dir, 'bad.jsonl');
     writeFileSync(jsonl, '{"id":"a","text":"ok"}\n{"id":"b","text":\n');
-    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) => fileErrorWhere(e, (f) => f.line === 2 && /not valid JSON/.test(f.message)));
+    await assert.rejects(Corpus.openOrCreate(db, 'bad').add([jsonl]), (e: unknown) =>
+      fileErrorWhere(e, (f) => f.line === 2 && /not valid JSON/.test(f.message)),
+    );
     const noText = join(dir, 'notext.jsonl');
     writeFileSync(noText, '{"id":"a","body":"ok"}\n');
     await assert.rejects(Corpus.openOrCreate(db, 'bad').add([noText]), /notext\.jsonl:1 \(field "text"\): no text field "text"; the fields are: "id", "body"/);
@@ -205,7 +248,7 @@ describe('bad input', () => {
     const corpus = Corpus.openOrCreate(db, 'late');
     await assert.rejects(corpus.add([late], { batchPassages: 5 }), /late\.csv:32: duplicate document id "d3"/);
     assert.equal(corpus.search('barnacles', { k: 5 }).length, 0, 'nothing of the failed file is searchable');
-    assert.equal((db.prepare("SELECT count(*) AS n FROM corpus_documents").get() as { n: number }).n, 0);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM corpus_documents').get() as { n: number }).n, 0);
   });
 
   it('refuses unknown corpora, other passage settings for an existing corpus, and bad names', async () => {
@@ -229,8 +272,15 @@ describe('unfinished adds', () => {
     writeFileSync(join(dir, 'other.txt'), 'Pigeons of every breed descend from the rock pigeon.');
     const corpus = Corpus.openOrCreate(db, 'u');
     // A process id above Linux's pid_max: no such process, as after a kill -9.
-    db.prepare("INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, '2026-01-01T00:00:00.000Z', ?, 999999999, ?)").run(corpus.id, hostname(), JSON.stringify([join(folder, 'sub')]));
-    assert.deepEqual(corpus.unfinishedAdds().map((u) => [u.paths, u.running]), [[[join(folder, 'sub')], false]]);
+    db.prepare("INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, '2026-01-01T00:00:00.000Z', ?, 999999999, ?)").run(
+      corpus.id,
+      hostname(),
+      JSON.stringify([join(folder, 'sub')]),
+    );
+    assert.deepEqual(
+      corpus.unfinishedAdds().map((u) => [u.paths, u.running]),
+      [[[join(folder, 'sub')], false]],
+    );
     await corpus.add([join(dir, 'other.txt')]);
     assert.equal(corpus.unfinishedAdds().length, 1, 'an add of other paths does not complete it');
     let during: boolean | undefined;

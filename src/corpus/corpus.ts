@@ -18,7 +18,9 @@ import { unfinishedAdds, type UnfinishedAdd } from './unfinished-adds.js';
 
 export class CorpusNotFoundError extends LlmkbError {
   constructor(name: string, known: readonly string[]) {
-    super(`no corpus named "${name}"${known.length > 0 ? ` (corpora: ${known.join(', ')})` : ' (the store has no corpora yet)'}`, { hint: 'Create it with `llmkb corpus add NAME PATH...`; `llmkb corpus list` shows the corpora.' });
+    super(`no corpus named "${name}"${known.length > 0 ? ` (corpora: ${known.join(', ')})` : ' (the store has no corpora yet)'}`, {
+      hint: 'Create it with `llmkb corpus add NAME PATH...`; `llmkb corpus list` shows the corpora.',
+    });
   }
 }
 
@@ -81,7 +83,11 @@ export class Corpus implements CorpusRef {
   static open(db: Db, name: string): Corpus {
     ensureCorpusSchema(db);
     const row = db.prepare('SELECT id, name, created_at, settings FROM corpora WHERE name = ?').get(name) as CorpusRow | undefined;
-    if (row === undefined) throw new CorpusNotFoundError(name, Corpus.list(db).map((c) => c.name));
+    if (row === undefined)
+      throw new CorpusNotFoundError(
+        name,
+        Corpus.list(db).map((c) => c.name),
+      );
     return new Corpus(db, row);
   }
 
@@ -93,14 +99,22 @@ export class Corpus implements CorpusRef {
     ensureCorpusSchema(db);
     checkCorpusName(name);
     const existing = db.prepare('SELECT id, name, created_at, settings FROM corpora WHERE name = ?').get(name) as CorpusRow | undefined;
-    if (existing === undefined && db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_remotes'").get() !== undefined && db.prepare('SELECT 1 FROM corpus_remotes WHERE name = ?').get(name) !== undefined) {
-      throw new LlmkbError(`corpus "${name}" is a remote index (\`llmkb corpus add-remote\`): files cannot be added to it here`, { hint: 'Index the files in the cluster, or use another corpus name for local passages.' });
+    if (
+      existing === undefined &&
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpus_remotes'").get() !== undefined &&
+      db.prepare('SELECT 1 FROM corpus_remotes WHERE name = ?').get(name) !== undefined
+    ) {
+      throw new LlmkbError(`corpus "${name}" is a remote index (\`llmkb corpus add-remote\`): files cannot be added to it here`, {
+        hint: 'Index the files in the cluster, or use another corpus name for local passages.',
+      });
     }
     if (existing !== undefined) {
       const corpus = new Corpus(db, existing);
       for (const key of ['passageWords', 'overlapWords', 'stemming'] as const) {
         if (settings[key] !== undefined && settings[key] !== corpus.settings[key]) {
-          throw new LlmkbError(`corpus "${name}" was built with ${key} = ${String(corpus.settings[key])}, not ${String(settings[key])}`, { hint: 'Passage settings are fixed per corpus: use another corpus name, or `llmkb corpus remove` it and add the files again.' });
+          throw new LlmkbError(`corpus "${name}" was built with ${key} = ${String(corpus.settings[key])}, not ${String(settings[key])}`, {
+            hint: 'Passage settings are fixed per corpus: use another corpus name, or `llmkb corpus remove` it and add the files again.',
+          });
         }
       }
       return corpus;
@@ -110,14 +124,20 @@ export class Corpus implements CorpusRef {
       overlapWords: settings.overlapWords ?? Math.min(DEFAULT_OVERLAP_WORDS, Math.floor((settings.passageWords ?? DEFAULT_PASSAGE_WORDS) / 5)),
       stemming: settings.stemming ?? true,
     };
-    if (!Number.isInteger(full.passageWords) || full.passageWords < 5) throw new LlmkbError(`passage words must be an integer of at least 5, not ${full.passageWords}`, { hint: `Give --passage-words 5 or more (default ${DEFAULT_PASSAGE_WORDS}).` });
+    if (!Number.isInteger(full.passageWords) || full.passageWords < 5)
+      throw new LlmkbError(`passage words must be an integer of at least 5, not ${full.passageWords}`, {
+        hint: `Give --passage-words 5 or more (default ${DEFAULT_PASSAGE_WORDS}).`,
+      });
     if (!Number.isInteger(full.overlapWords) || full.overlapWords < 0 || full.overlapWords >= full.passageWords) {
       throw new LlmkbError(`overlap words must be an integer from 0 to ${full.passageWords - 1} (less than the passage words), not ${full.overlapWords}`, {
         hint: `Give --overlap-words below --passage-words (${full.passageWords} here; the default overlap is ${DEFAULT_OVERLAP_WORDS} words of ${DEFAULT_PASSAGE_WORDS}), or a larger --passage-words.`,
       });
     }
     const create = db.transaction(() => {
-      const id = Number(db.prepare('INSERT INTO corpora (name, created_at, settings) VALUES (?, ?, ?)').run(name, new Date().toISOString(), JSON.stringify(full)).lastInsertRowid);
+      const id = Number(
+        db.prepare('INSERT INTO corpora (name, created_at, settings) VALUES (?, ?, ?)').run(name, new Date().toISOString(), JSON.stringify(full))
+          .lastInsertRowid,
+      );
       const tokenize = full.stemming ? 'porter unicode61 remove_diacritics 2' : 'unicode61 remove_diacritics 2';
       ensureVectorTable(db, id);
       db.exec(`CREATE VIRTUAL TABLE ${ftsTableOf(id)} USING fts5(text, content='corpus_passages', content_rowid='id', tokenize='${tokenize}')`);
@@ -197,21 +217,57 @@ export class Corpus implements CorpusRef {
 
   /** The row ids of the passages of at least `minWords` words, in id order. */
   passageIds(minWords = 0): number[] {
-    return (this.db.prepare('SELECT p.id FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ? AND p.words >= ? ORDER BY p.id').raw(true).all(this.id, minWords) as [number][]).map((r) => r[0]);
+    return (
+      this.db
+        .prepare('SELECT p.id FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ? AND p.words >= ? ORDER BY p.id')
+        .raw(true)
+        .all(this.id, minWords) as [number][]
+    ).map((r) => r[0]);
   }
 
   /** One passage of this corpus with its document, or undefined. */
   passage(id: number): StoredPassage | undefined {
     const r = this.db
-      .prepare('SELECT p.id, p.seq, p.page, p.page_end, p.start, p.end, p.words, p.text, d.doc_id, s.path, d.metadata FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id WHERE p.id = ? AND d.corpus_id = ?')
-      .get(id, this.id) as { id: number; seq: number; page: number; page_end: number; start: number; end: number; words: number; text: string; doc_id: string; path: string; metadata: string } | undefined;
+      .prepare(
+        'SELECT p.id, p.seq, p.page, p.page_end, p.start, p.end, p.words, p.text, d.doc_id, s.path, d.metadata FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id JOIN corpus_sources s ON s.id = d.source_id WHERE p.id = ? AND d.corpus_id = ?',
+      )
+      .get(id, this.id) as
+      | {
+          id: number;
+          seq: number;
+          page: number;
+          page_end: number;
+          start: number;
+          end: number;
+          words: number;
+          text: string;
+          doc_id: string;
+          path: string;
+          metadata: string;
+        }
+      | undefined;
     if (r === undefined) return undefined;
-    return { id: r.id, seq: r.seq, page: r.page, pageEnd: r.page_end, start: r.start, end: r.end, words: r.words, text: r.text, docId: r.doc_id, source: r.path, metadata: parseMetadata(r.metadata) };
+    return {
+      id: r.id,
+      seq: r.seq,
+      page: r.page,
+      pageEnd: r.page_end,
+      start: r.start,
+      end: r.end,
+      words: r.words,
+      text: r.text,
+      docId: r.doc_id,
+      source: r.path,
+      metadata: parseMetadata(r.metadata),
+    };
   }
 
   /** The metadata of every document of the corpus, one at a time. */
   *documentMetadata(): Generator<Record<string, unknown>> {
-    for (const [json] of this.db.prepare('SELECT metadata FROM corpus_documents WHERE corpus_id = ? ORDER BY id').raw(true).iterate(this.id) as Iterable<[string]>) yield parseMetadata(json);
+    for (const [json] of this.db.prepare('SELECT metadata FROM corpus_documents WHERE corpus_id = ? ORDER BY id').raw(true).iterate(this.id) as Iterable<
+      [string]
+    >)
+      yield parseMetadata(json);
   }
 
   /** Adds of this corpus that are running or were killed (see unfinished-adds.ts). */

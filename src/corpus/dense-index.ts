@@ -48,9 +48,17 @@ export function normalized(vector: readonly number[]): Float32Array {
 export class EmbedderMismatchError extends LlmkbError {}
 
 function checkEmbedder(db: Db, corpusId: number, corpusName: string, embedder: Embedder, dimensions?: number): void {
-  const row = db.prepare('SELECT identity, model, dimensions FROM corpus_embedders WHERE corpus_id = ?').get(corpusId) as { identity: string; model: string; dimensions: number } | undefined;
+  const row = db.prepare('SELECT identity, model, dimensions FROM corpus_embedders WHERE corpus_id = ?').get(corpusId) as
+    | { identity: string; model: string; dimensions: number }
+    | undefined;
   if (row === undefined) {
-    if (dimensions !== undefined) db.prepare('INSERT INTO corpus_embedders (corpus_id, identity, model, dimensions) VALUES (?, ?, ?, ?)').run(corpusId, embedder.model.cacheIdentity, embedder.model.modelId, dimensions);
+    if (dimensions !== undefined)
+      db.prepare('INSERT INTO corpus_embedders (corpus_id, identity, model, dimensions) VALUES (?, ?, ?, ?)').run(
+        corpusId,
+        embedder.model.cacheIdentity,
+        embedder.model.modelId,
+        dimensions,
+      );
     return;
   }
   if (row.identity !== embedder.model.cacheIdentity) {
@@ -58,7 +66,8 @@ function checkEmbedder(db: Db, corpusId: number, corpusName: string, embedder: E
       hint: `Search it with the same embedding model, or drop its vectors with \`llmkb corpus embed ${corpusName} --reset\` and embed it again.`,
     });
   }
-  if (dimensions !== undefined && dimensions !== row.dimensions) throw new EmbedderMismatchError(`the embedding model returned ${dimensions} dimensions, the corpus's vectors have ${row.dimensions}`);
+  if (dimensions !== undefined && dimensions !== row.dimensions)
+    throw new EmbedderMismatchError(`the embedding model returned ${dimensions} dimensions, the corpus's vectors have ${row.dimensions}`);
 }
 
 export interface EmbedProgress {
@@ -70,7 +79,13 @@ export interface EmbedProgress {
  * Embeds the passages of a corpus that have no vector yet, `batch` at a time (each batch one
  * transaction, so an interrupted run keeps what it finished and resumes from there).
  */
-export async function embedPassages(db: Db, corpusId: number, corpusName: string, embedder: Embedder, options: { batch?: number; onProgress?: (p: EmbedProgress) => void } = {}): Promise<{ embedded: number; total: number }> {
+export async function embedPassages(
+  db: Db,
+  corpusId: number,
+  corpusName: string,
+  embedder: Embedder,
+  options: { batch?: number; onProgress?: (p: EmbedProgress) => void } = {},
+): Promise<{ embedded: number; total: number }> {
   ensureVectorTable(db, corpusId);
   checkEmbedder(db, corpusId, corpusName, embedder);
   const table = vectorTable(corpusId);
@@ -91,7 +106,8 @@ export async function embedPassages(db: Db, corpusId: number, corpusName: string
       checkEmbedder(db, corpusId, corpusName, embedder, dimensions);
       rows.forEach((r, i) => {
         const v = normalized(value[i]!);
-        if (v.length !== dimensions) throw new EmbedderMismatchError(`the embedding model returned vectors of ${v.length} and ${dimensions} dimensions in one batch`);
+        if (v.length !== dimensions)
+          throw new EmbedderMismatchError(`the embedding model returned vectors of ${v.length} and ${dimensions} dimensions in one batch`);
         insert.run(r.id, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
       });
     })();
@@ -113,7 +129,13 @@ export function resetVectors(db: Db, corpusId: number): void {
 /** Passages of the corpus without a vector. */
 export function missingVectors(db: Db, corpusId: number): number {
   ensureVectorTable(db, corpusId);
-  return (db.prepare(`SELECT COUNT(*) AS n FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ? AND NOT EXISTS (SELECT 1 FROM ${vectorTable(corpusId)} v WHERE v.passage_id = p.id)`).get(corpusId) as { n: number }).n;
+  return (
+    db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM corpus_passages p JOIN corpus_documents d ON d.id = p.document_id WHERE d.corpus_id = ? AND NOT EXISTS (SELECT 1 FROM ${vectorTable(corpusId)} v WHERE v.passage_id = p.id)`,
+      )
+      .get(corpusId) as { n: number }
+  ).n;
 }
 
 /**
@@ -121,7 +143,14 @@ export function missingVectors(db: Db, corpusId: number): number {
  * Float32Array over the row's BLOB (no per-vector JS arrays), and only the best `k` are kept
  * (a min-heap), so memory does not grow with the corpus.
  */
-export async function denseSearch(db: Db, corpusId: number, corpusName: string, embedder: Embedder, query: string, k: number): Promise<Array<{ id: number; score: number }>> {
+export async function denseSearch(
+  db: Db,
+  corpusId: number,
+  corpusName: string,
+  embedder: Embedder,
+  query: string,
+  k: number,
+): Promise<Array<{ id: number; score: number }>> {
   ensureVectorTable(db, corpusId);
   checkEmbedder(db, corpusId, corpusName, embedder);
   const { value } = await embedder.embed([query]);

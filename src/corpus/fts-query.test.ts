@@ -18,12 +18,29 @@ describe('ftsQuery', () => {
     const db = new Database(':memory:');
     db.exec("CREATE VIRTUAL TABLE f USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')");
     db.prepare('INSERT INTO f (text) VALUES (?)').run('Natural selection AND the NEAR origin of species');
-    for (const q of ['AND OR NOT', 'NEAR(a b)', '"unbalanced', 'text:col', 'a*', '-minus +plus', '^caret', 'col : x', 'Ünïcödé façade', 'origin OR "', '(', 'naïve 42']) {
+    for (const q of [
+      'AND OR NOT',
+      'NEAR(a b)',
+      '"unbalanced',
+      'text:col',
+      'a*',
+      '-minus +plus',
+      '^caret',
+      'col : x',
+      'Ünïcödé façade',
+      'origin OR "',
+      '(',
+      'naïve 42',
+    ]) {
       const m = ftsQuery(q);
       if (m === undefined) continue;
       assert.doesNotThrow(() => db.prepare('SELECT rowid FROM f WHERE f MATCH ?').all(m), q);
     }
-    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM f WHERE f MATCH ?').get(ftsQuery('AND NEAR origins')!) as { n: number }).n, 1, 'porter: origins ~ origin; AND/NEAR are words');
+    assert.equal(
+      (db.prepare('SELECT COUNT(*) AS n FROM f WHERE f MATCH ?').get(ftsQuery('AND NEAR origins')!) as { n: number }).n,
+      1,
+      'porter: origins ~ origin; AND/NEAR are words',
+    );
     db.close();
   });
 });

@@ -13,7 +13,16 @@ export { EmbedderMismatchError, reciprocalRankFusion, RRF_K, type EmbedProgress,
 export { CorpusRetriever, corpusRetriever, retrieverFor, type CorpusRetrieverOptions } from './corpus-retriever.js';
 export type { RetrievedPassage, Retriever } from './retriever.js';
 export { OpenSearchRetriever, type OpenSearchRetrieverOptions } from './opensearch-retriever.js';
-export { addRemoteCorpus, describeRemote, listRemoteCorpora, remoteCorpus, remoteRetriever, removeRemoteCorpus, type RemoteCorpusInfo, type RemoteCorpusSettings } from './remote-corpora.js';
+export {
+  addRemoteCorpus,
+  describeRemote,
+  listRemoteCorpora,
+  remoteCorpus,
+  remoteRetriever,
+  removeRemoteCorpus,
+  type RemoteCorpusInfo,
+  type RemoteCorpusSettings,
+} from './remote-corpora.js';
 export { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS, splitPassages, type Passage, type PassageOptions } from './passages.js';
 export { ftsQuery, queryTokens, STOP_WORDS } from './fts-query.js';
 export { extractPdfText, PdfSkipError, type PdfText } from './pdf-text.js';

@@ -43,12 +43,14 @@ function valueKind(value: unknown): string {
   return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }
 
-const TEXT_FIELD_HINT = 'Register the corpus again with the _source field that holds the passage text: llmkb corpus add-remote NAME --opensearch URL --index INDEX --text-field FIELD --replace.';
+const TEXT_FIELD_HINT =
+  'Register the corpus again with the _source field that holds the passage text: llmkb corpus add-remote NAME --opensearch URL --index INDEX --text-field FIELD --replace.';
 
 const hitSchema = z.object({ _id: z.string(), _score: z.number().nullable(), _source: z.record(z.string(), z.unknown()).optional() });
 const responseSchema = z.object({ hits: z.object({ hits: z.array(hitSchema) }) });
 
-const SHAPE_HINT = 'Check that the URL is the address of an OpenSearch or Elasticsearch cluster: its _search answers {"hits": {"hits": [{"_id": "...", "_score": ..., "_source": {...}}]}}.';
+const SHAPE_HINT =
+  'Check that the URL is the address of an OpenSearch or Elasticsearch cluster: its _search answers {"hits": {"hits": [{"_id": "...", "_score": ..., "_source": {...}}]}}.';
 
 export class OpenSearchRetriever implements Retriever {
   readonly #options: OpenSearchRetrieverOptions;
@@ -64,13 +66,25 @@ export class OpenSearchRetriever implements Retriever {
       throw new ConfigError(`not a URL: "${options.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
     }
     const problem = credentialsProblem(options.url, 'the OpenSearch URL');
-    if (problem !== undefined) throw new ConfigError(problem, { hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.' });
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`, { hint: 'Give the cluster address, e.g. https://search.example.org:9200.' });
-    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index)) throw new ConfigError(`invalid index name "${options.index}"`, { hint: 'Give the name of one index or alias: no spaces and none of / \\ * ? " < > | , #.' });
+    if (problem !== undefined)
+      throw new ConfigError(problem, {
+        hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.',
+      });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError(`the OpenSearch URL must be http or https, not ${url.protocol}`, {
+        hint: 'Give the cluster address, e.g. https://search.example.org:9200.',
+      });
+    if (options.index.length === 0 || /[\s/\\*?"<>|,#]/.test(options.index))
+      throw new ConfigError(`invalid index name "${options.index}"`, {
+        hint: 'Give the name of one index or alias: no spaces and none of / \\ * ? " < > | , #.',
+      });
     this.#options = options;
     if (options.authEnv !== undefined) {
       const value = (options.env ?? process.env)[options.authEnv];
-      if (value === undefined || value === '') throw new ConfigError(`the environment variable ${options.authEnv} (OpenSearch credentials) is not set`, { hint: `Set ${options.authEnv} to user:password or to a full Authorization value (e.g. "ApiKey ...").` });
+      if (value === undefined || value === '')
+        throw new ConfigError(`the environment variable ${options.authEnv} (OpenSearch credentials) is not set`, {
+          hint: `Set ${options.authEnv} to user:password or to a full Authorization value (e.g. "ApiKey ...").`,
+        });
       this.#authorization = authorizationValue(value, 'Basic');
     }
   }
@@ -90,12 +104,19 @@ export class OpenSearchRetriever implements Retriever {
     try {
       response = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.#authorization === undefined ? {} : { authorization: this.#authorization }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(this.#authorization === undefined ? {} : { authorization: this.#authorization }),
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
       });
     } catch (error) {
-      throw new ModelCallError(`OpenSearch at ${new URL(o.url).origin} cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, hint: 'Check the URL and that the cluster is running.' });
+      throw new ModelCallError(`OpenSearch at ${new URL(o.url).origin} cannot be reached: ${error instanceof Error ? error.message : String(error)}`, {
+        retryable: true,
+        hint: 'Check the URL and that the cluster is running.',
+      });
     }
     const raw = await readLimitedText(response, limit, `OpenSearch _search on index ${o.index}`);
     if (!response.ok) {
@@ -107,8 +128,16 @@ export class OpenSearchRetriever implements Retriever {
       } catch {
         // not JSON: the start of the body is the reason
       }
-      const hint = response.status === 401 || response.status === 403 ? `Check the credentials${o.authEnv === undefined ? ' (none were sent: set authEnv)' : ` in ${o.authEnv}`}.` : response.status === 404 ? `Check the index name "${o.index}".` : undefined;
-      throw new ModelCallError(`OpenSearch _search on index ${o.index} failed with HTTP ${response.status}: ${reason}`, { retryable: response.status === 429 || response.status >= 500, ...(hint === undefined ? {} : { hint }) });
+      const hint =
+        response.status === 401 || response.status === 403
+          ? `Check the credentials${o.authEnv === undefined ? ' (none were sent: set authEnv)' : ` in ${o.authEnv}`}.`
+          : response.status === 404
+            ? `Check the index name "${o.index}".`
+            : undefined;
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} failed with HTTP ${response.status}: ${reason}`, {
+        retryable: response.status === 429 || response.status >= 500,
+        ...(hint === undefined ? {} : { hint }),
+      });
     }
     let json: unknown;
     try {
@@ -120,7 +149,10 @@ export class OpenSearchRetriever implements Retriever {
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
       const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('') || '(the body)';
-      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body: ${field}: ${issue.message}`, { retryable: false, hint: SHAPE_HINT });
+      throw new ModelCallError(`OpenSearch _search on index ${o.index} returned an unexpected body: ${field}: ${issue.message}`, {
+        retryable: false,
+        hint: SHAPE_HINT,
+      });
     }
     const parsed = checked.data;
     const number = (source: Record<string, unknown>, field: string | undefined): number | undefined => {
@@ -131,10 +163,16 @@ export class OpenSearchRetriever implements Retriever {
     // A hit without text (null, or no such field) is skipped with a note; when no hit has text, the field is the wrong one.
     const withText = parsed.hits.hits.filter((hit) => typeof hit._source?.[textField] === 'string');
     const skipped = parsed.hits.hits.filter((hit) => !withText.includes(hit));
-    if (skipped.length > 0 && withText.length === 0) throw new ModelCallError(`OpenSearch hit ${skipped[0]!._id} has no text field "${textField}" in _source (nor has any of the ${skipped.length} hits)`, { retryable: false, hint: TEXT_FIELD_HINT });
+    if (skipped.length > 0 && withText.length === 0)
+      throw new ModelCallError(`OpenSearch hit ${skipped[0]!._id} has no text field "${textField}" in _source (nor has any of the ${skipped.length} hits)`, {
+        retryable: false,
+        hint: TEXT_FIELD_HINT,
+      });
     if (skipped.length > 0 && !this.#noted) {
       this.#noted = true;
-      (o.onNote ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(`note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind(skipped[0]!._source?.[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`);
+      (o.onNote ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(
+        `note: OpenSearch index ${o.index}: hit ${skipped[0]!._id} has no text in field "${textField}" (${valueKind(skipped[0]!._source?.[textField])}): skipped (${skipped.length} of ${parsed.hits.hits.length} hits of this search; said once). If the passages are in another field, ${TEXT_FIELD_HINT.charAt(0).toLowerCase()}${TEXT_FIELD_HINT.slice(1)}`,
+      );
     }
     return withText.map((hit, i) => {
       const source = hit._source ?? {};

@@ -45,7 +45,18 @@ function countWords(text: string): number {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     // ASCII white space, NBSP and the Unicode spaces \s matches.
-    const space = c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+    const space =
+      c <= 32
+        ? c === 32 || (c >= 9 && c <= 13)
+        : c === 160 ||
+          c === 0x1680 ||
+          (c >= 0x2000 && c <= 0x200a) ||
+          c === 0x2028 ||
+          c === 0x2029 ||
+          c === 0x202f ||
+          c === 0x205f ||
+          c === 0x3000 ||
+          c === 0xfeff;
     if (space) inWord = false;
     else if (!inWord) {
       inWord = true;
@@ -143,7 +154,8 @@ export function splitPassages(text: string, options: PassageOptions = {}, pageSt
   const target = options.passageWords ?? DEFAULT_PASSAGE_WORDS;
   const overlap = options.overlapWords ?? DEFAULT_OVERLAP_WORDS;
   if (!Number.isInteger(target) || target < 1) throw new RangeError(`passageWords must be a positive integer, not ${target}`);
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= target) throw new RangeError(`overlapWords must be an integer from 0 to passageWords - 1 (${target - 1}), not ${overlap}`);
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= target)
+    throw new RangeError(`overlapWords must be an integer from 0 to passageWords - 1 (${target - 1}), not ${overlap}`);
   const us = units(text, target, options.locale ?? 'en');
   const passages: Passage[] = [];
   // A window may grow past the target by a quarter before the next sentence goes to the next passage.
@@ -158,7 +170,15 @@ export function splitPassages(text: string, options: PassageOptions = {}, pageSt
     }
     const start = us[i]!.start;
     const end = us[j - 1]!.end;
-    passages.push({ seq: passages.length, start, end, page: pageAt(pageStarts, start), pageEnd: pageAt(pageStarts, end - 1), words, text: text.slice(start, end) });
+    passages.push({
+      seq: passages.length,
+      start,
+      end,
+      page: pageAt(pageStarts, start),
+      pageEnd: pageAt(pageStarts, end - 1),
+      words,
+      text: text.slice(start, end),
+    });
     if (j >= us.length) break;
     // Next window: back up over whole sentences until about `overlap` words are repeated (a
     // sentence longer than 1.5 x the overlap is not repeated), always moving on.

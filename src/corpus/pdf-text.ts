@@ -77,7 +77,7 @@ export function layoutLines(items: readonly RawItem[]): Line[] {
     const x = t[4] ?? 0;
     const y = t[5] ?? 0;
     const size = Math.hypot(t[2] ?? 0, t[3] ?? 0) || item.height || 10;
-    if (item.str.length === 0 || item.str.trim().length === 0 && cur === undefined) {
+    if (item.str.length === 0 || (item.str.trim().length === 0 && cur === undefined)) {
       if (item.hasEOL) eol = true;
       if (cur !== undefined && item.str.length > 0 && !eol) cur.text += ' ';
       continue;
@@ -204,7 +204,8 @@ export async function extractPdfText(data: Uint8Array): Promise<PdfText> {
       pages.push(layoutLines(items));
       page.cleanup();
     }
-    if (pages.every((p) => p.length === 0)) throw new PdfSkipError('no-text', `no text layer on any of its ${doc.numPages} pages (scanned or image-only; OCR is not supported)`);
+    if (pages.every((p) => p.length === 0))
+      throw new PdfSkipError('no-text', `no text layer on any of its ${doc.numPages} pages (scanned or image-only; OCR is not supported)`);
     const droppedLines = dropRunningLines(pages);
     const pageStarts: number[] = [];
     let text = '';

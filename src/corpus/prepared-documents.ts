@@ -33,24 +33,37 @@ export const MAX_IN_FLIGHT = 3;
 /** Files at least this large (CSV/TSV/JSONL) are prepared in a worker thread. */
 export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
-export function prepareDocument(doc: { docId: string; location: string; text: string; pageStarts: number[]; metadata: Record<string, unknown> }, settings: PassageOptions): PreparedDocument {
+export function prepareDocument(
+  doc: { docId: string; location: string; text: string; pageStarts: number[]; metadata: Record<string, unknown> },
+  settings: PassageOptions,
+): PreparedDocument {
   const metadata = JSON.stringify(doc.metadata);
   const parts = doc.text.trim().length === 0 ? [] : splitPassages(doc.text, settings, doc.pageStarts);
   const passages = new Int32Array(parts.length * 6);
   parts.forEach((p, i) => passages.set([p.seq, p.page, p.pageEnd, p.start, p.end, p.words], i * 6));
-  return { docId: doc.docId, location: doc.location, contentHash: sha256(`${doc.text}\u0000${metadata}`), metadata, text: doc.text, pageCount: doc.pageStarts.length, passages };
+  return {
+    docId: doc.docId,
+    location: doc.location,
+    contentHash: sha256(`${doc.text}\u0000${metadata}`),
+    metadata,
+    text: doc.text,
+    pageCount: doc.pageStarts.length,
+    passages,
+  };
 }
 
 /** The documents of one file, prepared in this thread. */
-export async function* prepareInProcess(file: CorpusFile, read: ReadOptions, settings: PassageOptions, onBytes?: (n: number) => void): AsyncGenerator<PreparedDocument> {
+export async function* prepareInProcess(
+  file: CorpusFile,
+  read: ReadOptions,
+  settings: PassageOptions,
+  onBytes?: (n: number) => void,
+): AsyncGenerator<PreparedDocument> {
   for await (const doc of readDocuments(file, read, onBytes)) yield prepareDocument(doc, settings);
 }
 
 /** What the worker posts. */
-export type WorkerMessage =
-  | { type: 'batch'; docs: PreparedDocument[]; bytes: number }
-  | { type: 'done' }
-  | { type: 'error'; error: SerializedError };
+export type WorkerMessage = { type: 'batch'; docs: PreparedDocument[]; bytes: number } | { type: 'done' } | { type: 'error'; error: SerializedError };
 
 export interface SerializedError {
   kind: 'input' | 'file' | 'llmkb' | 'other';
@@ -66,7 +79,8 @@ export interface SerializedError {
 }
 
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof InputFileError) return { kind: 'input', message: error.message, hint: error.hint, file: error.file, line: error.line, field: error.field };
+  if (error instanceof InputFileError)
+    return { kind: 'input', message: error.message, hint: error.hint, file: error.file, line: error.line, field: error.field };
   if (error instanceof FileAccessError) return { kind: 'file', message: error.message, hint: error.hint, path: error.path, code: error.code };
   if (error instanceof LlmkbError) return { kind: 'llmkb', message: error.message, hint: error.hint, exitCode: error.exitCode };
   return { kind: 'other', message: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined };
@@ -94,12 +108,18 @@ export function deserializeError(e: SerializedError): Error {
 }
 
 /** The documents of one file, prepared in a worker thread (see the module comment). */
-export async function* prepareInWorker(file: CorpusFile, read: ReadOptions, settings: PassageOptions, onBytes?: (n: number) => void): AsyncGenerator<PreparedDocument> {
+export async function* prepareInWorker(
+  file: CorpusFile,
+  read: ReadOptions,
+  settings: PassageOptions,
+  onBytes?: (n: number) => void,
+): AsyncGenerator<PreparedDocument> {
   // Only the plain settings cross to the worker (the caller's options also hold callbacks).
   const readOnly: ReadOptions = {};
   for (const key of ['textColumn', 'idColumn', 'textField', 'idField'] as const) if (read[key] !== undefined) readOnly[key] = read[key];
   const passageOnly: PassageOptions = {};
-  for (const key of ['passageWords', 'overlapWords', 'locale'] as const) if (settings[key] !== undefined) (passageOnly as Record<string, unknown>)[key] = settings[key];
+  for (const key of ['passageWords', 'overlapWords', 'locale'] as const)
+    if (settings[key] !== undefined) (passageOnly as Record<string, unknown>)[key] = settings[key];
   const worker = startModuleWorker(import.meta.url, 'ingest-worker', { file, read: readOnly, settings: passageOnly });
   const queue: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
@@ -140,7 +160,14 @@ export async function* prepareInWorker(file: CorpusFile, read: ReadOptions, sett
   }
 }
 
-export function prepareDocuments(file: CorpusFile, bytes: number, read: ReadOptions, settings: PassageOptions, options: { workerMinBytes?: number } = {}, onBytes?: (n: number) => void): AsyncGenerator<PreparedDocument> {
+export function prepareDocuments(
+  file: CorpusFile,
+  bytes: number,
+  read: ReadOptions,
+  settings: PassageOptions,
+  options: { workerMinBytes?: number } = {},
+  onBytes?: (n: number) => void,
+): AsyncGenerator<PreparedDocument> {
   const threaded = (file.format === 'csv' || file.format === 'tsv' || file.format === 'jsonl') && bytes >= (options.workerMinBytes ?? WORKER_MIN_BYTES);
   return threaded ? prepareInWorker(file, read, settings, onBytes) : prepareInProcess(file, read, settings, onBytes);
 }

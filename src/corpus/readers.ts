@@ -49,8 +49,18 @@ export interface CorpusFile {
 }
 
 const EXTENSIONS: Record<string, CorpusFormat> = {
-  '.csv': 'csv', '.tsv': 'tsv', '.tab': 'tsv', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'json',
-  '.txt': 'text', '.text': 'text', '.md': 'text', '.markdown': 'text', '.rst': 'text', '.pdf': 'pdf',
+  '.csv': 'csv',
+  '.tsv': 'tsv',
+  '.tab': 'tsv',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.json': 'json',
+  '.txt': 'text',
+  '.text': 'text',
+  '.md': 'text',
+  '.markdown': 'text',
+  '.rst': 'text',
+  '.pdf': 'pdf',
 };
 
 function head(path: string, bytes = 8192): Buffer {
@@ -74,7 +84,10 @@ export function detectFormat(path: string): CorpusFormat | undefined {
   const byExtension = EXTENSIONS[extname(path).toLowerCase()];
   if (byExtension !== undefined) return byExtension;
   if (start.includes(0)) return undefined;
-  const text = start.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = start
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   return text.startsWith('{') ? 'jsonl' : 'text';
 }
 
@@ -115,7 +128,14 @@ export function listCorpusFiles(paths: readonly string[]): { files: CorpusFile[]
     }
     if (!stat.isDirectory()) {
       const format = detectFormat(root);
-      if (format === undefined) throw new InputFileError(given, undefined, undefined, 'not a corpus file: binary content and no known extension', 'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.');
+      if (format === undefined)
+        throw new InputFileError(
+          given,
+          undefined,
+          undefined,
+          'not a corpus file: binary content and no known extension',
+          'Give CSV/TSV, JSON/JSONL, text/Markdown or PDF files.',
+        );
       if (!seen.has(root)) {
         seen.add(root);
         const file: CorpusFile = { path: root, name: basename(root), format };
@@ -200,10 +220,22 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
   const checkHeader = (): void => {
     if (header === undefined) return;
     if (!header.includes(textColumn)) {
-      throw new InputFileError(file.path, 1, textColumn, `no text column "${textColumn}"; the columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`, 'Name the column with the document text with --text-column.');
+      throw new InputFileError(
+        file.path,
+        1,
+        textColumn,
+        `no text column "${textColumn}"; the columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+        'Name the column with the document text with --text-column.',
+      );
     }
     if (options.idColumn !== undefined && !header.includes(idColumn)) {
-      throw new InputFileError(file.path, 1, idColumn, `no id column "${idColumn}"; the columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`, 'Name the column with the document id with --id-column, or leave it out to number the rows.');
+      throw new InputFileError(
+        file.path,
+        1,
+        idColumn,
+        `no id column "${idColumn}"; the columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+        'Name the column with the document id with --id-column, or leave it out to number the rows.',
+      );
     }
   };
   let checked = false;
@@ -218,7 +250,13 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
       const id = header!.includes(idColumn) ? record[idColumn] : undefined;
       const metadata: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(record)) if (k !== textColumn && k !== idColumn) metadata[k] = v;
-      yield { docId: id !== undefined && id.length > 0 ? id : `${file.name}#${info.lines}`, text, pageStarts: [0], metadata, location: `${file.path}:${info.lines}` };
+      yield {
+        docId: id !== undefined && id.length > 0 ? id : `${file.name}#${info.lines}`,
+        text,
+        pageStarts: [0],
+        metadata,
+        location: `${file.path}:${info.lines}`,
+      };
     }
   } catch (error) {
     input.destroy();
@@ -228,7 +266,13 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
     if (typeof code === 'string' && code.startsWith('CSV_')) {
       const e = error as { lines?: number; column?: number | string | null; message: string };
       const column = typeof e.column === 'number' ? `, column ${e.column + 1}` : typeof e.column === 'string' ? `, column "${e.column}"` : '';
-      throw new InputFileError(file.path, e.lines, undefined, `malformed ${file.format.toUpperCase()}${column}: ${e.message}`, 'Check the quoting at that line (fields with commas, quotes or line breaks must be in double quotes, with inner quotes doubled).');
+      throw new InputFileError(
+        file.path,
+        e.lines,
+        undefined,
+        `malformed ${file.format.toUpperCase()}${column}: ${e.message}`,
+        'Check the quoting at that line (fields with commas, quotes or line breaks must be in double quotes, with inner quotes doubled).',
+      );
     }
     throw fileAccessError(file.path, error, 'read');
   }
@@ -239,19 +283,56 @@ async function* readCsv(file: CorpusFile, options: ReadOptions, onBytes?: (n: nu
 function fromRecord(file: CorpusFile, value: unknown, line: number, options: ReadOptions): SourceDocument {
   const textField = options.textField ?? DEFAULT_TEXT_FIELD;
   const idField = options.idField ?? DEFAULT_ID_FIELD;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputFileError(file.path, line, undefined, `expected a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`, `Each document is an object with its text in a field: {"${options.idField ?? DEFAULT_ID_FIELD}": "...", "${options.textField ?? DEFAULT_TEXT_FIELD}": "..."}.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new InputFileError(
+      file.path,
+      line,
+      undefined,
+      `expected a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+      `Each document is an object with its text in a field: {"${options.idField ?? DEFAULT_ID_FIELD}": "...", "${options.textField ?? DEFAULT_TEXT_FIELD}": "..."}.`,
+    );
   const record = value as Record<string, unknown>;
   if (!(textField in record)) {
-    throw new InputFileError(file.path, line, textField, `no text field "${textField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document text with --text-field.');
+    throw new InputFileError(
+      file.path,
+      line,
+      textField,
+      `no text field "${textField}"; the fields are: ${Object.keys(record)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}`,
+      'Name the field with the document text with --text-field.',
+    );
   }
   const text = record[textField];
-  if (typeof text !== 'string') throw new InputFileError(file.path, line, textField, `the text must be a string, not ${text === null ? 'null' : Array.isArray(text) ? 'an array' : typeof text}`, `Put the document text in "${textField}" as one string, or name the field that holds it with --text-field.`);
+  if (typeof text !== 'string')
+    throw new InputFileError(
+      file.path,
+      line,
+      textField,
+      `the text must be a string, not ${text === null ? 'null' : Array.isArray(text) ? 'an array' : typeof text}`,
+      `Put the document text in "${textField}" as one string, or name the field that holds it with --text-field.`,
+    );
   let docId: string | undefined;
   if (idField in record) {
     docId = asText(record[idField]);
-    if (docId === undefined) throw new InputFileError(file.path, line, idField, 'the document id must be a string or a number', `Give "${idField}" a string or number value, or name another id field with --id-field.`);
+    if (docId === undefined)
+      throw new InputFileError(
+        file.path,
+        line,
+        idField,
+        'the document id must be a string or a number',
+        `Give "${idField}" a string or number value, or name another id field with --id-field.`,
+      );
   } else if (options.idField !== undefined) {
-    throw new InputFileError(file.path, line, idField, `no id field "${idField}"; the fields are: ${Object.keys(record).map((k) => JSON.stringify(k)).join(', ')}`, 'Name the field with the document id with --id-field, or leave it out to number the documents.');
+    throw new InputFileError(
+      file.path,
+      line,
+      idField,
+      `no id field "${idField}"; the fields are: ${Object.keys(record)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}`,
+      'Name the field with the document id with --id-field, or leave it out to number the documents.',
+    );
   }
   const metadata: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (k !== textField && k !== idField) metadata[k] = v;
@@ -281,7 +362,13 @@ async function* readJsonlFile(file: CorpusFile, options: ReadOptions, onBytes?: 
       try {
         value = JSON.parse(line);
       } catch (error) {
-        throw new InputFileError(file.path, n, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`, 'A JSONL file has one JSON object per line.');
+        throw new InputFileError(
+          file.path,
+          n,
+          undefined,
+          `not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+          'A JSONL file has one JSON object per line.',
+        );
       }
       yield fromRecord(file, value, n, options);
     }
@@ -315,10 +402,24 @@ async function* readJsonFile(file: CorpusFile, options: ReadOptions): AsyncGener
   try {
     value = JSON.parse((await readWholeText(file)).text);
   } catch (error) {
-    if (error instanceof SyntaxError) throw new InputFileError(file.path, undefined, undefined, `not valid JSON: ${error.message}`, 'A .json corpus file holds an array of objects; use JSONL for one object per line.');
+    if (error instanceof SyntaxError)
+      throw new InputFileError(
+        file.path,
+        undefined,
+        undefined,
+        `not valid JSON: ${error.message}`,
+        'A .json corpus file holds an array of objects; use JSONL for one object per line.',
+      );
     throw error;
   }
-  if (!Array.isArray(value)) throw new InputFileError(file.path, undefined, undefined, `expected a JSON array of objects, not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}`, 'A .json corpus file holds an array of documents ([{"id": "...", "text": "..."}, ...]); for one object per line, name the file .jsonl.');
+  if (!Array.isArray(value))
+    throw new InputFileError(
+      file.path,
+      undefined,
+      undefined,
+      `expected a JSON array of objects, not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}`,
+      'A .json corpus file holds an array of documents ([{"id": "...", "text": "..."}, ...]); for one object per line, name the file .jsonl.',
+    );
   for (let i = 0; i < value.length; i += 1) {
     const doc = fromRecord(file, value[i], i + 1, options);
     yield { ...doc, location: `${file.path} [${i}]` };
@@ -352,7 +453,13 @@ export async function* readDocuments(file: CorpusFile, options: ReadOptions = {}
       const buf = readWhole(file);
       onBytes?.(buf.length);
       const pdf = await extractPdfText(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
-      yield { docId: file.name, text: pdf.text, pageStarts: pdf.pageStarts, metadata: { pages: pdf.pages, ...pdf.info, ...(pdf.droppedLines > 0 ? { droppedHeaderFooterLines: pdf.droppedLines } : {}) }, location: file.path };
+      yield {
+        docId: file.name,
+        text: pdf.text,
+        pageStarts: pdf.pageStarts,
+        metadata: { pages: pdf.pages, ...pdf.info, ...(pdf.droppedLines > 0 ? { droppedHeaderFooterLines: pdf.droppedLines } : {}) },
+        location: file.path,
+      };
       return;
     }
   }

@@ -39,8 +39,12 @@ function ensureSchema(db: Db): void {
 /** The remote corpus named `name`, or undefined. */
 export function remoteCorpus(db: Db, name: string): RemoteCorpusInfo | undefined {
   ensureSchema(db);
-  const row = db.prepare('SELECT name, kind, settings, created_at FROM corpus_remotes WHERE name = ?').get(name) as { name: string; kind: 'opensearch'; settings: string; created_at: string } | undefined;
-  return row === undefined ? undefined : { name: row.name, kind: row.kind, createdAt: row.created_at, settings: JSON.parse(row.settings) as RemoteCorpusSettings };
+  const row = db.prepare('SELECT name, kind, settings, created_at FROM corpus_remotes WHERE name = ?').get(name) as
+    | { name: string; kind: 'opensearch'; settings: string; created_at: string }
+    | undefined;
+  return row === undefined
+    ? undefined
+    : { name: row.name, kind: row.kind, createdAt: row.created_at, settings: JSON.parse(row.settings) as RemoteCorpusSettings };
 }
 
 export function listRemoteCorpora(db: Db): RemoteCorpusInfo[] {
@@ -74,14 +78,28 @@ export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSett
     throw new ConfigError(`not a URL: "${settings.url}"`, { hint: 'Give the cluster address, e.g. http://localhost:9200.' });
   }
   // A user name, a password or a query string (a key in `?api_key=...`): none may be stored.
-  const problem = url.username !== '' || url.password !== '' ? 'the OpenSearch URL holds credentials; they would be stored in the workspace' : credentialsProblem(settings.url, 'the OpenSearch URL');
-  if (problem !== undefined) throw new ConfigError(problem, { hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.' });
+  const problem =
+    url.username !== '' || url.password !== ''
+      ? 'the OpenSearch URL holds credentials; they would be stored in the workspace'
+      : credentialsProblem(settings.url, 'the OpenSearch URL');
+  if (problem !== undefined)
+    throw new ConfigError(problem, {
+      hint: 'Give the cluster address alone (no user:password@, no "?..."), and put the credentials in an environment variable named with --auth-env.',
+    });
   // The retriever checks the URL scheme and the index name (its credentials are not read here).
   const { authEnv, ...check } = settings;
   new OpenSearchRetriever(check);
-  if (authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(authEnv)) throw new ConfigError(`"${authEnv}" is not an environment variable name`, { hint: 'Give the NAME of the variable that holds the credentials (e.g. OPENSEARCH_AUTH), not the credentials.' });
-  const local = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpora'").get() !== undefined && db.prepare('SELECT 1 FROM corpora WHERE name = ?').get(name) !== undefined;
-  if (local) throw new LlmkbError(`corpus "${name}" already exists in the store (local passages)`, { hint: 'Choose another name for the remote index, or `llmkb corpus remove` the local corpus first.' });
+  if (authEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(authEnv))
+    throw new ConfigError(`"${authEnv}" is not an environment variable name`, {
+      hint: 'Give the NAME of the variable that holds the credentials (e.g. OPENSEARCH_AUTH), not the credentials.',
+    });
+  const local =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corpora'").get() !== undefined &&
+    db.prepare('SELECT 1 FROM corpora WHERE name = ?').get(name) !== undefined;
+  if (local)
+    throw new LlmkbError(`corpus "${name}" already exists in the store (local passages)`, {
+      hint: 'Choose another name for the remote index, or `llmkb corpus remove` the local corpus first.',
+    });
   const clean: RemoteCorpusSettings = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as RemoteCorpusSettings;
   const existing = remoteCorpus(db, name);
   if (existing !== undefined && !options.replace && !sameSettings(existing.settings, clean)) {
@@ -89,7 +107,9 @@ export function addRemoteCorpus(db: Db, name: string, settings: RemoteCorpusSett
       hint: `Give --replace to register it anew with these settings (${existing.settings.authEnv === undefined ? 'its' : `with --auth-env ${existing.settings.authEnv} to keep its credentials; its`} other settings are not carried over), or use another name.`,
     });
   }
-  db.prepare('INSERT INTO corpus_remotes (name, kind, settings, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, settings = excluded.settings').run(name, 'opensearch', JSON.stringify(clean), new Date().toISOString());
+  db.prepare(
+    'INSERT INTO corpus_remotes (name, kind, settings, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, settings = excluded.settings',
+  ).run(name, 'opensearch', JSON.stringify(clean), new Date().toISOString());
   return remoteCorpus(db, name)!;
 }
 

@@ -29,7 +29,31 @@ function fresh(): Db {
  * A deterministic bag-of-words embedding (256 hashed dimensions, plural "s" folded, a few
  * function words left out): texts that share content words are close, as with a real model.
  */
-const IGNORED = new Set(['the', 'of', 'a', 'and', 'to', 'in', 'is', 'are', 'what', 'which', 'how', 'do', 'their', 'on', 'by', 'with', 'that', 'it', 'as', 'for', 'be', 'or', 'this']);
+const IGNORED = new Set([
+  'the',
+  'of',
+  'a',
+  'and',
+  'to',
+  'in',
+  'is',
+  'are',
+  'what',
+  'which',
+  'how',
+  'do',
+  'their',
+  'on',
+  'by',
+  'with',
+  'that',
+  'it',
+  'as',
+  'for',
+  'be',
+  'or',
+  'this',
+]);
 function bagOfWords(text: string): number[] {
   const v = new Array<number>(256).fill(0);
   for (const raw of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
@@ -50,7 +74,15 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
   after(() => server.close());
 
   function embedder(db: Db, model = 'bow-256'): ModelExecutor {
-    const provider = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model, api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 2 });
+    const provider = new OpenAICompatibleModel({
+      baseURLs: [server.baseURL],
+      model,
+      api: 'completions',
+      echo: false,
+      topLogprobs: 0,
+      flavor: 'vllm',
+      concurrency: 2,
+    });
     return new ModelExecutor(provider, { cache: new CallCache(db) });
   }
 
@@ -78,13 +110,22 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
 
     const requestsBefore = server.requests.length;
     const again = await corpus.retrieve('the beaks of finches', { k: 3, mode: 'dense', embedder: embedder(db) });
-    assert.deepEqual(again.map((h) => h.passageId), dense.map((h) => h.passageId));
+    assert.deepEqual(
+      again.map((h) => h.passageId),
+      dense.map((h) => h.passageId),
+    );
     assert.equal(server.requests.length, requestsBefore, 'the query embedding came from the call cache');
 
     const hybrid = await corpus.retrieve('struggle for existence', { k: 5, mode: 'hybrid', embedder: e });
     const bm25 = corpus.searchIds('struggle for existence', 100);
-    const fused = reciprocalRankFusion([bm25, (await corpus.retrieve('struggle for existence', { k: 100, mode: 'dense', embedder: e })).map((h) => ({ id: h.passageId }))]);
-    assert.deepEqual(hybrid.map((h) => h.passageId), fused.slice(0, 5).map((f) => f.id));
+    const fused = reciprocalRankFusion([
+      bm25,
+      (await corpus.retrieve('struggle for existence', { k: 100, mode: 'dense', embedder: e })).map((h) => ({ id: h.passageId })),
+    ]);
+    assert.deepEqual(
+      hybrid.map((h) => h.passageId),
+      fused.slice(0, 5).map((f) => f.id),
+    );
     assert.equal(hybrid[0]!.docId, 'origin-ch3-struggle');
 
     await assert.rejects(corpus.retrieve('x', { mode: 'dense' }), (e: unknown) => e instanceof LlmkbError && /needs an embedding model/.test(e.message));
@@ -110,7 +151,7 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
     assert.match(hits[0]!.text, /Pigeons/, 'embedded again before the search');
     assert.equal(count(), 2);
     Corpus.remove(db, 'small');
-    assert.equal((db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = ?").get(`corpus_vec_${corpus.id}`) as { n: number }).n, 0);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM sqlite_master WHERE name = ?').get(`corpus_vec_${corpus.id}`) as { n: number }).n, 0);
   });
 
   it('gives one Retriever interface over BM25, dense and hybrid', async () => {
@@ -118,22 +159,35 @@ describe('dense and hybrid retrieval through the executor (loopback OpenAI-compa
     const corpus = Corpus.openOrCreate(db, 'texts');
     await corpus.add([join(FIXTURES, 'texts')]);
     const e = embedder(db);
-    const retrievers: Retriever[] = [new CorpusRetriever(corpus), new CorpusRetriever(corpus, { mode: 'dense', embedder: e }), new CorpusRetriever(corpus, { mode: 'hybrid', embedder: e })];
+    const retrievers: Retriever[] = [
+      new CorpusRetriever(corpus),
+      new CorpusRetriever(corpus, { mode: 'dense', embedder: e }),
+      new CorpusRetriever(corpus, { mode: 'hybrid', embedder: e }),
+    ];
     for (const r of retrievers) {
       const hits = await r.search('pigeons bred by fanciers', 2);
       assert.ok(hits.length >= 1 && hits.length <= 2, r.description);
       assert.equal(hits[0]!.docId, join('notes', 'pigeons.txt'), r.description);
       assert.equal(typeof hits[0]!.start, 'number');
     }
-    assert.deepEqual(retrievers.map((r) => r.description), ['corpus texts (bm25)', 'corpus texts (dense)', 'corpus texts (hybrid)']);
+    assert.deepEqual(
+      retrievers.map((r) => r.description),
+      ['corpus texts (bm25)', 'corpus texts (dense)', 'corpus texts (hybrid)'],
+    );
   });
 });
 
 describe('reciprocalRankFusion', () => {
   it('sums 1 / (60 + rank) over the rankings (hand-computed)', () => {
-    const fused = reciprocalRankFusion([[{ id: 1 }, { id: 2 }, { id: 3 }], [{ id: 3 }, { id: 1 }]]);
+    const fused = reciprocalRankFusion([
+      [{ id: 1 }, { id: 2 }, { id: 3 }],
+      [{ id: 3 }, { id: 1 }],
+    ]);
     assert.equal(RRF_K, 60);
-    assert.deepEqual(fused.map((f) => f.id), [1, 3, 2]);
+    assert.deepEqual(
+      fused.map((f) => f.id),
+      [1, 3, 2],
+    );
     assert.ok(Math.abs(fused[0]!.score - (1 / 61 + 1 / 62)) < 1e-12);
     assert.ok(Math.abs(fused[1]!.score - (1 / 63 + 1 / 61)) < 1e-12);
     assert.ok(Math.abs(fused[2]!.score - 1 / 62) < 1e-12);
@@ -144,7 +198,10 @@ describe('OpenSearchRetriever against a loopback server speaking the _search API
   let server: OpenSearchTestServer;
   const docs = [
     { id: 'p1', source: { text: 'The remaining land-birds form a most singular group of finches.', doc: 'galapagos.md', page: 2, start: 10, end: 72 } },
-    { id: 'p2', source: { text: 'A struggle for existence inevitably follows from the high rate of increase.', doc: 'origin.txt', page: 5, start: 0, end: 75 } },
+    {
+      id: 'p2',
+      source: { text: 'A struggle for existence inevitably follows from the high rate of increase.', doc: 'origin.txt', page: 5, start: 0, end: 75 },
+    },
     { id: 'p3', source: { text: 'Finches and mocking-thrushes differ between the islands.', doc: 'galapagos.md', page: 3, start: 200, end: 256 } },
   ];
   before(async () => {
@@ -153,27 +210,51 @@ describe('OpenSearchRetriever against a loopback server speaking the _search API
   after(() => server.close());
 
   it('sends a match query of size k with credentials from the environment and maps hits to passages', async () => {
-    const r = new OpenSearchRetriever({ url: server.url, index: 'passages', docIdField: 'doc', pageField: 'page', startField: 'start', endField: 'end', authEnv: 'TEST_OS_AUTH', env: { TEST_OS_AUTH: 'reader:s3cret' } });
+    const r = new OpenSearchRetriever({
+      url: server.url,
+      index: 'passages',
+      docIdField: 'doc',
+      pageField: 'page',
+      startField: 'start',
+      endField: 'end',
+      authEnv: 'TEST_OS_AUTH',
+      env: { TEST_OS_AUTH: 'reader:s3cret' },
+    });
     const hits = await r.search('finches islands', 2);
     const sent = server.requests.at(-1)!;
     assert.equal(sent.method, 'POST');
     assert.equal(sent.path, '/passages/_search');
     assert.deepEqual(sent.body, { size: 2, query: { match: { text: 'finches islands' } } });
-    assert.deepEqual(hits.map((h) => [h.docId, h.page, h.start, h.end, h.rank]), [['galapagos.md', 3, 200, 256, 1], ['galapagos.md', 2, 10, 72, 2]]);
+    assert.deepEqual(
+      hits.map((h) => [h.docId, h.page, h.start, h.end, h.rank]),
+      [
+        ['galapagos.md', 3, 200, 256, 1],
+        ['galapagos.md', 2, 10, 72, 2],
+      ],
+    );
     assert.equal(hits[0]!.score, 3);
     assert.equal(sent.authorization, `Basic ${Buffer.from('reader:s3cret').toString('base64')}`);
     assert.match(r.description, /OpenSearch index passages at http:\/\/127\.0\.0\.1:\d+/);
   });
 
   it('reports missing credentials, a missing index and an unset variable clearly', async () => {
-    await assert.rejects(new OpenSearchRetriever({ url: server.url, index: 'passages' }).search('finches', 1), (e: unknown) => e instanceof ModelCallError && /HTTP 401: security_exception/.test(e.message) && /none were sent/.test(e.hint ?? ''));
+    await assert.rejects(
+      new OpenSearchRetriever({ url: server.url, index: 'passages' }).search('finches', 1),
+      (e: unknown) => e instanceof ModelCallError && /HTTP 401: security_exception/.test(e.message) && /none were sent/.test(e.hint ?? ''),
+    );
     await assert.rejects(
       new OpenSearchRetriever({ url: server.url, index: 'nope', authEnv: 'A', env: { A: 'reader:s3cret' } }).search('finches', 1),
       (e: unknown) => e instanceof ModelCallError && /HTTP 404: index_not_found_exception: no such index \[nope\]/.test(e.message),
     );
     assert.throws(() => new OpenSearchRetriever({ url: server.url, index: 'passages', authEnv: 'UNSET_VAR', env: {} }), ConfigError);
     assert.throws(() => new OpenSearchRetriever({ url: 'ftp://x', index: 'passages' }), ConfigError);
-    const noText = new OpenSearchRetriever({ url: server.url, index: 'passages', textField: 'body', authEnv: 'A', env: { A: 'Basic ' + Buffer.from('reader:s3cret').toString('base64') } });
+    const noText = new OpenSearchRetriever({
+      url: server.url,
+      index: 'passages',
+      textField: 'body',
+      authEnv: 'A',
+      env: { A: 'Basic ' + Buffer.from('reader:s3cret').toString('base64') },
+    });
     assert.deepEqual(await noText.search('finches', 1), [], 'no document has a "body" field to match');
   });
 });

@@ -26,7 +26,11 @@ export interface UnfinishedAdd {
 
 /** Records an add of `paths` to corpus `corpusId` as running; returns its record's id. */
 export function beginAdd(db: Db, corpusId: number, paths: readonly string[]): number {
-  return Number(db.prepare('INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, ?, ?, ?, ?)').run(corpusId, new Date().toISOString(), hostname(), process.pid, JSON.stringify(paths)).lastInsertRowid);
+  return Number(
+    db
+      .prepare('INSERT INTO corpus_adds (corpus_id, started_at, host, pid, paths) VALUES (?, ?, ?, ?, ?)')
+      .run(corpusId, new Date().toISOString(), hostname(), process.pid, JSON.stringify(paths)).lastInsertRowid,
+  );
 }
 
 function covers(paths: readonly string[], path: string): boolean {
@@ -47,9 +51,22 @@ export function endAdd(db: Db, corpusId: number, id: number, completed?: readonl
 
 /** The adds of a corpus that have not finished, oldest first. */
 export function unfinishedAdds(db: Db, corpusId: number): UnfinishedAdd[] {
-  const rows = db.prepare('SELECT id, started_at, host, pid, paths FROM corpus_adds WHERE corpus_id = ? ORDER BY id').all(corpusId) as { id: number; started_at: string; host: string; pid: number; paths: string }[];
+  const rows = db.prepare('SELECT id, started_at, host, pid, paths FROM corpus_adds WHERE corpus_id = ? ORDER BY id').all(corpusId) as {
+    id: number;
+    started_at: string;
+    host: string;
+    pid: number;
+    paths: string;
+  }[];
   const here = hostname();
-  return rows.map((r) => ({ id: r.id, startedAt: r.started_at, host: r.host, pid: r.pid, paths: JSON.parse(r.paths) as string[], running: r.host === here ? r.pid === process.pid || processAlive(r.pid) : undefined }));
+  return rows.map((r) => ({
+    id: r.id,
+    startedAt: r.started_at,
+    host: r.host,
+    pid: r.pid,
+    paths: JSON.parse(r.paths) as string[],
+    running: r.host === here ? r.pid === process.pid || processAlive(r.pid) : undefined,
+  }));
 }
 
 function shellWord(word: string): string {

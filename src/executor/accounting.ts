@@ -18,5 +18,18 @@ export interface Accounting {
 
 /** Accounting with nothing counted yet. */
 export function newAccounting(): Accounting {
-  return { calls: 0, cacheHits: 0, requests: 0, retries: 0, rateLimited: 0, failures: 0, promptTokens: 0, completionTokens: 0, evaluatedTokens: 0, cachedPromptTokens: 0, cachedCompletionTokens: 0, latencyMsTotal: 0 };
+  return {
+    calls: 0,
+    cacheHits: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    failures: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    evaluatedTokens: 0,
+    cachedPromptTokens: 0,
+    cachedCompletionTokens: 0,
+    latencyMsTotal: 0,
+  };
 }

@@ -35,7 +35,11 @@ export function chatParams(request: ChatRequest): object {
 }
 
 /** A generation call's key and the parameters it is made from (plain data, for a journal or the cache). */
-export function generationCallKey(identity: CallIdentity, kind: 'complete' | 'chat', request: Pick<CompletionRequest, 'prompt' | 'maxTokens' | 'stop' | 'sampling'> | ChatRequest): { key: string; params: object } {
+export function generationCallKey(
+  identity: CallIdentity,
+  kind: 'complete' | 'chat',
+  request: Pick<CompletionRequest, 'prompt' | 'maxTokens' | 'stop' | 'sampling'> | ChatRequest,
+): { key: string; params: object } {
   const params = kind === 'chat' ? chatParams(request as ChatRequest) : completionParams(request as CompletionRequest);
   return { key: callKey(identity, kind, CanonicalRequest.of(params)), params };
 }

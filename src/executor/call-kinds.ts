@@ -24,14 +24,19 @@ export function assertCapable(model: Model, kind: CallKind, task?: string): void
   const what = `${model.provider} model ${model.modelId}`;
   if (!hasKind(model, KIND_OF[kind]) || typeof model[kind] !== 'function') {
     if (kind === 'scoreTokens' || kind === 'classify') {
-      throw new UnsupportedCapabilityError(`${what} is not a ${KIND_OF[kind]} model (it provides ${model.kinds.join(', ')}), so it cannot ${kind === 'scoreTokens' ? 'score tokens' : 'classify text pairs'}`, {
-        hint: `Configure a ${KIND_OF[kind]} model for this role in llmkb.config.json (docs/models.md, "Scorers").`,
-      });
+      throw new UnsupportedCapabilityError(
+        `${what} is not a ${KIND_OF[kind]} model (it provides ${model.kinds.join(', ')}), so it cannot ${kind === 'scoreTokens' ? 'score tokens' : 'classify text pairs'}`,
+        {
+          hint: `Configure a ${KIND_OF[kind]} model for this role in llmkb.config.json (docs/models.md, "Scorers").`,
+        },
+      );
     }
     throw new UnsupportedCapabilityError(`${what} does not support ${kind}`);
   }
   const tasks = (model as Partial<ClassificationModel>).tasks;
   if (kind === 'classify' && task !== undefined && tasks && !tasks.includes(task as ClassificationModel['tasks'][number])) {
-    throw new UnsupportedCapabilityError(`${what} does ${tasks.join(', ')}, not ${task}`, { hint: `Configure a classification model with task "${task}" for this role (docs/models.md, "Scorers").` });
+    throw new UnsupportedCapabilityError(`${what} does ${tasks.join(', ')}, not ${task}`, {
+      hint: `Configure a classification model with task "${task}" for this role (docs/models.md, "Scorers").`,
+    });
   }
 }

@@ -23,7 +23,8 @@ export function samplingParams(sampling: Sampling | undefined): { temperature: n
  * same text.
  */
 export function greedyCompletionParams(request: CompletionRequest, prefix?: PromptPrefix): CanonicalRequest | undefined {
-  if (request.sampling !== undefined || typeof request.maxTokens !== 'number' || !Number.isFinite(request.maxTokens) || typeof request.prompt !== 'string') return undefined;
+  if (request.sampling !== undefined || typeof request.maxTokens !== 'number' || !Number.isFinite(request.maxTokens) || typeof request.prompt !== 'string')
+    return undefined;
   const stop = request.stop ?? [];
   if (!Array.isArray(stop)) return undefined;
   let stops = '';
@@ -32,7 +33,10 @@ export function greedyCompletionParams(request: CompletionRequest, prefix?: Prom
     if (typeof s !== 'string') return undefined;
     stops += i === 0 ? JSON.stringify(s) : `,${JSON.stringify(s)}`;
   }
-  const prompt = prefix !== undefined && prefix.json !== undefined && request.prompt.startsWith(prefix.text) ? `${prefix.json}${JSON.stringify(request.prompt.slice(prefix.text.length)).slice(1)}` : JSON.stringify(request.prompt);
+  const prompt =
+    prefix !== undefined && prefix.json !== undefined && request.prompt.startsWith(prefix.text)
+      ? `${prefix.json}${JSON.stringify(request.prompt.slice(prefix.text.length)).slice(1)}`
+      : JSON.stringify(request.prompt);
   return new CanonicalRequest(`{"maxTokens":${JSON.stringify(request.maxTokens)},"prompt":${prompt},"stop":[${stops}],"temperature":0}`);
 }
 

@@ -17,22 +17,43 @@ async function replicas(scripts: ServerScript[]): Promise<TestServer[]> {
 }
 
 function executorOver(urls: string[], options: { cooldownMs?: number; concurrency?: number } = {}): ModelExecutor {
-  const model = new OpenAICompatibleModel({ baseURLs: urls, model: 'm', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: options.concurrency ?? 4 });
-  return new ModelExecutor(model, { cache: null, baseBackoffMs: 1, maxBackoffMs: 4, maxRetries: 6, breaker: { failureThreshold: 3, cooldownMs: options.cooldownMs ?? 40, maxCooldownMs: 200 } });
+  const model = new OpenAICompatibleModel({
+    baseURLs: urls,
+    model: 'm',
+    api: 'completions',
+    echo: true,
+    topLogprobs: 5,
+    flavor: 'vllm',
+    concurrency: options.concurrency ?? 4,
+  });
+  return new ModelExecutor(model, {
+    cache: null,
+    baseBackoffMs: 1,
+    maxBackoffMs: 4,
+    maxRetries: 6,
+    breaker: { failureThreshold: 3, cooldownMs: options.cooldownMs ?? 40, maxCooldownMs: 200 },
+  });
 }
 
 const prompts = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} question ${i}`);
 
 describe('many endpoints per model: least outstanding requests, a failing replica taken out and tried again', () => {
-  it('three replicas, one failing mid-run: every call answered, the failing one taken out, each replica\'s calls counted', async () => {
+  it("three replicas, one failing mid-run: every call answered, the failing one taken out, each replica's calls counted", async () => {
     // The third replica answers its first 5 requests, then fails every one (500).
     const [a, b, c] = await replicas([{ delayMs: 3 }, { delayMs: 3 }, { delayMs: 3, fault: (i) => (i >= 5 ? { kind: 'status', status: 500 } : undefined) }]);
     const executor = executorOver([a!.baseURL, b!.baseURL, c!.baseURL]);
     const results = await Promise.all(prompts(240, 'x').map((prompt) => executor.complete({ prompt, maxTokens: 4 })));
     assert.equal(results.length, 240);
     const stats = executor.endpointStats();
-    assert.deepEqual(stats.map((s) => s.url), [a!.baseURL, b!.baseURL, c!.baseURL]);
-    assert.equal(stats.reduce((n, s) => n + s.served, 0), 240, 'every call answered once');
+    assert.deepEqual(
+      stats.map((s) => s.url),
+      [a!.baseURL, b!.baseURL, c!.baseURL],
+    );
+    assert.equal(
+      stats.reduce((n, s) => n + s.served, 0),
+      240,
+      'every call answered once',
+    );
     assert.equal(stats[2]!.served, 5);
     assert.ok(stats[2]!.trips >= 1, 'the failing replica was taken out');
     assert.equal(stats[2]!.failed, c!.requests.length - 5);

@@ -66,7 +66,19 @@ export class EndpointPool {
     this.#threshold = breaker.failureThreshold ?? 3;
     this.#cooldownMs = breaker.cooldownMs ?? 5_000;
     this.#maxCooldownMs = breaker.maxCooldownMs ?? 60_000;
-    this.#endpoints = urls.map((url) => ({ url, limit: maxConcurrency, active: 0, successesSinceChange: 0, pausedUntil: 0, served: 0, failed: 0, consecutiveFailures: 0, state: 'closed', openUntil: 0, trips: 0 }));
+    this.#endpoints = urls.map((url) => ({
+      url,
+      limit: maxConcurrency,
+      active: 0,
+      successesSinceChange: 0,
+      pausedUntil: 0,
+      served: 0,
+      failed: 0,
+      consecutiveFailures: 0,
+      state: 'closed',
+      openUntil: 0,
+      trips: 0,
+    }));
   }
 
   get size(): number {
@@ -167,10 +179,13 @@ export class EndpointPool {
       const now = Date.now();
       const next = Math.min(...this.#endpoints.filter((e) => e.active < e.limit).map((e) => Math.max(e.pausedUntil, e.state === 'open' ? e.openUntil : 0)));
       if (Number.isFinite(next)) {
-        this.#wakeTimer = setTimeout(() => {
-          this.#wakeTimer = undefined;
-          this.#dispatch();
-        }, Math.max(0, next - now));
+        this.#wakeTimer = setTimeout(
+          () => {
+            this.#wakeTimer = undefined;
+            this.#dispatch();
+          },
+          Math.max(0, next - now),
+        );
       }
     }
   }

@@ -31,12 +31,19 @@ export interface ListCall<I, R extends { usage: Usage }> {
  * from running sums, so the shares add up to the request's usage.
  */
 export function usageShares(usage: Usage, lengths: readonly number[]): Usage[] {
-  const total = Math.max(1, lengths.reduce((n, l) => n + l, 0));
+  const total = Math.max(
+    1,
+    lengths.reduce((n, l) => n + l, 0),
+  );
   const share = (n: number, from: number, to: number) => Math.round((n * to) / total) - Math.round((n * from) / total);
   let upTo = 0;
   return lengths.map((length) => {
     const from = upTo;
     upTo += length;
-    return { promptTokens: share(usage.promptTokens, from, upTo), completionTokens: share(usage.completionTokens, from, upTo), evaluatedTokens: share(usage.evaluatedTokens, from, upTo) };
+    return {
+      promptTokens: share(usage.promptTokens, from, upTo),
+      completionTokens: share(usage.completionTokens, from, upTo),
+      evaluatedTokens: share(usage.evaluatedTokens, from, upTo),
+    };
   });
 }

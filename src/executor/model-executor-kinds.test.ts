@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ModelCallError, UnsupportedCapabilityError } from '../errors.js';
 import type { CallOptions } from '../providers/language-model.js';
-import type { ClassificationModel, ClassificationRequest, ClassificationResult, ScoringModel, TokenScoresRequest, TokenScoresResult } from '../providers/model-kinds.js';
+import type {
+  ClassificationModel,
+  ClassificationRequest,
+  ClassificationResult,
+  ScoringModel,
+  TokenScoresRequest,
+  TokenScoresResult,
+} from '../providers/model-kinds.js';
 import { OpenAICompatibleModel } from '../providers/openai-compatible/openai-compatible-model.js';
 import { CallCache } from '../store/call-cache.js';
 import { openDatabase } from '../store/database.js';
@@ -27,7 +34,12 @@ class CharScorer implements ScoringModel {
     this.calls.push(request);
     const tokens = [...request.continuation];
     const tokenLogprobs = tokens.map((_, i) => -Math.log(2 + i + request.context.length));
-    return { tokens, tokenLogprobs, logLikelihood: tokenLogprobs.reduce((a, b) => a + b, 0), usage: { promptTokens: request.context.length + tokens.length, completionTokens: 0, evaluatedTokens: request.context.length + tokens.length } };
+    return {
+      tokens,
+      tokenLogprobs,
+      logLikelihood: tokenLogprobs.reduce((a, b) => a + b, 0),
+      usage: { promptTokens: request.context.length + tokens.length, completionTokens: 0, evaluatedTokens: request.context.length + tokens.length },
+    };
   }
   async close(): Promise<void> {}
 }
@@ -81,7 +93,10 @@ describe('ModelExecutor over scoring and classification models', () => {
     const pairs = Array.from({ length: CLASSIFY_BATCH + 3 }, (_, i) => ({ text: `q${i}`, textPair: 'p'.repeat(i + 1) }));
     const first = await ex.classify({ task: 'relevance', pairs });
     assert.equal(model.requests.length, 2);
-    assert.deepEqual(model.requests.map((r) => r.pairs.length), [CLASSIFY_BATCH, 3]);
+    assert.deepEqual(
+      model.requests.map((r) => r.pairs.length),
+      [CLASSIFY_BATCH, 3],
+    );
     assert.equal(first.cached, false);
     for (const [i, p] of pairs.entries()) assert.equal(first.value.scores[i]!.relevant, p.textPair.length / (p.text.length + p.textPair.length));
     // An overlapping list (reversed, one new pair, one duplicate) sends only the new pair.
@@ -115,12 +130,29 @@ describe('ModelExecutor over scoring and classification models', () => {
 
   it('refuses a call the model cannot make, with a clear error, before any request', async () => {
     // Without echo an OpenAI-compatible model is no scoring model.
-    const text = new OpenAICompatibleModel({ baseURLs: ['http://127.0.0.1:9'], model: 'm', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
+    const text = new OpenAICompatibleModel({
+      baseURLs: ['http://127.0.0.1:9'],
+      model: 'm',
+      api: 'completions',
+      echo: false,
+      topLogprobs: 5,
+      flavor: 'vllm',
+      concurrency: 1,
+    });
     const ex = new ModelExecutor(text, { cache: null });
-    await assert.rejects(ex.scoreTokens({ context: 'a', continuation: 'b' }), (e: unknown) => e instanceof UnsupportedCapabilityError && /not a scoring model/.test(e.message));
-    await assert.rejects(ex.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof UnsupportedCapabilityError && /not a classification model/.test(e.message));
+    await assert.rejects(
+      ex.scoreTokens({ context: 'a', continuation: 'b' }),
+      (e: unknown) => e instanceof UnsupportedCapabilityError && /not a scoring model/.test(e.message),
+    );
+    await assert.rejects(
+      ex.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }),
+      (e: unknown) => e instanceof UnsupportedCapabilityError && /not a classification model/.test(e.message),
+    );
     const relevanceOnly = new ModelExecutor(new LengthClassifier(), { cache: null });
-    await assert.rejects(relevanceOnly.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof UnsupportedCapabilityError && /does relevance, not nli/.test(e.message));
+    await assert.rejects(
+      relevanceOnly.classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }),
+      (e: unknown) => e instanceof UnsupportedCapabilityError && /does relevance, not nli/.test(e.message),
+    );
     const scorer = new ModelExecutor(new CharScorer(), { cache: null });
     await assert.rejects(scorer.complete({ prompt: 'p', maxTokens: 1 }), UnsupportedCapabilityError);
   });
@@ -132,7 +164,11 @@ describe('ModelExecutor over scoring and classification models', () => {
     model.failNext = 1;
     const ex = new ModelExecutor(model, { cache: new CallCache(db), baseBackoffMs: 1 });
     ex.run.attribute({ run: run.id, role: 'relevance' });
-    const pairs = [{ text: 'q', textPair: 'a' }, { text: 'q', textPair: 'bb' }, { text: 'q', textPair: 'ccc' }];
+    const pairs = [
+      { text: 'q', textPair: 'a' },
+      { text: 'q', textPair: 'bb' },
+      { text: 'q', textPair: 'ccc' },
+    ];
     await ex.classify({ task: 'relevance', pairs });
     // One pair again: a cache hit of the run, kept with the counts it adds (RunStore.addCalls).
     await ex.classify({ task: 'relevance', pairs: [pairs[0]!] });

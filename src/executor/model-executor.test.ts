@@ -14,7 +14,12 @@ function providerFor(baseURLs: string[], concurrency = 8): OpenAICompatibleModel
 }
 
 function executor(baseURLs: string[], options: Partial<ExecutorOptions> = {}, concurrency = 8): ModelExecutor {
-  return new ModelExecutor(providerFor(baseURLs, concurrency), { cache: new CallCache(openDatabase(':memory:')), baseBackoffMs: 5, maxBackoffMs: 50, ...options });
+  return new ModelExecutor(providerFor(baseURLs, concurrency), {
+    cache: new CallCache(openDatabase(':memory:')),
+    baseBackoffMs: 5,
+    maxBackoffMs: 50,
+    ...options,
+  });
 }
 
 describe('ModelExecutor', () => {
@@ -85,7 +90,10 @@ describe('ModelExecutor', () => {
       // Two runs of a sweep: executors of their own over the same judge, on the sweep's cache.
       const first = new ModelExecutor(providerFor([server.baseURL]), { cache });
       const second = new ModelExecutor(providerFor([server.baseURL]), { cache });
-      const [a, b] = await Promise.all([first.complete({ prompt: 'same judge prompt', maxTokens: 3 }), second.complete({ prompt: 'same judge prompt', maxTokens: 3 })]);
+      const [a, b] = await Promise.all([
+        first.complete({ prompt: 'same judge prompt', maxTokens: 3 }),
+        second.complete({ prompt: 'same judge prompt', maxTokens: 3 }),
+      ]);
       assert.equal(server.requests.length, 1);
       assert.deepEqual(b.value, a.value);
       assert.equal(b.key, a.key);
@@ -103,8 +111,14 @@ describe('ModelExecutor', () => {
       assert.deepEqual(eb.value[0], ea.value[1]);
 
       // Executors on another cache (or none) send their own request.
-      await Promise.all([first.complete({ prompt: 'other', maxTokens: 3 }), new ModelExecutor(providerFor([server.baseURL]), { cache: new CallCache(openDatabase(':memory:')) }).complete({ prompt: 'other', maxTokens: 3 })]);
-      await Promise.all([new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 }), new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 })]);
+      await Promise.all([
+        first.complete({ prompt: 'other', maxTokens: 3 }),
+        new ModelExecutor(providerFor([server.baseURL]), { cache: new CallCache(openDatabase(':memory:')) }).complete({ prompt: 'other', maxTokens: 3 }),
+      ]);
+      await Promise.all([
+        new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 }),
+        new ModelExecutor(providerFor([server.baseURL]), { cache: null }).complete({ prompt: 'none', maxTokens: 3 }),
+      ]);
       assert.equal(server.requests.filter((r) => r.path.endsWith('/completions')).length, 5);
     } finally {
       await server.close();
@@ -113,7 +127,10 @@ describe('ModelExecutor', () => {
 
   it('waits the Retry-After time on 429, then succeeds, and halves the endpoint concurrency', async () => {
     const server = await startOpenAICompatibleServer({
-      fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.3' }, body: JSON.stringify({ error: { message: 'Rate limit reached' } }) } : undefined),
+      fault: (i) =>
+        i === 0
+          ? { kind: 'status', status: 429, headers: { 'retry-after': '0.3' }, body: JSON.stringify({ error: { message: 'Rate limit reached' } }) }
+          : undefined,
     });
     try {
       const ex = executor([server.baseURL]);
@@ -211,9 +228,20 @@ describe('ModelExecutor', () => {
       const ex = executor([server.baseURL]);
       const first = await ex.embed(['banana', 'kiwi']);
       const second = await ex.embed(['kiwi', 'apple', 'banana']);
-      assert.deepEqual(first.value, [[6, 3, 1], [4, 0, 1]]);
-      assert.deepEqual(second.value, [[4, 0, 1], [5, 1, 1], [6, 3, 1]]);
-      assert.deepEqual(server.requests.map((r) => r.body.input), [['banana', 'kiwi'], ['apple']], 'one request per list, only the new text the second time');
+      assert.deepEqual(first.value, [
+        [6, 3, 1],
+        [4, 0, 1],
+      ]);
+      assert.deepEqual(second.value, [
+        [4, 0, 1],
+        [5, 1, 1],
+        [6, 3, 1],
+      ]);
+      assert.deepEqual(
+        server.requests.map((r) => r.body.input),
+        [['banana', 'kiwi'], ['apple']],
+        'one request per list, only the new text the second time',
+      );
       assert.equal(second.cached, false);
       assert.equal((await ex.embed(['apple', 'kiwi'])).cached, true);
       assert.equal(server.requests.length, 2);
@@ -231,7 +259,10 @@ describe('ModelExecutor', () => {
       assert.equal(r.value.length, texts.length + 1);
       assert.deepEqual(r.value[texts.length], r.value[0], 'a repeated text gets the same vector');
       assert.deepEqual(r.value[1], [6, 0, 1]);
-      const sizes = server.requests.slice(1).map((q) => (q.body.input as string[]).length).sort((a, b) => a - b);
+      const sizes = server.requests
+        .slice(1)
+        .map((q) => (q.body.input as string[]).length)
+        .sort((a, b) => a - b);
       assert.deepEqual(sizes, [22, EMBED_BATCH, EMBED_BATCH]);
       assert.equal(ex.accounting.retries, 1, 'the 503 was retried');
       assert.equal(ex.accounting.calls, texts.length);
@@ -242,7 +273,14 @@ describe('ModelExecutor', () => {
     try {
       const ex = executor([broken.baseURL]);
       await assert.rejects(ex.embed(['a', 'b']), ModelCallError);
-      assert.deepEqual((await ex.embed(['a', 'b'])).value, [[1, 1, 1], [1, 0, 1]], 'nothing of the failed batch stays in flight');
+      assert.deepEqual(
+        (await ex.embed(['a', 'b'])).value,
+        [
+          [1, 1, 1],
+          [1, 0, 1],
+        ],
+        'nothing of the failed batch stays in flight',
+      );
     } finally {
       await broken.close();
     }
@@ -273,7 +311,8 @@ describe('greedyCompletionParams', () => {
       { prompt: 'x', maxTokens: 100 },
       { prompt: 'x', maxTokens: 1.5, stop: ['"', '\t'] },
     ];
-    for (const c of cases) assert.equal(greedyCompletionParams(c)!.json, canonicalJson({ prompt: c.prompt, maxTokens: c.maxTokens, stop: c.stop ?? [], temperature: 0 }));
+    for (const c of cases)
+      assert.equal(greedyCompletionParams(c)!.json, canonicalJson({ prompt: c.prompt, maxTokens: c.maxTokens, stop: c.stop ?? [], temperature: 0 }));
     assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: Number.NaN }), undefined);
     assert.equal(greedyCompletionParams({ prompt: 'x', maxTokens: 4, sampling: { temperature: 1, topP: 0.9, seed: 1, sample: 0 } }), undefined);
   });
@@ -283,9 +322,16 @@ describe('greedyCompletionParams', () => {
     for (const prompt of prompts) {
       for (let cut = 0; cut <= prompt.length; cut++) {
         const request = { prompt, maxTokens: 9, stop: ['\nQ:'] };
-        assert.equal(greedyCompletionParams(request, new PromptPrefix(prompt.slice(0, cut)))!.json, greedyCompletionParams(request)!.json, `${JSON.stringify(prompt)} cut at ${cut}`);
+        assert.equal(
+          greedyCompletionParams(request, new PromptPrefix(prompt.slice(0, cut)))!.json,
+          greedyCompletionParams(request)!.json,
+          `${JSON.stringify(prompt)} cut at ${cut}`,
+        );
       }
-      assert.equal(greedyCompletionParams({ prompt, maxTokens: 9 }, new PromptPrefix('not its start'))!.json, greedyCompletionParams({ prompt, maxTokens: 9 })!.json);
+      assert.equal(
+        greedyCompletionParams({ prompt, maxTokens: 9 }, new PromptPrefix('not its start'))!.json,
+        greedyCompletionParams({ prompt, maxTokens: 9 })!.json,
+      );
     }
     assert.equal(new PromptPrefix('pre\ud83d').json, undefined);
   });

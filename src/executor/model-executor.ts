@@ -146,7 +146,9 @@ export class ModelExecutor<M extends Model = Model> {
   }
 
   continuationLogLikelihood(request: ContinuationLogLikelihoodRequest): Promise<Executed<ContinuationLogLikelihoodResult>> {
-    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) => this.model.continuationLogLikelihood!(request, opts));
+    return this.#call('continuationLogLikelihood', { context: request.context, continuation: request.continuation }, (opts) =>
+      this.model.continuationLogLikelihood!(request, opts),
+    );
   }
 
   /** Embeddings of texts, cached per text; the texts not cached go out EMBED_BATCH to a request (see #perItem). */
@@ -258,7 +260,14 @@ export class ModelExecutor<M extends Model = Model> {
       try {
         const answer = await this.#request((opts) => run({ ...opts, cacheKey: key }), tries);
         value = answer.value;
-        await this.#cache?.put(key, this.model.cacheIdentity, kind, canonical, { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs: answer.latencyMs }, payer && { ...payer, requests: tries.n });
+        await this.#cache?.put(
+          key,
+          this.model.cacheIdentity,
+          kind,
+          canonical,
+          { response: value, promptTokens: value.usage.promptTokens, completionTokens: value.usage.completionTokens, latencyMs: answer.latencyMs },
+          payer && { ...payer, requests: tries.n },
+        );
         recorded = payer !== undefined;
         return { value, cached: false, latencyMs: answer.latencyMs, key };
       } finally {
@@ -305,16 +314,40 @@ export class ModelExecutor<M extends Model = Model> {
         let usage: Usage | undefined;
         let recorded = false;
         try {
-          const { value, latencyMs } = await this.#request((opts) => call.run(batch.map((b) => b.item), opts), tries);
+          const { value, latencyMs } = await this.#request(
+            (opts) =>
+              call.run(
+                batch.map((b) => b.item),
+                opts,
+              ),
+            tries,
+          );
           usage = value.usage;
           if (call.answered(value) !== batch.length) {
-            throw new ModelCallError(`${this.model.provider} model ${this.model.modelId} returned ${call.answered(value)} ${call.nouns[0]} for ${batch.length} ${call.nouns[1]}`, { retryable: false });
+            throw new ModelCallError(
+              `${this.model.provider} model ${this.model.modelId} returned ${call.answered(value)} ${call.nouns[0]} for ${batch.length} ${call.nouns[1]}`,
+              { retryable: false },
+            );
           }
-          const shares = usageShares(value.usage, batch.map((b) => call.length(b.item)));
+          const shares = usageShares(
+            value.usage,
+            batch.map((b) => call.length(b.item)),
+          );
           const singles = batch.map((b, i) => ({ b, single: call.single(value, i, shares[i]!) }));
           // One write for the whole batch; each item is answered only once it is written. The
           // request's requests are paid with its first item.
-          await Promise.all(singles.map(({ b, single }, i) => this.#cache?.put(b.key, this.model.cacheIdentity, call.kind, call.params(b.item), { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs }, payer && { ...payer, requests: i === 0 ? tries.n : 0 })));
+          await Promise.all(
+            singles.map(({ b, single }, i) =>
+              this.#cache?.put(
+                b.key,
+                this.model.cacheIdentity,
+                call.kind,
+                call.params(b.item),
+                { response: single, promptTokens: single.usage.promptTokens, completionTokens: single.usage.completionTokens, latencyMs },
+                payer && { ...payer, requests: i === 0 ? tries.n : 0 },
+              ),
+            ),
+          );
           recorded = payer !== undefined;
           for (const { b, single } of singles) b.resolve({ value: single, cached: false, latencyMs, key: b.key });
         } catch (error) {

@@ -107,7 +107,12 @@ export class RetryPolicy {
 /** A time-out of one attempt as a retryable `ModelCallError`; other errors as they are. */
 export function normalizeError(error: unknown, timeoutMs: number, endpoint: string): unknown {
   if (error instanceof Error && error.name === 'TimeoutError') {
-    return new ModelCallError(`${endpoint}: no answer within ${timeoutMs} ms`, { retryable: true, endpoint, hint: 'Raise timeoutMs for this model in llmkb.config.json if the server is just slow.', cause: error });
+    return new ModelCallError(`${endpoint}: no answer within ${timeoutMs} ms`, {
+      retryable: true,
+      endpoint,
+      hint: 'Raise timeoutMs for this model in llmkb.config.json if the server is just slow.',
+      cause: error,
+    });
   }
   return error;
 }

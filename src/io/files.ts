@@ -84,7 +84,11 @@ export function makeFolder(path: string): string[] {
       if (code === 'EEXIST' && statSync(folder, { throwIfNoEntry: false })?.isDirectory()) continue; // made meanwhile by another process
       if (code === 'ENOENT') {
         // Its parent exists (just checked or made): the file system itself refuses new folders there.
-        throw new FileAccessError(path, `cannot create folder ${path}: the file system does not allow new folders in ${dirname(folder)}`, { code, hint: 'Choose a folder on a file system you can write to (not /proc or /sys).', cause: error });
+        throw new FileAccessError(path, `cannot create folder ${path}: the file system does not allow new folders in ${dirname(folder)}`, {
+          code,
+          hint: 'Choose a folder on a file system you can write to (not /proc or /sys).',
+          cause: error,
+        });
       }
       throw fileAccessError(path, error, 'write', 'folder');
     }

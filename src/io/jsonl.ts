@@ -36,26 +36,51 @@ export function readJsonl<T>(file: string, schema: z.ZodType<T>, what = 'record'
     try {
       json = JSON.parse(line);
     } catch (error) {
-      throw new InputFileError(file, i + 1, undefined, `not valid JSON (${error instanceof Error ? error.message : String(error)})`, 'Each line must be one JSON object (JSONL).');
+      throw new InputFileError(
+        file,
+        i + 1,
+        undefined,
+        `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        'Each line must be one JSON object (JSONL).',
+      );
     }
     const checked = options.fast?.(json);
     const parsed = checked !== undefined ? { success: true as const, data: checked as T } : schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new InputFileError(file, i + 1, issue.path.join('.') || undefined, `${issue.message}`, `Each ${what} needs the fields its format names (the command's --help and the docs/ page of its method).`);
+      throw new InputFileError(
+        file,
+        i + 1,
+        issue.path.join('.') || undefined,
+        `${issue.message}`,
+        `Each ${what} needs the fields its format names (the command's --help and the docs/ page of its method).`,
+      );
     }
     if (options.uniqueIds) {
       const id = (parsed.data as { id?: unknown }).id;
       if (typeof id === 'string') {
         const first = lineOfId.get(id);
-        if (first !== undefined) throw new InputFileError(file, i + 1, 'id', `duplicate id "${id}" (lines ${first} and ${i + 1})`, `Every ${what} needs a unique id: remove or rename one of the two.`);
+        if (first !== undefined)
+          throw new InputFileError(
+            file,
+            i + 1,
+            'id',
+            `duplicate id "${id}" (lines ${first} and ${i + 1})`,
+            `Every ${what} needs a unique id: remove or rename one of the two.`,
+          );
         lineOfId.set(id, i + 1);
       }
     }
     out.push(parsed.data);
   }
   if (out.length === 0 && !options.allowEmpty) {
-    throw new InputFileError(file, undefined, undefined, `no ${plural(what)} (the file is empty)`, 'Give a file with one JSON object per line; an empty file usually means an earlier step did not finish.');
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      `no ${plural(what)} (the file is empty)`,
+      'Give a file with one JSON object per line; an empty file usually means an earlier step did not finish.',
+    );
   }
   return out;
 }

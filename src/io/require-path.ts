@@ -12,7 +12,9 @@ export function requireFolder(path: string, how: string): string {
     isDir = statSync(path).isDirectory();
   } catch (error) {
     const e = fileAccessError(path, error, 'read', 'folder');
-    throw e instanceof FileAccessError ? new FileAccessError(path, e.message, { ...(e.code === undefined ? {} : { code: e.code }), hint: how, cause: error }) : e;
+    throw e instanceof FileAccessError
+      ? new FileAccessError(path, e.message, { ...(e.code === undefined ? {} : { code: e.code }), hint: how, cause: error })
+      : e;
   }
   if (!isDir) throw new FileAccessError(path, `${path} is a file, not a folder`, { code: 'ENOTDIR', hint: how });
   return path;
@@ -28,7 +30,11 @@ export function requireFile(path: string, how: string): string {
   }
   if (stats.isDirectory()) throw new FileAccessError(path, `${path} is a folder, not a file`, { code: 'EISDIR', hint: `Give the path of a file. ${how}` });
   // A device (/dev/null), a FIFO or a socket: read twice by some commands, or never ending; not an input.
-  if (!stats.isFile()) throw new FileAccessError(path, `${path} is ${notAFile(stats)}, not a regular file`, { code: 'EINVAL', hint: `Give the path of a regular file (a pipe or device cannot be read twice). ${how}` });
+  if (!stats.isFile())
+    throw new FileAccessError(path, `${path} is ${notAFile(stats)}, not a regular file`, {
+      code: 'EINVAL',
+      hint: `Give the path of a regular file (a pipe or device cannot be read twice). ${how}`,
+    });
   return path;
 }
 

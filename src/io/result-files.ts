@@ -44,7 +44,11 @@ export interface RunVariant {
 
 /** The suffix of a run's files: `.quick`, then each tag, then `.limit-N` (empty for the default run). */
 export function runSuffix(variant: RunVariant): string {
-  const words = [...(variant.quick ? ['quick'] : []), ...(variant.tags ?? []).map((t) => t.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '')).filter(Boolean), ...(variant.limit === undefined ? [] : [`limit-${variant.limit}`])];
+  const words = [
+    ...(variant.quick ? ['quick'] : []),
+    ...(variant.tags ?? []).map((t) => t.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '')).filter(Boolean),
+    ...(variant.limit === undefined ? [] : [`limit-${variant.limit}`]),
+  ];
   return words.map((w) => `.${w}`).join('');
 }
 

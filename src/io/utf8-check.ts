@@ -75,5 +75,11 @@ export function firstInvalidLineOf(data: Buffer): number | undefined {
 
 /** The error for a file that is not UTF-8 at `line`; `kind` names the files (`Corpus files`, `Input files`). */
 export function notUtf8Error(file: string, line: number | undefined, kind = 'Corpus files'): InputFileError {
-  return new InputFileError(file, line, undefined, 'not UTF-8 text: a byte sequence that is no UTF-8 character (Latin-1 or Windows-1252 text, or a binary file?)', `${kind} are read as UTF-8: convert the file first, e.g. \`iconv -f latin1 -t utf-8 FILE > FILE.utf8\` (with the encoding it was written in).`);
+  return new InputFileError(
+    file,
+    line,
+    undefined,
+    'not UTF-8 text: a byte sequence that is no UTF-8 character (Latin-1 or Windows-1252 text, or a binary file?)',
+    `${kind} are read as UTF-8: convert the file first, e.g. \`iconv -f latin1 -t utf-8 FILE > FILE.utf8\` (with the encoding it was written in).`,
+  );
 }

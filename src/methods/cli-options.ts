@@ -84,7 +84,10 @@ export function commaList(value: string, previous?: string): string {
 export function checkSourceDataDir(option: string | undefined): string | undefined {
   const dir = option ?? process.env.LLMKB_DATA_DIR;
   if (!dir) return undefined;
-  return requireFolder(dir, `Give the folder holding the source files with --data-dir${option === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`);
+  return requireFolder(
+    dir,
+    `Give the folder holding the source files with --data-dir${option === undefined ? ' (here from LLMKB_DATA_DIR)' : ''}, or drop it to download them.`,
+  );
 }
 
 /** The role's entry, or none when the command line says `none` (see NO_MODEL). */
@@ -108,7 +111,11 @@ export function checkOutputFile(path: string, inputs: ReadonlyArray<string | und
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw fileAccessError(path, error, 'write');
   }
-  if (stats?.isDirectory()) throw new FileAccessError(path, `cannot write ${path}: it is a folder`, { code: 'EISDIR', hint: 'Give the path of a file (a new name, or one inside that folder), not a folder.' });
+  if (stats?.isDirectory())
+    throw new FileAccessError(path, `cannot write ${path}: it is a folder`, {
+      code: 'EISDIR',
+      hint: 'Give the path of a file (a new name, or one inside that folder), not a folder.',
+    });
   if (stats !== undefined) {
     // An existing file is replaced by an atomic rename (a temporary file in its folder), so the
     // folder must be writable too; the file itself must be, or the user did not mean to replace it.
@@ -180,9 +187,12 @@ function writable(checked: string, path: string, what: 'file' | 'folder'): void 
   } catch (error) {
     const e = fileAccessError(path, error, 'write', what);
     if (e instanceof FileAccessError && checked !== path && checked !== resolve(path)) {
-      throw new FileAccessError(path, `${e.message} (the folder ${checked} is not writable)`, { ...(e.code === undefined ? {} : { code: e.code }), ...(e.hint === undefined ? {} : { hint: e.hint }), cause: error });
+      throw new FileAccessError(path, `${e.message} (the folder ${checked} is not writable)`, {
+        ...(e.code === undefined ? {} : { code: e.code }),
+        ...(e.hint === undefined ? {} : { hint: e.hint }),
+        cause: error,
+      });
     }
     throw e;
   }
 }
-

@@ -16,13 +16,36 @@ function units(estimate: PlanEstimate | undefined): number | undefined {
   return Object.values(estimate.calls).reduce((sum, c) => sum + c.out + PROMPT_TOKEN_WEIGHT * c.in + (c.in + c.out === 0 ? c.calls : 0), 0);
 }
 
-export function evalSteps(method: EvaluationMethod, ctx: { options: Record<string, unknown>; settings: readonly string[]; quick: boolean; items: number; limit?: number; roles: ReadonlySet<string>; label: string; baseDir: string }): PlannedStep[] {
+export function evalSteps(
+  method: EvaluationMethod,
+  ctx: {
+    options: Record<string, unknown>;
+    settings: readonly string[];
+    quick: boolean;
+    items: number;
+    limit?: number;
+    roles: ReadonlySet<string>;
+    label: string;
+    baseDir: string;
+  },
+): PlannedStep[] {
   const items = ctx.limit === undefined ? ctx.items : Math.min(ctx.limit, ctx.items);
   return ctx.settings.flatMap((setting) => {
     // What the plan says is left with the first k stages done, for k = 0..stages.
     const left = method.stages.map((_, k) => {
       const stages = new Map(method.stages.slice(0, k).map((s) => [s.id, { records: items, done: true }]));
-      return units(method.plan?.({ options: ctx.options, setting, quick: ctx.quick, ...(ctx.limit === undefined ? {} : { limit: ctx.limit }), roles: ctx.roles, label: ctx.label, stages, baseDir: ctx.baseDir }));
+      return units(
+        method.plan?.({
+          options: ctx.options,
+          setting,
+          quick: ctx.quick,
+          ...(ctx.limit === undefined ? {} : { limit: ctx.limit }),
+          roles: ctx.roles,
+          label: ctx.label,
+          stages,
+          baseDir: ctx.baseDir,
+        }),
+      );
     });
     return method.stages.map((stage, k) => {
       const before = left[k];

@@ -17,7 +17,8 @@ export function escapeHtml(text: string): string {
 }
 
 /** Style rules that keep model text in its own bidirectional context (as `<bdi>` and dir="auto" would). */
-export const ISOLATE_CSS = 'td,th,pre,li,dd,dt,blockquote,figcaption,summary{unicode-bidi:plaintext}span,a,code,q,sup,strong,em,b,i,label,option{unicode-bidi:isolate}';
+export const ISOLATE_CSS =
+  'td,th,pre,li,dd,dt,blockquote,figcaption,summary{unicode-bidi:plaintext}span,a,code,q,sup,strong,em,b,i,label,option{unicode-bidi:isolate}';
 
 export function htmlTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, className = ''): string {
   return `<table class="${className}"><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows

@@ -9,6 +9,7 @@ export const SUMMARY_HINT = 'Give summary JSON files written by `llmkb metrics -
 
 export function loadSummary(json: unknown, file: string, hint = SUMMARY_HINT): MethodSummary {
   const schema = (json as { schema?: unknown } | null)?.schema;
-  if (schema !== SUMMARY_SCHEMA) throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "${SUMMARY_SCHEMA}")`, hint);
+  if (schema !== SUMMARY_SCHEMA)
+    throw new InputFileError(file, undefined, 'schema', `not an llmkb summary (schema ${JSON.stringify(schema ?? null)}; expected "${SUMMARY_SCHEMA}")`, hint);
   return checkSummary(json, file, hint);
 }

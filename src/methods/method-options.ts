@@ -22,7 +22,13 @@ function typeOk(option: MethodOption, value: unknown): boolean {
   }
 }
 
-const TYPE_NAMES: Record<MethodOption['type'], string> = { string: 'a non-empty string', number: 'a number', integer: 'a whole number', boolean: 'true or false', 'string[]': 'a list of strings' };
+const TYPE_NAMES: Record<MethodOption['type'], string> = {
+  string: 'a non-empty string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  'string[]': 'a list of strings',
+};
 function typeName(o: MethodOption): string {
   if (o.min !== undefined && o.max !== undefined) return `${TYPE_NAMES[o.type]} from ${o.min} to ${o.max}`;
   return `${TYPE_NAMES[o.type]}${o.min === undefined ? '' : ` >= ${o.min}`}${o.max === undefined ? '' : ` <= ${o.max}`}`;
@@ -37,17 +43,24 @@ export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Recor
     if (value === undefined) continue;
     const option = known.get(key);
     if (!option) {
-      throw new LlmkbError(`method "${method.id}" has no option "${key}"`, { hint: known.size ? `Its options: ${[...known.keys()].join(', ')} (llmkb methods lists them).` : `Method "${method.id}" takes no options.` });
+      throw new LlmkbError(`method "${method.id}" has no option "${key}"`, {
+        hint: known.size ? `Its options: ${[...known.keys()].join(', ')} (llmkb methods lists them).` : `Method "${method.id}" takes no options.`,
+      });
     }
-    if (!typeOk(option, value) || (option.min !== undefined && (value as number) < option.min) || (option.max !== undefined && (value as number) > option.max)) throw new LlmkbError(`method "${method.id}": option "${key}" must be ${typeName(option)} (got ${JSON.stringify(value)})`, { hint: option.description });
+    if (!typeOk(option, value) || (option.min !== undefined && (value as number) < option.min) || (option.max !== undefined && (value as number) > option.max))
+      throw new LlmkbError(`method "${method.id}": option "${key}" must be ${typeName(option)} (got ${JSON.stringify(value)})`, { hint: option.description });
     if (option.choices && !(option.type === 'string[]' ? (value as string[]) : [value as string]).every((v) => option.choices!.includes(v))) {
-      throw new LlmkbError(`method "${method.id}": option "${key}" must be one of ${option.choices.join(', ')} (got ${JSON.stringify(value)})`, { hint: option.description });
+      throw new LlmkbError(`method "${method.id}": option "${key}" must be one of ${option.choices.join(', ')} (got ${JSON.stringify(value)})`, {
+        hint: option.description,
+      });
     }
     if (option.parse && typeof value === 'string') {
       try {
         value = option.parse(value);
       } catch (error) {
-        throw new LlmkbError(`method "${method.id}": option "${key}" ${JSON.stringify(raw[key])}: ${error instanceof Error ? error.message : String(error)}`, { hint: option.description });
+        throw new LlmkbError(`method "${method.id}": option "${key}" ${JSON.stringify(raw[key])}: ${error instanceof Error ? error.message : String(error)}`, {
+          hint: option.description,
+        });
       }
     }
     const at = (p: string) => (isAbsolute(p) ? p : resolve(where.baseDir, p));
@@ -55,7 +68,9 @@ export function checkMethodOptions(method: EvaluationMethod, raw: Readonly<Recor
   }
   for (const option of known.values()) {
     if (option.required && out[option.key] === undefined) {
-      throw new LlmkbError(`method "${method.id}" needs option "${option.key}" (${option.flags.split(' ')[0]} on the command line)`, { hint: option.description });
+      throw new LlmkbError(`method "${method.id}" needs option "${option.key}" (${option.flags.split(' ')[0]} on the command line)`, {
+        hint: option.description,
+      });
     }
   }
   return out;

@@ -128,7 +128,11 @@ export interface MethodView {
   /** The run page's sections after its metrics (breakdowns, charts; HTML). Default: items by label. */
   runSections?(context: RunPageContext): Promise<string>;
   /** A summary computed from the indexed items when the run has no summary file yet (a run in progress). */
-  summarizeItems?(items: readonly ViewItem[], run: { label: string; setting: string; runId?: string; modelIdentity?: string }, options: { resamples: number }): Promise<MethodSummary | undefined>;
+  summarizeItems?(
+    items: readonly ViewItem[],
+    run: { label: string; setting: string; runId?: string; modelIdentity?: string },
+    options: { resamples: number },
+  ): Promise<MethodSummary | undefined>;
   /** Paired tests of two runs' headline metrics on their shared items, for the compare page. */
   pairedRows?(a: readonly ViewItem[], b: readonly ViewItem[], names: [string, string]): Promise<PairedRow[]>;
 }
@@ -169,7 +173,13 @@ export interface RunPageContext {
   /** Items counted by a column and dataset and label, groups in natural order; `label`: only items of that label. */
   counts(column: 'source' | 'answer_type' | 'subtype', label?: string): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
   /** A count table (HTML), every count a link to its items; `extra`: a group's further cells (text, or text linked to items, e.g. the group's metric values). */
-  countsTable(title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader?: string[]): string;
+  countsTable(
+    title: string,
+    column: 'source' | 'answer_type' | 'subtype',
+    rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>,
+    extra?: (group: string) => ExtraCell[],
+    extraHeader?: string[],
+  ): string;
   /** The address of the run's items page showing these items. */
   itemsHref(selection: ItemSelection): string;
   /** A Vega-Lite chart as inline SVG. */
@@ -191,7 +201,11 @@ export interface MethodPresentation {
    * A records file given with no summary beside it: summarised when it is this method's (decided
    * from its first record), undefined when it is not. Throws when it is, but cannot be read alone.
    */
-  summarizeRecordsFile?(file: string, first: Record<string, unknown>, options: { resamples: number; seed: number; model?: string; setting?: string; meta?: import('./method-summary.js').RunMeta }): { summary: MethodSummary; records: readonly object[] } | undefined;
+  summarizeRecordsFile?(
+    file: string,
+    first: Record<string, unknown>,
+    options: { resamples: number; seed: number; model?: string; setting?: string; meta?: import('./method-summary.js').RunMeta },
+  ): { summary: MethodSummary; records: readonly object[] } | undefined;
   /** Its own cross-run analysis for `llmkb compare` (default: headline tables and rankings from metricDefs). */
   compare?(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput>;
   /** Report sections after the introduction (tables, figures), replacing the generic headline table. */

@@ -118,7 +118,10 @@ const metricDefSchema = z.object({
 const protocolSchema = z
   .object({
     schema: z.string(),
-    entries: z.record(z.string(), z.object({ choice: z.string(), status: z.enum(['paper', 'approximation', 'nondeterministic']), note: z.string().optional() }).passthrough()),
+    entries: z.record(
+      z.string(),
+      z.object({ choice: z.string(), status: z.enum(['paper', 'approximation', 'nondeterministic']), note: z.string().optional() }).passthrough(),
+    ),
     datasets: z.record(z.string(), z.string()),
     seed: z.number(),
     computeBackend: z.string(),
@@ -155,7 +158,8 @@ export const methodSummarySchema = z
   .passthrough()
   .superRefine((s, ctx) => {
     for (const d of s.metricDefs) {
-      if (!(d.id in s.metrics)) ctx.addIssue({ code: 'custom', path: ['metrics', d.id], message: `metric "${d.id}" is defined in metricDefs but has no value` });
+      if (!(d.id in s.metrics))
+        ctx.addIssue({ code: 'custom', path: ['metrics', d.id], message: `metric "${d.id}" is defined in metricDefs but has no value` });
     }
   });
 

@@ -115,7 +115,13 @@ export interface SummarizeContext {
   /** The run's output records, streamed once in item order; the runner writes the records file from the same stream. */
   records: Iterable<object>;
   /** The prepared inputs when the run was just made; undefined for a run read back from the store alone. */
-  prepared?: { items: readonly MethodItem[]; context: unknown; options: Record<string, unknown>; roles: Readonly<Record<string, ModelExecutor>>; quick: boolean };
+  prepared?: {
+    items: readonly MethodItem[];
+    context: unknown;
+    options: Record<string, unknown>;
+    roles: Readonly<Record<string, ModelExecutor>>;
+    quick: boolean;
+  };
   /** The run label (model name in tables). */
   model: string;
   modelIdentity: string;
@@ -245,7 +251,13 @@ export interface EvaluationMethod {
    * What else makes a run's results what they are, besides model, items, setting and seed (max
    * tokens, the judge's identity, ...): part of the run's id, so changing one starts another run.
    */
-  runParams(ctx: { options: Record<string, unknown>; roles: Readonly<Record<string, ModelExecutor>>; setting: string; quick: boolean; context: unknown }): Record<string, unknown>;
+  runParams(ctx: {
+    options: Record<string, unknown>;
+    roles: Readonly<Record<string, ModelExecutor>>;
+    setting: string;
+    quick: boolean;
+    context: unknown;
+  }): Record<string, unknown>;
   /**
    * Words a run's result file names carry, besides label, setting, `quick` and `limit-N`, for the
    * choices that make its results differ from the method's default run (e.g. `mcqs-2`, the name

@@ -22,11 +22,20 @@ export function departuresOf(protocol: MethodProtocol, titles: Readonly<Record<s
  * Choices that differ between runs (the question set and seed included). `perSetting`: choices
  * that differ between settings by design (compared within a setting only, i.e. not here).
  */
-export function differencesOf(runs: ReadonlyArray<{ name: string; protocol?: MethodProtocol | undefined }>, titles: Readonly<Record<string, string>>, perSetting: readonly string[] = []): string[] {
+export function differencesOf(
+  runs: ReadonlyArray<{ name: string; protocol?: MethodProtocol | undefined }>,
+  titles: Readonly<Record<string, string>>,
+  perSetting: readonly string[] = [],
+): string[] {
   const withProtocol = runs.filter((r): r is { name: string; protocol: MethodProtocol } => r.protocol !== undefined);
   const differences: string[] = [];
   if (withProtocol.length < runs.length && withProtocol.length > 0) {
-    differences.push(`no protocol block in ${runs.filter((r) => r.protocol === undefined).map((r) => r.name).join(', ')} (made by an older llmkb)`);
+    differences.push(
+      `no protocol block in ${runs
+        .filter((r) => r.protocol === undefined)
+        .map((r) => r.name)
+        .join(', ')} (made by an older llmkb)`,
+    );
   }
   const keys = Object.keys(titles).filter((c) => !perSetting.includes(c));
   for (const key of keys) {

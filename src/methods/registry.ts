@@ -14,10 +14,13 @@ const methods = new Map<string, EvaluationMethod>();
 
 export function registerMethod(method: EvaluationMethod): void {
   if (method.interfaceVersion !== METHOD_INTERFACE_VERSION) {
-    throw new LlmkbError(`method "${method.id}" implements ${String(method.interfaceVersion)}, not ${METHOD_INTERFACE_VERSION}`, { hint: 'Build the method against this version of llmkb (docs/method.md).' });
+    throw new LlmkbError(`method "${method.id}" implements ${String(method.interfaceVersion)}, not ${METHOD_INTERFACE_VERSION}`, {
+      hint: 'Build the method against this version of llmkb (docs/method.md).',
+    });
   }
   if (!/^[a-z][a-z0-9-]*$/.test(method.id)) throw new LlmkbError(`method id "${method.id}" must be lower-case letters, digits and dashes`);
-  if (methods.has(method.id) && methods.get(method.id) !== method) throw new LlmkbError(`a method with id "${method.id}" is already registered`, { hint: 'Give the method another id.' });
+  if (methods.has(method.id) && methods.get(method.id) !== method)
+    throw new LlmkbError(`a method with id "${method.id}" is already registered`, { hint: 'Give the method another id.' });
   const ids = new Set<string>();
   for (const m of method.metricDefs) {
     if (ids.has(m.id)) throw new LlmkbError(`method "${method.id}" defines metric "${m.id}" twice`);
@@ -38,7 +41,10 @@ export function findMethod(id: string): EvaluationMethod | undefined {
 
 export function getMethod(id: string): EvaluationMethod {
   const method = methods.get(id);
-  if (!method) throw new LlmkbError(`unknown evaluation method "${id}"`, { hint: `Registered methods: ${[...methods.keys()].join(', ')}. List them with \`llmkb methods\`; add your own with the "methods" list of llmkb.config.json (docs/method.md).` });
+  if (!method)
+    throw new LlmkbError(`unknown evaluation method "${id}"`, {
+      hint: `Registered methods: ${[...methods.keys()].join(', ')}. List them with \`llmkb methods\`; add your own with the "methods" list of llmkb.config.json (docs/method.md).`,
+    });
   return method;
 }
 
@@ -59,10 +65,21 @@ export async function loadMethodModules(paths: readonly string[], baseDir: strin
     try {
       mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new LlmkbError(`cannot load the method module ${file}: ${error instanceof Error ? error.message : String(error)}`, { hint: 'The config\'s "methods" lists ES modules that export a method (docs/method.md); a .ts module needs node --import tsx.' });
+      throw new LlmkbError(`cannot load the method module ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: 'The config\'s "methods" lists ES modules that export a method (docs/method.md); a .ts module needs node --import tsx.',
+      });
     }
-    const found = Object.values(mod).filter((v): v is EvaluationMethod => typeof v === 'object' && v !== null && (v as { interfaceVersion?: unknown }).interfaceVersion !== undefined && typeof (v as { id?: unknown }).id === 'string');
-    if (found.length === 0) throw new LlmkbError(`${file} exports no evaluation method`, { hint: `Export the method object (interfaceVersion "${METHOD_INTERFACE_VERSION}"), e.g. \`export default myMethod\` (docs/method.md).` });
+    const found = Object.values(mod).filter(
+      (v): v is EvaluationMethod =>
+        typeof v === 'object' &&
+        v !== null &&
+        (v as { interfaceVersion?: unknown }).interfaceVersion !== undefined &&
+        typeof (v as { id?: unknown }).id === 'string',
+    );
+    if (found.length === 0)
+      throw new LlmkbError(`${file} exports no evaluation method`, {
+        hint: `Export the method object (interfaceVersion "${METHOD_INTERFACE_VERSION}"), e.g. \`export default myMethod\` (docs/method.md).`,
+      });
     for (const m of new Set(found)) {
       registerMethod(m);
       loaded.push(m);

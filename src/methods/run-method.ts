@@ -61,7 +61,8 @@ export const DEFAULT_SEED = 42;
 /** Checks every given role's model kind, and that no role is unknown. */
 function checkRoleKinds(method: EvaluationMethod, roles: Readonly<Record<string, ModelExecutor>>): void {
   for (const id of Object.keys(roles)) {
-    if (!method.roles.some((r) => r.id === id)) throw new LlmkbError(`method "${method.id}" has no role "${id}"`, { hint: `Its roles: ${method.roles.map((r) => r.id).join(', ')}.` });
+    if (!method.roles.some((r) => r.id === id))
+      throw new LlmkbError(`method "${method.id}" has no role "${id}"`, { hint: `Its roles: ${method.roles.map((r) => r.id).join(', ')}.` });
   }
   for (const role of method.roles) {
     const executor = roles[role.id];
@@ -72,7 +73,8 @@ function checkRoleKinds(method: EvaluationMethod, roles: Readonly<Record<string,
 /** Checks that every role has a model of the kind it needs, before any model call. */
 export function checkRoles(method: EvaluationMethod, roles: Readonly<Record<string, ModelExecutor>>): void {
   for (const role of method.roles) {
-    if (role.required && !roles[role.id]) throw new LlmkbError(`method "${method.id}" needs a model for role "${role.id}" (${role.kind})`, { hint: `Give one: ${role.description}.` });
+    if (role.required && !roles[role.id])
+      throw new LlmkbError(`method "${method.id}" needs a model for role "${role.id}" (${role.kind})`, { hint: `Give one: ${role.description}.` });
   }
   checkRoleKinds(method, roles);
 }
@@ -105,7 +107,10 @@ export async function prepareMethod(method: EvaluationMethod, options: PrepareMe
   const inputs = await method.prepare(ctx);
   const ids = new Set<string>();
   for (const item of inputs.items) {
-    if (ids.has(item.id)) throw new LlmkbError(`method "${method.id}": duplicate item id "${item.id}"`, { hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.' });
+    if (ids.has(item.id))
+      throw new LlmkbError(`method "${method.id}": duplicate item id "${item.id}"`, {
+        hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.',
+      });
     ids.add(item.id);
   }
   return { ...inputs, method, options: methodOptions, seed: ctx.seed, quick: ctx.quick };
@@ -209,7 +214,8 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   });
   const runtime = subject.model.runtime;
   log(`${label} · ${setting} · run ${run.id} · ${runtime ? describeRuntime(runtime) : 'server'}`);
-  if (limit) log(`--limit ${limit.n}: ${limit.n} of ${limit.of} ${method.itemsNoun ?? 'items'} (a seeded sample; a run of its own, results named *.limit-${limit.n}.*)`);
+  if (limit)
+    log(`--limit ${limit.n}: ${limit.n} of ${limit.of} ${method.itemsNoun ?? 'items'} (a seeded sample; a run of its own, results named *.limit-${limit.n}.*)`);
 
   const startedAt = new Date().toISOString();
   const active = Object.entries(options.roles);
@@ -223,17 +229,31 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   for (const [role, e] of active) e.run.attribute({ run: run.id, role });
   const saved = Object.fromEntries(active.map(([role, e]) => [role, { ...e.run.unpaid }]));
   const saveCalls = () => {
-    run.addCalls(Object.fromEntries(active.map(([role, e]) => {
-      const delta = accountingDelta(e.run.unpaid, saved[role]!);
-      saved[role] = { ...e.run.unpaid };
-      return [role, delta];
-    })));
+    run.addCalls(
+      Object.fromEntries(
+        active.map(([role, e]) => {
+          const delta = accountingDelta(e.run.unpaid, saved[role]!);
+          saved[role] = { ...e.run.unpaid };
+          return [role, delta];
+        }),
+      ),
+    );
   };
   const saving = setInterval(saveCalls, CALLS_SAVE_INTERVAL_MS);
   saving.unref();
   try {
     for (const stage of method.stages) {
-      await stage.run({ run, items, context: prepared.context, options: prepared.options, roles: options.roles, setting, seed, ...(options.progress ? { progress: options.progress } : {}), log });
+      await stage.run({
+        run,
+        items,
+        context: prepared.context,
+        options: prepared.options,
+        roles: options.roles,
+        setting,
+        seed,
+        ...(options.progress ? { progress: options.progress } : {}),
+        log,
+      });
     }
   } finally {
     clearInterval(saving);
@@ -245,14 +265,26 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
   const datasetChecksums = { questions: dataset };
   const summarize = (records: Iterable<object>) =>
     method.summarize({
-      run, records, prepared: { items, context: prepared.context, options: prepared.options, roles: options.roles, quick: prepared.quick },
-      model: label, modelIdentity: subject.model.cacheIdentity, setting, seed, runId: run.id, datasetChecksums, ...(limit ? { limit } : {}), ...(options.meta ? { meta: options.meta } : {}),
+      run,
+      records,
+      prepared: { items, context: prepared.context, options: prepared.options, roles: options.roles, quick: prepared.quick },
+      model: label,
+      modelIdentity: subject.model.cacheIdentity,
+      setting,
+      seed,
+      runId: run.id,
+      datasetChecksums,
+      ...(limit ? { limit } : {}),
+      ...(options.meta ? { meta: options.meta } : {}),
     });
   // One pass over the store: each record goes to the records file as the summary reads it.
   if (files) makeFolder(options.outDir!);
   // Files of another run under these names (same label and variant, another judge or seed, say): said, never replaced silently.
   const replaced = files ? resultFileString(files.summary, 'runId') : undefined;
-  if (replaced !== undefined && replaced !== run.id) log(`note: ${files!.summary} held run ${replaced}; it is replaced by run ${run.id} (same label, setting and variant, other inputs or parameters; give --name or --out to keep both)`);
+  if (replaced !== undefined && replaced !== run.id)
+    log(
+      `note: ${files!.summary} held run ${replaced}; it is replaced by run ${run.id} (same label, setting and variant, other inputs or parameters; give --name or --out to keep both)`,
+    );
   const writer = files ? new JsonlWriter(files.records) : undefined;
   const source = (await method.outputRecords(run))[Symbol.iterator]();
   const read = function* (): Generator<object> {
@@ -296,5 +328,11 @@ export async function runMethod(method: EvaluationMethod, options: RunMethodOpti
     writeJsonFile(files.summary, summarized.summary);
     writeJsonFile(files.execution, execution);
   }
-  return { summary: summarized.summary, ...(summarized.reportRecords ? { reportRecords: summarized.reportRecords } : {}), runId: run.id, execution, ...(files ? { files } : {}) };
+  return {
+    summary: summarized.summary,
+    ...(summarized.reportRecords ? { reportRecords: summarized.reportRecords } : {}),
+    runId: run.id,
+    execution,
+    ...(files ? { files } : {}),
+  };
 }

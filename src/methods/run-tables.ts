@@ -9,7 +9,9 @@ import { flagged } from './summary-warnings.js';
 /** The settings present: those in `order` first, in that order, then the others alphabetically. */
 export function settingsOf(summaries: readonly MethodSummary[], order: readonly string[] = []): string[] {
   const present = [...new Set(summaries.map((s) => s.setting))];
-  return present.sort((a, b) => (order.indexOf(a) + 99 * Number(!order.includes(a))) - (order.indexOf(b) + 99 * Number(!order.includes(b))) || a.localeCompare(b));
+  return present.sort(
+    (a, b) => order.indexOf(a) + 99 * Number(!order.includes(a)) - (order.indexOf(b) + 99 * Number(!order.includes(b))) || a.localeCompare(b),
+  );
 }
 
 /**
@@ -52,15 +54,17 @@ export function distinguishRuns<S extends MethodSummary>(summaries: readonly S[]
   return { summaries: out, renamed };
 }
 
-
 export function modelsOf(summaries: readonly MethodSummary[]): string[] {
   return [...new Set(summaries.map((s) => s.model))];
 }
 
-
 export function toMarkdown(table: { header: string[]; rows: string[][] }): string {
   const esc = (c: string) => c.replace(/\|/g, '\\|');
-  return [`| ${table.header.map(esc).join(' | ')} |`, `| ${table.header.map(() => '---').join(' | ')} |`, ...table.rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${table.header.map(esc).join(' | ')} |`,
+    `| ${table.header.map(() => '---').join(' | ')} |`,
+    ...table.rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 /**

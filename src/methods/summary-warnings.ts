@@ -27,8 +27,18 @@ export function flagged(text: string, summary: Warned | undefined, metric: strin
 }
 
 /** The dagger for a value of a ranking (a model in a setting) when a warning of that run concerns the metric, else nothing. */
-export function rankedFlag(summaries: ReadonlyArray<Pick<MethodSummary, 'model' | 'setting' | 'warnings' | 'metrics'>>, setting: string, model: string, metric: string): string {
-  return isFlagged(summaries.find((s) => s.setting === setting && s.model === model), metric) ? FLAG : '';
+export function rankedFlag(
+  summaries: ReadonlyArray<Pick<MethodSummary, 'model' | 'setting' | 'warnings' | 'metrics'>>,
+  setting: string,
+  model: string,
+  metric: string,
+): string {
+  return isFlagged(
+    summaries.find((s) => s.setting === setting && s.model === model),
+    metric,
+  )
+    ? FLAG
+    : '';
 }
 
 /** Whether any of the runs has a warning. */

@@ -12,7 +12,12 @@ export function contextWindow(model: object): number | undefined {
 }
 
 /** Refuses a maximum of new tokens that leaves no room for the prompt in the model's context window. */
-export function checkMaxTokens(executor: ModelExecutor | { model: object } | undefined, maxTokens: number, option = '--max-tokens (maxTokens in a study)', defaultTokens = 100): void {
+export function checkMaxTokens(
+  executor: ModelExecutor | { model: object } | undefined,
+  maxTokens: number,
+  option = '--max-tokens (maxTokens in a study)',
+  defaultTokens = 100,
+): void {
   if (!executor) return;
   const window = contextWindow(executor.model);
   if (window !== undefined && maxTokens >= window) {

@@ -101,7 +101,10 @@ export class EvalProgress {
     // The running stage's time so far counts with what is measured of its kind.
     const measured = (stage: string): { seconds: number; items: number; fresh: number } => {
       const m = this.#measured.get(stage);
-      const here = running?.stage === stage ? { seconds: (now - this.#startedAt) / 1000, items: this.#doneHere, fresh: this.#freshHere } : { seconds: 0, items: 0, fresh: 0 };
+      const here =
+        running?.stage === stage
+          ? { seconds: (now - this.#startedAt) / 1000, items: this.#doneHere, fresh: this.#freshHere }
+          : { seconds: 0, items: 0, fresh: 0 };
       return { seconds: (m?.seconds ?? 0) + here.seconds, items: (m?.items ?? 0) + here.items, fresh: (m?.fresh ?? 0) + here.fresh };
     };
     // Seconds per prior unit: from uncached items where there are any, else from every item.

@@ -90,7 +90,13 @@ export class Progress {
     const remaining = this.total - this.done;
     const eta = remaining <= 0 ? 0 : rate > 0 ? remaining / rate : Number.NaN;
     const pct = this.total > 0 ? ((100 * this.done) / this.total).toFixed(1) : '100.0';
-    const parts = [`${this.label}`, `${this.done}/${this.total} (${pct}%)`, `${rate.toFixed(1)}/s`, `ETA ${formatDuration(eta)}`, `cache hits ${this.cacheHits}`];
+    const parts = [
+      `${this.label}`,
+      `${this.done}/${this.total} (${pct}%)`,
+      `${rate.toFixed(1)}/s`,
+      `ETA ${formatDuration(eta)}`,
+      `cache hits ${this.cacheHits}`,
+    ];
     if (this.failed > 0) parts.push(`failed ${this.failed}`);
     return `${parts.join('  ')}${this.#overallEta()}`;
   }

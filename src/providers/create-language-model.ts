@@ -14,9 +14,12 @@ export async function createLanguageModel(entry: ModelEntry, context: CreateMode
   const model = await provider.create(parsed, options, { ...context, env, createTextModel: (text) => createLanguageModel(text, { ...context, env }) });
   if (!model.kinds.includes('text-generation') && !model.kinds.includes('embedding')) {
     await model.close();
-    throw new UnsupportedCapabilityError(`${options.spec} is a ${model.kinds.join(', ')} model (${provider.id}): it scores text pairs and cannot generate text`, {
-      hint: 'Use it for a role that needs a classification model (see `llmkb methods`), and a text model (gguf:, vllm:, openai:, ...) here.',
-    });
+    throw new UnsupportedCapabilityError(
+      `${options.spec} is a ${model.kinds.join(', ')} model (${provider.id}): it scores text pairs and cannot generate text`,
+      {
+        hint: 'Use it for a role that needs a classification model (see `llmkb methods`), and a text model (gguf:, vllm:, openai:, ...) here.',
+      },
+    );
   }
   return model;
 }

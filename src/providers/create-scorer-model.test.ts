@@ -47,7 +47,10 @@ describe('createScorerModel and Workspace.scorerExecutor', () => {
   });
 
   it('llm-nli over a GGUF file', { skip: gguf ? false : 'LLMKB_TEST_GGUF is not set' }, async () => {
-    const m = await createScorerModel({ spec: `llm-nli:gguf:${gguf}`, threads: 1, labelWords: { entailment: ['the'], neutral: ['a'], contradiction: ['he'] } }, { cacheDir: tmpdir() });
+    const m = await createScorerModel(
+      { spec: `llm-nli:gguf:${gguf}`, threads: 1, labelWords: { entailment: ['the'], neutral: ['a'], contradiction: ['he'] } },
+      { cacheDir: tmpdir() },
+    );
     try {
       assert.equal(m.provider, 'llm-classifier');
       assert.ok(hasKind(m as { kinds: readonly ('scoring' | 'classification')[] }, 'classification'));

@@ -5,7 +5,16 @@
  */
 
 /** A model entry with its options. */
-export type ModelEntryOptions = { spec: string; timeoutMs?: number; maxRetries?: number; maxRetryAfterMs?: number; revision?: string; concurrency?: number; apiKeyEnv?: string; [option: string]: unknown };
+export type ModelEntryOptions = {
+  spec: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxRetryAfterMs?: number;
+  revision?: string;
+  concurrency?: number;
+  apiKeyEnv?: string;
+  [option: string]: unknown;
+};
 
 /** A model entry: a spec string, or the spec with options. */
 export type ModelEntry = string | ModelEntryOptions;

@@ -123,9 +123,12 @@ export function hasKind(model: { kinds: readonly ModelKind[] }, kind: ModelKind)
  */
 export function requireKind<M extends ModelBase>(model: M, kind: ModelKind, role: string): M {
   if (!hasKind(model, kind)) {
-    throw new UnsupportedCapabilityError(`role "${role}" needs a ${kind} model, but ${model.provider} model ${model.modelId} provides ${model.kinds.join(', ') || 'no kind'}`, {
-      hint: `Configure a ${kind} model for "${role}" in llmkb.config.json (see \`llmkb methods\` for what each role needs).`,
-    });
+    throw new UnsupportedCapabilityError(
+      `role "${role}" needs a ${kind} model, but ${model.provider} model ${model.modelId} provides ${model.kinds.join(', ') || 'no kind'}`,
+      {
+        hint: `Configure a ${kind} model for "${role}" in llmkb.config.json (see \`llmkb methods\` for what each role needs).`,
+      },
+    );
   }
   return model;
 }

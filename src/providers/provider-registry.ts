@@ -23,7 +23,8 @@ const bySchemes = new Map<string, ModelProvider>();
 export function registerProvider<S extends ParsedSpec>(provider: ModelProvider<S>): void {
   for (const scheme of provider.schemes) {
     const owner = bySchemes.get(scheme);
-    if (owner && owner !== (provider as unknown as ModelProvider)) throw new LlmkbError(`spec scheme "${scheme}:" already belongs to provider "${owner.id}"`, { hint: `Give provider "${provider.id}" another scheme.` });
+    if (owner && owner !== (provider as unknown as ModelProvider))
+      throw new LlmkbError(`spec scheme "${scheme}:" already belongs to provider "${owner.id}"`, { hint: `Give provider "${provider.id}" another scheme.` });
   }
   if (providers.includes(provider as unknown as ModelProvider)) return;
   providers.push(provider as unknown as ModelProvider);
@@ -37,7 +38,14 @@ export function listProviders(): ModelProvider[] {
 /** Whether a module's export is a model provider (an id, its schemes, and the functions that parse a spec and make a model). */
 function isProvider(value: unknown): value is ModelProvider {
   const p = value as Partial<ModelProvider> | null;
-  return typeof p === 'object' && p !== null && typeof p.id === 'string' && Array.isArray(p.schemes) && typeof p.parseSpec === 'function' && typeof p.create === 'function';
+  return (
+    typeof p === 'object' &&
+    p !== null &&
+    typeof p.id === 'string' &&
+    Array.isArray(p.schemes) &&
+    typeof p.parseSpec === 'function' &&
+    typeof p.create === 'function'
+  );
 }
 
 /**
@@ -52,10 +60,15 @@ export async function loadProviderModules(paths: readonly string[], baseDir: str
     try {
       mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new LlmkbError(`cannot load the provider module ${file}: ${error instanceof Error ? error.message : String(error)}`, { hint: 'The config\'s "providers" lists ES modules that export a model provider (docs/models.md, "Adding a provider"); a .ts module needs node --import tsx.' });
+      throw new LlmkbError(`cannot load the provider module ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: 'The config\'s "providers" lists ES modules that export a model provider (docs/models.md, "Adding a provider"); a .ts module needs node --import tsx.',
+      });
     }
     const found = [...new Set(Object.values(mod).filter(isProvider))];
-    if (found.length === 0) throw new LlmkbError(`${file} exports no model provider`, { hint: 'Export the provider object (id, schemes, kinds, optionsSchema, examples, parseSpec, create), e.g. `export default myProvider` (docs/models.md, "Adding a provider").' });
+    if (found.length === 0)
+      throw new LlmkbError(`${file} exports no model provider`, {
+        hint: 'Export the provider object (id, schemes, kinds, optionsSchema, examples, parseSpec, create), e.g. `export default myProvider` (docs/models.md, "Adding a provider").',
+      });
     for (const p of found) {
       registerProvider(p);
       loaded.push(p);

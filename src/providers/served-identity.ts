@@ -44,7 +44,10 @@ async function openAIServed(base: string, model: string, flavor: string, apiKey:
   }
   if (flavor === 'ollama') {
     const tags = await getJson(`${new URL(base).origin}/api/tags`, auth);
-    const found = isObject(tags) && Array.isArray(tags.models) ? (tags.models as unknown[]).find((m) => isObject(m) && (m.name === model || m.model === model || m.name === `${model}:latest`)) : undefined;
+    const found =
+      isObject(tags) && Array.isArray(tags.models)
+        ? (tags.models as unknown[]).find((m) => isObject(m) && (m.name === model || m.model === model || m.name === `${model}:latest`))
+        : undefined;
     if (isObject(found) && typeof found.digest === 'string') return `digest=${found.digest}`;
   }
   // OpenAI: a model's `created` is when that model was made (vLLM and llama.cpp put the time of the request there).
@@ -65,7 +68,10 @@ async function agreed(endpoints: readonly string[], ask: (base: string) => Promi
   const known = reported.filter((r): r is { base: string; served: string } => r.served !== undefined);
   const other = known.find((r) => r.served !== known[0]!.served);
   if (other !== undefined) {
-    throw new LlmkbError(`the replicas of ${model} serve different models: ${known[0]!.base} reports ${known[0]!.served}, ${other.base} reports ${other.served}`, { hint: 'List only replicas of one checkpoint in one model entry (their answers share the call cache); give the others an entry of their own.' });
+    throw new LlmkbError(
+      `the replicas of ${model} serve different models: ${known[0]!.base} reports ${known[0]!.served}, ${other.base} reports ${other.served}`,
+      { hint: 'List only replicas of one checkpoint in one model entry (their answers share the call cache); give the others an entry of their own.' },
+    );
   }
   return known[0]?.served;
 }

@@ -23,7 +23,8 @@ export function specTraits(spec: string, env: NodeJS.ProcessEnv = process.env): 
 export function specWithEndpoints(spec: string, endpoints: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   const { provider, parsed } = resolveModelSpec(spec, env);
   const replaced = provider.withEndpoints?.(parsed, endpoints);
-  if (replaced === undefined) throw new LlmkbError(`"endpoints" is for models behind servers named by URL (such as vllm:, llamacpp:, openai-compatible:), not ${spec}`);
+  if (replaced === undefined)
+    throw new LlmkbError(`"endpoints" is for models behind servers named by URL (such as vllm:, llamacpp:, openai-compatible:), not ${spec}`);
   return replaced;
 }
 

@@ -82,14 +82,24 @@ function protocolBox(summaries: readonly MethodSummary[], groups: readonly Metho
       const table = g.method?.tableOf?.(s) ?? '';
       tables.set(table, [...(tables.get(table) ?? []), s]);
     }
-    return [...tables.values()].flatMap((runs) => differencesOf(runs.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })), g.method?.protocolChoices ?? {}, g.method?.protocolPerSetting ?? []));
+    return [...tables.values()].flatMap((runs) =>
+      differencesOf(
+        runs.map((s) => ({ name: `${s.model} (${s.setting})`, protocol: s.protocol })),
+        g.method?.protocolChoices ?? {},
+        g.method?.protocolPerSetting ?? [],
+      ),
+    );
   });
   if (byChoice.size === 0 && differences.length === 0) return '';
   const all = summaries.length;
-  const items = [...byChoice.entries()].map(([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`);
-  const diff = differences.length ? `<p><strong>The runs shown together differ in protocol:</strong></p><ul>${differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : '';
+  const items = [...byChoice.entries()].map(
+    ([line, runs]) => `<li>${escapeHtml(line)} <span class="runs">[${runs.length === all ? 'all runs' : escapeHtml(runs.join(', '))}]</span></li>`,
+  );
+  const diff = differences.length
+    ? `<p><strong>The runs shown together differ in protocol:</strong></p><ul>${differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`
+    : '';
   const pages = [...new Set(groups.map((g) => g.method?.protocolDocs).filter((p): p is string => p !== undefined))];
-  const links = pages.length ? pages.map((p) => `<a href="${escapeHtml(docsUrl(p))}">${escapeHtml(docsUrl(p))}</a>`).join(', ') : 'the method\'s documentation';
+  const links = pages.length ? pages.map((p) => `<a href="${escapeHtml(docsUrl(p))}">${escapeHtml(docsUrl(p))}</a>`).join(', ') : "the method's documentation";
   return `<section class="warn" id="departures"><h2>Departures from the paper's protocol</h2>${items.length ? `<ul>${items.join('')}</ul>` : ''}${diff}<p>Each choice, its default and what it changes: "How close to the paper is a run?", ${links}.</p></section>`;
 }
 
@@ -118,7 +128,10 @@ function warningsBox(summaries: readonly MethodSummary[]): string {
       lines.set(key, line);
     }
   }
-  const items = [...lines.values()].map((l) => `<li><strong>${escapeHtml(runsNamed(l.runs, summaries.length))}</strong>: ${escapeHtml(l.message)} <span class="runs">[${escapeHtml(l.flags)}]</span></li>`);
+  const items = [...lines.values()].map(
+    (l) =>
+      `<li><strong>${escapeHtml(runsNamed(l.runs, summaries.length))}</strong>: ${escapeHtml(l.message)} <span class="runs">[${escapeHtml(l.flags)}]</span></li>`,
+  );
   return `<section class="warn" id="warnings"><h2>Read with care</h2><ul>${items.join('')}</ul><p>${FLAG} marks each value a warning concerns, in every table below.</p></section>`;
 }
 
@@ -137,14 +150,37 @@ function protocolTable(s: MethodSummary, execution: ExecutionRecord | undefined)
   if (execution) {
     if (execution.command) rows.push(['command', execution.command, '', '']);
     rows.push(['ran', `${execution.startedAt} → ${execution.finishedAt}`, '', `llmkb ${execution.llmkbVersion}, Node ${execution.node}`]);
-    for (const [role, a] of Object.entries(execution.calls)) rows.push([`calls: ${role}`, `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`, '', `tokens ${a.promptTokens} in + ${a.completionTokens} out`]);
-    for (const [role, replicas] of Object.entries(execution.replicas ?? {})) rows.push([`replicas: ${role}`, replicas.map((r) => `${r.url}: ${r.served}`).join(', '), '', `calls answered per replica; failed ${replicas.map((r) => r.failed).join('/')}, taken out ${replicas.map((r) => r.trips).join('/')} times`]);
+    for (const [role, a] of Object.entries(execution.calls))
+      rows.push([
+        `calls: ${role}`,
+        `${a.calls} (${a.cacheHits} cached, ${a.requests} requests)`,
+        '',
+        `tokens ${a.promptTokens} in + ${a.completionTokens} out`,
+      ]);
+    for (const [role, replicas] of Object.entries(execution.replicas ?? {}))
+      rows.push([
+        `replicas: ${role}`,
+        replicas.map((r) => `${r.url}: ${r.served}`).join(', '),
+        '',
+        `calls answered per replica; failed ${replicas.map((r) => r.failed).join('/')}, taken out ${replicas.map((r) => r.trips).join('/')} times`,
+      ]);
   }
   return rows.length ? `<h4>Protocol</h4>${htmlTable(['Choice', 'this run', 'status', 'note'], rows, 'protocol')}` : '';
 }
 
-function runSection(s: MethodSummary, presentation: MethodPresentation | undefined, execution: ExecutionRecord | undefined, records: readonly object[] | undefined): string {
-  const headline = presentation?.runHeadline?.(s) ?? `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', '))}${s.approximate ? ' · approximate' : ''}`;
+function runSection(
+  s: MethodSummary,
+  presentation: MethodPresentation | undefined,
+  execution: ExecutionRecord | undefined,
+  records: readonly object[] | undefined,
+): string {
+  const headline =
+    presentation?.runHeadline?.(s) ??
+    `<strong>${escapeHtml(s.model)}</strong> · ${escapeHtml(s.setting)} · ${escapeHtml(
+      Object.entries(s.counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    )}${s.approximate ? ' · approximate' : ''}`;
   const ciHeader = s.bootstrap ? `${Math.round(100 * s.bootstrap.confidence)}% CI (${s.bootstrap.resamples} resamples)` : 'CI';
   const metricRows = s.metricDefs.map((d) => {
     const ci = s.intervals[d.id];
@@ -155,7 +191,11 @@ function runSection(s: MethodSummary, presentation: MethodPresentation | undefin
   const warned = (s.warnings ?? []).map((w) => `<p class="warn">${escapeHtml(w.message)}</p>`).join('');
   return `<details><summary>${headline}${s.warnings?.length ? ` <sup class="flag">${FLAG}</sup>` : ''}</summary>
 ${warned}<div class="scroll"><table><thead><tr><th>Metric</th><th>value</th><th>${escapeHtml(ciHeader)}</th></tr></thead><tbody>${metricRows.join('')}</tbody></table></div>
-${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(Object.entries(s.datasetChecksums).map(([k, v]) => `${k} ${v.slice(0, 19)}…`).join('; ') || 'n/a')}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
+${details === undefined ? '' : `${details}\n`}<p>Data: ${escapeHtml(
+    Object.entries(s.datasetChecksums)
+      .map(([k, v]) => `${k} ${v.slice(0, 19)}…`)
+      .join('; ') || 'n/a',
+  )}${s.modelIdentity ? ` · model <code>${escapeHtml(s.modelIdentity)}</code>` : ''}</p>
 ${protocolTable(s, execution)}</details>`;
 }
 
@@ -173,23 +213,33 @@ function headlineHtml(summaries: readonly MethodSummary[], order: readonly strin
   for (const setting of settings) {
     for (const d of shown) {
       // A flagged value (a warning of its run concerns it) is not ranked.
-      const values = summaries.filter((s) => s.setting === setting && !isFlagged(s, d.id)).map((s) => s.metrics[d.id]).filter((v): v is number => typeof v === 'number');
+      const values = summaries
+        .filter((s) => s.setting === setting && !isFlagged(s, d.id))
+        .map((s) => s.metrics[d.id])
+        .filter((v): v is number => typeof v === 'number');
       if (values.length >= 2) best.set(`${setting}/${d.id}`, d.better === 'lower' ? Math.min(...values) : Math.max(...values));
     }
   }
   const head = `<thead><tr><th rowspan="2" scope="col">Model</th>${settings.map((st) => `<th class="group first" colspan="${shown.length}" scope="colgroup">${escapeHtml(st)}</th>`).join('')}</tr><tr>${settings.map(() => shown.map((d, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(d.description)}">${escapeHtml(`${d.label} ${d.better === 'lower' ? '↓' : '↑'}`)}</th>`).join('')).join('')}</tr></thead>`;
-  const rows = models.map((model) => `<tr><th scope="row">${escapeHtml(model)}</th>${settings.map((setting) => {
-    const s = summaries.find((x) => x.model === model && x.setting === setting);
-    return shown.map((d, k) => {
-      const first = k === 0 ? 'first' : '';
-      if (!s) return `<td class="${first}"></td>`;
-      const v = s.metrics[d.id];
-      const ci = s.intervals[d.id];
-      const flag = flagMark(s, d.id);
-      const mark = typeof v === 'number' && !flag && best.get(`${setting}/${d.id}`) === v ? 'best' : '';
-      return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatMetric(d, v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatMetric(d, ci[0], 1))}, ${escapeHtml(formatMetric(d, ci[1], 1))}]</span>` : ''}</td>`;
-    }).join('');
-  }).join('')}</tr>`);
+  const rows = models.map(
+    (model) =>
+      `<tr><th scope="row">${escapeHtml(model)}</th>${settings
+        .map((setting) => {
+          const s = summaries.find((x) => x.model === model && x.setting === setting);
+          return shown
+            .map((d, k) => {
+              const first = k === 0 ? 'first' : '';
+              if (!s) return `<td class="${first}"></td>`;
+              const v = s.metrics[d.id];
+              const ci = s.intervals[d.id];
+              const flag = flagMark(s, d.id);
+              const mark = typeof v === 'number' && !flag && best.get(`${setting}/${d.id}`) === v ? 'best' : '';
+              return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatMetric(d, v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatMetric(d, ci[0], 1))}, ${escapeHtml(formatMetric(d, ci[1], 1))}]</span>` : ''}</td>`;
+            })
+            .join('');
+        })
+        .join('')}</tr>`,
+  );
   const anyCi = summaries.some((s) => Object.values(s.intervals).some(Boolean));
   return `<div class="scroll"><table class="paper">${head}<tbody>${rows.join('')}</tbody></table></div><p class="note">${anyCi ? `${ciLevel(summaries)} bootstrap CIs below each value. ` : ''}Bold: the best run of the setting in that column.${anyWarnings(summaries) ? ` ${FLAG}: a warning of the run concerns the value (Read with care, above); such values are not ranked.` : ''}</p>`;
 }
@@ -225,13 +275,17 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(title)}</h1>`);
   const definedBy = groups.map((g) => g.method?.citation ?? g.method?.title ?? `method ${g.id}`).join('; ');
-  parts.push(`<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)}${scaleNote(summaries)}; made by llmkb ${escapeHtml(VERSION)}.</p>`);
+  parts.push(
+    `<p>${summaries.length} run(s), ${new Set(summaries.map((s) => s.model)).size} model(s), settings: ${escapeHtml(settings.join(', '))}. Metrics as defined by ${escapeHtml(definedBy)}${scaleNote(summaries)}; made by llmkb ${escapeHtml(VERSION)}.</p>`,
+  );
   parts.push(protocolBox(summaries, groups));
   parts.push(warningsBox(summaries));
   const approximate = summaries.filter((s) => s.approximate);
   if (approximate.length > 0) {
     const notes = new Set(approximate.map((s) => groups.find((g) => g.id === s.method.id)?.presentation?.approximateNote ?? 'used an approximation'));
-    parts.push(`<p class="warn">Approximate: ${approximate.length} run(s) ${escapeHtml(notes.size === 1 ? [...notes][0]! : 'used an approximation')}: ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`);
+    parts.push(
+      `<p class="warn">Approximate: ${approximate.length} run(s) ${escapeHtml(notes.size === 1 ? [...notes][0]! : 'used an approximation')}: ${escapeHtml(approximate.map((s) => `${s.model} (${s.setting})`).join(', '))}.</p>`,
+    );
   }
 
   for (const g of groups) {
@@ -248,12 +302,33 @@ export async function renderReport(summaries: readonly MethodSummary[], options:
     parts.push('<h2>Paired bootstrap tests</h2>');
     const pct = { format: 'percent' as const };
     const resamples = options.pairedResamples ?? 1000;
-    parts.push(htmlTable(['A vs B', 'setting', 'metric', 'A - B', '95% CI', 'p', 'n (questions)'], options.pairedTests.map((t) => [`${t.a} vs ${t.b}`, t.setting ?? '', t.metric, `${formatMetric(pct, t.difference)}${t.difference === null ? '' : significanceStar(t.p, t.questions)}`, t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-', formatResampledP(t.p, resamples), String(t.questions)])));
+    parts.push(
+      htmlTable(
+        ['A vs B', 'setting', 'metric', 'A - B', '95% CI', 'p', 'n (questions)'],
+        options.pairedTests.map((t) => [
+          `${t.a} vs ${t.b}`,
+          t.setting ?? '',
+          t.metric,
+          `${formatMetric(pct, t.difference)}${t.difference === null ? '' : significanceStar(t.p, t.questions)}`,
+          t.interval ? `[${formatMetric(pct, t.interval[0])}, ${formatMetric(pct, t.interval[1])}]` : '-',
+          formatResampledP(t.p, resamples),
+          String(t.questions),
+        ]),
+      ),
+    );
     parts.push(`<p class="note">${escapeHtml(pairedTestsNote({ resamples }))}</p>`);
   }
 
   parts.push('<h2>Runs</h2>');
-  for (const [i, s] of summaries.entries()) parts.push(runSection(s, groups.find((g) => g.id === s.method.id)?.presentation, options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting), options.records?.[i]));
+  for (const [i, s] of summaries.entries())
+    parts.push(
+      runSection(
+        s,
+        groups.find((g) => g.id === s.method.id)?.presentation,
+        options.executions?.find((e) => e.runId === s.runId && e.setting === s.setting),
+        options.records?.[i],
+      ),
+    );
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -23,6 +23,16 @@ export interface ReportRunsOptions {
 export async function reportRuns(loaded: readonly LoadedRun[], options: ReportRunsOptions): Promise<{ runs: LoadedRun[]; warnings: string[] }> {
   const { runs, warnings } = distinctRuns(loaded);
   for (const w of warnings) options.log?.(`warning: ${w}`);
-  writeFileAtomic(resolve(options.output), await renderReport(runs.map((r) => r.summary), { ...(options.title ? { title: options.title } : {}), executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) }));
+  writeFileAtomic(
+    resolve(options.output),
+    await renderReport(
+      runs.map((r) => r.summary),
+      {
+        ...(options.title ? { title: options.title } : {}),
+        executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])),
+        records: runs.map((r) => r.records),
+      },
+    ),
+  );
   return { runs, warnings };
 }

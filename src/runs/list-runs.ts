@@ -86,7 +86,11 @@ function readSummaryFile(file: string): { summary?: Record<string, unknown>; pro
   } catch (error) {
     const at = /position (\d+)/.exec(String((error as Error).message));
     // A file cut short (no position in the message): it is its last line that ends too soon.
-    const line = at ? text.slice(0, Number(at[1])).split('\n').length : /end of JSON input/.test(String((error as Error).message)) ? text.replace(/\n+$/, '').split('\n').length : undefined;
+    const line = at
+      ? text.slice(0, Number(at[1])).split('\n').length
+      : /end of JSON input/.test(String((error as Error).message))
+        ? text.replace(/\n+$/, '').split('\n').length
+        : undefined;
     return { problem: `${file}${line ? `, line ${line}` : ''}: not valid JSON (${(error as Error).message}); the run is shown without its summary` };
   }
 }

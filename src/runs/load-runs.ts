@@ -36,7 +36,8 @@ async function presentationOf(method: EvaluationMethod | undefined): Promise<Met
 
 function readJsonFile(file: string, hint: string): unknown {
   const text = readTextFile(file);
-  if (text.trim() === '') throw new InputFileError(file, undefined, undefined, 'the file is empty', `${hint} An empty file usually means an earlier step did not finish.`);
+  if (text.trim() === '')
+    throw new InputFileError(file, undefined, undefined, 'the file is empty', `${hint} An empty file usually means an earlier step did not finish.`);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -73,7 +74,12 @@ function firstRecord(file: string): Record<string, unknown> | undefined {
   } finally {
     closeSync(fd);
   }
-  const first = head.subarray(0, length).toString('utf8').split('\n', 1)[0]!.replace(/^\uFEFF/, '').trim();
+  const first = head
+    .subarray(0, length)
+    .toString('utf8')
+    .split('\n', 1)[0]!
+    .replace(/^\uFEFF/, '')
+    .trim();
   try {
     const record = JSON.parse(first) as unknown;
     return record !== null && typeof record === 'object' && !Array.isArray(record) ? (record as Record<string, unknown>) : undefined;
@@ -123,16 +129,35 @@ async function summarizeRecords(file: string, options: LoadOptions): Promise<Loa
 }
 
 /** A run of the store, summarised by its method from its records (stages not finished: from the records so far, said on stderr). */
-export async function loadStoredRun(runs: RunStore, id: string, options: { resamples: number; seed: number; storePath: string; warn?: (line: string) => void }): Promise<LoadedRun> {
+export async function loadStoredRun(
+  runs: RunStore,
+  id: string,
+  options: { resamples: number; seed: number; storePath: string; warn?: (line: string) => void },
+): Promise<LoadedRun> {
   const run = runs.get(id);
   if (!run) throw new LlmkbError(`no run ${id} in ${options.storePath}`, { hint: 'List the runs with `llmkb runs`.' });
   const method = methodOfStoredRun(run.spec);
-  if (!method) throw new LlmkbError(`run ${id} was made by a method that is not registered (${run.spec.method ?? 'unknown'})`, { hint: 'Register the method (the "methods" list of llmkb.config.json) to read its runs.' });
+  if (!method)
+    throw new LlmkbError(`run ${id} was made by a method that is not registered (${run.spec.method ?? 'unknown'})`, {
+      hint: 'Register the method (the "methods" list of llmkb.config.json) to read its runs.',
+    });
   const unfinished = method.stages.filter((s) => run.stageStatus(s.id) !== 'done').map((s) => s.id);
-  if (unfinished.length === method.stages.length && run.recordIds(method.stages[0]!.id).length === 0) throw new LlmkbError(`run ${id} has no records yet`, { hint: 'Run it first (llmkb eval, or the method\'s own commands).' });
-  if (unfinished.length) (options.warn ?? ((l: string) => process.stderr.write(`note: ${escapeControls(l)}\n`)))(`run ${id}: stage(s) ${unfinished.join(', ')} not finished; the metrics use the records so far`);
+  if (unfinished.length === method.stages.length && run.recordIds(method.stages[0]!.id).length === 0)
+    throw new LlmkbError(`run ${id} has no records yet`, { hint: "Run it first (llmkb eval, or the method's own commands)." });
+  if (unfinished.length)
+    (options.warn ?? ((l: string) => process.stderr.write(`note: ${escapeControls(l)}\n`)))(
+      `run ${id}: stage(s) ${unfinished.join(', ')} not finished; the metrics use the records so far`,
+    );
   const { summary, reportRecords } = await method.summarize({
-    run, records: await method.outputRecords(run), model: run.spec.label ?? run.spec.model, modelIdentity: run.spec.model, setting: run.spec.setting, seed: options.seed, resamples: options.resamples, runId: run.id, datasetChecksums: { questions: run.spec.dataset },
+    run,
+    records: await method.outputRecords(run),
+    model: run.spec.label ?? run.spec.model,
+    modelIdentity: run.spec.model,
+    setting: run.spec.setting,
+    seed: options.seed,
+    resamples: options.resamples,
+    runId: run.id,
+    datasetChecksums: { questions: run.spec.dataset },
   });
   return { summary, ...(reportRecords ? { records: reportRecords } : {}), source: `run ${id}` };
 }

@@ -20,7 +20,10 @@ export function readableModelName(spec: string): string {
   rest = rest.replace(/[?#].*$/, '').replace(/\/+$/, '');
   const last = rest.slice(rest.lastIndexOf('/') + 1).replace(/^.*\\/, '');
   // `llama3.1:8b`, `...-GGUF:Q4_K_M`: a tag after a colon stays, joined by a dash (a label is also a file name).
-  const name = last.replace(FILE_ENDINGS, '').replace(/:/g, '-').replace(/[\s\u0000-\u001f]+/g, '_');
+  const name = last
+    .replace(FILE_ENDINGS, '')
+    .replace(/:/g, '-')
+    .replace(/[\s\u0000-\u001f]+/g, '_');
   return name === '' || name === '.' || name === '..' ? 'model' : name;
 }
 
@@ -28,7 +31,6 @@ export function readableModelName(spec: string): string {
 export function specHash(spec: string): string {
   return createHash('sha256').update(spec).digest('hex').slice(0, 8);
 }
-
 
 /** The label and model of each run whose summary is in `dir` (none when the folder does not exist). */
 function labelledRuns(dir: string): Array<{ label: string; spec?: string; identity?: string }> {
@@ -56,6 +58,10 @@ function labelledRuns(dir: string): Array<{ label: string; spec?: string; identi
 export function defaultRunLabel(spec: string, options: { outDir?: string; identity?: string } = {}): string {
   const name = readableModelName(spec);
   if (options.outDir === undefined) return name;
-  const other = labelledRuns(options.outDir).some((r) => r.label === name && (r.spec !== undefined ? r.spec !== spec : options.identity !== undefined && r.identity !== undefined && r.identity !== options.identity));
+  const other = labelledRuns(options.outDir).some(
+    (r) =>
+      r.label === name &&
+      (r.spec !== undefined ? r.spec !== spec : options.identity !== undefined && r.identity !== undefined && r.identity !== options.identity),
+  );
   return other ? `${name}-${specHash(spec)}` : name;
 }

@@ -61,7 +61,12 @@ export interface LimitCut {
 }
 
 /** `--limit n` over one list: the list itself when n keeps all of it, else its seeded sample and the cut. */
-export async function limitSample<T>(items: readonly T[], limit: number | undefined, seed: number, sample: LimitSampler<T> = limitItems): Promise<{ items: readonly T[]; cut?: LimitCut }> {
+export async function limitSample<T>(
+  items: readonly T[],
+  limit: number | undefined,
+  seed: number,
+  sample: LimitSampler<T> = limitItems,
+): Promise<{ items: readonly T[]; cut?: LimitCut }> {
   if (limit === undefined || limit >= items.length) return { items };
   return { items: await sample(items, limit, seed), cut: { n: limit, of: items.length } };
 }

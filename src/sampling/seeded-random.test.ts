@@ -8,7 +8,11 @@ describe('SeededRandom', () => {
     assert.deepEqual(SeededRandom.stream(42, 'a').shuffle(items), SeededRandom.stream(42, 'a').shuffle(items));
     assert.notDeepEqual(SeededRandom.stream(42, 'a').shuffle(items), SeededRandom.stream(42, 'b').shuffle(items));
     assert.notDeepEqual(SeededRandom.stream(42, 'a').shuffle(items), SeededRandom.stream(43, 'a').shuffle(items));
-    assert.deepEqual([...SeededRandom.stream(1, 'x').shuffle(items)].sort((a, b) => a - b), items, 'a permutation');
+    assert.deepEqual(
+      [...SeededRandom.stream(1, 'x').shuffle(items)].sort((a, b) => a - b),
+      items,
+      'a permutation',
+    );
   });
 
   it('samples distinct items', () => {

@@ -29,7 +29,8 @@ describe('CallCache', () => {
     const key = cacheKey('m', 'complete', request);
     assert.equal(cache.get(key), undefined);
     const puts = [cache.put(key, 'm', 'complete', request, { response: { text: ' a' }, promptTokens: 3, completionTokens: 1, latencyMs: 7 })];
-    for (let i = 0; i < 50; i++) puts.push(cache.put(cacheKey('m', 'complete', { i }), 'm', 'complete', { i }, { response: i, promptTokens: 0, completionTokens: 0, latencyMs: 0 }));
+    for (let i = 0; i < 50; i++)
+      puts.push(cache.put(cacheKey('m', 'complete', { i }), 'm', 'complete', { i }, { response: i, promptTokens: 0, completionTokens: 0, latencyMs: 0 }));
     await Promise.all(puts);
     assert.deepEqual(cache.get(key), { response: { text: ' a' }, promptTokens: 3, completionTokens: 1, latencyMs: 7 });
     assert.equal(cache.request(key), canonicalJson(request));
@@ -38,7 +39,7 @@ describe('CallCache', () => {
     assert.equal(cache.clear('m'), 51);
   });
 
-  it('writes the run that paid for a call with its entry, journal then store: the run\'s calls and tokens, and the calls an earlier process paid for', async () => {
+  it("writes the run that paid for a call with its entry, journal then store: the run's calls and tokens, and the calls an earlier process paid for", async () => {
     const dir = tempDir('llmkb-paid-');
     const file = join(dir, 's.sqlite');
     const killed = openDatabase(file);
@@ -46,9 +47,23 @@ describe('CallCache', () => {
     const cache = new CallCache(killed);
     const earlier = cacheKey('m', 'complete', { i: 1 });
     // A call another process paid for this run (as a killed process's journal moved into the store gives it).
-    await cache.put(earlier, 'm', 'complete', { i: 1 }, { response: 'a', promptTokens: 5, completionTokens: 2, latencyMs: 1 }, { run: run.id, role: 'model', process: 'killed~1', requests: 2 });
+    await cache.put(
+      earlier,
+      'm',
+      'complete',
+      { i: 1 },
+      { response: 'a', promptTokens: 5, completionTokens: 2, latencyMs: 1 },
+      { run: run.id, role: 'model', process: 'killed~1', requests: 2 },
+    );
     const mine = cacheKey('m', 'complete', { i: 2 });
-    await cache.put(mine, 'm', 'complete', { i: 2 }, { response: 'b', promptTokens: 7, completionTokens: 1, latencyMs: 1 }, { run: run.id, role: 'model', process: PROCESS_TOKEN, requests: 1 });
+    await cache.put(
+      mine,
+      'm',
+      'complete',
+      { i: 2 },
+      { response: 'b', promptTokens: 7, completionTokens: 1, latencyMs: 1 },
+      { run: run.id, role: 'model', process: PROCESS_TOKEN, requests: 1 },
+    );
     const unpaid = cacheKey('m', 'complete', { i: 3 });
     await cache.put(unpaid, 'm', 'complete', { i: 3 }, { response: 'c', promptTokens: 100, completionTokens: 100, latencyMs: 1 });
     // In the journal, not yet moved into the store: RunStore.calls does not see it.
@@ -76,8 +91,22 @@ describe('CallCache', () => {
     const key = cacheKey('vllm:old-model', 'complete', request);
     const old = new Database(path);
     old.exec(SCHEMA_1);
-    old.prepare('INSERT INTO call_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(key, 'vllm:old-model', 'complete', canonicalJson(request), JSON.stringify({ text: ' Bobby Scott', finishReason: 'stop' }), 12, 3, 20.5, '2026-01-01T00:00:00.000Z');
-    old.prepare('INSERT INTO runs VALUES (?, ?, ?, ?)').run('abc', JSON.stringify({ model: 'vllm:old-model', dataset: 'd', setting: 'zero-shot', seed: 42 }), '2026-01-01', '2026-01-01');
+    old
+      .prepare('INSERT INTO call_cache VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(
+        key,
+        'vllm:old-model',
+        'complete',
+        canonicalJson(request),
+        JSON.stringify({ text: ' Bobby Scott', finishReason: 'stop' }),
+        12,
+        3,
+        20.5,
+        '2026-01-01T00:00:00.000Z',
+      );
+    old
+      .prepare('INSERT INTO runs VALUES (?, ?, ?, ?)')
+      .run('abc', JSON.stringify({ model: 'vllm:old-model', dataset: 'd', setting: 'zero-shot', seed: 42 }), '2026-01-01', '2026-01-01');
     old.prepare('INSERT INTO run_records VALUES (?, ?, ?, ?, ?, ?)').run('abc', 'ask', 'q1', 0, JSON.stringify({ id: 'q1', response: 'x' }), '2026-01-01');
     old.close();
 
@@ -122,7 +151,11 @@ describe('CallCache', () => {
     // Another process finds this journal once its owner is gone: here, a copy named after a pid that does not exist.
     copyFileSync(file, join(folder, journal[0]!.replace(/~\d+~/, '~999999999~')));
     cache.close();
-    assert.deepEqual(readdirSync(folder).filter((f) => f.endsWith('.journal') && !f.includes('~999999999~')), [], 'close moves the journal into the store and removes it');
+    assert.deepEqual(
+      readdirSync(folder).filter((f) => f.endsWith('.journal') && !f.includes('~999999999~')),
+      [],
+      'close moves the journal into the store and removes it',
+    );
     assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 17);
     db.prepare('DELETE FROM calls').run();
     db.close();
@@ -135,7 +168,6 @@ describe('CallCache', () => {
     reopened.close();
   });
 
-
   it('moves the journal frame by frame: a key written twice keeps its last answer, and a torn last frame is no entry', async () => {
     const folder = tempDir('llmkb-journal-');
     const path = join(folder, 'store.sqlite');
@@ -144,7 +176,8 @@ describe('CallCache', () => {
     const entry = (i: number) => ({ response: { text: ` a${i}` }, promptTokens: i, completionTokens: 1, latencyMs: 2 });
     const keys = Array.from({ length: 40 }, (_, i) => cacheKey('m', 'complete', { i }));
     // Batches in separate ticks: separate frames.
-    for (let b = 0; b < 4; b++) await Promise.all(keys.slice(b * 10, b * 10 + 10).map((k, j) => cache.put(k, 'm', 'complete', { i: b * 10 + j }, entry(b * 10 + j))));
+    for (let b = 0; b < 4; b++)
+      await Promise.all(keys.slice(b * 10, b * 10 + 10).map((k, j) => cache.put(k, 'm', 'complete', { i: b * 10 + j }, entry(b * 10 + j))));
     await cache.put(keys[3]!, 'm', 'complete', { i: 3 }, entry(99));
     assert.equal((db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 0, 'nothing moved yet');
     // A kill while a frame was written: its length promises more bytes than the file holds.

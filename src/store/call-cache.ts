@@ -216,7 +216,10 @@ export class CallCache {
         if (this.#closed) throw new Error('the call cache is closed');
         this.writes.journalBytes += this.#shared.journal.append(entries);
       } else {
-        insertRows(this.#db, entries.map((e) => ({ ...e, request: deflateRawSync(e.request, REQUEST_DEFLATE) })));
+        insertRows(
+          this.#db,
+          entries.map((e) => ({ ...e, request: deflateRawSync(e.request, REQUEST_DEFLATE) })),
+        );
       }
     } catch (error) {
       for (const p of batch) p.reject(error);
@@ -295,7 +298,10 @@ export class CallCache {
    * Entries and tokens per model identity and kind of call; `notReused`: those keyed before the
    * key carried what the server serves, not found while it reports an identity (identity-keys.ts).
    */
-  stats(): { entries: number; byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number; notReused: number }> } {
+  stats(): {
+    entries: number;
+    byModel: Array<{ model: string; kind: string; entries: number; promptTokens: number; completionTokens: number; notReused: number }>;
+  } {
     this.#merge();
     const entries = (this.#db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
     const byModel = this.#db

@@ -10,7 +10,15 @@ import { cacheKey } from './call-key.js';
 import { openDatabase } from './database.js';
 import { tempDir } from '#test-support/temp-dir.js';
 
-const call = (i: number) => ({ model: 'm', kind: 'complete', response: JSON.stringify({ text: ` a${i}` }), promptTokens: i, completionTokens: 1, latencyMs: 2.5, createdAt: '2026-01-01T00:00:00.000Z' });
+const call = (i: number) => ({
+  model: 'm',
+  kind: 'complete',
+  response: JSON.stringify({ text: ` a${i}` }),
+  promptTokens: i,
+  completionTokens: 1,
+  latencyMs: 2.5,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 
 describe('CallJournal', () => {
   it('appends a tick of calls as one frame; finds each; gives them back in order with requests deflated; clears', () => {
@@ -24,8 +32,14 @@ describe('CallJournal', () => {
     assert.deepEqual(journal.find(keys[1]!), { response: '{"text":" a1"}', promptTokens: 1, completionTokens: 1, latencyMs: 2.5 });
     assert.equal(journal.find(cacheKey('m', 'complete', { i: 9 })), undefined);
     const rows = [...journal.rows()];
-    assert.deepEqual(rows.map((r) => r.key.toString('hex')), keys);
-    assert.deepEqual(rows.map((r) => inflateRawSync(r.request).toString('utf8')), ['{"i":0}', '{"i":1}', '{"i":2}']);
+    assert.deepEqual(
+      rows.map((r) => r.key.toString('hex')),
+      keys,
+    );
+    assert.deepEqual(
+      rows.map((r) => inflateRawSync(r.request).toString('utf8')),
+      ['{"i":0}', '{"i":1}', '{"i":2}'],
+    );
     assert.deepEqual({ ...rows[2]!, key: undefined, request: undefined }, { ...call(2), key: undefined, request: undefined });
     journal.clear();
     assert.equal(journal.entries, 0);
@@ -53,7 +67,10 @@ describe('CallJournal', () => {
     };
     const file = join(folder, `store.sqlite.calls-${hostname().replace(/[^A-Za-z0-9_.-]/g, '_')}~999999999~0badf00d.journal`);
     writeFileSync(file, Buffer.concat([entry(0), entry(1), entry(1).subarray(0, 30)]));
-    assert.deepEqual([...journalFileRows(file)].map((r) => r.key.toString('hex')), keys);
+    assert.deepEqual(
+      [...journalFileRows(file)].map((r) => r.key.toString('hex')),
+      keys,
+    );
     const db = openDatabase(store);
     const cache = new CallCache(db);
     assert.ok(!readdirSync(folder).includes(file.slice(folder.length + 1)), 'moved and removed');

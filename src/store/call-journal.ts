@@ -57,7 +57,25 @@ export function journalOwner(fileName: string, storeName: string): { pid: number
 let entriesScratch = Buffer.allocUnsafe(1 << 16);
 
 function encodeEntries(entries: readonly JournalEntry[]): Buffer {
-  const headers = entries.map((e) => JSON.stringify(e.payer ? [e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt, e.payer.run, e.payer.role, e.payer.process, e.payer.requests] : [e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt]));
+  const headers = entries.map((e) =>
+    JSON.stringify(
+      e.payer
+        ? [
+            e.model,
+            e.kind,
+            e.response,
+            e.promptTokens,
+            e.completionTokens,
+            e.latencyMs,
+            e.createdAt,
+            e.payer.run,
+            e.payer.role,
+            e.payer.process,
+            e.payer.requests,
+          ]
+        : [e.model, e.kind, e.response, e.promptTokens, e.completionTokens, e.latencyMs, e.createdAt],
+    ),
+  );
   let size = 0;
   for (let i = 0; i < entries.length; i++) size += 40 + Buffer.byteLength(headers[i]!, 'utf8') + Buffer.byteLength(entries[i]!.request, 'utf8');
   if (entriesScratch.length < size) entriesScratch = Buffer.allocUnsafe(Math.max(size, 2 * entriesScratch.length));
@@ -104,7 +122,10 @@ function decodeEntries(bytes: Buffer, requestOf: RequestOf): CallRow[] {
     const [model, kind, response, promptTokens, completionTokens, latencyMs, createdAt, run, role, process, requests] = header;
     const key = Buffer.from(bytes.subarray(at + 4, at + 36));
     const request = requestOf(bytes.subarray(at + 40 + headerLength, at + 4 + length));
-    const payer = typeof run === 'string' && typeof role === 'string' && typeof process === 'string' && typeof requests === 'number' ? { run, role, process, requests } : undefined;
+    const payer =
+      typeof run === 'string' && typeof role === 'string' && typeof process === 'string' && typeof requests === 'number'
+        ? { run, role, process, requests }
+        : undefined;
     rows.push({ key, model, kind, request, response, promptTokens, completionTokens, latencyMs, createdAt, ...(payer ? { payer } : {}) });
     at += 4 + length;
   }

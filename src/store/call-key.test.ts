@@ -7,7 +7,12 @@ describe('canonicalJson', () => {
   it('writes plain data directly, exactly as the sorted-keys replacer does, and takes the general path for anything else', () => {
     const sorted = (value: unknown) =>
       JSON.stringify(value, (_k, v: unknown) => {
-        if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+        if (v && typeof v === 'object' && !Array.isArray(v))
+          return Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, (v as Record<string, unknown>)[k]]),
+          );
         return v;
       });
     const cases: unknown[] = [
@@ -32,6 +37,10 @@ describe('cacheKey', () => {
   it('is the SHA-256 of the key version, model identity, kind and canonical request, one per line (the keys existing stores hold)', () => {
     const expected = createHash('sha256').update('llmkb-cache-v1\nvllm:m\ncomplete\n{"maxTokens":5,"prompt":"Q?","stop":[],"temperature":0}').digest('hex');
     assert.equal(cacheKey('vllm:m', 'complete', { temperature: 0, stop: [], prompt: 'Q?', maxTokens: 5 }), expected);
-    assert.equal(cacheKey('vllm:m', 'complete', new CanonicalRequest('{"maxTokens":5,"prompt":"Q?","stop":[],"temperature":0}')), expected, 'a request already canonical is hashed as is');
+    assert.equal(
+      cacheKey('vllm:m', 'complete', new CanonicalRequest('{"maxTokens":5,"prompt":"Q?","stop":[],"temperature":0}')),
+      expected,
+      'a request already canonical is hashed as is',
+    );
   });
 });

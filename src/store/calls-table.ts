@@ -24,7 +24,8 @@ export interface CallRow {
   payer?: CallPayer | undefined;
 }
 
-const INSERT_SQL = 'INSERT OR REPLACE INTO calls (key, model, kind, request, response, prompt_tokens, completion_tokens, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_SQL =
+  'INSERT OR REPLACE INTO calls (key, model, kind, request, response, prompt_tokens, completion_tokens, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
  * Writes rows into `calls` in one transaction, in the order given; a key written twice keeps its

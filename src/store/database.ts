@@ -189,13 +189,25 @@ export function storeError(path: string, error: unknown): unknown {
   const code = errnoCode(error);
   const hint = 'Pass another file with --store (or set "store" in llmkb.config.json / $LLMKB_STORE).';
   if (code === 'SQLITE_READONLY' || code?.startsWith('SQLITE_READONLY_') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
-    return new FileAccessError(path, `the llmkb store ${path} is read-only (${code})`, { code, hint: `Make the file and its folder writable, or ${hint[0]!.toLowerCase()}${hint.slice(1)}`, cause: error });
+    return new FileAccessError(path, `the llmkb store ${path} is read-only (${code})`, {
+      code,
+      hint: `Make the file and its folder writable, or ${hint[0]!.toLowerCase()}${hint.slice(1)}`,
+      cause: error,
+    });
   }
   if (code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_CANTOPEN_') || code === 'SQLITE_IOERR' || code?.startsWith('SQLITE_IOERR_')) {
-    return new FileAccessError(path, `cannot open the llmkb store ${path} (${code}): the file or its folder is missing, not writable, or a folder`, { code, hint, cause: error });
+    return new FileAccessError(path, `cannot open the llmkb store ${path} (${code}): the file or its folder is missing, not writable, or a folder`, {
+      code,
+      hint,
+      cause: error,
+    });
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return new FileAccessError(path, `${path} is not an llmkb store (${code})`, { code, hint: `${hint} Remove the file if it is a corrupt store.`, cause: error });
+    return new FileAccessError(path, `${path} is not an llmkb store (${code})`, {
+      code,
+      hint: `${hint} Remove the file if it is a corrupt store.`,
+      cause: error,
+    });
   }
   return fileAccessError(path, error, 'write', 'the llmkb store');
 }
@@ -237,7 +249,11 @@ export function openDatabase(path: string): Db {
     } catch {
       // A new store.
     }
-    if (isDir) throw new FileAccessError(path, `the llmkb store ${path} is a folder, not a file`, { code: 'EISDIR', hint: 'Give a file name, e.g. --store .llmkb/llmkb.sqlite.' });
+    if (isDir)
+      throw new FileAccessError(path, `the llmkb store ${path} is a folder, not a file`, {
+        code: 'EISDIR',
+        hint: 'Give a file name, e.g. --store .llmkb/llmkb.sqlite.',
+      });
   }
   let db: Db | undefined;
   try {
@@ -259,16 +275,21 @@ export function openDatabase(path: string): Db {
       });
     }
     const hasV1Cache = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined;
-    const clusteredRecords = (db: Db) => (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'run_records'").pluck().get() as string | undefined)?.includes('WITHOUT ROWID') === true;
+    const clusteredRecords = (db: Db) =>
+      (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'run_records'").pluck().get() as string | undefined)?.includes(
+        'WITHOUT ROWID',
+      ) === true;
     if (hasV1Cache || clusteredRecords(db)) {
       // A store of schema 1 or 2: its cached calls and run records move to the new tables, all or nothing.
       const migrating = db;
-      migrating.transaction(() => {
-        if (clusteredRecords(migrating)) migrating.exec(MIGRATE_RECORDS_TO_3);
-        migrating.exec(SCHEMA);
-        if (migrating.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined) migrating.exec(MIGRATE_1_TO_2);
-        migrating.pragma(`user_version = ${SCHEMA_VERSION}`);
-      }).immediate();
+      migrating
+        .transaction(() => {
+          if (clusteredRecords(migrating)) migrating.exec(MIGRATE_RECORDS_TO_3);
+          migrating.exec(SCHEMA);
+          if (migrating.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'call_cache'").get() !== undefined) migrating.exec(MIGRATE_1_TO_2);
+          migrating.pragma(`user_version = ${SCHEMA_VERSION}`);
+        })
+        .immediate();
     } else {
       db.exec(SCHEMA);
       if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);

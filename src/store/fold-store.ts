@@ -14,12 +14,28 @@ export function foldStore(into: Db, file: string): { calls: number; runs: number
   into.prepare('ATTACH DATABASE ? AS shard').run(file);
   try {
     return into.transaction(() => {
-      const calls = into.prepare('INSERT OR IGNORE INTO calls (key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request) SELECT key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request FROM shard.calls ORDER BY id').run().changes;
-      const runs = into.prepare('INSERT OR IGNORE INTO runs (id, spec, created_at, updated_at) SELECT id, spec, created_at, updated_at FROM shard.runs').run().changes;
-      into.prepare(`INSERT INTO run_stages (run_id, stage, status, info, updated_at) SELECT run_id, stage, status, info, updated_at FROM shard.run_stages WHERE true
-        ON CONFLICT(run_id, stage) DO UPDATE SET status = CASE WHEN excluded.status = 'done' THEN 'done' ELSE run_stages.status END, info = COALESCE(run_stages.info, excluded.info)`).run();
-      const records = into.prepare('INSERT OR IGNORE INTO run_records (run_id, stage, item_id, seq, record, created_at) SELECT run_id, stage, item_id, seq, record, created_at FROM shard.run_records').run().changes;
-      into.prepare('INSERT OR IGNORE INTO run_paid_calls (run_id, key, role, process, requests, prompt_tokens, completion_tokens) SELECT run_id, key, role, process, requests, prompt_tokens, completion_tokens FROM shard.run_paid_calls').run();
+      const calls = into
+        .prepare(
+          'INSERT OR IGNORE INTO calls (key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request) SELECT key, model, kind, response, prompt_tokens, completion_tokens, latency_ms, created_at, request FROM shard.calls ORDER BY id',
+        )
+        .run().changes;
+      const runs = into
+        .prepare('INSERT OR IGNORE INTO runs (id, spec, created_at, updated_at) SELECT id, spec, created_at, updated_at FROM shard.runs')
+        .run().changes;
+      into
+        .prepare(`INSERT INTO run_stages (run_id, stage, status, info, updated_at) SELECT run_id, stage, status, info, updated_at FROM shard.run_stages WHERE true
+        ON CONFLICT(run_id, stage) DO UPDATE SET status = CASE WHEN excluded.status = 'done' THEN 'done' ELSE run_stages.status END, info = COALESCE(run_stages.info, excluded.info)`)
+        .run();
+      const records = into
+        .prepare(
+          'INSERT OR IGNORE INTO run_records (run_id, stage, item_id, seq, record, created_at) SELECT run_id, stage, item_id, seq, record, created_at FROM shard.run_records',
+        )
+        .run().changes;
+      into
+        .prepare(
+          'INSERT OR IGNORE INTO run_paid_calls (run_id, key, role, process, requests, prompt_tokens, completion_tokens) SELECT run_id, key, role, process, requests, prompt_tokens, completion_tokens FROM shard.run_paid_calls',
+        )
+        .run();
       return { calls: Number(calls), runs: Number(runs), records: Number(records) };
     })();
   } finally {

@@ -15,7 +15,9 @@ export interface InspectedCall {
 
 export function inspectCall(db: Db, key: string): InspectedCall | undefined {
   if (!/^[0-9a-f]{64}$/.test(key)) return undefined;
-  const row = db.prepare('SELECT model, kind, request, response FROM calls WHERE key = ?').get(Buffer.from(key, 'hex')) as { model: string; kind: string; request: Buffer | string; response: string } | undefined;
+  const row = db.prepare('SELECT model, kind, request, response FROM calls WHERE key = ?').get(Buffer.from(key, 'hex')) as
+    | { model: string; kind: string; request: Buffer | string; response: string }
+    | undefined;
   if (!row) return undefined;
   const request = typeof row.request === 'string' ? row.request : inflateRawSync(row.request).toString('utf8');
   return { model: row.model, kind: row.kind, request: JSON.parse(request), response: JSON.parse(row.response) };

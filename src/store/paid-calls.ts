@@ -46,7 +46,9 @@ export function paidEarlier(db: Db): (run: string, key: string) => boolean {
 /** What a run's calls cost per role, from the ledger rows in the store. */
 export function paidCalls(db: Db, run: string): Record<string, PaidCalls> {
   const rows = db
-    .prepare('SELECT role, count(*) AS calls, sum(requests) AS requests, sum(prompt_tokens) AS promptTokens, sum(completion_tokens) AS completionTokens FROM run_paid_calls WHERE run_id = ? GROUP BY role ORDER BY role')
+    .prepare(
+      'SELECT role, count(*) AS calls, sum(requests) AS requests, sum(prompt_tokens) AS promptTokens, sum(completion_tokens) AS completionTokens FROM run_paid_calls WHERE run_id = ? GROUP BY role ORDER BY role',
+    )
     .all(run) as Array<PaidCalls & { role: string }>;
   return Object.fromEntries(rows.map(({ role, ...c }) => [role, c]));
 }

@@ -29,7 +29,6 @@ export interface LeaseHolder {
 const DEFAULT_LEASE_TTL_MS = 60_000;
 const LEASE_POLL_MS = 1_000;
 
-
 /**
  * Leases: one process works on a run at a time. Two processes on the same run (two terminals,
  * a re-run while the first is still going) would otherwise make every model call twice. A lease
@@ -73,7 +72,9 @@ export class Leases {
         );
       }
       if (!announced) {
-        (this.#options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(`waiting for run ${runId}: another llmkb process holds it (${who})`);
+        (this.#options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`)))(
+          `waiting for run ${runId}: another llmkb process holds it (${who})`,
+        );
         announced = true;
       }
       await sleep(LEASE_POLL_MS);
@@ -82,36 +83,41 @@ export class Leases {
 
   /** Whether a live process holds the run's lease (a lease past its time, or of a dead process on this host, does not count). */
   working(runId: string): boolean {
-    const row = this.#db.prepare('SELECT pid, host, expires_at FROM run_leases WHERE run_id = ?').get(runId) as { pid: number; host: string; expires_at: number } | undefined;
+    const row = this.#db.prepare('SELECT pid, host, expires_at FROM run_leases WHERE run_id = ?').get(runId) as
+      | { pid: number; host: string; expires_at: number }
+      | undefined;
     if (row === undefined || row.expires_at < Date.now()) return false;
     return row.host !== hostname() || row.pid === process.pid || processAlive(row.pid);
   }
 
   /** Current holder of a run's lease, if any (expired or not). */
   holder(runId: string): LeaseHolder | undefined {
-    const row = this.#db.prepare('SELECT owner, pid, host, acquired_at, heartbeat_at FROM run_leases WHERE run_id = ?').get(runId) as { owner: string; pid: number; host: string; acquired_at: string; heartbeat_at: string } | undefined;
+    const row = this.#db.prepare('SELECT owner, pid, host, acquired_at, heartbeat_at FROM run_leases WHERE run_id = ?').get(runId) as
+      | { owner: string; pid: number; host: string; acquired_at: string; heartbeat_at: string }
+      | undefined;
     return row && { owner: row.owner, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at };
   }
 
   /** undefined: acquired; else the live holder. One IMMEDIATE transaction: two processes cannot both win. */
   #tryAcquire(runId: string): LeaseHolder | undefined {
     const host = hostname();
-    return this.#db.transaction((): LeaseHolder | undefined => {
-      const row = this.#db.prepare('SELECT owner, pid, host, acquired_at, heartbeat_at, expires_at FROM run_leases WHERE run_id = ?').get(runId) as
-        | { owner: string; pid: number; host: string; acquired_at: string; heartbeat_at: string; expires_at: number }
-        | undefined;
-      const now = Date.now();
-      const free =
-        row === undefined ||
-        row.expires_at < now ||
-        (row.host === host && (row.pid === process.pid || !processAlive(row.pid)));
-      if (!free) return { owner: row.owner, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at };
-      const iso = new Date(now).toISOString();
-      this.#db
-        .prepare('INSERT INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at')
-        .run(runId, this.#token, process.pid, host, iso, iso, now + this.#ttl);
-      return undefined;
-    }).immediate();
+    return this.#db
+      .transaction((): LeaseHolder | undefined => {
+        const row = this.#db.prepare('SELECT owner, pid, host, acquired_at, heartbeat_at, expires_at FROM run_leases WHERE run_id = ?').get(runId) as
+          | { owner: string; pid: number; host: string; acquired_at: string; heartbeat_at: string; expires_at: number }
+          | undefined;
+        const now = Date.now();
+        const free = row === undefined || row.expires_at < now || (row.host === host && (row.pid === process.pid || !processAlive(row.pid)));
+        if (!free) return { owner: row.owner, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, heartbeatAt: row.heartbeat_at };
+        const iso = new Date(now).toISOString();
+        this.#db
+          .prepare(
+            'INSERT INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at',
+          )
+          .run(runId, this.#token, process.pid, host, iso, iso, now + this.#ttl);
+        return undefined;
+      })
+      .immediate();
   }
 
   #startHeartbeat(): void {
@@ -149,4 +155,3 @@ export class Leases {
     this.#held.clear();
   }
 }
-

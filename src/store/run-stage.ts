@@ -81,7 +81,10 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
   const source: StageItems<I> = Array.isArray(options.items) ? arrayItems(options.items as readonly I[], options.idOf!) : (options.items as StageItems<I>);
   const ids = new Set<string>();
   for (const id of source.ids) {
-    if (ids.has(id)) throw new LlmkbError(`duplicate item id "${id}" in stage ${stage}`, { hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.' });
+    if (ids.has(id))
+      throw new LlmkbError(`duplicate item id "${id}" in stage ${stage}`, {
+        hint: 'Every item of a run needs a unique id: remove or rename the repeated one in the input.',
+      });
     ids.add(id);
   }
   // Before looking at what is done: another process may be doing it right now.
@@ -191,7 +194,14 @@ export async function runStoredStage<I, R, P = R>(options: StoredStageWork<I, R,
  * The stage's projected records in item order: those made in this process from memory, those
  * resumed from the store read back (one at a time).
  */
-function* madeAndResumed<R, P>(run: Run, stage: string, ids: readonly string[], made: Array<P | undefined>, project: (record: R) => P, resumed: boolean): Generator<[string, P]> {
+function* madeAndResumed<R, P>(
+  run: Run,
+  stage: string,
+  ids: readonly string[],
+  made: Array<P | undefined>,
+  project: (record: R) => P,
+  resumed: boolean,
+): Generator<[string, P]> {
   if (resumed) {
     const index = new Map(ids.map((id, i) => [id, i]));
     for (const [id, record] of run.entries<R>(stage)) {

@@ -31,7 +31,12 @@ describe('runStage', () => {
     const run = store.open(spec);
     const calls: string[] = [];
     const failing = runStage({
-      run, stage: 'ask', items, idOf: (i) => i.id, concurrency: 1, progress: { quiet: true },
+      run,
+      stage: 'ask',
+      items,
+      idOf: (i) => i.id,
+      concurrency: 1,
+      progress: { quiet: true },
       work: async (item) => {
         calls.push(item.id);
         if (item.id === 'q4') throw new Error('server went away');
@@ -43,14 +48,23 @@ describe('runStage', () => {
     assert.equal(run.records('ask').size, 4);
     calls.length = 0;
     const records = await runStage({
-      run, stage: 'ask', items, idOf: (i) => i.id, concurrency: 3, progress: { quiet: true },
+      run,
+      stage: 'ask',
+      items,
+      idOf: (i) => i.id,
+      concurrency: 3,
+      progress: { quiet: true },
       work: async (item) => {
         calls.push(item.id);
         return { record: { answer: item.question.toUpperCase() } };
       },
     });
     assert.deepEqual(calls.sort(), ['q4', 'q5', 'q6', 'q7', 'q8', 'q9']);
-    assert.deepEqual([...records.keys()], items.map((i) => i.id), 'records come back in item order');
+    assert.deepEqual(
+      [...records.keys()],
+      items.map((i) => i.id),
+      'records come back in item order',
+    );
     assert.equal(run.stageStatus('ask'), 'done');
   });
 
@@ -70,7 +84,10 @@ describe('runStage', () => {
   it('runs a stage over items loaded by id, keeps nothing but the projected info, and resumes from the store', async () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
     // The previous stage's records, in the store: the next stage loads them one at a time.
-    run.saveRecords('ask', items.map((item, seq) => ({ itemId: item.id, seq, record: { ...item, answer: `a${seq}` } })));
+    run.saveRecords(
+      'ask',
+      items.map((item, seq) => ({ itemId: item.id, seq, record: { ...item, answer: `a${seq}` } })),
+    );
     const loaded: string[] = [];
     const source = { ids: items.map((i) => i.id), load: (id: string) => (loaded.push(id), run.record<{ id: string; answer: string }>('ask', id)!) };
     let fail = true;
@@ -97,7 +114,10 @@ describe('runStage', () => {
     assert.deepEqual(loaded, ['q6', 'q7', 'q8', 'q9'], 'only the items without a record are loaded');
     // The info covers resumed and new records, in item order, as a pass over the store gives.
     assert.deepEqual(run.stageInfo('judge'), { labels: { correct: 4, wrong: 6 }, order: items.map((i) => i.id) });
-    assert.deepEqual([...run.entries<{ label: string }, string>('judge', (r) => r.label)].map(([id]) => id), items.map((i) => i.id));
+    assert.deepEqual(
+      [...run.entries<{ label: string }, string>('judge', (r) => r.label)].map(([id]) => id),
+      items.map((i) => i.id),
+    );
     assert.equal(run.record<{ detail: string }>('judge', 'q9')!.detail.length, 600, 'a long record comes back whole (stored deflated)');
   });
 
@@ -105,33 +125,59 @@ describe('runStage', () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
     const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
     // Saved out of order; every tenth long enough to be stored deflated.
-    run.saveRecords('ask', [...ids].reverse().map((id, k) => ({ itemId: id, seq: 299 - k, record: { id, text: Number(id.slice(1)) % 10 === 0 ? 'y'.repeat(3000) : id } })));
+    run.saveRecords(
+      'ask',
+      [...ids].reverse().map((id, k) => ({ itemId: id, seq: 299 - k, record: { id, text: Number(id.slice(1)) % 10 === 0 ? 'y'.repeat(3000) : id } })),
+    );
     run.saveRecord('other', 'r5', 0, { id: 'r5', text: 'another stage' });
     const asked = ['r299', 'missing', ...ids.slice(0, 250), 'r5'];
     const got = run.recordsByIds<{ id: string; text: string }>('ask', asked);
     assert.equal(got.length, asked.length);
     assert.equal(got[1], undefined, 'an id without a record');
-    assert.deepEqual(got, asked.map((id) => run.record('ask', id)), 'what `record` gives for each id');
+    assert.deepEqual(
+      got,
+      asked.map((id) => run.record('ask', id)),
+      'what `record` gives for each id',
+    );
     assert.equal(got[2]!.text.length, 3000);
     assert.deepEqual(run.recordsByIds('ask', []), []);
   });
 
-  it('loads a stage\'s items in batches with loadMany, only those not yet done, falling back to load', async () => {
+  it("loads a stage's items in batches with loadMany, only those not yet done, falling back to load", async () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
     const many = Array.from({ length: 400 }, (_, i) => ({ id: `i${i}`, n: i }));
-    run.saveRecords('ask', many.map((item, seq) => ({ itemId: item.id, seq, record: item })));
+    run.saveRecords(
+      'ask',
+      many.map((item, seq) => ({ itemId: item.id, seq, record: item })),
+    );
     // Half of them judged already (a resumed stage).
-    run.saveRecords('judge', many.filter((i) => i.n % 2 === 0).map((item) => ({ itemId: item.id, seq: item.n, record: { id: item.id, done: 'before' } })));
+    run.saveRecords(
+      'judge',
+      many.filter((i) => i.n % 2 === 0).map((item) => ({ itemId: item.id, seq: item.n, record: { id: item.id, done: 'before' } })),
+    );
     const batches: string[][] = [];
     const single: string[] = [];
     const source = {
       ids: many.map((i) => i.id),
       load: (id: string) => (single.push(id), run.record<{ id: string; n: number }>('ask', id)!),
       // One item left to `load` (as when a batch misses one).
-      loadMany: (ids: readonly string[]) => (batches.push([...ids]), run.recordsByIds<{ id: string; n: number }>('ask', ids).map((r) => (r?.id === 'i7' ? undefined : r))),
+      loadMany: (ids: readonly string[]) => (
+        batches.push([...ids]), run.recordsByIds<{ id: string; n: number }>('ask', ids).map((r) => (r?.id === 'i7' ? undefined : r))
+      ),
     };
-    await runStoredStage({ run, stage: 'judge', items: source, concurrency: 16, progress: { quiet: true }, work: async (r: { id: string; n: number }) => ({ record: { id: r.id, double: r.n * 2 } }) });
-    assert.deepEqual(batches.flat(), many.filter((i) => i.n % 2 === 1).map((i) => i.id), 'every item not done, once, in item order');
+    await runStoredStage({
+      run,
+      stage: 'judge',
+      items: source,
+      concurrency: 16,
+      progress: { quiet: true },
+      work: async (r: { id: string; n: number }) => ({ record: { id: r.id, double: r.n * 2 } }),
+    });
+    assert.deepEqual(
+      batches.flat(),
+      many.filter((i) => i.n % 2 === 1).map((i) => i.id),
+      'every item not done, once, in item order',
+    );
     assert.ok(batches.length === 2 && batches[0]!.length === 128, `batches of ${batches.map((b) => b.length).join(', ')}`);
     assert.deepEqual(single, ['i7']);
     const judged = run.records<{ id: string; double?: number; done?: string }>('judge');
@@ -148,7 +194,12 @@ describe('runStage', () => {
     const timer = setInterval(() => turns++, 1);
     try {
       await runStoredStage({
-        run, stage: 'rules', items: many, idOf: (i) => i.id, concurrency: 8, progress: { quiet: true },
+        run,
+        stage: 'rules',
+        items: many,
+        idOf: (i) => i.id,
+        concurrency: 8,
+        progress: { quiet: true },
         work: async (item) => {
           // A few milliseconds of synchronous work per 100 items, as a judge's rules take.
           if (Number(item.id.slice(1)) % 100 === 0) for (const end = performance.now() + 3; performance.now() < end; );
@@ -165,14 +216,33 @@ describe('runStage', () => {
 
   it('rejects duplicate item ids', async () => {
     const run = new RunStore(openDatabase(':memory:')).open(spec);
-    await assert.rejects(runStage({ run, stage: 's', items: [{ id: 'a' }, { id: 'a' }], idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: 1 }), progress: { quiet: true } }), /duplicate item id "a" in stage s/);
+    await assert.rejects(
+      runStage({
+        run,
+        stage: 's',
+        items: [{ id: 'a' }, { id: 'a' }],
+        idOf: (i) => i.id,
+        concurrency: 1,
+        work: async () => ({ record: 1 }),
+        progress: { quiet: true },
+      }),
+      /duplicate item id "a" in stage s/,
+    );
   });
 });
 
 describe('run leases', () => {
   function holder(db: ReturnType<typeof openDatabase>, runId: string, pid: number, host: string, expiresAt: number): void {
     const now = new Date().toISOString();
-    db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(runId, `${pid}@${host}`, pid, host, now, now, expiresAt);
+    db.prepare('INSERT OR REPLACE INTO run_leases (run_id, owner, pid, host, acquired_at, heartbeat_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      runId,
+      `${pid}@${host}`,
+      pid,
+      host,
+      now,
+      now,
+      expiresAt,
+    );
   }
 
   it('renews its lease while held and releases it on close', async () => {
@@ -194,10 +264,16 @@ describe('run leases', () => {
     const store = new RunStore(db);
     const run = store.open(spec);
     holder(db, run.id, 4242, 'other-host', Date.now() + 60_000);
-    await assert.rejects(run.acquireLease(), (e: Error) => e.name === 'RunBusyError' && /run [0-9a-f]{16} is being worked on by another llmkb process \(pid 4242 on other-host/.test(e.message));
+    await assert.rejects(
+      run.acquireLease(),
+      (e: Error) => e.name === 'RunBusyError' && /run [0-9a-f]{16} is being worked on by another llmkb process \(pid 4242 on other-host/.test(e.message),
+    );
     let worked = 0;
-    await assert.rejects(runStage({ run, stage: 's', items, idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: ++worked }), progress: { quiet: true } }), /being worked on/);
-    assert.equal(worked, 0, 'no work done under another process\'s lease');
+    await assert.rejects(
+      runStage({ run, stage: 's', items, idOf: (i) => i.id, concurrency: 1, work: async () => ({ record: ++worked }), progress: { quiet: true } }),
+      /being worked on/,
+    );
+    assert.equal(worked, 0, "no work done under another process's lease");
     holder(db, run.id, 4242, 'other-host', Date.now() - 1);
     await run.acquireLease();
     assert.equal(store.leaseHolder(run.id)?.pid, process.pid);

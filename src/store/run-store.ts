@@ -89,7 +89,12 @@ function decodeRecord<T>(stored: string | Buffer): T {
 /** SQL's view of a stored record: its JSON text, inflated when it was stored deflated (see encodeRecord). */
 function ensureRecordFunction(db: Db): void {
   if (registered.has(db)) return;
-  db.function('llmkb_record', { deterministic: true }, (stored: unknown) => (Buffer.isBuffer(stored) || stored instanceof Uint8Array ? inflateRawSync(stored, SMALL_INFLATE).toString('utf8') : stored) as string | null);
+  db.function(
+    'llmkb_record',
+    { deterministic: true },
+    (stored: unknown) =>
+      (Buffer.isBuffer(stored) || stored instanceof Uint8Array ? inflateRawSync(stored, SMALL_INFLATE).toString('utf8') : stored) as string | null,
+  );
   registered.add(db);
 }
 const registered = new WeakSet<Db>();
@@ -128,7 +133,12 @@ export class RunStore {
       }
       const stored = JSON.parse(row.spec) as RunSpec;
       const known = [stored.label, ...(stored.labels ?? [])];
-      const merged: RunSpec = { ...stored, ...(stored.method === undefined && spec.method !== undefined ? { method: spec.method } : {}), ...(stored.variant === undefined && spec.variant !== undefined ? { variant: spec.variant } : {}), ...(spec.label !== undefined && !known.includes(spec.label) ? { labels: [...(stored.labels ?? []), spec.label] } : {}) };
+      const merged: RunSpec = {
+        ...stored,
+        ...(stored.method === undefined && spec.method !== undefined ? { method: spec.method } : {}),
+        ...(stored.variant === undefined && spec.variant !== undefined ? { variant: spec.variant } : {}),
+        ...(spec.label !== undefined && !known.includes(spec.label) ? { labels: [...(stored.labels ?? []), spec.label] } : {}),
+      };
       this.#db.prepare('UPDATE runs SET spec = ?, updated_at = ? WHERE id = ?').run(canonicalJson(merged), now, id);
       return new Run(this.#db, id, { ...merged, ...(spec.label === undefined ? {} : { label: spec.label }) }, this.#leases);
     })();
@@ -141,7 +151,12 @@ export class RunStore {
 
   /** Every run, most recently updated first, with its stages: records made, and `stopped` for a stage nobody works on any more. */
   list(): RunInfo[] {
-    const runs = this.#db.prepare('SELECT id, spec, created_at, updated_at FROM runs ORDER BY updated_at DESC').all() as Array<{ id: string; spec: string; created_at: string; updated_at: string }>;
+    const runs = this.#db.prepare('SELECT id, spec, created_at, updated_at FROM runs ORDER BY updated_at DESC').all() as Array<{
+      id: string;
+      spec: string;
+      created_at: string;
+      updated_at: string;
+    }>;
     const stages = this.#db.prepare(
       `SELECT s.stage, s.status, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records
        FROM run_stages s WHERE s.run_id = ? ORDER BY s.updated_at`,
@@ -191,7 +206,9 @@ export class Run {
   }
 
   stageStatus(stage: string): StageStatus {
-    const row = this.#db.prepare('SELECT status FROM run_stages WHERE run_id = ? AND stage = ?').get(this.id, stage) as { status: 'running' | 'done' } | undefined;
+    const row = this.#db.prepare('SELECT status FROM run_stages WHERE run_id = ? AND stage = ?').get(this.id, stage) as
+      | { status: 'running' | 'done' }
+      | undefined;
     return row?.status ?? 'pending';
   }
 
@@ -237,7 +254,9 @@ export class Run {
    */
   records<T, P = T>(stage: string, project?: (record: T) => P): Map<string, P> {
     const out = new Map<string, P>();
-    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
+    const rows = this.#db
+      .prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq')
+      .iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
     for (const r of rows) {
       const record = decodeRecord<T>(r.record);
       out.set(r.item_id, project ? project(record) : (record as unknown as P));
@@ -252,7 +271,9 @@ export class Run {
    * saving anything; reading other records meanwhile is fine.
    */
   *entries<T, P = T>(stage: string, project?: (record: T) => P): Generator<[string, P]> {
-    const rows = this.#db.prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq').iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
+    const rows = this.#db
+      .prepare('SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq')
+      .iterate(this.id, stage) as IterableIterator<{ item_id: string; record: string | Buffer }>;
     for (const r of rows) {
       const record = decodeRecord<T>(r.record);
       yield [r.item_id, project ? project(record) : (record as unknown as P)];
@@ -264,7 +285,10 @@ export class Run {
    * `$.label`, a list tried in order), so a stage of large records is read without parsing them
    * in JavaScript: for listings and indexes that need a few fields of every record.
    */
-  *project(stage: string, paths: Readonly<Record<string, string | readonly string[]>>): Generator<{ itemId: string; seq: number; fields: Record<string, unknown> }> {
+  *project(
+    stage: string,
+    paths: Readonly<Record<string, string | readonly string[]>>,
+  ): Generator<{ itemId: string; seq: number; fields: Record<string, unknown> }> {
     const names = Object.keys(paths);
     const columns = names.map((name, i) => {
       const list = paths[name]!;
@@ -276,7 +300,9 @@ export class Run {
     });
     ensureRecordFunction(this.#db);
     const rows = this.#db
-      .prepare(`SELECT j.item_id, j.seq${columns.length ? `, ${columns.join(', ')}` : ''} FROM (SELECT item_id, seq, llmkb_record(record) AS record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq) j`)
+      .prepare(
+        `SELECT j.item_id, j.seq${columns.length ? `, ${columns.join(', ')}` : ''} FROM (SELECT item_id, seq, llmkb_record(record) AS record FROM run_records WHERE run_id = ? AND stage = ? ORDER BY seq) j`,
+      )
       .raw()
       .iterate(this.id, stage) as IterableIterator<unknown[]>;
     for (const row of rows) yield { itemId: row[0] as string, seq: row[1] as number, fields: Object.fromEntries(names.map((n, i) => [n, row[i + 2]])) };
@@ -284,14 +310,19 @@ export class Run {
 
   /** One item's records, stage by stage. */
   itemRecords(itemId: string): Record<string, Record<string, unknown>> {
-    const rows = this.#db.prepare('SELECT stage, record FROM run_records WHERE run_id = ? AND item_id = ? ORDER BY id').all(this.id, itemId) as Array<{ stage: string; record: string | Buffer }>;
+    const rows = this.#db.prepare('SELECT stage, record FROM run_records WHERE run_id = ? AND item_id = ? ORDER BY id').all(this.id, itemId) as Array<{
+      stage: string;
+      record: string | Buffer;
+    }>;
     return Object.fromEntries(rows.map((r) => [r.stage, decodeRecord<Record<string, unknown>>(r.record)]));
   }
 
   /** When each stage last changed, and its state: what tells whether the run's records changed since they were read. */
   stagesState(): Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }> {
     return this.#db
-      .prepare('SELECT s.stage, s.status, s.updated_at AS updatedAt, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records FROM run_stages s WHERE s.run_id = ? ORDER BY s.stage')
+      .prepare(
+        'SELECT s.stage, s.status, s.updated_at AS updatedAt, (SELECT count(*) FROM run_records r WHERE r.run_id = s.run_id AND r.stage = s.stage) AS records FROM run_stages s WHERE s.run_id = ? ORDER BY s.stage',
+      )
       .all(this.id) as Array<{ stage: string; status: StageStatus; updatedAt: string; records: number }>;
   }
 
@@ -306,7 +337,9 @@ export class Run {
          prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens`,
     );
     this.#db.transaction(() => {
-      for (const [role, d] of Object.entries(deltas)) if (d.calls || d.cacheHits || d.requests || d.promptTokens || d.completionTokens) add.run(this.id, role, d.calls, d.cacheHits, d.requests, d.promptTokens, d.completionTokens);
+      for (const [role, d] of Object.entries(deltas))
+        if (d.calls || d.cacheHits || d.requests || d.promptTokens || d.completionTokens)
+          add.run(this.id, role, d.calls, d.cacheHits, d.requests, d.promptTokens, d.completionTokens);
     })();
   }
 
@@ -316,7 +349,11 @@ export class Run {
    * yet moved into the store is not seen, see CallCache.checkpoint) and the rest (`addCalls`).
    */
   calls(): Record<string, RunCalls> {
-    const rows = this.#db.prepare('SELECT role, calls, cache_hits AS cacheHits, requests, prompt_tokens AS promptTokens, completion_tokens AS completionTokens FROM run_calls WHERE run_id = ? ORDER BY role').all(this.id) as Array<RunCalls & { role: string }>;
+    const rows = this.#db
+      .prepare(
+        'SELECT role, calls, cache_hits AS cacheHits, requests, prompt_tokens AS promptTokens, completion_tokens AS completionTokens FROM run_calls WHERE run_id = ? ORDER BY role',
+      )
+      .all(this.id) as Array<RunCalls & { role: string }>;
     const out: Record<string, RunCalls> = Object.fromEntries(rows.map(({ role, ...c }) => [role, c]));
     for (const [role, p] of Object.entries(paidCalls(this.#db, this.id))) {
       const c = (out[role] ??= { calls: 0, cacheHits: 0, requests: 0, promptTokens: 0, completionTokens: 0 });
@@ -347,7 +384,11 @@ export class Run {
    * `record` per item (a stage that loads its items from the previous stage's records).
    */
   recordsByIds<T>(stage: string, ids: readonly string[]): Array<T | undefined> {
-    this.#recordsByIds ??= this.#db.prepare(`SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? AND item_id IN (${Array.from({ length: RECORDS_BY_IDS }, () => '?').join(', ')})`).raw();
+    this.#recordsByIds ??= this.#db
+      .prepare(
+        `SELECT item_id, record FROM run_records WHERE run_id = ? AND stage = ? AND item_id IN (${Array.from({ length: RECORDS_BY_IDS }, () => '?').join(', ')})`,
+      )
+      .raw();
     const out = new Array<T | undefined>(ids.length).fill(undefined);
     const at = new Map<string, number>();
     for (let start = 0; start < ids.length; start += RECORDS_BY_IDS) {
@@ -356,7 +397,8 @@ export class Run {
       for (let i = 0; i < chunk.length; i++) at.set(chunk[i]!, start + i);
       // A short chunk is padded with NULL, which matches no item: one statement for every chunk.
       while (chunk.length < RECORDS_BY_IDS) chunk.push(null);
-      for (const [itemId, record] of this.#recordsByIds.all(this.id, stage, ...chunk) as Array<[string, string | Buffer]>) out[at.get(itemId)!] = decodeRecord<T>(record);
+      for (const [itemId, record] of this.#recordsByIds.all(this.id, stage, ...chunk) as Array<[string, string | Buffer]>)
+        out[at.get(itemId)!] = decodeRecord<T>(record);
     }
     return out;
   }

@@ -10,9 +10,15 @@ import { z } from 'zod';
 export const serveSchema = z
   .object({
     /** A shell command that serves the model on `{port}` (e.g. `vllm serve MODEL --port {port}`). */
-    command: z.string().min(1).regex(/\{port\}/, 'must contain {port}: the task picks a free port and puts it there'),
+    command: z
+      .string()
+      .min(1)
+      .regex(/\{port\}/, 'must contain {port}: the task picks a free port and puts it there'),
     /** A URL that answers 2xx once the server is ready (default http://127.0.0.1:{port}/v1/models). */
-    health: z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL, e.g. http://127.0.0.1:{port}/v1/models').optional(),
+    health: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'must be an http(s) URL, e.g. http://127.0.0.1:{port}/v1/models')
+      .optional(),
     /** Seconds to wait for the health URL (default 900: a large model loads for minutes). */
     timeout: z.number().positive().max(86_400).optional(),
   })
@@ -41,16 +47,28 @@ const kubernetesSchema = z
     /** The PersistentVolumeClaim that holds the study's folder (and its results), shared by every pod. */
     claim: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'a Kubernetes object name (lower case, digits, "-", ".")'),
     /** Where the claim is mounted in the container (default /work). */
-    mountPath: z.string().regex(/^\/\S*$/, 'an absolute path').optional(),
+    mountPath: z
+      .string()
+      .regex(/^\/\S*$/, 'an absolute path')
+      .optional(),
     /** The study file's path in the container (default: MOUNT/<the study file's name>). */
-    study: z.string().regex(/^\/\S*$/, 'an absolute path').optional(),
-    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a Kubernetes namespace name').optional(),
+    study: z
+      .string()
+      .regex(/^\/\S*$/, 'an absolute path')
+      .optional(),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a Kubernetes namespace name')
+      .optional(),
     /** Retries of a failed shard (the Job's backoffLimitPerIndex; default 1). */
     retries: z.number().int().min(0).max(100).optional(),
     /** Shards running at once (default: all). */
     parallelism: z.number().int().min(1).optional(),
     /** The extended resource a GPU is (default nvidia.com/gpu). */
-    gpuResource: z.string().regex(/^[a-z0-9.-]+\/[a-z0-9.-]+$/, 'a resource name such as nvidia.com/gpu').optional(),
+    gpuResource: z
+      .string()
+      .regex(/^[a-z0-9.-]+\/[a-z0-9.-]+$/, 'a resource name such as nvidia.com/gpu')
+      .optional(),
     /** How the container runs llmkb (default: llmkb). */
     command: z.string().min(1).optional(),
   })
@@ -65,8 +83,14 @@ export const clusterSchema = z
     /** Per task: GPUs, CPUs, memory (Slurm style: 64G), time limit (Slurm style: 12:00:00 or 1-00:00:00). */
     gpus: z.number().int().min(0).optional(),
     cpus: z.number().int().min(1).optional(),
-    mem: z.string().regex(/^\d+[KMGT]?$/, 'a size such as 64G, 512M (Slurm style)').optional(),
-    time: z.string().regex(/^(\d+-)?\d+(:\d+){0,2}$/, 'a time limit such as 90 (minutes), 12:00:00 or 2-00:00:00').optional(),
+    mem: z
+      .string()
+      .regex(/^\d+[KMGT]?$/, 'a size such as 64G, 512M (Slurm style)')
+      .optional(),
+    time: z
+      .string()
+      .regex(/^(\d+-)?\d+(:\d+){0,2}$/, 'a time limit such as 90 (minutes), 12:00:00 or 2-00:00:00')
+      .optional(),
     /** Shell lines each task runs before llmkb (module load, a virtualenv). */
     setup: z.array(z.string()).optional(),
     /** How a Slurm task runs llmkb (default: this Node and this llmkb). */

@@ -42,10 +42,15 @@ export function clusterShardCount(study: Study, flag: number | undefined): numbe
   const units = shardUnits(study);
   const count = flag ?? study.cluster?.shards ?? units;
   if (flag !== undefined && study.cluster?.shards !== undefined && flag !== study.cluster.shards) {
-    throw new LlmkbError(`--shard-count ${flag}, but the study's cluster.shards is ${study.cluster.shards}`, { hint: 'Give the same number, or leave --shard-count out.' });
+    throw new LlmkbError(`--shard-count ${flag}, but the study's cluster.shards is ${study.cluster.shards}`, {
+      hint: 'Give the same number, or leave --shard-count out.',
+    });
   }
   if (count > units) {
-    throw new LlmkbError(`${count} shards, but the study has ${units} ${unitNoun(study)}: ${count === units + 1 ? `shard ${count}` : `shards ${units + 1}-${count}`} would run nothing`, { hint: `Use at most ${units} shards (--shard-count, or cluster.shards in the study).` });
+    throw new LlmkbError(
+      `${count} shards, but the study has ${units} ${unitNoun(study)}: ${count === units + 1 ? `shard ${count}` : `shards ${units + 1}-${count}`} would run nothing`,
+      { hint: `Use at most ${units} shards (--shard-count, or cluster.shards in the study).` },
+    );
   }
   return count;
 }

@@ -45,7 +45,10 @@ export async function mergeShards(options: { resultsDir: string; count: number; 
     missing.push(`${i}/${count} (array task ${i - 1}, completion index ${i - 1})${existsSync(log) ? `: see ${log}` : ': it left no results'}`);
   }
   if (merged.length === 0) {
-    throw new LlmkbError(`none of the ${count} shards under ${join(resultsDir, 'shards')} finished (no sweep.shard-I-of-${count}.json)`, { exitCode: EXIT_CODES.model, hint: 'See the shards\' logs (RESULTS/slurm/logs with Slurm, kubectl logs with Kubernetes), fix the cause and run the shards again: each resumes from its own store.' });
+    throw new LlmkbError(`none of the ${count} shards under ${join(resultsDir, 'shards')} finished (no sweep.shard-I-of-${count}.json)`, {
+      exitCode: EXIT_CODES.model,
+      hint: "See the shards' logs (RESULTS/slurm/logs with Slurm, kubectl logs with Kubernetes), fix the cause and run the shards again: each resumes from its own store.",
+    });
   }
   const dirs = merged.map((i) => shardFolder(resultsDir, i, count));
   const stores = dirs.map((d) => join(d, SHARD_STORE)).filter((s) => existsSync(s));

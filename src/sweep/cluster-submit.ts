@@ -29,11 +29,15 @@ function sbatch(args: string[], what: string): string {
   const r = spawnSync('sbatch', ['--parsable', ...args], { encoding: 'utf8' });
   if (r.error) {
     const missing = (r.error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new LlmkbError(missing ? 'sbatch is not on PATH: this machine cannot submit Slurm jobs' : `sbatch could not be run: ${r.error.message}`, { hint: 'Run the command on a login node of the cluster, or add --dry-run to write the scripts only and submit them there (sbatch shards.sbatch, then sbatch --dependency=afterany:<its id> merge.sbatch).' });
+    throw new LlmkbError(missing ? 'sbatch is not on PATH: this machine cannot submit Slurm jobs' : `sbatch could not be run: ${r.error.message}`, {
+      hint: 'Run the command on a login node of the cluster, or add --dry-run to write the scripts only and submit them there (sbatch shards.sbatch, then sbatch --dependency=afterany:<its id> merge.sbatch).',
+    });
   }
   const id = /^(\d+)(;\S+)?\s*$/.exec(r.stdout ?? '')?.[1];
   if (r.status !== 0 || id === undefined) {
-    throw new LlmkbError(`sbatch refused the ${what} (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`, { hint: 'Check the partition, account and resources in the study\'s cluster: section (or the flags), and the script it names.' });
+    throw new LlmkbError(`sbatch refused the ${what} (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`, {
+      hint: "Check the partition, account and resources in the study's cluster: section (or the flags), and the script it names.",
+    });
   }
   return id;
 }
@@ -44,7 +48,10 @@ export function submitSlurm(files: { shards: string; merge: string }): { arrayId
   try {
     mergeId = sbatch([`--dependency=afterany:${arrayId}`, files.merge], 'merge job');
   } catch (error) {
-    if (error instanceof LlmkbError) throw new LlmkbError(`${error.message} (the array is submitted as job ${arrayId})`, { hint: `Submit the merge by hand: sbatch --dependency=afterany:${arrayId} ${files.merge}` });
+    if (error instanceof LlmkbError)
+      throw new LlmkbError(`${error.message} (the array is submitted as job ${arrayId})`, {
+        hint: `Submit the merge by hand: sbatch --dependency=afterany:${arrayId} ${files.merge}`,
+      });
     throw error;
   }
   return { arrayId, mergeId };
@@ -52,7 +59,12 @@ export function submitSlurm(files: { shards: string; merge: string }): { arrayId
 
 export const K8S_FOLDER = 'kubernetes';
 
-export function writeK8sManifests(job: K8sJob, cluster: ClusterSettings | undefined, resources: Pick<ClusterSettings, 'gpus' | 'cpus' | 'mem' | 'time' | 'setup'>, image: string | undefined): { shards: string; merge: string; names: { shards: string; merge: string } } {
+export function writeK8sManifests(
+  job: K8sJob,
+  cluster: ClusterSettings | undefined,
+  resources: Pick<ClusterSettings, 'gpus' | 'cpus' | 'mem' | 'time' | 'setup'>,
+  image: string | undefined,
+): { shards: string; merge: string; names: { shards: string; merge: string } } {
   const manifests = k8sManifests(job, cluster?.kubernetes as K8sSettings | undefined, resources, image);
   const dir = join(job.resultsDir, K8S_FOLDER);
   makeFolder(dir);

@@ -29,7 +29,12 @@ type Resources = Pick<ClusterSettings, 'gpus' | 'cpus' | 'mem' | 'time' | 'setup
 
 /** An RFC 1123 label for the Jobs' names (at most 63 characters with the suffix). */
 function objectName(name: string, suffix: string): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63 - suffix.length - 7) || 'study';
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63 - suffix.length - 7) || 'study';
   return `llmkb-${base}${suffix}`.replace(/-+$/, '');
 }
 
@@ -49,10 +54,20 @@ export function timeSeconds(time: string): number {
   return ((days * 24 + h!) * 60 + min!) * 60 + s!;
 }
 
-export function k8sManifests(job: K8sJob, k: K8sSettings | undefined, r: Resources, image: string | undefined): { shards: string; merge: string; names: { shards: string; merge: string } } {
+export function k8sManifests(
+  job: K8sJob,
+  k: K8sSettings | undefined,
+  r: Resources,
+  image: string | undefined,
+): { shards: string; merge: string; names: { shards: string; merge: string } } {
   const theImage = image ?? k?.image;
   if (!theImage || !k?.claim) {
-    throw new LlmkbError(`--k8s needs the container image and the PersistentVolumeClaim that holds the study's folder${theImage ? '' : ' (no image)'}${k?.claim ? '' : ' (no claim)'}`, { hint: 'Add to the study: cluster: { kubernetes: { image: registry/llmkb:1, claim: my-pvc } } (the claim mounted at /work holds the study file), or give --image.' });
+    throw new LlmkbError(
+      `--k8s needs the container image and the PersistentVolumeClaim that holds the study's folder${theImage ? '' : ' (no image)'}${k?.claim ? '' : ' (no claim)'}`,
+      {
+        hint: 'Add to the study: cluster: { kubernetes: { image: registry/llmkb:1, claim: my-pvc } } (the claim mounted at /work holds the study file), or give --image.',
+      },
+    );
   }
   const mount = k.mountPath ?? '/work';
   const studyInPod = k.study ?? posix.join(mount, job.studyFile.replace(/^.*[\\/]/, ''));
@@ -66,7 +81,11 @@ export function k8sManifests(job: K8sJob, k: K8sSettings | undefined, r: Resourc
   const names = { shards: objectName(job.name, '-shards'), merge: objectName(job.name, '-merge') };
   const labels = { 'app.kubernetes.io/name': 'llmkb', 'app.kubernetes.io/part-of': objectName(job.name, '') };
   const gpuKey = k.gpuResource ?? 'nvidia.com/gpu';
-  const requests: Record<string, string> = { ...(r.cpus ? { cpu: String(r.cpus) } : {}), ...(r.mem ? { memory: memoryQuantity(r.mem) } : {}), ...(r.gpus ? { [gpuKey]: String(r.gpus) } : {}) };
+  const requests: Record<string, string> = {
+    ...(r.cpus ? { cpu: String(r.cpus) } : {}),
+    ...(r.mem ? { memory: memoryQuantity(r.mem) } : {}),
+    ...(r.gpus ? { [gpuKey]: String(r.gpus) } : {}),
+  };
   // Extended resources (GPUs) must be given as limits; memory gets a limit so a pod cannot take a node's.
   const limits: Record<string, string> = { ...(r.mem ? { memory: memoryQuantity(r.mem) } : {}), ...(r.gpus ? { [gpuKey]: String(r.gpus) } : {}) };
   const volume = { name: 'study', persistentVolumeClaim: { claimName: k.claim } };
@@ -76,7 +95,9 @@ export function k8sManifests(job: K8sJob, k: K8sSettings | undefined, r: Resourc
     workingDir: mount,
     command: ['/bin/sh', '-c', script],
     ...(env.length ? { env } : {}),
-    ...(withResources && (Object.keys(requests).length || Object.keys(limits).length) ? { resources: { ...(Object.keys(requests).length ? { requests } : {}), ...(Object.keys(limits).length ? { limits } : {}) } } : {}),
+    ...(withResources && (Object.keys(requests).length || Object.keys(limits).length)
+      ? { resources: { ...(Object.keys(requests).length ? { requests } : {}), ...(Object.keys(limits).length ? { limits } : {}) } }
+      : {}),
     volumeMounts: [{ name: 'study', mountPath: mount }],
   });
   const metadata = (name: string) => ({ name, ...(k.namespace ? { namespace: k.namespace } : {}), labels });
@@ -114,7 +135,7 @@ export function k8sManifests(job: K8sJob, k: K8sSettings | undefined, r: Resourc
   const head = (what: string) => `# ${what}\n# Written by \`llmkb sweep --k8s\` for ${job.studyFile}; apply it with kubectl apply -f.\n`;
   return {
     shards: `${head(`The study's ${job.count} shard(s) as an Indexed Job; then, when it has ended, apply merge-job.yaml.`)}${stringify(shards, { lineWidth: 0 })}`,
-    merge: `${head('Merges the shards into the study\'s results folder, once the Indexed Job has ended.')}${stringify(merge, { lineWidth: 0 })}`,
+    merge: `${head("Merges the shards into the study's results folder, once the Indexed Job has ended.")}${stringify(merge, { lineWidth: 0 })}`,
     names,
   };
 }

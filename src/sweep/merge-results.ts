@@ -49,10 +49,13 @@ export interface MergeResult {
 export class MergeIncompleteError extends LlmkbError {
   readonly result: MergeResult;
   constructor(result: MergeResult, runs: readonly string[]) {
-    super(`${runs.length} run(s) of the study are in no shard (failed or not run there): ${runs.slice(0, 10).join('; ')}${runs.length > 10 ? `; and ${runs.length - 10} more` : ''}`, {
-      exitCode: EXIT_CODES.model,
-      hint: 'The merged folder covers the runs the shards hold. Run the missing runs on their shard again (the same `llmkb sweep --shard I/N` command: finished runs are not redone), then merge again.',
-    });
+    super(
+      `${runs.length} run(s) of the study are in no shard (failed or not run there): ${runs.slice(0, 10).join('; ')}${runs.length > 10 ? `; and ${runs.length - 10} more` : ''}`,
+      {
+        exitCode: EXIT_CODES.model,
+        hint: 'The merged folder covers the runs the shards hold. Run the missing runs on their shard again (the same `llmkb sweep --shard I/N` command: finished runs are not redone), then merge again.',
+      },
+    );
     this.result = result;
   }
 }
@@ -75,16 +78,33 @@ function readSweepRecords(dir: string): Array<{ file: string; record: SweepRecor
   } catch (error) {
     // Missing or unreadable: a file error (exit 6), as the README's exit-code table says.
     const access = fileAccessError(dir, error, 'read', 'folder');
-    if (access instanceof FileAccessError) throw new FileAccessError(dir, access.message, { ...(access.code === undefined ? {} : { code: access.code }), hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).', cause: error });
-    throw new LlmkbError(`${dir} is not a results folder of \`llmkb sweep\``, { hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).' });
+    if (access instanceof FileAccessError)
+      throw new FileAccessError(dir, access.message, {
+        ...(access.code === undefined ? {} : { code: access.code }),
+        hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).',
+        cause: error,
+      });
+    throw new LlmkbError(`${dir} is not a results folder of \`llmkb sweep\``, {
+      hint: 'Give the --out folders of the shards (each holds sweep.shard-I-of-N.json).',
+    });
   }
-  if (names.length === 0) throw new LlmkbError(`${dir} holds no sweep record (sweep.json or sweep.shard-I-of-N.json)`, { hint: 'Give the --out folders of `llmkb sweep --shard I/N` runs.' });
+  if (names.length === 0)
+    throw new LlmkbError(`${dir} holds no sweep record (sweep.json or sweep.shard-I-of-N.json)`, {
+      hint: 'Give the --out folders of `llmkb sweep --shard I/N` runs.',
+    });
   return names.sort().map((n) => {
     const file = join(dir, n);
     try {
       return { file, record: checkShardRecord(file, JSON.parse(readTextFile(file))) };
     } catch (error) {
-      if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'The shard\'s sweep record was cut short; run that shard again.');
+      if (error instanceof SyntaxError)
+        throw new InputFileError(
+          file,
+          undefined,
+          undefined,
+          `not valid JSON: ${error.message}`,
+          "The shard's sweep record was cut short; run that shard again.",
+        );
       throw error;
     }
   });
@@ -102,13 +122,20 @@ function sharedProtocol(method: string, p: MethodProtocol | undefined): Record<s
 
 export async function mergeResults(options: MergeOptions): Promise<MergeResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${escapeControls(line)}\n`));
-  if (options.from.length === 0) throw new LlmkbError('nothing to merge', { hint: 'Give the results folders of the shards: llmkb merge DIR1 DIR2 DIR3 --out DIR.' });
+  if (options.from.length === 0)
+    throw new LlmkbError('nothing to merge', { hint: 'Give the results folders of the shards: llmkb merge DIR1 DIR2 DIR3 --out DIR.' });
   const shards = options.from.map((dir) => ({ dir, records: readSweepRecords(dir) }));
   const first = shards[0]!.records[0]!;
   for (const s of shards) {
     for (const r of s.records) {
       if (r.record.fingerprint !== first.record.fingerprint) {
-        throw new InputFileError(r.file, undefined, 'fingerprint', `a shard of another study (or of the same study with other settings) than ${first.file}`, 'Merge only shards of one study file run with the same settings; the fingerprint covers models, methods, settings, roles, quick, limit, seed, maxTokens, mcqs, mode and cutoff.');
+        throw new InputFileError(
+          r.file,
+          undefined,
+          'fingerprint',
+          `a shard of another study (or of the same study with other settings) than ${first.file}`,
+          'Merge only shards of one study file run with the same settings; the fingerprint covers models, methods, settings, roles, quick, limit, seed, maxTokens, mcqs, mode and cutoff.',
+        );
       }
     }
   }
@@ -119,7 +146,10 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const present = new Set(shards.flatMap((s) => s.records.map((r) => r.record.shard?.index ?? 1)));
   const absent = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
   if (absent.length > 0 && !options.partial) {
-    throw new LlmkbError(`shard(s) ${absent.map((i) => `${i}/${count}`).join(', ')} of study ${order.study.name} missing from the folders given`, { exitCode: EXIT_CODES.usage, hint: `Give the --out folder of every shard (sweep.shard-I-of-${count}.json in each): llmkb merge DIR1 ... DIR${count} --out DIR.` });
+    throw new LlmkbError(`shard(s) ${absent.map((i) => `${i}/${count}`).join(', ')} of study ${order.study.name} missing from the folders given`, {
+      exitCode: EXIT_CODES.usage,
+      hint: `Give the --out folder of every shard (sweep.shard-I-of-${count}.json in each): llmkb merge DIR1 ... DIR${count} --out DIR.`,
+    });
   }
   makeFolder(options.outDir);
 
@@ -133,7 +163,13 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
       const seen = sources.get(run.base);
       if (seen === undefined) sources.set(run.base, s.dir);
       else if (readFileSync(summary, 'utf8') !== readFileSync(resultFiles(join(seen, run.base)).summary, 'utf8')) {
-        throw new InputFileError(summary, undefined, undefined, `run ${run.label} (${run.setting}) is in two shards with different results (also in ${seen})`, 'Each run belongs to one shard; rerun it on one machine, or remove one copy.');
+        throw new InputFileError(
+          summary,
+          undefined,
+          undefined,
+          `run ${run.label} (${run.setting}) is in two shards with different results (also in ${seen})`,
+          'Each run belongs to one shard; rerun it on one machine, or remove one copy.',
+        );
       }
     }
   }
@@ -147,7 +183,8 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
     try {
       summary = JSON.parse(readTextFile(file)) as typeof summary;
     } catch (error) {
-      if (error instanceof SyntaxError) throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
+      if (error instanceof SyntaxError)
+        throw new InputFileError(file, undefined, undefined, `not valid JSON: ${error.message}`, 'Run that shard again to rewrite it.');
       throw error;
     }
     // Shared within one `methods:` entry: another method, or the same one on other queries, reads other data.
@@ -161,9 +198,19 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
   const differing = [...values.entries()].filter(([, v]) => v.size > 1);
   if (differing.length > 0) {
     const [key, byValue] = differing[0]!;
-    throw new LlmkbError(`the runs differ in protocol (${key}): ${[...byValue.entries()].map(([v, runs]) => `${v.length > 40 ? `${v.slice(0, 16)}…` : v} (${runs.slice(0, 3).join(', ')}${runs.length > 3 ? ', …' : ''})`).join(' vs ')}`, {
-      hint: `Results run with different protocols cannot be compared as one study${differing.length > 1 ? ` (also differing: ${differing.slice(1).map(([k]) => k).join(', ')})` : ''}. Rerun the odd shard with the same study file and data sets.`,
-    });
+    throw new LlmkbError(
+      `the runs differ in protocol (${key}): ${[...byValue.entries()].map(([v, runs]) => `${v.length > 40 ? `${v.slice(0, 16)}…` : v} (${runs.slice(0, 3).join(', ')}${runs.length > 3 ? ', …' : ''})`).join(' vs ')}`,
+      {
+        hint: `Results run with different protocols cannot be compared as one study${
+          differing.length > 1
+            ? ` (also differing: ${differing
+                .slice(1)
+                .map(([k]) => k)
+                .join(', ')})`
+            : ''
+        }. Rerun the odd shard with the same study file and data sets.`,
+      },
+    );
   }
   for (const [i, run] of order.runs.entries()) {
     const dir = sources.get(run.base);
@@ -197,10 +244,16 @@ export async function mergeResults(options: MergeOptions): Promise<MergeResult> 
     if (runs.length) await writeModelReport(join(options.outDir, runs[0]!.files.base.split('/')[0]!), label, runs, order.suffix);
   }
   const seed = loaded[0]?.summary.protocol?.seed ?? 42;
-  const comparison = loaded.length ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed }) : { markdown: '', warnings: [], files: [] };
+  const comparison = loaded.length
+    ? await writeStudyComparison(options.outDir, loaded, { title: order.title, seed })
+    : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
   const result = { runs: loaded.length, markdown: comparison.markdown, storeRows };
   // A partial merge (a cluster's merge job) names the missing shards and the failed runs itself.
-  if (missing.length > 0 && !options.partial) throw new MergeIncompleteError(result, missing.map((m) => notMerged(m, shards)));
+  if (missing.length > 0 && !options.partial)
+    throw new MergeIncompleteError(
+      result,
+      missing.map((m) => notMerged(m, shards)),
+    );
   return result;
 }

@@ -12,18 +12,23 @@ import { z } from 'zod';
 import { EXIT_CODES, InputFileError, LlmkbError } from '../errors.js';
 import type { SweepRecord } from './run-study.js';
 
-const REMADE = 'A shard\'s sweep record is written by `llmkb sweep --shard I/N`; run that shard again, or take its folder as that machine wrote it.';
+const REMADE = "A shard's sweep record is written by `llmkb sweep --shard I/N`; run that shard again, or take its folder as that machine wrote it.";
 
 const runSchema = z.object({ label: z.string(), method: z.string(), entry: z.string().optional(), setting: z.string(), base: z.string() }).passthrough();
 const recordSchema = z
   .object({
     fingerprint: z.string(),
-    shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).nullable().optional(),
+    shard: z
+      .object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+      .nullable()
+      .optional(),
     study: z.object({ name: z.string() }).passthrough(),
     runs: z.array(runSchema),
     title: z.string(),
     suffix: z.string(),
-    jobs: z.array(z.object({ label: z.string(), method: z.string(), setting: z.string(), status: z.string(), error: z.string().optional() }).passthrough()).optional(),
+    jobs: z
+      .array(z.object({ label: z.string(), method: z.string(), setting: z.string(), status: z.string(), error: z.string().optional() }).passthrough())
+      .optional(),
   })
   .passthrough();
 
@@ -57,7 +62,8 @@ export function checkShardRecord(file: string, json: unknown): SweepRecord {
     const problem = leavesFolder(run.base);
     if (problem !== undefined) throw new InputFileError(file, undefined, `runs[${i}].base`, `"${run.base}" ${problem}`, REMADE);
   }
-  if (/[/\\\0]/.test(record.suffix) || record.suffix.includes('..')) throw new InputFileError(file, undefined, 'suffix', `"${record.suffix}" would name a file outside the merged folder`, REMADE);
+  if (/[/\\\0]/.test(record.suffix) || record.suffix.includes('..'))
+    throw new InputFileError(file, undefined, 'suffix', `"${record.suffix}" would name a file outside the merged folder`, REMADE);
   return record as unknown as SweepRecord;
 }
 
@@ -84,13 +90,20 @@ function within(folder: string, path: string): boolean {
  */
 export function checkInsideShard(shardDir: string, file: string, recordFile: string, field: string): void {
   if (!within(real(shardDir), real(file))) {
-    throw new InputFileError(recordFile, undefined, field, `${file} leads out of the shard's folder ${shardDir} (a symbolic link)`, 'A shard\'s files must be inside its folder: copy the files in instead of linking them, or run that shard again.');
+    throw new InputFileError(
+      recordFile,
+      undefined,
+      field,
+      `${file} leads out of the shard's folder ${shardDir} (a symbolic link)`,
+      "A shard's files must be inside its folder: copy the files in instead of linking them, or run that shard again.",
+    );
   }
 }
 
 /** Refuses a destination under `outDir` that a symbolic link there leads out of it: merge writes inside --out only. */
 export function checkInsideOut(outDir: string, path: string): void {
-  if (!within(real(outDir), real(path))) throw new LlmkbError(`${path} leads out of --out ${outDir} (a symbolic link); merge writes inside --out only`, { hint: 'Merge into a new, empty folder.' });
+  if (!within(real(outDir), real(path)))
+    throw new LlmkbError(`${path} leads out of --out ${outDir} (a symbolic link); merge writes inside --out only`, { hint: 'Merge into a new, empty folder.' });
 }
 
 /** Refuses `--out` equal to a shard or inside one: the merge would rewrite the shard. */
@@ -98,7 +111,15 @@ export function checkOutNotInShard(outDir: string, shardDirs: readonly string[])
   const out = real(outDir);
   for (const dir of shardDirs) {
     const shard = real(dir);
-    if (out === shard) throw new LlmkbError(`--out ${outDir} is one of the shards being merged`, { exitCode: EXIT_CODES.usage, hint: 'Merge into a new folder (e.g. --out merged): the shards stay as they are.' });
-    if (within(shard, out)) throw new LlmkbError(`--out ${outDir} is inside the shard ${dir}; the merge would rewrite that shard`, { exitCode: EXIT_CODES.usage, hint: 'Merge into a folder outside every shard (e.g. --out merged beside them): the shards stay as they are.' });
+    if (out === shard)
+      throw new LlmkbError(`--out ${outDir} is one of the shards being merged`, {
+        exitCode: EXIT_CODES.usage,
+        hint: 'Merge into a new folder (e.g. --out merged): the shards stay as they are.',
+      });
+    if (within(shard, out))
+      throw new LlmkbError(`--out ${outDir} is inside the shard ${dir}; the merge would rewrite that shard`, {
+        exitCode: EXIT_CODES.usage,
+        hint: 'Merge into a folder outside every shard (e.g. --out merged beside them): the shards stay as they are.',
+      });
   }
 }

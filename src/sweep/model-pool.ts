@@ -50,7 +50,14 @@ export class ModelPool {
     if (!batching) {
       // What does not go into batches (scoring a prompt's tokens) goes live, at the entry's concurrency per endpoint.
       const liveConcurrency = Math.max(1, (modelOptions.concurrency ?? model.defaultConcurrency) * model.endpoints.length);
-      batching = new BatchingModel(model, { api: api!, journalDir: batch.journalDir, liveConcurrency, ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }), ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }), ...(batch.log ? { log: batch.log } : {}) });
+      batching = new BatchingModel(model, {
+        api: api!,
+        journalDir: batch.journalDir,
+        liveConcurrency,
+        ...(batch.gatherMs === undefined ? {} : { gatherMs: batch.gatherMs }),
+        ...(batch.pollMs === undefined ? {} : { pollMs: batch.pollMs }),
+        ...(batch.log ? { log: batch.log } : {}),
+      });
       this.#batching.set(key, batching);
     }
     // Every call of a stage at once: they wait in the same batch, not in a queue of their own.

@@ -140,10 +140,16 @@ export function budgetShare(model: Study['models'][number], budget: number): { p
 /** The study's choices that make its results what they are (not where models are served, nor prices; paths relative to the study). */
 export function studyFingerprint(study: Study): string {
   const roles = Object.fromEntries(Object.entries(study.roles).map(([role, r]) => [role, typeof r.entry === 'string' ? r.entry : r.entry.spec]));
-  const relativeOption = (m: StudyMethod, key: string, value: unknown) => (m.method.options?.find((o) => o.key === key)?.path && typeof value === 'string' ? relative(study.dir, value) : value);
+  const relativeOption = (m: StudyMethod, key: string, value: unknown) =>
+    m.method.options?.find((o) => o.key === key)?.path && typeof value === 'string' ? relative(study.dir, value) : value;
   return JSON.stringify({
     models: study.models.map((m) => ({ label: m.label, params: m.params ?? null, tuning: m.tuning ?? null, family: m.family ?? null })),
-    methods: study.methods.map((m) => ({ id: m.method.id, ...(m.name === m.method.id ? {} : { name: m.name }), settings: m.settings, options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])) })),
+    methods: study.methods.map((m) => ({
+      id: m.method.id,
+      ...(m.name === m.method.id ? {} : { name: m.name }),
+      settings: m.settings,
+      options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])),
+    })),
     quick: study.quick,
     limit: study.limit ?? null,
     seed: study.seed,
@@ -166,7 +172,13 @@ export function studyTitle(study: Study): string {
 /** Result files of a job, relative to the results folder (`suffix`: `.limit-N` or ''). */
 export function jobFiles(study: Study, job: StudyJob, suffix: string): RunFiles {
   const folder = jobFolder(study, job);
-  return { label: job.model.label, method: job.method.method.id, ...(job.method.name === job.method.method.id ? {} : { entry: job.method.name }), setting: job.setting, base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base) };
+  return {
+    label: job.model.label,
+    method: job.method.method.id,
+    ...(job.method.name === job.method.method.id ? {} : { entry: job.method.name }),
+    setting: job.setting,
+    base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base),
+  };
 }
 
 export async function runStudy(options: SweepOptions): Promise<SweepResult> {
@@ -178,7 +190,12 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
   // A missing model file fails before any work, as a missing input does (exit 6), not as a run that failed.
   checkModelFiles(study);
   const created = makeFolder(outDir);
-  const pool = new ModelPool({ cache: options.cache, cacheDir: options.cacheDir, ...(options.env ? { env: options.env } : {}), serve: studyModelServer(study, outDir, log, options.env) });
+  const pool = new ModelPool({
+    cache: options.cache,
+    cacheDir: options.cacheDir,
+    ...(options.env ? { env: options.env } : {}),
+    serve: studyModelServer(study, outDir, log, options.env),
+  });
   const results = new Map<number, SweepJobResult>();
   const executions = new Map<number, ExecutionRecord>();
   const progress = new Progress(`sweep ${study.name}${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ''}`, mine.length);
@@ -204,7 +221,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
       const subjectKind = modelJobs[0]!.method.method.roles.find((r) => r.id === subjectRole(modelJobs[0]!.method.method))!.kind;
       executor = await pool.executor(model.entry, { kind: subjectKind, ...(perEndpoint === undefined ? {} : { concurrency: perEndpoint }) });
     } catch (error) {
-      for (const job of modelJobs) results.set(job.index, { label: model.label, method: job.method.method.id, setting: job.setting, status: 'failed', error: describe(error) });
+      for (const job of modelJobs)
+        results.set(job.index, { label: model.label, method: job.method.method.id, setting: job.setting, status: 'failed', error: describe(error) });
       progress.failed += modelJobs.length;
       log(`${model.label}: cannot load the model: ${describe(error)}`);
       if (!isLlmkbError(error)) throw error;
@@ -234,17 +252,35 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
             log,
           });
           executions.set(job.index, result.execution);
-          results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'done', runId: result.runId, summary: relative(outDir, result.files!.summary) });
+          results.set(job.index, {
+            label: model.label,
+            method: m.method.id,
+            setting: job.setting,
+            status: 'done',
+            runId: result.runId,
+            summary: relative(outDir, result.files!.summary),
+          });
           progress.tick({ cached: Object.values(result.execution.callsHere ?? {}).every((c) => c.requests === 0) });
         } catch (error) {
           // Another process works on this study's runs (a second sweep on the same store): stop here, as eval does.
-          if (error instanceof RunBusyError) throw new RunBusyError(error.message, 'Another llmkb process works on this study with the same store: wait for it to finish, or run the same command with --wait to wait for it (finished runs are not redone).');
+          if (error instanceof RunBusyError)
+            throw new RunBusyError(
+              error.message,
+              'Another llmkb process works on this study with the same store: wait for it to finish, or run the same command with --wait to wait for it (finished runs are not redone).',
+            );
           results.set(job.index, { label: model.label, method: m.method.id, setting: job.setting, status: 'failed', error: describe(error) });
           progress.tick({ failed: true });
           log(`${model.label} · ${m.name} · ${job.setting}: failed: ${describe(error)}`);
           if (!isLlmkbError(error)) throw error;
           // A model that cannot answer will not answer the next run either.
-          for (const rest of modelJobs.filter((j) => !results.has(j.index))) results.set(rest.index, { label: model.label, method: rest.method.method.id, setting: rest.setting, status: 'failed', error: `not run: ${model.label} failed in ${m.name} · ${job.setting}` });
+          for (const rest of modelJobs.filter((j) => !results.has(j.index)))
+            results.set(rest.index, {
+              label: model.label,
+              method: rest.method.method.id,
+              setting: rest.setting,
+              status: 'failed',
+              error: `not run: ${model.label} failed in ${m.name} · ${job.setting}`,
+            });
           break;
         }
       }
@@ -274,7 +310,17 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     }
     // Each method's inputs first, once (every run reads them; data sets are built here, never by two runs at once).
     for (const m of study.methods) {
-      const p = await prepareMethod(m.method, { options: m.options, roles: await roleExecutors(m), seed: study.seed, quick: study.quick, cacheDir: options.cacheDir, baseDir: study.dir, settings: m.settings, ...(options.db ? { db: options.db } : {}), log });
+      const p = await prepareMethod(m.method, {
+        options: m.options,
+        roles: await roleExecutors(m),
+        seed: study.seed,
+        quick: study.quick,
+        cacheDir: options.cacheDir,
+        baseDir: study.dir,
+        settings: m.settings,
+        ...(options.db ? { db: options.db } : {}),
+        log,
+      });
       prepared.set(m, p);
       suffixes.set(m, runFileSuffix(p, study.limit));
     }
@@ -324,7 +370,8 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     const folder = jobFolder(study, { model, method: study.methods[0]! }).split('/')[0]!;
     await writeModelReport(join(outDir, folder), model.label, own, suffixes.size === 1 ? [...suffixes.values()][0]! : '');
   }
-  const comparison = loaded.length > 0 ? await writeStudyComparison(outDir, loaded, { title: studyTitle(study), seed: study.seed }) : { markdown: '', warnings: [], files: [] };
+  const comparison =
+    loaded.length > 0 ? await writeStudyComparison(outDir, loaded, { title: studyTitle(study), seed: study.seed }) : { markdown: '', warnings: [], files: [] };
   for (const w of comparison.warnings) log(`warning: ${w}`);
 
   // What the runs of this invocation cost, over every process that worked on them; and what this process made.
@@ -353,7 +400,13 @@ export async function runStudy(options: SweepOptions): Promise<SweepResult> {
     runs: allFiles,
     title: studyTitle(study),
     suffix: [...new Set(suffixes.values())].join(''),
-    jobs: jobs.map((j) => withNotices(results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const }, loaded, allFiles[j.index]!)),
+    jobs: jobs.map((j) =>
+      withNotices(
+        results.get(j.index) ?? { label: j.model.label, method: j.method.method.id, setting: j.setting, status: 'other shard' as const },
+        loaded,
+        allFiles[j.index]!,
+      ),
+    ),
     tokens,
     tokensHere,
     cost,

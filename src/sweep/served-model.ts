@@ -131,7 +131,15 @@ function tail(file: string, lines = 20): string {
     return '(no log)';
   }
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').trimEnd().split('\n').slice(-lines).map((l) => `  | ${l}`).join('\n') || '  | (empty)';
+  return (
+    text
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `  | ${l}`)
+      .join('\n') || '  | (empty)'
+  );
 }
 
 export async function startServedModel(options: ServeOptions): Promise<ServedModel> {
@@ -148,7 +156,12 @@ export async function startServedModel(options: ServeOptions): Promise<ServedMod
   writeSync(fd, `--- ${new Date().toISOString()} llmkb starts ${label}'s server on port ${port}: ${command}\n`);
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: { ...(options.env ?? process.env), PORT: String(port) }, detached: true, stdio: ['ignore', fd, fd] });
+    child = spawn('/bin/sh', ['-c', command], {
+      cwd: options.cwd,
+      env: { ...(options.env ?? process.env), PORT: String(port) },
+      detached: true,
+      stdio: ['ignore', fd, fd],
+    });
   } finally {
     closeSync(fd);
   }
@@ -176,7 +189,10 @@ export async function startServedModel(options: ServeOptions): Promise<ServedMod
   for (;;) {
     if (state.exited !== undefined) {
       await stop();
-      throw new LlmkbError(`${label}: its server ${state.exited} before ${health} answered; the end of its log (${logFile}):\n${tail(logFile)}`, { exitCode: EXIT_CODES.model, hint: 'Run the serve command by hand (with a port for {port}) to see why it stops.' });
+      throw new LlmkbError(`${label}: its server ${state.exited} before ${health} answered; the end of its log (${logFile}):\n${tail(logFile)}`, {
+        exitCode: EXIT_CODES.model,
+        hint: 'Run the serve command by hand (with a port for {port}) to see why it stops.',
+      });
     }
     try {
       const res = await fetch(health, { signal: AbortSignal.timeout(5000) });
@@ -187,7 +203,10 @@ export async function startServedModel(options: ServeOptions): Promise<ServedMod
     }
     if (Date.now() - started > timeout * 1000) {
       await stop();
-      throw new LlmkbError(`${label}: its server did not answer ${health} within ${timeout} s; the end of its log (${logFile}):\n${tail(logFile)}`, { exitCode: EXIT_CODES.model, hint: 'Raise serve.timeout if the model loads slowly, or check the health URL (it must answer 2xx once the model is ready).' });
+      throw new LlmkbError(`${label}: its server did not answer ${health} within ${timeout} s; the end of its log (${logFile}):\n${tail(logFile)}`, {
+        exitCode: EXIT_CODES.model,
+        hint: 'Raise serve.timeout if the model loads slowly, or check the health URL (it must answer 2xx once the model is ready).',
+      });
     }
     await sleep(wait);
     wait = Math.min(2000, wait * 1.5);
@@ -203,6 +222,14 @@ export function studyModelServer(study: Pick<Study, 'dir' | 'models'>, outDir: s
     // The study's model itself (the sweep passes its entry), else one with the same spec.
     const model = study.models.find((m) => m.serve && m.entry === entry) ?? study.models.find((m) => m.serve && m.entry.spec === spec);
     if (!model?.serve) return undefined;
-    return startServedModel({ label: model.label, serve: model.serve, spec, cwd: study.dir, logDir: join(outDir, 'logs'), ...(env ? { env } : {}), ...(log ? { log } : {}) });
+    return startServedModel({
+      label: model.label,
+      serve: model.serve,
+      spec,
+      cwd: study.dir,
+      logDir: join(outDir, 'logs'),
+      ...(env ? { env } : {}),
+      ...(log ? { log } : {}),
+    });
   };
 }

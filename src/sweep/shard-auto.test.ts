@@ -4,7 +4,13 @@ import { EXIT_CODES, LlmkbError } from '../errors.js';
 import { shardFromEnvironment, type ShardAutoOptions } from './shard-auto.js';
 
 const study: ShardAutoOptions = { units: 4, unitNoun: 'runs' };
-const array = (id: number, min: number, max: number, count = max - min + 1) => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: String(min), SLURM_ARRAY_TASK_MAX: String(max), SLURM_ARRAY_TASK_COUNT: String(count), SLURM_ARRAY_JOB_ID: '77' });
+const array = (id: number, min: number, max: number, count = max - min + 1) => ({
+  SLURM_ARRAY_TASK_ID: String(id),
+  SLURM_ARRAY_TASK_MIN: String(min),
+  SLURM_ARRAY_TASK_MAX: String(max),
+  SLURM_ARRAY_TASK_COUNT: String(count),
+  SLURM_ARRAY_JOB_ID: '77',
+});
 
 function refusal(env: NodeJS.ProcessEnv, options: ShardAutoOptions = study): LlmkbError {
   try {
@@ -18,7 +24,7 @@ function refusal(env: NodeJS.ProcessEnv, options: ShardAutoOptions = study): Llm
 }
 
 describe('--shard auto', () => {
-  it('a Slurm array task: index from the task id and the array\'s first id, count from the array', () => {
+  it("a Slurm array task: index from the task id and the array's first id, count from the array", () => {
     assert.deepEqual(shardFromEnvironment(array(1, 0, 1), study), { index: 2, count: 2, source: 'Slurm array task 1 of 0-1' });
     assert.deepEqual(shardFromEnvironment(array(0, 0, 3), study), { index: 1, count: 4, source: 'Slurm array task 0 of 0-3' });
     assert.equal(shardFromEnvironment(array(3, 1, 4), study).index, 3, 'a 1-based array: ids 1-4 are shards 1-4');
@@ -31,7 +37,11 @@ describe('--shard auto', () => {
   });
 
   it('a pod of a Kubernetes Indexed Job: index from JOB_COMPLETION_INDEX, count from the flag or LLMKB_SHARD_COUNT', () => {
-    assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '0', LLMKB_SHARD_COUNT: '3' }, study), { index: 1, count: 3, source: 'Kubernetes completion index 0' });
+    assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '0', LLMKB_SHARD_COUNT: '3' }, study), {
+      index: 1,
+      count: 3,
+      source: 'Kubernetes completion index 0',
+    });
     assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '2' }, { ...study, count: 3 }).index, 3);
   });
 

@@ -29,7 +29,8 @@ export interface AutoShard extends Shard {
   source: string;
 }
 
-const HINT = 'In a Slurm array (sbatch --array=0-<N-1> ...) or a Kubernetes Indexed Job (completionMode: Indexed), --shard auto finds its shard; elsewhere give --shard i/n.';
+const HINT =
+  'In a Slurm array (sbatch --array=0-<N-1> ...) or a Kubernetes Indexed Job (completionMode: Indexed), --shard auto finds its shard; elsewhere give --shard i/n.';
 
 function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name];
@@ -45,7 +46,10 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv, options: ShardAutoO
   if (envCount === 0) throw new LlmkbError('--shard auto: LLMKB_SHARD_COUNT=0; the shard count is at least 1', { hint: HINT });
   const given = options.count ?? envCount;
   if (slurmId !== undefined && k8sIndex !== undefined) {
-    throw new LlmkbError(`--shard auto: both SLURM_ARRAY_TASK_ID (${slurmId}) and JOB_COMPLETION_INDEX (${k8sIndex}) are set, so which one names this shard is unclear`, { hint: 'Unset the one that does not belong here (a Slurm job inside a pod, or a pod environment copied into a Slurm job), or give --shard i/n.' });
+    throw new LlmkbError(
+      `--shard auto: both SLURM_ARRAY_TASK_ID (${slurmId}) and JOB_COMPLETION_INDEX (${k8sIndex}) are set, so which one names this shard is unclear`,
+      { hint: 'Unset the one that does not belong here (a Slurm job inside a pod, or a pod environment copied into a Slurm job), or give --shard i/n.' },
+    );
   }
   let shard: AutoShard;
   if (slurmId !== undefined) {
@@ -57,36 +61,61 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv, options: ShardAutoO
     const range = min !== undefined && max !== undefined ? `${min}-${max}` : undefined;
     if (min !== undefined && max !== undefined) {
       const span = max - min + 1;
-      if (span < 1 || slurmId < min || slurmId > max) throw new LlmkbError(`--shard auto: SLURM_ARRAY_TASK_ID ${slurmId} is outside the array ${range}`, { hint: HINT });
+      if (span < 1 || slurmId < min || slurmId > max)
+        throw new LlmkbError(`--shard auto: SLURM_ARRAY_TASK_ID ${slurmId} is outside the array ${range}`, { hint: HINT });
       if (tasks !== undefined && tasks !== span) {
-        throw new LlmkbError(`--shard auto: the array ${range} has ${tasks} tasks, not ${span}: a step (--array=0-9:2) or a list of ids does not map onto shards`, { hint: `Submit the array as one range, --array=0-${(given ?? tasks) - 1}, or give --shard i/n.` });
+        throw new LlmkbError(
+          `--shard auto: the array ${range} has ${tasks} tasks, not ${span}: a step (--array=0-9:2) or a list of ids does not map onto shards`,
+          { hint: `Submit the array as one range, --array=0-${(given ?? tasks) - 1}, or give --shard i/n.` },
+        );
       }
       count = given ?? span;
       if (span === count) base = min;
       else if (min >= 0 && max <= count - 1) base = 0;
-      else throw new LlmkbError(`--shard auto: array task ids ${range} do not fit ${count} shards (read as 0-based: 0-${count - 1})`, { hint: `Submit the array as --array=0-${count - 1} (re-run single tasks with --array=K, K in 0-${count - 1}), or give --shard-count to match.` });
+      else
+        throw new LlmkbError(`--shard auto: array task ids ${range} do not fit ${count} shards (read as 0-based: 0-${count - 1})`, {
+          hint: `Submit the array as --array=0-${count - 1} (re-run single tasks with --array=K, K in 0-${count - 1}), or give --shard-count to match.`,
+        });
     } else {
-      if (given === undefined) throw new LlmkbError('--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_MIN and _MAX, so the number of shards is unknown', { hint: 'Give it with --shard-count N (or LLMKB_SHARD_COUNT=N).' });
+      if (given === undefined)
+        throw new LlmkbError('--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_MIN and _MAX, so the number of shards is unknown', {
+          hint: 'Give it with --shard-count N (or LLMKB_SHARD_COUNT=N).',
+        });
       count = given;
       base = 0;
     }
     const index = slurmId - base + 1;
-    if (index < 1 || index > count) throw new LlmkbError(`--shard auto: SLURM_ARRAY_TASK_ID ${slurmId} is no shard of ${count} (0-based ids 0-${count - 1})`, { hint: HINT });
+    if (index < 1 || index > count)
+      throw new LlmkbError(`--shard auto: SLURM_ARRAY_TASK_ID ${slurmId} is no shard of ${count} (0-based ids 0-${count - 1})`, { hint: HINT });
     shard = { index, count, source: `Slurm array task ${slurmId}${range ? ` of ${range}` : ''}` };
   } else if (k8sIndex !== undefined) {
     if (given === undefined) {
-      throw new LlmkbError('--shard auto: JOB_COMPLETION_INDEX gives this pod\'s index but not how many shards there are', { hint: 'Give the Job\'s completions with --shard-count N, or set LLMKB_SHARD_COUNT=N in the pod\'s env (the manifests `llmkb sweep --k8s` writes do).' });
+      throw new LlmkbError("--shard auto: JOB_COMPLETION_INDEX gives this pod's index but not how many shards there are", {
+        hint: "Give the Job's completions with --shard-count N, or set LLMKB_SHARD_COUNT=N in the pod's env (the manifests `llmkb sweep --k8s` writes do).",
+      });
     }
-    if (k8sIndex >= given) throw new LlmkbError(`--shard auto: JOB_COMPLETION_INDEX ${k8sIndex} is no shard of ${given} (indexes 0-${given - 1})`, { hint: 'Make the Job\'s completions and --shard-count (or LLMKB_SHARD_COUNT) the same number.' });
+    if (k8sIndex >= given)
+      throw new LlmkbError(`--shard auto: JOB_COMPLETION_INDEX ${k8sIndex} is no shard of ${given} (indexes 0-${given - 1})`, {
+        hint: "Make the Job's completions and --shard-count (or LLMKB_SHARD_COUNT) the same number.",
+      });
     shard = { index: k8sIndex + 1, count: given, source: `Kubernetes completion index ${k8sIndex}` };
   } else {
-    throw new LlmkbError('--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a pod of a Kubernetes Indexed Job) is set', { hint: `${HINT} A Slurm job that is not an array has no task id: submit it with --array, or use llmkb sweep STUDY --slurm.` });
+    throw new LlmkbError('--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm array task) nor JOB_COMPLETION_INDEX (a pod of a Kubernetes Indexed Job) is set', {
+      hint: `${HINT} A Slurm job that is not an array has no task id: submit it with --array, or use llmkb sweep STUDY --slurm.`,
+    });
   }
   if (options.studyShards !== undefined && shard.count !== options.studyShards) {
-    throw new LlmkbError(`--shard auto: ${shard.source} makes ${shard.count} shards, but the study's cluster.shards is ${options.studyShards}`, { hint: `Submit an array of ${options.studyShards} tasks (--array=0-${options.studyShards - 1}), or change cluster.shards in the study.` });
+    throw new LlmkbError(`--shard auto: ${shard.source} makes ${shard.count} shards, but the study's cluster.shards is ${options.studyShards}`, {
+      hint: `Submit an array of ${options.studyShards} tasks (--array=0-${options.studyShards - 1}), or change cluster.shards in the study.`,
+    });
   }
   if (shard.count > options.units) {
-    throw new LlmkbError(`--shard auto: ${shard.count} shards, but the study has ${options.units} ${options.unitNoun}: ${shard.count === options.units + 1 ? `shard ${shard.count}` : `shards ${options.units + 1}-${shard.count}`} would run nothing`, { hint: `Submit an array of at most ${options.units} tasks (--array=0-${options.units - 1}), or use llmkb sweep STUDY --slurm, which sizes it from the study.` });
+    throw new LlmkbError(
+      `--shard auto: ${shard.count} shards, but the study has ${options.units} ${options.unitNoun}: ${shard.count === options.units + 1 ? `shard ${shard.count}` : `shards ${options.units + 1}-${shard.count}`} would run nothing`,
+      {
+        hint: `Submit an array of at most ${options.units} tasks (--array=0-${options.units - 1}), or use llmkb sweep STUDY --slurm, which sizes it from the study.`,
+      },
+    );
   }
   return shard;
 }

@@ -75,7 +75,17 @@ export function slurmScripts(job: ClusterJob, r: TaskResources): { shards: strin
     `# with its own results folder and store under ${shardsDir}.`,
     '# Written by `llmkb sweep --slurm`; merge.sbatch runs after the array (--dependency=afterany).',
     '# Run a task again (it resumes from its store): sbatch --array=K shards.sbatch; then sbatch merge.sbatch.',
-    ...header(job, r, [`#SBATCH --job-name=${name}`, `#SBATCH --array=0-${job.count - 1}`, `#SBATCH --output=${join(files.logs, 'shard-%a.out')}`, '#SBATCH --open-mode=append'], false),
+    ...header(
+      job,
+      r,
+      [
+        `#SBATCH --job-name=${name}`,
+        `#SBATCH --array=0-${job.count - 1}`,
+        `#SBATCH --output=${join(files.logs, 'shard-%a.out')}`,
+        '#SBATCH --open-mode=append',
+      ],
+      false,
+    ),
     ...body(job, r),
     'shard=$((SLURM_ARRAY_TASK_ID + 1))',
     `dir=${shellWord(shardsDir)}/shard-$shard-of-${job.count}`,

@@ -20,7 +20,12 @@ export interface RoleCost {
   money: number | null;
 }
 
-export function priced(tokensIn: number, tokensOut: number, price: { input: number; output: number; batchInput?: number; batchOutput?: number } | undefined, batch = false): number | null {
+export function priced(
+  tokensIn: number,
+  tokensOut: number,
+  price: { input: number; output: number; batchInput?: number; batchOutput?: number } | undefined,
+  batch = false,
+): number | null {
   if (!price) return null;
   const input = batch ? (price.batchInput ?? price.input / 2) : price.input;
   const output = batch ? (price.batchOutput ?? price.output / 2) : price.output;
@@ -28,7 +33,12 @@ export function priced(tokensIn: number, tokensOut: number, price: { input: numb
 }
 
 /** Cost per role (`model`: the models under test together), from tokens per role and per model under test. */
-export function costOf(study: Study, tokens: Record<string, RoleTokens>, perModel: ReadonlyMap<string, RoleTokens>, batchedRoles: readonly string[] = []): Record<string, RoleCost> {
+export function costOf(
+  study: Study,
+  tokens: Record<string, RoleTokens>,
+  perModel: ReadonlyMap<string, RoleTokens>,
+  batchedRoles: readonly string[] = [],
+): Record<string, RoleCost> {
   const out: Record<string, RoleCost> = {};
   for (const [role, t] of Object.entries(tokens)) {
     let money: number | null;
@@ -56,6 +66,7 @@ export function formatMoney(value: number | null): string {
  * (their latency does not matter) that the study gives a model, unless its entry says `batch: false`.
  */
 export function batchRoles(study: Study): string[] {
-  return [...new Set(study.methods.flatMap((m) => m.method.roles.filter((r) => r.batchable).map((r) => r.id)))].filter((r) => study.roles[r] !== undefined && study.roles[r].batch !== false);
+  return [...new Set(study.methods.flatMap((m) => m.method.roles.filter((r) => r.batchable).map((r) => r.id)))].filter(
+    (r) => study.roles[r] !== undefined && study.roles[r].batch !== false,
+  );
 }
-

@@ -29,7 +29,9 @@ export interface Shard {
 export function studyJobs(study: Study): StudyJob[] {
   const jobs: StudyJob[] = [];
   const byModel = study.cluster?.split === 'model';
-  for (const [m, model] of study.models.entries()) for (const method of study.methods) for (const setting of method.settings) jobs.push({ index: jobs.length, unit: byModel ? m : jobs.length, model, method, setting });
+  for (const [m, model] of study.models.entries())
+    for (const method of study.methods)
+      for (const setting of method.settings) jobs.push({ index: jobs.length, unit: byModel ? m : jobs.length, model, method, setting });
   return jobs;
 }
 
@@ -39,7 +41,9 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || count < 1 || index < 1 || index > count) {
-    throw new LlmkbError(`--shard ${text}: must be i/n with 1 <= i <= n, e.g. 2/3`, { hint: 'Run the same study with --shard 1/3, --shard 2/3 and --shard 3/3 on three machines, then `llmkb merge` their results.' });
+    throw new LlmkbError(`--shard ${text}: must be i/n with 1 <= i <= n, e.g. 2/3`, {
+      hint: 'Run the same study with --shard 1/3, --shard 2/3 and --shard 3/3 on three machines, then `llmkb merge` their results.',
+    });
   }
   return { index, count };
 }

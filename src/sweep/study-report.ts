@@ -53,7 +53,10 @@ export async function loadStudyRuns(outDir: string, runs: readonly RunFiles[]): 
 /** Rewrites one model's report over all of its runs (as `llmkb eval` writes it), in `dir`. */
 export async function writeModelReport(dir: string, label: string, runs: readonly LoadedStudyRun[], suffix: string): Promise<void> {
   if (runs.length === 0) return;
-  const html = await renderReport(runs.map((r) => r.summary), { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) });
+  const html = await renderReport(
+    runs.map((r) => r.summary),
+    { title: `llmkb report: ${label}`, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: runs.map((r) => r.records) },
+  );
   writeFileAtomic(runReportFile(dir, label, suffix), html);
 }
 
@@ -68,10 +71,16 @@ export interface StudyComparison {
  * paper's Tables 9-11 and Table 2's correlations, rankings, effects and paired tests, and
  * analysis.json), and report.html as `llmkb report FILES --title TITLE` renders it.
  */
-export async function writeStudyComparison(outDir: string, runs: readonly LoadedStudyRun[], options: { title: string; resamples?: number; seed?: number }): Promise<StudyComparison> {
+export async function writeStudyComparison(
+  outDir: string,
+  runs: readonly LoadedStudyRun[],
+  options: { title: string; resamples?: number; seed?: number },
+): Promise<StudyComparison> {
   const resamples = options.resamples ?? 1000;
   const seed = options.seed ?? 42;
-  const { runs: compared, warnings } = distinctRuns(runs.map((r) => ({ summary: r.summary, ...(r.records ? { records: r.records } : {}), source: resultFiles(r.files.base).summary })));
+  const { runs: compared, warnings } = distinctRuns(
+    runs.map((r) => ({ summary: r.summary, ...(r.records ? { records: r.records } : {}), source: resultFiles(r.files.base).summary })),
+  );
   const result = await compareRuns(compared, { resamples, seed });
   makeFolder(outDir);
   const files: string[] = [];
@@ -84,7 +93,17 @@ export async function writeStudyComparison(outDir: string, runs: readonly Loaded
   for (const [name, content] of Object.entries(filesWithNotices(result.files, summaries))) write(name, content);
   write('analysis.json', `${JSON.stringify({ schema: 'llmkb-analysis-v1', ...result.analysis, notices: noticesJson(summaries), warnings }, null, 2)}\n`);
   // The runs' records as `llmkb report` reads them beside the summaries: the same significance marks and examples.
-  write('report.html', await renderReport(compared.map((r) => r.summary), { title: options.title, executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])), records: compared.map((r) => (r.records?.length ? r.records : undefined)) }));
+  write(
+    'report.html',
+    await renderReport(
+      compared.map((r) => r.summary),
+      {
+        title: options.title,
+        executions: runs.flatMap((r) => (r.execution ? [r.execution] : [])),
+        records: compared.map((r) => (r.records?.length ? r.records : undefined)),
+      },
+    ),
+  );
   const notices = noticesMarkdown(summaries);
   return { markdown: notices ? `${result.markdown.replace(/\n*$/, '\n')}\n${notices}` : result.markdown, warnings, files };
 }

@@ -31,12 +31,22 @@ function failure(fn: () => unknown): InputFileError {
 
 describe('study files', () => {
   it('the smallest valid study (JSON) loads with the defaults filled in and paths read from its folder', () => {
-    const file = write('min.json', '{"models": [{"label": "a", "spec": "gguf:a.gguf"}, {"label": "b", "spec": "gguf:b.gguf"}], "settings": ["zero-shot"], "quick": true, "dataDir": "DIR"}');
+    const file = write(
+      'min.json',
+      '{"models": [{"label": "a", "spec": "gguf:a.gguf"}, {"label": "b", "spec": "gguf:b.gguf"}], "settings": ["zero-shot"], "quick": true, "dataDir": "DIR"}',
+    );
     const study = loadStudy(file);
-    assert.deepEqual(study.models.map((m) => m.label), ['a', 'b']);
-    assert.deepEqual(study.methods.map((m) => [m.method.id, m.settings]), [['reliability', ['zero-shot']]], 'the first registered method when none is named');
+    assert.deepEqual(
+      study.models.map((m) => m.label),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      study.methods.map((m) => [m.method.id, m.settings]),
+      [['reliability', ['zero-shot']]],
+      'the first registered method when none is named',
+    );
     assert.equal(study.quick, true);
-    assert.equal(study.methods[0]!.options.dataDir, join(dir, 'DIR'), 'a method option at the top level applies to the method, read from the study\'s folder');
+    assert.equal(study.methods[0]!.options.dataDir, join(dir, 'DIR'), "a method option at the top level applies to the method, read from the study's folder");
     assert.equal(study.dir, dir);
     assert.equal(study.seed, 42);
     assert.equal(study.name, 'min');
@@ -68,13 +78,15 @@ describe('study files', () => {
   });
 
   it('endpoints become the replicas of the model spec; only for models behind servers', () => {
-    const study = loadStudy(write('e.yaml', 'models:\n  - label: a\n    spec: vllm:http://x:8000/v1/org/m\n    endpoints: [http://a:8000/v1, http://b:8000/v1]\n'));
+    const study = loadStudy(
+      write('e.yaml', 'models:\n  - label: a\n    spec: vllm:http://x:8000/v1/org/m\n    endpoints: [http://a:8000/v1, http://b:8000/v1]\n'),
+    );
     assert.equal(study.models[0]!.entry.spec, 'vllm:http://a:8000/v1,http://b:8000/v1/org/m');
     assert.equal((study.models[0]!.entry as Record<string, unknown>).endpoints, undefined);
     assert.throws(() => loadStudy(write('e2.yaml', 'models:\n  - label: a\n    spec: gguf:a.gguf\n    endpoints: [http://a:8000/v1]\n')), /endpoints/);
   });
 
-  it('examples/paper-study.yaml: the paper\'s 26 models with their metadata', () => {
+  it("examples/paper-study.yaml: the paper's 26 models with their metadata", () => {
     const study = loadStudy(join(import.meta.dirname, '..', '..', 'examples', 'paper-study.yaml'));
     assert.equal(study.models.length, 26);
     assert.deepEqual(study.methods[0]!.settings, ['zero-shot', 'four-shot', 'four-shot-2']);
@@ -94,13 +106,19 @@ describe('study files', () => {
     const study = loadStudy(join(import.meta.dirname, '..', '..', 'examples', 'paper-study.yaml'));
     const jobs = studyJobs(study);
     const shards = [1, 2, 3].map((i) => jobs.filter((j) => inShard(j, parseShard(`${i}/3`))).map((j) => j.index));
-    assert.deepEqual(shards.flat().sort((a, b) => a - b), jobs.map((j) => j.index));
-    assert.deepEqual(shards.map((s) => s.length), [26, 26, 26]);
+    assert.deepEqual(
+      shards.flat().sort((a, b) => a - b),
+      jobs.map((j) => j.index),
+    );
+    assert.deepEqual(
+      shards.map((s) => s.length),
+      [26, 26, 26],
+    );
     assert.throws(() => parseShard('4/3'), /i\/n/);
     assert.throws(() => parseShard('0/3'), /i\/n/);
   });
 
-  it('llmkb sweep --limit N overrides the study\'s limit for every run (a quick look at a whole study)', async () => {
+  it("llmkb sweep --limit N overrides the study's limit for every run (a quick look at a whole study)", async () => {
     write('a.gguf', 'not read by a plan');
     const file = write('limited.json', '{"models": [{"label": "a", "spec": "gguf:a.gguf"}], "settings": ["zero-shot"], "limit": 50}');
     const plan = await llmkb(['--store', join(dir, 'plan.sqlite'), 'sweep', file, '--plan', '--limit', '7'], { cwd: dir });
@@ -117,20 +135,32 @@ describe('study files', () => {
     const plan = planStudy(quick, new RunStore(db));
     assert.equal(plan.runs.length, 78);
     assert.ok(plan.runs.every((r) => r.state === 'new'));
-    assert.ok(plan.runs.every((r) => r.items === 40), 'quick: 20 seen + 20 unseen questions, known before the data sets are built');
+    assert.ok(
+      plan.runs.every((r) => r.items === 40),
+      'quick: 20 seen + 20 unseen questions, known before the data sets are built',
+    );
     // 40 answers + 40 x 3 MCQs per run; the judge sees the seen half.
     assert.equal(plan.totals.model!.calls, 78 * 160);
     assert.equal(plan.totals.judge!.calls, 78 * 20);
     assert.ok(plan.totals.judge!.money !== null && plan.totals.judge!.money > 0);
-    assert.ok(plan.totals.model!.money !== null && plan.totals.model!.money > 0, "ChatGPT's price is in the study; the vLLM models without a price are left out of the sum");
+    assert.ok(
+      plan.totals.model!.money !== null && plan.totals.model!.money > 0,
+      "ChatGPT's price is in the study; the vLLM models without a price are left out of the sum",
+    );
     const text = formatPlan(quick, plan);
     assert.match(text, /78 runs/);
     assert.match(text, /calls still to pay for \(estimate\): model 12480, judge 1560/);
     assert.doesNotMatch(text, /warning/, 'every model of the paper knows nothing after 2024-04-13');
     const early = { ...quick, methods: quick.methods.map((m) => ({ ...m, options: { ...m.options, cutoff: '2023-01-01' } })) };
-    assert.match(formatPlan(early, planStudy(early, new RunStore(db))), /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/);
+    assert.match(
+      formatPlan(early, planStudy(early, new RunStore(db))),
+      /warning: Llama3-8B's knowledge cutoff 2023-03 is after the data sets' cutoff 2023-01-01/,
+    );
     const full = planStudy(study, new RunStore(db));
-    assert.ok(full.runs.every((r) => r.items === 6000), 'not quick and no data sets yet: the most a default build makes, 3000 seen + 3000 unseen');
+    assert.ok(
+      full.runs.every((r) => r.items === 6000),
+      'not quick and no data sets yet: the most a default build makes, 3000 seen + 3000 unseen',
+    );
     const fullText = formatPlan(study, full);
     assert.match(fullText, /calls still to pay for \(estimate\): model \d+/);
     assert.match(fullText, /not counted: the runs of 25 models with no price/);
@@ -144,12 +174,37 @@ describe('study files', () => {
     assert.deepEqual(batchRoles(paper).sort(), ['distractor', 'judge', 'timeFilter']);
     const conner = loadStudy(join(examples, 'conner-study.yaml'));
     assert.deepEqual(batchRoles(conner), ['answerer']);
-    const live = loadStudy(write('live.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, options: {input: q.txt}}\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: false}\n'));
+    const live = loadStudy(
+      write(
+        'live.yaml',
+        'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, options: {input: q.txt}}\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: false}\n',
+      ),
+    );
     assert.deepEqual(batchRoles(live), []);
-    assert.equal(failure(() => loadStudy(write('batch-true.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods: [conner]\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: true}\n'))).exitCode, 2);
+    assert.equal(
+      failure(() =>
+        loadStudy(
+          write(
+            'batch-true.yaml',
+            'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods: [conner]\nanswerer: {spec: "vllm:http://x:1/v1/a", batch: true}\n',
+          ),
+        ),
+      ).exitCode,
+      2,
+    );
     // Two queries, a priced answerer and scorer: the scorer's calls are not batched, so at its list price.
-    writeFileSync(join(dir, 'q2.jsonl'), ['a', 'b'].map((id) => JSON.stringify({ id, task: 'qa', topic: 'T', query: `query ${id}`, referenceKnowledge: 'Some knowledge.', goldAnswer: 'x' })).join('\n') + '\n');
-    const priced = loadStudy(write('priced.yaml', 'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, settings: [zero-shot], options: {input: q2.jsonl}}\nanswerer: {spec: "vllm:http://x:1/v1/b", price: {input: 2, output: 8}}\nscorer: {spec: "vllm:http://x:1/v1/c", price: {input: 1, output: 1}}\n'));
+    writeFileSync(
+      join(dir, 'q2.jsonl'),
+      ['a', 'b']
+        .map((id) => JSON.stringify({ id, task: 'qa', topic: 'T', query: `query ${id}`, referenceKnowledge: 'Some knowledge.', goldAnswer: 'x' }))
+        .join('\n') + '\n',
+    );
+    const priced = loadStudy(
+      write(
+        'priced.yaml',
+        'models:\n  - {label: a, spec: "vllm:http://x:1/v1/a"}\nmethods:\n  - {id: conner, settings: [zero-shot], options: {input: q2.jsonl}}\nanswerer: {spec: "vllm:http://x:1/v1/b", price: {input: 2, output: 8}}\nscorer: {spec: "vllm:http://x:1/v1/c", price: {input: 1, output: 1}}\n',
+      ),
+    );
     const db = openDatabase(':memory:');
     const [listed, batched] = [planStudy(priced, new RunStore(db)), planStudy(priced, new RunStore(db), undefined, true)];
     assert.ok(listed.totals.answerer!.money! > 0 && listed.totals.scorer!.money! > 0);

@@ -55,26 +55,29 @@ const dateSchema = z.string().regex(/^\d{4}(-\d{2}(-\d{2})?)?$/, 'must be a date
 /** A model under test: a model entry (`entry`: the registered providers' options and the executor's) and what the tables show of it. */
 function modelSchema(entry: z.ZodRawShape) {
   return z
-  .object({
-    ...entry,
-    /** How the model is shown in tables and what its result folder is named by; unique in the study. */
-    label: z.string().min(1),
-    spec: z.string().min(1),
-    /** Parameters in billions (null: unknown, as for hosted models). */
-    params: z.number().positive().nullable().optional(),
-    family: z.string().min(1).optional(),
-    /** `base` or `fine-tuned` (instruction tuning and/or RLHF, paper Table 4). */
-    tuning: z.enum(['base', 'fine-tuned']).optional(),
-    knowledgeCutoff: dateSchema.optional(),
-    /** Where it runs (vllm, openai, cpu, cuda...): metadata; the run records the backend it saw. */
-    backend: z.string().min(1).optional(),
-    /** Replicas serving this model (base URLs ending in /v1): requests are balanced across them. */
-    endpoints: z.array(z.string().regex(/^https?:\/\/[^/\s]+(\/.*)?\/v1$/, 'must be a base URL ending in /v1')).min(1).optional(),
-    price: priceSchema.optional(),
-    /** The model's own server, started on a free port by the task that runs it (`{port}` in the spec says where). */
-    serve: serveSchema.optional(),
-  })
-  .strict();
+    .object({
+      ...entry,
+      /** How the model is shown in tables and what its result folder is named by; unique in the study. */
+      label: z.string().min(1),
+      spec: z.string().min(1),
+      /** Parameters in billions (null: unknown, as for hosted models). */
+      params: z.number().positive().nullable().optional(),
+      family: z.string().min(1).optional(),
+      /** `base` or `fine-tuned` (instruction tuning and/or RLHF, paper Table 4). */
+      tuning: z.enum(['base', 'fine-tuned']).optional(),
+      knowledgeCutoff: dateSchema.optional(),
+      /** Where it runs (vllm, openai, cpu, cuda...): metadata; the run records the backend it saw. */
+      backend: z.string().min(1).optional(),
+      /** Replicas serving this model (base URLs ending in /v1): requests are balanced across them. */
+      endpoints: z
+        .array(z.string().regex(/^https?:\/\/[^/\s]+(\/.*)?\/v1$/, 'must be a base URL ending in /v1'))
+        .min(1)
+        .optional(),
+      price: priceSchema.optional(),
+      /** The model's own server, started on a free port by the task that runs it (`{port}` in the spec says where). */
+      serve: serveSchema.optional(),
+    })
+    .strict();
 }
 export type StudyModel = z.infer<ReturnType<typeof modelSchema>>;
 
@@ -85,7 +88,13 @@ const methodEntrySchema = z.union([
     .object({
       id: z.string().min(1),
       /** The entry's name (default: the method's id): its results folder, when the study has several entries (the same method twice: CONNER on NQ and on WoW). */
-      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit (it names a folder, so ".." or ".x" cannot be one)').optional(),
+      name: z
+        .string()
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+          'letters, digits, ".", "_" and "-", starting with a letter or digit (it names a folder, so ".." or ".x" cannot be one)',
+        )
+        .optional(),
       settings: z.array(z.string().min(1)).min(1).optional(),
       options: z.record(z.string(), z.unknown()).optional(),
     })
@@ -95,24 +104,24 @@ const methodEntrySchema = z.union([
 /** The study file's schema, with the model-entry options of the providers registered when it is called. */
 export function studySchema(entry: z.ZodRawShape = modelEntryShape()) {
   return z
-  .object({
-    name: z.string().min(1).optional(),
-    models: z.array(modelSchema(entry)).min(1),
-    methods: z.array(methodEntrySchema).min(1).optional(),
-    /** The settings of every method entry that names none of its own. */
-    settings: z.array(z.string().min(1)).min(1).optional(),
-    /** Results folder (`--out` wins). */
-    out: z.string().min(1).optional(),
-    /** A quick look: each method's seeded subset (e.g. 50 seen + 50 unseen questions, 5 MCQs). */
-    quick: z.boolean().optional(),
-    limit: z.number().int().min(1).optional(),
-    seed: z.number().int().min(0).optional(),
-    /** Requests in flight to the models under test at once, over all models (default 256). */
-    concurrency: z.number().int().min(1).max(65536).optional(),
-    /** Shards, per-task resources, Slurm and Kubernetes settings (docs/cluster.md). */
-    cluster: clusterSchema.optional(),
-  })
-  .catchall(z.unknown());
+    .object({
+      name: z.string().min(1).optional(),
+      models: z.array(modelSchema(entry)).min(1),
+      methods: z.array(methodEntrySchema).min(1).optional(),
+      /** The settings of every method entry that names none of its own. */
+      settings: z.array(z.string().min(1)).min(1).optional(),
+      /** Results folder (`--out` wins). */
+      out: z.string().min(1).optional(),
+      /** A quick look: each method's seeded subset (e.g. 50 seen + 50 unseen questions, 5 MCQs). */
+      quick: z.boolean().optional(),
+      limit: z.number().int().min(1).optional(),
+      seed: z.number().int().min(0).optional(),
+      /** Requests in flight to the models under test at once, over all models (default 256). */
+      concurrency: z.number().int().min(1).max(65536).optional(),
+      /** Shards, per-task resources, Slurm and Kubernetes settings (docs/cluster.md). */
+      cluster: clusterSchema.optional(),
+    })
+    .catchall(z.unknown());
 }
 export type StudyFile = z.infer<ReturnType<typeof studySchema>>;
 
@@ -163,7 +172,11 @@ function modelEntry(model: StudyModel, dir: string): ModelEntryOptions {
 function roleEntry(role: StudyRoleEntry, dir: string): Study['roles'][string] {
   if (typeof role === 'string') return { entry: specRelativeTo(role, dir), price: undefined };
   const { price, batch, ...entry } = role;
-  return { entry: { ...(entry as ModelEntryOptions), spec: specRelativeTo((entry as { spec: string }).spec, dir) }, price, ...(batch === false ? { batch } : {}) };
+  return {
+    entry: { ...(entry as ModelEntryOptions), spec: specRelativeTo((entry as { spec: string }).spec, dir) },
+    price,
+    ...(batch === false ? { batch } : {}),
+  };
 }
 
 const HINT =
@@ -189,7 +202,13 @@ function parseStudyText(file: string, text: string): { doc: Document; json: unkn
     // The yaml package's alias checks: an alias expanded too often (a "billion laughs" file), or one without its anchor.
     const message = error instanceof Error ? error.message : String(error);
     if (!/excessive alias count/i.test(message)) throw new InputFileError(file, undefined, undefined, `not valid YAML: ${message}`, HINT);
-    throw new InputFileError(file, undefined, undefined, `its aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies of what they name; refused, since a few such lines can expand to gigabytes`, 'Write the repeated parts out, or alias (*name) each anchor (&name) fewer times.');
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      `its aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies of what they name; refused, since a few such lines can expand to gigabytes`,
+      'Write the repeated parts out, or alias (*name) each anchor (&name) fewer times.',
+    );
   }
 }
 
@@ -229,10 +248,22 @@ export function loadStudy(file: string): Study {
   const methods: StudyMethod[] = entries.map((e, i) => {
     const id = typeof e === 'string' ? e : e.id;
     const method = findMethod(id);
-    if (!method) return fail(['methods', i], `unknown method "${id}"`, `Registered methods: ${listMethods().map((m) => m.id).join(', ')} (llmkb methods).`);
+    if (!method)
+      return fail(
+        ['methods', i],
+        `unknown method "${id}"`,
+        `Registered methods: ${listMethods()
+          .map((m) => m.id)
+          .join(', ')} (llmkb methods).`,
+      );
     const settings = (typeof e === 'string' ? undefined : e.settings) ?? s.settings ?? [...(method.settings ?? ['default'])];
     for (const [k, setting] of settings.entries()) {
-      if (!(method.settings ?? ['default']).includes(setting)) fail(typeof e !== 'string' && e.settings ? ['methods', i, 'settings', k] : ['settings', k], `method "${id}" has no setting "${setting}"`, `Its settings: ${(method.settings ?? ['default']).join(', ')}.`);
+      if (!(method.settings ?? ['default']).includes(setting))
+        fail(
+          typeof e !== 'string' && e.settings ? ['methods', i, 'settings', k] : ['settings', k],
+          `method "${id}" has no setting "${setting}"`,
+          `Its settings: ${(method.settings ?? ['default']).join(', ')}.`,
+        );
     }
     const shared = Object.fromEntries(Object.entries(s).filter(([k]) => !OWN_FIELDS.has(k) && method.options?.some((o) => o.key === k)));
     const own = typeof e === 'string' ? {} : (e.options ?? {});
@@ -250,14 +281,23 @@ export function loadStudy(file: string): Study {
   });
   for (const [i, m] of methods.entries()) {
     const first = methods.findIndex((x) => x.name === m.name);
-    if (first < i) fail(['methods', i], `methods.${first} and methods.${i} are both named "${m.name}": their results would share a folder`, `Give each entry of the same method its own "name" (e.g. {id: ${m.method.id}, name: ${m.method.id}-nq, ...} and {id: ${m.method.id}, name: ${m.method.id}-wow, ...}).`);
+    if (first < i)
+      fail(
+        ['methods', i],
+        `methods.${first} and methods.${i} are both named "${m.name}": their results would share a folder`,
+        `Give each entry of the same method its own "name" (e.g. {id: ${m.method.id}, name: ${m.method.id}-nq, ...} and {id: ${m.method.id}, name: ${m.method.id}-wow, ...}).`,
+      );
   }
   const roleIds = new Set(methods.flatMap((m) => m.method.roles.filter((r) => r.required === false).map((r) => r.id)));
   const optionKeys = new Set(methods.flatMap((m) => (m.method.options ?? []).map((o) => o.key)));
   const roles: Study['roles'] = {};
   for (const [key, value] of Object.entries(s)) {
     if (OWN_FIELDS.has(key) || optionKeys.has(key)) continue;
-    if (!roleIds.has(key)) fail([key], `unknown field "${key}": neither a study field, nor a model role or an option of the study's methods (${methods.map((m) => m.method.id).join(', ')})`);
+    if (!roleIds.has(key))
+      fail(
+        [key],
+        `unknown field "${key}": neither a study field, nor a model role or an option of the study's methods (${methods.map((m) => m.method.id).join(', ')})`,
+      );
     const role = roleSchema(entryShape).safeParse(value);
     if (!role.success) fail([key, ...role.error.issues[0]!.path], role.error.issues[0]!.message);
     if (role.data === NO_MODEL) continue;
@@ -271,13 +311,25 @@ export function loadStudy(file: string): Study {
   }
   const labels = new Map<string, number>();
   const models = s.models.map((m, i) => {
-    if (labels.has(m.label)) fail(['models', i, 'label'], `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`, 'Each model needs its own label: it names its rows and its result folder.');
+    if (labels.has(m.label))
+      fail(
+        ['models', i, 'label'],
+        `label "${m.label}" is used twice (models ${labels.get(m.label)} and ${i})`,
+        'Each model needs its own label: it names its rows and its result folder.',
+      );
     labels.set(m.label, i);
     for (const [j, url] of (m.endpoints ?? []).entries()) {
       const problem = credentialsProblem(url, 'the endpoint');
       if (problem !== undefined) fail(['models', i, 'endpoints', j], problem, CREDENTIALS_HINT);
     }
-    if (m.serve && (m.endpoints || !m.spec.includes('{port}'))) fail(['models', i, m.endpoints ? 'endpoints' : 'spec'], m.endpoints ? '"serve" starts one server for the model; "endpoints" lists servers of its own' : 'a served model\'s spec must say where its server is, with {port} (e.g. vllm:http://127.0.0.1:{port}/v1/MODEL)', 'The task starts the serve command on a free port and puts that port wherever {port} is.');
+    if (m.serve && (m.endpoints || !m.spec.includes('{port}')))
+      fail(
+        ['models', i, m.endpoints ? 'endpoints' : 'spec'],
+        m.endpoints
+          ? '"serve" starts one server for the model; "endpoints" lists servers of its own'
+          : "a served model's spec must say where its server is, with {port} (e.g. vllm:http://127.0.0.1:{port}/v1/MODEL)",
+        'The task starts the serve command on a free port and puts that port wherever {port} is.',
+      );
     try {
       const entry = modelEntry(m, dir);
       resolveModelSpec(entry.spec);
@@ -291,7 +343,11 @@ export function loadStudy(file: string): Study {
     file: resolve(file),
     dir,
     checksum: createHash('sha256').update(bytes).digest('hex'),
-    name: s.name ?? resolve(file).replace(/^.*[\\/]/, '').replace(/\.(ya?ml|json)$/i, ''),
+    name:
+      s.name ??
+      resolve(file)
+        .replace(/^.*[\\/]/, '')
+        .replace(/\.(ya?ml|json)$/i, ''),
     models,
     methods,
     out: s.out === undefined ? undefined : resolve(dir, s.out),

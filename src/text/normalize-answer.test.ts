@@ -7,8 +7,14 @@ import { collapseWhitespace, normalizeAnswer, normalizedTokens } from './normali
 
 /** [input, output of the official SQuAD normalize_answer] pairs: scripts/squad-normalize-fixture.py. */
 function readFixture(): { head: { python: string; unicode: string; pairs: number }; pairs: Array<[string, string]> } {
-  const lines = gunzipSync(readFileSync(join(import.meta.dirname, 'fixtures', 'squad-normalize.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean);
-  return { head: JSON.parse(lines[0]!) as { python: string; unicode: string; pairs: number }, pairs: lines.slice(1).map((l) => JSON.parse(l) as [string, string]) };
+  const lines = gunzipSync(readFileSync(join(import.meta.dirname, 'fixtures', 'squad-normalize.jsonl.gz')))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean);
+  return {
+    head: JSON.parse(lines[0]!) as { python: string; unicode: string; pairs: number },
+    pairs: lines.slice(1).map((l) => JSON.parse(l) as [string, string]),
+  };
 }
 
 describe('SQuAD normalisation equals the official script', () => {
@@ -17,7 +23,8 @@ describe('SQuAD normalisation equals the official script', () => {
     assert.equal(pairs.length, head.pairs);
     assert.ok(pairs.length > 150_000, `${pairs.length} pairs`);
     const mismatches = pairs.filter(([input, output]) => normalizeAnswer(input) !== output);
-    for (const [input, output] of mismatches.slice(0, 10)) process.stdout.write(`mismatch: ${JSON.stringify(input)} -> python ${JSON.stringify(output)}, llmkb ${JSON.stringify(normalizeAnswer(input))}\n`);
+    for (const [input, output] of mismatches.slice(0, 10))
+      process.stdout.write(`mismatch: ${JSON.stringify(input)} -> python ${JSON.stringify(output)}, llmkb ${JSON.stringify(normalizeAnswer(input))}\n`);
     process.stdout.write(`${pairs.length - mismatches.length}/${pairs.length} identical to Python ${head.python} (Unicode ${head.unicode})\n`);
     assert.equal(mismatches.length, 0);
   });

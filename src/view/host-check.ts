@@ -10,7 +10,8 @@ import { isIPv6 } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 
 /** The body of the 421 answer to a request addressed to another host. */
-export const MISDIRECTED = 'Misdirected request: llmkb view answers only requests addressed to its own host and port (its loopback names or the --host it was given).\n';
+export const MISDIRECTED =
+  'Misdirected request: llmkb view answers only requests addressed to its own host and port (its loopback names or the --host it was given).\n';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 

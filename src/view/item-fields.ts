@@ -21,7 +21,15 @@ export function formatField(def: ItemFieldDef, value: string | number | boolean 
 
 /** An item selection as query parameters (empty ones left out by `qs`). */
 export function selectionParams(s: ItemSelection): Record<string, string | number | undefined> {
-  const out: Record<string, string | number | undefined> = { label: s.label, subtype: s.subtype, source: s.source, answerType: s.answerType, dataset: s.dataset, cmin: s.consistencyMin, cmax: s.consistencyMax };
+  const out: Record<string, string | number | undefined> = {
+    label: s.label,
+    subtype: s.subtype,
+    source: s.source,
+    answerType: s.answerType,
+    dataset: s.dataset,
+    cmin: s.consistencyMin,
+    cmax: s.consistencyMax,
+  };
   for (const [name, c] of Object.entries(s.fields ?? {})) {
     out[`f.${name}`] = c.value;
     out[`f.${name}.min`] = c.min;
@@ -63,7 +71,11 @@ export function sortParam(filter: ItemFilter): string | undefined {
 }
 
 /** The filters of the declared fields: a text field's values with their counts, a number field's range. */
-export function fieldFiltersHtml(defs: readonly ItemFieldDef[], facets: Readonly<Record<string, ReadonlyArray<{ value: string | null; n: number }>>>, filter: ItemFilter): string {
+export function fieldFiltersHtml(
+  defs: readonly ItemFieldDef[],
+  facets: Readonly<Record<string, ReadonlyArray<{ value: string | null; n: number }>>>,
+  filter: ItemFilter,
+): string {
   return defs
     .map((def) => {
       const c = filter.fields?.[def.name] ?? {};

@@ -51,21 +51,46 @@ export function viewSummary(summary: Record<string, unknown>): ViewSummary {
   const metrics = (summary.metrics ?? {}) as Record<string, number | null>;
   const defs = Array.isArray(summary.metricDefs)
     ? (summary.metricDefs as MetricDef[])
-    : Object.keys(metrics).map((id) => ({ id, label: id, description: '', range: [0, 1] as [number, number], better: 'higher' as const, format: 'number' as const }));
-  return { method: typeof method === 'string' ? method : 'unknown', metricDefs: defs, metrics, intervals: (summary.intervals ?? {}) as Record<string, [number, number] | null>, approximate: summary.approximate === true, raw: summary };
+    : Object.keys(metrics).map((id) => ({
+        id,
+        label: id,
+        description: '',
+        range: [0, 1] as [number, number],
+        better: 'higher' as const,
+        format: 'number' as const,
+      }));
+  return {
+    method: typeof method === 'string' ? method : 'unknown',
+    metricDefs: defs,
+    metrics,
+    intervals: (summary.intervals ?? {}) as Record<string, [number, number] | null>,
+    approximate: summary.approximate === true,
+    raw: summary,
+  };
 }
 
 /** An item of a run whose method is not registered: the usual fields, by their usual names. */
 function plainItem(record: Record<string, unknown>, seq: number): ViewItem {
   const text = (...keys: string[]) => keys.map((k) => record[k]).find((v): v is string => typeof v === 'string') ?? null;
-  return { itemId: typeof record.id === 'string' ? record.id : String(seq), seq, label: text('label'), source: text('source'), dataset: text('dataset'), question: text('question', 'prompt'), response: text('response', 'answer') };
+  return {
+    itemId: typeof record.id === 'string' ? record.id : String(seq),
+    seq,
+    label: text('label'),
+    source: text('source'),
+    dataset: text('dataset'),
+    question: text('question', 'prompt'),
+    response: text('response', 'answer'),
+  };
 }
 
 /** A method's declared item fields, their names checked (they appear in addresses and the index). */
 export function itemFieldsOf(view: MethodView | undefined): readonly ItemFieldDef[] {
   const fields = view?.itemFields ?? [];
   for (const f of fields) {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(f.name)) throw new LlmkbError(`item field "${f.name}" of a method's view is not a valid name`, { hint: 'Name each of MethodView.itemFields with letters, digits, _ or - (at most 64).' });
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(f.name))
+      throw new LlmkbError(`item field "${f.name}" of a method's view is not a valid name`, {
+        hint: 'Name each of MethodView.itemFields with letters, digits, _ or - (at most 64).',
+      });
   }
   return fields;
 }
@@ -149,14 +174,18 @@ export class ViewIndex {
   constructor(options: ViewIndexOptions) {
     this.hasStore = options.store !== undefined && existsSync(options.store);
     this.resultsDir = options.resultsDir && existsSync(options.resultsDir) ? resolve(options.resultsDir) : undefined;
-    this.indexFile = options.indexFile ?? (this.hasStore ? join(dirname(resolve(options.store!)), 'view-index.sqlite') : join(this.resultsDir ?? '.', '.llmkb-view-index.sqlite'));
+    this.indexFile =
+      options.indexFile ??
+      (this.hasStore ? join(dirname(resolve(options.store!)), 'view-index.sqlite') : join(this.resultsDir ?? '.', '.llmkb-view-index.sqlite'));
     if (this.hasStore) {
       const db = openDatabase(options.store!);
       this.#store = { db, runs: new RunStore(db) };
     }
     this.db = new SqliteDatabase(this.indexFile);
     this.db.pragma('journal_mode = WAL');
-    const version = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'meta'").get() ? (this.db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value : undefined;
+    const version = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'meta'").get()
+      ? (this.db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value
+      : undefined;
     if (version !== undefined && version !== String(INDEX_VERSION)) {
       // An index of another version is only a cache: rebuilt.
       for (const t of INDEX_TABLES) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
@@ -212,7 +241,12 @@ export class ViewIndex {
   }
 
   /** The run's items as its method reads them (a results folder's run: from its records file, the lines it cannot read in `problems`). */
-  async #readItems(run: ViewRun, view: MethodView | undefined, problems: string[], options: { text?: boolean } = {}): Promise<Array<{ item: ViewItem; record?: string }>> {
+  async #readItems(
+    run: ViewRun,
+    view: MethodView | undefined,
+    problems: string[],
+    options: { text?: boolean } = {},
+  ): Promise<Array<{ item: ViewItem; record?: string }>> {
     const rows: Array<{ item: ViewItem; record?: string }> = [];
     if (run.kind === 'store') {
       const stored = this.#store!.runs.get(run.key);
@@ -232,36 +266,54 @@ export class ViewIndex {
    */
   async ensureItems(run: ViewRun): Promise<{ items: number; imported: boolean; problems: string[] }> {
     const fingerprint = this.#fingerprint(run);
-    const known = this.#sql('SELECT fingerprint, items, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; items: number; problems: string | null } | undefined;
-    if (known && known.fingerprint === fingerprint) return { items: known.items, imported: false, problems: known.problems ? (JSON.parse(known.problems) as string[]) : [] };
+    const known = this.#sql('SELECT fingerprint, items, problems FROM sources WHERE run_key = ?').get(run.key) as
+      | { fingerprint: string; items: number; problems: string | null }
+      | undefined;
+    if (known && known.fingerprint === fingerprint)
+      return { items: known.items, imported: false, problems: known.problems ? (JSON.parse(known.problems) as string[]) : [] };
     const view = await this.view(run);
     const fields = itemFieldsOf(view);
     const problems: string[] = [];
     const rows = await this.#readItems(run, view, problems);
-    this.db.transaction(() => {
-      this.#deleteItems(run.key);
-      const insert = this.db.prepare(
-        'INSERT OR REPLACE INTO items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response, record) VALUES (@key, @seq, @itemId, @dataset, @source, @answerType, @label, @subtype, @consistency, @judgedBy, @question, @response, @record)',
-      );
-      const insertField = this.db.prepare('INSERT OR REPLACE INTO item_fields (item, run_key, name, text, num) VALUES (?, ?, ?, ?, ?)');
-      const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
-      for (const { item, record } of rows) {
-        const id = insert.run({
-          key: run.key, seq: item.seq, itemId: item.itemId, dataset: str(item.dataset), source: str(item.source), answerType: str(item.answerType), label: str(item.label), subtype: str(item.subtype),
-          consistency: typeof item.consistency === 'number' ? item.consistency : null, judgedBy: str(item.judgedBy), question: str(item.question), response: str(item.response), record: record ?? null,
-        }).lastInsertRowid;
-        for (const def of fields) {
-          const value = item.fields?.[def.name];
-          if (value === null || value === undefined) continue;
-          if (def.kind === 'text') insertField.run(id, run.key, def.name, String(value), null);
-          else {
-            const num = Number(value);
-            if (Number.isFinite(num)) insertField.run(id, run.key, def.name, null, num);
+    this.db
+      .transaction(() => {
+        this.#deleteItems(run.key);
+        const insert = this.db.prepare(
+          'INSERT OR REPLACE INTO items (run_key, seq, item_id, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response, record) VALUES (@key, @seq, @itemId, @dataset, @source, @answerType, @label, @subtype, @consistency, @judgedBy, @question, @response, @record)',
+        );
+        const insertField = this.db.prepare('INSERT OR REPLACE INTO item_fields (item, run_key, name, text, num) VALUES (?, ?, ?, ?, ?)');
+        const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
+        for (const { item, record } of rows) {
+          const id = insert.run({
+            key: run.key,
+            seq: item.seq,
+            itemId: item.itemId,
+            dataset: str(item.dataset),
+            source: str(item.source),
+            answerType: str(item.answerType),
+            label: str(item.label),
+            subtype: str(item.subtype),
+            consistency: typeof item.consistency === 'number' ? item.consistency : null,
+            judgedBy: str(item.judgedBy),
+            question: str(item.question),
+            response: str(item.response),
+            record: record ?? null,
+          }).lastInsertRowid;
+          for (const def of fields) {
+            const value = item.fields?.[def.name];
+            if (value === null || value === undefined) continue;
+            if (def.kind === 'text') insertField.run(id, run.key, def.name, String(value), null);
+            else {
+              const num = Number(value);
+              if (Number.isFinite(num)) insertField.run(id, run.key, def.name, null, num);
+            }
           }
         }
-      }
-      this.db.prepare('INSERT OR REPLACE INTO sources (run_key, fingerprint, items, problems, fts) VALUES (?, ?, ?, ?, 0)').run(run.key, fingerprint, rows.length, problems.length ? JSON.stringify(problems) : null);
-    }).immediate();
+        this.db
+          .prepare('INSERT OR REPLACE INTO sources (run_key, fingerprint, items, problems, fts) VALUES (?, ?, ?, ?, 0)')
+          .run(run.key, fingerprint, rows.length, problems.length ? JSON.stringify(problems) : null);
+      })
+      .immediate();
     return { items: rows.length, imported: true, problems };
   }
 
@@ -273,7 +325,9 @@ export class ViewIndex {
   async recordProblems(run: ViewRun): Promise<string[]> {
     if (run.kind !== 'file' || !run.files?.has.records) return [];
     const fingerprint = this.#fingerprint(run);
-    const known = this.#sql('SELECT fingerprint, problems FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string; problems: string | null } | undefined;
+    const known = this.#sql('SELECT fingerprint, problems FROM sources WHERE run_key = ?').get(run.key) as
+      | { fingerprint: string; problems: string | null }
+      | undefined;
     if (known && known.fingerprint === fingerprint) return known.problems ? (JSON.parse(known.problems) as string[]) : [];
     const scanned = this.#scanned.get(run.key);
     if (scanned && scanned.fingerprint === fingerprint) return scanned.problems;
@@ -285,7 +339,10 @@ export class ViewIndex {
 
   #deleteItems(key: string): void {
     const fts = (this.db.prepare('SELECT fts FROM sources WHERE run_key = ?').get(key) as { fts: number } | undefined)?.fts === 1;
-    if (fts) this.db.prepare("INSERT INTO items_fts (items_fts, rowid, question, response) SELECT 'delete', id, question, response FROM items WHERE run_key = ?").run(key);
+    if (fts)
+      this.db
+        .prepare("INSERT INTO items_fts (items_fts, rowid, question, response) SELECT 'delete', id, question, response FROM items WHERE run_key = ?")
+        .run(key);
     this.db.prepare('DELETE FROM item_fields WHERE run_key = ?').run(key);
     this.db.prepare('DELETE FROM items WHERE run_key = ?').run(key);
   }
@@ -304,9 +361,18 @@ export class ViewIndex {
 
   /** The run's items from the index (small columns and declared fields), in item order: for summaries and paired tests. */
   viewItems(run: ViewRun): ViewItem[] {
-    const items = this.db.prepare('SELECT id, item_id AS itemId, seq, dataset, source, answer_type AS answerType, label, subtype, consistency, judged_by AS judgedBy FROM items WHERE run_key = ? ORDER BY seq').all(run.key) as Array<ViewItem & { id?: number }>;
+    const items = this.db
+      .prepare(
+        'SELECT id, item_id AS itemId, seq, dataset, source, answer_type AS answerType, label, subtype, consistency, judged_by AS judgedBy FROM items WHERE run_key = ? ORDER BY seq',
+      )
+      .all(run.key) as Array<ViewItem & { id?: number }>;
     const fields = new Map<number, Record<string, string | number | null>>();
-    for (const f of this.db.prepare('SELECT item, name, text, num FROM item_fields WHERE run_key = ?').all(run.key) as Array<{ item: number; name: string; text: string | null; num: number | null }>) {
+    for (const f of this.db.prepare('SELECT item, name, text, num FROM item_fields WHERE run_key = ?').all(run.key) as Array<{
+      item: number;
+      name: string;
+      text: string | null;
+      num: number | null;
+    }>) {
       let of = fields.get(f.item);
       if (!of) fields.set(f.item, (of = {}));
       of[f.name] = f.num ?? f.text;
@@ -339,30 +405,42 @@ export class ViewIndex {
     const fingerprint = this.#fingerprint(run);
     const known = this.#parsed.get(run.key);
     if (known && (known.fingerprint === `${fingerprint}:1` || (options.quick && known.fingerprint === `${fingerprint}:0`))) return known.summary;
-    const cached = this.#sql('SELECT fingerprint, intervals, summary FROM summaries WHERE run_key = ?').get(run.key) as { fingerprint: string; intervals: number; summary: string } | undefined;
+    const cached = this.#sql('SELECT fingerprint, intervals, summary FROM summaries WHERE run_key = ?').get(run.key) as
+      | { fingerprint: string; intervals: number; summary: string }
+      | undefined;
     if (cached && cached.fingerprint === fingerprint && (cached.intervals === 1 || options.quick)) {
       const summary = { ...viewSummary(JSON.parse(cached.summary) as Record<string, unknown>), ...(cached.intervals === 1 ? {} : { intervalsPending: true }) };
       this.#parsed.set(run.key, { fingerprint: `${fingerprint}:${cached.intervals}`, summary });
       return summary;
     }
     let items: ViewItem[];
-    const indexed = (this.#sql('SELECT fingerprint FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string } | undefined)?.fingerprint === fingerprint;
+    const indexed =
+      (this.#sql('SELECT fingerprint FROM sources WHERE run_key = ?').get(run.key) as { fingerprint: string } | undefined)?.fingerprint === fingerprint;
     if (options.quick && !indexed) {
       const problems: string[] = [];
       items = (await this.#readItems(run, view, problems, { text: false })).map((r) => r.item);
       // What the list says of a records file's unreadable lines, from this one pass over it.
       if (run.kind === 'file') this.#scanned.set(run.key, { fingerprint, problems });
-    }
-    else {
+    } else {
       await this.ensureItems(run);
       items = this.viewItems(run);
     }
     if (items.length === 0) return undefined;
-    const info = { label: run.label, setting: run.setting, ...(run.runId ? { runId: run.runId } : {}), ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}) };
+    const info = {
+      label: run.label,
+      setting: run.setting,
+      ...(run.runId ? { runId: run.runId } : {}),
+      ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}),
+    };
     // The runs list: the metrics now, their intervals (1000 resamples: seconds for a large run) once the run is opened.
     const summary: MethodSummary | undefined = await view.summarizeItems(items, info, { resamples: options.quick ? 0 : 1000 });
     if (!summary) return undefined;
-    this.#sql('INSERT OR REPLACE INTO summaries (run_key, fingerprint, intervals, summary) VALUES (?, ?, ?, ?)').run(run.key, fingerprint, options.quick ? 0 : 1, JSON.stringify(summary));
+    this.#sql('INSERT OR REPLACE INTO summaries (run_key, fingerprint, intervals, summary) VALUES (?, ?, ?, ?)').run(
+      run.key,
+      fingerprint,
+      options.quick ? 0 : 1,
+      JSON.stringify(summary),
+    );
     const shown = { ...viewSummary(summary as unknown as Record<string, unknown>), ...(options.quick ? { intervalsPending: true } : {}) };
     this.#parsed.set(run.key, { fingerprint: `${fingerprint}:${options.quick ? 0 : 1}`, summary: shown });
     return shown;
@@ -370,6 +448,8 @@ export class ViewIndex {
 
   /** The fingerprints of runs' items (for caches of what is computed from them). */
   fingerprints(keys: readonly string[]): string {
-    return keys.map((k) => (this.db.prepare('SELECT fingerprint FROM sources WHERE run_key = ?').get(k) as { fingerprint: string } | undefined)?.fingerprint ?? '').join('|');
+    return keys
+      .map((k) => (this.db.prepare('SELECT fingerprint FROM sources WHERE run_key = ?').get(k) as { fingerprint: string } | undefined)?.fingerprint ?? '')
+      .join('|');
   }
 }

@@ -34,7 +34,9 @@ export function formatInterval(def: Pick<MetricDef, 'format'>, ci: [number, numb
 }
 
 export function layout(title: string, body: string, crumbs: Array<[string, string?]> = []): string {
-  const nav = [['Runs', '/'] as [string, string?], ...crumbs].map(([t, href]) => (href ? `<a href="${esc(href)}">${esc(t)}</a>` : `<span>${esc(t)}</span>`)).join(' <span class="sep">›</span> ');
+  const nav = [['Runs', '/'] as [string, string?], ...crumbs]
+    .map(([t, href]) => (href ? `<a href="${esc(href)}">${esc(t)}</a>` : `<span>${esc(t)}</span>`))
+    .join(' <span class="sep">›</span> ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · llmkb view</title><link rel="stylesheet" href="/assets/view.css"><script src="/assets/view.js" defer></script></head>
@@ -71,7 +73,12 @@ function badges(run: ViewRun, summary: ViewSummary | undefined, approximateNote:
 }
 
 function stageStates(run: ViewRun): string {
-  return run.stages.map((s) => `<span class="stage ${esc(s.status)}" title="${esc(`${s.stage}: ${s.status}${s.records >= 0 ? `, ${s.records} records` : ''}`)}">${esc(s.stage)}${s.records >= 0 ? ` ${s.records}` : ''}</span>`).join(' ');
+  return run.stages
+    .map(
+      (s) =>
+        `<span class="stage ${esc(s.status)}" title="${esc(`${s.stage}: ${s.status}${s.records >= 0 ? `, ${s.records} records` : ''}`)}">${esc(s.stage)}${s.records >= 0 ? ` ${s.records}` : ''}</span>`,
+    )
+    .join(' ');
 }
 
 /** The metrics to show in a list: the method's headline metrics, else all. */
@@ -125,7 +132,10 @@ export function isStageRun(run: ViewRun): boolean {
 function stageRunsTable(runs: ReadonlyArray<{ run: ViewRun }>, commands: readonly string[] = []): string {
   const by = commands.length ? `the step commands (${commands.map((c) => `<code>${esc(c)}</code>`).join(', ')}, ...)` : "the method's own commands";
   return `<h3>Runs of single stages</h3><p class="muted small">Made by ${by}, not by <code>llmkb eval</code>: they hold the stages named, and no evaluation's metrics.</p><div class="scroll"><table class="runs stage-runs"><thead><tr><th>Label</th><th>Setting</th><th>Stages</th><th>Updated</th></tr></thead><tbody>${runs
-    .map(({ run }) => `<tr data-run="${esc(run.key)}"><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a></th><td>${esc(run.setting)}</td><td>stages: ${esc(run.stages.map((s) => s.stage).join(', '))} ${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`)
+    .map(
+      ({ run }) =>
+        `<tr data-run="${esc(run.key)}"><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a></th><td>${esc(run.setting)}</td><td>stages: ${esc(run.stages.map((s) => s.stage).join(', '))} ${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
+    )
     .join('')}</tbody></table></div>`;
 }
 
@@ -140,12 +150,21 @@ export function shortIdentity(identity: string): string {
   return identity.replace(/([0-9a-f]{12})[0-9a-f]{12,}/gi, '$1…');
 }
 
-export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>, where: string): Promise<string> {
-  if (runs.length === 0) return layout('Runs', `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`);
+export async function runsPage(
+  runs: ReadonlyArray<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>,
+  where: string,
+): Promise<string> {
+  if (runs.length === 0)
+    return layout(
+      'Runs',
+      `<h1>Runs</h1><p class="empty">No runs in ${esc(where)}. Run <code>llmkb eval</code> first, or point <code>llmkb view</code> at a results folder or a store (<code>--store</code>).</p>`,
+    );
   const byMethod = new Map<string, Array<{ run: ViewRun; summary: ViewSummary | undefined; problems?: readonly string[] }>>();
   for (const r of runs) byMethod.set(r.run.method, [...(byMethod.get(r.run.method) ?? []), r]);
   const parts: string[] = [`<h1>Runs</h1><p class="muted">${runs.length} run(s) from ${esc(where)}. Select two or more runs to compare them.</p>`];
-  parts.push('<form method="get" action="/compare" id="compare-form"><p><button type="submit" id="compare-button" disabled>Compare selected</button> <span class="muted" id="compare-hint">select 2 or more</span></p>');
+  parts.push(
+    '<form method="get" action="/compare" id="compare-form"><p><button type="submit" id="compare-button" disabled>Compare selected</button> <span class="muted" id="compare-hint">select 2 or more</span></p>',
+  );
   for (const [method, all] of byMethod) {
     const stageRuns = all.filter(({ run }) => isStageRun(run));
     const list = all.filter(({ run }) => !isStageRun(run));
@@ -159,7 +178,9 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
       parts.push(stageRunsTable(stageRuns, commands));
       continue;
     }
-    parts.push(`<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`);
+    parts.push(
+      `<div class="scroll"><table class="runs"><thead><tr><th></th><th>Label</th><th>Setting</th><th>Protocol</th>${defs.map((d) => `<th title="${esc(`${d.description}${d.equation ? ` (${d.equation})` : ''}; ${d.better} is better`)}">${esc(d.label)} ${d.better === 'higher' ? '↑' : '↓'}</th>`).join('')}<th>Stages</th><th>Updated</th></tr></thead><tbody>`,
+    );
     for (const { run, summary, problems } of list) {
       parts.push(
         `<tr data-run="${esc(run.key)}"><td><input type="checkbox" name="run" value="${esc(run.key)}" aria-label="select ${esc(run.label)} ${esc(run.setting)}"></td><th scope="row" class="label"><a href="${esc(runHref(run))}">${esc(run.label)}</a>${run.modelIdentity && run.modelIdentity !== run.label ? `<br><span class="muted small identity" title="${esc(run.modelIdentity)}">${esc(shortIdentity(run.modelIdentity))}</span>` : ''}${run.labels.length > 1 ? `<br><span class="muted small" title="one model file under several labels: one run">also ${esc(run.labels.slice(1).join(', '))}</span>` : ''}${unreadableBadge(run, problems ?? [])}</th><td>${esc(run.setting)}</td><td>${badges(run, summary, approximateNote)}</td>${defs.map((d) => metricCell(run, view, d, summary)).join('')}<td>${stageStates(run)}</td><td class="small">${esc(run.updatedAt?.replace('T', ' ').slice(0, 16) ?? '')}</td></tr>`,
@@ -175,14 +196,26 @@ export async function runsPage(runs: ReadonlyArray<{ run: ViewRun; summary: View
 /** A run's metrics with their intervals; given the run, each value links to the items behind it. */
 export function metricsTable(defs: readonly MetricDef[], summary: ViewSummary, of?: { run: ViewRun; view: MethodView | undefined }): string {
   return `<div class="scroll"><table class="metrics"><thead><tr><th>Metric</th><th>Value</th><th>95% CI</th><th>Better</th><th>Definition</th></tr></thead><tbody>${defs
-    .map((d) => `<tr><th scope="row">${esc(d.label)}</th><td class="num">${of ? metricValue(of.run, of.view, d, summary.metrics[d.id]) : esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`)
+    .map(
+      (d) =>
+        `<tr><th scope="row">${esc(d.label)}</th><td class="num">${of ? metricValue(of.run, of.view, d, summary.metrics[d.id]) : esc(formatMetric(d, summary.metrics[d.id]))}${flagOf(summary, d.id)}</td><td class="num ci">${esc(formatInterval(d, summary.intervals[d.id]))}</td><td>${d.better === 'higher' ? '↑ higher' : '↓ lower'}</td><td class="desc">${esc(d.description)}${d.equation ? ` <span class="muted">(${esc(d.equation)})</span>` : ''}</td></tr>`,
+    )
     .join('')}</tbody></table></div>`;
 }
 
 const COUNT_TITLES = { source: 'source', answer_type: 'answer type', subtype: 'sub-type' } as const;
 
 /** A breakdown: one row per group, a column per (dataset, label) in the method's label order, each count a link to its items. */
-export function countsTable(run: ViewRun, view: MethodView | undefined, title: string, column: 'source' | 'answer_type' | 'subtype', rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>, extra?: (group: string) => ExtraCell[], extraHeader: string[] = [], filterKey = column === 'answer_type' ? 'answerType' : column): string {
+export function countsTable(
+  run: ViewRun,
+  view: MethodView | undefined,
+  title: string,
+  column: 'source' | 'answer_type' | 'subtype',
+  rows: ReadonlyArray<{ grp: string | null; dataset: string | null; label: string | null; n: number }>,
+  extra?: (group: string) => ExtraCell[],
+  extraHeader: string[] = [],
+  filterKey = column === 'answer_type' ? 'answerType' : column,
+): string {
   if (rows.length === 0) return `<h3>${esc(title)}</h3><p class="empty">No items with a ${esc(column.replace('_', ' '))}.</p>`;
   const labelOrder = view?.labelOrder ?? [];
   const cols = [...new Set(rows.map((r) => `${r.dataset ?? ''}\u0000${r.label ?? ''}`))].sort((a, b) => {
@@ -191,10 +224,12 @@ export function countsTable(run: ViewRun, view: MethodView | undefined, title: s
     return da!.localeCompare(db!) || labelOrder.indexOf(la!) - labelOrder.indexOf(lb!);
   });
   const groups = [...new Set(rows.map((r) => r.grp ?? '(none)'))];
-  const header = `<tr><th>${esc(view?.countTitles?.[column] ?? COUNT_TITLES[column])}</th><th>items</th>${cols.map((c) => {
-    const [d, l] = c.split('\u0000');
-    return `<th>${esc(d || '?')} ${esc(l || '(no label)')}</th>`;
-  }).join('')}${extraHeader.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
+  const header = `<tr><th>${esc(view?.countTitles?.[column] ?? COUNT_TITLES[column])}</th><th>items</th>${cols
+    .map((c) => {
+      const [d, l] = c.split('\u0000');
+      return `<th>${esc(d || '?')} ${esc(l || '(no label)')}</th>`;
+    })
+    .join('')}${extraHeader.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
   const body = groups.map((g) => {
     const inGroup = rows.filter((r) => (r.grp ?? '(none)') === g);
     const total = inGroup.reduce((a, r) => a + r.n, 0);
@@ -222,12 +257,20 @@ export interface ItemsPageData {
   elapsedMs: number;
 }
 
-function select(name: string, title: string, options: Array<{ value: string | null; n: number }>, current: string | undefined, filterOut?: (v: string) => boolean): string {
+function select(
+  name: string,
+  title: string,
+  options: Array<{ value: string | null; n: number }>,
+  current: string | undefined,
+  filterOut?: (v: string) => boolean,
+): string {
   const opts = options.filter((o) => !filterOut || filterOut(o.value ?? '(none)'));
-  return `<label>${esc(title)} <select name="${esc(name)}"><option value="">any</option>${opts.map((o) => {
-    const v = o.value ?? '(none)';
-    return `<option value="${esc(v)}"${v === current ? ' selected' : ''}>${esc(v)} (${o.n})</option>`;
-  }).join('')}</select></label>`;
+  return `<label>${esc(title)} <select name="${esc(name)}"><option value="">any</option>${opts
+    .map((o) => {
+      const v = o.value ?? '(none)';
+      return `<option value="${esc(v)}"${v === current ? ' selected' : ''}>${esc(v)} (${o.n})</option>`;
+    })
+    .join('')}</select></label>`;
 }
 
 export function filterParams(f: ItemFilter): Record<string, string | number | undefined> {
@@ -236,7 +279,18 @@ export function filterParams(f: ItemFilter): Record<string, string | number | un
 
 /** Titles of the item columns and filters: the method's own (null hides one), else plain ones. */
 export function itemTitlesOf(view: MethodView | undefined): Record<ViewItemField, string | null> {
-  return view?.itemTitles ?? { label: 'label', subtype: null, source: 'source', answerType: null, dataset: 'dataset', question: 'Question', response: 'Response', consistency: null };
+  return (
+    view?.itemTitles ?? {
+      label: 'label',
+      subtype: null,
+      source: 'source',
+      answerType: null,
+      dataset: 'dataset',
+      question: 'Question',
+      response: 'Response',
+      consistency: null,
+    }
+  );
 }
 
 export function itemsPage(d: ItemsPageData): string {
@@ -251,10 +305,12 @@ export function itemsPage(d: ItemsPageData): string {
 ${t.label === null ? '' : select('label', t.label, d.facets.label, filter.label)}
 ${t.subtype === null ? '' : select('subtype', t.subtype, d.facets.subtype, filter.subtype)}
 ${t.source === null ? '' : select('source', t.source, d.facets.source, filter.source && !grouped(filter.source) ? filter.source : undefined, (v) => !grouped(v))}
-${groups.map((g) => {
-  const values = d.facets.source.filter((o) => g.test.test(o.value ?? ''));
-  return values.length ? select(g.name, g.title, values, filter.source && g.test.test(filter.source) ? filter.source : undefined) : '';
-}).join('\n')}
+${groups
+  .map((g) => {
+    const values = d.facets.source.filter((o) => g.test.test(o.value ?? ''));
+    return values.length ? select(g.name, g.title, values, filter.source && g.test.test(filter.source) ? filter.source : undefined) : '';
+  })
+  .join('\n')}
 ${t.answerType === null ? '' : select('answerType', t.answerType, d.facets.answer_type, filter.answerType)}
 ${t.dataset === null ? '' : select('dataset', t.dataset, d.facets.dataset, filter.dataset)}
 ${t.consistency === null ? '' : `<label>${esc(t.consistency)} <input type="number" name="cmin" min="0" max="1" step="0.05" value="${esc(filter.consistencyMin ?? '')}" placeholder="min" class="short"> – <input type="number" name="cmax" min="0" max="1" step="0.05" value="${esc(filter.consistencyMax ?? '')}" placeholder="max" class="short"></label>`}
@@ -269,12 +325,20 @@ ${filter.sort ? `<input type="hidden" name="sort" value="${esc(sortParam(filter)
   const col = (k: ViewItemField, title: string) => (t[k] === null ? '' : `<th>${esc(title)}</th>`);
   const cell = (k: ViewItemField, html: string) => (t[k] === null ? '' : html);
   const cap = (s: string | null) => (s === null ? '' : s.charAt(0).toUpperCase() + s.slice(1));
-  const table = d.rows.length === 0
-    ? '<p class="empty">No item matches these filters.</p>'
-    : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', d.view?.columnTitles?.consistency ?? cap(t.consistency))}${columns.map((c) => fieldHeader(c, filter, (sort) => itemsHref(run, { ...params, sort }))).join('')}</tr></thead><tbody>${d.rows
-        .map((r) => `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}${columns.map((c) => `<td class="${c.kind === 'number' ? 'num' : ''}" data-field="${esc(c.name)}">${esc(formatField(c, r.fields[c.name]))}</td>`).join('')}</tr>`)
-        .join('')}</tbody></table></div>`;
-  return layout(`Items · ${run.label}`, `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`, [[`${run.label} · ${run.setting}`, runHref(run)], ['items']]);
+  const table =
+    d.rows.length === 0
+      ? '<p class="empty">No item matches these filters.</p>'
+      : `<div class="scroll"><table class="items"><thead><tr><th>#</th>${col('question', cap(t.question))}${col('response', cap(t.response))}${col('label', cap(t.label))}${col('source', cap(t.source))}${col('answerType', cap(t.answerType))}${col('consistency', d.view?.columnTitles?.consistency ?? cap(t.consistency))}${columns.map((c) => fieldHeader(c, filter, (sort) => itemsHref(run, { ...params, sort }))).join('')}</tr></thead><tbody>${d.rows
+          .map(
+            (r) =>
+              `<tr><td class="num"><a href="${esc(itemHref(run, r.item_id))}">${r.seq + 1}</a></td>${cell('question', `<td class="text"><a href="${esc(itemHref(run, r.item_id))}">${esc(r.question)}</a></td>`)}${cell('response', `<td class="text response">${esc(r.response)}</td>`)}${cell('label', `<td><span class="label ${esc(r.label ?? 'none')}">${esc(r.label ?? '–')}</span>${r.subtype ? ` <span class="muted small">${esc(r.subtype)}</span>` : ''}</td>`)}${cell('source', `<td>${esc(r.source)}</td>`)}${cell('answerType', `<td>${esc(r.answer_type ?? '')}</td>`)}${cell('consistency', `<td class="num">${r.consistency === null ? '' : esc(r.consistency.toFixed(2))}</td>`)}${columns.map((c) => `<td class="${c.kind === 'number' ? 'num' : ''}" data-field="${esc(c.name)}">${esc(formatField(c, r.fields[c.name]))}</td>`).join('')}</tr>`,
+          )
+          .join('')}</tbody></table></div>`;
+  return layout(
+    `Items · ${run.label}`,
+    `<h1>Items <span class="muted">${esc(run.label)} · ${esc(run.setting)}</span></h1>${form}${pager}${table}${d.total > d.pageSize ? pager : ''}`,
+    [[`${run.label} · ${run.setting}`, runHref(run)], ['items']],
+  );
 }
 
 export function pre(text: unknown, className = ''): string {

@@ -36,10 +36,12 @@ export type ItemColumn = 'label' | 'subtype' | 'source' | 'answer_type' | 'datas
 function ensureFts(index: ViewIndex, key: string): void {
   const fts = (index.db.prepare('SELECT fts FROM sources WHERE run_key = ?').get(key) as { fts: number } | undefined)?.fts;
   if (fts !== 0) return;
-  index.db.transaction(() => {
-    index.db.prepare('INSERT INTO items_fts (rowid, question, response) SELECT id, question, response FROM items WHERE run_key = ?').run(key);
-    index.db.prepare('UPDATE sources SET fts = 1 WHERE run_key = ?').run(key);
-  }).immediate();
+  index.db
+    .transaction(() => {
+      index.db.prepare('INSERT INTO items_fts (rowid, question, response) SELECT id, question, response FROM items WHERE run_key = ?').run(key);
+      index.db.prepare('UPDATE sources SET fts = 1 WHERE run_key = ?').run(key);
+    })
+    .immediate();
 }
 
 function where(index: ViewIndex, run: ViewRun, filter: ItemFilter): { sql: string; params: unknown[] } {
@@ -76,7 +78,9 @@ function where(index: ViewIndex, run: ViewRun, filter: ItemFilter): { sql: strin
       params.push(name, c.value);
     }
     if (c.min !== undefined || c.max !== undefined) {
-      clauses.push(`EXISTS (SELECT 1 FROM item_fields f WHERE f.item = i.id AND f.name = ?${c.min === undefined ? '' : ' AND f.num >= ?'}${c.max === undefined ? '' : ' AND f.num <= ?'})`);
+      clauses.push(
+        `EXISTS (SELECT 1 FROM item_fields f WHERE f.item = i.id AND f.name = ?${c.min === undefined ? '' : ' AND f.num >= ?'}${c.max === undefined ? '' : ' AND f.num <= ?'})`,
+      );
       params.push(name, ...(c.min === undefined ? [] : [c.min]), ...(c.max === undefined ? [] : [c.max]));
     }
   }
@@ -90,7 +94,13 @@ function where(index: ViewIndex, run: ViewRun, filter: ItemFilter): { sql: strin
 }
 
 /** One page of a run's items (in item order) and how many match; a page past the last shows the last. */
-export function queryItems(index: ViewIndex, run: ViewRun, filter: ItemFilter, page: number, pageSize: number): { rows: ItemRow[]; total: number; page: number } {
+export function queryItems(
+  index: ViewIndex,
+  run: ViewRun,
+  filter: ItemFilter,
+  page: number,
+  pageSize: number,
+): { rows: ItemRow[]; total: number; page: number } {
   const { sql, params } = where(index, run, filter);
   const total = (index.db.prepare(`SELECT count(*) AS n FROM items i WHERE ${sql}`).get(...params) as { n: number }).n;
   const last = Math.max(0, Math.ceil(total / pageSize) - 1);
@@ -110,7 +120,9 @@ export function queryItems(index: ViewIndex, run: ViewRun, filter: ItemFilter, p
 function withFields(index: ViewIndex, rows: Array<Omit<ItemRow, 'fields'>>): ItemRow[] {
   const byItem = new Map(rows.map((r) => [r.id, {} as Record<string, string | number | null>]));
   if (rows.length > 0) {
-    const fields = index.db.prepare(`SELECT item, name, text, num FROM item_fields WHERE item IN (${rows.map(() => '?').join(',')})`).all(...rows.map((r) => r.id)) as Array<{ item: number; name: string; text: string | null; num: number | null }>;
+    const fields = index.db
+      .prepare(`SELECT item, name, text, num FROM item_fields WHERE item IN (${rows.map(() => '?').join(',')})`)
+      .all(...rows.map((r) => r.id)) as Array<{ item: number; name: string; text: string | null; num: number | null }>;
     for (const f of fields) byItem.get(f.item)![f.name] = f.num ?? f.text;
   }
   return rows.map((r) => ({ ...r, fields: byItem.get(r.id)! }));
@@ -119,25 +131,41 @@ function withFields(index: ViewIndex, rows: Array<Omit<ItemRow, 'fields'>>): Ite
 /** Distinct values of a declared text field with their counts (items without one: `null`), for its filter. */
 export function fieldFacets(index: ViewIndex, run: ViewRun, name: string): Array<{ value: string | null; n: number }> {
   return index.db
-    .prepare('SELECT f.text AS value, count(*) AS n FROM items i LEFT JOIN item_fields f ON f.item = i.id AND f.name = ? WHERE i.run_key = ? GROUP BY f.text ORDER BY f.text')
+    .prepare(
+      'SELECT f.text AS value, count(*) AS n FROM items i LEFT JOIN item_fields f ON f.item = i.id AND f.name = ? WHERE i.run_key = ? GROUP BY f.text ORDER BY f.text',
+    )
     .all(name, run.key) as Array<{ value: string | null; n: number }>;
 }
 
 /** Distinct values of a column with their counts, for the filters. */
 export function facets(index: ViewIndex, run: ViewRun, column: ItemColumn): Array<{ value: string | null; n: number }> {
-  return index.db.prepare(`SELECT ${column} AS value, count(*) AS n FROM items WHERE run_key = ? GROUP BY ${column} ORDER BY ${column}`).all(run.key) as Array<{ value: string | null; n: number }>;
+  return index.db.prepare(`SELECT ${column} AS value, count(*) AS n FROM items WHERE run_key = ? GROUP BY ${column} ORDER BY ${column}`).all(run.key) as Array<{
+    value: string | null;
+    n: number;
+  }>;
 }
 
 /** Item counts by (group, dataset, label), the groups in natural order (T2 before T10); `label`: only items of that label. */
-export function countsBy(index: ViewIndex, run: ViewRun, column: 'source' | 'answer_type' | 'subtype', label?: string): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }> {
+export function countsBy(
+  index: ViewIndex,
+  run: ViewRun,
+  column: 'source' | 'answer_type' | 'subtype',
+  label?: string,
+): Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }> {
   const rows = index.db
-    .prepare(`SELECT ${column} AS grp, dataset, label, count(*) AS n FROM items WHERE run_key = ? ${label === undefined ? '' : 'AND label = ?'} GROUP BY ${column}, dataset, label`)
+    .prepare(
+      `SELECT ${column} AS grp, dataset, label, count(*) AS n FROM items WHERE run_key = ? ${label === undefined ? '' : 'AND label = ?'} GROUP BY ${column}, dataset, label`,
+    )
     .all(...(label === undefined ? [run.key] : [run.key, label])) as Array<{ grp: string | null; dataset: string | null; label: string | null; n: number }>;
   return rows.sort((a, b) => (a.grp ?? '').localeCompare(b.grp ?? '', 'en', { numeric: true }));
 }
 
 export function itemRow(index: ViewIndex, run: ViewRun, itemId: string): ItemRow | undefined {
-  const row = index.db.prepare('SELECT id, item_id, seq, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response FROM items WHERE run_key = ? AND item_id = ?').get(run.key, itemId) as Omit<ItemRow, 'fields'> | undefined;
+  const row = index.db
+    .prepare(
+      'SELECT id, item_id, seq, dataset, source, answer_type, label, subtype, consistency, judged_by, question, response FROM items WHERE run_key = ? AND item_id = ?',
+    )
+    .get(run.key, itemId) as Omit<ItemRow, 'fields'> | undefined;
   return row ? withFields(index, [row])[0] : undefined;
 }
 
@@ -157,10 +185,18 @@ export interface ComparedItem {
 }
 
 /** Two runs' items side by side (joined on the item id), the ones whose labels differ first; a page past the last shows the last. */
-export function compareItems(index: ViewIndex, a: ViewRun, b: ViewRun, options: { onlyDisagreements: boolean; page: number; pageSize: number }): { rows: ComparedItem[]; total: number; disagreements: number; shared: number; page: number } {
+export function compareItems(
+  index: ViewIndex,
+  a: ViewRun,
+  b: ViewRun,
+  options: { onlyDisagreements: boolean; page: number; pageSize: number },
+): { rows: ComparedItem[]; total: number; disagreements: number; shared: number; page: number } {
   const join = 'FROM items x JOIN items y ON y.run_key = ? AND y.item_id = x.item_id WHERE x.run_key = ?';
   const differ = "(coalesce(x.label, '') <> coalesce(y.label, '') OR coalesce(x.subtype, '') <> coalesce(y.subtype, ''))";
-  const counts = index.db.prepare(`SELECT count(*) AS shared, coalesce(sum(${differ}), 0) AS disagreements ${join}`).get(b.key, a.key) as { shared: number; disagreements: number };
+  const counts = index.db.prepare(`SELECT count(*) AS shared, coalesce(sum(${differ}), 0) AS disagreements ${join}`).get(b.key, a.key) as {
+    shared: number;
+    disagreements: number;
+  };
   const total = options.onlyDisagreements ? counts.disagreements : counts.shared;
   const page = Math.min(Math.max(0, Math.floor(options.page)), Math.max(0, Math.ceil(total / options.pageSize) - 1));
   const rows = index.db

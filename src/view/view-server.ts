@@ -27,7 +27,8 @@ export function assetsDir(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'assets');
 }
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export interface ViewServerOptions {
   store?: string;
@@ -90,9 +91,15 @@ function filterFrom(p: URLSearchParams, defs: readonly ItemFieldDef[]): ItemFilt
 }
 
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
-  const index = new ViewIndex({ ...(options.store ? { store: options.store } : {}), ...(options.resultsDir ? { resultsDir: options.resultsDir } : {}), ...(options.indexFile ? { indexFile: options.indexFile } : {}) });
+  const index = new ViewIndex({
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.resultsDir ? { resultsDir: options.resultsDir } : {}),
+    ...(options.indexFile ? { indexFile: options.indexFile } : {}),
+  });
   const pageSize = options.pageSize ?? 50;
-  const where = [index.hasStore ? `store ${options.store}` : '', index.resultsDir ? `results ${index.resultsDir}` : ''].filter(Boolean).join(' and ') || 'nothing (no store, no results folder)';
+  const where =
+    [index.hasStore ? `store ${options.store}` : '', index.resultsDir ? `results ${index.resultsDir}` : ''].filter(Boolean).join(' and ') ||
+    'nothing (no store, no results folder)';
   const assets = new Map(VIEW_ASSETS.map((name) => [name, readFileSync(join(assetsDir(), name))]));
   const pairedCache = new Map<string, PairedRow[]>();
 
@@ -129,7 +136,12 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (path === '/' || path === '/runs') {
       const runs = index.runs();
       const withSummaries = [];
-      for (const run of runs) withSummaries.push({ run, summary: await index.summary(run, { quick: true }).catch(() => undefined), problems: await index.recordProblems(run).catch(() => []) });
+      for (const run of runs)
+        withSummaries.push({
+          run,
+          summary: await index.summary(run, { quick: true }).catch(() => undefined),
+          problems: await index.recordProblems(run).catch(() => []),
+        });
       return html(await runsPage(withSummaries, where));
     }
     if (path === '/api/runs') return { type: 'application/json', body: JSON.stringify(index.runs()) };
@@ -149,16 +161,36 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         const filter = filterFrom(url.searchParams, fields);
         const page = pageOf(url.searchParams.get('page'));
         const shown = queryItems(index, run, filter, page, pageSize);
-        const counts = { label: facets(index, run, 'label'), subtype: facets(index, run, 'subtype'), source: facets(index, run, 'source'), answer_type: facets(index, run, 'answer_type'), dataset: facets(index, run, 'dataset') };
+        const counts = {
+          label: facets(index, run, 'label'),
+          subtype: facets(index, run, 'subtype'),
+          source: facets(index, run, 'source'),
+          answer_type: facets(index, run, 'answer_type'),
+          dataset: facets(index, run, 'dataset'),
+        };
         const fieldCounts = Object.fromEntries(fields.filter((d) => d.kind === 'text').map((d) => [d.name, fieldFacets(index, run, d.name)]));
-        return html(itemsPage({ run, view, filter, page: shown.page, pageSize, rows: shown.rows, total: shown.total, facets: counts, fieldFacets: fieldCounts, elapsedMs: performance.now() - started }));
+        return html(
+          itemsPage({
+            run,
+            view,
+            filter,
+            page: shown.page,
+            pageSize,
+            rows: shown.rows,
+            total: shown.total,
+            facets: counts,
+            fieldFacets: fieldCounts,
+            elapsedMs: performance.now() - started,
+          }),
+        );
       }
       return html(await runPage(index, run));
     }
     if (path === '/compare') {
       const keys = [...url.searchParams.getAll('run'), ...(url.searchParams.get('runs')?.split(',') ?? [])].filter(Boolean);
       const runs = [...new Set(keys)].map(runOr404);
-      if (runs.length < 2) return { status: 400, ...html(layout('Compare', '<h1>Compare</h1><p class="empty">Select two or more runs on the <a href="/">runs page</a>.</p>')) };
+      if (runs.length < 2)
+        return { status: 400, ...html(layout('Compare', '<h1>Compare</h1><p class="empty">Select two or more runs on the <a href="/">runs page</a>.</p>')) };
       const page = pageOf(url.searchParams.get('page'));
       return html(await comparePage(index, runs, { only: url.searchParams.get('only') === '1', page, pageSize, paired }));
     }
@@ -170,7 +202,13 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const server = createServer((req, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const send = (status: number, type: string, body: string | Buffer) => {
-      res.writeHead(status, { 'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+      res.writeHead(status, {
+        'content-type': type,
+        'content-security-policy': CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     allowed ??= allowedHosts(host, (server.address() as AddressInfo).port);
@@ -179,7 +217,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     route(req, url).then(
       (r) => send(r.status ?? 200, r.type, r.body),
       (error: unknown) => {
-        if (error instanceof BadRequest) return send(400, 'text/html; charset=utf-8', layout('Bad request', `<h1>Bad request</h1><p>${esc(error.message)}</p>`));
+        if (error instanceof BadRequest)
+          return send(400, 'text/html; charset=utf-8', layout('Bad request', `<h1>Bad request</h1><p>${esc(error.message)}</p>`));
         if (error instanceof NotFound) return send(404, 'text/html; charset=utf-8', layout('Not found', `<h1>Not found</h1><p>${esc(error.message)}</p>`));
         const message = error instanceof Error ? error.message : String(error);
         process.stderr.write(`llmkb view: ${escapeControls(`${req.url}: ${message}`)}\n`);
@@ -191,7 +230,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       index.close();
-      reject(error.code === 'EADDRINUSE' ? new LlmkbError(`port ${options.port} on ${host} is in use`, { hint: 'Pass another --port (0 picks a free one).' }) : error);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new LlmkbError(`port ${options.port} on ${host} is in use`, { hint: 'Pass another --port (0 picks a free one).' })
+          : error,
+      );
     });
     server.listen(options.port ?? 0, host, () => resolvePromise());
   });

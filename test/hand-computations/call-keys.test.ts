@@ -11,7 +11,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PromptPrefix } from '../../src/executor/call-params.js';
 import { ModelExecutor, type Executed } from '../../src/executor/model-executor.js';
-import type { CallOptions, ChatRequest, CompletionRequest, CompletionResult, ContinuationLogLikelihoodRequest, EmbeddingRequest, Model, NextTokenLogprobsRequest, Sampling } from '../../src/providers/language-model.js';
+import type {
+  CallOptions,
+  ChatRequest,
+  CompletionRequest,
+  CompletionResult,
+  ContinuationLogLikelihoodRequest,
+  EmbeddingRequest,
+  Model,
+  NextTokenLogprobsRequest,
+  Sampling,
+} from '../../src/providers/language-model.js';
 import type { ClassificationRequest, ClassificationResult, ModelKind, TokenScoresRequest } from '../../src/providers/model-kinds.js';
 import { CallCache } from '../../src/store/call-cache.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -59,7 +69,13 @@ class EveryKindModel implements Model {
   }
   async classify(r: ClassificationRequest): Promise<ClassificationResult> {
     this.reached++;
-    return { scores: r.pairs.map((p): Record<string, number> => (r.task === 'nli' ? { entailment: p.text.length / 100, neutral: 0, contradiction: 1 - p.text.length / 100 } : { relevant: p.textPair.length / 100 })), usage };
+    return {
+      scores: r.pairs.map(
+        (p): Record<string, number> =>
+          r.task === 'nli' ? { entailment: p.text.length / 100, neutral: 0, contradiction: 1 - p.text.length / 100 } : { relevant: p.textPair.length / 100 },
+      ),
+      usage,
+    };
   }
   async close(): Promise<void> {}
 }
@@ -71,7 +87,11 @@ function setup(identity = 'test:model-a'): { model: EveryKindModel; executor: Mo
 }
 
 /** The call twice, then each variant: the base is cached the second time, each variant is a new key that reaches the model. */
-async function assertKeyFields<R>(call: (executor: ModelExecutor, request: R) => Promise<Executed<unknown>>, base: R, variants: Record<string, R>): Promise<void> {
+async function assertKeyFields<R>(
+  call: (executor: ModelExecutor, request: R) => Promise<Executed<unknown>>,
+  base: R,
+  variants: Record<string, R>,
+): Promise<void> {
   const { model, executor } = setup();
   const first = await call(executor, base);
   assert.equal(first.cached, false);
@@ -118,8 +138,16 @@ describe('call keys: every field that changes the answer is in the key', () => {
     });
   });
 
-  it('chat: each message\'s role and content, max tokens, stop, temperature, top-p, seed, draw', async () => {
-    const base: ChatRequest = { messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Who wrote Hamlet?' }], maxTokens: 50, stop: [], sampling };
+  it("chat: each message's role and content, max tokens, stop, temperature, top-p, seed, draw", async () => {
+    const base: ChatRequest = {
+      messages: [
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: 'Who wrote Hamlet?' },
+      ],
+      maxTokens: 50,
+      stop: [],
+      sampling,
+    };
     await assertKeyFields((e, r: ChatRequest) => e.chat(r), base, {
       content: { ...base, messages: [base.messages[0]!, { role: 'user', content: 'Who wrote Emma?' }] },
       role: { ...base, messages: [{ role: 'user', content: 'Answer briefly.' }, base.messages[1]!] },
@@ -145,8 +173,14 @@ describe('call keys: every field that changes the answer is in the key', () => {
 
   it('continuation log-likelihood and token scores: context and continuation', async () => {
     const base = { context: 'The capital of France is', continuation: ' Paris' };
-    await assertKeyFields((e, r: ContinuationLogLikelihoodRequest) => e.continuationLogLikelihood(r), base, { context: { ...base, context: 'The capital of Italy is' }, continuation: { ...base, continuation: ' Rome' } });
-    await assertKeyFields((e, r: TokenScoresRequest) => e.scoreTokens(r), base, { context: { ...base, context: '' }, continuation: { ...base, continuation: ' Lyon' } });
+    await assertKeyFields((e, r: ContinuationLogLikelihoodRequest) => e.continuationLogLikelihood(r), base, {
+      context: { ...base, context: 'The capital of Italy is' },
+      continuation: { ...base, continuation: ' Rome' },
+    });
+    await assertKeyFields((e, r: TokenScoresRequest) => e.scoreTokens(r), base, {
+      context: { ...base, context: '' },
+      continuation: { ...base, continuation: ' Lyon' },
+    });
   });
 
   it('classification: task, text and text pair', async () => {
@@ -225,7 +259,7 @@ describe('call keys: what cannot change the answer is not in the key', () => {
     assert.equal((await executor.complete({ prompt, maxTokens: 2 }, new PromptPrefix(cut))).key, plain.key);
   });
 
-  it('stop absent or empty; asChat absent or false; the order of the request\'s fields', async () => {
+  it("stop absent or empty; asChat absent or false; the order of the request's fields", async () => {
     const { model, executor } = setup();
     const a = await executor.complete({ prompt: 'p', maxTokens: 3 });
     assert.equal((await executor.complete({ prompt: 'p', maxTokens: 3, stop: [] })).key, a.key);

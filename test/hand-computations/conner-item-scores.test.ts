@@ -83,11 +83,18 @@ describe('factuality, Eq. 1: S_fact = agg_i max_j NLI(s_i, e_ij)', () => {
 
   it('min: the sentence with the lowest entailment, its whole vector (s3: no evidence)', async () => {
     const r = (await scoreFactuality(['s1', 's2', 's3'], evidenceFor, nli, 'min'))!.factuality;
-    assert.deepEqual(r.sentences.map((s) => s.evidence?.text ?? null), ['e2', 'e3', null]);
+    assert.deepEqual(
+      r.sentences.map((s) => s.evidence?.text ?? null),
+      ['e2', 'e3', null],
+    );
     nearVector(r.score, [0, 1, 0], 'min');
     assert.equal(r.label, 'non-verified');
     // The premise is the evidence, the hypothesis the sentence.
-    assert.deepEqual(nli.pairs.filter(([task, premise, hypothesis]) => task !== 'nli' || !premise.startsWith('e') || !hypothesis.startsWith('s')), [], 'premise = evidence, hypothesis = sentence');
+    assert.deepEqual(
+      nli.pairs.filter(([task, premise, hypothesis]) => task !== 'nli' || !premise.startsWith('e') || !hypothesis.startsWith('s')),
+      [],
+      'premise = evidence, hypothesis = sentence',
+    );
   });
 
   it('mean: the average of the kept vectors, dimension by dimension', async () => {
@@ -110,9 +117,33 @@ describe('factuality, Eq. 1: S_fact = agg_i max_j NLI(s_i, e_ij)', () => {
   });
 
   it('ties go to the first: evidence, aggregated sentence, and label (consistent, non-verified, inconsistent)', () => {
-    assert.equal(bestEvidence([[0.5, 0.5, 0], [0.5, 0, 0.5]]), 0);
-    assert.deepEqual(aggregateFactuality([[0.3, 0.7, 0], [0.3, 0, 0.7]], 'min'), [0.3, 0.7, 0]);
-    assert.deepEqual(aggregateFactuality([[0.3, 0.7, 0], [0.3, 0, 0.7]], 'max'), [0.3, 0.7, 0]);
+    assert.equal(
+      bestEvidence([
+        [0.5, 0.5, 0],
+        [0.5, 0, 0.5],
+      ]),
+      0,
+    );
+    assert.deepEqual(
+      aggregateFactuality(
+        [
+          [0.3, 0.7, 0],
+          [0.3, 0, 0.7],
+        ],
+        'min',
+      ),
+      [0.3, 0.7, 0],
+    );
+    assert.deepEqual(
+      aggregateFactuality(
+        [
+          [0.3, 0.7, 0],
+          [0.3, 0, 0.7],
+        ],
+        'max',
+      ),
+      [0.3, 0.7, 0],
+    );
     assert.equal(factualityLabel([0.4, 0.4, 0.2]), 'factual-consistent');
     assert.equal(factualityLabel([0.2, 0.4, 0.4]), 'non-verified');
     assert.equal(factualityLabel([0.2, 0.3, 0.5]), 'factual-inconsistent');
@@ -120,7 +151,7 @@ describe('factuality, Eq. 1: S_fact = agg_i max_j NLI(s_i, e_ij)', () => {
 });
 
 describe('relevance, Eq. 2', () => {
-  it('is the relevance model\'s score for (query, knowledge), in that order', async () => {
+  it("is the relevance model's score for (query, knowledge), in that order", async () => {
     const ranker = tableClassifier({ 'what is the Seine => The Seine is a river.': 0.83 });
     const r = await scoreRelevance('what is the Seine', 'The Seine is a river.', ranker);
     assert.equal(r.relevance, 0.83);
@@ -135,18 +166,25 @@ describe('coherence', () => {
 
   it('sentence level, Eq. 3: the mean of 1/PPL(s_i) over the sentences the scorer scores', async () => {
     const r = await sentenceCoherence(['First one.', 'Second.', ''], scorer);
-    assert.deepEqual(r.perSentence.map((v) => (v === null ? null : Math.round(v * 1e9) / 1e9)), [Math.round(Math.exp(-1) * 1e9) / 1e9, Math.round(Math.exp(-3) * 1e9) / 1e9, null]);
+    assert.deepEqual(
+      r.perSentence.map((v) => (v === null ? null : Math.round(v * 1e9) / 1e9)),
+      [Math.round(Math.exp(-1) * 1e9) / 1e9, Math.round(Math.exp(-3) * 1e9) / 1e9, null],
+    );
     near(r.value, (Math.exp(-1) + Math.exp(-3)) / 2, 'S_coh_sent');
     assert.equal(r.floored, 1 + 1, 'the floored tokens of every sentence');
     // Each sentence on its own (empty context).
-    assert.deepEqual(scorer.contexts.map(([context]) => context), ['', '', ''], 'each sentence scored with an empty context');
+    assert.deepEqual(
+      scorer.contexts.map(([context]) => context),
+      ['', '', ''],
+      'each sentence scored with an empty context',
+    );
   });
 
   it('sentence level: no scored sentence gives no score', async () => {
     assert.equal((await sentenceCoherence(['', ''], scorer)).value, undefined);
   });
 
-  it('paragraph level, Eq. 4: the coherence model\'s score of the whole text, given alone', async () => {
+  it("paragraph level, Eq. 4: the coherence model's score of the whole text, given alone", async () => {
     const model = tableClassifier({ 'First one. Second. => ': 0.42 });
     assert.equal((await paragraphCoherence('First one. Second.', { coherence: model })).value, 0.42);
     assert.deepEqual(model.pairs, [['coherence', 'First one. Second.', '']]);
@@ -162,7 +200,9 @@ describe('informativeness, Eq. 5: 1 - exp(mean log P(k_t | k_<t, q))', () => {
     const q = { task: 'qa' as const, topic: 'Seine', query: 'what is the Seine' };
     const scorer = tableScorer({ ' The Seine is a river.': [-6, 3] });
     near((await scoreInformativeness(q, 'The Seine is a river.', scorer)).value, 1 - Math.exp(-2), 'S_info');
-    assert.deepEqual(scorer.contexts, [['Topic: Seine\nGenerate a Wikipedia to answer the given question.\nQuestion: what is the Seine\nWikipedia:', ' The Seine is a river.']]);
+    assert.deepEqual(scorer.contexts, [
+      ['Topic: Seine\nGenerate a Wikipedia to answer the given question.\nQuestion: what is the Seine\nWikipedia:', ' The Seine is a river.'],
+    ]);
   });
 
   it('no token scored: no score', async () => {
@@ -184,7 +224,11 @@ describe('helpfulness of one item, Eq. 6: max(0, 1 - L(q, k, a) / ((1/u) sum_i L
     // Answer " Paris": given k, -3 over 2 tokens (loss 1.5); given k1-, -6 over 2 (3, one token
     // floored); given k2-, -9 over 2 (4.5, two floored).
     const prompt = (knowledge: string): string => `Topic: France\nPassage: ${knowledge}\nQuery: capital of France\nAnswer:`;
-    const rows: Record<string, [number, number, number]> = { [prompt('KNOWLEDGE-OWN')]: [-3, 2, 0], [prompt('KNOWLEDGE-ONE')]: [-6, 2, 1], [prompt('KNOWLEDGE-TWO')]: [-9, 2, 2] };
+    const rows: Record<string, [number, number, number]> = {
+      [prompt('KNOWLEDGE-OWN')]: [-3, 2, 0],
+      [prompt('KNOWLEDGE-ONE')]: [-6, 2, 1],
+      [prompt('KNOWLEDGE-TWO')]: [-9, 2, 2],
+    };
     const scorer: TokenScorer = {
       id: 'by-context',
       identity: 'by-context',
@@ -196,7 +240,16 @@ describe('helpfulness of one item, Eq. 6: max(0, 1 - L(q, k, a) / ((1/u) sum_i L
       },
     };
     const q = { task: 'qa' as const, topic: 'France', query: 'capital of France' };
-    const r = await scoreHelpfulness(q, 'KNOWLEDGE-OWN', 'Paris', [{ id: 'n1', knowledge: 'KNOWLEDGE-ONE' }, { id: 'n2', knowledge: 'KNOWLEDGE-TWO' }], scorer);
+    const r = await scoreHelpfulness(
+      q,
+      'KNOWLEDGE-OWN',
+      'Paris',
+      [
+        { id: 'n1', knowledge: 'KNOWLEDGE-ONE' },
+        { id: 'n2', knowledge: 'KNOWLEDGE-TWO' },
+      ],
+      scorer,
+    );
     assert.equal(r.floored, 0 + 1 + 2, 'the floored tokens of all u + 1 losses');
     near(r.helpfulness!.loss, 1.5, 'L(q, k, a)');
     assert.deepEqual(r.helpfulness!.baselineLosses, [3, 4.5]);
@@ -215,34 +268,43 @@ describe('helpfulness of one item, Eq. 6: max(0, 1 - L(q, k, a) / ((1/u) sum_i L
   });
 });
 
-describe('helpfulness over the set, Eq. 6 as the paper\'s tables report it: max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a))', () => {
+describe("helpfulness over the set, Eq. 6 as the paper's tables report it: max(0, 1 - mean_q L(q, k, a) / mean_q L(q, k^-, a))", () => {
   /** A scored record with these losses; its own scores are Eq. 6 of the item alone, written by hand. */
   function withLosses(i: number, loss: number, baselineLosses: number[], alone: { value: number; raw: number }): ScoredKnowledge {
     const r = connerRecord(i, 'set-generator', 0.5);
-    return { ...r, scores: { ...r.scores, helpfulness: alone.value, helpfulnessRaw: alone.raw }, helpfulness: { loss, baselineLosses, negatives: baselineLosses.map((_, k) => `neg:${k}`) } };
+    return {
+      ...r,
+      scores: { ...r.scores, helpfulness: alone.value, helpfulnessRaw: alone.raw },
+      helpfulness: { loss, baselineLosses, negatives: baselineLosses.map((_, k) => `neg:${k}`) },
+    };
   }
-  const setValue = (records: readonly ScoredKnowledge[], id: 'helpfulness' | 'helpfulness_raw') => estimateMetric(records, id, DEFAULT_CHOICES, 0, SeededRandom.stream(0, 'set-helpfulness'));
+  const setValue = (records: readonly ScoredKnowledge[], id: 'helpfulness' | 'helpfulness_raw') =>
+    estimateMetric(records, id, DEFAULT_CHOICES, 0, SeededRandom.stream(0, 'set-helpfulness'));
 
-  it('the ratio of the set\'s mean losses, each item\'s baseline the mean of its u losses; not the mean of the items\' values', () => {
+  it("the ratio of the set's mean losses, each item's baseline the mean of its u losses; not the mean of the items' values", () => {
     // a: L = 1, baselines (2, 4): mean 3; alone 1 - 1/3 = 2/3.
     // b: L = 5, baseline 4; alone 1 - 5/4 = -1/4, clipped 0.
     // c: L = 2, baselines (1, 3): mean 2; alone 1 - 2/2 = 0.
     // Set: 1 - ((1 + 5 + 2) / 3) / ((3 + 4 + 2) / 3) = 1 - 8/9 = 1/9, positive, so clipped and raw agree.
     // The mean of the items' values would be 2/9 clipped or 5/36 raw; pooling the five baseline
     // losses would give 1 - (8/3) / (14/5) = 1/21; summing each item's u losses, 1 - 8/14 = 3/7.
-    const records = [withLosses(0, 1, [2, 4], { value: 2 / 3, raw: 2 / 3 }), withLosses(1, 5, [4], { value: 0, raw: -1 / 4 }), withLosses(2, 2, [1, 3], { value: 0, raw: 0 })];
+    const records = [
+      withLosses(0, 1, [2, 4], { value: 2 / 3, raw: 2 / 3 }),
+      withLosses(1, 5, [4], { value: 0, raw: -1 / 4 }),
+      withLosses(2, 2, [1, 3], { value: 0, raw: 0 }),
+    ];
     for (const r of records) {
       const alone = helpfulnessFromLosses(r.helpfulness!.loss, r.helpfulness!.baselineLosses);
       near(alone.value, r.scores.helpfulness!, `${r.id} alone`);
       near(alone.raw, r.scores.helpfulnessRaw!, `${r.id} alone, raw`);
     }
     const value = setValue(records, 'helpfulness');
-    near(value.mean, 1 / 9, 'the summary\'s helpfulness');
+    near(value.mean, 1 / 9, "the summary's helpfulness");
     assert.equal(value.n, 3);
-    near(setValue(records, 'helpfulness_raw').mean, 1 / 9, 'the summary\'s helpfulness_raw');
+    near(setValue(records, 'helpfulness_raw').mean, 1 / 9, "the summary's helpfulness_raw");
     const group = summarizeConner(records, { resamples: 0, seed: 0, run: CONNER_FIXTURE_RUN }).groups[0]!;
-    near(group.metrics.helpfulness!.mean, 1 / 9, 'the group summary\'s helpfulness');
-    near(group.metrics.helpfulness_raw!.mean, 1 / 9, 'the group summary\'s helpfulness_raw');
+    near(group.metrics.helpfulness!.mean, 1 / 9, "the group summary's helpfulness");
+    near(group.metrics.helpfulness_raw!.mean, 1 / 9, "the group summary's helpfulness_raw");
   });
 
   it('clipped after averaging: a set that does worse than random knowledge is 0, though one item alone helps', () => {
@@ -257,7 +319,11 @@ describe('helpfulness over the set, Eq. 6 as the paper\'s tables report it: max(
   it('an item without losses is left out of the set; no item, no value', () => {
     // a and b as in the first case; d has no helpfulness. Set: 1 - ((1 + 5) / 2) / ((3 + 4) / 2) = 1 - 6/7 = 1/7.
     const d = connerRecord(3, 'set-generator', 0.5);
-    const records = [withLosses(0, 1, [2, 4], { value: 2 / 3, raw: 2 / 3 }), withLosses(1, 5, [4], { value: 0, raw: -1 / 4 }), { ...d, scores: { ...d.scores, helpfulness: null, helpfulnessRaw: null }, helpfulness: null }];
+    const records = [
+      withLosses(0, 1, [2, 4], { value: 2 / 3, raw: 2 / 3 }),
+      withLosses(1, 5, [4], { value: 0, raw: -1 / 4 }),
+      { ...d, scores: { ...d.scores, helpfulness: null, helpfulnessRaw: null }, helpfulness: null },
+    ];
     const value = setValue(records, 'helpfulness');
     near(value.mean, 1 / 7, 'a and b only');
     assert.equal(value.n, 2);
@@ -275,7 +341,11 @@ describe('validity', () => {
 
   it('open answers, Eq. 8: the highest entailment of the answer over the evidence; no evidence, no score', async () => {
     const nli = tableClassifier({ 'e1 => answer': [0.3, 0.3, 0.4], 'e2 => answer': [0.6, 0.1, 0.3], 'e3 => answer': [0.5, 0.5, 0] });
-    const r = await openValidity('answer', ['e1', 'e2', 'e3'].map((text) => ({ source: 't', text })), nli);
+    const r = await openValidity(
+      'answer',
+      ['e1', 'e2', 'e3'].map((text) => ({ source: 't', text })),
+      nli,
+    );
     assert.equal(r.validity!.value, 0.6);
     assert.equal(r.validity!.evidence!.text, 'e2');
     assert.equal((await openValidity('answer', [], nli)).validity, undefined);

@@ -9,7 +9,16 @@ import { describe, it } from 'node:test';
 import { ModelExecutor } from '../../src/executor/model-executor.js';
 import { runConsistency } from '../../src/methods/reliability/consistency/consistency-stage.js';
 import { AnswerPool, distractorsFor } from '../../src/methods/reliability/consistency/distractors.js';
-import { answerMcq, buildMcqs, consistencyScore, LETTERS, parseChoice, UNSURE_OPTION, type AnsweredMcq, type Mcq } from '../../src/methods/reliability/consistency/mcq.js';
+import {
+  answerMcq,
+  buildMcqs,
+  consistencyScore,
+  LETTERS,
+  parseChoice,
+  UNSURE_OPTION,
+  type AnsweredMcq,
+  type Mcq,
+} from '../../src/methods/reliability/consistency/mcq.js';
 import type { JudgedRecord } from '../../src/methods/reliability/judging/judge-response.js';
 import { MockModel, type MockCall } from '../../src/providers/mock/mock-model.js';
 import { SeededRandom } from '../../src/sampling/seeded-random.js';
@@ -53,7 +62,16 @@ describe('the answer pool (distractor top-up)', () => {
   it('tops up a short distractor reply without repeating a distractor', async () => {
     const distractorLlm = new ModelExecutor(new MockModel({ replies: [{ default: true, reply: 'Rome [SEP] Milan' }] }), { cache: null });
     for (let seed = 0; seed < 10; seed++) {
-      const set = await distractorsFor({ itemId: 'q1', question: 'Capital of France?', response: 'Marseille', answers: ['Paris'], answerType: 'location', pool: smallPool(), seed, executor: distractorLlm });
+      const set = await distractorsFor({
+        itemId: 'q1',
+        question: 'Capital of France?',
+        response: 'Marseille',
+        answers: ['Paris'],
+        answerType: 'location',
+        pool: smallPool(),
+        seed,
+        executor: distractorLlm,
+      });
       assertDistinct(set.distractors, `seed ${seed}`);
       assert.deepEqual(set.distractors.slice(0, 2), ['Rome', 'Milan'], "the LLM's own first");
       // Distinct answers in the pool other than Rome and the gold answer Paris: Lyon, Jane Austen, Homer, 1066, Nineteen.
@@ -66,7 +84,15 @@ describe('the answer pool (distractor top-up)', () => {
 describe('MCQ sets (X = 20, five options)', () => {
   it('no MCQ repeats an option, when the distractors come from a small pool', async () => {
     for (let seed = 0; seed < 10; seed++) {
-      const set = await distractorsFor({ itemId: `q${seed}`, question: 'Capital of France?', response: 'Paris', answers: ['Paris'], answerType: 'location', pool: smallPool(), seed });
+      const set = await distractorsFor({
+        itemId: `q${seed}`,
+        question: 'Capital of France?',
+        response: 'Paris',
+        answers: ['Paris'],
+        answerType: 'location',
+        pool: smallPool(),
+        seed,
+      });
       assertDistinct(set.distractors, 'distractors');
       assert.ok(!set.distractors.map(normalizeAnswer).includes('paris'), 'never the response');
       for (const [i, mcq] of buildMcqs(`q${seed}`, 'Paris', set.distractors, 20, seed).entries()) {
@@ -90,10 +116,21 @@ describe('MCQ sets (X = 20, five options)', () => {
 describe('parsing the chosen option', () => {
   const mcq: Mcq = { options: ['Rome', 'The Paris Agreement', 'unsure', 'Paris', 'Lyon'], responseLetter: 'D', unsureLetter: 'C' };
   const table: Array<[string, string | null, string]> = [
-    ['D', 'D', 'letter'], [' d', 'D', 'letter'], ['(D)', 'D', 'letter'], ['D.', 'D', 'letter'], ['D. Paris', 'D', 'letter'], ['Answer: D', 'D', 'letter'],
+    ['D', 'D', 'letter'],
+    [' d', 'D', 'letter'],
+    ['(D)', 'D', 'letter'],
+    ['D.', 'D', 'letter'],
+    ['D. Paris', 'D', 'letter'],
+    ['Answer: D', 'D', 'letter'],
     ['D\nQUESTION: next one', 'D', 'letter'],
-    ['paris', 'D', 'option-text'], ['The Paris Agreement', 'B', 'option-text'], ['Unsure.', 'C', 'option-text'],
-    ['D or E', null, 'invalid'], ['B, D', null, 'invalid'], ['F', null, 'invalid'], ['Marseille', null, 'invalid'], ['', null, 'invalid'],
+    ['paris', 'D', 'option-text'],
+    ['The Paris Agreement', 'B', 'option-text'],
+    ['Unsure.', 'C', 'option-text'],
+    ['D or E', null, 'invalid'],
+    ['B, D', null, 'invalid'],
+    ['F', null, 'invalid'],
+    ['Marseille', null, 'invalid'],
+    ['', null, 'invalid'],
   ];
   for (const [output, choice, parse] of table) {
     it(`${JSON.stringify(output)} is ${choice ?? 'no choice'} (${parse})`, () => {
@@ -130,14 +167,40 @@ describe('the log-probability answer mode (opt-in)', () => {
 describe('Cons(q, r), Eq. 4', () => {
   it('is (1/X) sum [R_i = r]: invalid answers and "unsure" count as not choosing r', () => {
     const base = { options: ['a', 'b', 'unsure', 'c', 'd'], responseLetter: 'B' as const, unsureLetter: 'C' as const, raw: '' };
-    const answers: Array<[AnsweredMcq['choice'], AnsweredMcq['parse']]> = [['B', 'letter'], ['B', 'option-text'], ['C', 'letter'], [null, 'invalid'], ['A', 'letter'], ['B', 'letter'], ['D', 'letter'], ['B', 'logprobs']];
+    const answers: Array<[AnsweredMcq['choice'], AnsweredMcq['parse']]> = [
+      ['B', 'letter'],
+      ['B', 'option-text'],
+      ['C', 'letter'],
+      [null, 'invalid'],
+      ['A', 'letter'],
+      ['B', 'letter'],
+      ['D', 'letter'],
+      ['B', 'logprobs'],
+    ];
     const answered = answers.map(([choice, parse]) => ({ ...base, choice, parse, choseResponse: choice === 'B' }));
     assert.equal(consistencyScore(answered), 4 / 8);
   });
 });
 
-const judged = (id: string, question: string, response: string, label: JudgedRecord['label'], answers: string[], answerType: JudgedRecord['answerType']): JudgedRecord => ({
-  id, dataset: 'seen', source: 'nq', question, answers, answerType, response, label, uninformativeType: label === 'uninformative' ? 'unsure' : null, judgedBy: 'test', decision: { by: 'test' },
+const judged = (
+  id: string,
+  question: string,
+  response: string,
+  label: JudgedRecord['label'],
+  answers: string[],
+  answerType: JudgedRecord['answerType'],
+): JudgedRecord => ({
+  id,
+  dataset: 'seen',
+  source: 'nq',
+  question,
+  answers,
+  answerType,
+  response,
+  label,
+  uninformativeType: label === 'uninformative' ? 'unsure' : null,
+  judgedBy: 'test',
+  decision: { by: 'test' },
 });
 
 /** The options of an MCQ prompt, in letter order (the lines "A. ..." after the question). */
@@ -172,7 +235,14 @@ describe('a consistency stage with a model whose choices are known', () => {
     ];
     // No call cache: two MCQs of a pair may have the same options in the same order, and each must reach the model to be counted here.
     const executor = new ModelExecutor(new MockModel({ replies: reply, identity: 'known-choices' }), { cache: null });
-    const { records: out } = await runConsistency({ records, executor, seed: 4, mcqs: 20, runs: new RunStore(openDatabase(':memory:')), progress: { quiet: true } });
+    const { records: out } = await runConsistency({
+      records,
+      executor,
+      seed: 4,
+      mcqs: 20,
+      runs: new RunStore(openDatabase(':memory:')),
+      progress: { quiet: true },
+    });
     const byId = new Map(out.map((r) => [r.id, r]));
     assert.equal(byId.get('u')!.consistency, null, 'uninformative: no Cons');
 
@@ -185,7 +255,10 @@ describe('a consistency stage with a model whose choices are known', () => {
     assert.equal(faustus.length, 20);
     // It never picks "Ben Jonson": Cons = 0, whatever the options.
     assert.equal(byId.get('faustus')!.consistency, 0);
-    assert.ok(!faustus.some((c) => optionsOf(c.prompt).includes('Christopher Marlowe')), 'the gold answer is never a pool distractor, though the pool holds it (as another record\'s answer)');
+    assert.ok(
+      !faustus.some((c) => optionsOf(c.prompt).includes('Christopher Marlowe')),
+      "the gold answer is never a pool distractor, though the pool holds it (as another record's answer)",
+    );
 
     const canberra = promptsOf('Capital of Australia?');
     const atA = canberra.filter((c) => optionsOf(c.prompt)[0] === 'Sydney').length;

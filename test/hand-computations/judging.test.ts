@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ModelExecutor } from '../../src/executor/model-executor.js';
-import { JUDGE_REPLY_UNPARSEABLE, judgeByRules, parseJudgeReply, ResponseJudge, type ResponseRecord } from '../../src/methods/reliability/judging/judge-response.js';
+import {
+  JUDGE_REPLY_UNPARSEABLE,
+  judgeByRules,
+  parseJudgeReply,
+  ResponseJudge,
+  type ResponseRecord,
+} from '../../src/methods/reliability/judging/judge-response.js';
 import { lexicalMatch } from '../../src/methods/reliability/judging/lexical-match.js';
 import { detectRepetition, detectUninformative } from '../../src/methods/reliability/judging/uninformative.js';
 import { MockModel } from '../../src/providers/mock/mock-model.js';
@@ -38,7 +44,11 @@ describe('repetition thresholds', () => {
     // Twice is not a loop.
     assert.equal(detectRepetition('go go alpha'), undefined);
     // "red blue" x3 = 6 of 8 tokens.
-    assert.deepEqual(detectRepetition('red blue red blue red blue green white'), { type: 'repetition', rule: 'rule:repetition-ngram', detail: '"red blue" x3' });
+    assert.deepEqual(detectRepetition('red blue red blue red blue green white'), {
+      type: 'repetition',
+      rule: 'rule:repetition-ngram',
+      detail: '"red blue" x3',
+    });
   });
 
   it('vocabulary: 8 tokens or more, distinct words at most 30% of them', () => {
@@ -65,7 +75,7 @@ describe('repetition thresholds', () => {
   });
 });
 
-describe('restatement threshold: nothing new and at least 60% of the question\'s content words', () => {
+describe("restatement threshold: nothing new and at least 60% of the question's content words", () => {
   // Content words of the question, stemmed: river, flow, through, city, paris (5).
   const q = 'Which river flows through the city of Paris?';
   it('3 of 5 (0.6) is a restatement; 2 of 5 is not', () => {
@@ -78,7 +88,14 @@ describe('restatement threshold: nothing new and at least 60% of the question\'s
 });
 
 describe('the order of the rules: uninformative, then unseen, then exact match', () => {
-  const seen = (response: string, answers = ['The Beatles']): ResponseRecord => ({ id: 's', dataset: 'seen', source: 'nq', question: 'Which band recorded Abbey Road?', answers, response });
+  const seen = (response: string, answers = ['The Beatles']): ResponseRecord => ({
+    id: 's',
+    dataset: 'seen',
+    source: 'nq',
+    question: 'Which band recorded Abbey Road?',
+    answers,
+    response,
+  });
   it('exact match after SQuAD normalisation of both sides', () => {
     const r = judgeByRules(seen('  the beatles!! '))!;
     assert.equal(r.label, 'correct');
@@ -90,7 +107,14 @@ describe('the order of the rules: uninformative, then unseen, then exact match',
     assert.equal(judgeByRules(seen('unsure', ['Unsure']))?.label, 'uninformative');
   });
   it('unseen: uninformative or wrong, never correct', () => {
-    const unseen = (response: string): ResponseRecord => ({ id: 'u', dataset: 'unseen', source: 'T5', question: 'Where was Gideon Halvorsen born?', answers: [], response });
+    const unseen = (response: string): ResponseRecord => ({
+      id: 'u',
+      dataset: 'unseen',
+      source: 'T5',
+      question: 'Where was Gideon Halvorsen born?',
+      answers: [],
+      response,
+    });
     assert.equal(judgeByRules(unseen('Oslo'))?.label, 'wrong');
     assert.equal(judgeByRules(unseen("I don't know."))?.label, 'uninformative');
   });
@@ -98,7 +122,14 @@ describe('the order of the rules: uninformative, then unseen, then exact match',
 
 describe('the judge LLM (Table 7): its reply must start with yes or no; one lenient retry; then the lexical rule', () => {
   it('strict parse', () => {
-    for (const [reply, verdict] of [[' Yes.', true], ['no, because', false], ['NO', false], ['Correctness: yes', undefined], ['yesterday', undefined], ['', undefined]] as const) {
+    for (const [reply, verdict] of [
+      [' Yes.', true],
+      ['no, because', false],
+      ['NO', false],
+      ['Correctness: yes', undefined],
+      ['yesterday', undefined],
+      ['', undefined],
+    ] as const) {
       assert.equal(parseJudgeReply(reply), verdict, JSON.stringify(reply));
     }
   });
@@ -152,7 +183,11 @@ describe('the lexical judge: token F1 of at least 0.6', () => {
   // 3 of 5 tokens shared with a 5-token answer: F1 = 2 x 3 / (5 + 5) = 0.6. No other rule
   // matches: the answer is not contained, and 3/5 of its words is under answer-recall's 2/3.
   it('F1 = 0.6 is correct', () => {
-    assert.deepEqual(lexicalMatch('apple banana cherry fig grape', ['apple banana cherry date elder']), { correct: true, rule: 'token-f1', detail: 'token F1 0.60 with "apple banana cherry date elder"' });
+    assert.deepEqual(lexicalMatch('apple banana cherry fig grape', ['apple banana cherry date elder']), {
+      correct: true,
+      rule: 'token-f1',
+      detail: 'token F1 0.60 with "apple banana cherry date elder"',
+    });
   });
   it('F1 = 2 x 3 / (6 + 5) = 0.55 is not', () => {
     assert.equal(lexicalMatch('apple banana cherry fig grape kiwi', ['apple banana cherry date elder']).correct, false);

@@ -6,7 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { computeMetrics, countRecords, METRIC_KEYS, type MetricKey, type Metrics, type MetricRecord } from '../../src/methods/reliability/metrics/reliability-metrics.js';
+import {
+  computeMetrics,
+  countRecords,
+  METRIC_KEYS,
+  type MetricKey,
+  type Metrics,
+  type MetricRecord,
+} from '../../src/methods/reliability/metrics/reliability-metrics.js';
 import { bootstrapIntervals, summarizeRun, type ScoredRecord } from '../../src/methods/reliability/metrics/summarize-run.js';
 import { SeededRandom } from '../../src/sampling/seeded-random.js';
 
@@ -39,13 +46,39 @@ const rec = (dataset: 'seen' | 'unseen', label: MetricRecord['label'], consisten
  *   IUR = 1 - (1 - 0.625) x 0.4 = 1 - 0.15 = 0.85
  */
 const WORKED: MetricRecord[] = [
-  rec('seen', 'correct', 1), rec('seen', 'correct', 0.5), rec('seen', 'correct', 0.75), rec('seen', 'correct', null),
-  rec('seen', 'wrong', 0.25), rec('seen', 'wrong', 0.5), rec('seen', 'wrong', 0),
-  rec('seen', 'uninformative'), rec('seen', 'uninformative'), rec('seen', 'uninformative'),
-  rec('unseen', 'uninformative'), rec('unseen', 'uninformative'), rec('unseen', 'uninformative'), rec('unseen', 'uninformative'), rec('unseen', 'uninformative'),
-  rec('unseen', 'wrong', 0.6), rec('unseen', 'wrong', 0.2), rec('unseen', 'wrong', 0.4),
+  rec('seen', 'correct', 1),
+  rec('seen', 'correct', 0.5),
+  rec('seen', 'correct', 0.75),
+  rec('seen', 'correct', null),
+  rec('seen', 'wrong', 0.25),
+  rec('seen', 'wrong', 0.5),
+  rec('seen', 'wrong', 0),
+  rec('seen', 'uninformative'),
+  rec('seen', 'uninformative'),
+  rec('seen', 'uninformative'),
+  rec('unseen', 'uninformative'),
+  rec('unseen', 'uninformative'),
+  rec('unseen', 'uninformative'),
+  rec('unseen', 'uninformative'),
+  rec('unseen', 'uninformative'),
+  rec('unseen', 'wrong', 0.6),
+  rec('unseen', 'wrong', 0.2),
+  rec('unseen', 'wrong', 0.4),
 ];
-const WORKED_METRICS = { CR: 0.4, WR: 0.3, NCR: 0.1, UR: 0.625, C_correct: 0.75, C_wrong_seen: 0.25, C_wrong_unseen: 0.4, C_wrong: 0.325, CCR: 0.3, CWR: 0.075, NCCR: 0.225, IUR: 0.85 };
+const WORKED_METRICS = {
+  CR: 0.4,
+  WR: 0.3,
+  NCR: 0.1,
+  UR: 0.625,
+  C_correct: 0.75,
+  C_wrong_seen: 0.25,
+  C_wrong_unseen: 0.4,
+  C_wrong: 0.325,
+  CCR: 0.3,
+  CWR: 0.075,
+  NCCR: 0.225,
+  IUR: 0.85,
+};
 
 describe('reliability metrics (paper section 2) by hand', () => {
   it('every metric of the worked run, Eq. 1-10', () => {
@@ -54,7 +87,17 @@ describe('reliability metrics (paper section 2) by hand', () => {
   });
 
   it('counts: N, L, each label, and the correct/wrong responses without a Cons', () => {
-    assert.deepEqual(countRecords(WORKED), { seen: 10, seenCorrect: 4, seenWrong: 3, seenUninformative: 3, unseen: 8, unseenWrong: 3, unseenUninformative: 5, unseenCorrect: 0, consistencyMissing: 1 });
+    assert.deepEqual(countRecords(WORKED), {
+      seen: 10,
+      seenCorrect: 4,
+      seenWrong: 3,
+      seenUninformative: 3,
+      unseen: 8,
+      unseenWrong: 3,
+      unseenUninformative: 5,
+      unseenCorrect: 0,
+      consistencyMissing: 1,
+    });
   });
 
   it('the order of the records does not matter', () => {
@@ -63,7 +106,11 @@ describe('reliability metrics (paper section 2) by hand', () => {
 
   it('no seen questions: the seen metrics are undefined, never 0', () => {
     const m = computeMetrics(WORKED.filter((r) => r.dataset === 'unseen'));
-    assertMetrics(m, { CR: null, WR: null, NCR: null, C_correct: null, C_wrong_seen: null, CCR: null, CWR: null, NCCR: null, UR: 0.625, C_wrong_unseen: 0.4, IUR: 0.85 }, 'unseen only');
+    assertMetrics(
+      m,
+      { CR: null, WR: null, NCR: null, C_correct: null, C_wrong_seen: null, CCR: null, CWR: null, NCCR: null, UR: 0.625, C_wrong_unseen: 0.4, IUR: 0.85 },
+      'unseen only',
+    );
     near(m.C_wrong, 0.4, 'C_wrong is the one defined side (C_wrong^u)');
   });
 
@@ -82,7 +129,7 @@ describe('reliability metrics (paper section 2) by hand', () => {
     assertMetrics(m, { WR: 0, C_wrong_seen: null, CWR: 0, CCR: 0.25, NCCR: 0.25, C_wrong_unseen: 0.3, C_wrong: 0.3, UR: 0.5, IUR: 0.85 }, 'none wrong');
   });
 
-  it('UR = 1: C_wrong^u is undefined but IUR = 1, as the paper\'s tables show it', () => {
+  it("UR = 1: C_wrong^u is undefined but IUR = 1, as the paper's tables show it", () => {
     const m = computeMetrics([rec('seen', 'correct', 1), rec('unseen', 'uninformative'), rec('unseen', 'uninformative')]);
     assertMetrics(m, { UR: 1, C_wrong_unseen: null, IUR: 1, C_wrong: null }, 'UR = 1');
   });
@@ -98,7 +145,13 @@ describe('reliability metrics (paper section 2) by hand', () => {
 
   it('a correct or wrong response without a Cons is left out of its mean, not counted as 0', () => {
     // Wrong seen: Cons 0.5 and one without; wrong unseen: Cons 0.2 and one without.
-    const m = computeMetrics([rec('seen', 'correct', 1), rec('seen', 'wrong', 0.5), rec('seen', 'wrong', null), rec('unseen', 'wrong', 0.2), rec('unseen', 'wrong', null)]);
+    const m = computeMetrics([
+      rec('seen', 'correct', 1),
+      rec('seen', 'wrong', 0.5),
+      rec('seen', 'wrong', null),
+      rec('unseen', 'wrong', 0.2),
+      rec('unseen', 'wrong', null),
+    ]);
     assertMetrics(m, { C_correct: 1, C_wrong_seen: 0.5, C_wrong_unseen: 0.2, C_wrong: 0.35, CWR: (2 / 3) * 0.5, IUR: 0.8 }, 'missing Cons');
   });
 
@@ -121,7 +174,13 @@ function scoredWorked(): ScoredRecord[] {
   return WORKED.map((r, i) => {
     const seen = r.dataset === 'seen';
     const uninformativeType = r.label === 'uninformative' ? subtypes[u++]! : null;
-    return { ...r, id: `i${i}`, source: seen ? seenSources[i]! : `T${(i % 2) + 1}`, answerType: seen ? null : i % 2 === 0 ? 'person' : 'number', uninformativeType };
+    return {
+      ...r,
+      id: `i${i}`,
+      source: seen ? seenSources[i]! : `T${(i % 2) + 1}`,
+      answerType: seen ? null : i % 2 === 0 ? 'person' : 'number',
+      uninformativeType,
+    };
   });
 }
 
@@ -135,9 +194,13 @@ describe('summarizeRun', () => {
     assert.equal(s.counts.unseen, 8);
   });
 
-  it('breaks down by source with each group\'s own metrics', () => {
+  it("breaks down by source with each group's own metrics", () => {
     // nq: records 0 (correct 1), 1 (correct 0.5), 4 (wrong 0.25), 7 (uninformative): CR 2/4, WR 1/4, C_correct 0.75, CCR 0.375, CWR 0.0625.
-    assertMetrics(s.breakdowns.bySource.nq!.metrics, { CR: 0.5, WR: 0.25, NCR: 0.25, C_correct: 0.75, C_wrong_seen: 0.25, CCR: 0.375, CWR: 0.0625, NCCR: 0.3125, UR: null }, 'nq');
+    assertMetrics(
+      s.breakdowns.bySource.nq!.metrics,
+      { CR: 0.5, WR: 0.25, NCR: 0.25, C_correct: 0.75, C_wrong_seen: 0.25, CCR: 0.375, CWR: 0.0625, NCCR: 0.3125, UR: null },
+      'nq',
+    );
     // popqa: 2 (correct 0.75), 5 (wrong 0.5), 8 (uninformative).
     assertMetrics(s.breakdowns.bySource.popqa!.metrics, { CR: 1 / 3, WR: 1 / 3, C_correct: 0.75, C_wrong_seen: 0.5 }, 'popqa');
     // T1 holds the unseen records at even positions 10, 12, 14 (uninformative) and 16 (wrong, 0.2):
@@ -241,7 +304,13 @@ describe('bootstrap intervals equal percentiles computed here', () => {
   it('is null when the metric is undefined in more than half of the resamples', () => {
     // One correct answer with a Cons among 20 seen: C_correct is defined only when it is drawn
     // (probability 1 - 0.95^20 = 0.64); with its Cons missing it is never defined.
-    const few: ScoredRecord[] = Array.from({ length: 20 }, (_, i) => ({ id: `s${i}`, dataset: 'seen', source: 'nq', label: i === 0 ? 'correct' : 'wrong', consistency: i === 0 ? null : 0.5 }));
+    const few: ScoredRecord[] = Array.from({ length: 20 }, (_, i) => ({
+      id: `s${i}`,
+      dataset: 'seen',
+      source: 'nq',
+      label: i === 0 ? 'correct' : 'wrong',
+      consistency: i === 0 ? null : 0.5,
+    }));
     assert.equal(bootstrapIntervals(few, 200, 1).C_correct, null);
     assert.ok(bootstrapIntervals(few, 200, 1).C_wrong_seen, 'C_wrong^s is defined in every resample');
     const withCons = few.map((r, i) => (i === 0 ? { ...r, consistency: 1 } : r));

@@ -35,8 +35,15 @@ describe('llmkb report escapes every piece of model and user text', () => {
     summaries[0]!.datasetChecksums = { [hostile('data-file')]: 'a'.repeat(64) };
     const records = summaries.map((_, i) => (i === 0 ? hostileRecords('report', 6) : undefined));
     const execution: ExecutionRecord = {
-      schema: 'llmkb-execution-v1', runId: 'run-0', label: summaries[0]!.model, setting: summaries[0]!.setting, command: hostile('command'),
-      startedAt: hostile('started'), finishedAt: '2026-01-01T00:00:00Z', llmkbVersion: '0', node: 'v20',
+      schema: 'llmkb-execution-v1',
+      runId: 'run-0',
+      label: summaries[0]!.model,
+      setting: summaries[0]!.setting,
+      command: hostile('command'),
+      startedAt: hostile('started'),
+      finishedAt: '2026-01-01T00:00:00Z',
+      llmkbVersion: '0',
+      node: 'v20',
       calls: { [hostile('role')]: { calls: 1, cacheHits: 0, requests: 1, promptTokens: 1, completionTokens: 1 } },
       replicas: { [hostile('role')]: [{ url: hostile('replica-url'), served: 1, failed: 0, trips: 0 }] },
     };
@@ -47,8 +54,26 @@ describe('llmkb report escapes every piece of model and user text', () => {
       pairedTests: [{ metric: 'NCR', a: hostile('paired-a'), b: hostile('paired-b'), difference: 0.1, interval: [0, 0.2], p: 0.04, questions: 10 }],
     });
     assertClean(html, [
-      'title', 'report-model-0', 'report-model-4', 'identity', 'choice', 'choice-value', 'choice-note', 'backend', 'data-file', 'dataset-file',
-      'command', 'started', 'role', 'replica-url', 'paired-a', 'paired-b', 'report-question-0', 'report-answer-0', 'report-response-0', 'report-response-1',
+      'title',
+      'report-model-0',
+      'report-model-4',
+      'identity',
+      'choice',
+      'choice-value',
+      'choice-note',
+      'backend',
+      'data-file',
+      'dataset-file',
+      'command',
+      'started',
+      'role',
+      'replica-url',
+      'paired-a',
+      'paired-b',
+      'report-question-0',
+      'report-answer-0',
+      'report-response-0',
+      'report-response-1',
     ]);
     assert.ok(html.includes('<svg'), 'the figures are drawn (their text is checked too)');
   });
@@ -60,7 +85,10 @@ describe('llmkb report escapes every piece of model and user text', () => {
   });
 
   it('CONNER runs: generators, settings, example queries and knowledge, scorers', async () => {
-    const records = [...hostileConnerRecords(), ...connerRecords(3, [['plain-generator', 0.4]]).map((r) => ({ ...r, setting: hostile('conner-setting'), id: hostile(`conner-id-${r.id}`) }))];
+    const records = [
+      ...hostileConnerRecords(),
+      ...connerRecords(3, [['plain-generator', 0.4]]).map((r) => ({ ...r, setting: hostile('conner-setting'), id: hostile(`conner-id-${r.id}`) })),
+    ];
     const summaries = connerRunSummaries(records as never, { resamples: 20, seed: 0, run: CONNER_FIXTURE_RUN });
     const html = await renderReport(summaries, { records: summaries.map((s) => records.filter((r) => r.generator === s.model)) });
     assertClean(html, ['generator', 'conner-setting', 'query-0', 'knowledge-0', 'scorer-relevance']);

@@ -58,7 +58,20 @@ describe('llmkb view escapes every piece of model and user text', () => {
   const storeRun = (side: 'A' | 'B') => runByLabel(hostile(`label-${side}`));
 
   it('the runs list: labels, model names, settings, file names, protocol notes', async () => {
-    const body = await page('/', ['label-A', 'label-B', 'model-A', 'model-B', 'setting-A', 'setting-B', 'summary-model', 'summary-setting', 'choice', 'choice-value', 'generator', 'conner-setting']);
+    const body = await page('/', [
+      'label-A',
+      'label-B',
+      'model-A',
+      'model-B',
+      'setting-A',
+      'setting-B',
+      'summary-model',
+      'summary-setting',
+      'choice',
+      'choice-value',
+      'generator',
+      'conner-setting',
+    ]);
     assert.ok(body.includes(escaped(hostileFileName('file-name'))), 'the records file named by its hostile file name');
   });
 
@@ -68,24 +81,75 @@ describe('llmkb view escapes every piece of model and user text', () => {
 
   it('the item list: questions, responses, sources, answer types, sub-types, and the filters a user typed', async () => {
     const run = storeRun('A');
-    await page(`/runs/${key(run)}/items`, ['label-A', 'setting-A', 'question-0', 'question-1', 'question-2', 'response-A-0', 'response-A-1', 'source-0', 'type-1', 'subtype-A']);
+    await page(`/runs/${key(run)}/items`, [
+      'label-A',
+      'setting-A',
+      'question-0',
+      'question-1',
+      'question-2',
+      'response-A-0',
+      'response-A-1',
+      'source-0',
+      'type-1',
+      'subtype-A',
+    ]);
     const q = encodeURIComponent(hostile('search'));
     await page(`/runs/${key(run)}/items?q=${q}&label=${encodeURIComponent(hostile('label-filter'))}`, ['search']);
-    await page(`/runs/${key(run)}/items?source=${encodeURIComponent(hostile('source-0'))}&answerType=${encodeURIComponent(hostile('type-0'))}`, ['question-0', 'source-0', 'type-0']);
+    await page(`/runs/${key(run)}/items?source=${encodeURIComponent(hostile('source-0'))}&answerType=${encodeURIComponent(hostile('type-0'))}`, [
+      'question-0',
+      'source-0',
+      'type-0',
+    ]);
   });
 
-  it('an item page: id, question, answers, response and raw output, the judge\'s decision and exchange, shots, distractors, every MCQ', async () => {
+  it("an item page: id, question, answers, response and raw output, the judge's decision and exchange, shots, distractors, every MCQ", async () => {
     const run = storeRun('A');
     await page(`/runs/${key(run)}/items/${encodeURIComponent(store.items[0]!)}`, [
-      'item-id', 'label-A', 'setting-A', 'question-0', 'answer-0', 'response-A-0', 'raw-A-0', 'source-0', 'type-0', 'finish', 'dropped', 'shot',
-      'decided-by-A', 'detail-A-0', 'judge-prompt-A-0', 'judge-reply-A-0', 'judge-model', 'distractor-source', 'option-1', 'option-3', 'option-4', 'mode', 'mcq-raw-A', 'parse',
+      'item-id',
+      'label-A',
+      'setting-A',
+      'question-0',
+      'answer-0',
+      'response-A-0',
+      'raw-A-0',
+      'source-0',
+      'type-0',
+      'finish',
+      'dropped',
+      'shot',
+      'decided-by-A',
+      'detail-A-0',
+      'judge-prompt-A-0',
+      'judge-reply-A-0',
+      'judge-model',
+      'distractor-source',
+      'option-1',
+      'option-3',
+      'option-4',
+      'mode',
+      'mcq-raw-A',
+      'parse',
     ]);
     await page(`/runs/${key(run)}/items/unseen-3`, ['question-2', 'response-A-2', 'subtype-A', 'decided-by-A', 'detail-A-2']);
   });
 
-  it('the compare page: run labels and settings, every cell of the side-by-side table (question, source, each run\'s response and sub-type)', async () => {
+  it("the compare page: run labels and settings, every cell of the side-by-side table (question, source, each run's response and sub-type)", async () => {
     const [a, b] = [storeRun('A'), storeRun('B')];
-    const body = await page(`/compare?runs=${key(a)},${key(b)}`, ['label-A', 'label-B', 'setting-A', 'setting-B', 'question-0', 'question-2', 'source-0', 'response-A-0', 'response-B-0', 'response-A-1', 'response-B-1', 'subtype-A', 'subtype-B']);
+    const body = await page(`/compare?runs=${key(a)},${key(b)}`, [
+      'label-A',
+      'label-B',
+      'setting-A',
+      'setting-B',
+      'question-0',
+      'question-2',
+      'source-0',
+      'response-A-0',
+      'response-B-0',
+      'response-A-1',
+      'response-B-1',
+      'subtype-A',
+      'subtype-B',
+    ]);
     // Cell by cell: the row of item 0 has A's response in its fourth cell and B's in its sixth.
     const row = body.split('<tr').find((r) => r.includes(escaped(hostile('question-0'))) && r.includes('class="text response"'));
     assert.ok(row, 'the side-by-side row of item 0');
@@ -103,7 +167,14 @@ describe('llmkb view escapes every piece of model and user text', () => {
     assert.ok(file, 'the records file is a run');
     await page(`/runs/${key(file)}`, ['file-source']);
     await page(`/runs/${key(file)}/items`, ['file-question-0', 'file-response-0', 'file-source', 'file-type']);
-    await page(`/runs/${key(file)}/items/${encodeURIComponent(hostile('file-id-0'))}`, ['file-id-0', 'file-question-0', 'file-answer-0', 'file-response-0', 'file-judged-by', 'file-detail']);
+    await page(`/runs/${key(file)}/items/${encodeURIComponent(hostile('file-id-0'))}`, [
+      'file-id-0',
+      'file-question-0',
+      'file-answer-0',
+      'file-response-0',
+      'file-judged-by',
+      'file-detail',
+    ]);
     const summarised = runByLabel(hostile('summary-model'));
     await page(`/runs/${key(summarised)}`, ['summary-model', 'summary-setting', 'choice', 'choice-value', 'choice-note']);
     await page(`/compare?runs=${key(storeRun('A'))},${key(file)}`, ['label-A']);
@@ -115,8 +186,24 @@ describe('llmkb view escapes every piece of model and user text', () => {
     await page(`/runs/${key(conner)}`, ['generator', 'conner-setting']);
     await page(`/runs/${key(conner)}/items`, ['query-0', 'knowledge-0', 'topic']);
     await page(`/runs/${key(conner)}/items/${encodeURIComponent(hostile('conner-id-0'))}`, [
-      'conner-id-0', 'generator', 'conner-setting', 'topic', 'query-0', 'knowledge-0', 'sentence-0', 'evidence-source', 'evidence-text',
-      'gold', 'answer-with', 'answer-without', 'validity-source', 'validity-text', 'negative', 'note', 'scorer-relevance', 'scorer-factuality',
+      'conner-id-0',
+      'generator',
+      'conner-setting',
+      'topic',
+      'query-0',
+      'knowledge-0',
+      'sentence-0',
+      'evidence-source',
+      'evidence-text',
+      'gold',
+      'answer-with',
+      'answer-without',
+      'validity-source',
+      'validity-text',
+      'negative',
+      'note',
+      'scorer-relevance',
+      'scorer-factuality',
     ]);
   });
 
@@ -133,7 +220,12 @@ describe('llmkb view escapes every piece of model and user text', () => {
       const path = queue.shift()!;
       const body = await (await fetch(`${view.url}${path}`)).text();
       for (const m of body.matchAll(/href="([^"]+)"/g)) {
-        const href = m[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+        const href = m[1]!
+          .replace(/&amp;/g, '&')
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>');
         if (!href.startsWith('/') || href.startsWith('/assets/') || seen.has(href)) continue;
         seen.add(href);
         queue.push(href);

@@ -58,19 +58,57 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
       const req = JSON.parse(line) as { custom_id: string; url: string; body: Record<string, unknown> };
       const id = `batch_req_${batchNo}_${i}`;
       if (expireAt !== undefined && i >= expireAt) {
-        err.push(JSON.stringify({ id, custom_id: req.custom_id, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
+        err.push(
+          JSON.stringify({
+            id,
+            custom_id: req.custom_id,
+            response: null,
+            error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+          }),
+        );
         return;
       }
       const failStatus = script.failRequest?.(batchNo, i);
       if (failStatus !== undefined) {
-        err.push(JSON.stringify({ id, custom_id: req.custom_id, response: { status_code: failStatus, request_id: `req_${i}`, body: { error: { message: script.failMessage?.(failStatus) ?? `scripted ${failStatus}`, type: failStatus < 500 ? 'invalid_request_error' : 'server_error' } } }, error: null }));
+        err.push(
+          JSON.stringify({
+            id,
+            custom_id: req.custom_id,
+            response: {
+              status_code: failStatus,
+              request_id: `req_${i}`,
+              body: {
+                error: {
+                  message: script.failMessage?.(failStatus) ?? `scripted ${failStatus}`,
+                  type: failStatus < 500 ? 'invalid_request_error' : 'server_error',
+                },
+              },
+            },
+            error: null,
+          }),
+        );
         return;
       }
       const text = script.reply(req.body);
       const usage = { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 };
-      const body = req.url === '/v1/chat/completions'
-        ? { id: `chatcmpl-${i}`, object: 'chat.completion', created: now(), model: req.body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'stop' }], usage }
-        : { id: `cmpl-${i}`, object: 'text_completion', created: now(), model: req.body.model, choices: [{ index: 0, text, logprobs: null, finish_reason: 'stop' }], usage };
+      const body =
+        req.url === '/v1/chat/completions'
+          ? {
+              id: `chatcmpl-${i}`,
+              object: 'chat.completion',
+              created: now(),
+              model: req.body.model,
+              choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'stop' }],
+              usage,
+            }
+          : {
+              id: `cmpl-${i}`,
+              object: 'text_completion',
+              created: now(),
+              model: req.body.model,
+              choices: [{ index: 0, text, logprobs: null, finish_reason: 'stop' }],
+              usage,
+            };
       out.push(JSON.stringify({ id, custom_id: req.custom_id, response: { status_code: 200, request_id: `req_${i}`, body }, error: null }));
     });
     const store = (lines: string[]) => {
@@ -95,7 +133,8 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
       const form = await new Response(raw, { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
       const file = form.get('file');
       const purpose = String(form.get('purpose'));
-      if (!(file instanceof Blob) || purpose !== 'batch') return void send(res, 400, { error: { message: 'file and purpose=batch required', type: 'invalid_request_error' } });
+      if (!(file instanceof Blob) || purpose !== 'batch')
+        return void send(res, 400, { error: { message: 'file and purpose=batch required', type: 'invalid_request_error' } });
       const id = `file-in${++fileNo}`;
       const content = await file.text();
       files.set(id, { filename: (file as File).name, purpose, content });
@@ -107,7 +146,22 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
       if (!input) return void send(res, 404, { error: { message: 'No such File object', type: 'invalid_request_error' } });
       const lines = input.content.split('\n').filter((l) => l.trim());
       const batchNo = batches.length;
-      const b = { id: `batch_${batchNo}`, object: 'batch', endpoint: body.endpoint, errors: null, input_file_id: body.input_file_id, completion_window: body.completion_window, status: 'validating', output_file_id: null, error_file_id: null, created_at: now(), request_counts: { total: lines.length, completed: 0, failed: 0 }, metadata: null, polls: 0, lines };
+      const b = {
+        id: `batch_${batchNo}`,
+        object: 'batch',
+        endpoint: body.endpoint,
+        errors: null,
+        input_file_id: body.input_file_id,
+        completion_window: body.completion_window,
+        status: 'validating',
+        output_file_id: null,
+        error_file_id: null,
+        created_at: now(),
+        request_counts: { total: lines.length, completed: 0, failed: 0 },
+        metadata: null,
+        polls: 0,
+        lines,
+      };
       batches.push(b);
       return void send(res, 200, publicBatch(b));
     }
@@ -140,7 +194,13 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
         at += t.length;
       }
       const logprobs = { tokens, token_logprobs: tokens.map((_, i) => (i === 0 ? null : -1)), text_offset: textOffset, top_logprobs: null };
-      return void send(res, 200, { id: 'cmpl-live', object: 'text_completion', created: now(), choices: [{ index: 0, text: ' x', logprobs, finish_reason: 'length' }], usage: { prompt_tokens: tokens.length - 1, completion_tokens: 1, total_tokens: tokens.length } });
+      return void send(res, 200, {
+        id: 'cmpl-live',
+        object: 'text_completion',
+        created: now(),
+        choices: [{ index: 0, text: ' x', logprobs, finish_reason: 'length' }],
+        usage: { prompt_tokens: tokens.length - 1, completion_tokens: 1, total_tokens: tokens.length },
+      });
     }
     const content = /^\/v1\/files\/([^/]+)\/content$/.exec(url);
     if (req.method === 'GET' && content) {
@@ -161,9 +221,10 @@ export async function startBatchServer(script: BatchScript): Promise<BatchServer
     files,
     batches,
     echoed,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -8,7 +8,15 @@ import { CallCache } from '../../src/store/call-cache.js';
 import { openDatabase } from '../../src/store/database.js';
 
 const [baseURL, dbPath, count] = process.argv.slice(2) as [string, string, string];
-const provider = new OpenAICompatibleModel({ baseURLs: [baseURL], model: 'crash-test', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 8 });
+const provider = new OpenAICompatibleModel({
+  baseURLs: [baseURL],
+  model: 'crash-test',
+  api: 'completions',
+  echo: false,
+  topLogprobs: 5,
+  flavor: 'vllm',
+  concurrency: 8,
+});
 const executor = new ModelExecutor(provider, { cache: new CallCache(openDatabase(dbPath)) });
 await Promise.all(
   Array.from({ length: Number(count) }, async (_, i) => {

@@ -32,7 +32,12 @@ export function connerRecord(i: number, generator: string, quality: number, opti
   const wave = ((i * 37) % 11) / 10; // 0 .. 1, the same for every generator
   const fact = Math.round(1000 * Math.min(1, Math.max(0, quality * 0.7 + wave * 0.3))) / 1000;
   const label: FactualityLabel = fact >= 0.5 ? 'factual-consistent' : i % 3 === 0 ? 'factual-inconsistent' : 'non-verified';
-  const vector: [number, number, number] = label === 'factual-consistent' ? [fact, (1 - fact) * 0.7, (1 - fact) * 0.3] : label === 'non-verified' ? [fact, 1 - fact - 0.05, 0.05] : [fact, 0.1, 0.9 - fact];
+  const vector: [number, number, number] =
+    label === 'factual-consistent'
+      ? [fact, (1 - fact) * 0.7, (1 - fact) * 0.3]
+      : label === 'non-verified'
+        ? [fact, 1 - fact - 0.05, 0.05]
+        : [fact, 0.1, 0.9 - fact];
   const knowledge = options.knowledge ?? `${topic} is a subject of query ${i}. It was described by ${generator} in detail. The rivers of ${topic} are long.`;
   const sentences = knowledge.split(/(?<=\.)\s+/).filter(Boolean);
   const round = (v: number) => Math.round(1e4 * v) / 1e4;
@@ -49,11 +54,25 @@ export function connerRecord(i: number, generator: string, quality: number, opti
     answerer: 'gguf:answerer',
     answerWithoutKnowledge: `guess ${i}`,
     scores: {
-      factuality: fact, factualConsistent: round(vector[0]), nonVerified: round(vector[1]), factualInconsistent: round(vector[2]), factualityLabel: label,
-      relevance: round(0.2 + 0.6 * quality * wave), coherenceSentence: round(0.05 + 0.1 * wave), coherenceParagraph: round(0.08 + 0.05 * quality), informativeness: round(0.6 + 0.3 * wave),
-      helpfulness: round(Math.max(0, 0.3 * quality - 0.1 * wave)), helpfulnessRaw: round(0.3 * quality - 0.1 * wave), validity: i % 4 === 0 ? 1 : 0,
+      factuality: fact,
+      factualConsistent: round(vector[0]),
+      nonVerified: round(vector[1]),
+      factualInconsistent: round(vector[2]),
+      factualityLabel: label,
+      relevance: round(0.2 + 0.6 * quality * wave),
+      coherenceSentence: round(0.05 + 0.1 * wave),
+      coherenceParagraph: round(0.08 + 0.05 * quality),
+      informativeness: round(0.6 + 0.3 * wave),
+      helpfulness: round(Math.max(0, 0.3 * quality - 0.1 * wave)),
+      helpfulnessRaw: round(0.3 * quality - 0.1 * wave),
+      validity: i % 4 === 0 ? 1 : 0,
     },
-    sentences: sentences.map((s, k) => ({ sentence: s, ...(k < 2 ? { evidence: { source: 'reference', text: `Reference passage on ${topic}, sentence ${k + 1}.` } } : {}), nli: k < 2 ? vector : [0, 1, 0], candidates: k < 2 ? 1 : 0 })),
+    sentences: sentences.map((s, k) => ({
+      sentence: s,
+      ...(k < 2 ? { evidence: { source: 'reference', text: `Reference passage on ${topic}, sentence ${k + 1}.` } } : {}),
+      nli: k < 2 ? vector : [0, 1, 0],
+      candidates: k < 2 ? 1 : 0,
+    })),
     sentenceInversePerplexity: sentences.map((_, k) => round(0.05 + 0.02 * k)),
     helpfulness: { loss: 2.5 - quality, baselineLosses: [2.9, 3.1], negatives: [`nq:${((i + 1) % 50) + 1}`, `nq:${((i + 7) % 50) + 1}`] },
     validityEvidence: null,
@@ -65,8 +84,19 @@ export function connerRecord(i: number, generator: string, quality: number, opti
 }
 
 /** Records of several generators over the same queries (so they pair), item 3 of the first with hostile knowledge. */
-export function connerRecords(items: number, generators: ReadonlyArray<[string, number]> = [['gen-a', 0.8], ['gen-b', 0.4]], options: { hostile?: boolean } = {}): ScoredKnowledge[] {
-  return generators.flatMap(([g, q], gi) => Array.from({ length: items }, (_, i) => connerRecord(i, g, q, gi === 0 && i === 2 && options.hostile ? { knowledge: `Hostile ${CONNER_HOSTILE} knowledge. It has a second sentence.` } : {})));
+export function connerRecords(
+  items: number,
+  generators: ReadonlyArray<[string, number]> = [
+    ['gen-a', 0.8],
+    ['gen-b', 0.4],
+  ],
+  options: { hostile?: boolean } = {},
+): ScoredKnowledge[] {
+  return generators.flatMap(([g, q], gi) =>
+    Array.from({ length: items }, (_, i) =>
+      connerRecord(i, g, q, gi === 0 && i === 2 && options.hostile ? { knowledge: `Hostile ${CONNER_HOSTILE} knowledge. It has a second sentence.` } : {}),
+    ),
+  );
 }
 
 /** What the fixture's scoring command chose. */
@@ -78,7 +108,13 @@ export function writeConnerResults(dir: string, records: readonly ScoredKnowledg
   const summaries = connerRunSummaries(records, { resamples, seed: 0, run: CONNER_FIXTURE_RUN, datasets: (g) => ({ [`${g}.jsonl`]: '0'.repeat(64) }) });
   for (const s of summaries) {
     const files = runResultFiles(dir, s.model, s.setting);
-    writeFileSync(files.records, `${records.filter((r) => r.generator === s.model && r.setting === s.setting).map((r) => JSON.stringify(r)).join('\n')}\n`);
+    writeFileSync(
+      files.records,
+      `${records
+        .filter((r) => r.generator === s.model && r.setting === s.setting)
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    );
     writeFileSync(files.summary, `${JSON.stringify(s, null, 2)}\n`);
   }
   return summaries;

@@ -16,7 +16,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 enum ValueType {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, BOOL = 7, STRING = 8, ARRAY = 9, U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 }
 const FIXED_SIZE: Partial<Record<ValueType, number>> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 const GGML_F32 = 0;
@@ -164,7 +176,13 @@ export function writeGgufReranker(source: string, target: string, head: Reranker
   if (head.classifier.some((row) => row.length !== nEmbd)) throw new Error(`classifier rows must have ${nEmbd} weights`);
   const kvs: KeyValue[] = keyValues
     .filter((kv) => !kv.key.startsWith('tokenizer.chat_template'))
-    .map((kv) => (kv.key === 'general.architecture' ? { key: kv.key, raw: stringValue('qwen3') } : kv.key.startsWith('llama.') ? { key: `qwen3.${kv.key.slice('llama.'.length)}`, raw: kv.raw } : kv));
+    .map((kv) =>
+      kv.key === 'general.architecture'
+        ? { key: kv.key, raw: stringValue('qwen3') }
+        : kv.key.startsWith('llama.')
+          ? { key: `qwen3.${kv.key.slice('llama.'.length)}`, raw: kv.raw }
+          : kv,
+    );
   kvs.push({ key: 'qwen3.pooling_type', raw: uint32Value(head.poolingType) });
   kvs.push({ key: 'qwen3.classifier.output_labels', raw: stringArrayValue(head.labels ?? ['yes', 'no']) });
   if (head.rerankTemplate !== undefined) kvs.push({ key: 'tokenizer.chat_template.rerank', raw: stringValue(head.rerankTemplate) });

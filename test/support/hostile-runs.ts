@@ -25,7 +25,8 @@ export const hostile = (field: string): string => `${SCRIPT}${IMG}${field}`;
 export const hostileFileName = (field: string): string => `${IMG}${field}`;
 
 /** What the page must show instead: the text, escaped as escapeHtml does. */
-export const escaped = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escaped = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Raw markup from the payloads: none of these may appear in a page. */
 export const RAW_MARKUP = [/<script>x/i, /<img src=x/i, /"><img/i];
@@ -61,13 +62,51 @@ export async function writeHostileStore(storePath: string): Promise<HostileStore
       const rawResponse = `${response}\n${hostile(`raw-${side}-${i}`)}`;
       // Labels differ between the runs on item 0, so the compare page puts it first.
       const label = i === 2 ? 'uninformative' : side === 'A' && i === 0 ? 'correct' : 'wrong';
-      const base = { id, dataset: seen ? 'seen' : 'unseen', source: hostile(`source-${i}`), question, answers, answerType: hostile(`type-${i}`), sourceId: hostile('source-id') };
+      const base = {
+        id,
+        dataset: seen ? 'seen' : 'unseen',
+        source: hostile(`source-${i}`),
+        question,
+        answers,
+        answerType: hostile(`type-${i}`),
+        sourceId: hostile('source-id'),
+      };
       const judgeRequest = { prompt: hostile(`judge-prompt-${side}-${i}`), maxTokens: 5, stop: [hostile('stop')], temperature: 0 };
       const judgeKey = cacheKey(hostile('judge-model'), 'complete', judgeRequest);
-      puts.push(cache.put(judgeKey, hostile('judge-model'), 'complete', judgeRequest, { response: { text: hostile(`judge-reply-${side}-${i}`), finishReason: 'stop' }, promptTokens: 1, completionTokens: 1, latencyMs: 1 }));
-      const decision = { by: hostile(`decided-by-${side}`), detail: hostile(`detail-${side}-${i}`), replies: [hostile(`reply-${side}-${i}`)], callKeys: [judgeKey] };
-      ask.push({ itemId: id, seq: i, record: { ...base, response, rawResponse, setting, shots: [hostile('shot')], finishReason: hostile('finish'), shotsDropped: hostile('dropped') } });
-      judge.push({ itemId: id, seq: i, record: { ...base, response, rawResponse, setting, shots: [hostile('shot')], label, uninformativeType: label === 'uninformative' ? hostile(`subtype-${side}`) : null, judgedBy: decision.by, decision } });
+      puts.push(
+        cache.put(judgeKey, hostile('judge-model'), 'complete', judgeRequest, {
+          response: { text: hostile(`judge-reply-${side}-${i}`), finishReason: 'stop' },
+          promptTokens: 1,
+          completionTokens: 1,
+          latencyMs: 1,
+        }),
+      );
+      const decision = {
+        by: hostile(`decided-by-${side}`),
+        detail: hostile(`detail-${side}-${i}`),
+        replies: [hostile(`reply-${side}-${i}`)],
+        callKeys: [judgeKey],
+      };
+      ask.push({
+        itemId: id,
+        seq: i,
+        record: { ...base, response, rawResponse, setting, shots: [hostile('shot')], finishReason: hostile('finish'), shotsDropped: hostile('dropped') },
+      });
+      judge.push({
+        itemId: id,
+        seq: i,
+        record: {
+          ...base,
+          response,
+          rawResponse,
+          setting,
+          shots: [hostile('shot')],
+          label,
+          uninformativeType: label === 'uninformative' ? hostile(`subtype-${side}`) : null,
+          judgedBy: decision.by,
+          decision,
+        },
+      });
       if (label === 'uninformative') {
         cons.push({ itemId: id, seq: i, record: { consistency: null } });
         return;
@@ -77,7 +116,16 @@ export async function writeHostileStore(storePath: string): Promise<HostileStore
         { options, responseLetter: 'A', unsureLetter: 'C', raw: hostile(`mcq-raw-${side}`), choice: 'A', parse: hostile('parse'), choseResponse: true },
         { options, responseLetter: 'A', unsureLetter: 'C', raw: hostile(`mcq-raw-${side}`), choice: 'B', parse: 'letter', choseResponse: false },
       ];
-      cons.push({ itemId: id, seq: i, record: { consistency: 0.5, mode: hostile('mode'), distractors: { distractors: [hostile('option-1'), hostile('option-3'), hostile('option-4')], source: hostile('distractor-source'), toppedUp: 1 }, mcqs } });
+      cons.push({
+        itemId: id,
+        seq: i,
+        record: {
+          consistency: 0.5,
+          mode: hostile('mode'),
+          distractors: { distractors: [hostile('option-1'), hostile('option-3'), hostile('option-4')], source: hostile('distractor-source'), toppedUp: 1 },
+          mcqs,
+        },
+      });
     });
     await Promise.all(puts);
     cache.checkpoint();
@@ -103,10 +151,19 @@ export function hostileRecords(prefix: string, n = 4): ScoredRecord[] {
     const seen = i % 2 === 0;
     const label = seen ? (i === 0 ? 'correct' : 'wrong') : i === 1 ? 'uninformative' : 'wrong';
     return {
-      id: hostile(`${prefix}-id-${i}`), dataset: seen ? 'seen' : 'unseen', source: hostile(`${prefix}-source`), answerType: hostile(`${prefix}-type`),
-      question: hostile(`${prefix}-question-${i}`), answers: seen ? [hostile(`${prefix}-answer-${i}`)] : [], response: hostile(`${prefix}-response-${i}`),
-      label, uninformativeType: label === 'uninformative' ? 'unsure' : null, consistency: label === 'uninformative' ? null : 0.5,
-      judgedBy: hostile(`${prefix}-judged-by`), decision: { by: hostile(`${prefix}-judged-by`), detail: hostile(`${prefix}-detail`) }, consistencyDetail: { note: hostile(`${prefix}-consistency-detail`) },
+      id: hostile(`${prefix}-id-${i}`),
+      dataset: seen ? 'seen' : 'unseen',
+      source: hostile(`${prefix}-source`),
+      answerType: hostile(`${prefix}-type`),
+      question: hostile(`${prefix}-question-${i}`),
+      answers: seen ? [hostile(`${prefix}-answer-${i}`)] : [],
+      response: hostile(`${prefix}-response-${i}`),
+      label,
+      uninformativeType: label === 'uninformative' ? 'unsure' : null,
+      consistency: label === 'uninformative' ? null : 0.5,
+      judgedBy: hostile(`${prefix}-judged-by`),
+      decision: { by: hostile(`${prefix}-judged-by`), detail: hostile(`${prefix}-detail`) },
+      consistencyDetail: { note: hostile(`${prefix}-consistency-detail`) },
     } as ScoredRecord;
   });
 }
@@ -132,7 +189,13 @@ export function writeHostileResults(dir: string): void {
   const recordsOnly = hostileRecords('file');
   writeFileSync(join(dir, `${hostileFileName('file-name')}.zero-shot.records.jsonl`), `${recordsOnly.map((r) => JSON.stringify(r)).join('\n')}\n`);
   const withSummary = hostileRecords('summary');
-  const summary = summarizeRun(withSummary, { model: hostile('summary-model'), setting: hostile('summary-setting'), resamples: 20, protocol: hostileProtocol(), modelIdentity: hostile('summary-identity') });
+  const summary = summarizeRun(withSummary, {
+    model: hostile('summary-model'),
+    setting: hostile('summary-setting'),
+    resamples: 20,
+    protocol: hostileProtocol(),
+    modelIdentity: hostile('summary-identity'),
+  });
   writeFileSync(join(dir, 'summarised.four-shot.records.jsonl'), `${withSummary.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(join(dir, 'summarised.four-shot.summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   writeConnerResults(dir, hostileConnerRecords(), 20);
@@ -150,7 +213,11 @@ export function hostileConnerRecords() {
       goldAnswer: hostile('gold'),
       answer: hostile('answer-with'),
       answerWithoutKnowledge: hostile('answer-without'),
-      sentences: r.sentences.map((s, k) => ({ ...s, sentence: hostile(`sentence-${k}`), ...(s.evidence ? { evidence: { source: hostile('evidence-source'), text: hostile('evidence-text') } } : {}) })),
+      sentences: r.sentences.map((s, k) => ({
+        ...s,
+        sentence: hostile(`sentence-${k}`),
+        ...(s.evidence ? { evidence: { source: hostile('evidence-source'), text: hostile('evidence-text') } } : {}),
+      })),
       helpfulness: r.helpfulness ? { ...r.helpfulness, negatives: [hostile('negative')] } : null,
       validityEvidence: { source: hostile('validity-source'), text: hostile('validity-text') },
       scorers: Object.fromEntries(Object.keys(r.scorers).map((k) => [k, hostile(`scorer-${k}`)])),

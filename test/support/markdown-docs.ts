@@ -71,18 +71,20 @@ export interface Link {
 /** Inline links and images (`[text](target)`, `![alt](target)`) that point inside the repository: no scheme, not protocol-relative. */
 export function relativeLinks(markdown: string): Link[] {
   const links: Link[] = [];
-  proseOf(markdown).split('\n').forEach((text, i) => {
-    for (const m of text.matchAll(/\]\(\s*(<[^>]*>|[^)\s]*)(?:\s+"[^"]*")?\s*\)/g)) {
-      const target = m[1]!.replace(/^<|>$/g, '');
-      if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue;
-      const hash = target.indexOf('#');
-      links.push({
-        path: decodeURIComponent(hash < 0 ? target : target.slice(0, hash)),
-        anchor: hash < 0 ? undefined : decodeURIComponent(target.slice(hash + 1)),
-        line: i + 1,
-      });
-    }
-  });
+  proseOf(markdown)
+    .split('\n')
+    .forEach((text, i) => {
+      for (const m of text.matchAll(/\]\(\s*(<[^>]*>|[^)\s]*)(?:\s+"[^"]*")?\s*\)/g)) {
+        const target = m[1]!.replace(/^<|>$/g, '');
+        if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue;
+        const hash = target.indexOf('#');
+        links.push({
+          path: decodeURIComponent(hash < 0 ? target : target.slice(0, hash)),
+          anchor: hash < 0 ? undefined : decodeURIComponent(target.slice(hash + 1)),
+          line: i + 1,
+        });
+      }
+    });
   return links;
 }
 
@@ -91,7 +93,10 @@ export function relativeLinks(markdown: string): Link[] {
  * letter, mark, number, connector (`_`), hyphen or space, spaces made hyphens.
  */
 export function headingSlug(heading: string): string {
-  return heading.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a page's headings get on GitHub; a repeated heading gets `-1`, `-2`, ... */
@@ -212,7 +217,11 @@ export function shellTokens(script: string): ShellToken[] {
       } else if (ch === '$' && s[i + 1] === "'") {
         let j = i + 2;
         while (j < s.length && s[j] !== "'") j += s[j] === '\\' ? 2 : 1;
-        word += s.slice(i + 2, j).replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\(.)/g, '$1');
+        word += s
+          .slice(i + 2, j)
+          .replace(/\\n/g, '\n')
+          .replace(/\\t/g, '\t')
+          .replace(/\\(.)/g, '$1');
         i = j + 1;
       } else if (ch === '"') {
         let j = i + 1;

@@ -14,10 +14,7 @@ export interface ReceivedRequest {
   at: number;
 }
 
-export type Fault =
-  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
-  | { kind: 'malformed' }
-  | { kind: 'delay'; ms: number };
+export type Fault = { kind: 'status'; status: number; body?: string; headers?: Record<string, string> } | { kind: 'malformed' } | { kind: 'delay'; ms: number };
 
 export interface ServerScript {
   /** Text the model "generates" for a raw prompt (default: a deterministic function of it). */
@@ -96,7 +93,9 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
     // as vLLM lists a model, without a `root` (no identity reported) unless the script gives
     // `served`; not a call, not counted.
     if (req.method === 'GET') {
-      const listed = script.served ? { id: script.served.id, object: 'model', created: 0, owned_by: 'llmkb-tests', root: script.served.root } : { id: 'test-model', object: 'model', created: 0, owned_by: 'llmkb-tests' };
+      const listed = script.served
+        ? { id: script.served.id, object: 'model', created: 0, owned_by: 'llmkb-tests', root: script.served.root }
+        : { id: 'test-model', object: 'model', created: 0, owned_by: 'llmkb-tests' };
       if (path === '/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [listed] }));
       else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
       return;
@@ -106,7 +105,9 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
     try {
       body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'error', message: 'invalid JSON body', type: 'BadRequestError', code: 400 }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'error', message: 'invalid JSON body', type: 'BadRequestError', code: 400 }));
       return;
     }
     requests.push({ path, body, authorization: req.headers.authorization, at: Date.now() });
@@ -127,10 +128,16 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
     const model = String(body.model ?? 'test-model');
     let json: unknown;
     if (path === '/completions' && script.contextLimit?.(String(body.prompt ?? ''))) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({
-        object: 'error', type: 'BadRequestError', param: null, code: 400,
-        message: "This model's maximum context length is 2048 tokens. However, you requested 2148 tokens (2048 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
-      }));
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          object: 'error',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+          message:
+            "This model's maximum context length is 2048 tokens. However, you requested 2148 tokens (2048 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
+        }),
+      );
       return;
     }
     if (path === '/completions') {
@@ -139,25 +146,49 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
       if (body.echo === true) {
         const toks = tokenizeWithOffsets(prompt);
         json = {
-          id: `cmpl-${index}`, object: 'text_completion', created, model,
-          choices: [{
-            index: 0, text: `${prompt} x`, finish_reason: 'length', stop_reason: null,
-            logprobs: {
-              tokens: [...toks.map((t) => t.token), ' x'],
-              token_logprobs: [null, ...toks.slice(1).map((t) => -0.5 * t.token.trim().length), -1],
-              top_logprobs: null,
-              text_offset: [...toks.map((t) => t.offset), prompt.length],
+          id: `cmpl-${index}`,
+          object: 'text_completion',
+          created,
+          model,
+          choices: [
+            {
+              index: 0,
+              text: `${prompt} x`,
+              finish_reason: 'length',
+              stop_reason: null,
+              logprobs: {
+                tokens: [...toks.map((t) => t.token), ' x'],
+                token_logprobs: [null, ...toks.slice(1).map((t) => -0.5 * t.token.trim().length), -1],
+                top_logprobs: null,
+                text_offset: [...toks.map((t) => t.offset), prompt.length],
+              },
             },
-          }],
+          ],
           usage: { prompt_tokens: toks.length, completion_tokens: 1, total_tokens: toks.length + 1 },
         };
       } else if (logprobs !== null && script.nextToken) {
         const dist = script.nextToken(prompt);
-        const top = Object.fromEntries(Object.entries(dist).sort((a, b) => b[1] - a[1]).slice(0, logprobs).map(([t, p]) => [t, Math.log(p)]));
+        const top = Object.fromEntries(
+          Object.entries(dist)
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, logprobs)
+            .map(([t, p]) => [t, Math.log(p)]),
+        );
         const best = Object.keys(top)[0] ?? '';
         json = {
-          id: `cmpl-${index}`, object: 'text_completion', created, model,
-          choices: [{ index: 0, text: best, finish_reason: 'length', stop_reason: null, logprobs: { tokens: [best], token_logprobs: [top[best] ?? 0], top_logprobs: [top], text_offset: [prompt.length] } }],
+          id: `cmpl-${index}`,
+          object: 'text_completion',
+          created,
+          model,
+          choices: [
+            {
+              index: 0,
+              text: best,
+              finish_reason: 'length',
+              stop_reason: null,
+              logprobs: { tokens: [best], token_logprobs: [top[best] ?? 0], top_logprobs: [top], text_offset: [prompt.length] },
+            },
+          ],
           usage: { prompt_tokens: tokenizeWithOffsets(prompt).length, completion_tokens: 1, total_tokens: tokenizeWithOffsets(prompt).length + 1 },
         };
       } else {
@@ -170,7 +201,10 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
         const finish = words.length > maxTokens ? 'length' : stopped.finish;
         const completionTokens = Math.min(words.length, maxTokens);
         json = {
-          id: `cmpl-${index}`, object: 'text_completion', created, model,
+          id: `cmpl-${index}`,
+          object: 'text_completion',
+          created,
+          model,
           choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null, prompt_logprobs: null }],
           usage: { prompt_tokens: tokenizeWithOffsets(prompt).length, total_tokens: 0, completion_tokens: completionTokens },
         };
@@ -189,15 +223,25 @@ export async function startOpenAICompatibleServer(script: ServerScript = {}, opt
         content = applyStop((script.chat ?? ((m) => defaultCompletion(m[m.length - 1]?.content ?? '')))(messages), body.stop).text;
       }
       json = {
-        id: `chatcmpl-${index}`, object: 'chat.completion', created, model,
+        id: `chatcmpl-${index}`,
+        object: 'chat.completion',
+        created,
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content, tool_calls: [] }, logprobs: logprobsBlock, finish_reason: 'stop', stop_reason: null }],
         usage: { prompt_tokens: tokenizeWithOffsets(last).length, total_tokens: 0, completion_tokens: 1 },
       };
     } else if (path === '/embeddings') {
       const input = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
       json = {
-        id: `embd-${index}`, object: 'list', created, model,
-        data: input.map((text, i) => ({ index: i, object: 'embedding', embedding: script.embed ? script.embed(text) : [text.length, (text.match(/a/g) ?? []).length, 1] })),
+        id: `embd-${index}`,
+        object: 'list',
+        created,
+        model,
+        data: input.map((text, i) => ({
+          index: i,
+          object: 'embedding',
+          embedding: script.embed ? script.embed(text) : [text.length, (text.match(/a/g) ?? []).length, 1],
+        })),
         usage: { prompt_tokens: input.length, total_tokens: input.length, completion_tokens: 0 },
       };
     } else {

@@ -42,12 +42,16 @@ export async function startOpenSearchServer(indices: Record<string, OpenSearchDo
       }
       requests.push({ method: req.method ?? '', path: req.url ?? '', body, authorization: req.headers.authorization });
       if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="security" charset="UTF-8"' }).end(errorBody(401, 'security_exception', 'missing authentication credentials for REST request [/_search]'));
+        res
+          .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="security" charset="UTF-8"' })
+          .end(errorBody(401, 'security_exception', 'missing authentication credentials for REST request [/_search]'));
         return;
       }
       const m = /^\/([^/]+)\/_search$/.exec(req.url ?? '');
       if (m === null || (req.method !== 'POST' && req.method !== 'GET')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(errorBody(404, 'illegal_argument_exception', `no handler found for uri [${req.url}] and method [${req.method}]`));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(errorBody(404, 'illegal_argument_exception', `no handler found for uri [${req.url}] and method [${req.method}]`));
         return;
       }
       const index = decodeURIComponent(m[1]!);
@@ -70,7 +74,12 @@ export async function startOpenSearchServer(indices: Record<string, OpenSearchDo
         .sort((a, b) => b.score - a.score || (a.d.id < b.d.id ? -1 : 1));
       const hits = scored.slice(0, size).map((x) => ({ _index: index, _id: x.d.id, _score: x.score, _source: x.d.source }));
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ took: 3, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { total: { value: scored.length, relation: 'eq' }, max_score: hits[0]?._score ?? null, hits } }),
+        JSON.stringify({
+          took: 3,
+          timed_out: false,
+          _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+          hits: { total: { value: scored.length, relation: 'eq' }, max_score: hits[0]?._score ?? null, hits },
+        }),
       );
     });
   });
@@ -79,9 +88,10 @@ export async function startOpenSearchServer(indices: Record<string, OpenSearchDo
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -36,17 +36,43 @@ const TYPES = ['person', 'time', 'location', 'number', 'other'];
 
 function items(): Item[] {
   const out: Item[] = [];
-  const seenSources: Array<[string, number]> = [['nq', 8], ['triviaqa', 8], ['popqa', 6], ['TQ-mine', 8], ['mine', 6]];
+  const seenSources: Array<[string, number]> = [
+    ['nq', 8],
+    ['triviaqa', 8],
+    ['popqa', 6],
+    ['TQ-mine', 8],
+    ['mine', 6],
+  ];
   let k = 0;
   for (const [source, n] of seenSources) {
     for (let i = 0; i < n; i++, k++) {
       const answer = k === 3 ? 'Paris' : `Answer${k} Zed`;
-      out.push({ id: `s${k}`, dataset: 'seen', source, question: `Oracle question ${k}: which thing is number ${k} in the ${source} list?`, answers: [answer, `${answer} (alias)`], answerType: TYPES[k % TYPES.length]! });
+      out.push({
+        id: `s${k}`,
+        dataset: 'seen',
+        source,
+        question: `Oracle question ${k}: which thing is number ${k} in the ${source} list?`,
+        answers: [answer, `${answer} (alias)`],
+        answerType: TYPES[k % TYPES.length]!,
+      });
     }
   }
-  const unseenSources: Array<[string, number]> = [['T1', 6], ['T3', 6], ['T7', 5], ['mine', 5]];
+  const unseenSources: Array<[string, number]> = [
+    ['T1', 6],
+    ['T3', 6],
+    ['T7', 5],
+    ['mine', 5],
+  ];
   for (const [source, n] of unseenSources) {
-    for (let i = 0; i < n; i++, k++) out.push({ id: `u${k}`, dataset: 'unseen', source, question: `Oracle question ${k}: what will event ${k} of ${source} bring in 2031?`, answers: [], answerType: TYPES[k % TYPES.length]! });
+    for (let i = 0; i < n; i++, k++)
+      out.push({
+        id: `u${k}`,
+        dataset: 'unseen',
+        source,
+        question: `Oracle question ${k}: what will event ${k} of ${source} bring in 2031?`,
+        answers: [],
+        answerType: TYPES[k % TYPES.length]!,
+      });
   }
   return out;
 }
@@ -60,10 +86,31 @@ function scripts(all: readonly Item[]): Record<string, object[]> {
   const answer = (i: Item) => ({ contains: i.question, reply: ` ${i.answers[0]}` });
   return {
     // Few-shot prompts hold the repositories' shots ("Shot question ..."), four-shot-2's unseen ones too ("shot event"): each model answers differently per setting.
-    sage: [{ contains: 'multi-choice', reply: ' B' }, { contains: 'Shot question 5', reply: ' unsure' }, ...seen.filter((_, n) => n % 3 !== 0).map(answer), ...unseen.filter((_, n) => n % 2 === 0).map((i) => ({ contains: i.question, reply: ' unsure' })), { default: true, reply: ' Lyon' }],
-    guesser: [{ contains: 'multi-choice', reply: ' A' }, { contains: 'shot event', reply: ' unsure' }, { default: true, reply: ' Paris' }],
-    garbler: [{ contains: 'multi-choice', reply: ' banana bread' }, { contains: 'Shot answer 2', reply: ' Toulouse' }, ...seen.filter((_, n) => n % 2 === 0).map(answer), { default: true, reply: ' I do not know' }],
-    cautious: [{ contains: 'multi-choice', reply: ' C' }, { contains: 'Shot question 1:', reply: ' Nice' }, ...seen.filter((_, n) => n % 4 === 1).map(answer), ...unseen.filter((_, n) => n % 3 === 0).map((i) => ({ contains: i.question, reply: ' Marseille' })), { default: true, reply: ' unsure' }],
+    sage: [
+      { contains: 'multi-choice', reply: ' B' },
+      { contains: 'Shot question 5', reply: ' unsure' },
+      ...seen.filter((_, n) => n % 3 !== 0).map(answer),
+      ...unseen.filter((_, n) => n % 2 === 0).map((i) => ({ contains: i.question, reply: ' unsure' })),
+      { default: true, reply: ' Lyon' },
+    ],
+    guesser: [
+      { contains: 'multi-choice', reply: ' A' },
+      { contains: 'shot event', reply: ' unsure' },
+      { default: true, reply: ' Paris' },
+    ],
+    garbler: [
+      { contains: 'multi-choice', reply: ' banana bread' },
+      { contains: 'Shot answer 2', reply: ' Toulouse' },
+      ...seen.filter((_, n) => n % 2 === 0).map(answer),
+      { default: true, reply: ' I do not know' },
+    ],
+    cautious: [
+      { contains: 'multi-choice', reply: ' C' },
+      { contains: 'Shot question 1:', reply: ' Nice' },
+      ...seen.filter((_, n) => n % 4 === 1).map(answer),
+      ...unseen.filter((_, n) => n % 3 === 0).map((i) => ({ contains: i.question, reply: ' Marseille' })),
+      { default: true, reply: ' unsure' },
+    ],
     // The judge LLM (Table 7's prompt): yes to nothing but exact answers, which exact match decides before it.
     judge: [{ default: true, reply: 'no' }],
   };
@@ -71,8 +118,22 @@ function scripts(all: readonly Item[]): Record<string, object[]> {
 
 /** Few-shot repositories (paper section 3.2): a handful of seen and unseen questions with their answers. */
 function repositories(): { rSeen: Item[]; rUnseen: Item[] } {
-  const rSeen = Array.from({ length: 8 }, (_, i) => ({ id: `rs${i}`, dataset: 'seen' as const, source: 'nq', question: `Shot question ${i}: who made shot thing ${i}?`, answers: [`Shot answer ${i}`], answerType: 'person' }));
-  const rUnseen = Array.from({ length: 8 }, (_, i) => ({ id: `ru${i}`, dataset: 'unseen' as const, source: 'T1', question: `Shot question ${i}: what will shot event ${i} bring in 2031?`, answers: ['unsure'], answerType: 'other' }));
+  const rSeen = Array.from({ length: 8 }, (_, i) => ({
+    id: `rs${i}`,
+    dataset: 'seen' as const,
+    source: 'nq',
+    question: `Shot question ${i}: who made shot thing ${i}?`,
+    answers: [`Shot answer ${i}`],
+    answerType: 'person',
+  }));
+  const rUnseen = Array.from({ length: 8 }, (_, i) => ({
+    id: `ru${i}`,
+    dataset: 'unseen' as const,
+    source: 'T1',
+    question: `Shot question ${i}: what will shot event ${i} bring in 2031?`,
+    answers: ['unsure'],
+    answerType: 'other',
+  }));
   return { rSeen, rUnseen };
 }
 
@@ -117,7 +178,31 @@ export async function buildOracleRuns(root: string): Promise<OracleFixture> {
   const sweep = await llmkb(['--store', join(root, 'store.sqlite'), 'sweep', study], { cwd: root });
   if (sweep.code !== 0) throw new Error(`sweep failed (${sweep.code}): ${sweep.stderr.slice(-2000)}`);
   const evalOut = join(root, 'eval');
-  const ev = await llmkb(['--store', join(root, 'store.sqlite'), 'eval', '--model', 'mock:cautious.jsonl', '--judge', 'mock:judge.jsonl', '--name', EVAL_MODEL.label, '--settings', SETTINGS.join(','), '--data', data, '--mcqs', '3', '--params', String(EVAL_MODEL.params), '--fine-tuned', '--out', evalOut], { cwd: root });
+  const ev = await llmkb(
+    [
+      '--store',
+      join(root, 'store.sqlite'),
+      'eval',
+      '--model',
+      'mock:cautious.jsonl',
+      '--judge',
+      'mock:judge.jsonl',
+      '--name',
+      EVAL_MODEL.label,
+      '--settings',
+      SETTINGS.join(','),
+      '--data',
+      data,
+      '--mcqs',
+      '3',
+      '--params',
+      String(EVAL_MODEL.params),
+      '--fine-tuned',
+      '--out',
+      evalOut,
+    ],
+    { cwd: root },
+  );
   if (ev.code !== 0) throw new Error(`eval failed (${ev.code}): ${ev.stderr.slice(-2000)}`);
   return { root, study, sweepOut: join(root, 'sweep'), evalOut, summaries: [], outputs: { sweep: sweep.stdout, eval: ev.stdout } };
 }

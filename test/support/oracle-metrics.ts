@@ -23,7 +23,10 @@ export type Values = Record<Metric, number | null>;
 export const CONSISTENCY: readonly Metric[] = ['C_correct', 'C_wrong_seen', 'C_wrong_unseen', 'C_wrong', 'CCR', 'CWR', 'NCCR', 'IUR'];
 
 export function readRecords(file: string): OracleRecord[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as OracleRecord);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as OracleRecord);
 }
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
@@ -44,7 +47,16 @@ export function metricsOf(records: readonly OracleRecord[]): Values {
   const CCR = CR === null ? null : CR === 0 ? 0 : C_correct === null ? null : CR * C_correct;
   const CWR = WR === null ? null : WR === 0 ? 0 : C_wrong_seen === null ? null : WR * C_wrong_seen;
   return {
-    CR, WR, NCR: CR === null || WR === null ? null : CR - WR, UR, C_correct, C_wrong_seen, C_wrong_unseen, C_wrong, CCR, CWR,
+    CR,
+    WR,
+    NCR: CR === null || WR === null ? null : CR - WR,
+    UR,
+    C_correct,
+    C_wrong_seen,
+    C_wrong_unseen,
+    C_wrong,
+    CCR,
+    CWR,
     NCCR: CCR === null || CWR === null ? null : CCR - CWR,
     IUR: UR === null ? null : UR === 1 ? 1 : C_wrong_unseen === null ? null : 1 - (1 - UR) * C_wrong_unseen,
   };
@@ -54,7 +66,12 @@ export function bySource(records: readonly OracleRecord[]): Map<string, { n: num
   const out = new Map<string, { n: number; seen: number; unseen: number; values: Values }>();
   for (const source of new Set(records.map((r) => r.source))) {
     const rs = records.filter((r) => r.source === source);
-    out.set(source, { n: rs.length, seen: rs.filter((r) => r.dataset === 'seen').length, unseen: rs.filter((r) => r.dataset === 'unseen').length, values: metricsOf(rs) });
+    out.set(source, {
+      n: rs.length,
+      seen: rs.filter((r) => r.dataset === 'seen').length,
+      unseen: rs.filter((r) => r.dataset === 'unseen').length,
+      values: metricsOf(rs),
+    });
   }
   return out;
 }

@@ -11,12 +11,20 @@ export function markdownRows(md: string, heading?: string): string[][] {
   for (const l of lines.slice(start)) {
     if (!l.startsWith('|')) break;
     if (/^\|\s*---/.test(l)) continue;
-    rows.push(l.slice(1, -1).split('|').map((c) => c.trim()));
+    rows.push(
+      l
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
 
 /** A CSV file's rows as cells (quoted cells unquoted). */
 export function csvRows(csv: string): string[][] {
-  return csv.trim().split('\n').map((l) => [...l.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, -1).map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"')));
+  return csv
+    .trim()
+    .split('\n')
+    .map((l) => [...l.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, -1).map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"')));
 }

@@ -12,9 +12,18 @@ export interface PaperRow {
   family: string;
   params: string;
   setting: PaperSetting;
-  WR: number | null; CR: number | null; NCR: number | null; UR: number | null;
-  C_wrong_seen: number | null; C_wrong_unseen: number | null; C_wrong: number | null; C_correct: number | null;
-  CWR: number | null; CCR: number | null; NCCR: number | null; IUR: number | null;
+  WR: number | null;
+  CR: number | null;
+  NCR: number | null;
+  UR: number | null;
+  C_wrong_seen: number | null;
+  C_wrong_unseen: number | null;
+  C_wrong: number | null;
+  C_correct: number | null;
+  CWR: number | null;
+  CCR: number | null;
+  NCCR: number | null;
+  IUR: number | null;
 }
 
 interface Raw {
@@ -28,10 +37,22 @@ export function paperRows(): PaperRow[] {
     SETTINGS.forEach((setting, s) => {
       const at = (t: Array<number | null> | undefined, i: number) => t?.[4 * s + i] ?? null;
       out.push({
-        model: r.model, family: r.family, params: r.params, setting,
-        WR: at(r.table9, 0), CR: at(r.table9, 1), NCR: at(r.table9, 2), UR: at(r.table9, 3),
-        C_wrong_seen: at(r.table10, 0), C_wrong_unseen: at(r.table10, 1), C_wrong: at(r.table10, 2), C_correct: at(r.table10, 3),
-        CWR: at(r.table11, 0), CCR: at(r.table11, 1), NCCR: at(r.table11, 2), IUR: at(r.table11, 3),
+        model: r.model,
+        family: r.family,
+        params: r.params,
+        setting,
+        WR: at(r.table9, 0),
+        CR: at(r.table9, 1),
+        NCR: at(r.table9, 2),
+        UR: at(r.table9, 3),
+        C_wrong_seen: at(r.table10, 0),
+        C_wrong_unseen: at(r.table10, 1),
+        C_wrong: at(r.table10, 2),
+        C_correct: at(r.table10, 3),
+        CWR: at(r.table11, 0),
+        CCR: at(r.table11, 1),
+        NCCR: at(r.table11, 2),
+        IUR: at(r.table11, 3),
       });
     });
   }
@@ -53,10 +74,13 @@ export function syntheticRecords(row: PaperRow, n = 3000, l = 3000): MetricRecor
   const nWrong = Math.round(((row.WR ?? 0) / 100) * n);
   const lUninformative = Math.round(((row.UR ?? 0) / 100) * l);
   const records: MetricRecord[] = [];
-  for (const c of consistencies(nCorrect, row.C_correct === null ? null : row.C_correct / 100)) records.push({ dataset: 'seen', label: 'correct', consistency: c });
-  for (const c of consistencies(nWrong, row.C_wrong_seen === null ? null : row.C_wrong_seen / 100)) records.push({ dataset: 'seen', label: 'wrong', consistency: c });
+  for (const c of consistencies(nCorrect, row.C_correct === null ? null : row.C_correct / 100))
+    records.push({ dataset: 'seen', label: 'correct', consistency: c });
+  for (const c of consistencies(nWrong, row.C_wrong_seen === null ? null : row.C_wrong_seen / 100))
+    records.push({ dataset: 'seen', label: 'wrong', consistency: c });
   for (let i = 0; i < n - nCorrect - nWrong; i++) records.push({ dataset: 'seen', label: 'uninformative', consistency: null });
-  for (const c of consistencies(l - lUninformative, row.C_wrong_unseen === null ? null : row.C_wrong_unseen / 100)) records.push({ dataset: 'unseen', label: 'wrong', consistency: c });
+  for (const c of consistencies(l - lUninformative, row.C_wrong_unseen === null ? null : row.C_wrong_unseen / 100))
+    records.push({ dataset: 'unseen', label: 'wrong', consistency: c });
   for (let i = 0; i < lUninformative; i++) records.push({ dataset: 'unseen', label: 'uninformative', consistency: null });
   return records;
 }

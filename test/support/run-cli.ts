@@ -16,9 +16,19 @@ export interface CliResult {
  */
 export function llmkb(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, CI: '1', ...options.env }, cwd: options.cwd ?? tempDir('llmkb-cli-'), maxBuffer: 64 * 1024 * 1024, ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }) }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: { ...process.env, CI: '1', ...options.env },
+        cwd: options.cwd ?? tempDir('llmkb-cli-'),
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -31,7 +41,11 @@ export interface RunningCli {
 
 /** `llmkb` as above, whose stderr a test can wait on while it runs: a step taken when the command has reached a point, not after a guessed delay. */
 export function startLlmkb(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): RunningCli {
-  const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, CI: '1', ...options.env }, cwd: options.cwd ?? tempDir('llmkb-cli-'), maxBuffer: 64 * 1024 * 1024 });
+  const child = execFile(process.execPath, [BIN, ...args], {
+    env: { ...process.env, CI: '1', ...options.env },
+    cwd: options.cwd ?? tempDir('llmkb-cli-'),
+    maxBuffer: 64 * 1024 * 1024,
+  });
   let stderr = '';
   let ended = false;
   const waiters = new Set<() => void>();

@@ -115,7 +115,14 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
   const nli = script.nli ?? overlapNli;
   const coherence = script.coherence ?? overlapCoherence;
   const labelNames = script.labelNames ?? (script.serves === 'nli' ? DEBERTA_NLI_LABELS : undefined);
-  const logitsOf = (a: string, b: string): number[] => (script.serves === 'nli' ? nli(a, b) : script.serves === 'coherence' ? coherence(a) : script.relevanceLogits ? script.relevanceLogits(a, b) : [relevance(a, b)]);
+  const logitsOf = (a: string, b: string): number[] =>
+    script.serves === 'nli'
+      ? nli(a, b)
+      : script.serves === 'coherence'
+        ? coherence(a)
+        : script.relevanceLogits
+          ? script.relevanceLogits(a, b)
+          : [relevance(a, b)];
   const labelsOf = (n: number): string[] => labelNames?.slice(0, n) ?? Array.from({ length: n }, (_, i) => `LABEL_${i}`);
   const activate = (xs: number[]): number[] => (xs.length === 1 ? [sigmoid(xs[0]!)] : softmax(xs));
   const tokens = (a: string, b: string): number => words(a).length + words(b).length + 3;
@@ -133,14 +140,18 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
     try {
       body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     } catch {
-      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Failed to parse the request body as JSON', error_type: 'Validation' }));
+      res
+        .writeHead(422, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'Failed to parse the request body as JSON', error_type: 'Validation' }));
       return;
     }
     requests.push({ path, body, authorization: req.headers.authorization });
     const fault = script.fault?.(index, path);
     if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
     if (fault?.kind === 'status') {
-      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(fault.body ?? JSON.stringify({ error: `scripted ${fault.status}`, error_type: 'Backend' }));
+      res
+        .writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
+        .end(fault.body ?? JSON.stringify({ error: `scripted ${fault.status}`, error_type: 'Backend' }));
       return;
     }
     if (fault?.kind === 'malformed') {
@@ -148,7 +159,9 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       return;
     }
     const vllmError = (status: number, message: string): void => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'error', message, type: 'BadRequestError', param: null, code: status }));
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'error', message, type: 'BadRequestError', param: null, code: status }));
     };
     const teiError = (status: number, error: string, errorType: string): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error, error_type: errorType }));
@@ -160,7 +173,11 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
     if (path === '/predict') {
       const inputs = body.inputs as unknown;
       if (!Array.isArray(inputs) || !inputs.every((p) => Array.isArray(p) && (p.length === 1 || p.length === 2))) {
-        teiError(422, 'Failed to deserialize the JSON body into the target type: inputs: a string, a pair of strings [string, string] or a batch of mixed strings and pairs [[string], [string, string], ...]', 'Validation');
+        teiError(
+          422,
+          'Failed to deserialize the JSON body into the target type: inputs: a string, a pair of strings [string, string] or a batch of mixed strings and pairs [[string], [string, string], ...]',
+          'Validation',
+        );
         return;
       }
       const pairs = inputs as string[][];
@@ -170,7 +187,11 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       }
       const over = script.maxTokens === undefined ? -1 : pairs.findIndex(([a, b]) => tokens(a!, b ?? '') > script.maxTokens!);
       if (over !== -1) {
-        teiError(413, `Input validation error: \`inputs\` must have less than ${script.maxTokens} tokens. Given: ${tokens(pairs[over]![0]!, pairs[over]![1] ?? '')}`, 'Validation');
+        teiError(
+          413,
+          `Input validation error: \`inputs\` must have less than ${script.maxTokens} tokens. Given: ${tokens(pairs[over]![0]!, pairs[over]![1] ?? '')}`,
+          'Validation',
+        );
         return;
       }
       let computed = 0;
@@ -178,7 +199,9 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
         computed += tokens(a!, b ?? '');
         const logits = logitsOf(a!, b ?? '');
         const scores = body.raw_scores === true ? logits : activate(logits);
-        return labelsOf(logits.length).map((label, i) => ({ score: scores[i]!, label })).sort((x, y) => y.score - x.score);
+        return labelsOf(logits.length)
+          .map((label, i) => ({ score: scores[i]!, label }))
+          .sort((x, y) => y.score - x.score);
       });
       res.writeHead(200, { 'content-type': 'application/json', 'x-compute-tokens': String(computed) }).end(JSON.stringify(out));
       return;
@@ -224,7 +247,16 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       const pairs = right.map((r, i) => [left.length === 1 ? left[0]! : left[i]!, r] as const);
       const promptTokens = pairs.reduce((n, [a, b]) => n + tokens(a, b), 0);
       const data = pairs.map(([a, b], i) => ({ index: i, object: 'score', score: activation ? sigmoid(relevance(a, b)) : relevance(a, b) }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `score-${index}`, object: 'list', created, model, data, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `score-${index}`,
+          object: 'list',
+          created,
+          model,
+          data,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null },
+        }),
+      );
       return;
     }
     if (path === '/rerank' || path === '/v1/rerank' || path === '/v2/rerank') {
@@ -234,11 +266,22 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
       }
       const query = String(body.query);
       const documents = body.documents as string[];
-      const results = documents.map((d, i) => ({ index: i, document: { text: d, multi_modal: null }, relevance_score: activation ? sigmoid(relevance(query, d)) : relevance(query, d) }));
+      const results = documents.map((d, i) => ({
+        index: i,
+        document: { text: d, multi_modal: null },
+        relevance_score: activation ? sigmoid(relevance(query, d)) : relevance(query, d),
+      }));
       results.sort((x, y) => y.relevance_score - x.relevance_score);
       const topN = Number(body.top_n ?? 0);
       const promptTokens = documents.reduce((n, d) => n + tokens(query, d), 0);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `rerank-${index}`, model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens }, results: topN > 0 ? results.slice(0, topN) : results }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `rerank-${index}`,
+          model,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+          results: topN > 0 ? results.slice(0, topN) : results,
+        }),
+      );
       return;
     }
     if (path === '/classify') {
@@ -254,7 +297,16 @@ export async function startScorerServer(script: ScorerScript): Promise<ScorerSer
         const best = probs.indexOf(Math.max(...probs));
         return { index: i, label: labelsOf(logits.length)[best] ?? null, probs, num_classes: probs.length };
       });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `classify-${index}`, object: 'list', created, model, data, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0 } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `classify-${index}`,
+          object: 'list',
+          created,
+          model,
+          data,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0 },
+        }),
+      );
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));

@@ -13,7 +13,9 @@ import { parseArgs } from 'node:util';
 import { startOpenAICompatibleServer } from './openai-compatible-server.js';
 import { scriptFor, type Behaviour } from './scripted-models.js';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, 'delay-ms': { type: 'string' }, behaviour: { type: 'string' }, data: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, 'delay-ms': { type: 'string' }, behaviour: { type: 'string' }, data: { type: 'string' } },
+});
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1) {
   process.stderr.write('serve-openai-compatible: give --port N\n');

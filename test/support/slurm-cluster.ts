@@ -41,7 +41,8 @@ export function slurmUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'starting slurmctld and slurmd needs root (CI runs as root)';
   const missing = ['slurmctld', 'slurmd', 'sbatch', 'squeue', 'scancel', 'munged'].filter((c) => !onPath(c) && !existsSync(`/usr/sbin/${c}`));
   if (missing.length) return `Slurm is not installed (${missing.join(', ')} missing): apt-get install slurm-wlm munge, as .ci/run does`;
-  if ((running('slurmctld') || running('slurmd')) && lockHolder() === undefined) return 'a Slurm controller or node daemon already runs on this machine; these tests start their own';
+  if ((running('slurmctld') || running('slurmd')) && lockHolder() === undefined)
+    return 'a Slurm controller or node daemon already runs on this machine; these tests start their own';
   return undefined;
 }
 
@@ -184,7 +185,13 @@ export async function startSlurm(): Promise<SlurmCluster> {
   const started = Date.now();
   while (!/idle/.test(run('sinfo', ['-h', '-o', '%t']).stdout)) {
     if (Date.now() - started > 30_000) {
-      const log = (f: string) => (existsSync(join(dir, 'log', f)) ? readFileSync(join(dir, 'log', f), 'utf8').split('\n').slice(-10).join('\n') : '');
+      const log = (f: string) =>
+        existsSync(join(dir, 'log', f))
+          ? readFileSync(join(dir, 'log', f), 'utf8')
+              .split('\n')
+              .slice(-10)
+              .join('\n')
+          : '';
       await stop();
       throw new Error(`the one-node cluster did not come up in 30 s:\n${log('ctld.log')}\n${log('d.log')}`);
     }

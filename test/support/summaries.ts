@@ -20,5 +20,12 @@ export function scored(records: readonly MetricRecord[]): ScoredRecord[] {
 export function paperSummaries(settings: readonly PaperSetting[] = ['zero-shot'], resamples = 20): RunSummary[] {
   return paperRows()
     .filter((r) => settings.includes(r.setting) && r.C_correct !== null && r.UR !== null && r.CR !== null)
-    .map((r) => summarizeRun(scored(syntheticRecords(r)), { model: r.model, setting: r.setting, resamples, meta: { paramsB: Number.parseFloat(r.params) || 175, fineTuned: /chat|Instruct|Flan|GPT/.test(r.family) } }));
+    .map((r) =>
+      summarizeRun(scored(syntheticRecords(r)), {
+        model: r.model,
+        setting: r.setting,
+        resamples,
+        meta: { paramsB: Number.parseFloat(r.params) || 175, fineTuned: /chat|Instruct|Flan|GPT/.test(r.family) },
+      }),
+    );
 }

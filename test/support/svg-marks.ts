@@ -29,7 +29,13 @@ function translate(attrs: string): [number, number] {
   return m ? [Number(m[1]), Number(m[2])] : [0, 0];
 }
 
-const unescapeXml = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescapeXml = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** `a: 1; b: x` to fields; a value's minus sign (U+2212) read as "-". */
 function fieldsOf(label: string): Record<string, string> {
@@ -61,7 +67,14 @@ export function svgMarks(svg: string): SvgMark[] {
         const title = top.title || /role-title\b/.test(cls);
         // The cells' mark group holds one group per panel.
         const cell = top.cells ? cells++ : top.cell;
-        stack.push({ x: top.x + dx, y: top.y + dy, ...(header ? { header } : {}), ...(title ? { title } : {}), ...(cell === undefined ? {} : { cell }), ...(/role-scope cell\b/.test(cls) ? { cells: true } : {}) });
+        stack.push({
+          x: top.x + dx,
+          y: top.y + dy,
+          ...(header ? { header } : {}),
+          ...(title ? { title } : {}),
+          ...(cell === undefined ? {} : { cell }),
+          ...(/role-scope cell\b/.test(cls) ? { cells: true } : {}),
+        });
       }
       continue;
     }
@@ -84,7 +97,11 @@ export function svgMarks(svg: string): SvgMark[] {
   const nearest = (list: typeof headers, key: 'x' | 'y', v: number) => list.reduce((a, b) => (Math.abs(b[key] - v) < Math.abs(a[key] - v) ? b : a)).text;
   return marks.map((mk, i) => {
     const panel = cellTitles.get(cellOf[i]!);
-    return { ...mk, ...(rows.length ? { row: nearest(rows, 'y', mk.y) } : {}), ...(columns.length ? { column: nearest(columns, 'x', mk.x) } : panel === undefined ? {} : { column: panel }) };
+    return {
+      ...mk,
+      ...(rows.length ? { row: nearest(rows, 'y', mk.y) } : {}),
+      ...(columns.length ? { column: nearest(columns, 'x', mk.x) } : panel === undefined ? {} : { column: panel }),
+    };
   });
 }
 

@@ -69,16 +69,42 @@ function tensor(name: string, dims: number[], dataType: number, data: number[]):
 
 function valueInfo(name: string, elemType: number, dims: Array<number | string>): Field[] {
   const shape: Field[] = dims.map((d): Field => [1, 'bytes', typeof d === 'number' ? [[1, 'varint', d]] : [[2, 'bytes', d]]]);
-  return [[1, 'bytes', name], [2, 'bytes', [[1, 'bytes', [[1, 'varint', elemType], [2, 'bytes', shape]]]]]];
+  return [
+    [1, 'bytes', name],
+    [
+      2,
+      'bytes',
+      [
+        [
+          1,
+          'bytes',
+          [
+            [1, 'varint', elemType],
+            [2, 'bytes', shape],
+          ],
+        ],
+      ],
+    ],
+  ];
 }
 
 function node(op: string, inputs: string[], outputs: string[], attributes: Field[][] = []): Field[] {
-  return [...inputs.map((i): Field => [1, 'bytes', i]), ...outputs.map((o): Field => [2, 'bytes', o]), [3, 'bytes', `${op}_${outputs[0]}`], [4, 'bytes', op], ...attributes.map((a): Field => [5, 'bytes', a])];
+  return [
+    ...inputs.map((i): Field => [1, 'bytes', i]),
+    ...outputs.map((o): Field => [2, 'bytes', o]),
+    [3, 'bytes', `${op}_${outputs[0]}`],
+    [4, 'bytes', op],
+    ...attributes.map((a): Field => [5, 'bytes', a]),
+  ];
 }
 
 /** AttributeProto of type INT (type 2). */
 function intAttribute(name: string, value: number): Field[] {
-  return [[1, 'bytes', name], [3, 'varint', value], [20, 'varint', 2]];
+  return [
+    [1, 'bytes', name],
+    [3, 'varint', value],
+    [20, 'varint', 2],
+  ];
 }
 
 export function tinyClassifierOnnx(w: TinyClassifierWeights): Uint8Array {
@@ -106,7 +132,19 @@ export function tinyClassifierOnnx(w: TinyClassifierWeights): Uint8Array {
     [12, 'bytes', valueInfo('logits', FLOAT, ['batch', labels])],
   ];
   // ModelProto: ir_version 8, producer, graph, opset_import {domain "", version 13}.
-  return message([[1, 'varint', 8], [2, 'bytes', 'llmkb-test'], [7, 'bytes', graph], [8, 'bytes', [[1, 'bytes', ''], [2, 'varint', 13]]]]);
+  return message([
+    [1, 'varint', 8],
+    [2, 'bytes', 'llmkb-test'],
+    [7, 'bytes', graph],
+    [
+      8,
+      'bytes',
+      [
+        [1, 'bytes', ''],
+        [2, 'varint', 13],
+      ],
+    ],
+  ]);
 }
 
 /** Writes the model folder; returns its path. */
@@ -116,8 +154,23 @@ export function writeTinyClassifier(dir: string, w: TinyClassifierWeights): stri
   [...SPECIAL_TOKENS, ...w.words].forEach((t, i) => (vocab[t] = i));
   const id2label = Object.fromEntries(w.labels.map((l, i) => [String(i), l]));
   const label2id = Object.fromEntries(w.labels.map((l, i) => [l, i]));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertForSequenceClassification'], id2label, label2id, num_labels: w.labels.length, max_position_embeddings: 64 }, null, 2));
-  const special = (content: string, id: number): object => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify(
+      { model_type: 'bert', architectures: ['BertForSequenceClassification'], id2label, label2id, num_labels: w.labels.length, max_position_embeddings: 64 },
+      null,
+      2,
+    ),
+  );
+  const special = (content: string, id: number): object => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   writeFileSync(
     join(dir, 'tokenizer.json'),
     JSON.stringify({
@@ -130,14 +183,31 @@ export function writeTinyClassifier(dir: string, w: TinyClassifierWeights): stri
       post_processor: {
         type: 'TemplateProcessing',
         single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+        pair: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+          { Sequence: { id: 'B', type_id: 1 } },
+          { SpecialToken: { id: '[SEP]', type_id: 1 } },
+        ],
         special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
       },
       decoder: null,
       model: { type: 'WordLevel', vocab, unk_token: '[UNK]' },
     }),
   );
-  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', model_max_length: 64, pad_token: '[PAD]', unk_token: '[UNK]', cls_token: '[CLS]', sep_token: '[SEP]', do_lower_case: true }));
+  writeFileSync(
+    join(dir, 'tokenizer_config.json'),
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      model_max_length: 64,
+      pad_token: '[PAD]',
+      unk_token: '[UNK]',
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+      do_lower_case: true,
+    }),
+  );
   writeFileSync(join(dir, 'onnx', 'model.onnx'), tinyClassifierOnnx(w));
   return dir;
 }

@@ -32,14 +32,31 @@ export interface FixtureRun {
   setting: string;
 }
 
-export async function writeFixtureStore(storePath: string, options: { runs: Array<{ label: string; setting: string; seed: number; correctShare: number }>; items: number; hostileItem?: boolean; mcqs?: number; distractorText?: string }): Promise<FixtureRun[]> {
+export async function writeFixtureStore(
+  storePath: string,
+  options: {
+    runs: Array<{ label: string; setting: string; seed: number; correctShare: number }>;
+    items: number;
+    hostileItem?: boolean;
+    mcqs?: number;
+    distractorText?: string;
+  },
+): Promise<FixtureRun[]> {
   const db = openDatabase(storePath);
   const store = new RunStore(db);
   const cache = new CallCache(db);
   const out: FixtureRun[] = [];
   const model = 'fixture:model-identity';
   for (const spec of options.runs) {
-    const run = store.open({ model: `${model}-${spec.label}`, dataset: 'sha256:fixture', setting: spec.setting, seed: 42, label: spec.label, method: 'reliability', params: { maxTokens: 100 } });
+    const run = store.open({
+      model: `${model}-${spec.label}`,
+      dataset: 'sha256:fixture',
+      setting: spec.setting,
+      seed: 42,
+      label: spec.label,
+      method: 'reliability',
+      params: { maxTokens: 100 },
+    });
     const random = rng(spec.seed);
     const ask: Array<{ itemId: string; seq: number; record: unknown }> = [];
     const judge: Array<{ itemId: string; seq: number; record: unknown }> = [];
@@ -49,7 +66,9 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
       const seen = i % 2 === 0;
       const id = seen ? `seen-${i}` : `unseen-${i}`;
       const source = seen ? SOURCES[i % 3]! : `T${(i % 20) + 1}`;
-      const question = seen ? `Who wrote book number ${i} about ${['rivers', 'kings', 'stars'][i % 3]}?` : `What medal will athlete ${i} win at the 2032 games?`;
+      const question = seen
+        ? `Who wrote book number ${i} about ${['rivers', 'kings', 'stars'][i % 3]}?`
+        : `What medal will athlete ${i} win at the 2032 games?`;
       const answers = seen ? [`Author ${i}`] : [];
       const r = random();
       let response: string;
@@ -76,20 +95,41 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
       const base = { id, dataset: seen ? 'seen' : 'unseen', source, question, answers, answerType: TYPES[i % 5], sourceId: `fixture:${i}` };
       const rawResponse = `${response}\nQUESTION: and another question`;
       ask.push({ itemId: id, seq: i, record: { ...base, response, rawResponse, setting: spec.setting, shots: [], finishReason: 'stop' } });
-      const decision: Record<string, unknown> = seen && label !== 'uninformative' ? { by: label === 'correct' ? 'exact-match' : 'llm:fixture-judge' } : { by: label === 'uninformative' ? `rule:${uninformativeType}-phrase` : 'rule:unseen-informative' };
+      const decision: Record<string, unknown> =
+        seen && label !== 'uninformative'
+          ? { by: label === 'correct' ? 'exact-match' : 'llm:fixture-judge' }
+          : { by: label === 'uninformative' ? `rule:${uninformativeType}-phrase` : 'rule:unseen-informative' };
       if (decision.by === 'llm:fixture-judge') {
         // The judge's exchange is in the call cache; the record keeps its key.
         const request = { prompt: judgePrompt(question, answers, response), maxTokens: 5, stop: [], temperature: 0 };
         const key = cacheKey('fixture-judge', 'complete', request);
-        puts.push(cache.put(key, 'fixture-judge', 'complete', request, { response: { text: 'no', finishReason: 'stop' }, promptTokens: 100, completionTokens: 1, latencyMs: 1 }));
+        puts.push(
+          cache.put(key, 'fixture-judge', 'complete', request, {
+            response: { text: 'no', finishReason: 'stop' },
+            promptTokens: 100,
+            completionTokens: 1,
+            latencyMs: 1,
+          }),
+        );
         decision.replies = ['no'];
         decision.callKeys = [key];
       }
-      judge.push({ itemId: id, seq: i, record: { ...base, response, rawResponse, setting: spec.setting, shots: [], label, uninformativeType, judgedBy: decision.by, decision } });
+      judge.push({
+        itemId: id,
+        seq: i,
+        record: { ...base, response, rawResponse, setting: spec.setting, shots: [], label, uninformativeType, judgedBy: decision.by, decision },
+      });
       if (i < 3 && spec === options.runs[0]) {
         // The QA call itself, so the item page can show the exact exchange.
         const request = { prompt: qaPrompt(question), maxTokens: 100, stop: [], temperature: 0 };
-        puts.push(cache.put(cacheKey(`${model}-${spec.label}`, 'complete', request), `${model}-${spec.label}`, 'complete', request, { response: { text: rawResponse, finishReason: 'stop' }, promptTokens: 50, completionTokens: 8, latencyMs: 1 }));
+        puts.push(
+          cache.put(cacheKey(`${model}-${spec.label}`, 'complete', request), `${model}-${spec.label}`, 'complete', request, {
+            response: { text: rawResponse, finishReason: 'stop' },
+            promptTokens: 50,
+            completionTokens: 8,
+            latencyMs: 1,
+          }),
+        );
       }
       if (label !== 'uninformative') {
         const d = options.distractorText ?? '';
@@ -97,10 +137,27 @@ export async function writeFixtureStore(storePath: string, options: { runs: Arra
         const mcqs = Array.from({ length: options.mcqs ?? 3 }, (_, k) => {
           const chosen = k < ((i >> 1) + spec.seed) % 4 ? 'A' : ['B', 'C'][(i + k) % 2]!;
           const lps = { A: Math.log(0.6), B: Math.log(0.25), C: Math.log(0.1), D: Math.log(0.03), E: Math.log(0.02) };
-          return { options: options5, responseLetter: 'A', unsureLetter: 'C', raw: JSON.stringify(lps), choice: chosen, parse: 'logprobs', choseResponse: chosen === 'A' };
+          return {
+            options: options5,
+            responseLetter: 'A',
+            unsureLetter: 'C',
+            raw: JSON.stringify(lps),
+            choice: chosen,
+            parse: 'logprobs',
+            choseResponse: chosen === 'A',
+          };
         });
         const consistency = mcqs.filter((m) => m.choseResponse).length / mcqs.length;
-        cons.push({ itemId: id, seq: i, record: { consistency, mode: 'logprobs', distractors: { distractors: [`Distractor ${i}a${d}`, `Distractor ${i}b${d}`, `Distractor ${i}c${d}`], source: 'llm', toppedUp: 0 }, mcqs } });
+        cons.push({
+          itemId: id,
+          seq: i,
+          record: {
+            consistency,
+            mode: 'logprobs',
+            distractors: { distractors: [`Distractor ${i}a${d}`, `Distractor ${i}b${d}`, `Distractor ${i}c${d}`], source: 'llm', toppedUp: 0 },
+            mcqs,
+          },
+        });
       } else cons.push({ itemId: id, seq: i, record: { consistency: null } });
     }
     await Promise.all(puts);
@@ -131,12 +188,28 @@ export function writeFixtureResults(dir: string, label: string, setting: string,
     const r = random();
     const label = seen ? (r < 0.4 ? 'correct' : r < 0.8 ? 'wrong' : 'uninformative') : r < 0.5 ? 'uninformative' : 'wrong';
     return {
-      id: `file-${i}`, dataset: seen ? 'seen' : 'unseen', source: seen ? SOURCES[i % 3] : `T${(i % 20) + 1}`, question: `File question ${i} about ${seen ? 'history' : 'the future'}`, answers: seen ? [`A${i}`] : [], answerType: TYPES[i % 5],
-      response: label === 'uninformative' ? 'unsure' : `Answer ${i}`, rawResponse: `Answer ${i}\nQUESTION:`, setting, shots: [], label, uninformativeType: label === 'uninformative' ? 'unsure' : null,
-      judgedBy: 'lexical', decision: { by: 'lexical', detail: 'lexical-v2: no rule matched' }, approximate: true, consistency: label === 'uninformative' ? null : Math.round(random() * 5) / 5,
+      id: `file-${i}`,
+      dataset: seen ? 'seen' : 'unseen',
+      source: seen ? SOURCES[i % 3] : `T${(i % 20) + 1}`,
+      question: `File question ${i} about ${seen ? 'history' : 'the future'}`,
+      answers: seen ? [`A${i}`] : [],
+      answerType: TYPES[i % 5],
+      response: label === 'uninformative' ? 'unsure' : `Answer ${i}`,
+      rawResponse: `Answer ${i}\nQUESTION:`,
+      setting,
+      shots: [],
+      label,
+      uninformativeType: label === 'uninformative' ? 'unsure' : null,
+      judgedBy: 'lexical',
+      decision: { by: 'lexical', detail: 'lexical-v2: no rule matched' },
+      approximate: true,
+      consistency: label === 'uninformative' ? null : Math.round(random() * 5) / 5,
       consistencyDetail: { mcqs: 5, choseResponse: 1, choseUnsure: 0, invalid: 0, distractorSource: 'pool', toppedUp: 0, mode: 'generate' },
     };
   });
   writeFileSync(join(dir, `${label}.${setting}.records.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  writeFileSync(join(dir, `${label}.${setting}.summary.json`), `${JSON.stringify(summarizeRun(records as never, { model: label, setting, resamples: 200 }), null, 2)}\n`);
+  writeFileSync(
+    join(dir, `${label}.${setting}.summary.json`),
+    `${JSON.stringify(summarizeRun(records as never, { model: label, setting, resamples: 200 }), null, 2)}\n`,
+  );
 }

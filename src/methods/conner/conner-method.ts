@@ -24,17 +24,58 @@ export const connerMethod: EvaluationMethod = {
   paper: 'Chen et al. Beyond Factuality: A Comprehensive Evaluation of Large Language Models as Knowledge Generators. EMNLP 2023.',
   roles: [
     { id: 'model', kind: 'text-generation', required: true, description: 'the knowledge generator under test: writes knowledge for each query (Tables 11-12)' },
-    { id: 'answerer', kind: 'text-generation', required: false, batchable: true, description: "the fixed few-shot answerer (Appendix G, Table 13; the paper: LLaMA-65B) that writes the downstream answers helpfulness and validity judge, the same for every generator compared; at scoring, helpfulness's answer losses are its own (Table 14)", fallback: 'the generator answers its own knowledge, and the scorer scores helpfulness; both recorded as departures' },
-    { id: 'scorer', kind: 'scoring', required: false, description: 'reference language model: sentence perplexity (Eq. 3), informativeness (Eq. 5), helpfulness (Eq. 6), paragraph coherence fallback (Eq. 4); the paper used GPT-Neo 2.7B and LLaMA-65B', fallback: 'those metrics are not scored, recorded in the protocol' },
-    { id: 'nli', kind: 'classification', required: false, description: 'NLI model for factuality (Eq. 1) and validity (Eq. 7-8); the paper used NLI-RoBERTa-large', fallback: 'factuality and validity are not scored, recorded in the protocol' },
-    { id: 'relevance', kind: 'classification', required: false, description: 'query-passage relevance model (Eq. 2), one logit or several with a "relevant" label; the paper used a two-logit monoBERT ms-marco ranker', fallback: 'relevance is not scored, recorded in the protocol' },
-    { id: 'coherence', kind: 'classification', required: false, description: 'discourse-coherence scorer of one paragraph (Eq. 4, task "coherence"); the paper used Coherence-Momentum', fallback: '1/PPL of the whole text under the scorer, recorded as a departure' },
+    {
+      id: 'answerer',
+      kind: 'text-generation',
+      required: false,
+      batchable: true,
+      description:
+        "the fixed few-shot answerer (Appendix G, Table 13; the paper: LLaMA-65B) that writes the downstream answers helpfulness and validity judge, the same for every generator compared; at scoring, helpfulness's answer losses are its own (Table 14)",
+      fallback: 'the generator answers its own knowledge, and the scorer scores helpfulness; both recorded as departures',
+    },
+    {
+      id: 'scorer',
+      kind: 'scoring',
+      required: false,
+      description:
+        'reference language model: sentence perplexity (Eq. 3), informativeness (Eq. 5), helpfulness (Eq. 6), paragraph coherence fallback (Eq. 4); the paper used GPT-Neo 2.7B and LLaMA-65B',
+      fallback: 'those metrics are not scored, recorded in the protocol',
+    },
+    {
+      id: 'nli',
+      kind: 'classification',
+      required: false,
+      description: 'NLI model for factuality (Eq. 1) and validity (Eq. 7-8); the paper used NLI-RoBERTa-large',
+      fallback: 'factuality and validity are not scored, recorded in the protocol',
+    },
+    {
+      id: 'relevance',
+      kind: 'classification',
+      required: false,
+      description: 'query-passage relevance model (Eq. 2), one logit or several with a "relevant" label; the paper used a two-logit monoBERT ms-marco ranker',
+      fallback: 'relevance is not scored, recorded in the protocol',
+    },
+    {
+      id: 'coherence',
+      kind: 'classification',
+      required: false,
+      description: 'discourse-coherence scorer of one paragraph (Eq. 4, task "coherence"); the paper used Coherence-Momentum',
+      fallback: '1/PPL of the whole text under the scorer, recorded as a departure',
+    },
   ],
   settings: KNOWLEDGE_SETTINGS,
   options: CONNER_OPTIONS,
   stages: [
-    { id: 'generate', description: "knowledge per query (zero-shot: Table 11, few-shot: Table 12), then the answerer's answer with and without it (Table 13)", run: async (ctx) => (await stages()).generateStage(ctx) },
-    { id: 'score', description: 'the six perspectives per knowledge text (Eq. 1-8), with evidence and scorer ids', run: async (ctx) => (await stages()).scoreStage(ctx) },
+    {
+      id: 'generate',
+      description: "knowledge per query (zero-shot: Table 11, few-shot: Table 12), then the answerer's answer with and without it (Table 13)",
+      run: async (ctx) => (await stages()).generateStage(ctx),
+    },
+    {
+      id: 'score',
+      description: 'the six perspectives per knowledge text (Eq. 1-8), with evidence and scorer ids',
+      run: async (ctx) => (await stages()).scoreStage(ctx),
+    },
   ],
   check: (ctx) => {
     const options = connerOptions(ctx.options);
@@ -51,7 +92,18 @@ export const connerMethod: EvaluationMethod = {
   // The paper's Table 2 (QA, Natural Questions) and Table 3 (dialogue, Wizard of Wikipedia).
   tableOf: (summary) => String((summary.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa'),
   protocolPerSetting: ['shots-fitted', 'demonstrations'],
-  protocolShared: ['evidence', 'premises', 'factuality-rule', 'factuality-aggregation', 'dialogue-query', 'dialogue-validity', 'coherence-sentence', 'coherence-paragraph', 'informativeness-prefix', 'helpfulness'],
+  protocolShared: [
+    'evidence',
+    'premises',
+    'factuality-rule',
+    'factuality-aggregation',
+    'dialogue-query',
+    'dialogue-validity',
+    'coherence-sentence',
+    'coherence-paragraph',
+    'informativeness-prefix',
+    'helpfulness',
+  ],
   presentation: async () => (await import('./presentation.js')).connerPresentation,
   cli: { load: () => import('./cli/register.js') },
   metricDefs: CONNER_METRIC_DEFS,

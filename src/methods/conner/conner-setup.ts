@@ -33,7 +33,12 @@ export interface ModelSpecs {
  * over it, either after the reference premises in one list per item (`gold-and-retrieved`, the
  * scripts') or per sentence alone (`retrieved`). A missing corpus fails here, before any model call.
  */
-export async function evidenceSource(db: Db, corpus: string | undefined, top: number, choices: Pick<ScoringChoices, 'premises' | 'evidenceList'>): Promise<EvidenceSource> {
+export async function evidenceSource(
+  db: Db,
+  corpus: string | undefined,
+  top: number,
+  choices: Pick<ScoringChoices, 'premises' | 'evidenceList'>,
+): Promise<EvidenceSource> {
   if (corpus === undefined) return referenceEvidence(choices.premises);
   const { Corpus } = await import('../../corpus/corpus.js');
   const { remoteCorpus } = await import('../../corpus/remote-corpora.js');
@@ -53,7 +58,12 @@ export async function scoringSetup(ws: MethodWorkspace, specs: ModelSpecs, choic
     const e = await load(role, specs[role]);
     if (e) executors[role] = e;
   }
-  const evidence = await evidenceSource(ws.db, specs.corpus, evidenceTopOf(specs.evidenceTop === undefined ? {} : { evidenceTop: specs.evidenceTop }, choices), choices);
+  const evidence = await evidenceSource(
+    ws.db,
+    specs.corpus,
+    evidenceTopOf(specs.evidenceTop === undefined ? {} : { evidenceTop: specs.evidenceTop }, choices),
+    choices,
+  );
   const setup = scorersOf(executors, evidence);
   await probeScorers(setup);
   return setup;
@@ -75,5 +85,10 @@ export async function generationModels(ws: MethodWorkspace, specs: { model?: str
   const generator = await ws.executor(entry);
   const answererEntry = ws.entryFor('answerer', specs.answerer);
   const answerer = answererEntry === undefined ? generator : await ws.executor(answererEntry);
-  return { generator, answerer, generatorAnswers: answererEntry === undefined || modelName(answerer) === modelName(generator), noAnswerer: answererEntry === undefined };
+  return {
+    generator,
+    answerer,
+    generatorAnswers: answererEntry === undefined || modelName(answerer) === modelName(generator),
+    noAnswerer: answererEntry === undefined,
+  };
 }

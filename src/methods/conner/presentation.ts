@@ -30,15 +30,26 @@ const SCORES: ReadonlyArray<[name: string, key: string, title: string, columnTit
 
 const ITEM_FIELDS: readonly ItemFieldDef[] = SCORES.map(([name, key, title, columnTitle]) => {
   const def = CONNER_METRIC_DEFS.find((d) => d.id === name);
-  const description = key === 'helpfulness' ? "this item's Eq. 6 alone (the run's helpfulness is taken over the set)" : def ? `this item's ${def.description}${def.equation ? ` (${def.equation})` : ''}` : undefined;
+  const description =
+    key === 'helpfulness'
+      ? "this item's Eq. 6 alone (the run's helpfulness is taken over the set)"
+      : def
+        ? `this item's ${def.description}${def.equation ? ` (${def.equation})` : ''}`
+        : undefined;
   return { name, title, columnTitle, kind: 'number' as const, format: 'number' as const, ...(description ? { description } : {}) };
 });
 
 /** The items behind a share of factuality labels: the items of that label; every other metric is over all items. */
 const METRIC_ITEMS: Readonly<Record<string, MetricItems>> = {
-  fact_consistent: { selection: { label: 'factual-consistent' }, title: 'the knowledge texts labelled factual-consistent (its numerator; all items are its denominator)' },
+  fact_consistent: {
+    selection: { label: 'factual-consistent' },
+    title: 'the knowledge texts labelled factual-consistent (its numerator; all items are its denominator)',
+  },
   non_verified: { selection: { label: 'non-verified' }, title: 'the knowledge texts labelled non-verified (its numerator; all items are its denominator)' },
-  fact_inconsistent: { selection: { label: 'factual-inconsistent' }, title: 'the knowledge texts labelled factual-inconsistent (its numerator; all items are its denominator)' },
+  fact_inconsistent: {
+    selection: { label: 'factual-inconsistent' },
+    title: 'the knowledge texts labelled factual-inconsistent (its numerator; all items are its denominator)',
+  },
 };
 
 function scoreFields(scores: Record<string, unknown>): Record<string, number | null> {
@@ -50,14 +61,32 @@ function* items(run: Run, options: { text?: boolean } = {}): Generator<ViewItem>
   const paths = { ...(options.text === false ? small : FIELDS), ...Object.fromEntries(SCORES.map(([name, key]) => [`score_${name}`, `$.scores.${key}`])) };
   for (const { itemId, seq, fields } of run.project('score', paths)) {
     const { label, source, dataset, question = null, response = null } = fields as Record<keyof typeof FIELDS, string | null>;
-    yield { itemId, seq, label, source, dataset, question, response, fields: Object.fromEntries(SCORES.map(([name]) => [name, typeof fields[`score_${name}`] === 'number' ? (fields[`score_${name}`] as number) : null])) };
+    yield {
+      itemId,
+      seq,
+      label,
+      source,
+      dataset,
+      question,
+      response,
+      fields: Object.fromEntries(SCORES.map(([name]) => [name, typeof fields[`score_${name}`] === 'number' ? (fields[`score_${name}`] as number) : null])),
+    };
   }
 }
 
 function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const scores = (record.scores ?? {}) as Record<string, unknown>;
-  return { itemId: text(record.id) ?? String(seq), seq, label: text(scores.factualityLabel), source: text(record.topic), dataset: text(record.task), question: text(record.query), response: text(record.knowledge), fields: scoreFields(scores) };
+  return {
+    itemId: text(record.id) ?? String(seq),
+    seq,
+    label: text(scores.factualityLabel),
+    source: text(record.topic),
+    dataset: text(record.task),
+    question: text(record.query),
+    response: text(record.knowledge),
+    fields: scoreFields(scores),
+  };
 }
 
 /** A scored knowledge text. */
@@ -67,13 +96,20 @@ function claimsRecord(record: Record<string, unknown>): boolean {
 
 export const connerPresentation: MethodPresentation = {
   reportTitle: 'llmkb report: quality of LLM-generated knowledge (CONNER)',
-  approximateNote: "computed some columns otherwise than the paper's tables, given the scorers named (marked ≈ per column in the CONNER tables; the departures above say why)",
+  approximateNote:
+    "computed some columns otherwise than the paper's tables, given the scorers named (marked ≈ per column in the CONNER tables; the departures above say why)",
   recordSchema: z.object({ id: z.string() }).passthrough(),
   claimsRecord,
   summarizeRecordsFile(file, first) {
     if (!claimsRecord(first)) return undefined;
     // CONNER's records hold no summary of their own: the run's setting, scorers and protocol are in the summary written beside them.
-    throw new InputFileError(file, 1, undefined, `CONNER records with no summary beside them (${resultFiles(recordsFileBase(file)).summary} is missing)`, 'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.');
+    throw new InputFileError(
+      file,
+      1,
+      undefined,
+      `CONNER records with no summary beside them (${resultFiles(recordsFileBase(file)).summary} is missing)`,
+      'Give the .summary.json that `llmkb conner score --out DIR` writes beside its .records.jsonl (compare reads both), or re-score with --out: every call comes from the cache.',
+    );
   },
   compare: compareConner,
   resultTable: formatConnerRuns,
@@ -83,7 +119,16 @@ export const connerPresentation: MethodPresentation = {
   view: {
     items,
     itemOf,
-    itemTitles: { label: 'factuality', source: 'topic', dataset: 'task', question: 'Query', response: 'Knowledge', subtype: null, answerType: null, consistency: null },
+    itemTitles: {
+      label: 'factuality',
+      source: 'topic',
+      dataset: 'task',
+      question: 'Query',
+      response: 'Knowledge',
+      subtype: null,
+      answerType: null,
+      consistency: null,
+    },
     itemFields: ITEM_FIELDS,
     metricItems: (id) => METRIC_ITEMS[id],
     itemPage: (records) => connerItemPage(records),

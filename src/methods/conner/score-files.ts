@@ -42,16 +42,28 @@ export interface ScoreFilesOptions {
 }
 
 /** Scores each file (one run each) and summarizes per generator and setting. */
-export async function scoreFiles(files: readonly KnowledgeFile[], options: ScoreFilesOptions): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[] }> {
+export async function scoreFiles(
+  files: readonly KnowledgeFile[],
+  options: ScoreFilesOptions,
+): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[] }> {
   const { setup } = options;
   const records: ScoredKnowledge[] = [];
   // Which input files each generator and setting was read from: the checksums in its summary.
   const sources = new Map<string, Record<string, string>>();
   for (const { file, sha256, items } of files) {
     const scored = await scoreKnowledge({
-      items, runs: options.runs, evidence: setup.evidence, choices: options.choices, seed: options.seed, concurrency: options.concurrency ?? setup.concurrency,
+      items,
+      runs: options.runs,
+      evidence: setup.evidence,
+      choices: options.choices,
+      seed: options.seed,
+      concurrency: options.concurrency ?? setup.concurrency,
       label: `conner score ${[...new Set(items.map((k) => k.generator))].join(', ')} (${basename(file)})`,
-      ...(setup.scorer ? { scorer: setup.scorer } : {}), ...(setup.answerScorer ? { answerScorer: setup.answerScorer } : {}), ...(setup.nli ? { nli: setup.nli } : {}), ...(setup.relevance ? { relevance: setup.relevance } : {}), ...(setup.coherence ? { coherence: setup.coherence } : {}),
+      ...(setup.scorer ? { scorer: setup.scorer } : {}),
+      ...(setup.answerScorer ? { answerScorer: setup.answerScorer } : {}),
+      ...(setup.nli ? { nli: setup.nli } : {}),
+      ...(setup.relevance ? { relevance: setup.relevance } : {}),
+      ...(setup.coherence ? { coherence: setup.coherence } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
     });
     for (const r of scored) {
@@ -70,7 +82,10 @@ export async function scoreFiles(files: readonly KnowledgeFile[], options: Score
     ...(limit === undefined ? {} : { limit }),
   };
   const summaries = connerRunSummaries(records, {
-    resamples: options.resamples, seed: options.seed, run, knowledge: files.flatMap((f) => f.items),
+    resamples: options.resamples,
+    seed: options.seed,
+    run,
+    knowledge: files.flatMap((f) => f.items),
     ...(options.ratings ? { ratings: options.ratings } : {}),
     datasets: (g, s) => sources.get(`${g}\u0000${s}`) ?? {},
   });
@@ -99,16 +114,23 @@ export interface ScoreToFilesOptions extends ScoreFilesOptions {
  * pageviews attached, the per-item scores and each generator and setting's summary and records
  * written. Returns the records, the summaries and the summary files written.
  */
-export async function scoreToFiles(files: readonly KnowledgeFile[], options: ScoreToFilesOptions): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; written: string[] }> {
+export async function scoreToFiles(
+  files: readonly KnowledgeFile[],
+  options: ScoreToFilesOptions,
+): Promise<{ records: ScoredKnowledge[]; summaries: MethodSummary[]; written: string[] }> {
   const { output, out, pageviews, pageviewsFile, log = () => {}, ...scoring } = options;
   const { records: scored, summaries } = await scoreFiles(files, scoring);
   const records = pageviews ? scored.map((r) => (pageviews.has(r.topic) ? { ...r, pageviews: pageviews.get(r.topic)! } : r)) : scored;
   if (pageviews) {
     const without = records.filter((r) => !pageviews.has(r.topic)).length;
-    if (without > 0) log(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${pageviewsFile ?? ''}: left out of the long-tail analysis`);
+    if (without > 0)
+      log(`note: ${without} of ${records.length} knowledge texts have a topic without pageviews in ${pageviewsFile ?? ''}: left out of the long-tail analysis`);
   }
   const empty = records.filter((r) => r.knowledge.trim() === '').length;
-  if (empty > 0) log(`note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)`);
+  if (empty > 0)
+    log(
+      `note: ${empty} of ${records.length} knowledge texts are empty: factuality, relevance, coherence and informativeness are undefined for them (said in their records and the protocol)`,
+    );
   writeFileAtomic(output, toJsonl(records));
   try {
     mkdirSync(out, { recursive: true });

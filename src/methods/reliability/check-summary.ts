@@ -11,7 +11,9 @@ let schema: z.ZodType | undefined;
 
 function reliabilitySummarySchema(): z.ZodType {
   const count = z.number().int().min(0);
-  const counts = z.object({ seen: count, seenCorrect: count, seenWrong: count, seenUninformative: count, unseen: count, unseenWrong: count, unseenUninformative: count }).passthrough();
+  const counts = z
+    .object({ seen: count, seenCorrect: count, seenWrong: count, seenUninformative: count, unseen: count, unseenWrong: count, unseenUninformative: count })
+    .passthrough();
   const metrics = z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.number().nullable()]))).passthrough();
   const group = z.object({ counts, metrics }).passthrough();
   const groups = z.record(z.string(), group);
@@ -24,7 +26,14 @@ function reliabilitySummarySchema(): z.ZodType {
       metrics,
       intervals: z.object(Object.fromEntries(METRIC_KEYS.map((k) => [k, z.tuple([z.number(), z.number()]).nullable()]))).passthrough(),
       bootstrap: z.object({ resamples: count, seed: z.number(), confidence: z.number().gt(0).lt(1) }).passthrough(),
-      breakdowns: z.object({ bySource: groups, byAnswerType: z.object({ seen: groups, unseen: groups }), uninformativeTypes: z.object({ seen: shares, unseen: shares }), mcqAnswers: mcqAnswers.optional() }).passthrough(),
+      breakdowns: z
+        .object({
+          bySource: groups,
+          byAnswerType: z.object({ seen: groups, unseen: groups }),
+          uninformativeTypes: z.object({ seen: shares, unseen: shares }),
+          mcqAnswers: mcqAnswers.optional(),
+        })
+        .passthrough(),
     })
     .passthrough();
 }

@@ -7,7 +7,14 @@ export { reliabilityMethod } from './reliability-method.js';
 export { ANSWER_TYPES, qaItemSchema, readQAItems, type AnswerType, type QAItem } from './data/qa-item.js';
 export { buildSeenQAFiles, buildUnseenQAFiles, buildRepositoryFiles, DATASET_FILES } from './data/build-datasets.js';
 export { UNSEEN_TEMPLATES, PAPER_CUTOFF, buildUnseenQA, templatesForCutoff } from './data/unseenqa.js';
-export { buildCorpusQuestions, REJECTION_REASONS, type CorpusQuestionOptions, type CorpusQuestionReport, type CorpusQAItem, type RejectionReason } from './data/corpus-questions.js';
+export {
+  buildCorpusQuestions,
+  REJECTION_REASONS,
+  type CorpusQuestionOptions,
+  type CorpusQuestionReport,
+  type CorpusQAItem,
+  type RejectionReason,
+} from './data/corpus-questions.js';
 export { QA_INSTRUCTION, MCQ_INSTRUCTION, qaPrompt, judgePrompt, distractorPrompt, timeSensitivePrompt, type Shot } from './prompts/paper-prompts.js';
 export { Bm25ShotSelector, EmbeddingShotSelector, type ShotSelector } from './prompts/shot-selector.js';
 export { askQuestions, PROMPT_SETTINGS, ANSWER_MAX_TOKENS, type PromptSetting, type AskedRecord } from './asking/ask-questions.js';

@@ -25,7 +25,19 @@ describe('protocol block', () => {
   });
 
   it('names every approximation and the nondeterministic batching', () => {
-    const p = buildProtocol({ ...paperRun, judge: undefined, timeFilter: { method: 'keyword-rule-v2', note: 'precision 0.9' }, distractor: undefined, shotSelector: 'bm25-v1', mode: 'logprobs', quick: { seen: 50, unseen: 50 }, questions: { seen: 50, unseen: 50 }, mcqs: 5, maxTokens: 12, sequences: 4 });
+    const p = buildProtocol({
+      ...paperRun,
+      judge: undefined,
+      timeFilter: { method: 'keyword-rule-v2', note: 'precision 0.9' },
+      distractor: undefined,
+      shotSelector: 'bm25-v1',
+      mode: 'logprobs',
+      quick: { seen: 50, unseen: 50 },
+      questions: { seen: 50, unseen: 50 },
+      mcqs: 5,
+      maxTokens: 12,
+      sequences: 4,
+    });
     const got = Object.fromEntries(departures(p).map((d) => [d.choice, `${d.entry.choice}/${d.entry.status}`]));
     assert.deepEqual(got, {
       judge: 'lexical-v2/approximation',
@@ -56,8 +68,18 @@ describe('protocol block', () => {
     const a = buildProtocol(paperRun);
     const b = buildProtocol({ ...paperRun, judge: undefined, seed: 7 });
     const c = buildProtocol({ ...paperRun, setting: 'zero-shot' });
-    assert.deepEqual(protocolDifferences([{ name: 'A', protocol: a }, { name: 'C', protocol: c }]), []);
-    const diff = protocolDifferences([{ name: 'A', protocol: a }, { name: 'B', protocol: b }, { name: 'old', protocol: undefined }]);
+    assert.deepEqual(
+      protocolDifferences([
+        { name: 'A', protocol: a },
+        { name: 'C', protocol: c },
+      ]),
+      [],
+    );
+    const diff = protocolDifferences([
+      { name: 'A', protocol: a },
+      { name: 'B', protocol: b },
+      { name: 'old', protocol: undefined },
+    ]);
     assert.equal(diff.length, 3, diff.join('\n'));
     assert.match(diff[0]!, /no protocol block in old/);
     assert.match(diff[1]!, /^judge \(correct vs wrong\): llm:openai:gpt-4o \(A\) vs lexical-v2 \(B\)$/);

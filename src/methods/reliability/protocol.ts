@@ -25,7 +25,17 @@ export interface ProtocolEntry {
 }
 
 /** The choices, in the order the report lists them. */
-export const PROTOCOL_CHOICES = ['judge', 'timeFilter', 'distractors', 'shotSelector', 'mcqAnswerMode', 'questions', 'mcqsPerResponse', 'maxTokens', 'batching'] as const;
+export const PROTOCOL_CHOICES = [
+  'judge',
+  'timeFilter',
+  'distractors',
+  'shotSelector',
+  'mcqAnswerMode',
+  'questions',
+  'mcqsPerResponse',
+  'maxTokens',
+  'batching',
+] as const;
 export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
 
 export const PROTOCOL_TITLES: Record<ProtocolChoice, string> = {
@@ -114,7 +124,11 @@ export function questionCounts(items: ReadonlyArray<{ dataset?: unknown; source?
 /** `n per x` when every count is n, else each count: `nq 20, popqa 19`. */
 function countsText(counts: Record<string, number>, per: string): string {
   const values = new Set(Object.values(counts));
-  return values.size === 1 ? `${[...values][0]} per ${per}` : Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ');
+  return values.size === 1
+    ? `${[...values][0]} per ${per}`
+    : Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
 }
 
 /** Where a question set differs from the paper's (sources, templates, questions per source and per template); empty when it is the paper's. */
@@ -129,7 +143,8 @@ export function questionSetDepartures(c: QuestionCounts): string[] {
   if (sources.some((s) => c.seen[s] !== PAPER_QUESTIONS.perSource)) out.push(`${countsText(c.seen, 'source')} (paper ${PAPER_QUESTIONS.perSource} per source)`);
   const templates = Object.keys(c.unseen);
   if (templates.length !== PAPER_QUESTIONS.templates) out.push(`${templates.length} unseen templates (paper ${PAPER_QUESTIONS.templates})`);
-  if (templates.some((t) => c.unseen[t] !== PAPER_QUESTIONS.perTemplate)) out.push(`${countsText(c.unseen, 'template')} (paper ${PAPER_QUESTIONS.perTemplate} per template)`);
+  if (templates.some((t) => c.unseen[t] !== PAPER_QUESTIONS.perTemplate))
+    out.push(`${countsText(c.unseen, 'template')} (paper ${PAPER_QUESTIONS.perTemplate} per template)`);
   return out;
 }
 
@@ -140,48 +155,87 @@ function questionSetEntry(p: ProtocolInputs): ProtocolEntry {
   if (p.input !== undefined) {
     const c = p.questionCounts;
     const spread = c ? ` (seen: ${Object.keys(c.seen).length} source(s); unseen: ${Object.keys(c.unseen).length} source(s) or template(s))` : '';
-    return { choice: `your own: ${choice} from ${p.input}`, status: 'approximation', note: `not the paper's SeenQA (1000 per source) and UnseenQA (150 per template)${spread}` };
+    return {
+      choice: `your own: ${choice} from ${p.input}`,
+      status: 'approximation',
+      note: `not the paper's SeenQA (1000 per source) and UnseenQA (150 per template)${spread}`,
+    };
   }
   if (differs.length) return { choice: `reduced: ${choice}`, status: 'approximation', note: `not the paper's question set: ${differs.join('; ')}` };
   return { choice, status: 'paper' };
 }
 
 /** What a distractor from the answer pool can be (src/methods/reliability/consistency/distractors.ts). */
-const POOL_DISTRACTOR = "another question's accepted answer or another response of the model, same answer type first; never the response itself nor any of the item's own accepted answers (compared after SQuAD normalisation)";
+const POOL_DISTRACTOR =
+  "another question's accepted answer or another response of the model, same answer type first; never the response itself nor any of the item's own accepted answers (compared after SQuAD normalisation)";
 
 export function buildProtocol(p: ProtocolInputs): Protocol {
   const paper = (choice: string, note?: string): ProtocolEntry => ({ choice, status: 'paper', ...(note ? { note } : {}) });
   const approx = (choice: string, note: string): ProtocolEntry => ({ choice, status: 'approximation', note });
   const judge = p.judge
-    ? paper(`llm:${p.judge}`, p.lexicalFallbacks ? `${p.lexicalFallbacks} unparseable judge replies fell back to ${p.lexicalJudge.id}` : "the paper's Table 7 prompt")
+    ? paper(
+        `llm:${p.judge}`,
+        p.lexicalFallbacks ? `${p.lexicalFallbacks} unparseable judge replies fell back to ${p.lexicalJudge.id}` : "the paper's Table 7 prompt",
+      )
     : approx(p.lexicalJudge.id, p.lexicalJudge.note);
-  const timeFilter = p.timeFilter === undefined
-    ? approx('unknown', 'the data set folder has no machine-readable card; rebuild it with `llmkb data seenqa`')
-    : p.timeFilter.method === 'llm'
-      ? paper(`llm:${p.timeFilter.model ?? 'unknown'}`, "the paper's Table 5 prompt")
-      : approx(p.timeFilter.method, p.timeFilter.note ?? 'keyword rule instead of an LLM');
-  const fewer = p.fewerOptionMcqs && p.fewerOptionMcqs.fewer > 0
-    ? `; ${p.fewerOptionMcqs.fewer} of ${p.fewerOptionMcqs.of} MCQs have fewer than the paper's 5 options (fewer than 3 distractors found for the response: a small answer pool), so guessing picks the response more often there`
-    : '';
+  const timeFilter =
+    p.timeFilter === undefined
+      ? approx('unknown', 'the data set folder has no machine-readable card; rebuild it with `llmkb data seenqa`')
+      : p.timeFilter.method === 'llm'
+        ? paper(`llm:${p.timeFilter.model ?? 'unknown'}`, "the paper's Table 5 prompt")
+        : approx(p.timeFilter.method, p.timeFilter.note ?? 'keyword rule instead of an LLM');
+  const fewer =
+    p.fewerOptionMcqs && p.fewerOptionMcqs.fewer > 0
+      ? `; ${p.fewerOptionMcqs.fewer} of ${p.fewerOptionMcqs.of} MCQs have fewer than the paper's 5 options (fewer than 3 distractors found for the response: a small answer pool), so guessing picks the response more often there`
+      : '';
   const distractors = p.distractor
     ? fewer
       ? approx(`llm:${p.distractor}`, `the paper's Table 8 prompt, topped up from the answer pool (${POOL_DISTRACTOR})${fewer}`)
-      : paper(`llm:${p.distractor}`, `the paper's Table 8 prompt; a reply with fewer than 3 usable distractors is topped up from the answer pool (${POOL_DISTRACTOR})`)
+      : paper(
+          `llm:${p.distractor}`,
+          `the paper's Table 8 prompt; a reply with fewer than 3 usable distractors is topped up from the answer pool (${POOL_DISTRACTOR})`,
+        )
     : approx('answer-pool', `no distractor LLM: ${POOL_DISTRACTOR}${fewer}`);
-  const shotSelector = p.setting === 'zero-shot'
-    ? paper('none (zero-shot)')
-    : p.shotSelector.startsWith('embedding:') ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings') : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');
-  const mcqAnswerMode = p.mode === 'generate' ? paper('generate', `greedy generation, the letter parsed; stopped at the end of the answer line (${GENERATE_STOP_ID}: a reply that begins with a line break runs on to the next question), where the choice is read`) : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
+  const shotSelector =
+    p.setting === 'zero-shot'
+      ? paper('none (zero-shot)')
+      : p.shotSelector.startsWith('embedding:')
+        ? paper(p.shotSelector, 'nearest by cosine similarity of embeddings')
+        : approx(p.shotSelector, 'nearest by BM25 instead of embeddings');
+  const mcqAnswerMode =
+    p.mode === 'generate'
+      ? paper(
+          'generate',
+          `greedy generation, the letter parsed; stopped at the end of the answer line (${GENERATE_STOP_ID}: a reply that begins with a line break runs on to the next question), where the choice is read`,
+        )
+      : approx('logprobs', 'the most probable option letter in one forward pass instead of generating and parsing');
   const questions = p.limit
-    ? approx(`limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`)
+    ? approx(
+        `limit: ${p.questions.seen} seen + ${p.questions.unseen} unseen`,
+        `--limit ${p.limit.n}: a seeded sample of ${p.limit.n} of ${p.limit.of} questions${p.quick ? ' (of the --quick subset)' : ''}, for a quick look: wide intervals, not comparable with a full run`,
+      )
     : p.quick
-    ? approx(`quick: ${p.questions.seen} seen + ${p.questions.unseen} unseen`, `a seeded subset of ${p.quick.seen} + ${p.quick.unseen} questions: wide intervals`)
-    : questionSetEntry(p);
+      ? approx(
+          `quick: ${p.questions.seen} seen + ${p.questions.unseen} unseen`,
+          `a seeded subset of ${p.quick.seen} + ${p.quick.unseen} questions: wide intervals`,
+        )
+      : questionSetEntry(p);
   const mcqsPerResponse = p.mcqs === PAPER_MCQS ? paper(String(p.mcqs)) : approx(String(p.mcqs), `the paper asks ${PAPER_MCQS} MCQs per response`);
-  const maxTokens = p.maxTokens === ANSWER_MAX_TOKENS ? paper(`${p.maxTokens} new tokens`) : approx(`${p.maxTokens} new tokens`, `the paper generates at most ${ANSWER_MAX_TOKENS} new tokens`);
-  const batching = (p.sequences ?? 1) > 1
-    ? { choice: `${p.sequences} parallel sequences`, status: 'nondeterministic' as const, note: 'batched evaluation changes the numerics: re-runs may differ' }
-    : paper(p.computeBackend === 'server' ? 'as the server batches' : 'one sequence', p.computeBackend === 'server' ? 'a server may batch requests; its determinism is its own' : 'same inputs and seed give the same records');
+  const maxTokens =
+    p.maxTokens === ANSWER_MAX_TOKENS
+      ? paper(`${p.maxTokens} new tokens`)
+      : approx(`${p.maxTokens} new tokens`, `the paper generates at most ${ANSWER_MAX_TOKENS} new tokens`);
+  const batching =
+    (p.sequences ?? 1) > 1
+      ? {
+          choice: `${p.sequences} parallel sequences`,
+          status: 'nondeterministic' as const,
+          note: 'batched evaluation changes the numerics: re-runs may differ',
+        }
+      : paper(
+          p.computeBackend === 'server' ? 'as the server batches' : 'one sequence',
+          p.computeBackend === 'server' ? 'a server may batch requests; its determinism is its own' : 'same inputs and seed give the same records',
+        );
   return {
     schema: 'llmkb-protocol-v1',
     entries: { judge, timeFilter, distractors, shotSelector, mcqAnswerMode, questions, mcqsPerResponse, maxTokens, batching },

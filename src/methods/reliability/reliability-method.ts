@@ -26,18 +26,65 @@ export const reliabilityMethod: EvaluationMethod = {
   itemsNoun: 'questions',
   roles: [
     { id: 'model', kind: 'text-generation', required: true, description: 'the model under test: answers the questions and the MCQs' },
-    { id: 'judge', kind: 'text-generation', required: false, batchable: true, description: 'decides correct vs wrong where exact match does not (paper Table 7); filters time-sensitive questions when SeenQA is built (Table 5) unless a timeFilter model is given', fallback: 'the lexical rule and the keyword rule, recorded as approximations' },
-    { id: 'distractor', kind: 'text-generation', required: false, batchable: true, description: 'writes the MCQ distractors (paper Table 8)', fallback: 'an answer pool of other questions, recorded as an approximation' },
-    { id: 'embedder', kind: 'embedding', required: false, description: 'finds the nearest few-shot examples (dynamic few-shot)', fallback: 'BM25, recorded as an approximation' },
-    { id: 'timeFilter', kind: 'text-generation', required: false, batchable: true, description: 'drops time-sensitive questions when SeenQA is built (paper Table 5)', fallback: 'the judge, else the keyword rule (recorded in the data set card)' },
+    {
+      id: 'judge',
+      kind: 'text-generation',
+      required: false,
+      batchable: true,
+      description:
+        'decides correct vs wrong where exact match does not (paper Table 7); filters time-sensitive questions when SeenQA is built (Table 5) unless a timeFilter model is given',
+      fallback: 'the lexical rule and the keyword rule, recorded as approximations',
+    },
+    {
+      id: 'distractor',
+      kind: 'text-generation',
+      required: false,
+      batchable: true,
+      description: 'writes the MCQ distractors (paper Table 8)',
+      fallback: 'an answer pool of other questions, recorded as an approximation',
+    },
+    {
+      id: 'embedder',
+      kind: 'embedding',
+      required: false,
+      description: 'finds the nearest few-shot examples (dynamic few-shot)',
+      fallback: 'BM25, recorded as an approximation',
+    },
+    {
+      id: 'timeFilter',
+      kind: 'text-generation',
+      required: false,
+      batchable: true,
+      description: 'drops time-sensitive questions when SeenQA is built (paper Table 5)',
+      fallback: 'the judge, else the keyword rule (recorded in the data set card)',
+    },
   ],
-  commandRoles: [{ id: 'question_writer', kind: 'text-generation', required: false, description: 'writes one factoid question per sampled passage for `llmkb data from-corpus`' }],
+  commandRoles: [
+    {
+      id: 'question_writer',
+      kind: 'text-generation',
+      required: false,
+      description: 'writes one factoid question per sampled passage for `llmkb data from-corpus`',
+    },
+  ],
   settings: PROMPT_SETTINGS,
   options: RELIABILITY_OPTIONS,
   stages: [
-    { id: 'ask', description: 'ask every SeenQA and UnseenQA question under one prompt setting (paper Table 6)', run: async (ctx) => (await stages()).askStage(ctx) },
-    { id: 'judge', description: 'label each response uninformative, correct or wrong (section 3.3, Table 7)', run: async (ctx) => (await stages()).judgeStage(ctx) },
-    { id: 'consistency', description: 're-ask each correct or wrong response as MCQs and score Cons(q, r) (Eq. 4, Table 8)', run: async (ctx) => (await stages()).consistencyStage(ctx) },
+    {
+      id: 'ask',
+      description: 'ask every SeenQA and UnseenQA question under one prompt setting (paper Table 6)',
+      run: async (ctx) => (await stages()).askStage(ctx),
+    },
+    {
+      id: 'judge',
+      description: 'label each response uninformative, correct or wrong (section 3.3, Table 7)',
+      run: async (ctx) => (await stages()).judgeStage(ctx),
+    },
+    {
+      id: 'consistency',
+      description: 're-ask each correct or wrong response as MCQs and score Cons(q, r) (Eq. 4, Table 8)',
+      run: async (ctx) => (await stages()).consistencyStage(ctx),
+    },
   ],
   metricDefs: RELIABILITY_METRIC_DEFS,
   protocolChoices: PROTOCOL_TITLES,
@@ -47,11 +94,11 @@ export const reliabilityMethod: EvaluationMethod = {
   check: (ctx) => checkMaxTokens(ctx.roles.model, reliabilityOptions(ctx.options).maxTokens),
   prepare: async (ctx) => (await import('./pipeline/inputs.js')).prepareReliability(ctx),
   runParams: ({ options, roles, setting, quick }) => reliabilityRunParams(reliabilityOptions(options), roles, setting, quick),
-  resultTags: ({ options, items, quick }) => reliabilityResultTags(reliabilityOptions(options), items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>, quick),
+  resultTags: ({ options, items, quick }) =>
+    reliabilityResultTags(reliabilityOptions(options), items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>, quick),
   outputRecords: async (run) => (await import('./pipeline/summary.js')).reliabilityOutputRecords(run),
   summarize: async (ctx) => (await import('./pipeline/summary.js')).summarizeReliability(ctx),
   plan: (ctx) => planWith(ctx),
   presentation: async () => (await import('./presentation.js')).reliabilityPresentation,
   cli: { load: () => import('./cli/register.js') },
 };
-

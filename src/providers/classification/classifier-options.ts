@@ -33,7 +33,10 @@ export const classifierOptions = z.object({
   prompt: z.string().includes('{text}').includes('{textPair}').optional(),
   /** LLM classifier: the words that stand for each label, e.g. {"entailment": ["Yes", "yes"], ...}. */
   labelWords: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key')
+    .optional(),
   concurrency: z.number().int().min(1).max(1024).optional(),
 });
 export type ClassifierOptions = z.infer<typeof classifierOptions>;
@@ -48,11 +51,16 @@ export function splitRootsAndModel(spec: string, rest: string, example: string):
   const origin = /^https?:\/\/[^/\s]+/.exec(last);
   const model = origin ? last.slice(origin[0].length).replace(/^\/+/, '') : '';
   if (!origin || model === '') {
-    throw new ModelSpecError(`"${spec}" must be the server's URL followed by the model it serves`, { hint: `Write e.g. ${example} (the model id is what the cache keys on).` });
+    throw new ModelSpecError(`"${spec}" must be the server's URL followed by the model it serves`, {
+      hint: `Write e.g. ${example} (the model id is what the cache keys on).`,
+    });
   }
   const baseURLs = [...parts.slice(0, -1), origin[0]].map((u) => u.replace(/\/+$/, ''));
   for (const url of baseURLs) {
-    if (!/^https?:\/\/[^/\s]+$/.test(url)) throw new ModelSpecError(`"${url}" in "${spec}" is not a server root (scheme://host:port)`, { hint: `Separate replicas with commas: ${example.replace('http://', 'http://a:8080,http://')}` });
+    if (!/^https?:\/\/[^/\s]+$/.test(url))
+      throw new ModelSpecError(`"${url}" in "${spec}" is not a server root (scheme://host:port)`, {
+        hint: `Separate replicas with commas: ${example.replace('http://', 'http://a:8080,http://')}`,
+      });
   }
   return { baseURLs, model };
 }
@@ -62,7 +70,9 @@ export function apiKeyFrom(options: { apiKeyEnv?: string | undefined; spec: stri
   if (options.apiKeyEnv === undefined) return undefined;
   const key = env[options.apiKeyEnv];
   if (key === undefined || key === '') {
-    throw new ConfigError(`the API key variable ${options.apiKeyEnv} is not set (needed for ${options.spec})`, { hint: `export ${options.apiKeyEnv}=... in your shell. llmkb never takes API keys on the command line or in config files.` });
+    throw new ConfigError(`the API key variable ${options.apiKeyEnv} is not set (needed for ${options.spec})`, {
+      hint: `export ${options.apiKeyEnv}=... in your shell. llmkb never takes API keys on the command line or in config files.`,
+    });
   }
   return key;
 }

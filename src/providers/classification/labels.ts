@@ -76,7 +76,12 @@ function labelProbabilities(labelScores: ReadonlyArray<{ label: string; score: n
   return probabilities;
 }
 
-export function nliScores(labelScores: ReadonlyArray<{ label: string; score: number }>, scale: ScoreScale, map: LabelMap | undefined, where: string): Record<NliLabel, number> {
+export function nliScores(
+  labelScores: ReadonlyArray<{ label: string; score: number }>,
+  scale: ScoreScale,
+  map: LabelMap | undefined,
+  where: string,
+): Record<NliLabel, number> {
   const probabilities = labelProbabilities(labelScores, scale, where);
   const out: Record<NliLabel, number> = { entailment: 0, neutral: 0, contradiction: 0 };
   const unknown: string[] = [];
@@ -86,10 +91,13 @@ export function nliScores(labelScores: ReadonlyArray<{ label: string; score: num
     else unknown.push(l.label);
   });
   if (unknown.length > 0) {
-    throw new ModelCallError(`${where}: cannot tell which of the model's labels ${labelScores.map((l) => l.label).join(', ')} is entailment, neutral or contradiction`, {
-      retryable: false,
-      hint: `Map them with "labels" for this model in llmkb.config.json, e.g. {"LABEL_0": "contradiction", "LABEL_1": "entailment", "LABEL_2": "neutral"} (the model card's id2label).`,
-    });
+    throw new ModelCallError(
+      `${where}: cannot tell which of the model's labels ${labelScores.map((l) => l.label).join(', ')} is entailment, neutral or contradiction`,
+      {
+        retryable: false,
+        hint: `Map them with "labels" for this model in llmkb.config.json, e.g. {"LABEL_0": "contradiction", "LABEL_1": "entailment", "LABEL_2": "neutral"} (the model card's id2label).`,
+      },
+    );
   }
   return out;
 }
@@ -110,9 +118,12 @@ export function positiveIndex(labels: readonly string[], task: ScoreTask, map: L
   if (found.length !== 1) {
     // A server may list the labels by score: the suggestion is the last by name (LABEL_1 of two).
     const last = [...labels].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1);
-    throw new ModelSpecError(`${where} has ${labels.length} outputs (${labels.join(', ')}) and ${found.length === 0 ? 'none' : 'more than one'} of them is the "${positive}" class`, {
-      hint: `Name it with "labels" for this model in llmkb.config.json, e.g. {"${last}": "${positive}"} (a two-logit monoBERT ranker: the second output; the model card's id2label says which).`,
-    });
+    throw new ModelSpecError(
+      `${where} has ${labels.length} outputs (${labels.join(', ')}) and ${found.length === 0 ? 'none' : 'more than one'} of them is the "${positive}" class`,
+      {
+        hint: `Name it with "labels" for this model in llmkb.config.json, e.g. {"${last}": "${positive}"} (a two-logit monoBERT ranker: the second output; the model card's id2label says which).`,
+      },
+    );
   }
   return found[0]!;
 }
@@ -121,10 +132,22 @@ export function positiveIndex(labels: readonly string[], task: ScoreTask, map: L
  * A single-score task's probability from one pair's outputs: one output is a logit (sigmoid) or a
  * probability; several are softmaxed (or taken as probabilities) and the positive one is read.
  */
-export function positiveScore(labelScores: ReadonlyArray<{ label: string; score: number }>, task: ScoreTask, scale: ScoreScale, map: LabelMap | undefined, where: string): number {
+export function positiveScore(
+  labelScores: ReadonlyArray<{ label: string; score: number }>,
+  task: ScoreTask,
+  scale: ScoreScale,
+  map: LabelMap | undefined,
+  where: string,
+): number {
   if (labelScores.length === 1) return relevanceScore(labelScores[0]!.score, scale, where);
-  for (const l of labelScores) if (!Number.isFinite(l.score)) throw new ModelCallError(`${where} returned a score that is not a number (${l.score})`, { retryable: false });
-  const index = positiveIndex(labelScores.map((l) => l.label), task, map, where);
+  for (const l of labelScores)
+    if (!Number.isFinite(l.score)) throw new ModelCallError(`${where} returned a score that is not a number (${l.score})`, { retryable: false });
+  const index = positiveIndex(
+    labelScores.map((l) => l.label),
+    task,
+    map,
+    where,
+  );
   return labelProbabilities(labelScores, scale, where)[index]!;
 }
 

@@ -20,11 +20,20 @@ export interface PostJsonOptions {
   notFoundHint?: string;
 }
 
-export async function postJson<T>(base: string, path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions, settings: PostJsonOptions = {}): Promise<{ json: T; headers: Headers }> {
+export async function postJson<T>(
+  base: string,
+  path: string,
+  body: unknown,
+  schema: z.ZodType<T>,
+  options: CallOptions,
+  settings: PostJsonOptions = {},
+): Promise<{ json: T; headers: Headers }> {
   const policy: JsonPostPolicy = {
     apiKey: settings.apiKey,
     retryableStatus: RETRYABLE_STATUS,
-    isContextOverflow: (status, _text, message) => (status === 400 || status === 413 || status === 422) && /maximum context length|max_model_len|too long|input validation error.*tokens|must have less than/i.test(message),
+    isContextOverflow: (status, _text, message) =>
+      (status === 400 || status === 413 || status === 422) &&
+      /maximum context length|max_model_len|too long|input validation error.*tokens|must have less than/i.test(message),
     unreachableHint: (root) => `Is the server running at ${root}? Check the URL in the model spec.`,
     notFoundHint: settings.notFoundHint,
     shapeHint: SHAPE_HINT,

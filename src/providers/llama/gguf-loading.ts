@@ -43,7 +43,9 @@ export async function assertGguf(path: string): Promise<void> {
     if (error instanceof ModelFileError) throw error;
     const denied = (error as { code?: string }).code === 'EACCES';
     throw new ModelFileError(denied ? `model file ${path} cannot be read (permission denied)` : `model file ${path} does not exist`, {
-      hint: denied ? 'Give yourself read permission on the file and its folders, or copy the model somewhere you can read.' : 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
+      hint: denied
+        ? 'Give yourself read permission on the file and its folders, or copy the model somewhere you can read.'
+        : 'Check the path, or use an hf: URI (e.g. hf:owner/repo:Q4_K_M) to download a model into the cache.',
       exitCode: EXIT_CODES.fileAccess,
       cause: error,
     });
@@ -81,10 +83,12 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
         clearTimeout(timer);
         timer = setTimeout(() => {
           abort.abort();
-          reject(new ModelFileError(`no progress downloading ${settings.model} for ${idleMs / 1000} s (offline, or Hugging Face unreachable?)`, {
-            hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf). LLMKB_DOWNLOAD_TIMEOUT_MS sets this time-out.',
-            exitCode: 3,
-          }));
+          reject(
+            new ModelFileError(`no progress downloading ${settings.model} for ${idleMs / 1000} s (offline, or Hugging Face unreachable?)`, {
+              hint: 'Check the network (and HF_ENDPOINT / proxy settings), or download the .gguf file yourself and pass its path (gguf:./file.gguf). LLMKB_DOWNLOAD_TIMEOUT_MS sets this time-out.',
+              exitCode: 3,
+            }),
+          );
         }, idleMs);
       };
       arm();
@@ -96,7 +100,15 @@ export async function resolveGgufPath(settings: { model: string; modelsDir: stri
     try {
       await assertReachable(downloadUrl(path), settings.model);
       path = await Promise.race([
-        resolveModelFile(path, { directory: settings.modelsDir, cli: live, signal: abort.signal, onProgress: (status) => { rearm(); log?.update(status); } }),
+        resolveModelFile(path, {
+          directory: settings.modelsDir,
+          cli: live,
+          signal: abort.signal,
+          onProgress: (status) => {
+            rearm();
+            log?.update(status);
+          },
+        }),
         stalled,
       ]);
     } catch (error) {
@@ -167,7 +179,12 @@ function downloadLog(model: string): { update: (status: { totalSize: number; dow
     process.stderr.write(`downloading ${model}  ${mb(last.downloadedSize)}${total}  ${mb(rate)} MB/s  ETA ${formatDuration(eta)}\n`);
   }, progressIntervalMs());
   timer.unref();
-  return { update: (status) => { last = status; }, stop: () => clearInterval(timer) };
+  return {
+    update: (status) => {
+      last = status;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /**
@@ -175,7 +192,12 @@ function downloadLog(model: string): { update: (status: { totalSize: number; dow
  * the shared runtime for its thread count (default: cores - 1; node-llama-cpp's 4 crawls on small
  * machines). A file llama.cpp refuses is a ModelFileError, not a native stack trace.
  */
-export async function loadGgufModel(settings: { model: string; modelsDir: string; threads?: number | undefined; gpu?: boolean | undefined }): Promise<{ path: string; llama: Llama; model: NativeModel; threads: number }> {
+export async function loadGgufModel(settings: {
+  model: string;
+  modelsDir: string;
+  threads?: number | undefined;
+  gpu?: boolean | undefined;
+}): Promise<{ path: string; llama: Llama; model: NativeModel; threads: number }> {
   const path = await resolveGgufPath(settings);
   await assertGguf(path);
   const threads = settings.threads ?? Math.max(1, cpus().length - 1);

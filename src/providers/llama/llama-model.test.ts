@@ -44,13 +44,19 @@ describe('LlamaModel on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GG
   });
 
   it('candidate-letter logprobs are proper log-probabilities of distinct tokens', async () => {
-    const r = await model.nextTokenLogprobs({ prompt: 'QUESTION: Which one?\nA. cat\nB. dog\nC. sun\nD. tree\nE. unsure\nANSWER:', candidates: ['A', 'B', 'C', 'D', 'E'] });
+    const r = await model.nextTokenLogprobs({
+      prompt: 'QUESTION: Which one?\nA. cat\nB. dog\nC. sun\nD. tree\nE. unsure\nANSWER:',
+      candidates: ['A', 'B', 'C', 'D', 'E'],
+    });
     const values = Object.values(r.logprobs);
     assert.equal(values.length, 5);
     for (const v of values) assert.ok(v !== null && v < 0, `logprob ${v}`);
     const mass = values.reduce((s: number, v) => s + Math.exp(v!), 0);
     assert.ok(mass > 0 && mass <= 1 + 1e-9, `total probability of the five letters ${mass}`);
-    const again = await model.nextTokenLogprobs({ prompt: 'QUESTION: Which one?\nA. cat\nB. dog\nC. sun\nD. tree\nE. unsure\nANSWER:', candidates: ['A', 'B', 'C', 'D', 'E'] });
+    const again = await model.nextTokenLogprobs({
+      prompt: 'QUESTION: Which one?\nA. cat\nB. dog\nC. sun\nD. tree\nE. unsure\nANSWER:',
+      candidates: ['A', 'B', 'C', 'D', 'E'],
+    });
     // Re-evaluating only the last token (prefix reuse) may move the float sums in the last digits.
     for (const c of ['A', 'B', 'C', 'D', 'E']) assert.ok(Math.abs(again.logprobs[c]! - r.logprobs[c]!) < 1e-4);
   });
@@ -76,7 +82,10 @@ describe('LlamaModel on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TEST_GG
     model.maxActiveSequences = 0;
     const concurrent = await Promise.all(prompts.map((prompt) => model.complete({ prompt: `${prompt}`, maxTokens: 12 })));
     assert.ok(model.maxActiveSequences >= 2, `only ${model.maxActiveSequences} sequence(s) were active at once`);
-    assert.deepEqual(concurrent.map((r) => r.text), sequential);
+    assert.deepEqual(
+      concurrent.map((r) => r.text),
+      sequential,
+    );
   });
 
   it('embeds texts into vectors of the model width', async () => {

@@ -125,7 +125,11 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
     const { resolveChatWrapper } = await import('node-llama-cpp');
     const wrapper = resolveChatWrapper(this.#model);
     const history = request.messages.map((m) =>
-      m.role === 'assistant' ? { type: 'model' as const, response: [m.content] } : m.role === 'system' ? { type: 'system' as const, text: m.content } : { type: 'user' as const, text: m.content },
+      m.role === 'assistant'
+        ? { type: 'model' as const, response: [m.content] }
+        : m.role === 'system'
+          ? { type: 'system' as const, text: m.content }
+          : { type: 'user' as const, text: m.content },
     );
     history.push({ type: 'model', response: [] });
     const state = wrapper.generateContextState({ chatHistory: history });
@@ -156,10 +160,7 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
     });
   }
 
-  async continuationLogLikelihood(
-    request: ContinuationLogLikelihoodRequest,
-    options: CallOptions = {},
-  ): Promise<ContinuationLogLikelihoodResult> {
+  async continuationLogLikelihood(request: ContinuationLogLikelihoodRequest, options: CallOptions = {}): Promise<ContinuationLogLikelihoodResult> {
     const r = await this.scoreTokens(request, options);
     return { logLikelihood: r.logLikelihood, tokens: r.tokens.length, usage: r.usage };
   }
@@ -183,23 +184,30 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
       return { tokens: [], tokenLogprobs: [], logLikelihood: 0, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: 0 } };
     }
     // Logits for position boundary-1 onwards are needed, so at most boundary-1 tokens may be reused.
-    return this.#pool.withSequence(all, options, async (sequence, reused) => {
-      const input = all.slice(reused).map((token, j) => {
-        const i = reused + j;
-        return i >= boundary - 1 && i < all.length - 1 ? ([token, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }]) : token;
-      });
-      const results = await sequence.controlledEvaluate(input);
-      const tokenLogprobs: number[] = [];
-      const tokens: string[] = [];
-      for (let i = boundary - 1; i < all.length - 1; i++) {
-        const p = results[i - reused]?.next?.probabilities?.get(all[i + 1]!) ?? 0;
-        // A token the model gives no probability (below float precision): a finite floor, so sums stay numbers.
-        tokenLogprobs.push(p > 0 ? Math.log(p) : -1e9);
-        tokens.push(this.#tokenText(all, i + 1));
-      }
-      const logLikelihood = tokenLogprobs.reduce((a, b) => a + b, 0);
-      return { tokens, tokenLogprobs, logLikelihood, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: input.length } };
-    }, boundary - 1);
+    return this.#pool.withSequence(
+      all,
+      options,
+      async (sequence, reused) => {
+        const input = all.slice(reused).map((token, j) => {
+          const i = reused + j;
+          return i >= boundary - 1 && i < all.length - 1
+            ? ([token, { generateNext: { probabilities: true } }] as [Token, { generateNext: { probabilities: true } }])
+            : token;
+        });
+        const results = await sequence.controlledEvaluate(input);
+        const tokenLogprobs: number[] = [];
+        const tokens: string[] = [];
+        for (let i = boundary - 1; i < all.length - 1; i++) {
+          const p = results[i - reused]?.next?.probabilities?.get(all[i + 1]!) ?? 0;
+          // A token the model gives no probability (below float precision): a finite floor, so sums stay numbers.
+          tokenLogprobs.push(p > 0 ? Math.log(p) : -1e9);
+          tokens.push(this.#tokenText(all, i + 1));
+        }
+        const logLikelihood = tokenLogprobs.reduce((a, b) => a + b, 0);
+        return { tokens, tokenLogprobs, logLikelihood, usage: { promptTokens: all.length, completionTokens: 0, evaluatedTokens: input.length } };
+      },
+      boundary - 1,
+    );
   }
 
   /** Text of token `i` of `tokens` as it reads in place (with its leading space, which `detokenize([t])` drops). */
@@ -261,7 +269,11 @@ export class LlamaModel implements TextGenerationModel, EmbeddingModel, ScoringM
           if (generated.length >= maxTokens) break;
         }
       }
-      const usage: Usage = { promptTokens: tokens.length, completionTokens: generated.length, evaluatedTokens: rest.length + Math.max(0, generated.length - 1) };
+      const usage: Usage = {
+        promptTokens: tokens.length,
+        completionTokens: generated.length,
+        evaluatedTokens: rest.length + Math.max(0, generated.length - 1),
+      };
       return { text, finishReason, usage };
     });
   }

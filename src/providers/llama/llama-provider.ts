@@ -36,7 +36,9 @@ export const llamaProvider: ModelProvider<LlamaSpec, z.infer<typeof llamaOptions
       return { provider: 'llama', model: rest };
     }
     if (!/^[^/\s]+\/[^/\s:]+(:[^\s]+|\/.+\.gguf)?$/.test(rest)) {
-      throw new ModelSpecError(`"${spec}" is not a Hugging Face GGUF URI`, { hint: 'Write hf:owner/repo:QUANT (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M) or hf:owner/repo/file.gguf' });
+      throw new ModelSpecError(`"${spec}" is not a Hugging Face GGUF URI`, {
+        hint: 'Write hf:owner/repo:QUANT (e.g. hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M) or hf:owner/repo/file.gguf',
+      });
     }
     return { provider: 'llama', model: spec.trim() };
   },

@@ -39,7 +39,11 @@ export function parseLlamaRerankerSpec(spec: string, rest: string, env: NodeJS.P
   return { provider: 'llama-rerank', model: model.replace(/^gguf:/i, '') };
 }
 
-export async function createLlamaReranker(spec: LlamaRerankerSpec, options: LlamaRerankerOptions & { spec: string }, context: { cacheDir: string }): Promise<LlamaReranker> {
+export async function createLlamaReranker(
+  spec: LlamaRerankerSpec,
+  options: LlamaRerankerOptions & { spec: string },
+  context: { cacheDir: string },
+): Promise<LlamaReranker> {
   // Loaded here, not at the top: the CLI starts without node-llama-cpp's bindings.
   const { LlamaReranker } = await import('./llama-reranker.js');
   return LlamaReranker.load({
@@ -62,5 +66,6 @@ export const llamaRerankerProvider = {
   optionsSchema: llamaRerankerOptions,
   examples: [EXAMPLE],
   parseSpec: (spec: string, _scheme: string, rest: string, env: NodeJS.ProcessEnv): LlamaRerankerSpec => parseLlamaRerankerSpec(spec, rest, env),
-  create: (spec: LlamaRerankerSpec, options: LlamaRerankerOptions & { spec: string }, context: { cacheDir: string }): Promise<LlamaReranker> => createLlamaReranker(spec, options, context),
+  create: (spec: LlamaRerankerSpec, options: LlamaRerankerOptions & { spec: string }, context: { cacheDir: string }): Promise<LlamaReranker> =>
+    createLlamaReranker(spec, options, context),
 };

@@ -45,7 +45,13 @@ async function expectedHead(lastPoolingFile: string, rows: number[][]): Promise<
     assert.equal(model.tokens.sep, null);
     const out: number[][] = [];
     for (const p of PAIRS) {
-      const input = [model.tokens.bos!, ...model.tokenize(p.text, false, 'trimLeadingSpace'), model.tokens.eos!, ...model.tokenize(p.textPair, false, 'trimLeadingSpace'), model.tokens.eos!];
+      const input = [
+        model.tokens.bos!,
+        ...model.tokenize(p.text, false, 'trimLeadingSpace'),
+        model.tokens.eos!,
+        ...model.tokenize(p.textPair, false, 'trimLeadingSpace'),
+        model.tokens.eos!,
+      ];
       const h = (await context.getEmbeddingFor(input)).vector;
       assert.equal(h.length, rows[0]!.length);
       const logits = rows.map((row) => h.reduce((s, v, i) => s + v * Math.fround(row[i]!), 0));
@@ -61,7 +67,7 @@ async function expectedHead(lastPoolingFile: string, rows: number[][]): Promise<
 }
 
 describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
-  it('relevance equals the classification head applied by hand to the network\'s last hidden state', async () => {
+  it("relevance equals the classification head applied by hand to the network's last hidden state", async () => {
     const n = ggufEmbeddingLength(gguf!);
     const yes = Array.from({ length: n }, (_, i) => 0.02 * Math.sin(i + 1));
     const no = Array.from({ length: n }, (_, i) => 0.02 * Math.cos(3 * i));
@@ -70,7 +76,11 @@ describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
     writeGgufReranker(gguf!, join(dir, 'tiny-last.gguf'), { classifier: [yes, no], poolingType: 3 });
     const expected = await expectedRelevance(join(dir, 'tiny-last.gguf'), yes, no);
 
-    const model = requireKind(await createScorerModel({ spec: `gguf-rerank:${rerankFile}`, threads: 1, contextSize: 64 }, { cacheDir: dir }), 'classification', 'relevance') as ClassificationModel;
+    const model = requireKind(
+      await createScorerModel({ spec: `gguf-rerank:${rerankFile}`, threads: 1, contextSize: 64 }, { cacheDir: dir }),
+      'classification',
+      'relevance',
+    ) as ClassificationModel;
     try {
       assert.equal(model.provider, 'llama-rerank');
       assert.deepEqual(model.tasks, ['relevance']);
@@ -93,7 +103,10 @@ describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
       // llama.cpp rounds the context up (to 256 here): a passage longer than what it got.
       const window = (model as LlamaReranker).contextSize;
       const long = Array.from({ length: window }, () => 'girl').join(' ');
-      await assert.rejects(model.classify({ task: 'relevance', pairs: [{ text: 'who', textPair: long }] }), (e: unknown) => e instanceof ContextOverflowError && e.message.includes(`${window}-token context`));
+      await assert.rejects(
+        model.classify({ task: 'relevance', pairs: [{ text: 'who', textPair: long }] }),
+        (e: unknown) => e instanceof ContextOverflowError && e.message.includes(`${window}-token context`),
+      );
     } finally {
       await model.close();
       await model.close();
@@ -109,21 +122,31 @@ describe('gguf-rerank: GGUF rerankers through node-llama-cpp', { skip }, () => {
     writeGgufReranker(gguf!, join(dir, 'no-yes-last.gguf'), { classifier: [a, b], poolingType: 3, labels: ['no', 'yes'] });
     writeGgufReranker(gguf!, join(dir, 'label-n.gguf'), { classifier: [a, b], poolingType: 4, labels: ['LABEL_0', 'LABEL_1'] });
     const expected = (await expectedHead(join(dir, 'no-yes-last.gguf'), [a, b])).map((p) => p[1]!);
-    for (const entry of [{ spec: `gguf-rerank:${join(dir, 'no-yes.gguf')}` }, { spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, labels: { LABEL_1: 'relevant' as const } }]) {
+    for (const entry of [
+      { spec: `gguf-rerank:${join(dir, 'no-yes.gguf')}` },
+      { spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, labels: { LABEL_1: 'relevant' as const } },
+    ]) {
       const model = (await createScorerModel({ ...entry, threads: 1, contextSize: 64 }, { cacheDir: dir })) as ClassificationModel;
       try {
         const r = await model.classify({ task: 'relevance', pairs: PAIRS });
-        for (const [i, e] of expected.entries()) assert.ok(Math.abs(r.scores[i]!.relevant! - e) / e < 1e-4, `${entry.spec} pair ${i}: ${r.scores[i]!.relevant} vs ${e} by hand`);
+        for (const [i, e] of expected.entries())
+          assert.ok(Math.abs(r.scores[i]!.relevant! - e) / e < 1e-4, `${entry.spec} pair ${i}: ${r.scores[i]!.relevant} vs ${e} by hand`);
         assert.match(model.cacheIdentity, /:relevant="(yes|LABEL_1)"$/);
       } finally {
         await model.close();
       }
     }
-    await assert.rejects(createScorerModel({ spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, threads: 1, contextSize: 64 }, { cacheDir: dir }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
+    await assert.rejects(
+      createScorerModel({ spec: `gguf-rerank:${join(dir, 'label-n.gguf')}`, threads: 1, contextSize: 64 }, { cacheDir: dir }),
+      (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''),
+    );
   });
 
   it('a GGUF without a classification head is refused at load with a hint', async () => {
-    await assert.rejects(LlamaReranker.load({ model: gguf!, modelsDir: dir, threads: 1, contextSize: 64 }), (e: unknown) => e instanceof ModelFileError && /not a reranker/.test(e.message) && /llm-relevance/.test(e.hint ?? ''));
+    await assert.rejects(
+      LlamaReranker.load({ model: gguf!, modelsDir: dir, threads: 1, contextSize: 64 }),
+      (e: unknown) => e instanceof ModelFileError && /not a reranker/.test(e.message) && /llm-relevance/.test(e.hint ?? ''),
+    );
     await assert.rejects(LlamaReranker.load({ model: join(dir, 'missing.gguf'), modelsDir: dir }), ModelFileError);
   });
 });
@@ -132,7 +155,10 @@ describe('gguf-rerank: spec', () => {
   it('takes what gguf: and hf: take; options are the in-process ones', () => {
     assert.deepEqual(parseLlamaRerankerSpec('gguf-rerank:./r.gguf', './r.gguf'), { provider: 'llama-rerank', model: './r.gguf' });
     assert.deepEqual(parseLlamaRerankerSpec('gguf-rerank:gguf:./r.gguf', 'gguf:./r.gguf'), { provider: 'llama-rerank', model: './r.gguf' });
-    assert.deepEqual(resolveModelSpec('gguf-rerank:hf:gpustack/bge-reranker-v2-m3-GGUF:Q8_0').parsed, { provider: 'llama-rerank', model: 'hf:gpustack/bge-reranker-v2-m3-GGUF:Q8_0' });
+    assert.deepEqual(resolveModelSpec('gguf-rerank:hf:gpustack/bge-reranker-v2-m3-GGUF:Q8_0').parsed, {
+      provider: 'llama-rerank',
+      model: 'hf:gpustack/bge-reranker-v2-m3-GGUF:Q8_0',
+    });
     assert.throws(() => parseLlamaRerankerSpec('gguf-rerank:', ''), ModelSpecError);
     assert.throws(() => parseLlamaRerankerSpec('gguf-rerank:hf:nonsense', 'hf:nonsense'), ModelSpecError);
     assert.equal(llamaRerankerProvider.optionsSchema.safeParse({ threads: 2, contextSize: 512 }).success, true);

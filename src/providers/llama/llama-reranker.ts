@@ -40,13 +40,19 @@ export interface LlamaRerankerSettings {
 /** The parts of LlamaRankingContext that `rank` uses and that read every output of the head. */
 interface RankingInternals {
   _getEvaluationInput(query: Token[], document: Token[]): Token[];
-  _sequence: { nextTokenIndex: number; eraseContextTokenRanges(ranges: Array<{ start: number; end: number }>): Promise<void>; evaluate(tokens: Token[], options: { _noSampling: true }): AsyncIterable<Token> };
+  _sequence: {
+    nextTokenIndex: number;
+    eraseContextTokenRanges(ranges: Array<{ start: number; end: number }>): Promise<void>;
+    evaluate(tokens: Token[], options: { _noSampling: true }): AsyncIterable<Token>;
+  };
   _llamaContext: { _ctx: { getEmbedding(inputTokens: number, maxVectorSize?: number): Float64Array } };
 }
 
 function hasInternals(context: LlamaRankingContext): boolean {
   const c = context as unknown as Partial<RankingInternals>;
-  return typeof c._getEvaluationInput === 'function' && typeof c._sequence?.evaluate === 'function' && typeof c._llamaContext?._ctx?.getEmbedding === 'function';
+  return (
+    typeof c._getEvaluationInput === 'function' && typeof c._sequence?.evaluate === 'function' && typeof c._llamaContext?._ctx?.getEmbedding === 'function'
+  );
 }
 
 /** A head with several outputs: its labels, which one is relevant, and whether llama.cpp already softmaxes them (qwen3). */
@@ -79,12 +85,17 @@ export class LlamaReranker extends InProcessClassifier {
       });
     }
     const arch = String(model.fileInfo.metadata?.general?.architecture ?? '');
-    const outputLabels = (model.fileInfo.metadata as unknown as Record<string, { classifier?: { output_labels?: unknown } } | undefined>)[arch]?.classifier?.output_labels;
+    const outputLabels = (model.fileInfo.metadata as unknown as Record<string, { classifier?: { output_labels?: unknown } } | undefined>)[arch]?.classifier
+      ?.output_labels;
     const labels = Array.isArray(outputLabels) ? outputLabels.map(String) : [];
     let head: MultiOutputHead | undefined;
     if (labels.length > 1) {
       try {
-        head = { labels, relevant: positiveIndex(labels, 'relevance', settings.labels, `GGUF reranker ${settings.model}`), normalized: arch === 'qwen3' || arch === 'qwen3vl' };
+        head = {
+          labels,
+          relevant: positiveIndex(labels, 'relevance', settings.labels, `GGUF reranker ${settings.model}`),
+          normalized: arch === 'qwen3' || arch === 'qwen3vl',
+        };
       } catch (error) {
         await model.dispose();
         throw error;
@@ -95,7 +106,9 @@ export class LlamaReranker extends InProcessClassifier {
     if (head && !hasInternals(context)) {
       await context.dispose();
       await model.dispose();
-      throw new ModelFileError(`${path} has ${labels.length} outputs, and this node-llama-cpp cannot read more than the first`, { hint: 'Use the node-llama-cpp version llmkb pins, or serve the model with TEI (tei:) or vLLM (vllm-classify:).' });
+      throw new ModelFileError(`${path} has ${labels.length} outputs, and this node-llama-cpp cannot read more than the first`, {
+        hint: 'Use the node-llama-cpp version llmkb pins, or serve the model with TEI (tei:) or vLLM (vllm-classify:).',
+      });
     }
     const sha = await fileSha256(path);
     // Which output is read is part of what the scores mean.
@@ -111,7 +124,10 @@ export class LlamaReranker extends InProcessClassifier {
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
     if (request.task !== 'relevance') {
-      throw new ModelCallError(`GGUF reranker ${this.modelId} scores relevance, not ${request.task}`, { retryable: false, hint: 'For NLI use an NLI cross-encoder (onnx:, tei:, vllm-classify:) or llm-nli:<text model spec>.' });
+      throw new ModelCallError(`GGUF reranker ${this.modelId} scores relevance, not ${request.task}`, {
+        retryable: false,
+        hint: 'For NLI use an NLI cross-encoder (onnx:, tei:, vllm-classify:) or llm-nli:<text model spec>.',
+      });
     }
     return this.serially(() => this.#rank(request, options));
   }
@@ -124,7 +140,10 @@ export class LlamaReranker extends InProcessClassifier {
       options.signal?.throwIfAborted();
       const length = this.#context.calculateInputLength(pair.text, pair.textPair);
       // No silent cut: node-llama-cpp's "maxChunk" would score the best window instead of the passage.
-      if (length >= this.#context.contextSize) throw new ContextOverflowError(`pair ${i} is ${length} tokens, over the ${this.#context.contextSize}-token context of ${where} (raise "contextSize" for this model)`);
+      if (length >= this.#context.contextSize)
+        throw new ContextOverflowError(
+          `pair ${i} is ${length} tokens, over the ${this.#context.contextSize}-token context of ${where} (raise "contextSize" for this model)`,
+        );
       tokens += length;
       const p = this.#head ? await this.#headProbability(pair.text, pair.textPair, this.#head) : await this.#context.rank(pair.text, pair.textPair);
       scores.push({ relevant: relevanceScore(p, 'probability', where) });
@@ -141,7 +160,8 @@ export class LlamaReranker extends InProcessClassifier {
     await sequence.eraseContextTokenRanges([{ start: 0, end: sequence.nextTokenIndex }]);
     for await (const _token of sequence.evaluate(input, { _noSampling: true })) break;
     const values = [...internals._llamaContext._ctx.getEmbedding(input.length, 0)];
-    if (values.length !== head.labels.length) throw new ModelCallError(`GGUF reranker ${this.modelId} gave ${values.length} outputs for its ${head.labels.length} labels`, { retryable: false });
+    if (values.length !== head.labels.length)
+      throw new ModelCallError(`GGUF reranker ${this.modelId} gave ${values.length} outputs for its ${head.labels.length} labels`, { retryable: false });
     return (head.normalized ? values : softmax(values))[head.relevant]!;
   }
 

@@ -40,7 +40,8 @@ describe('LlamaModel.scoreTokens on $LLMKB_TEST_GGUF', { skip: gguf ? false : 'L
       const expected = await referenceLogprobs(reference, context, continuation);
       assert.equal(r.tokenLogprobs.length, expected.length);
       assert.ok(r.tokenLogprobs.length >= 5);
-      for (const [i, v] of r.tokenLogprobs.entries()) assert.ok(Math.abs(v - expected[i]!) < 1e-4, `token ${i} (${JSON.stringify(r.tokens[i])}): ${v} vs ${expected[i]}`);
+      for (const [i, v] of r.tokenLogprobs.entries())
+        assert.ok(Math.abs(v - expected[i]!) < 1e-4, `token ${i} (${JSON.stringify(r.tokens[i])}): ${v} vs ${expected[i]}`);
       assert.ok(Math.abs(r.logLikelihood - r.tokenLogprobs.reduce((a, b) => a + b, 0)) < 1e-9);
       // The tokens spell the continuation (the first may carry the space that joins it to the context).
       assert.equal(r.tokens.join('').trim(), continuation.trim());

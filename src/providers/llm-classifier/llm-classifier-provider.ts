@@ -24,23 +24,47 @@ const EXAMPLES = ['llm-nli:gguf:./model.gguf', 'llm-relevance:vllm:http://localh
 
 export function parseLlmClassifierSpec(spec: string, scheme: string, rest: string): LlmClassifierSpec {
   if (rest.trim() === '' || /^llm-(nli|relevance):/i.test(rest.trim())) {
-    throw new ModelSpecError(`"${spec}" names no text model to prompt`, { hint: `Write e.g. ${EXAMPLES.join(' or ')}: the text model's own spec after the first colon.` });
+    throw new ModelSpecError(`"${spec}" names no text model to prompt`, {
+      hint: `Write e.g. ${EXAMPLES.join(' or ')}: the text model's own spec after the first colon.`,
+    });
   }
   return { provider: 'llm-classifier', task: scheme === 'llm-relevance' ? 'relevance' : 'nli', model: rest.trim() };
 }
 
 type TextOptions = Omit<ModelEntryOptions, 'spec'>;
 
-export async function createLlmClassifier(spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: CreateModelContext): Promise<LlmClassifier> {
+export async function createLlmClassifier(
+  spec: LlmClassifierSpec,
+  options: ClassifierOptions & TextOptions & { spec: string },
+  context: CreateModelContext,
+): Promise<LlmClassifier> {
   if (options.task !== undefined && options.task !== spec.task) {
-    throw new ModelSpecError(`${options.spec} does ${spec.task}, but "task" says ${options.task}`, { hint: 'Use llm-nli: for NLI and llm-relevance: for relevance.' });
+    throw new ModelSpecError(`${options.spec} does ${spec.task}, but "task" says ${options.task}`, {
+      hint: 'Use llm-nli: for NLI and llm-relevance: for relevance.',
+    });
   }
-  const { task: _task, labels: _labels, scores: _scores, endpoint: _endpoint, truncate: _truncate, pairTemplate: _pairTemplate, prompt, labelWords, ...textOptions } = options;
+  const {
+    task: _task,
+    labels: _labels,
+    scores: _scores,
+    endpoint: _endpoint,
+    truncate: _truncate,
+    pairTemplate: _pairTemplate,
+    prompt,
+    labelWords,
+    ...textOptions
+  } = options;
   if (!context.createTextModel) throw new Error('llm-classifier: the model factory gives no createTextModel');
   const { LlmClassifier } = await import('./llm-classifier.js');
   const model = await context.createTextModel({ ...(textOptions as TextOptions), spec: spec.model });
   try {
-    return new LlmClassifier({ model, task: spec.task, ...(prompt === undefined ? {} : { prompt }), ...(labelWords === undefined ? {} : { labelWords }), ownsModel: true });
+    return new LlmClassifier({
+      model,
+      task: spec.task,
+      ...(prompt === undefined ? {} : { prompt }),
+      ...(labelWords === undefined ? {} : { labelWords }),
+      ownsModel: true,
+    });
   } catch (error) {
     await model.close();
     throw error;
@@ -55,5 +79,6 @@ export const llmClassifierProvider = {
   optionsSchema: classifierOptions,
   examples: EXAMPLES,
   parseSpec: (spec: string, scheme: string, rest: string): LlmClassifierSpec => parseLlmClassifierSpec(spec, scheme, rest),
-  create: (spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: CreateModelContext): Promise<LlmClassifier> => createLlmClassifier(spec, options, context),
+  create: (spec: LlmClassifierSpec, options: ClassifierOptions & TextOptions & { spec: string }, context: CreateModelContext): Promise<LlmClassifier> =>
+    createLlmClassifier(spec, options, context),
 };

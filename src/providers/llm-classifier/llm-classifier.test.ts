@@ -24,7 +24,15 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('NLI: label probabilities from the label words, renormalised over the labels', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => dist });
     try {
-      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
+      const text = new OpenAICompatibleModel({
+        baseURLs: [server.baseURL],
+        model: 'llama',
+        api: 'completions',
+        echo: true,
+        topLogprobs: 5,
+        flavor: 'vllm',
+        concurrency: 4,
+      });
       const c = new LlmClassifier({ model: text, task: 'nli' });
       const r = await c.classify({ task: 'nli', pairs: [{ text: 'Paris is in France.', textPair: 'Paris is in Europe.' }] });
       // entailment = 0.6, contradiction = 0.2, neutral = 0.1; "The" is no label: renormalised over 0.9.
@@ -32,7 +40,10 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
       assert.ok(close(r.scores[0]!.contradiction!, 0.2 / 0.9));
       assert.ok(close(r.scores[0]!.neutral!, 0.1 / 0.9));
       const body = server.requests[0]!.body;
-      assert.equal(body.prompt, 'Premise: Paris is in France.\nHypothesis: Paris is in Europe.\nQuestion: Does the premise entail the hypothesis? Answer Yes, No or Maybe.\nAnswer:');
+      assert.equal(
+        body.prompt,
+        'Premise: Paris is in France.\nHypothesis: Paris is in Europe.\nQuestion: Does the premise entail the hypothesis? Answer Yes, No or Maybe.\nAnswer:',
+      );
       assert.equal(body.max_tokens, 1);
       assert.equal(body.logprobs, 5);
     } finally {
@@ -43,10 +54,21 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('relevance: Yes / (Yes + No); through the executor, cached per pair; a 503 retried by the inner executor', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => dist, fault: (i) => (i === 0 ? { kind: 'status', status: 503 } : undefined) });
     try {
-      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
+      const text = new OpenAICompatibleModel({
+        baseURLs: [server.baseURL],
+        model: 'llama',
+        api: 'completions',
+        echo: true,
+        topLogprobs: 5,
+        flavor: 'vllm',
+        concurrency: 4,
+      });
       const inner = new ModelExecutor(text, { cache: null, baseBackoffMs: 1, maxBackoffMs: 2 });
       const ex = new ModelExecutor(new LlmClassifier({ model: inner, task: 'relevance' }), { cache: new CallCache(openDatabase(':memory:')) });
-      const pairs = [{ text: 'q', textPair: 'p1' }, { text: 'q', textPair: 'p2' }];
+      const pairs = [
+        { text: 'q', textPair: 'p1' },
+        { text: 'q', textPair: 'p2' },
+      ];
       const r = await ex.classify({ task: 'relevance', pairs });
       assert.ok(close(r.value.scores[0]!.relevant!, 0.6 / 0.8));
       assert.equal(inner.accounting.retries, 1);
@@ -61,8 +83,19 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   it('no label word among the returned tokens: a clear error, not a made-up score', async () => {
     const server = await startOpenAICompatibleServer({ nextToken: () => ({ ' The': 0.7, ' A': 0.3 }) });
     try {
-      const text = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'llama', api: 'completions', echo: true, topLogprobs: 5, flavor: 'vllm', concurrency: 4 });
-      await assert.rejects(new LlmClassifier({ model: text, task: 'nli' }).classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && /none of the label words/.test(e.message) && !e.retryable);
+      const text = new OpenAICompatibleModel({
+        baseURLs: [server.baseURL],
+        model: 'llama',
+        api: 'completions',
+        echo: true,
+        topLogprobs: 5,
+        flavor: 'vllm',
+        concurrency: 4,
+      });
+      await assert.rejects(
+        new LlmClassifier({ model: text, task: 'nli' }).classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }),
+        (e: unknown) => e instanceof ModelCallError && /none of the label words/.test(e.message) && !e.retryable,
+      );
       assert.throws(() => new LlmClassifier({ model: text, task: 'nli', labelWords: { entailment: ['Yes'], neutral: ['Maybe'] } }), /contradiction/);
     } finally {
       await server.close();
@@ -70,7 +103,11 @@ describe('LlmClassifier over a server model (vLLM /v1/completions top logprobs)'
   });
 
   it('spec: llm-nli: / llm-relevance: then the text model spec; the cache identity carries prompt and label words', async () => {
-    assert.deepEqual(parseLlmClassifierSpec('llm-nli:gguf:./m.gguf', 'llm-nli', 'gguf:./m.gguf'), { provider: 'llm-classifier', task: 'nli', model: 'gguf:./m.gguf' });
+    assert.deepEqual(parseLlmClassifierSpec('llm-nli:gguf:./m.gguf', 'llm-nli', 'gguf:./m.gguf'), {
+      provider: 'llm-classifier',
+      task: 'nli',
+      model: 'gguf:./m.gguf',
+    });
     assert.equal(parseLlmClassifierSpec('x', 'llm-relevance', 'vllm:http://h/v1/m').task, 'relevance');
     assert.throws(() => parseLlmClassifierSpec('llm-nli:', 'llm-nli', ''), ModelSpecError);
     const server = await startOpenAICompatibleServer({ nextToken: () => dist });
@@ -108,7 +145,10 @@ describe('LlmClassifier over $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TE
 
   /** The model's full next-token distribution after `prompt`, read in a fresh context. */
   async function nextTokenDistribution(prompt: string): Promise<Map<Token, number>> {
-    const tokens = reference.tokens.bos !== null && reference.tokens.shouldPrependBosToken ? [reference.tokens.bos, ...reference.tokenize(prompt, false)] : reference.tokenize(prompt, false);
+    const tokens =
+      reference.tokens.bos !== null && reference.tokens.shouldPrependBosToken
+        ? [reference.tokens.bos, ...reference.tokenize(prompt, false)]
+        : reference.tokenize(prompt, false);
     const context = await reference.createContext({ contextSize: 512, threads: 1 });
     try {
       for await (const r of context.getSequence().evaluateWithMetadata(tokens, { probabilities: true }, { temperature: 0 })) return r.probabilities;
@@ -118,9 +158,12 @@ describe('LlmClassifier over $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TE
     }
   }
 
-  it('scores are the label words\' probabilities under the model, renormalised over the labels', async () => {
+  it("scores are the label words' probabilities under the model, renormalised over the labels", async () => {
     const c = new LlmClassifier({ model: provider, task: 'nli', labelWords });
-    const pairs = [{ text: 'Lily went to the park.', textPair: 'Lily was at the park.' }, { text: 'Tom has a red ball.', textPair: 'Tom has no ball.' }];
+    const pairs = [
+      { text: 'Lily went to the park.', textPair: 'Lily was at the park.' },
+      { text: 'Tom has a red ball.', textPair: 'Tom has no ball.' },
+    ];
     const r = await c.classify({ task: 'nli', pairs });
     for (const [i, pair] of pairs.entries()) {
       const dist = await nextTokenDistribution(c.promptFor(pair));
@@ -128,12 +171,16 @@ describe('LlmClassifier over $LLMKB_TEST_GGUF', { skip: gguf ? false : 'LLMKB_TE
       const m = { entailment: mass(labelWords.entailment), neutral: mass(labelWords.neutral), contradiction: mass(labelWords.contradiction) };
       const total = m.entailment + m.neutral + m.contradiction;
       assert.ok(total > 0 && total < 1, `label mass ${total}`);
-      for (const label of ['entailment', 'neutral', 'contradiction'] as const) assert.ok(close(r.scores[i]![label]!, m[label] / total, 1e-4), `${label}: ${r.scores[i]![label]} vs ${m[label] / total}`);
+      for (const label of ['entailment', 'neutral', 'contradiction'] as const)
+        assert.ok(close(r.scores[i]![label]!, m[label] / total, 1e-4), `${label}: ${r.scores[i]![label]} vs ${m[label] / total}`);
       assert.ok(close(r.scores[i]!.entailment! + r.scores[i]!.neutral! + r.scores[i]!.contradiction!, 1, 1e-9));
     }
   });
 
   it('the default Yes/No/Maybe words are not tokens of stories260K: a clear error', async () => {
-    await assert.rejects(new LlmClassifier({ model: provider, task: 'nli' }).classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && /none of the label words/.test(e.message));
+    await assert.rejects(
+      new LlmClassifier({ model: provider, task: 'nli' }).classify({ task: 'nli', pairs: [{ text: 'a', textPair: 'b' }] }),
+      (e: unknown) => e instanceof ModelCallError && /none of the label words/.test(e.message),
+    );
   });
 });

@@ -66,12 +66,18 @@ export class LlmClassifier extends ClassifierBase {
     const prompt = settings.prompt ?? LLM_CLASSIFIER_PROMPTS[settings.task];
     const labelWords = settings.labelWords ?? LLM_CLASSIFIER_LABEL_WORDS[settings.task];
     const required = settings.task === 'nli' ? ['entailment', 'neutral', 'contradiction'] : ['relevant'];
-    const missing = required.filter((l) => !(labelWords[l]?.length));
+    const missing = required.filter((l) => !labelWords[l]?.length);
     if (missing.length > 0 || Object.keys(labelWords).length < 2) {
-      throw new ModelCallError(`llm classifier for ${settings.task}: label words must name ${required.join(', ')}${settings.task === 'relevance' ? ' and at least one alternative' : ''} (missing ${missing.join(', ') || 'an alternative'})`, { retryable: false, hint: 'Fix "labelWords" for this model in llmkb.config.json.' });
+      throw new ModelCallError(
+        `llm classifier for ${settings.task}: label words must name ${required.join(', ')}${settings.task === 'relevance' ? ' and at least one alternative' : ''} (missing ${missing.join(', ') || 'an alternative'})`,
+        { retryable: false, hint: 'Fix "labelWords" for this model in llmkb.config.json.' },
+      );
     }
     const asChat = settings.asChat ?? false;
-    const recipe = createHash('sha256').update(JSON.stringify([prompt, Object.entries(labelWords).sort(), asChat])).digest('hex').slice(0, 16);
+    const recipe = createHash('sha256')
+      .update(JSON.stringify([prompt, Object.entries(labelWords).sort(), asChat]))
+      .digest('hex')
+      .slice(0, 16);
     super({
       modelId: text.modelId,
       tasks: [settings.task],
@@ -96,7 +102,9 @@ export class LlmClassifier extends ClassifierBase {
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
     options.signal?.throwIfAborted();
-    const results = await Promise.all(request.pairs.map((pair) => this.#executor.nextTokenLogprobs({ prompt: this.promptFor(pair), candidates: this.#candidates, asChat: this.#asChat })));
+    const results = await Promise.all(
+      request.pairs.map((pair) => this.#executor.nextTokenLogprobs({ prompt: this.promptFor(pair), candidates: this.#candidates, asChat: this.#asChat })),
+    );
     const usage = { promptTokens: 0, completionTokens: 0, evaluatedTokens: 0 };
     const scores = results.map((r, i) => {
       if (!r.cached) {
@@ -117,10 +125,13 @@ export class LlmClassifier extends ClassifierBase {
     });
     const total = logSumExp(perLabel.map(([, lp]) => lp));
     if (total === Number.NEGATIVE_INFINITY) {
-      throw new ModelCallError(`${this.modelId} gave none of the label words ${this.#candidates.join(', ')} as a next token after the ${this.#task} prompt for ${JSON.stringify(pair.textPair.slice(0, 60))}`, {
-        retryable: false,
-        hint: `Give this model's config entry words it has as single tokens, per label: "labelWords": ${JSON.stringify(Object.fromEntries(Object.keys(this.#labelWords).map((l) => [l, ['...']])))} (docs/models.md); or a prompt that ends where the answer word comes, or a larger "topLogprobs" for a server model.`,
-      });
+      throw new ModelCallError(
+        `${this.modelId} gave none of the label words ${this.#candidates.join(', ')} as a next token after the ${this.#task} prompt for ${JSON.stringify(pair.textPair.slice(0, 60))}`,
+        {
+          retryable: false,
+          hint: `Give this model's config entry words it has as single tokens, per label: "labelWords": ${JSON.stringify(Object.fromEntries(Object.keys(this.#labelWords).map((l) => [l, ['...']])))} (docs/models.md); or a prompt that ends where the answer word comes, or a larger "topLogprobs" for a server model.`,
+        },
+      );
     }
     const out: Record<string, number> = {};
     for (const [label, lp] of perLabel) out[label] = Math.exp(lp - total);

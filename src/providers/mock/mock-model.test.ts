@@ -20,18 +20,26 @@ function repliesFile(lines: unknown[]): string {
 }
 
 describe('mock: scripted models', () => {
-  it('sampled calls get one of the rule\'s samples, picked by the draw\'s seed; greedy calls get the reply', async () => {
+  it("sampled calls get one of the rule's samples, picked by the draw's seed; greedy calls get the reply", async () => {
     const samples = [' alpha', ' beta', ' gamma', ' delta'];
     const model = new MockModel({ replies: [{ default: true, reply: ' greedy', samples }] });
-    const draw = async (seed: number, sample: number) => (await model.complete({ prompt: 'q', maxTokens: 5, sampling: { temperature: 1, topP: 0.9, seed, sample } })).text;
+    const draw = async (seed: number, sample: number) =>
+      (await model.complete({ prompt: 'q', maxTokens: 5, sampling: { temperature: 1, topP: 0.9, seed, sample } })).text;
     assert.equal((await model.complete({ prompt: 'q', maxTokens: 5 })).text, ' greedy');
     const texts = await Promise.all(Array.from({ length: 12 }, (_, i) => draw(1000 + i, i)));
-    assert.ok(texts.every((t) => samples.includes(t)), texts.join('|'));
+    assert.ok(
+      texts.every((t) => samples.includes(t)),
+      texts.join('|'),
+    );
     assert.ok(new Set(texts).size >= 3, `draws differ: ${texts.join('|')}`);
     assert.deepEqual(await Promise.all(Array.from({ length: 12 }, (_, i) => draw(1000 + i, i))), texts, 'same seed, same text');
     assert.deepEqual(model.calls[1]!.sampling, { temperature: 1, topP: 0.9, seed: 1000, sample: 0 }, 'a responder function sees the sampling settings');
     const only = new MockModel({ replies: [{ default: true, reply: ' greedy' }] });
-    assert.equal((await only.complete({ prompt: 'q', maxTokens: 5, sampling: { temperature: 1, topP: 0.9, seed: 3, sample: 0 } })).text, ' greedy', 'no samples: the reply');
+    assert.equal(
+      (await only.complete({ prompt: 'q', maxTokens: 5, sampling: { temperature: 1, topP: 0.9, seed: 3, sample: 0 } })).text,
+      ' greedy',
+      'no samples: the reply',
+    );
     const file = repliesFile([{ default: true, samples: [' x', ' y'] }]);
     const fromFile = (await createLanguageModel(`mock:${file}`, { cacheDir: tmpdir() })) as MockModel;
     assert.match((await fromFile.complete({ prompt: 'q', maxTokens: 5, sampling: { temperature: 1, topP: 0.9, seed: 9, sample: 0 } })).text, /^ [xy]$/);
@@ -62,11 +70,17 @@ describe('mock: scripted models', () => {
     const model = new MockModel({ replies: [{ contains: 'MCQ', logprobs: { A: -0.1, B: -2.5 } }] });
     const lp = await model.nextTokenLogprobs!({ prompt: 'an MCQ', candidates: ['A', 'B', 'C'] });
     assert.deepEqual(lp.logprobs, { A: -0.1, B: -2.5, C: null });
-    await assert.rejects(model.complete({ prompt: 'nothing matches', maxTokens: 3 }), (e: unknown) => e instanceof ModelCallError && !e.retryable && /no scripted reply matches/.test(e.message));
+    await assert.rejects(
+      model.complete({ prompt: 'nothing matches', maxTokens: 3 }),
+      (e: unknown) => e instanceof ModelCallError && !e.retryable && /no scripted reply matches/.test(e.message),
+    );
   });
 
-  it('runs from a replies file through the executor: cached by the rules\' hash, text generation only', async () => {
-    const file = repliesFile([{ contains: 'France', reply: ' Paris' }, { default: true, reply: ' unsure' }]);
+  it("runs from a replies file through the executor: cached by the rules' hash, text generation only", async () => {
+    const file = repliesFile([
+      { contains: 'France', reply: ' Paris' },
+      { default: true, reply: ' unsure' },
+    ]);
     assert.deepEqual(parseModelSpec(`mock:${file}`), { provider: 'mock', file });
     const model = await createLanguageModel(`mock:${file}`, { cacheDir: tmpdir() });
     assert.match(model.cacheIdentity, /^mock:sha256=[0-9a-f]{64}$/);
@@ -80,9 +94,24 @@ describe('mock: scripted models', () => {
   });
 
   it('refuses a bad replies file naming the line and field, and a spec without a file', async () => {
-    await assert.rejects(createLanguageModel(`mock:${repliesFile([{ default: true, reply: ' a' }, { contains: 'x' }])}`, { cacheDir: tmpdir() }), (e: unknown) => e instanceof InputFileError && e.line === 2 && /"reply", "samples" or "logprobs"/.test(e.message));
-    await assert.rejects(createLanguageModel(`mock:${repliesFile([{ regex: '(', reply: 'x' }])}`, { cacheDir: tmpdir() }), (e: unknown) => e instanceof InputFileError && e.line === 1 && e.field === 'regex');
-    await assert.rejects(createLanguageModel(`mock:${repliesFile([{ default: true, reply: 'a' }, { default: true, reply: 'b' }])}`, { cacheDir: tmpdir() }), /2 default rules/);
+    await assert.rejects(
+      createLanguageModel(`mock:${repliesFile([{ default: true, reply: ' a' }, { contains: 'x' }])}`, { cacheDir: tmpdir() }),
+      (e: unknown) => e instanceof InputFileError && e.line === 2 && /"reply", "samples" or "logprobs"/.test(e.message),
+    );
+    await assert.rejects(
+      createLanguageModel(`mock:${repliesFile([{ regex: '(', reply: 'x' }])}`, { cacheDir: tmpdir() }),
+      (e: unknown) => e instanceof InputFileError && e.line === 1 && e.field === 'regex',
+    );
+    await assert.rejects(
+      createLanguageModel(
+        `mock:${repliesFile([
+          { default: true, reply: 'a' },
+          { default: true, reply: 'b' },
+        ])}`,
+        { cacheDir: tmpdir() },
+      ),
+      /2 default rules/,
+    );
     assert.throws(() => parseModelSpec('mock:'), ModelSpecError);
   });
 });

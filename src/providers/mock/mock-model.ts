@@ -115,12 +115,22 @@ export class MockModel implements TextGenerationModel {
     } else {
       const rules = settings.replies.map((r) => ({ ...r, re: r.regex === undefined ? undefined : new RegExp(r.regex, r.flags) }));
       this.#respond = (call) => {
-        const rule = rules.find((r) => !r.default && (r.prompt === undefined || r.prompt === call.prompt) && (r.contains === undefined || call.prompt.includes(r.contains)) && (r.re === undefined || r.re.test(call.prompt))) ?? rules.find((r) => r.default);
+        const rule =
+          rules.find(
+            (r) =>
+              !r.default &&
+              (r.prompt === undefined || r.prompt === call.prompt) &&
+              (r.contains === undefined || call.prompt.includes(r.contains)) &&
+              (r.re === undefined || r.re.test(call.prompt)),
+          ) ?? rules.find((r) => r.default);
         if (!rule) {
-          throw new ModelCallError(`${this.modelId}: no scripted reply matches the prompt ${JSON.stringify(call.prompt.length > 120 ? `${call.prompt.slice(0, 120)}…` : call.prompt)}`, {
-            retryable: false,
-            hint: 'Add a rule that matches it, or a {"default": true, "reply": "..."} line, to the replies file.',
-          });
+          throw new ModelCallError(
+            `${this.modelId}: no scripted reply matches the prompt ${JSON.stringify(call.prompt.length > 120 ? `${call.prompt.slice(0, 120)}…` : call.prompt)}`,
+            {
+              retryable: false,
+              hint: 'Add a rule that matches it, or a {"default": true, "reply": "..."} line, to the replies file.',
+            },
+          );
         }
         const reply = call.sampling && rule.samples?.length ? rule.samples[sampleIndex(call.sampling, rule.samples.length)] : rule.reply;
         return { ...(reply === undefined ? {} : { reply }), ...(rule.logprobs === undefined ? {} : { logprobs: rule.logprobs }) };
@@ -140,7 +150,11 @@ export class MockModel implements TextGenerationModel {
   #generate(call: MockCall, maxTokens: number, stop: string[] | undefined, options: CallOptions): CompletionResult {
     options.signal?.throwIfAborted();
     const { reply } = this.#answer(call);
-    if (reply === undefined) throw new ModelCallError(`${this.modelId}: the matching rule has no "reply" (only ${call.sampling ? '"logprobs", and no "samples" for this sampled call' : '"logprobs"'})`, { retryable: false, hint: call.sampling ? 'Give the rule "samples" (or a "reply").' : 'Give the rule a "reply".' });
+    if (reply === undefined)
+      throw new ModelCallError(
+        `${this.modelId}: the matching rule has no "reply" (only ${call.sampling ? '"logprobs", and no "samples" for this sampled call' : '"logprobs"'})`,
+        { retryable: false, hint: call.sampling ? 'Give the rule "samples" (or a "reply").' : 'Give the rule a "reply".' },
+      );
     const tokens = words(reply);
     const kept = tokens.slice(0, maxTokens).join('');
     const cut = cutAtStop(kept, stop);
@@ -149,18 +163,36 @@ export class MockModel implements TextGenerationModel {
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
-    return this.#generate({ kind: 'complete', prompt: request.prompt, ...(request.sampling ? { sampling: request.sampling } : {}) }, request.maxTokens, request.stop, options);
+    return this.#generate(
+      { kind: 'complete', prompt: request.prompt, ...(request.sampling ? { sampling: request.sampling } : {}) },
+      request.maxTokens,
+      request.stop,
+      options,
+    );
   }
 
   async chat(request: ChatRequest, options: CallOptions = {}): Promise<CompletionResult> {
-    return this.#generate({ kind: 'chat', prompt: request.messages.map((m) => m.content).join('\n'), messages: request.messages, ...(request.sampling ? { sampling: request.sampling } : {}) }, request.maxTokens, request.stop, options);
+    return this.#generate(
+      {
+        kind: 'chat',
+        prompt: request.messages.map((m) => m.content).join('\n'),
+        messages: request.messages,
+        ...(request.sampling ? { sampling: request.sampling } : {}),
+      },
+      request.maxTokens,
+      request.stop,
+      options,
+    );
   }
 
   async #nextTokenLogprobs(request: NextTokenLogprobsRequest, options: CallOptions = {}): Promise<NextTokenLogprobsResult> {
     options.signal?.throwIfAborted();
     const { logprobs } = this.#answer({ kind: 'nextTokenLogprobs', prompt: request.prompt, candidates: request.candidates });
     if (logprobs === undefined) {
-      throw new ModelCallError(`${this.modelId}: the matching rule has no "logprobs" for a next-token log-probability call`, { retryable: false, hint: 'Give the rule "logprobs": {"A": -0.1, ...}, or answer MCQs with --mode generate.' });
+      throw new ModelCallError(`${this.modelId}: the matching rule has no "logprobs" for a next-token log-probability call`, {
+        retryable: false,
+        hint: 'Give the rule "logprobs": {"A": -0.1, ...}, or answer MCQs with --mode generate.',
+      });
     }
     return { logprobs: Object.fromEntries(request.candidates.map((c) => [c, logprobs[c] ?? null])), usage: usageOf(request.prompt, 0) };
   }

@@ -37,21 +37,34 @@ export const mockRuleSchema: z.ZodType<MockRule> = z
         }
       }, 'not a valid regular expression')
       .optional(),
-    flags: z.string().regex(/^[dgimsuvy]*$/, 'not regular-expression flags').optional(),
+    flags: z
+      .string()
+      .regex(/^[dgimsuvy]*$/, 'not regular-expression flags')
+      .optional(),
     default: z.boolean().optional(),
     reply: z.string().optional(),
     samples: z.array(z.string()).min(1).optional(),
     logprobs: z.record(z.string(), z.number().max(0)).optional(),
   })
   .strict()
-  .refine((r) => r.prompt !== undefined || r.contains !== undefined || r.regex !== undefined || r.default === true, 'a rule needs "prompt", "contains", "regex" or "default": true')
+  .refine(
+    (r) => r.prompt !== undefined || r.contains !== undefined || r.regex !== undefined || r.default === true,
+    'a rule needs "prompt", "contains", "regex" or "default": true',
+  )
   .refine((r) => r.reply !== undefined || r.logprobs !== undefined || r.samples !== undefined, 'a rule needs "reply", "samples" or "logprobs"');
 
 /** The rules of a replies file; errors name the file, line and field. */
 export function readMockReplies(file: string): MockRule[] {
   const rules = readJsonl(file, mockRuleSchema, 'reply rule');
   const defaults = rules.flatMap((r, i) => (r.default ? [i] : []));
-  if (defaults.length > 1) throw new InputFileError(file, undefined, 'default', `${defaults.length} default rules`, 'Keep one {"default": true, ...} line: only the first could ever answer.');
+  if (defaults.length > 1)
+    throw new InputFileError(
+      file,
+      undefined,
+      'default',
+      `${defaults.length} default rules`,
+      'Keep one {"default": true, ...} line: only the first could ever answer.',
+    );
   return rules;
 }
 
@@ -64,7 +77,10 @@ export const mockProvider: ModelProvider<MockSpec, z.infer<typeof mockOptions>> 
   optionsSchema: mockOptions,
   examples: ['mock:./replies.jsonl'],
   parseSpec(spec, _scheme, rest) {
-    if (rest.trim() === '') throw new ModelSpecError(`"${spec}" names no replies file`, { hint: 'Write mock:PATH, e.g. mock:./replies.jsonl (one {"contains": "...", "reply": "..."} rule per line; docs/models.md, "Scripted models").' });
+    if (rest.trim() === '')
+      throw new ModelSpecError(`"${spec}" names no replies file`, {
+        hint: 'Write mock:PATH, e.g. mock:./replies.jsonl (one {"contains": "...", "reply": "..."} rule per line; docs/models.md, "Scripted models").',
+      });
     return { provider: 'mock', file: rest };
   },
   localPathSchemes: ['mock'],

@@ -24,7 +24,11 @@ const EMBEDDINGS = Array.from({ length: 4 + WORDS.length }, (_, i) => [Math.sin(
 const nliWeights: TinyClassifierWeights = {
   words: WORDS,
   embeddings: EMBEDDINGS,
-  weights: [[1.5, -1, 0.5], [0.2, 0.9, -0.7], [2, 0.1, -1.2]],
+  weights: [
+    [1.5, -1, 0.5],
+    [0.2, 0.9, -0.7],
+    [2, 0.1, -1.2],
+  ],
   bias: [0.1, -0.2, 0.05],
   // DeBERTa-v3 NLI cross-encoders' order: contradiction, entailment, neutral.
   labels: ['contradiction', 'entailment', 'neutral'],
@@ -38,7 +42,11 @@ describe('onnx: classifiers through transformers.js', () => {
   const rankerFolder = writeTinyClassifier(join(root, 'tiny-ranker'), rankerWeights);
 
   it('NLI: label probabilities are the softmax of the logits computed by hand from the weights, mapped by id2label', async () => {
-    const model = requireKind(await createScorerModel({ spec: `onnx:${nliFolder}`, task: 'nli' }, { cacheDir: root }), 'classification', 'nli') as ClassificationModel;
+    const model = requireKind(
+      await createScorerModel({ spec: `onnx:${nliFolder}`, task: 'nli' }, { cacheDir: root }),
+      'classification',
+      'nli',
+    ) as ClassificationModel;
     try {
       assert.equal(model.provider, 'onnx');
       assert.deepEqual(model.tasks, ['nli']);
@@ -53,7 +61,10 @@ describe('onnx: classifiers through transformers.js', () => {
       for (const [i, p] of pairs.entries()) {
         const [contradiction, entailment, neutral] = softmax(tinyClassifierLogits(nliWeights, p.text, p.textPair));
         const s = r.scores[i]!;
-        assert.ok(close(s.entailment!, entailment!) && close(s.neutral!, neutral!) && close(s.contradiction!, contradiction!), `pair ${i}: ${JSON.stringify(s)} vs ${[entailment, neutral, contradiction].join(', ')}`);
+        assert.ok(
+          close(s.entailment!, entailment!) && close(s.neutral!, neutral!) && close(s.contradiction!, contradiction!),
+          `pair ${i}: ${JSON.stringify(s)} vs ${[entailment, neutral, contradiction].join(', ')}`,
+        );
         assert.ok(close(s.entailment! + s.neutral! + s.contradiction!, 1));
       }
       const tokens = pairs.reduce((n, p) => n + tinyClassifierIds(nliWeights, p.text, p.textPair).length, 0);
@@ -77,7 +88,8 @@ describe('onnx: classifiers through transformers.js', () => {
         { text: 'capital of france', textPair: 'Berlin is in Germany' },
       ];
       const r = await ex.classify({ task: 'relevance', pairs });
-      for (const [i, p] of pairs.entries()) assert.ok(close(r.value.scores[i]!.relevant!, sigmoid(tinyClassifierLogits(rankerWeights, p.text, p.textPair)[0]!)), `pair ${i}`);
+      for (const [i, p] of pairs.entries())
+        assert.ok(close(r.value.scores[i]!.relevant!, sigmoid(tinyClassifierLogits(rankerWeights, p.text, p.textPair)[0]!)), `pair ${i}`);
       assert.notEqual(r.value.scores[0]!.relevant, r.value.scores[1]!.relevant);
       assert.equal((await ex.classify({ task: 'relevance', pairs })).cached, true);
       await assert.rejects((model as ClassificationModel).classify({ task: 'nli', pairs }), /does relevance, not nli/);
@@ -88,8 +100,14 @@ describe('onnx: classifiers through transformers.js', () => {
 
   it('LABEL_n names need the "labels" map for NLI; a multi-label model is refused for relevance; both at start-up', async () => {
     const folder = writeTinyClassifier(join(root, 'tiny-label-n'), { ...nliWeights, labels: ['LABEL_0', 'LABEL_1', 'LABEL_2'] });
-    await assert.rejects(createScorerModel({ spec: `onnx:${folder}`, task: 'nli' }, { cacheDir: root }), (e: unknown) => e instanceof Error && /LABEL_0/.test(e.message) && /"labels"/.test((e as { hint?: string }).hint ?? ''));
-    const mapped = await createScorerModel({ spec: `onnx:${folder}`, task: 'nli', labels: { LABEL_0: 'contradiction', LABEL_1: 'entailment', LABEL_2: 'neutral' } }, { cacheDir: root });
+    await assert.rejects(
+      createScorerModel({ spec: `onnx:${folder}`, task: 'nli' }, { cacheDir: root }),
+      (e: unknown) => e instanceof Error && /LABEL_0/.test(e.message) && /"labels"/.test((e as { hint?: string }).hint ?? ''),
+    );
+    const mapped = await createScorerModel(
+      { spec: `onnx:${folder}`, task: 'nli', labels: { LABEL_0: 'contradiction', LABEL_1: 'entailment', LABEL_2: 'neutral' } },
+      { cacheDir: root },
+    );
     try {
       const r = await (mapped as ClassificationModel).classify({ task: 'nli', pairs: [{ text: 'paris', textPair: 'france' }] });
       assert.ok(close(r.scores[0]!.entailment!, softmax(tinyClassifierLogits(nliWeights, 'paris', 'france'))[1]!));
@@ -97,18 +115,36 @@ describe('onnx: classifiers through transformers.js', () => {
     } finally {
       await mapped.close();
     }
-    await assert.rejects(createScorerModel(`onnx:${nliFolder}`, { cacheDir: root }), (e: unknown) => e instanceof ModelSpecError && /none of them is the "relevant" class/.test(e.message) && /"labels"/.test(e.hint ?? ''));
+    await assert.rejects(
+      createScorerModel(`onnx:${nliFolder}`, { cacheDir: root }),
+      (e: unknown) => e instanceof ModelSpecError && /none of them is the "relevant" class/.test(e.message) && /"labels"/.test(e.hint ?? ''),
+    );
   });
 
   it('relevance of a two-logit model (monoBERT): softmax, the output the labels map names; coherence of one text, no pair', async () => {
-    const twoLogit = { ...rankerWeights, weights: rankerWeights.weights.map((row) => [-row[0]!, 0.5 * row[0]! + 0.1]), bias: [0.2, -0.1], labels: ['LABEL_0', 'LABEL_1'] };
+    const twoLogit = {
+      ...rankerWeights,
+      weights: rankerWeights.weights.map((row) => [-row[0]!, 0.5 * row[0]! + 0.1]),
+      bias: [0.2, -0.1],
+      labels: ['LABEL_0', 'LABEL_1'],
+    };
     const folder = writeTinyClassifier(join(root, 'tiny-monobert'), twoLogit);
-    await assert.rejects(createScorerModel({ spec: `onnx:${folder}`, task: 'relevance' }, { cacheDir: root }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
-    const model = (await createScorerModel({ spec: `onnx:${folder}`, task: 'relevance', labels: { LABEL_1: 'relevant' } }, { cacheDir: root })) as ClassificationModel;
+    await assert.rejects(
+      createScorerModel({ spec: `onnx:${folder}`, task: 'relevance' }, { cacheDir: root }),
+      (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''),
+    );
+    const model = (await createScorerModel(
+      { spec: `onnx:${folder}`, task: 'relevance', labels: { LABEL_1: 'relevant' } },
+      { cacheDir: root },
+    )) as ClassificationModel;
     try {
-      const pairs = [{ text: 'capital of france', textPair: 'Paris is the capital of France' }, { text: 'capital of france', textPair: 'Berlin is in Germany' }];
+      const pairs = [
+        { text: 'capital of france', textPair: 'Paris is the capital of France' },
+        { text: 'capital of france', textPair: 'Berlin is in Germany' },
+      ];
       const r = await model.classify({ task: 'relevance', pairs });
-      for (const [i, p] of pairs.entries()) assert.ok(close(r.scores[i]!.relevant!, softmax(tinyClassifierLogits(twoLogit, p.text, p.textPair))[1]!), `pair ${i}`);
+      for (const [i, p] of pairs.entries())
+        assert.ok(close(r.scores[i]!.relevant!, softmax(tinyClassifierLogits(twoLogit, p.text, p.textPair))[1]!), `pair ${i}`);
       assert.match(model.cacheIdentity, /:labels=\[\["LABEL_1","relevant"\]\]/);
     } finally {
       await model.close();
@@ -119,7 +155,11 @@ describe('onnx: classifiers through transformers.js', () => {
       const texts = ['Paris is the capital. Paris is in France.', 'Berlin'];
       const r = await coherence.classify({ task: 'coherence', pairs: texts.map((text) => ({ text, textPair: '' })) });
       for (const [i, text] of texts.entries()) assert.ok(close(r.scores[i]!.coherent!, sigmoid(tinyClassifierLogits(rankerWeights, text)[0]!)), `text ${i}`);
-      assert.equal(r.usage.promptTokens, texts.reduce((n, t) => n + tinyClassifierIds(rankerWeights, t).length, 0), 'one segment each: [CLS] text [SEP]');
+      assert.equal(
+        r.usage.promptTokens,
+        texts.reduce((n, t) => n + tinyClassifierIds(rankerWeights, t).length, 0),
+        'one segment each: [CLS] text [SEP]',
+      );
     } finally {
       await coherence.close();
     }
@@ -144,7 +184,10 @@ describe('onnx: classifiers through transformers.js', () => {
   });
 
   it('a folder without the model files, a changed model file, options that do not apply, a missing package', async () => {
-    await assert.rejects(createScorerModel(`onnx:${join(root, 'nowhere')}`, { cacheDir: root }), (e: unknown) => e instanceof ModelFileError && /config\.json is missing/.test(e.message));
+    await assert.rejects(
+      createScorerModel(`onnx:${join(root, 'nowhere')}`, { cacheDir: root }),
+      (e: unknown) => e instanceof ModelFileError && /config\.json is missing/.test(e.message),
+    );
     assert.throws(() => parseOnnxSpec('onnx:', ''), ModelSpecError);
     assert.deepEqual(parseOnnxSpec('onnx:./m', './m'), { provider: 'onnx', folder: './m' });
     assert.equal(onnxProvider.optionsSchema.safeParse({ task: 'nli', labels: { LABEL_0: 'entailment' }, truncate: true }).success, true);
@@ -157,9 +200,15 @@ describe('onnx: classifiers through transformers.js', () => {
     await changed.close();
     assert.notEqual(before.cacheIdentity, changed.cacheIdentity);
     writeFileSync(join(copy, 'onnx', 'model.onnx'), 'not a model');
-    await assert.rejects(OnnxClassifier.load({ folder: copy, modelId: 'r', task: 'relevance' }), (e: unknown) => e instanceof ModelFileError && /could not load/.test(e.message));
+    await assert.rejects(
+      OnnxClassifier.load({ folder: copy, modelId: 'r', task: 'relevance' }),
+      (e: unknown) => e instanceof ModelFileError && /could not load/.test(e.message),
+    );
 
     const missing = Object.assign(new Error("Cannot find package '@huggingface/transformers'"), { code: 'ERR_MODULE_NOT_FOUND' });
-    await assert.rejects(importTransformers(() => Promise.reject(missing)), (e: unknown) => e instanceof UnsupportedCapabilityError && /npm install @huggingface\/transformers/.test(e.hint ?? ''));
+    await assert.rejects(
+      importTransformers(() => Promise.reject(missing)),
+      (e: unknown) => e instanceof UnsupportedCapabilityError && /npm install @huggingface\/transformers/.test(e.hint ?? ''),
+    );
   });
 });

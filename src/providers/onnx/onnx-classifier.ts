@@ -43,7 +43,10 @@ interface TransformersTensor {
   dims: number[];
   data: ArrayLike<number | bigint>;
 }
-type Tokenizer = ((text: string[], options: { text_pair?: string[]; padding: boolean; truncation: boolean }) => { input_ids: TransformersTensor; attention_mask: TransformersTensor }) & { model_max_length?: number };
+type Tokenizer = ((
+  text: string[],
+  options: { text_pair?: string[]; padding: boolean; truncation: boolean },
+) => { input_ids: TransformersTensor; attention_mask: TransformersTensor }) & { model_max_length?: number };
 interface SequenceClassifier {
   (inputs: Record<string, unknown>): Promise<{ logits: TransformersTensor }>;
   config: { id2label?: Record<string, string> };
@@ -106,7 +109,13 @@ export class OnnxClassifier extends InProcessClassifier {
     }
     // Weights over 2 GB live beside the graph (ONNX external data): they are the model too.
     const external = join(settings.folder, 'onnx', 'model.onnx_data');
-    if (await stat(external).then((s) => s.isFile(), () => false)) hash.update('onnx/model.onnx_data\0').update(await fileSha256(external));
+    if (
+      await stat(external).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      hash.update('onnx/model.onnx_data\0').update(await fileSha256(external));
     const t = transformers ?? (await importTransformers());
     // Local files only: a typo must not turn into a download from the Hub. (transformers.js's
     // global `env` is left as the application set it.)
@@ -135,8 +144,17 @@ export class OnnxClassifier extends InProcessClassifier {
     const names = this.#labelNames;
     const task = this.#settings.task;
     const where = `onnx model ${this.modelId}`;
-    if (names.length === 0) throw new ModelSpecError(`${where} has no labels (config.json has no id2label)`, { hint: 'Export the model with its config.json (id2label names each output).' });
-    if (task === 'nli') nliScores(names.map((label) => ({ label, score: 0 })), 'logit', this.#settings.labels, where);
+    if (names.length === 0)
+      throw new ModelSpecError(`${where} has no labels (config.json has no id2label)`, {
+        hint: 'Export the model with its config.json (id2label names each output).',
+      });
+    if (task === 'nli')
+      nliScores(
+        names.map((label) => ({ label, score: 0 })),
+        'logit',
+        this.#settings.labels,
+        where,
+      );
     else if (names.length > 1) positiveIndex(names, task, this.#settings.labels, where);
   }
 
@@ -165,13 +183,18 @@ export class OnnxClassifier extends InProcessClassifier {
     const window = this.#tokenizer.model_max_length;
     if (!truncate && window !== undefined && window < 1e9) {
       const over = lengths.findIndex((n) => n > window);
-      if (over !== -1) throw new ContextOverflowError(`${request.task === 'coherence' ? 'text' : 'pair'} ${over} is ${lengths[over]} tokens, over the ${window}-token window of onnx model ${this.modelId} (set "truncate": true for this model to cut such inputs)`);
+      if (over !== -1)
+        throw new ContextOverflowError(
+          `${request.task === 'coherence' ? 'text' : 'pair'} ${over} is ${lengths[over]} tokens, over the ${window}-token window of onnx model ${this.modelId} (set "truncate": true for this model to cut such inputs)`,
+        );
     }
     const { logits } = await this.#model(inputs as unknown as Record<string, unknown>);
     const [rows, labels] = logits.dims as [number, number];
     const where = `onnx model ${this.modelId}`;
     if (rows !== batch || labels !== this.#labelNames.length) {
-      throw new ModelCallError(`${where} returned logits of shape [${logits.dims.join(', ')}] for ${batch} pairs and ${this.#labelNames.length} labels`, { retryable: false });
+      throw new ModelCallError(`${where} returned logits of shape [${logits.dims.join(', ')}] for ${batch} pairs and ${this.#labelNames.length} labels`, {
+        retryable: false,
+      });
     }
     const data = logits.data;
     const scores = Array.from({ length: batch }, (_, i) => {

@@ -22,13 +22,19 @@ const EXAMPLE = 'onnx:./models/ms-marco-MiniLM-L-6-v2';
 
 export function parseOnnxSpec(spec: string, rest: string): OnnxSpec {
   const folder = rest.trim();
-  if (folder === '') throw new ModelSpecError(`"${spec}" names no model folder`, { hint: `Write onnx:FOLDER, e.g. ${EXAMPLE} (config.json, tokenizer.json and onnx/model.onnx inside).` });
+  if (folder === '')
+    throw new ModelSpecError(`"${spec}" names no model folder`, {
+      hint: `Write onnx:FOLDER, e.g. ${EXAMPLE} (config.json, tokenizer.json and onnx/model.onnx inside).`,
+    });
   return { provider: 'onnx', folder };
 }
 
 export async function createOnnxClassifier(spec: OnnxSpec, options: ClassifierOptions & { spec: string }): Promise<OnnxClassifier> {
   for (const key of ['endpoint', 'scores', 'pairTemplate', 'prompt', 'labelWords', 'apiKeyEnv'] as const) {
-    if (options[key] !== undefined) throw new ModelSpecError(`"${key}" does not apply to onnx: models (${options.spec})`, { hint: 'onnx: reads "task", "labels" and "truncate"; the logits are always raw (softmax / sigmoid applied by llmkb).' });
+    if (options[key] !== undefined)
+      throw new ModelSpecError(`"${key}" does not apply to onnx: models (${options.spec})`, {
+        hint: 'onnx: reads "task", "labels" and "truncate"; the logits are always raw (softmax / sigmoid applied by llmkb).',
+      });
   }
   const { OnnxClassifier } = await import('./onnx-classifier.js');
   return OnnxClassifier.load({

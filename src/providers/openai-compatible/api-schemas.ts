@@ -6,9 +6,7 @@
 import { z } from 'zod';
 import type { CompletionResult, Usage } from '../language-model.js';
 
-export const usageSchema = z
-  .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
-  .nullish();
+export const usageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
 
 export const completionsSchema = z.object({
   choices: z

@@ -47,11 +47,19 @@ export class BatchClient {
     try {
       response = await fetch(`${this.#base}${path}`, { ...init, headers });
     } catch (error) {
-      throw new ModelCallError(`cannot reach ${this.#base}${path}: ${error instanceof Error ? error.message : String(error)}`, { retryable: true, endpoint: this.#base, cause: error });
+      throw new ModelCallError(`cannot reach ${this.#base}${path}: ${error instanceof Error ? error.message : String(error)}`, {
+        retryable: true,
+        endpoint: this.#base,
+        cause: error,
+      });
     }
     if (!response.ok) {
       const text = (await response.text()).slice(0, 300);
-      throw new ModelCallError(`${this.#base}${path} answered ${response.status}: ${this.#key ? text.split(this.#key).join('***') : text}`, { retryable: response.status === 429 || response.status >= 500, status: response.status, endpoint: this.#base });
+      throw new ModelCallError(`${this.#base}${path} answered ${response.status}: ${this.#key ? text.split(this.#key).join('***') : text}`, {
+        retryable: response.status === 429 || response.status >= 500,
+        status: response.status,
+        endpoint: this.#base,
+      });
     }
     return response;
   }
@@ -66,7 +74,11 @@ export class BatchClient {
   }
 
   async createBatch(inputFileId: string, endpoint: string): Promise<Batch> {
-    const r = await this.#fetch('/batches', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input_file_id: inputFileId, endpoint, completion_window: '24h' }) });
+    const r = await this.#fetch('/batches', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: inputFileId, endpoint, completion_window: '24h' }),
+    });
     return batchSchema.parse(await r.json());
   }
 
@@ -79,11 +91,17 @@ export class BatchClient {
   }
 }
 
-
 const TERMINAL = new Set(['completed', 'expired', 'cancelled', 'failed']);
 
 /** Polls a batch until it ends, with progress; returns it and its outcome per custom_id. */
-export async function awaitBatch(client: BatchClient, batchId: string, total: number, pollMs: number, label: string, signal?: AbortSignal): Promise<{ batch: Batch; outcomes: Map<string, { result?: unknown; error?: BatchError }> }> {
+export async function awaitBatch(
+  client: BatchClient,
+  batchId: string,
+  total: number,
+  pollMs: number,
+  label: string,
+  signal?: AbortSignal,
+): Promise<{ batch: Batch; outcomes: Map<string, { result?: unknown; error?: BatchError }> }> {
   const progress = new Progress(label, total);
   let batch: Batch;
   for (;;) {
@@ -109,7 +127,14 @@ export async function awaitBatch(client: BatchClient, batchId: string, total: nu
         const status = response?.status_code;
         const bodyMessage = (response?.body as { error?: { message?: string } } | undefined)?.error?.message;
         const message = error?.message ?? bodyMessage ?? `status ${status ?? 'unknown'}`;
-        outcomes.set(id, { error: { message, retryable: retryable(error?.code, status), contextOverflow: isOpenAIContextOverflow(status, message), ...(status === undefined ? {} : { status }) } });
+        outcomes.set(id, {
+          error: {
+            message,
+            retryable: retryable(error?.code, status),
+            contextOverflow: isOpenAIContextOverflow(status, message),
+            ...(status === undefined ? {} : { status }),
+          },
+        });
       }
     }
   }

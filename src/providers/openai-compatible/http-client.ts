@@ -40,7 +40,14 @@ export interface JsonPostPolicy {
  * statuses, with Retry-After), or a `ContextOverflowError`. The API key goes only into the
  * Authorization header; error messages are redacted where they are made (`LlmkbError`).
  */
-export async function requestJson<T>(base: string, path: string, body: unknown, schema: z.ZodType<T>, options: CallOptions, policy: JsonPostPolicy): Promise<{ json: T; headers: IncomingHttpHeaders }> {
+export async function requestJson<T>(
+  base: string,
+  path: string,
+  body: unknown,
+  schema: z.ZodType<T>,
+  options: CallOptions,
+  policy: JsonPostPolicy,
+): Promise<{ json: T; headers: IncomingHttpHeaders }> {
   const url = base + path;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (policy.apiKey) headers.authorization = authorizationValue(policy.apiKey, 'Bearer');
@@ -81,7 +88,10 @@ export async function requestJson<T>(base: string, path: string, body: unknown, 
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ModelCallError(`${url} answered in an unexpected shape: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${snippet(text)}`, { retryable: false, hint: policy.shapeHint });
+    throw new ModelCallError(
+      `${url} answered in an unexpected shape: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'} in ${snippet(text)}`,
+      { retryable: false, hint: policy.shapeHint },
+    );
   }
   return { json: result.data, headers: response.headers };
 }

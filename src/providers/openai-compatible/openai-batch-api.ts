@@ -10,7 +10,10 @@ import type { ChatRequest, CompletionRequest, CompletionResult } from '../langua
 import { awaitBatch, BatchClient } from './batch-client.js';
 
 const usageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
-const chatBodySchema = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
+const chatBodySchema = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1),
+  usage: usageSchema,
+});
 const completionsBodySchema = z.object({ choices: z.array(z.object({ text: z.string(), finish_reason: z.string().nullish() })).min(1), usage: usageSchema });
 
 function finishReason(reason: string | null | undefined): CompletionResult['finishReason'] {
@@ -44,7 +47,12 @@ export function openAIBatchApi(settings: { baseURL: string; apiKey?: string; mod
     },
     async wait(batchId, total, options) {
       const { batch, outcomes } = await awaitBatch(client, batchId, total, options.pollMs, options.label, options.signal);
-      return { id: batch.id, status: batch.status, ...(batch.status === 'failed' ? { failure: batch.errors?.data?.[0]?.message ?? 'the Batch API refused the input file' } : {}), outcomes };
+      return {
+        id: batch.id,
+        status: batch.status,
+        ...(batch.status === 'failed' ? { failure: batch.errors?.data?.[0]?.message ?? 'the Batch API refused the input file' } : {}),
+        outcomes,
+      };
     },
     result(url, body) {
       if (url === '/v1/chat/completions') {

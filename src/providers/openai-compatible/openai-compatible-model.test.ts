@@ -37,7 +37,13 @@ describe('OpenAICompatibleModel against a loopback server', () => {
     assert.ok(r.usage.promptTokens > 0);
     const sent = server.requests.at(-1)!;
     assert.equal(sent.path, '/completions');
-    assert.deepEqual(sent.body, { model: 'meta-llama/Llama-3-8B', prompt: 'QUESTION: capital of France?\nANSWER:', max_tokens: 100, temperature: 0, stop: ['\nQUESTION:'] });
+    assert.deepEqual(sent.body, {
+      model: 'meta-llama/Llama-3-8B',
+      prompt: 'QUESTION: capital of France?\nANSWER:',
+      max_tokens: 100,
+      temperature: 0,
+      stop: ['\nQUESTION:'],
+    });
     assert.equal(sent.authorization, 'Bearer sk-test-123456');
   });
 
@@ -81,7 +87,10 @@ describe('OpenAICompatibleModel against a loopback server', () => {
 
   it('returns embeddings in input order', async () => {
     const r = await provider(server).embed({ texts: ['banana', 'kiwi'] });
-    assert.deepEqual(r.embeddings, [[6, 3, 1], [4, 0, 1]]);
+    assert.deepEqual(r.embeddings, [
+      [6, 3, 1],
+      [4, 0, 1],
+    ]);
   });
 });
 
@@ -113,7 +122,9 @@ describe('OpenAICompatibleModel errors', () => {
   it('reports a body that is not JSON as one clear, non-retryable error', async () => {
     const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'malformed' }) });
     try {
-      const e = await provider(server).complete({ prompt: 'x', maxTokens: 1 }).catch((err: unknown) => err);
+      const e = await provider(server)
+        .complete({ prompt: 'x', maxTokens: 1 })
+        .catch((err: unknown) => err);
       assert.ok(e instanceof ModelCallError);
       assert.equal(e.retryable, false);
       assert.match(e.message, /not JSON/);
@@ -135,7 +146,15 @@ describe('OpenAICompatibleModel errors', () => {
   it('reports an unreachable server as retryable with the URL and a hint', async () => {
     const closed = await startOpenAICompatibleServer();
     await closed.close();
-    const p = new OpenAICompatibleModel({ baseURLs: [closed.baseURL], model: 'm', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 1 });
+    const p = new OpenAICompatibleModel({
+      baseURLs: [closed.baseURL],
+      model: 'm',
+      api: 'completions',
+      echo: false,
+      topLogprobs: 5,
+      flavor: 'vllm',
+      concurrency: 1,
+    });
     const e = await p.complete({ prompt: 'x', maxTokens: 1 }).catch((err: unknown) => err);
     assert.ok(e instanceof ModelCallError);
     assert.equal(e.retryable, true);

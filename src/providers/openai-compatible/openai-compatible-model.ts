@@ -86,7 +86,15 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResult> {
     if (this.#settings.api === 'chat') {
-      return this.chat({ messages: [{ role: 'user', content: request.prompt }], maxTokens: request.maxTokens, ...(request.stop ? { stop: request.stop } : {}), ...(request.sampling ? { sampling: request.sampling } : {}) }, options);
+      return this.chat(
+        {
+          messages: [{ role: 'user', content: request.prompt }],
+          maxTokens: request.maxTokens,
+          ...(request.stop ? { stop: request.stop } : {}),
+          ...(request.sampling ? { sampling: request.sampling } : {}),
+        },
+        options,
+      );
     }
     const body = {
       model: this.#settings.model,
@@ -152,10 +160,7 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
     return { logprobs, usage };
   }
 
-  async continuationLogLikelihood(
-    request: ContinuationLogLikelihoodRequest,
-    options: CallOptions = {},
-  ): Promise<ContinuationLogLikelihoodResult> {
+  async continuationLogLikelihood(request: ContinuationLogLikelihoodRequest, options: CallOptions = {}): Promise<ContinuationLogLikelihoodResult> {
     if (!this.#echoLogprobs) {
       throw new UnsupportedCapabilityError(
         `${this.modelId}: continuation log-likelihood needs /v1/completions with "echo": true, which this model is configured without.`,
@@ -200,7 +205,10 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
     const json = await this.#http.post('/completions', body, completionsSchema, options);
     const lp = json.choices[0]!.logprobs;
     if (!lp?.token_logprobs || !lp.text_offset || !lp.tokens || lp.tokens.length !== lp.text_offset.length || lp.tokens.length !== lp.token_logprobs.length) {
-      throw this.#http.shapeError('/completions', 'echo response has no matching tokens/token_logprobs/text_offset; the server does not support echo with prompt log-probabilities');
+      throw this.#http.shapeError(
+        '/completions',
+        'echo response has no matching tokens/token_logprobs/text_offset; the server does not support echo with prompt log-probabilities',
+      );
     }
     const tokens: string[] = [];
     const tokenLogprobs: number[] = [];
@@ -219,7 +227,10 @@ export class OpenAICompatibleModel implements TextGenerationModel, EmbeddingMode
       tokenLogprobs.push(v);
     }
     if (tokens.length === 0 && request.continuation !== '') {
-      throw this.#http.shapeError('/completions', 'the echo response has no log-probabilities for the continuation (llama.cpp server returns only generated tokens\' log-probabilities)');
+      throw this.#http.shapeError(
+        '/completions',
+        "the echo response has no log-probabilities for the continuation (llama.cpp server returns only generated tokens' log-probabilities)",
+      );
     }
     return { tokens, tokenLogprobs, logLikelihood: tokenLogprobs.reduce((a, b) => a + b, 0), usage: usageOf(json.usage) };
   }

@@ -28,7 +28,10 @@ export interface OpenAICompatibleSpec {
 
 export const openAICompatibleOptions = z.object({
   /** Name of the environment variable (not the key) holding the API key, or a whole Authorization value ("Basic …", "Bearer …"). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key')
+    .optional(),
   api: z.enum(['completions', 'chat']).optional(),
   echo: z.boolean().optional(),
   topLogprobs: z.number().int().min(1).max(100).optional(),
@@ -45,13 +48,29 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
     switch (scheme) {
       case 'openai':
         if (rest === '') throw new ModelSpecError(`"${spec}" names no model`, { hint: 'Write openai:MODEL, e.g. openai:gpt-4o-mini' });
-        return { provider: 'openai-compatible', flavor: 'openai', baseURLs: ['https://api.openai.com/v1'], model: rest, apiKeyEnv: 'OPENAI_API_KEY', api: 'chat', echo: false };
+        return {
+          provider: 'openai-compatible',
+          flavor: 'openai',
+          baseURLs: ['https://api.openai.com/v1'],
+          model: rest,
+          apiKeyEnv: 'OPENAI_API_KEY',
+          api: 'chat',
+          echo: false,
+        };
       case 'ollama': {
         if (rest === '') throw new ModelSpecError(`"${spec}" names no model`, { hint: 'Write ollama:MODEL, e.g. ollama:llama3.1' });
         const host = (env.OLLAMA_HOST ?? '127.0.0.1:11434').replace(/\/+$/, '');
         const base = /^https?:\/\//.test(host) ? host : `http://${host}`;
         checkNoCredentials(base, 'OLLAMA_HOST');
-        return { provider: 'openai-compatible', flavor: 'ollama', baseURLs: [`${base}/v1`], model: rest, apiKeyEnv: undefined, api: 'completions', echo: false };
+        return {
+          provider: 'openai-compatible',
+          flavor: 'ollama',
+          baseURLs: [`${base}/v1`],
+          model: rest,
+          apiKeyEnv: undefined,
+          api: 'completions',
+          echo: false,
+        };
       }
       default: {
         const { baseURLs, model } = splitServerSpec(spec, rest);
@@ -61,7 +80,10 @@ export const openAICompatibleProvider: ModelProvider<OpenAICompatibleSpec, z.inf
     }
   },
   traits: (spec) => ({ endpoints: spec.baseURLs.length, maxConnections: defaultConcurrency(spec) }),
-  withEndpoints: (spec, endpoints) => (spec.flavor === 'vllm' || spec.flavor === 'llamacpp' || spec.flavor === 'openai-compatible' ? `${spec.flavor}:${endpoints.join(',')}/${spec.model}` : undefined),
+  withEndpoints: (spec, endpoints) =>
+    spec.flavor === 'vllm' || spec.flavor === 'llamacpp' || spec.flavor === 'openai-compatible'
+      ? `${spec.flavor}:${endpoints.join(',')}/${spec.model}`
+      : undefined,
   async batchApi(spec, options, env) {
     const keyEnv = options.apiKeyEnv ?? spec.apiKeyEnv;
     const apiKey = keyEnv ? env[keyEnv] : undefined;
@@ -111,11 +133,16 @@ function splitServerSpec(spec: string, rest: string): { baseURLs: string[]; mode
     });
   }
   const model = rest.slice(at + 4);
-  const baseURLs = rest.slice(0, at + 3).split(',').map((u) => u.trim());
+  const baseURLs = rest
+    .slice(0, at + 3)
+    .split(',')
+    .map((u) => u.trim());
   if (model === '') throw new ModelSpecError(`"${spec}" names no model after /v1/`, { hint: 'Append the model name, e.g. .../v1/meta-llama/Llama-3-8B' });
   for (const url of baseURLs) {
     if (!/^https?:\/\/[^/\s]+(\/.*)?\/v1$/.test(url)) {
-      throw new ModelSpecError(`"${url}" in "${spec}" is not a base URL ending in /v1`, { hint: 'Separate replicas with commas, each ending in /v1: vllm:http://a:8000/v1,http://b:8000/v1/MODEL' });
+      throw new ModelSpecError(`"${url}" in "${spec}" is not a base URL ending in /v1`, {
+        hint: 'Separate replicas with commas, each ending in /v1: vllm:http://a:8000/v1,http://b:8000/v1/MODEL',
+      });
     }
   }
   return { baseURLs, model };

@@ -46,10 +46,20 @@ describe('OpenAICompatibleModel.scoreTokens (vLLM /v1/completions echo + logprob
   });
 
   it('fails clearly when the server returns no prompt log-probabilities (llama.cpp server)', async () => {
-    const llamacppLike = JSON.stringify({ id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'a b x', finish_reason: 'length', logprobs: { tokens: [' x'], token_logprobs: [-1], top_logprobs: null, text_offset: [3] } }], usage: { prompt_tokens: 2, completion_tokens: 1 } });
+    const llamacppLike = JSON.stringify({
+      id: 'c',
+      object: 'text_completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, text: 'a b x', finish_reason: 'length', logprobs: { tokens: [' x'], token_logprobs: [-1], top_logprobs: null, text_offset: [3] } }],
+      usage: { prompt_tokens: 2, completion_tokens: 1 },
+    });
     const server = await startOpenAICompatibleServer({ fault: () => ({ kind: 'status', status: 200, body: llamacppLike }) });
     try {
-      await assert.rejects(provider(server.baseURL).scoreTokens({ context: 'a', continuation: ' b' }), (e: unknown) => e instanceof ModelCallError && /no log-probabilities for the continuation/.test(e.message) && !e.retryable);
+      await assert.rejects(
+        provider(server.baseURL).scoreTokens({ context: 'a', continuation: ' b' }),
+        (e: unknown) => e instanceof ModelCallError && /no log-probabilities for the continuation/.test(e.message) && !e.retryable,
+      );
     } finally {
       await server.close();
     }
@@ -68,7 +78,9 @@ describe('OpenAICompatibleModel.scoreTokens (vLLM /v1/completions echo + logprob
   });
 
   it('through the executor: a 503 and a 429 are retried, then the answer is cached', async () => {
-    const server = await startOpenAICompatibleServer({ fault: (i) => (i === 0 ? { kind: 'status', status: 503 } : i === 1 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.01' } } : undefined) });
+    const server = await startOpenAICompatibleServer({
+      fault: (i) => (i === 0 ? { kind: 'status', status: 503 } : i === 1 ? { kind: 'status', status: 429, headers: { 'retry-after': '0.01' } } : undefined),
+    });
     try {
       const ex = new ModelExecutor(provider(server.baseURL), { cache: new CallCache(openDatabase(':memory:')), baseBackoffMs: 1, maxBackoffMs: 5 });
       const r = await ex.scoreTokens({ context: 'The sky is', continuation: ' blue' });

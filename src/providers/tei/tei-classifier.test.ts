@@ -25,7 +25,13 @@ describe('TEI classifier', () => {
       const r = await tei.classify({ task: 'relevance', pairs });
       for (const [i, p] of pairs.entries()) assert.ok(close(r.scores[i]!.relevant!, sigmoid(overlapLogit(p.text, p.textPair))), `pair ${i}`);
       assert.equal(server.requests.length, 2);
-      assert.deepEqual(server.requests[0]!.body, { query: 'capital of france', texts: ['Berlin is in Germany.', 'Paris is the capital of France.', 'France has a capital.'], raw_scores: true, return_text: false, truncate: false });
+      assert.deepEqual(server.requests[0]!.body, {
+        query: 'capital of france',
+        texts: ['Berlin is in Germany.', 'Paris is the capital of France.', 'France has a capital.'],
+        raw_scores: true,
+        return_text: false,
+        truncate: false,
+      });
       assert.equal(server.requests[0]!.path, '/rerank');
       assert.ok(r.usage.promptTokens > 0);
     } finally {
@@ -62,8 +68,16 @@ describe('TEI classifier', () => {
     const server = await startScorerServer({ serves: 'nli', labelNames: ['LABEL_0', 'LABEL_1', 'LABEL_2'] });
     try {
       const pairs = [{ text: 'a b c', textPair: 'a b c' }];
-      await assert.rejects(new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'nli' }).classify({ task: 'nli', pairs }), (e: unknown) => e instanceof ModelCallError && /LABEL_0/.test(e.message) && /"labels"/.test(e.hint ?? ''));
-      const mapped = new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'nli', labels: { LABEL_0: 'contradiction', LABEL_1: 'entailment', LABEL_2: 'neutral' } });
+      await assert.rejects(
+        new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'nli' }).classify({ task: 'nli', pairs }),
+        (e: unknown) => e instanceof ModelCallError && /LABEL_0/.test(e.message) && /"labels"/.test(e.hint ?? ''),
+      );
+      const mapped = new TeiClassifier({
+        baseURLs: [server.url],
+        model: 'm',
+        task: 'nli',
+        labels: { LABEL_0: 'contradiction', LABEL_1: 'entailment', LABEL_2: 'neutral' },
+      });
       const r = await mapped.classify({ task: 'nli', pairs });
       assert.ok(close(r.scores[0]!.entailment!, softmax(overlapNli('a b c', 'a b c'))[1]!));
       assert.notEqual(mapped.cacheIdentity, new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'nli' }).cacheIdentity);
@@ -77,14 +91,20 @@ describe('TEI classifier', () => {
     const logits = (q: string, p: string): number[] => [-0.5 * overlapLogit(q, p), overlapLogit(q, p) + 0.25];
     const server = await startScorerServer({ serves: 'relevance', relevanceLogits: logits });
     try {
-      const pairs = [{ text: 'capital of france', textPair: 'Paris is the capital of France.' }, { text: 'capital of france', textPair: 'Berlin is in Germany.' }];
+      const pairs = [
+        { text: 'capital of france', textPair: 'Paris is the capital of France.' },
+        { text: 'capital of france', textPair: 'Berlin is in Germany.' },
+      ];
       const tei = new TeiClassifier({ baseURLs: [server.url], model: 'castorini/monobert-large-msmarco', task: 'relevance', labels: { LABEL_1: 'relevant' } });
       const r = await tei.classify({ task: 'relevance', pairs });
       assert.equal(server.requests[0]!.path, '/predict', 'a labels map: /predict, which returns every output');
       for (const [i, p] of pairs.entries()) assert.ok(close(r.scores[i]!.relevant!, softmax(logits(p.text, p.textPair))[1]!), `pair ${i}`);
       // Without the map, LABEL_0 / LABEL_1 say nothing: refused, with the map to write.
       const unmapped = new TeiClassifier({ baseURLs: [server.url], model: 'm', task: 'relevance', endpoint: 'predict' });
-      await assert.rejects(unmapped.classify({ task: 'relevance', pairs }), (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''));
+      await assert.rejects(
+        unmapped.classify({ task: 'relevance', pairs }),
+        (e: unknown) => e instanceof ModelSpecError && /"LABEL_1": "relevant"/.test(e.hint ?? ''),
+      );
     } finally {
       await server.close();
     }
@@ -108,11 +128,23 @@ describe('TEI classifier', () => {
   it('through the executor: 429 with Retry-After and 424 are retried; 422 (batch too large) is not; pairs cached', async () => {
     const server = await startScorerServer({
       serves: 'relevance',
-      fault: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after': '0' }, body: JSON.stringify({ error: 'Model is overloaded', error_type: 'Overloaded' }) } : i === 1 ? { kind: 'status', status: 424, body: JSON.stringify({ error: 'backend failed', error_type: 'Backend' }) } : undefined),
+      fault: (i) =>
+        i === 0
+          ? { kind: 'status', status: 429, headers: { 'retry-after': '0' }, body: JSON.stringify({ error: 'Model is overloaded', error_type: 'Overloaded' }) }
+          : i === 1
+            ? { kind: 'status', status: 424, body: JSON.stringify({ error: 'backend failed', error_type: 'Backend' }) }
+            : undefined,
     });
     try {
-      const ex = new ModelExecutor(new TeiClassifier({ baseURLs: [server.url], model: 'ranker', task: 'relevance' }), { cache: new CallCache(openDatabase(':memory:')), baseBackoffMs: 1, maxBackoffMs: 5 });
-      const pairs = [{ text: 'q one', textPair: 'p one' }, { text: 'q one', textPair: 'q one two' }];
+      const ex = new ModelExecutor(new TeiClassifier({ baseURLs: [server.url], model: 'ranker', task: 'relevance' }), {
+        cache: new CallCache(openDatabase(':memory:')),
+        baseBackoffMs: 1,
+        maxBackoffMs: 5,
+      });
+      const pairs = [
+        { text: 'q one', textPair: 'p one' },
+        { text: 'q one', textPair: 'q one two' },
+      ];
       const r = await ex.classify({ task: 'relevance', pairs });
       assert.equal(ex.accounting.retries, 2);
       assert.ok(close(r.value.scores[1]!.relevant!, sigmoid(overlapLogit('q one', 'q one two'))));
@@ -126,7 +158,10 @@ describe('TEI classifier', () => {
     try {
       const ex = new ModelExecutor(new TeiClassifier({ baseURLs: [small.url], model: 'ranker', task: 'relevance' }), { cache: null, baseBackoffMs: 1 });
       const pairs = [1, 2, 3].map((i) => ({ text: 'q', textPair: `p${i}` }));
-      await assert.rejects(ex.classify({ task: 'relevance', pairs }), (e: unknown) => e instanceof ModelCallError && e.status === 422 && /maximum allowed batch size 2/.test(e.message));
+      await assert.rejects(
+        ex.classify({ task: 'relevance', pairs }),
+        (e: unknown) => e instanceof ModelCallError && e.status === 422 && /maximum allowed batch size 2/.test(e.message),
+      );
       assert.equal(small.requests.length, 1);
     } finally {
       await small.close();
@@ -136,11 +171,20 @@ describe('TEI classifier', () => {
   it('a malformed body and a refused connection fail clearly (the latter retryable)', async () => {
     const server = await startScorerServer({ serves: 'relevance', fault: () => ({ kind: 'malformed' }) });
     try {
-      await assert.rejects(new TeiClassifier({ baseURLs: [server.url], model: 'r', task: 'relevance' }).classify({ task: 'relevance', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && /not JSON/.test(e.message) && !e.retryable);
+      await assert.rejects(
+        new TeiClassifier({ baseURLs: [server.url], model: 'r', task: 'relevance' }).classify({ task: 'relevance', pairs: [{ text: 'a', textPair: 'b' }] }),
+        (e: unknown) => e instanceof ModelCallError && /not JSON/.test(e.message) && !e.retryable,
+      );
     } finally {
       await server.close();
     }
-    await assert.rejects(new TeiClassifier({ baseURLs: ['http://127.0.0.1:9'], model: 'r', task: 'relevance' }).classify({ task: 'relevance', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && e.retryable && /cannot reach/.test(e.message));
+    await assert.rejects(
+      new TeiClassifier({ baseURLs: ['http://127.0.0.1:9'], model: 'r', task: 'relevance' }).classify({
+        task: 'relevance',
+        pairs: [{ text: 'a', textPair: 'b' }],
+      }),
+      (e: unknown) => e instanceof ModelCallError && e.retryable && /cannot reach/.test(e.message),
+    );
   });
 
   it('relevance through /predict (a one-logit cross-encoder), and NLI refused on /rerank', async () => {
@@ -156,7 +200,11 @@ describe('TEI classifier', () => {
   });
 
   it('spec: server roots then the model id; options; API key from the named variable only', async () => {
-    assert.deepEqual(parseTeiSpec('tei:http://h:8080/cross-encoder/ms-marco-MiniLM-L-6-v2', 'http://h:8080/cross-encoder/ms-marco-MiniLM-L-6-v2'), { provider: 'tei', baseURLs: ['http://h:8080'], model: 'cross-encoder/ms-marco-MiniLM-L-6-v2' });
+    assert.deepEqual(parseTeiSpec('tei:http://h:8080/cross-encoder/ms-marco-MiniLM-L-6-v2', 'http://h:8080/cross-encoder/ms-marco-MiniLM-L-6-v2'), {
+      provider: 'tei',
+      baseURLs: ['http://h:8080'],
+      model: 'cross-encoder/ms-marco-MiniLM-L-6-v2',
+    });
     assert.deepEqual(parseTeiSpec('x', 'http://a:1,http://b:2/m').baseURLs, ['http://a:1', 'http://b:2']);
     assert.throws(() => parseTeiSpec('tei:http://h:8080', 'http://h:8080'), ModelSpecError);
     assert.throws(() => parseTeiSpec('tei:h:8080/m', 'h:8080/m'), ModelSpecError);
@@ -172,10 +220,16 @@ describe('TEI classifier', () => {
 
   it('sends the API key as a bearer token and keeps it out of error messages', async () => {
     const key = 'sk-test-secret-1234';
-    const server = await startScorerServer({ serves: 'relevance', fault: (i) => (i === 0 ? { kind: 'status', status: 401, body: JSON.stringify({ error: `bad key ${key}`, error_type: 'Validation' }) } : undefined) });
+    const server = await startScorerServer({
+      serves: 'relevance',
+      fault: (i) => (i === 0 ? { kind: 'status', status: 401, body: JSON.stringify({ error: `bad key ${key}`, error_type: 'Validation' }) } : undefined),
+    });
     try {
       const tei = new TeiClassifier({ baseURLs: [server.url], model: 'r', task: 'relevance', apiKey: key });
-      await assert.rejects(tei.classify({ task: 'relevance', pairs: [{ text: 'a', textPair: 'b' }] }), (e: unknown) => e instanceof ModelCallError && !e.message.includes(key) && e.status === 401);
+      await assert.rejects(
+        tei.classify({ task: 'relevance', pairs: [{ text: 'a', textPair: 'b' }] }),
+        (e: unknown) => e instanceof ModelCallError && !e.message.includes(key) && e.status === 401,
+      );
       assert.equal(server.requests[0]!.authorization, `Bearer ${key}`);
     } finally {
       await server.close();

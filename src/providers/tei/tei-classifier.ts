@@ -50,7 +50,10 @@ export class TeiClassifier extends ClassifierBase {
   constructor(settings: TeiSettings) {
     const endpoint = settings.endpoint ?? (settings.task === 'relevance' && settings.labels === undefined ? 'rerank' : 'predict');
     if (settings.task !== 'relevance' && endpoint === 'rerank') {
-      throw new ModelSpecError(`tei model ${settings.model}: /rerank gives one relevance score per pair, not ${settings.task === 'nli' ? 'NLI labels' : 'a coherence score'}`, { hint: `Use "endpoint": "predict" (the default) for task "${settings.task}".` });
+      throw new ModelSpecError(
+        `tei model ${settings.model}: /rerank gives one relevance score per pair, not ${settings.task === 'nli' ? 'NLI labels' : 'a coherence score'}`,
+        { hint: `Use "endpoint": "predict" (the default) for task "${settings.task}".` },
+      );
     }
     const labels = settings.labels ? `:labels=${JSON.stringify(Object.entries(settings.labels).sort())}` : '';
     super({
@@ -87,7 +90,11 @@ export class TeiClassifier extends ClassifierBase {
     if (json.length !== request.pairs.length) throw shapeError(`${base}/predict`, `${json.length} predictions for ${request.pairs.length} pairs`);
     const where = `${base}/predict (${this.modelId})`;
     const task = request.task;
-    const scores = json.map((labelScores) => (task === 'nli' ? nliScores(labelScores, 'logit', this.#settings.labels, where) : positiveEntry(task, positiveScore(labelScores, task, 'logit', this.#settings.labels, where))));
+    const scores = json.map((labelScores) =>
+      task === 'nli'
+        ? nliScores(labelScores, 'logit', this.#settings.labels, where)
+        : positiveEntry(task, positiveScore(labelScores, task, 'logit', this.#settings.labels, where)),
+    );
     return { scores, usage: usageFrom(headers, request) };
   }
 
@@ -98,7 +105,13 @@ export class TeiClassifier extends ClassifierBase {
     const scores: Array<Record<string, number>> = new Array(request.pairs.length);
     let promptTokens = 0;
     for (const [query, indices] of byQuery) {
-      const body = { query, texts: indices.map((i) => request.pairs[i]!.textPair), raw_scores: true, return_text: false, truncate: this.#settings.truncate ?? false };
+      const body = {
+        query,
+        texts: indices.map((i) => request.pairs[i]!.textPair),
+        raw_scores: true,
+        return_text: false,
+        truncate: this.#settings.truncate ?? false,
+      };
       const { json, headers } = await postJson(base, '/rerank', body, rerankSchema, options, this.#post());
       const seen = new Set(json.map((r) => r.index));
       if (json.length !== indices.length || seen.size !== indices.length || json.some((r) => r.index >= indices.length)) {

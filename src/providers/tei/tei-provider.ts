@@ -23,11 +23,17 @@ export function parseTeiSpec(spec: string, rest: string): TeiSpec {
   return { provider: 'tei', ...splitRootsAndModel(spec, rest, EXAMPLE) };
 }
 
-export async function createTeiClassifier(spec: TeiSpec, options: ClassifierOptions & { spec: string }, env: NodeJS.ProcessEnv = process.env): Promise<TeiClassifier> {
+export async function createTeiClassifier(
+  spec: TeiSpec,
+  options: ClassifierOptions & { spec: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TeiClassifier> {
   const { TeiClassifier } = await import('./tei-classifier.js');
   const endpoint = options.endpoint;
   if (endpoint !== undefined && endpoint !== 'rerank' && endpoint !== 'predict') {
-    throw new ModelSpecError(`TEI has no /${endpoint} endpoint for ${options.spec}`, { hint: 'TEI endpoints: "rerank" (relevance) or "predict" (nli or relevance).' });
+    throw new ModelSpecError(`TEI has no /${endpoint} endpoint for ${options.spec}`, {
+      hint: 'TEI endpoints: "rerank" (relevance) or "predict" (nli or relevance).',
+    });
   }
   const apiKey = apiKeyFrom(options, env);
   return new TeiClassifier({
@@ -50,5 +56,6 @@ export const teiProvider = {
   optionsSchema: classifierOptions,
   examples: [EXAMPLE],
   parseSpec: (spec: string, _scheme: string, rest: string): TeiSpec => parseTeiSpec(spec, rest),
-  create: (spec: TeiSpec, options: ClassifierOptions & { spec: string }, context: { env?: NodeJS.ProcessEnv }): Promise<TeiClassifier> => createTeiClassifier(spec, options, context.env ?? process.env),
+  create: (spec: TeiSpec, options: ClassifierOptions & { spec: string }, context: { env?: NodeJS.ProcessEnv }): Promise<TeiClassifier> =>
+    createTeiClassifier(spec, options, context.env ?? process.env),
 };

@@ -58,14 +58,18 @@ export class VllmPoolingClassifier extends ClassifierBase {
       const indices = Object.keys(settings.labels ?? {});
       if (indices.length === 0 || indices.some((k) => !/^\d+$/.test(k)) || (task !== 'coherence' && settings.pairTemplate === undefined)) {
         throw new ModelSpecError(`vllm-classify model ${settings.model} needs "labels" by class index${task === 'coherence' ? '' : ' and a "pairTemplate"'}`, {
-          hint: task === 'nli'
-            ? 'E.g. "labels": {"0": "contradiction", "1": "entailment", "2": "neutral"} (the model card\'s id2label) and "pairTemplate": "{text}</s></s>{textPair}" (RoBERTa) in llmkb.config.json.'
-            : `E.g. "labels": {"1": "${task === 'relevance' ? 'relevant' : 'coherent'}"} (the model card's id2label)${task === 'relevance' ? ' and "pairTemplate": "{text} [SEP] {textPair}" (BERT)' : ''} in llmkb.config.json.`,
+          hint:
+            task === 'nli'
+              ? 'E.g. "labels": {"0": "contradiction", "1": "entailment", "2": "neutral"} (the model card\'s id2label) and "pairTemplate": "{text}</s></s>{textPair}" (RoBERTa) in llmkb.config.json.'
+              : `E.g. "labels": {"1": "${task === 'relevance' ? 'relevant' : 'coherent'}"} (the model card's id2label)${task === 'relevance' ? ' and "pairTemplate": "{text} [SEP] {textPair}" (BERT)' : ''} in llmkb.config.json.`,
         });
       }
       if (task !== 'nli') positiveIndex(indices, task, settings.labels, `vllm-classify model ${settings.model}`);
     }
-    const extra = settings.endpoint === 'classify' ? `:task=${task}:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate ?? null)}` : '';
+    const extra =
+      settings.endpoint === 'classify'
+        ? `:task=${task}:labels=${JSON.stringify(Object.entries(settings.labels ?? {}).sort())}:pair=${JSON.stringify(settings.pairTemplate ?? null)}`
+        : '';
     super({
       modelId: settings.model,
       tasks: [task],
@@ -80,7 +84,12 @@ export class VllmPoolingClassifier extends ClassifierBase {
 
   /** vLLM's `/v1/models` entry (its `root`: the checkpoint), for the call cache's key (../served-identity.ts). */
   servedIdentity(): Promise<string | undefined> {
-    return openAIServedIdentity(this.endpoints.map((e) => `${e}/v1`), this.#settings.model, 'vllm', undefined);
+    return openAIServedIdentity(
+      this.endpoints.map((e) => `${e}/v1`),
+      this.#settings.model,
+      'vllm',
+      undefined,
+    );
   }
 
   async classify(request: ClassificationRequest, options: CallOptions = {}): Promise<ClassificationResult> {
@@ -99,7 +108,11 @@ export class VllmPoolingClassifier extends ClassifierBase {
   async #score(root: string, request: ClassificationRequest, options: CallOptions): Promise<ClassificationResult> {
     const body = { model: this.modelId, text_1: request.pairs.map((p) => p.text), text_2: request.pairs.map((p) => p.textPair), ...this.#activation() };
     const { json } = await postJson(root, '/score', body, scoreSchema, options, this.#post('/score'));
-    const scores = placeByIndex(json.data.map((d) => [d.index, d.score]), request.pairs.length, `${root}/score`);
+    const scores = placeByIndex(
+      json.data.map((d) => [d.index, d.score]),
+      request.pairs.length,
+      `${root}/score`,
+    );
     return { scores: scores.map((s) => ({ relevant: relevanceScore(s, this.#scale, `${root}/score (${this.modelId})`) })), usage: usageOf(json.usage) };
   }
 
@@ -113,7 +126,11 @@ export class VllmPoolingClassifier extends ClassifierBase {
     for (const [query, indices] of byQuery) {
       const body = { model: this.modelId, query, documents: indices.map((i) => request.pairs[i]!.textPair), top_n: indices.length, ...this.#activation() };
       const { json } = await postJson(root, path, body, rerankSchema, options, this.#post(path));
-      const placed = placeByIndex(json.results.map((r) => [r.index, r.relevance_score]), indices.length, `${root}${path}`);
+      const placed = placeByIndex(
+        json.results.map((r) => [r.index, r.relevance_score]),
+        indices.length,
+        `${root}${path}`,
+      );
       placed.forEach((s, j) => (scores[indices[j]!] = { relevant: relevanceScore(s, this.#scale, `${root}${path} (${this.modelId})`) }));
       promptTokens += usageOf(json.usage).promptTokens;
     }
@@ -126,13 +143,18 @@ export class VllmPoolingClassifier extends ClassifierBase {
     const input = request.pairs.map((p) => (task === 'coherence' ? p.text : template!.replace('{text}', () => p.text).replace('{textPair}', () => p.textPair)));
     const body = { model: this.modelId, input, ...this.#activation() };
     const { json } = await postJson(root, '/classify', body, classifySchema, options, this.#post('/classify'));
-    const probs = placeByIndex(json.data.map((d) => [d.index, d.probs]), request.pairs.length, `${root}/classify`);
+    const probs = placeByIndex(
+      json.data.map((d) => [d.index, d.probs]),
+      request.pairs.length,
+      `${root}/classify`,
+    );
     const labels = this.#settings.labels!;
     const where = `${root}/classify (${this.modelId})`;
     const scores = probs.map((p) => {
       const byIndex = p.map((score, i) => ({ label: String(i), score }));
       if (task !== 'nli') return positiveEntry(task, positiveScore(byIndex, task, this.#scale, labels, where));
-      if (p.length !== Object.keys(labels).length) throw shapeError(`${root}/classify`, `${p.length} classes, but "labels" names ${Object.keys(labels).length}`);
+      if (p.length !== Object.keys(labels).length)
+        throw shapeError(`${root}/classify`, `${p.length} classes, but "labels" names ${Object.keys(labels).length}`);
       return nliScores(byIndex, this.#scale, labels, where);
     });
     return { scores, usage: usageOf(json.usage) };

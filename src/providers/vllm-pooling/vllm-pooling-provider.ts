@@ -19,28 +19,45 @@ export interface VllmPoolingSpec {
   endpoint: VllmPoolingEndpoint;
 }
 
-const EXAMPLES = ['vllm-score:http://localhost:8000/v1/cross-encoder/ms-marco-MiniLM-L-6-v2', 'vllm-rerank:http://localhost:8000/v1/BAAI/bge-reranker-v2-m3', 'vllm-classify:http://localhost:8000/v1/roberta-large-mnli'];
+const EXAMPLES = [
+  'vllm-score:http://localhost:8000/v1/cross-encoder/ms-marco-MiniLM-L-6-v2',
+  'vllm-rerank:http://localhost:8000/v1/BAAI/bge-reranker-v2-m3',
+  'vllm-classify:http://localhost:8000/v1/roberta-large-mnli',
+];
 
 export function parseVllmPoolingSpec(spec: string, scheme: string, rest: string): VllmPoolingSpec {
   const endpoint: VllmPoolingEndpoint = scheme === 'vllm-rerank' ? 'rerank' : scheme === 'vllm-classify' ? 'classify' : 'score';
   const at = rest.lastIndexOf('/v1/');
   const model = at === -1 ? '' : rest.slice(at + 4);
-  const baseURLs = at === -1 ? [] : rest.slice(0, at + 3).split(',').map((u) => u.trim());
+  const baseURLs =
+    at === -1
+      ? []
+      : rest
+          .slice(0, at + 3)
+          .split(',')
+          .map((u) => u.trim());
   if (model === '' || baseURLs.some((u) => !/^https?:\/\/[^/\s]+(\/.*)?\/v1$/.test(u))) {
     throw new ModelSpecError(`"${spec}" must be base URLs ending in /v1 followed by the model name`, { hint: `Write e.g. ${EXAMPLES[0]}` });
   }
   return { provider: 'vllm-pooling', baseURLs, model, endpoint };
 }
 
-export async function createVllmPoolingClassifier(spec: VllmPoolingSpec, options: ClassifierOptions & { spec: string }, env: NodeJS.ProcessEnv = process.env): Promise<VllmPoolingClassifier> {
+export async function createVllmPoolingClassifier(
+  spec: VllmPoolingSpec,
+  options: ClassifierOptions & { spec: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<VllmPoolingClassifier> {
   const { VllmPoolingClassifier } = await import('./vllm-pooling-classifier.js');
   let endpoint = spec.endpoint;
   if (options.endpoint !== undefined) {
-    if (options.endpoint === 'predict') throw new ModelSpecError(`vLLM has no /predict endpoint (${options.spec})`, { hint: 'vLLM endpoints: "score", "rerank", "v1/rerank", "classify".' });
+    if (options.endpoint === 'predict')
+      throw new ModelSpecError(`vLLM has no /predict endpoint (${options.spec})`, { hint: 'vLLM endpoints: "score", "rerank", "v1/rerank", "classify".' });
     endpoint = options.endpoint;
   }
   if (endpoint !== 'classify' && options.task !== undefined && options.task !== 'relevance') {
-    throw new ModelSpecError(`${options.spec}: vLLM's /${endpoint} does relevance, not ${options.task}`, { hint: 'Relevance: vllm-score: or vllm-rerank: (one logit), or vllm-classify: with "labels" naming the relevant class; NLI and coherence: vllm-classify: with "labels" (and "pairTemplate" for pairs).' });
+    throw new ModelSpecError(`${options.spec}: vLLM's /${endpoint} does relevance, not ${options.task}`, {
+      hint: 'Relevance: vllm-score: or vllm-rerank: (one logit), or vllm-classify: with "labels" naming the relevant class; NLI and coherence: vllm-classify: with "labels" (and "pairTemplate" for pairs).',
+    });
   }
   const apiKey = apiKeyFrom(options, env);
   return new VllmPoolingClassifier({
@@ -64,5 +81,6 @@ export const vllmPoolingProvider = {
   optionsSchema: classifierOptions,
   examples: EXAMPLES,
   parseSpec: (spec: string, scheme: string, rest: string): VllmPoolingSpec => parseVllmPoolingSpec(spec, scheme, rest),
-  create: (spec: VllmPoolingSpec, options: ClassifierOptions & { spec: string }, context: { env?: NodeJS.ProcessEnv }): Promise<VllmPoolingClassifier> => createVllmPoolingClassifier(spec, options, context.env ?? process.env),
+  create: (spec: VllmPoolingSpec, options: ClassifierOptions & { spec: string }, context: { env?: NodeJS.ProcessEnv }): Promise<VllmPoolingClassifier> =>
+    createVllmPoolingClassifier(spec, options, context.env ?? process.env),
 };

@@ -26,11 +26,24 @@ after(async () => {
 async function setup(script: Partial<BatchScript> = {}) {
   const server = await startBatchServer({ reply, ...script });
   servers.push(server);
-  const inner = new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'gpt-judge', api: 'chat', echo: false, topLogprobs: 5, flavor: 'openai', concurrency: 4 });
+  const inner = new OpenAICompatibleModel({
+    baseURLs: [server.baseURL],
+    model: 'gpt-judge',
+    api: 'chat',
+    echo: false,
+    topLogprobs: 5,
+    flavor: 'openai',
+    concurrency: 4,
+  });
   const db = openDatabase(':memory:');
   const cache = new CallCache(db);
   const journalDir = tempDir('llmkb-batch-');
-  const model = new BatchingModel(inner, { api: openAIBatchApi({ baseURL: server.baseURL, model: 'gpt-judge', api: 'chat' }), journalDir, gatherMs: 20, pollMs: 5 });
+  const model = new BatchingModel(inner, {
+    api: openAIBatchApi({ baseURL: server.baseURL, model: 'gpt-judge', api: 'chat' }),
+    journalDir,
+    gatherMs: 20,
+    pollMs: 5,
+  });
   const executor = new ModelExecutor(model, { cache, baseBackoffMs: 1, maxBackoffMs: 2 });
   const ask = (q: string) => executor.chat({ messages: [{ role: 'user', content: q }], maxTokens: 2 });
   return { server, inner, cache, journalDir, model, executor, ask };
@@ -39,18 +52,35 @@ async function setup(script: Partial<BatchScript> = {}) {
 describe('--batch: judge calls through the OpenAI Batch API', () => {
   it('refuses a sampled request instead of sending it greedy under a greedy key', async () => {
     const { server, executor, cache } = await setup();
-    await assert.rejects(executor.chat({ messages: [{ role: 'user', content: 'Is 2 even?' }], maxTokens: 2, sampling: { temperature: 1, topP: 0.9, seed: 7, sample: 0 } }), /greedy requests only/);
+    await assert.rejects(
+      executor.chat({ messages: [{ role: 'user', content: 'Is 2 even?' }], maxTokens: 2, sampling: { temperature: 1, topP: 0.9, seed: 7, sample: 0 } }),
+      /greedy requests only/,
+    );
     assert.equal(server.batches.length, 0);
     assert.equal(cache.stats().entries, 0);
   });
 
-  it('gathers the calls into one batch file, answers each from the output file, caches them under the executor\'s own keys', async () => {
+  it("gathers the calls into one batch file, answers each from the output file, caches them under the executor's own keys", async () => {
     const { server, inner, cache, model, executor, ask, journalDir } = await setup();
     const answers = await Promise.all(questions.map(ask));
-    assert.deepEqual(answers.map((a) => a.value.text), questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')));
+    assert.deepEqual(
+      answers.map((a) => a.value.text),
+      questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')),
+    );
     assert.equal(server.batches.length, 1, 'one batch for all 30 calls');
     const input = [...server.files.values()].find((f) => f.purpose === 'batch')!;
-    const lines = input.content.trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string; method: string; url: string; body: { model: string; messages: unknown[]; max_tokens: number; temperature: number } });
+    const lines = input.content
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            custom_id: string;
+            method: string;
+            url: string;
+            body: { model: string; messages: unknown[]; max_tokens: number; temperature: number };
+          },
+      );
     assert.equal(lines.length, 30);
     assert.deepEqual(Object.keys(lines[0]!), ['custom_id', 'method', 'url', 'body']);
     assert.equal(lines[0]!.method, 'POST');
@@ -70,16 +100,34 @@ describe('--batch: judge calls through the OpenAI Batch API', () => {
   it('a partially failed batch: the failed requests go into the next batch, and only they', async () => {
     const { server, model, ask } = await setup({ failRequest: (batchNo, line) => (batchNo === 0 && (line === 2 || line === 5) ? 500 : undefined) });
     const answers = await Promise.all(questions.map(ask));
-    assert.deepEqual(answers.map((a) => a.value.text), questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')));
+    assert.deepEqual(
+      answers.map((a) => a.value.text),
+      questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')),
+    );
     assert.equal(server.batches.length, 2);
-    assert.deepEqual(model.batches.map((b) => [b.requests, b.failed]), [[30, 2], [2, 0]]);
+    assert.deepEqual(
+      model.batches.map((b) => [b.requests, b.failed]),
+      [
+        [30, 2],
+        [2, 0],
+      ],
+    );
   });
 
   it('an expired batch: what it finished is kept, the rest (batch_expired) is submitted again', async () => {
     const { server, model, ask } = await setup({ expireAfter: (batchNo) => (batchNo === 0 ? 12 : undefined) });
     const answers = await Promise.all(questions.map(ask));
-    assert.deepEqual(answers.map((a) => a.value.text), questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')));
-    assert.deepEqual(model.batches.map((b) => [b.status, b.requests, b.failed]), [['expired', 30, 18], ['completed', 18, 0]]);
+    assert.deepEqual(
+      answers.map((a) => a.value.text),
+      questions.map((_, i) => (i % 2 === 0 ? 'yes' : 'no')),
+    );
+    assert.deepEqual(
+      model.batches.map((b) => [b.status, b.requests, b.failed]),
+      [
+        ['expired', 30, 18],
+        ['completed', 18, 0],
+      ],
+    );
     assert.equal(server.batches[0]!.status, 'expired');
   });
 
@@ -90,19 +138,32 @@ describe('--batch: judge calls through the OpenAI Batch API', () => {
     });
     const [first, second] = await Promise.allSettled([ask('Is 0 even?'), ask('Is 1 even?')]);
     assert.equal(first.status === 'fulfilled' && first.value.value.text, 'yes');
-    assert.ok(second.status === 'rejected' && second.reason instanceof ContextOverflowError && /batch batch_0: This model's maximum context length/.test(second.reason.message), String(second.status === 'rejected' ? second.reason : 'answered'));
+    assert.ok(
+      second.status === 'rejected' &&
+        second.reason instanceof ContextOverflowError &&
+        /batch batch_0: This model's maximum context length/.test(second.reason.message),
+      String(second.status === 'rejected' ? second.reason : 'answered'),
+    );
     assert.equal(server.batches.length, 1, 'not resubmitted');
   });
 
   it('a batch that fails validation fails its calls for good, naming the batch', async () => {
     const { ask } = await setup({ failValidation: () => true });
-    await assert.rejects(ask('Is 1 even?'), (e: unknown) => e instanceof ModelCallError && /batch batch_0 failed: scripted: the input file is invalid/.test(e.message) && !e.retryable);
+    await assert.rejects(
+      ask('Is 1 even?'),
+      (e: unknown) => e instanceof ModelCallError && /batch batch_0 failed: scripted: the input file is invalid/.test(e.message) && !e.retryable,
+    );
   });
 
   it('a batch left by an interrupted run is waited for and imported into the call cache', async () => {
     const { server, inner, cache, journalDir } = await setup();
     // What a killed sweep leaves: a submitted batch and its journal.
-    const model = new BatchingModel(inner, { api: openAIBatchApi({ baseURL: server.baseURL, model: 'gpt-judge', api: 'chat' }), journalDir, gatherMs: 5, pollMs: 60_000 });
+    const model = new BatchingModel(inner, {
+      api: openAIBatchApi({ baseURL: server.baseURL, model: 'gpt-judge', api: 'chat' }),
+      journalDir,
+      gatherMs: 5,
+      pollMs: 60_000,
+    });
     const pending = new ModelExecutor(model, { cache: null }).chat({ messages: [{ role: 'user', content: 'Is 4 even?' }], maxTokens: 2 });
     for (let i = 0; i < 200 && readdirSync(journalDir).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(readdirSync(journalDir).length, 1, 'the batch is in the journal');

@@ -175,10 +175,20 @@ export class BatchingModel implements Model {
     await Promise.all(
       [...byUrl].map(async ([url, lines]) => {
         const batchId = await this.#api.submit(url, lines);
-        const journal: Journal = { batchId, baseURL: this.#api.endpoint, modelIdentity: this.cacheIdentity, submittedAt: new Date().toISOString(), requests: lines.map(({ customId, key, kind, params, url: u }) => ({ customId, key, kind, params, url: u })) };
+        const journal: Journal = {
+          batchId,
+          baseURL: this.#api.endpoint,
+          modelIdentity: this.cacheIdentity,
+          submittedAt: new Date().toISOString(),
+          requests: lines.map(({ customId, key, kind, params, url: u }) => ({ customId, key, kind, params, url: u })),
+        };
         const journalFile = writeJournal(this.#settings.journalDir, journal);
         this.#settings.log?.(`batch ${batchId}: ${lines.length} requests to ${this.modelId} submitted (${url})`);
-        const done = await this.#api.wait(batchId, lines.length, { pollMs: this.#settings.pollMs ?? 30_000, label: `batch ${this.modelId}`, signal: this.#stop.signal });
+        const done = await this.#api.wait(batchId, lines.length, {
+          pollMs: this.#settings.pollMs ?? 30_000,
+          label: `batch ${this.modelId}`,
+          signal: this.#stop.signal,
+        });
         const outcomes = done.outcomes;
         let failed = 0;
         for (const line of lines) {
@@ -190,14 +200,26 @@ export class BatchingModel implements Model {
               try {
                 r.resolve(this.#api.result(r.url, outcome.result));
               } catch (error) {
-                r.reject(new ModelCallError(`batch ${done.id}: an answer in an unexpected shape for ${r.customId.slice(0, 12)}: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, { retryable: false, endpoint: this.#api.endpoint }));
+                r.reject(
+                  new ModelCallError(
+                    `batch ${done.id}: an answer in an unexpected shape for ${r.customId.slice(0, 12)}: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`,
+                    { retryable: false, endpoint: this.#api.endpoint },
+                  ),
+                );
               }
             } else {
               failed += 1;
               const e: BatchError = outcome?.error ?? { message: `not in the output of batch ${done.id} (${done.status})`, retryable: true };
               // As the provider throws it live, so a caller that fits its prompt (fewer shots) can try again.
               if (e.contextOverflow) r.reject(new ContextOverflowError(`batch ${done.id}: ${e.message}`));
-              else r.reject(new ModelCallError(`batch ${done.id}: ${e.message}`, { retryable: e.retryable, endpoint: this.#api.endpoint, ...(e.status === undefined ? {} : { status: e.status }) }));
+              else
+                r.reject(
+                  new ModelCallError(`batch ${done.id}: ${e.message}`, {
+                    retryable: e.retryable,
+                    endpoint: this.#api.endpoint,
+                    ...(e.status === undefined ? {} : { status: e.status }),
+                  }),
+                );
             }
           }
         }
@@ -245,7 +267,15 @@ const journalSchema = z.object({
   baseURL: z.string().min(1),
   modelIdentity: z.string().min(1),
   submittedAt: z.string(),
-  requests: z.array(z.object({ customId: z.string(), key: z.string(), kind: z.enum(['chat', 'complete']), params: z.unknown(), url: z.enum(['/v1/chat/completions', '/v1/completions']) })),
+  requests: z.array(
+    z.object({
+      customId: z.string(),
+      key: z.string(),
+      kind: z.enum(['chat', 'complete']),
+      params: z.unknown(),
+      url: z.enum(['/v1/chat/completions', '/v1/completions']),
+    }),
+  ),
 });
 
 /** A journal as written by `writeJournal`; a damaged one is named with how to discard it (exit 2). */
@@ -255,7 +285,13 @@ function readJournal(file: string): Journal {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new InputFileError(file, undefined, undefined, `a damaged --batch journal: not JSON (${error instanceof Error ? error.message : String(error)})`, hint);
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      `a damaged --batch journal: not JSON (${error instanceof Error ? error.message : String(error)})`,
+      hint,
+    );
   }
   const parsed = journalSchema.safeParse(raw);
   if (!parsed.success) {
@@ -270,15 +306,23 @@ function readJournal(file: string): Journal {
  * into the call cache under the executor's keys (so the runs find them there). Returns the
  * number of answers imported.
  */
-export async function recoverBatches(journalDir: string, cache: CallCache, options: { apiFor: (endpoint: string) => BatchApi | undefined; pollMs?: number; log?: (line: string) => void }): Promise<number> {
+export async function recoverBatches(
+  journalDir: string,
+  cache: CallCache,
+  options: { apiFor: (endpoint: string) => BatchApi | undefined; pollMs?: number; log?: (line: string) => void },
+): Promise<number> {
   if (!existsSync(journalDir)) return 0;
   let imported = 0;
-  for (const name of readdirSync(journalDir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const name of readdirSync(journalDir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const file = join(journalDir, name);
     const journal = readJournal(file);
     const api = options.apiFor(journal.baseURL);
     if (api === undefined) {
-      options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} to ${journal.baseURL}, which no batched role of this study uses; its journal ${file} is kept`);
+      options.log?.(
+        `batch ${journal.batchId}: submitted ${journal.submittedAt} to ${journal.baseURL}, which no batched role of this study uses; its journal ${file} is kept`,
+      );
       continue;
     }
     options.log?.(`batch ${journal.batchId}: submitted ${journal.submittedAt} by an earlier run; waiting for it`);
@@ -287,7 +331,12 @@ export async function recoverBatches(journalDir: string, cache: CallCache, optio
       const outcome = outcomes.get(r.customId);
       if (outcome?.result === undefined) continue;
       const result = api.result(r.url, outcome.result);
-      await cache.put(r.key, journal.modelIdentity, r.kind, r.params, { response: result, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, latencyMs: 0 });
+      await cache.put(r.key, journal.modelIdentity, r.kind, r.params, {
+        response: result,
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
+        latencyMs: 0,
+      });
       imported += 1;
     }
     rmSync(file, { force: true });

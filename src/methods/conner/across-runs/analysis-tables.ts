@@ -9,7 +9,17 @@
 import type { ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
-import { baselineMeans, BASELINE_METRICS, EXTRINSIC_ROWS, INTRINSIC_COLUMNS, intrinsicExtrinsicSomers, longForm, LONG_FORM_MIN_WORDS, longTail, type FactualityBin } from '../summary/analyses.js';
+import {
+  baselineMeans,
+  BASELINE_METRICS,
+  EXTRINSIC_ROWS,
+  INTRINSIC_COLUMNS,
+  intrinsicExtrinsicSomers,
+  longForm,
+  LONG_FORM_MIN_WORDS,
+  longTail,
+  type FactualityBin,
+} from '../summary/analyses.js';
 import type { SomersResult } from '../summary/somers-d.js';
 import { taskOf } from './paper-table.js';
 
@@ -67,11 +77,30 @@ export function table8(runs: readonly MethodSummary[], records?: ReadonlyMap<Met
     if (!greedy) continue;
     const same = sameBaseline(records?.get(greedy), records?.get(selected));
     const h = (s: MethodSummary): number | null | undefined => s.metrics.helpfulness;
-    const gain = typeof h(greedy) === 'number' && typeof h(selected) === 'number' && h(greedy)! > 0 ? `${(100 * (h(selected)! / h(greedy)! - 1)).toFixed(2)}%` : '-';
+    const gain =
+      typeof h(greedy) === 'number' && typeof h(selected) === 'number' && h(greedy)! > 0 ? `${(100 * (h(selected)! / h(greedy)! - 1)).toFixed(2)}%` : '-';
     const pct = (v: number | null | undefined): string => (typeof v === 'number' ? `${(100 * v).toFixed(2)}%` : '-');
     const baseline = same === undefined ? 'records not given' : same ? 'the same' : 'differ';
-    rows.push([greedy.model, greedy.setting, String(greedy.counts.items ?? ''), f3(h(greedy)), f3(greedy.metrics.helpfulness_raw), pct(greedy.metrics.validity), '', '']);
-    rows.push([selected.model, selected.setting, String(selected.counts.items ?? ''), f3(h(selected)), f3(selected.metrics.helpfulness_raw), pct(selected.metrics.validity), gain, baseline]);
+    rows.push([
+      greedy.model,
+      greedy.setting,
+      String(greedy.counts.items ?? ''),
+      f3(h(greedy)),
+      f3(greedy.metrics.helpfulness_raw),
+      pct(greedy.metrics.validity),
+      '',
+      '',
+    ]);
+    rows.push([
+      selected.model,
+      selected.setting,
+      String(selected.counts.items ?? ''),
+      f3(h(selected)),
+      f3(selected.metrics.helpfulness_raw),
+      pct(selected.metrics.validity),
+      gain,
+      baseline,
+    ]);
   }
   if (rows.length === 0) return undefined;
   return {
@@ -170,7 +199,9 @@ export function baselinesTable(runs: readonly ComparedRun[]): AnalysisTable | un
 export function analysisTables(runs: readonly ComparedRun[], options: { permutations: number; seed: number }): AnalysisTable[] {
   const summaries = runs.map((r) => r.summary);
   const records = new Map(runs.filter((r) => r.records?.length).map((r) => [r.summary, recordsOf(r)]));
-  return [table16(summaries), table8(summaries, records), somersTable(runs, options), longTailTable(runs), longFormTable(runs), baselinesTable(runs)].filter((t): t is AnalysisTable => t !== undefined);
+  return [table16(summaries), table8(summaries, records), somersTable(runs, options), longTailTable(runs), longFormTable(runs), baselinesTable(runs)].filter(
+    (t): t is AnalysisTable => t !== undefined,
+  );
 }
 
 /** Runs by task, in order of first appearance. */

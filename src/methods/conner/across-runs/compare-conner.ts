@@ -71,15 +71,22 @@ export function answererWarnings(summaries: readonly MethodSummary[]): string[] 
     const table = TASK_TABLES[task] ?? task;
     const answerers = byChoice(runs, 'answerer');
     if (answerers.size > 1) {
-      warnings.push(`${table}: the runs' downstream answers come from different answerers (${listed(answerers)}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`);
+      warnings.push(
+        `${table}: the runs' downstream answers come from different answerers (${listed(answerers)}), so helpfulness and validity compare the answerers too; the paper has one fixed answerer for every generator (Appendix G): generate with the same --answerer`,
+      );
     }
     const baselines = byChoice(runs, 'helpfulness-baseline');
     if (baselines.size > 1) {
-      warnings.push(`${table}: the runs' helpfulness divides by different baselines (${listed(baselines)}), so helpfulness compares the baselines too; the paper divides every generator by one shared baseline per data set: score every run on the same queries with the same answerer, seed and --helpfulness-baseline shared`);
+      warnings.push(
+        `${table}: the runs' helpfulness divides by different baselines (${listed(baselines)}), so helpfulness compares the baselines too; the paper divides every generator by one shared baseline per data set: score every run on the same queries with the same answerer, seed and --helpfulness-baseline shared`,
+      );
     }
     for (const { id, what, metrics, option } of MODEL_ENTRIES) {
       const models = byChoice(runs, id);
-      if (models.size > 1) warnings.push(`${table}: the runs were scored by different ${what} (${listed(models)}), so ${metrics} compare the scorers too: score every run with the same ${option}`);
+      if (models.size > 1)
+        warnings.push(
+          `${table}: the runs were scored by different ${what} (${listed(models)}), so ${metrics} compare the scorers too: score every run with the same ${option}`,
+        );
     }
   }
   return warnings;
@@ -89,7 +96,14 @@ export function answererWarnings(summaries: readonly MethodSummary[]): string[] 
 export function pairedRow(t: ConnerPairedDifference, resamples: number): string[] {
   const def = paperTableDefs().find((d) => d.id === t.metric)!;
   const fmt = (v: number | null): string => (v === null ? '-' : `${v > 0 ? '+' : ''}${paperValue(def, v)}`);
-  return [`${t.a} vs ${t.b}`, def.label, `${fmt(t.difference)}${isSignificant(t.p, t.questions) ? ' *' : ''}`, t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-', formatResampledP(t.p, resamples), String(t.questions)];
+  return [
+    `${t.a} vs ${t.b}`,
+    def.label,
+    `${fmt(t.difference)}${isSignificant(t.p, t.questions) ? ' *' : ''}`,
+    t.interval ? `[${fmt(t.interval[0])}, ${fmt(t.interval[1])}]` : '-',
+    formatResampledP(t.p, resamples),
+    String(t.questions),
+  ];
 }
 
 export const PAIRED_HEADER = ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'n (items)'];
@@ -97,8 +111,13 @@ export const PAIRED_HEADER = ['A vs B', 'metric', 'A − B', '95% CI', 'p', 'n (
 /** Each run's columns computed otherwise than the paper's tables, and why. */
 function notAsPaperNote(summaries: readonly MethodSummary[]): string {
   const labels = new Map(paperTableDefs().map((d) => [d.id, d.label]));
-  const lines = notAsPaperLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })), labels);
-  return lines.length ? `${NOT_AS_PAPER_NOTE}:\n\n${lines.map((l) => `- ${l}`).join('\n')}\n` : "Every column is computed as the paper's tables were, given the scorers named.\n";
+  const lines = notAsPaperLines(
+    summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })),
+    labels,
+  );
+  return lines.length
+    ? `${NOT_AS_PAPER_NOTE}:\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`
+    : "Every column is computed as the paper's tables were, given the scorers named.\n";
 }
 
 export async function compareConner(runs: readonly ComparedRun[], options: { resamples: number; seed: number }): Promise<CompareOutput> {
@@ -118,17 +137,27 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     const table = paperTableRows(settings, { withCi: true, markBest: true });
     // The CSV says per row which columns are computed otherwise, and why (the Markdown says it under the table).
     const plain = paperTableRows(settings, { withCi: true, markBest: false });
-    const why = (s: MethodSummary): string => paperTableDefs().flatMap((d) => (columnsOf(s)[d.id]?.asPaper === false ? [`${d.label}: ${columnsOf(s)[d.id]!.departures.join(', ')}`] : [])).join('; ');
+    const why = (s: MethodSummary): string =>
+      paperTableDefs()
+        .flatMap((d) => (columnsOf(s)[d.id]?.asPaper === false ? [`${d.label}: ${columnsOf(s)[d.id]!.departures.join(', ')}`] : []))
+        .join('; ');
     const ordered = settings.flatMap((x) => x.runs);
-    tables[task] = { header: [...plain.header, 'computed otherwise than the paper (protocol entries)'], rows: plain.rows.map((row, i) => [...row, why(ordered[i]!)]) };
-    out.push(`## CONNER: automatic evaluation, ${title}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column. ${notAsPaperNote(ofTask.map((r) => r.summary))}`);
+    tables[task] = {
+      header: [...plain.header, 'computed otherwise than the paper (protocol entries)'],
+      rows: plain.rows.map((row, i) => [...row, why(ordered[i]!)]),
+    };
+    out.push(
+      `## CONNER: automatic evaluation, ${title}\n\n${toMarkdown(table)}\n\n95% bootstrap CIs in brackets; **bold**: the best run of its setting in that column. ${notAsPaperNote(ofTask.map((r) => r.summary))}`,
+    );
     files[`conner-${task}.md`] = `${toMarkdown(table)}\n\n${notAsPaperNote(ofTask.map((r) => r.summary))}`;
     files[`conner-${task}.csv`] = toCsv(tables[task]);
     const paired = connerPairedTests(ofTask, options);
     pairedByTask[task] = paired;
     if (paired.length > 0) {
       const ptable = { header: PAIRED_HEADER, rows: paired.map((t) => pairedRow(t, options.resamples)) };
-      out.push(`## CONNER: paired differences on shared queries, ${title}\n\n${toMarkdown(ptable)}\n\n${pairedTestsNote({ resamples: options.resamples, seed: options.seed, items: 'queries' })}\n`);
+      out.push(
+        `## CONNER: paired differences on shared queries, ${title}\n\n${toMarkdown(ptable)}\n\n${pairedTestsNote({ resamples: options.resamples, seed: options.seed, items: 'queries' })}\n`,
+      );
       pairedMd.push(`## ${title}\n\n${toMarkdown(ptable)}\n`);
       pairedCsv.push(...ptable.rows.map((row) => [task, ...row]));
     }
@@ -143,14 +172,29 @@ export async function compareConner(runs: readonly ComparedRun[], options: { res
     files['conner-paired.md'] = pairedMd.join('\n');
     files['conner-paired.csv'] = toCsv({ header: ['task', ...PAIRED_HEADER], rows: pairedCsv });
   } else if (runs.length > 1) {
-    out.push(`Paired differences: none (no two runs of one task with their records and shared queries; give the .summary.json files written by \`llmkb conner score --out\`, with their .records.jsonl beside them).\n`);
+    out.push(
+      `Paired differences: none (no two runs of one task with their records and shared queries; give the .summary.json files written by \`llmkb conner score --out\`, with their .records.jsonl beside them).\n`,
+    );
   }
   return {
     markdown: out.join('\n'),
     analysis: {
       method: 'conner',
-      runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), items: r.summary.counts.items ?? null, source: r.source, records: r.records?.length ?? 0, paperColumns: columnsOf(r.summary) })),
-      metrics: Object.fromEntries(runs.map((r, i) => [`${i}`, { model: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), metrics: r.summary.metrics, intervals: r.summary.intervals }])),
+      runs: runs.map((r) => ({
+        label: r.summary.model,
+        setting: r.summary.setting,
+        task: taskOf(r.summary),
+        items: r.summary.counts.items ?? null,
+        source: r.source,
+        records: r.records?.length ?? 0,
+        paperColumns: columnsOf(r.summary),
+      })),
+      metrics: Object.fromEntries(
+        runs.map((r, i) => [
+          `${i}`,
+          { model: r.summary.model, setting: r.summary.setting, task: taskOf(r.summary), metrics: r.summary.metrics, intervals: r.summary.intervals },
+        ]),
+      ),
       tables,
       pairedDifferences: pairedByTask,
       analyses,

@@ -18,7 +18,7 @@ const VERDICTS = ['entailment', 'neutral', 'contradiction'] as const;
 
 /** Which scorer id stands behind a metric (the three shares come from the factuality scorer). */
 function scorerOf(scorers: Record<string, string>, id: string): string {
-  return scorers[id] ?? (['fact_consistent', 'non_verified', 'fact_inconsistent'].includes(id) ? scorers.factuality ?? '' : '');
+  return scorers[id] ?? (['fact_consistent', 'non_verified', 'fact_inconsistent'].includes(id) ? (scorers.factuality ?? '') : '');
 }
 
 export async function connerItemPage(records: Readonly<Record<string, Record<string, unknown>>>): Promise<string> {
@@ -35,9 +35,15 @@ export async function connerItemPage(records: Readonly<Record<string, Record<str
     const v = metricValue(r, d.id);
     return `<tr><th scope="row" title="${esc(d.description)}">${esc(d.label)} <span class="muted small">${esc(d.equation ?? '')}</span></th><td class="num">${esc(num(v))}</td><td class="text small"><code>${esc(scorerOf(scorers, d.id) || 'not scored')}</code></td></tr>`;
   });
-  rows.push(`<tr><th scope="row">S_fact (consistent, non-verified, inconsistent)</th><td class="num">${esc([s.factualConsistent, s.nonVerified, s.factualInconsistent].map((v) => num(v, 3)).join(', '))}</td><td class="text small">label <span class="label ${esc(s.factualityLabel ?? 'none')}">${esc(s.factualityLabel ?? '–')}</span></td></tr>`);
-  rows.push(`<tr><th scope="row">Helpfulness before max(0, ·)</th><td class="num">${esc(num(s.helpfulnessRaw))}</td><td class="text small">this item's; the run's table value is taken over the set from the losses below</td></tr>`);
-  parts.push(`<h2>Scores</h2><div class="scroll"><table class="metrics conner-scores"><thead><tr><th>Metric</th><th>Value</th><th>Scorer</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`);
+  rows.push(
+    `<tr><th scope="row">S_fact (consistent, non-verified, inconsistent)</th><td class="num">${esc([s.factualConsistent, s.nonVerified, s.factualInconsistent].map((v) => num(v, 3)).join(', '))}</td><td class="text small">label <span class="label ${esc(s.factualityLabel ?? 'none')}">${esc(s.factualityLabel ?? '–')}</span></td></tr>`,
+  );
+  rows.push(
+    `<tr><th scope="row">Helpfulness before max(0, ·)</th><td class="num">${esc(num(s.helpfulnessRaw))}</td><td class="text small">this item's; the run's table value is taken over the set from the losses below</td></tr>`,
+  );
+  parts.push(
+    `<h2>Scores</h2><div class="scroll"><table class="metrics conner-scores"><thead><tr><th>Metric</th><th>Value</th><th>Scorer</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
+  );
 
   const sentences = r.sentences ?? [];
   if (sentences.length) {
@@ -45,7 +51,9 @@ export async function connerItemPage(records: Readonly<Record<string, Record<str
       const verdict = VERDICTS[x.nli.indexOf(Math.max(...x.nli))] ?? '–';
       return `<tr><td class="num">${i + 1}</td><td class="text">${esc(x.sentence)}</td><td class="num">${esc(num(r.sentenceInversePerplexity?.[i]))}</td><td class="text evidence">${x.evidence ? `<span class="muted small">${esc(x.evidence.source)}</span><br>${esc(x.evidence.text)}` : '<span class="muted">no evidence (counted as non-verified)</span>'}</td><td><span class="verdict ${esc(verdict)}">${esc(verdict)}</span></td><td class="num">${esc(x.nli.map((p) => p.toFixed(3)).join(' / '))}</td><td class="num">${esc(x.candidates)}</td></tr>`;
     });
-    parts.push(`<h2>Sentences and their evidence</h2><p class="muted small">Per sentence the evidence passage with the highest entailment of those checked, its NLI verdict and probabilities (entailment / neutral / contradiction), and 1/PPL of the sentence (Eq. 3).</p><div class="scroll"><table class="sentences"><thead><tr><th>#</th><th>Sentence</th><th>1/PPL</th><th>Evidence chosen</th><th>Verdict</th><th>P(e / n / c)</th><th>checked</th></tr></thead><tbody>${body.join('')}</tbody></table></div>`);
+    parts.push(
+      `<h2>Sentences and their evidence</h2><p class="muted small">Per sentence the evidence passage with the highest entailment of those checked, its NLI verdict and probabilities (entailment / neutral / contradiction), and 1/PPL of the sentence (Eq. 3).</p><div class="scroll"><table class="sentences"><thead><tr><th>#</th><th>Sentence</th><th>1/PPL</th><th>Evidence chosen</th><th>Verdict</th><th>P(e / n / c)</th><th>checked</th></tr></thead><tbody>${body.join('')}</tbody></table></div>`,
+    );
   } else parts.push('<h2>Sentences and their evidence</h2><p class="empty">No sentence was checked (factuality not scored, or the knowledge is empty).</p>');
 
   parts.push(`<h2>Downstream answers</h2><div class="scroll"><table class="answers"><tbody>
@@ -54,8 +62,14 @@ export async function connerItemPage(records: Readonly<Record<string, Record<str
 <tr><th scope="row">Answered by</th><td class="text">${r.answerer ? `<code>${esc(r.answerer)}</code>${r.answerer === r.generator ? ' <span class="muted">(the generator itself)</span>' : ''}` : '<span class="muted">not recorded</span>'}</td></tr>
 <tr><th scope="row">Answer without it</th><td class="text response">${r.answerWithoutKnowledge === undefined || r.answerWithoutKnowledge === null ? '<span class="muted">not recorded</span>' : esc(r.answerWithoutKnowledge)}</td></tr>
 </tbody></table></div>`);
-  if (r.validityEvidence) parts.push(`<p class="small">Validity evidence (open answer, Eq. 8): <span class="muted">${esc(r.validityEvidence.source)}</span> ${esc(r.validityEvidence.text)}</p>`);
-  if (r.helpfulness) parts.push(`<p class="small">Helpfulness (Eq. 6): loss of the gold answer with this knowledge ${esc(r.helpfulness.loss.toFixed(4))}; with the other knowledge texts ${esc(r.helpfulness.baselineLosses.map((l) => l.toFixed(4)).join(', '))} (items ${esc(r.helpfulness.negatives.join(', '))}).</p>`);
+  if (r.validityEvidence)
+    parts.push(
+      `<p class="small">Validity evidence (open answer, Eq. 8): <span class="muted">${esc(r.validityEvidence.source)}</span> ${esc(r.validityEvidence.text)}</p>`,
+    );
+  if (r.helpfulness)
+    parts.push(
+      `<p class="small">Helpfulness (Eq. 6): loss of the gold answer with this knowledge ${esc(r.helpfulness.loss.toFixed(4))}; with the other knowledge texts ${esc(r.helpfulness.baselineLosses.map((l) => l.toFixed(4)).join(', '))} (items ${esc(r.helpfulness.negatives.join(', '))}).</p>`,
+    );
   if (r.notes?.length) parts.push(`<h3>Notes</h3><ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
   return parts.join('\n');
 }

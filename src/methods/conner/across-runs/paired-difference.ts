@@ -39,7 +39,10 @@ export function pairedDifference(
   }
   const base = { metric, a: options.names[0], b: options.names[1], questions: both.length };
   const difference = (indices: Iterable<number>): number | null => {
-    let na = 0, da = 0, nb = 0, db = 0;
+    let na = 0,
+      da = 0,
+      nb = 0,
+      db = 0;
     for (const i of indices) {
       const [pa, pb] = both[i]!;
       na += pa.num;

@@ -16,7 +16,18 @@ import { markNotAsPaper } from '../summary/paper-columns.js';
  * The paper's columns, in its order (the factuality score itself is not a column of its tables),
  * with helpfulness before max(0, .) beside helpfulness (Table 16's value).
  */
-export const PAPER_TABLE_METRICS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'helpfulness_raw', 'validity'] as const;
+export const PAPER_TABLE_METRICS = [
+  'fact_consistent',
+  'non_verified',
+  'fact_inconsistent',
+  'relevance',
+  'coherence_sentence',
+  'coherence_paragraph',
+  'informativeness',
+  'helpfulness',
+  'helpfulness_raw',
+  'validity',
+] as const;
 
 /** The paper's column groups over PAPER_TABLE_METRICS. */
 export const PAPER_TABLE_GROUPS: ReadonlyArray<{ title: string; span: number }> = [
@@ -29,8 +40,8 @@ export const PAPER_TABLE_GROUPS: ReadonlyArray<{ title: string; span: number }> 
 ];
 
 export const TASK_TABLES: Record<string, string> = {
-  qa: 'open-domain QA (the paper\'s Table 2: Natural Questions)',
-  dialogue: 'knowledge-grounded dialogue (the paper\'s Table 3: Wizard of Wikipedia)',
+  qa: "open-domain QA (the paper's Table 2: Natural Questions)",
+  dialogue: "knowledge-grounded dialogue (the paper's Table 3: Wizard of Wikipedia)",
 };
 
 export function paperTableDefs(): MetricDef[] {
@@ -69,7 +80,10 @@ export function bestOf(runs: readonly MethodSummary[], def: MetricDef): number |
 }
 
 /** One task's table as rows of text cells (Markdown and CSV): `value [lo, hi]`; `**` marks the best of a setting. */
-export function paperTableRows(settings: ReadonlyArray<{ setting: string; runs: MethodSummary[] }>, options: { withCi: boolean; markBest: boolean }): { header: string[]; rows: string[][] } {
+export function paperTableRows(
+  settings: ReadonlyArray<{ setting: string; runs: MethodSummary[] }>,
+  options: { withCi: boolean; markBest: boolean },
+): { header: string[]; rows: string[][] } {
   const defs = paperTableDefs();
   const header = ['Model', 'Setting', 'n', ...defs.map((d) => `${d.label} ${d.better === 'higher' ? '↑' : '↓'}`)];
   const rows: string[][] = [];

@@ -23,11 +23,38 @@ const LABELS = ['factual-consistent', 'non-verified', 'factual-inconsistent'] as
 export function connerRunDetails(s: MethodSummary, records?: readonly object[]): string {
   const b = s.breakdowns as unknown as ConnerBreakdowns | undefined;
   const parts: string[] = [];
-  if (b?.scorers && Object.keys(b.scorers).length) parts.push(`<h4>Scorers</h4>${htmlTable(['Metric', 'scorer'], Object.entries(b.scorers).map(([m, id]) => [m, id]), 'protocol')}`);
-  if (b?.answerers?.length) parts.push(`<p>Downstream answers by: ${escapeHtml(b.answerers.map((a) => (a === null ? 'not recorded' : a === s.model ? `${a} (the generator itself)` : a)).join(', '))}</p>`);
-  if (b?.factualityLabels) parts.push(`<p>Factuality labels${b.factualityLabelsUnit === 'sentences' ? ' (sentences)' : ''}: ${escapeHtml(Object.entries(b.factualityLabels).map(([l, n]) => `${l} ${n}`).join(', '))}</p>`);
+  if (b?.scorers && Object.keys(b.scorers).length)
+    parts.push(
+      `<h4>Scorers</h4>${htmlTable(
+        ['Metric', 'scorer'],
+        Object.entries(b.scorers).map(([m, id]) => [m, id]),
+        'protocol',
+      )}`,
+    );
+  if (b?.answerers?.length)
+    parts.push(
+      `<p>Downstream answers by: ${escapeHtml(b.answerers.map((a) => (a === null ? 'not recorded' : a === s.model ? `${a} (the generator itself)` : a)).join(', '))}</p>`,
+    );
+  if (b?.factualityLabels)
+    parts.push(
+      `<p>Factuality labels${b.factualityLabelsUnit === 'sentences' ? ' (sentences)' : ''}: ${escapeHtml(
+        Object.entries(b.factualityLabels)
+          .map(([l, n]) => `${l} ${n}`)
+          .join(', '),
+      )}</p>`,
+    );
   if (b?.humanCorrelation && Object.keys(b.humanCorrelation).length) {
-    parts.push(`<h4>Somers' D with human ratings (the paper's section 6)</h4>${htmlTable(['Metric', 'D', 'n', 'p'], Object.entries(b.humanCorrelation).map(([m, r]) => [m, r.d === null ? '-' : r.d.toFixed(2), String(r.n), r.pValue === null ? '-' : r.pValue.toFixed(3)]))}`);
+    parts.push(
+      `<h4>Somers' D with human ratings (the paper's section 6)</h4>${htmlTable(
+        ['Metric', 'D', 'n', 'p'],
+        Object.entries(b.humanCorrelation).map(([m, r]) => [
+          m,
+          r.d === null ? '-' : r.d.toFixed(2),
+          String(r.n),
+          r.pValue === null ? '-' : r.pValue.toFixed(3),
+        ]),
+      )}`,
+    );
   }
   const recs = records as readonly ScoredKnowledge[] | undefined;
   if (recs?.length) {
@@ -35,10 +62,13 @@ export function connerRunDetails(s: MethodSummary, records?: readonly object[]):
     for (const label of LABELS) {
       const r = recs.find((x) => x.scores?.factualityLabel === label);
       if (!r) continue;
-      const cut = (t: string | null | undefined, n: number): string => (t ?? '').length > n ? `${(t ?? '').slice(0, n)}…` : (t ?? '');
+      const cut = (t: string | null | undefined, n: number): string => ((t ?? '').length > n ? `${(t ?? '').slice(0, n)}…` : (t ?? ''));
       rows.push([label, cut(r.query, 200), cut(r.knowledge, 500), r.scores.factuality === null ? '-' : r.scores.factuality.toFixed(3)]);
     }
-    if (rows.length) parts.push(`<h4>Example knowledge per factuality label</h4><div class="scroll">${htmlTable(['Label', 'query', 'knowledge', 'S_fact'], rows, 'examples')}</div>`);
+    if (rows.length)
+      parts.push(
+        `<h4>Example knowledge per factuality label</h4><div class="scroll">${htmlTable(['Label', 'query', 'knowledge', 'S_fact'], rows, 'examples')}</div>`,
+      );
   }
   return parts.join('\n');
 }

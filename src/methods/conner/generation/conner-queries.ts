@@ -52,7 +52,8 @@ export function taskOfConnerFile(file: string): ConnerTask | undefined {
 }
 
 /** A header line of a TSV query file: every field a column name (`topic`, `query`, `knowledge`, `answer`, ...). */
-const HEADER_FIELD = /^(topic|title|query|question|history|dialogue|dialog|context|utterance|knowledge|passage|evidence|answer|response|target|gold[ _-]?(knowledge|passage|answer|response))$/i;
+const HEADER_FIELD =
+  /^(topic|title|query|question|history|dialogue|dialog|context|utterance|knowledge|passage|evidence|answer|response|target|gold[ _-]?(knowledge|passage|answer|response))$/i;
 
 /** Where a notice about how a file was read goes (the task taken from a file name, a header skipped). */
 export type QueryNotice = (line: string) => void;
@@ -71,24 +72,52 @@ export function parseConnerTestFile(text: string, file: string, task?: ConnerTas
     if (line.trim() === '') continue;
     const fields = line.split('\t');
     if (fields.length !== 4) {
-      throw new InputFileError(file, i + 1, undefined, `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`, "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (docs/conner.md, Inputs).");
+      throw new InputFileError(
+        file,
+        i + 1,
+        undefined,
+        `expected 4 tab-separated fields (topic, query, knowledge, answer), found ${fields.length}`,
+        "CONNER's test files have 4 fields per line; for other inputs use the JSONL query format (docs/conner.md, Inputs).",
+      );
     }
     const trimmed = fields.map((f) => f.trim()) as [string, string, string, string];
     if (rows.length === 0 && trimmed.every((f) => HEADER_FIELD.test(f))) {
       notice(`note: ${file}:${i + 1} is a header line (${trimmed.join(', ')}): skipped, not read as a query`);
       continue;
     }
-    if (trimmed[1] === '') throw new InputFileError(file, i + 1, 'query', 'the query field is empty', 'The second of the four tab-separated fields is the question (NQ) or the dialogue history (WoW).');
+    if (trimmed[1] === '')
+      throw new InputFileError(
+        file,
+        i + 1,
+        'query',
+        'the query field is empty',
+        'The second of the four tab-separated fields is the question (NQ) or the dialogue history (WoW).',
+      );
     rows.push({ line: i + 1, fields: trimmed });
   }
   if (rows.length === 0) {
-    throw new InputFileError(file, undefined, undefined, 'no queries (the file is empty)', "Give one of CONNER's test files (nq_test_random_testset.txt, seen_random_testset.txt, unseen_random_testset.txt: topic, query, knowledge, answer, tab-separated, one query a line) or a JSONL query file (docs/conner.md).");
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      'no queries (the file is empty)',
+      "Give one of CONNER's test files (nq_test_random_testset.txt, seen_random_testset.txt, unseen_random_testset.txt: topic, query, knowledge, answer, tab-separated, one query a line) or a JSONL query file (docs/conner.md).",
+    );
   }
   const taskOf = task ?? taskOfConnerFile(file);
   if (taskOf === undefined) {
-    throw new InputFileError(file, undefined, undefined, 'the task (qa or dialogue) is not given, and the file name does not say it (nq_* is QA; seen_*, unseen_* are WoW dialogue)', 'Pass --task qa or --task dialogue (it changes the prompts and the validity equation, Eq. 7 or 8); or name the file as CONNER\'s test files are named.');
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      'the task (qa or dialogue) is not given, and the file name does not say it (nq_* is QA; seen_*, unseen_* are WoW dialogue)',
+      "Pass --task qa or --task dialogue (it changes the prompts and the validity equation, Eq. 7 or 8); or name the file as CONNER's test files are named.",
+    );
   }
-  if (task === undefined) notice(`note: ${file}: the task is ${taskOf === 'qa' ? 'qa (open-domain QA)' : 'dialogue (knowledge-grounded dialogue)'}, taken from the file name; pass --task to set it (recorded in every query's "task")`);
+  if (task === undefined)
+    notice(
+      `note: ${file}: the task is ${taskOf === 'qa' ? 'qa (open-domain QA)' : 'dialogue (knowledge-grounded dialogue)'}, taken from the file name; pass --task to set it (recorded in every query's "task")`,
+    );
   return rows.map(({ line, fields: [topic, query, knowledge, answer] }) => {
     const base: ConnerQuery = { id: `${stem}:${line}`, task: taskOf, topic, query, referenceKnowledge: knowledge, goldAnswer: answer };
     if (taskOf === 'dialogue') {
@@ -101,7 +130,8 @@ export function parseConnerTestFile(text: string, file: string, task?: ConnerTas
 }
 
 /** What a JSONL query line looks like, for the hint of a line that is not one. */
-export const QUERY_LINE_HINT = 'One JSON object a line, every text a string: {"id": "nq:1", "task": "qa", "topic": "...", "query": "...", "referenceKnowledge": "...", "goldAnswer": "..."} (id and query required; docs/conner.md).';
+export const QUERY_LINE_HINT =
+  'One JSON object a line, every text a string: {"id": "nq:1", "task": "qa", "topic": "...", "query": "...", "referenceKnowledge": "...", "goldAnswer": "..."} (id and query required; docs/conner.md).';
 
 /** Reads a JSONL file with a CONNER schema, its line errors with `hint` (what a line looks like). */
 export function readConnerJsonl<T>(file: string, schema: z.ZodType<T>, what: string, hint: string): T[] {
@@ -122,6 +152,7 @@ export function readConnerQueries(file: string, task?: ConnerTask, notice: Query
   if (!/\.jsonl$/i.test(file)) return parseConnerTestFile(readTextFile(file), file, task, notice);
   const lines = readConnerJsonl(file, queryLineSchema, 'query', QUERY_LINE_HINT);
   const untold = lines.filter((q) => q.task === undefined).length;
-  if (untold > 0 && task === undefined) notice(`note: ${file}: ${untold} of ${lines.length} queries have no "task" field: taken as qa; give each a "task" or pass --task dialogue`);
+  if (untold > 0 && task === undefined)
+    notice(`note: ${file}: ${untold} of ${lines.length} queries have no "task" field: taken as qa; give each a "task" or pass --task dialogue`);
   return lines.map((q) => ({ ...q, task: q.task ?? task ?? 'qa' }) as ConnerQuery);
 }

@@ -24,7 +24,6 @@ import { ANSWER_STOP, answerPrompt, fewShotKnowledgePrompt, KNOWLEDGE_STOP, zero
 import type { ConnerQuery } from './conner-queries.js';
 import { completeWithFittingShots } from './fit-shots.js';
 
-
 /** One query with its generated knowledge and answers: the input of `conner score`. */
 export interface GeneratedKnowledge extends ConnerQuery {
   /** `<provider>:<model id>` of the knowledge generator (or a name for knowledge brought from elsewhere). */
@@ -85,7 +84,10 @@ export function demonstrationsOf(queries: readonly ConnerQuery[]): Demonstration
 /** k demonstrations for one query: a seeded draw per (seed, purpose, query), excluding the query itself. */
 export function drawDemos(pool: readonly Demonstration[], queryId: string, k: number, seed: number, purpose: string): Demonstration[] {
   if (k <= 0) return [];
-  return SeededRandom.stream(seed, purpose, queryId).sample(pool.filter((d) => d.id !== queryId), k);
+  return SeededRandom.stream(seed, purpose, queryId).sample(
+    pool.filter((d) => d.id !== queryId),
+    k,
+  );
 }
 
 /** `<provider>:<model id>`: how records name a generator or an answerer. */
@@ -95,10 +97,18 @@ export function modelName(executor: ModelExecutor): string {
 
 /** The setting as summaries group it: Table 11 prompts other than the default are told apart. */
 export function settingLabel(item: Pick<GeneratedKnowledge, 'setting' | 'prompt'>): string {
-  return item.setting === 'zero-shot' && item.prompt !== undefined && item.prompt !== BEST_ZERO_SHOT_PROMPT ? `zero-shot (Table 11 prompt ${item.prompt})` : item.setting;
+  return item.setting === 'zero-shot' && item.prompt !== undefined && item.prompt !== BEST_ZERO_SHOT_PROMPT
+    ? `zero-shot (Table 11 prompt ${item.prompt})`
+    : item.setting;
 }
 
-export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'generator' | 'answerer' | 'concurrency' | 'progress'> & { generatorIdentity: string; answererIdentity: string; label?: string }) {
+export function generationRunSpec(
+  options: Omit<GenerateOptions, 'runs' | 'generator' | 'answerer' | 'concurrency' | 'progress'> & {
+    generatorIdentity: string;
+    answererIdentity: string;
+    label?: string;
+  },
+) {
   return {
     model: options.generatorIdentity,
     dataset: checksumOfLines(options.queries, (q) => canonicalJson(q)),
@@ -121,7 +131,17 @@ export function generationRunSpec(options: Omit<GenerateOptions, 'runs' | 'gener
 
 export async function generateKnowledge(options: GenerateOptions): Promise<GeneratedKnowledge[]> {
   const { generator, answerer, queries } = options;
-  const run = openMethodRun(options.runs, CONNER_METHOD, generationRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, answererIdentity: answerer.model.cacheIdentity, label: `conner generate ${modelName(generator)}` }), 'conner generate');
+  const run = openMethodRun(
+    options.runs,
+    CONNER_METHOD,
+    generationRunSpec({
+      ...options,
+      generatorIdentity: generator.model.cacheIdentity,
+      answererIdentity: answerer.model.cacheIdentity,
+      label: `conner generate ${modelName(generator)}`,
+    }),
+    'conner generate',
+  );
   const records = await runStage<ConnerQuery, GeneratedKnowledge>({
     run,
     stage: 'generate',
@@ -135,10 +155,18 @@ export async function generateKnowledge(options: GenerateOptions): Promise<Gener
 }
 
 /** One query's knowledge (Table 11 or 12) by the generator, then the answerer's answers with and without it (Table 13). */
-export async function generateOne(q: ConnerQuery, options: Omit<GenerateOptions, 'queries' | 'runs' | 'concurrency' | 'progress'>): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
+export async function generateOne(
+  q: ConnerQuery,
+  options: Omit<GenerateOptions, 'queries' | 'runs' | 'concurrency' | 'progress'>,
+): Promise<{ record: GeneratedKnowledge; cached: boolean }> {
   const { generator, answerer } = options;
   const { knowledgeDemos, prompt } = knowledgePromptFor(q, options);
-  const k = await completeWithFittingShots(generator, knowledgeDemos, (demos) => ({ prompt: prompt(demos), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP }), `query ${q.id}, knowledge prompt`);
+  const k = await completeWithFittingShots(
+    generator,
+    knowledgeDemos,
+    (demos) => ({ prompt: prompt(demos), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP }),
+    `query ${q.id}, knowledge prompt`,
+  );
   const knowledge = k.result.value.text.trim();
   const { cached: answersCached, ...answerFields } = await answersFor(answerer, q, knowledge, options);
   const record: GeneratedKnowledge = {
@@ -160,12 +188,15 @@ export function knowledgePromptFor(
   options: Pick<GenerateOptions, 'setting' | 'prompt' | 'shots' | 'demoPool' | 'fixedDemos' | 'seed'>,
 ): { knowledgeDemos: Demonstration[]; prompt: (demos: readonly Demonstration[]) => string } {
   if (options.setting === 'zero-shot') return { knowledgeDemos: [], prompt: () => zeroShotKnowledgePrompt(q, options.prompt ?? BEST_ZERO_SHOT_PROMPT) };
-  const knowledgeDemos = options.fixedDemos ? options.fixedDemos.filter((d) => d.id !== q.id) : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
+  const knowledgeDemos = options.fixedDemos
+    ? options.fixedDemos.filter((d) => d.id !== q.id)
+    : drawDemos(options.demoPool, q.id, options.shots, options.seed, 'knowledge-demos');
   return { knowledgeDemos, prompt: (demos) => fewShotKnowledgePrompt(q, demos) };
 }
 
 /** What `answersFor` adds to a record. */
-export type Answers = Required<Pick<GeneratedKnowledge, 'answerDemos' | 'answerer' | 'answerWithKnowledge' | 'answerWithoutKnowledge'>> & Pick<GeneratedKnowledge, 'answerShotsDropped'>;
+export type Answers = Required<Pick<GeneratedKnowledge, 'answerDemos' | 'answerer' | 'answerWithKnowledge' | 'answerWithoutKnowledge'>> &
+  Pick<GeneratedKnowledge, 'answerShotsDropped'>;
 
 /**
  * The downstream answers (Table 13, greedy) by the answerer, with the knowledge and with an empty
@@ -178,7 +209,12 @@ export async function answersFor(
   options: Pick<GenerateOptions, 'demoPool' | 'answerShots' | 'seed' | 'answerMaxTokens'>,
 ): Promise<Answers & { cached: boolean }> {
   const drawn = drawDemos(options.demoPool, q.id, options.answerShots, options.seed, 'answer-demos');
-  const withK = await completeWithFittingShots(answerer, drawn, (demos) => ({ prompt: answerPrompt(q, knowledge, demos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP }), `query ${q.id}, answer prompt`);
+  const withK = await completeWithFittingShots(
+    answerer,
+    drawn,
+    (demos) => ({ prompt: answerPrompt(q, knowledge, demos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP }),
+    `query ${q.id}, answer prompt`,
+  );
   const withoutK = await answerer.complete({ prompt: answerPrompt(q, '', withK.demos), maxTokens: options.answerMaxTokens, stop: ANSWER_STOP });
   return {
     answerDemos: withK.demos.map((d) => d.id),

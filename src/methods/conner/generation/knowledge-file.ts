@@ -23,11 +23,15 @@ export const generatedKnowledgeSchema = connerQuerySchema
     answerWithoutKnowledge: z.string().optional(),
     knowledgeShotsDropped: z.number().int().min(0).optional(),
     answerShotsDropped: z.number().int().min(0).optional(),
-    limit: z.object({ n: z.number().int().min(1), seed: z.number().int().min(0) }).strip().optional(),
+    limit: z
+      .object({ n: z.number().int().min(1), seed: z.number().int().min(0) })
+      .strip()
+      .optional(),
   })
   .strip();
 
 export function readKnowledgeFile(file: string): GeneratedKnowledge[] {
-  const hint = 'One JSON object a line, every text a string: {"id": "nq:1", "query": "...", "knowledge": "...", "goldAnswer": "...", "answerWithKnowledge": "...", "answerer": "..."} (id, query and knowledge required; `conner generate` writes them; docs/conner.md).';
+  const hint =
+    'One JSON object a line, every text a string: {"id": "nq:1", "query": "...", "knowledge": "...", "goldAnswer": "...", "answerWithKnowledge": "...", "answerer": "..."} (id, query and knowledge required; `conner generate` writes them; docs/conner.md).';
   return readConnerJsonl(file, generatedKnowledgeSchema, 'knowledge record', hint) as GeneratedKnowledge[];
 }

@@ -64,7 +64,9 @@ export function sampleSeed(seed: number, queryId: string, sample: number): numbe
   return createHash('sha256').update(`${seed}\u0000conner-sample\u0000${queryId}\u0000${sample}`).digest().readUInt32LE(0);
 }
 
-export function samplingRunSpec(options: Omit<SampleOptions, 'runs' | 'generator' | 'concurrency' | 'progress'> & { generatorIdentity: string; label?: string }) {
+export function samplingRunSpec(
+  options: Omit<SampleOptions, 'runs' | 'generator' | 'concurrency' | 'progress'> & { generatorIdentity: string; label?: string },
+) {
   return {
     model: options.generatorIdentity,
     dataset: checksumOfLines(options.queries, (q) => canonicalJson(q)),
@@ -87,7 +89,12 @@ export function samplingRunSpec(options: Omit<SampleOptions, 'runs' | 'generator
 export async function sampleKnowledge(options: SampleOptions): Promise<SampledKnowledge[]> {
   const { generator, queries } = options;
   const generatorId = modelName(generator);
-  const run = openMethodRun(options.runs, CONNER_METHOD, samplingRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner best-of samples ${generatorId}` }), 'conner best-of');
+  const run = openMethodRun(
+    options.runs,
+    CONNER_METHOD,
+    samplingRunSpec({ ...options, generatorIdentity: generator.model.cacheIdentity, label: `conner best-of samples ${generatorId}` }),
+    'conner best-of',
+  );
   const records = await runStage<ConnerQuery, SampledKnowledge>({
     run,
     stage: 'sample',
@@ -110,7 +117,17 @@ export async function sampleKnowledge(options: SampleOptions): Promise<SampledKn
     // killed between draws asks only for the draws it had not made.
     for (let i = 0; i < options.samples; i++) {
       const seed = sampleSeed(options.seed, q.id, i);
-      const k = await completeWithFittingShots(generator, demos, (d) => ({ prompt: prompt(d), maxTokens: options.maxTokens, stop: KNOWLEDGE_STOP, sampling: { temperature: options.temperature, topP: options.topP, seed, sample: i } }), `query ${q.id}, knowledge prompt`);
+      const k = await completeWithFittingShots(
+        generator,
+        demos,
+        (d) => ({
+          prompt: prompt(d),
+          maxTokens: options.maxTokens,
+          stop: KNOWLEDGE_STOP,
+          sampling: { temperature: options.temperature, topP: options.topP, seed, sample: i },
+        }),
+        `query ${q.id}, knowledge prompt`,
+      );
       demos = k.demos;
       cached &&= k.result.cached;
       samples.push(k.result.value.text.trim());

@@ -57,8 +57,18 @@ export async function prepareConner(ctx: PrepareContext): Promise<PreparedInputs
   // The scorers the runs will use: checked and probed once, before any item of any run.
   const setup = scorersOf(scoringExecutors(ctx.roles), evidence);
   await probeScorers(setup);
-  if (setup.answererUnscoring) ctx.log(`note: the answerer ${setup.answererUnscoring} cannot score prompts: helpfulness's answer losses are the scorer's (a departure: the paper's answerer scores them; recorded)`);
-  const context: ConnerContext = { options, demoPool, ...(fixedDemos ? { fixedDemos } : {}), evidence, files, ...(ctx.quick ? { quick: { n: queries.length, of: all.length } } : {}) };
+  if (setup.answererUnscoring)
+    ctx.log(
+      `note: the answerer ${setup.answererUnscoring} cannot score prompts: helpfulness's answer losses are the scorer's (a departure: the paper's answerer scores them; recorded)`,
+    );
+  const context: ConnerContext = {
+    options,
+    demoPool,
+    ...(fixedDemos ? { fixedDemos } : {}),
+    evidence,
+    files,
+    ...(ctx.quick ? { quick: { n: queries.length, of: all.length } } : {}),
+  };
   return {
     items: queries,
     datasets: files,

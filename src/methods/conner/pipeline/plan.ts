@@ -32,7 +32,9 @@ function queries(ctx: PlanContext): number | null {
   const input = resolve(ctx.baseDir, connerOptions(ctx.options).input);
   if (!existsSync(input)) return null;
   // One query a line, in a CONNER test file as in JSONL.
-  const n = readFileSync(input, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  const n = readFileSync(input, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
   return ctx.quick ? Math.min(QUICK_QUERIES, n) : n;
 }
 
@@ -48,9 +50,16 @@ export function planConner(ctx: PlanContext): PlanEstimate {
   };
   const generated = left('generate');
   const scored = left('score');
-  const knowledgeIn = ctx.setting === 'few-shot' ? TYPICAL_TOKENS.knowledgeZeroShot.in + options.shots * TYPICAL_TOKENS.knowledgeFewShotPerShot : TYPICAL_TOKENS.knowledgeZeroShot.in;
+  const knowledgeIn =
+    ctx.setting === 'few-shot'
+      ? TYPICAL_TOKENS.knowledgeZeroShot.in + options.shots * TYPICAL_TOKENS.knowledgeFewShotPerShot
+      : TYPICAL_TOKENS.knowledgeZeroShot.in;
   const knowledgeOut = Math.min(options.maxTokens, TYPICAL_TOKENS.knowledgeZeroShot.out);
-  const answers = { calls: 2 * generated, in: 2 * generated * TYPICAL_TOKENS.answer.in, out: 2 * generated * Math.min(options.answerMaxTokens, TYPICAL_TOKENS.answer.out) };
+  const answers = {
+    calls: 2 * generated,
+    in: 2 * generated * TYPICAL_TOKENS.answer.in,
+    out: 2 * generated * Math.min(options.answerMaxTokens, TYPICAL_TOKENS.answer.out),
+  };
   const hasAnswerer = ctx.roles.has('answerer');
   const calls: NonNullable<PlanEstimate['calls']> = {
     model: {
@@ -65,7 +74,11 @@ export function planConner(ctx: PlanContext): PlanEstimate {
   const helpIn = TYPICAL_TOKENS.helpfulness.in * (options.choices.helpfulnessPrompt === 'released' ? 9 : 1);
   if (ctx.roles.has('scorer')) {
     const perText = TYPICAL_SENTENCES + 1 + (ctx.roles.has('coherence') ? 0 : 1) + (hasAnswerer ? 0 : 1 + u);
-    const tokens = TYPICAL_SENTENCES * TYPICAL_TOKENS.sentence.in + TYPICAL_TOKENS.informativeness.in + (ctx.roles.has('coherence') ? 0 : TYPICAL_TOKENS.paragraph.in) + (hasAnswerer ? 0 : (1 + u) * helpIn);
+    const tokens =
+      TYPICAL_SENTENCES * TYPICAL_TOKENS.sentence.in +
+      TYPICAL_TOKENS.informativeness.in +
+      (ctx.roles.has('coherence') ? 0 : TYPICAL_TOKENS.paragraph.in) +
+      (hasAnswerer ? 0 : (1 + u) * helpIn);
     calls.scorer = { calls: scored * perText, in: scored * tokens, out: 0 };
   }
   if (hasAnswerer) {

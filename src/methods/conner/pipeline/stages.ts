@@ -32,8 +32,17 @@ export async function generateStage(ctx: StageContext): Promise<void> {
     ...(ctx.progress ? { progress: ctx.progress } : {}),
     work: (q) =>
       generateOne(q, {
-        generator, answerer, setting: ctx.setting as KnowledgeSetting, prompt: options.prompt, shots: options.shots, answerShots: options.answerShots, demoPool,
-        ...(fixedDemos ? { fixedDemos } : {}), seed: ctx.seed, maxTokens: options.maxTokens, answerMaxTokens: options.answerMaxTokens,
+        generator,
+        answerer,
+        setting: ctx.setting as KnowledgeSetting,
+        prompt: options.prompt,
+        shots: options.shots,
+        answerShots: options.answerShots,
+        demoPool,
+        ...(fixedDemos ? { fixedDemos } : {}),
+        seed: ctx.seed,
+        maxTokens: options.maxTokens,
+        answerMaxTokens: options.answerMaxTokens,
       }),
   });
 }

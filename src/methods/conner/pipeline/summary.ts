@@ -35,17 +35,29 @@ export async function summarizeConnerRun(ctx: SummarizeContext): Promise<Summari
   const records = [...ctx.records] as ScoredKnowledge[];
   const context = ctx.prepared?.context as ConnerContext | undefined;
   const sample = ctx.limit?.n ?? context?.quick?.n;
-  const run = runFacts(ctx.run.spec.params as Partial<ConnerRunParams> & Record<string, unknown>, sample === undefined ? undefined : { n: sample, seed: ctx.seed });
+  const run = runFacts(
+    ctx.run.spec.params as Partial<ConnerRunParams> & Record<string, unknown>,
+    sample === undefined ? undefined : { n: sample, seed: ctx.seed },
+  );
   const knowledge = [...ctx.run.records<GeneratedKnowledge>('generate').values()];
   const datasets = { questions: ctx.datasetChecksums.questions!, ...context?.files };
   const summaries = connerRunSummaries(records, { resamples: ctx.resamples ?? 1000, seed: ctx.seed, run, knowledge, datasets: () => datasets });
   if (summaries.length > 1) {
-    throw new LlmkbError(`run ${ctx.runId} scored the knowledge of ${summaries.length} generators at once`, { hint: 'Read the summaries `llmkb conner score --out DIR` wrote for it (one per generator and setting).' });
+    throw new LlmkbError(`run ${ctx.runId} scored the knowledge of ${summaries.length} generators at once`, {
+      hint: 'Read the summaries `llmkb conner score --out DIR` wrote for it (one per generator and setting).',
+    });
   }
   const summary = summaries[0];
   if (!summary) throw new LlmkbError(`run ${ctx.runId} has no scored knowledge yet`, { hint: 'Run it first (llmkb eval --method conner).' });
   return {
-    summary: { ...summary, model: ctx.model, modelIdentity: ctx.modelIdentity, setting: ctx.setting, runId: ctx.runId, ...(ctx.meta ? { meta: ctx.meta } : {}) },
+    summary: {
+      ...summary,
+      model: ctx.model,
+      modelIdentity: ctx.modelIdentity,
+      setting: ctx.setting,
+      runId: ctx.runId,
+      ...(ctx.meta ? { meta: ctx.meta } : {}),
+    },
     reportRecords: records,
   };
 }

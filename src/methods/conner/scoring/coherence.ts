@@ -43,7 +43,12 @@ export function combineSentencePerplexities(inverse: readonly number[], form: Se
 }
 
 /** Eq. 3. Sentences the scorer gives no tokens for are left out; no scored sentence: undefined. */
-export async function sentenceCoherence(sentences: readonly string[], scorer: TokenScorer, form: SentenceCoherenceForm = 'mean-inverse', cap = PPL_CAP): Promise<InversePerplexity & { perSentence: Array<number | null> }> {
+export async function sentenceCoherence(
+  sentences: readonly string[],
+  scorer: TokenScorer,
+  form: SentenceCoherenceForm = 'mean-inverse',
+  cap = PPL_CAP,
+): Promise<InversePerplexity & { perSentence: Array<number | null> }> {
   let cached = true;
   let floored = 0;
   const perSentence: Array<number | null> = [];
@@ -53,7 +58,16 @@ export async function sentenceCoherence(sentences: readonly string[], scorer: To
     floored += r.floored;
     perSentence.push(r.value ?? null);
   }
-  return { value: combineSentencePerplexities(perSentence.filter((v): v is number => v !== null), form, cap), perSentence, cached, floored };
+  return {
+    value: combineSentencePerplexities(
+      perSentence.filter((v): v is number => v !== null),
+      form,
+      cap,
+    ),
+    perSentence,
+    cached,
+    floored,
+  };
 }
 
 /** Eq. 4: the coherence scorer's score of the paragraph, or the fallback (see above). */

@@ -55,18 +55,24 @@ export function executorTokenScorer(executor: ModelExecutor<ExecutableModel>, ro
       },
     };
   }
-  throw new UnsupportedCapabilityError(`role "${role}": ${scorerId(model)} cannot score tokens (neither a scoring model nor a text model with log-likelihoods)`, {
-    hint: `Give the "${role}" role a GGUF model or a server with prompt log-probabilities (docs/conner.md).`,
-  });
+  throw new UnsupportedCapabilityError(
+    `role "${role}": ${scorerId(model)} cannot score tokens (neither a scoring model nor a text model with log-likelihoods)`,
+    {
+      hint: `Give the "${role}" role a GGUF model or a server with prompt log-probabilities (docs/conner.md).`,
+    },
+  );
 }
 
 /** A classification model for a role, checked to do the role's task. */
 export function executorClassifier(executor: ModelExecutor<ExecutableModel>, role: string, task: ClassificationTask): PairClassifier {
   const model = executor.model;
   if (!model.kinds?.includes('classification')) {
-    throw new UnsupportedCapabilityError(`role "${role}" needs a classification model, but ${scorerId(model)} is not one (it provides ${model.kinds?.join(', ') || 'no kind'})`, {
-      hint: `Configure a ${task} classifier for "${role}": ${task === 'coherence' ? 'onnx:, tei: or vllm-classify: with "task": "coherence"' : `onnx:, tei:, vllm-classify:${task === 'relevance' ? ', vllm-score:, gguf-rerank:' : ''} or llm-${task}:`} (docs/conner.md).`,
-    });
+    throw new UnsupportedCapabilityError(
+      `role "${role}" needs a classification model, but ${scorerId(model)} is not one (it provides ${model.kinds?.join(', ') || 'no kind'})`,
+      {
+        hint: `Configure a ${task} classifier for "${role}": ${task === 'coherence' ? 'onnx:, tei: or vllm-classify: with "task": "coherence"' : `onnx:, tei:, vllm-classify:${task === 'relevance' ? ', vllm-score:, gguf-rerank:' : ''} or llm-${task}:`} (docs/conner.md).`,
+      },
+    );
   }
   const tasks = (model as { tasks?: readonly string[] }).tasks;
   if (tasks !== undefined && !tasks.includes(task)) {

@@ -131,7 +131,10 @@ export async function scoreFactuality(
       perSentence.push({ sentence, nli: [...NO_EVIDENCE], candidates: 0 });
       continue;
     }
-    const r = await classifyWithinWindow(nli, evidence.map((e) => ({ text: e.text, textPair: sentence })));
+    const r = await classifyWithinWindow(
+      nli,
+      evidence.map((e) => ({ text: e.text, textPair: sentence })),
+    );
     cached &&= r.cached;
     const cuts = r.cuts.length > 0 ? { premiseCuts: r.cuts } : {};
     const scored = r.scores.flatMap((s, j) => (s === undefined ? [] : [{ vector: nliVector(s), evidence: evidence[j]! }]));
@@ -142,6 +145,10 @@ export async function scoreFactuality(
     const j = bestEvidence(scored.map((x) => x.vector));
     perSentence.push({ sentence, evidence: scored[j]!.evidence, nli: scored[j]!.vector, candidates: evidence.length, ...cuts });
   }
-  const { score, label } = combineSentences(perSentence.map((s) => s.nli), op, rule);
+  const { score, label } = combineSentences(
+    perSentence.map((s) => s.nli),
+    op,
+    rule,
+  );
   return { factuality: { sentences: perSentence, score, label }, cached };
 }

@@ -73,7 +73,6 @@ export function releasedAnswerPrompt(q: Pick<BaselineQuery, 'query'>, knowledge:
   return `${prompt}${test}`.replace(/ $/, '');
 }
 
-
 /** One query's shared baseline: seeded by its id alone, so the same for every generator; undefined with no other query. */
 export function sharedBaseline(id: string, pool: readonly BaselineQuery[], seed: number, shots = RELEASED_HELPFULNESS_SHOTS): SharedBaseline | undefined {
   const others = pool.filter((p) => p.id !== id);
@@ -88,7 +87,9 @@ export function sharedBaseline(id: string, pool: readonly BaselineQuery[], seed:
  * query's id, question, answer and passage. Two runs with the same key divide by the same losses.
  */
 export function baselineKey(scorerIdentity: string, prompt: string, seed: number, pool: readonly BaselineQuery[]): string {
-  const hash = createHash('sha256').update(canonicalJson({ scorer: scorerIdentity, prompt, seed, pool: pool.map((p) => [p.id, p.query, p.goldAnswer, p.referenceKnowledge]) }));
+  const hash = createHash('sha256').update(
+    canonicalJson({ scorer: scorerIdentity, prompt, seed, pool: pool.map((p) => [p.id, p.query, p.goldAnswer, p.referenceKnowledge]) }),
+  );
   return `sha256:${hash.digest('hex').slice(0, 16)}`;
 }
 

@@ -32,7 +32,10 @@ export interface Helpfulness {
 
 /** The u other items whose knowledge is the baseline for `id`: seeded per item, never the item itself. */
 export function sampleNegatives(id: string, pool: readonly string[], u: number, seed: number): string[] {
-  return SeededRandom.stream(seed, 'helpfulness-negatives', id).sample(pool.filter((p) => p !== id), u);
+  return SeededRandom.stream(seed, 'helpfulness-negatives', id).sample(
+    pool.filter((p) => p !== id),
+    u,
+  );
 }
 
 /**
@@ -42,10 +45,19 @@ export function sampleNegatives(id: string, pool: readonly string[], u: number, 
  */
 export type AnswerPromptOf = (knowledge: string) => string | readonly string[];
 
-const table13 = (q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>): AnswerPromptOf => (knowledge) => answerExample(q.task, q.topic, knowledge, q.query);
+const table13 =
+  (q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>): AnswerPromptOf =>
+  (knowledge) =>
+    answerExample(q.task, q.topic, knowledge, q.query);
 
 /** L(q, k, a): mean negative log-probability per answer token; undefined when no token was scored. */
-export async function answerLoss(q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>, knowledge: string, answer: string, scorer: TokenScorer, promptOf: AnswerPromptOf = table13(q)): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
+export async function answerLoss(
+  q: Pick<ConnerQuery, 'task' | 'topic' | 'query'>,
+  knowledge: string,
+  answer: string,
+  scorer: TokenScorer,
+  promptOf: AnswerPromptOf = table13(q),
+): Promise<{ loss: number | undefined; cached: boolean; floored: number }> {
   const prompts = [promptOf(knowledge)].flat();
   let ll: Awaited<ReturnType<TokenScorer['logLikelihood']>> | undefined;
   for (const [i, prompt] of prompts.entries()) {

@@ -30,13 +30,20 @@ export interface WindowedScores {
 }
 
 function words(text: string): string[] {
-  return text.trim().split(/\s+/).filter((w) => w !== '');
+  return text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
 }
 
 /** Which side of a pair is the passage, the one cut: NLI's premise is `text`, relevance's knowledge `textPair`. */
 const PASSAGE_SIDE: Partial<Record<ClassificationTask, 'text' | 'textPair'>> = { nli: 'text', relevance: 'textPair' };
 
-async function tryClassify(nli: PairClassifier, pair: TextPair, task: ClassificationTask): Promise<{ scores: Record<string, number>; cached: boolean } | undefined> {
+async function tryClassify(
+  nli: PairClassifier,
+  pair: TextPair,
+  task: ClassificationTask,
+): Promise<{ scores: Record<string, number>; cached: boolean } | undefined> {
   try {
     const r = await nli.classify(task, [pair]);
     return { scores: r.scores[0]!, cached: r.cached };
@@ -47,7 +54,12 @@ async function tryClassify(nli: PairClassifier, pair: TextPair, task: Classifica
 }
 
 /** One over-long pair: the longest prefix of the passage's words that fits, by bisection. */
-async function fitPremise(nli: PairClassifier, pair: TextPair, index: number, task: ClassificationTask): Promise<{ scores: Record<string, number> | undefined; cut: PremiseCut }> {
+async function fitPremise(
+  nli: PairClassifier,
+  pair: TextPair,
+  index: number,
+  task: ClassificationTask,
+): Promise<{ scores: Record<string, number> | undefined; cut: PremiseCut }> {
   const side = PASSAGE_SIDE[task] ?? 'text';
   const premise = words(pair[side]);
   const probe = (n: number) => tryClassify(nli, { ...pair, [side]: premise.slice(0, n).join(' ') }, task);
@@ -101,7 +113,11 @@ export function describeCuts(metric: string, cuts: readonly PremiseCut[]): strin
   const unfit = cuts.length - cut.length;
   const [passage, model, other] = metric === 'relevance' ? ['knowledge text', 'relevance', 'query'] : ['premise', 'NLI', 'claim'];
   const parts = [
-    ...(cut.length ? [`${cut.length} ${passage}${cut.length === 1 ? '' : 's'} cut to fit the ${model} model's window (${cut.map((c) => `${c.keptWords} of ${c.words} words`).join(', ')})`] : []),
+    ...(cut.length
+      ? [
+          `${cut.length} ${passage}${cut.length === 1 ? '' : 's'} cut to fit the ${model} model's window (${cut.map((c) => `${c.keptWords} of ${c.words} words`).join(', ')})`,
+        ]
+      : []),
     ...(unfit ? [`${unfit} pair${unfit === 1 ? '' : 's'} left out: the ${other} alone does not fit the window`] : []),
   ];
   return `${metric}: ${parts.join('; ')}`;

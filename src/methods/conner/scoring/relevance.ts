@@ -6,7 +6,11 @@
 import { classifyWithinWindow, type PremiseCut } from './nli-window.js';
 import type { PairClassifier } from './scorers.js';
 
-export async function scoreRelevance(query: string, knowledge: string, scorer: PairClassifier): Promise<{ relevance: number | undefined; cached: boolean; cuts: PremiseCut[] }> {
+export async function scoreRelevance(
+  query: string,
+  knowledge: string,
+  scorer: PairClassifier,
+): Promise<{ relevance: number | undefined; cached: boolean; cuts: PremiseCut[] }> {
   const r = await classifyWithinWindow(scorer, [{ text: query, textPair: knowledge }], 'relevance');
   const scores = r.scores[0];
   // The query alone does not fit: no score.

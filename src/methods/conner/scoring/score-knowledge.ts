@@ -27,10 +27,13 @@ export interface ScoreOptions extends Omit<ItemScoring, 'scorerIds'> {
   label?: string;
 }
 
-export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'answerScorer' | 'nli' | 'relevance' | 'coherence' | 'evidence' | 'choices'>): Record<string, string> {
+export function scorerIds(
+  options: Pick<ScoreOptions, 'scorer' | 'answerScorer' | 'nli' | 'relevance' | 'coherence' | 'evidence' | 'choices'>,
+): Record<string, string> {
   const ids: Record<string, string> = {};
   const { choices } = options;
-  if (options.nli) ids.factuality = `nli ${options.nli.id}; evidence ${options.evidence.id}; ${choices.aggregation} over sentences${choices.factualityRule === 'labels' ? ' (sentence labels)' : ''}`;
+  if (options.nli)
+    ids.factuality = `nli ${options.nli.id}; evidence ${options.evidence.id}; ${choices.aggregation} over sentences${choices.factualityRule === 'labels' ? ' (sentence labels)' : ''}`;
   if (options.relevance) ids.relevance = options.relevance.id;
   if (options.coherence) ids.coherence_paragraph = `coherence ${options.coherence.id}`;
   if (options.scorer) {
@@ -43,13 +46,20 @@ export function scorerIds(options: Pick<ScoreOptions, 'scorer' | 'answerScorer' 
     const prompt = choices.helpfulnessPrompt === 'released' ? "the scripts' 8-shot prompt" : 'Table 13, no demonstrations';
     ids.helpfulness = `${helpfulness.id}; ${prompt}; ${choices.helpfulnessBaseline === 'shared' ? 'one shared baseline per data set' : `u = ${choices.negatives}`}`;
   }
-  if (options.nli) ids.validity = `nli ${options.nli.id}; span: Eq. 7, open: evidence ${options.evidence.id}${choices.dialogueValidity === 'response-and-evidence' ? ' and the gold response' : ''}`;
+  if (options.nli)
+    ids.validity = `nli ${options.nli.id}; span: Eq. 7, open: evidence ${options.evidence.id}${choices.dialogueValidity === 'response-and-evidence' ? ' and the gold response' : ''}`;
   return ids;
 }
 
 export function scoreRunSpec(options: ScoreOptions) {
   return {
-    model: canonicalJson({ scorer: options.scorer?.identity ?? null, answerScorer: options.answerScorer?.identity ?? null, nli: options.nli?.identity ?? null, relevance: options.relevance?.identity ?? null, coherence: options.coherence?.identity ?? null }),
+    model: canonicalJson({
+      scorer: options.scorer?.identity ?? null,
+      answerScorer: options.answerScorer?.identity ?? null,
+      nli: options.nli?.identity ?? null,
+      relevance: options.relevance?.identity ?? null,
+      coherence: options.coherence?.identity ?? null,
+    }),
     dataset: checksumOfLines(options.items, (k) => canonicalJson(k)),
     setting: 'conner-score',
     seed: options.seed,
@@ -82,7 +92,9 @@ export async function runScoreStage(run: Run, options: Omit<ScoreOptions, 'runs'
   // The shared helpfulness baseline: per task, from the scored queries, keyed by the loss model and every pool query.
   const baselinePools = poolsByTask(options.items);
   const lossModel = options.answerScorer ?? options.scorer;
-  const baselineKeys = new Map([...baselinePools].map(([task, pool]) => [task, baselineKey(lossModel?.identity ?? '', options.choices.helpfulnessPrompt, options.seed, pool)]));
+  const baselineKeys = new Map(
+    [...baselinePools].map(([task, pool]) => [task, baselineKey(lossModel?.identity ?? '', options.choices.helpfulnessPrompt, options.seed, pool)]),
+  );
   await runStoredStage<GeneratedKnowledge, ScoredKnowledge>({
     run,
     stage: 'score',

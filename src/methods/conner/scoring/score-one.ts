@@ -75,19 +75,51 @@ export function scoredQuery(item: Pick<GeneratedKnowledge, 'task' | 'query' | 'h
 
 function emptyScores(): ConnerScores {
   return {
-    factuality: null, factualConsistent: null, nonVerified: null, factualInconsistent: null, factualityLabel: null,
-    relevance: null, coherenceSentence: null, coherenceParagraph: null, informativeness: null, helpfulness: null, helpfulnessRaw: null, validity: null,
+    factuality: null,
+    factualConsistent: null,
+    nonVerified: null,
+    factualInconsistent: null,
+    factualityLabel: null,
+    relevance: null,
+    coherenceSentence: null,
+    coherenceParagraph: null,
+    informativeness: null,
+    helpfulness: null,
+    helpfulnessRaw: null,
+    validity: null,
   };
 }
 
-export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[]): Promise<{ record: ScoredKnowledge; cached: boolean }> {
+export async function scoreOne(
+  item: GeneratedKnowledge,
+  options: ItemScoring,
+  byId: ReadonlyMap<string, GeneratedKnowledge>,
+  pool: readonly string[],
+): Promise<{ record: ScoredKnowledge; cached: boolean }> {
   const { choices } = options;
   let cached = true;
   const scores = emptyScores();
   const record: ScoredKnowledge = {
-    id: item.id, generator: item.generator, setting: settingLabel(item), task: item.task, topic: item.topic, query: item.query, knowledge: item.knowledge,
-    goldAnswer: item.goldAnswer ?? null, answer: item.answerWithKnowledge ?? null, answerer: item.answerer ?? null, answerWithoutKnowledge: item.answerWithoutKnowledge ?? null,
-    scores, sentences: [], sentenceInversePerplexity: [], helpfulness: null, validityEvidence: null, scorers: options.scorerIds, premiseCuts: 0, flooredTokens: 0, notes: [],
+    id: item.id,
+    generator: item.generator,
+    setting: settingLabel(item),
+    task: item.task,
+    topic: item.topic,
+    query: item.query,
+    knowledge: item.knowledge,
+    goldAnswer: item.goldAnswer ?? null,
+    answer: item.answerWithKnowledge ?? null,
+    answerer: item.answerer ?? null,
+    answerWithoutKnowledge: item.answerWithoutKnowledge ?? null,
+    scores,
+    sentences: [],
+    sentenceInversePerplexity: [],
+    helpfulness: null,
+    validityEvidence: null,
+    scorers: options.scorerIds,
+    premiseCuts: 0,
+    flooredTokens: 0,
+    notes: [],
   };
   // Table 10's reference-reliant baselines (knowledge F1) read it from the record.
   if (item.referenceKnowledge !== undefined) record.referenceKnowledge = item.referenceKnowledge;
@@ -102,14 +134,21 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
 
   if (options.nli) {
     const nli = options.nli;
-    const f = await scoreFactuality(sentences, (s) => options.evidence.retrieve(s, reference(item), item.knowledge), nli, choices.aggregation, choices.factualityRule);
+    const f = await scoreFactuality(
+      sentences,
+      (s) => options.evidence.retrieve(s, reference(item), item.knowledge),
+      nli,
+      choices.aggregation,
+      choices.factualityRule,
+    );
     if (f) {
       cached &&= f.cached;
       record.sentences = f.factuality.sentences;
       [scores.factualConsistent, scores.nonVerified, scores.factualInconsistent] = f.factuality.score;
       scores.factuality = scores.factualConsistent;
       scores.factualityLabel = f.factuality.label;
-      if (f.factuality.sentences.every((x) => x.candidates === 0)) notes.push(`factuality: no evidence for any sentence from ${options.evidence.id} (all non-verified)`);
+      if (f.factuality.sentences.every((x) => x.candidates === 0))
+        notes.push(`factuality: no evidence for any sentence from ${options.evidence.id} (all non-verified)`);
       const cuts = f.factuality.sentences.flatMap((x) => x.premiseCuts ?? []);
       record.premiseCuts += cuts.length;
       const cut = describeCuts('factuality', cuts);
@@ -159,7 +198,14 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
   if (options.scorer && hasKnowledge) {
     const scorer = options.scorer;
     const knowledge = truncateWords(item.knowledge);
-    const cs = await unlessOverflow('coherence_sentence', notes, () => sentenceCoherence(sentences.map((s) => truncateWords(s)), scorer, choices.sentenceCoherence, choices.pplCap));
+    const cs = await unlessOverflow('coherence_sentence', notes, () =>
+      sentenceCoherence(
+        sentences.map((s) => truncateWords(s)),
+        scorer,
+        choices.sentenceCoherence,
+        choices.pplCap,
+      ),
+    );
     if (cs) {
       cached &&= cs.cached;
       floored('coherence_sentence', cs.floored);
@@ -174,7 +220,9 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
         scores.coherenceParagraph = cp.value ?? null;
       }
     }
-    const info = await unlessOverflow('informativeness', notes, () => scoreInformativeness({ ...item, query: scoredQuery(item, choices) }, knowledge, scorer, choices.informativenessPrefix));
+    const info = await unlessOverflow('informativeness', notes, () =>
+      scoreInformativeness({ ...item, query: scoredQuery(item, choices) }, knowledge, scorer, choices.informativenessPrefix),
+    );
     if (info) {
       cached &&= info.cached;
       floored('informativeness', info.floored);
@@ -191,13 +239,21 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
         scores.helpfulness = h.helpfulness.value;
         scores.helpfulnessRaw = h.helpfulness.raw;
         const key = options.baselineKeys?.get(item.task);
-        record.helpfulness = { loss: h.helpfulness.loss, baselineLosses: h.helpfulness.baselineLosses, negatives: h.helpfulness.negatives, ...(h.demos ? { demos: h.demos } : {}), ...(choices.helpfulnessBaseline === 'shared' && key ? { baseline: key } : {}) };
+        record.helpfulness = {
+          loss: h.helpfulness.loss,
+          baselineLosses: h.helpfulness.baselineLosses,
+          negatives: h.helpfulness.negatives,
+          ...(h.demos ? { demos: h.demos } : {}),
+          ...(choices.helpfulnessBaseline === 'shared' && key ? { baseline: key } : {}),
+        };
       }
     }
   }
   for (const [metric, n] of Object.entries(floors)) {
     record.flooredTokens += n;
-    notes.push(`${metric}: ${n} token${n === 1 ? '' : 's'} had probability 0 under the scorer (below float precision), scored at the floor ln(2^-149) = ${UNDERFLOW_LOGPROB.toFixed(2)}`);
+    notes.push(
+      `${metric}: ${n} token${n === 1 ? '' : 's'} had probability 0 under the scorer (below float precision), scored at the floor ln(2^-149) = ${UNDERFLOW_LOGPROB.toFixed(2)}`,
+    );
   }
   return { record, cached };
 }
@@ -206,12 +262,22 @@ export async function scoreOne(item: GeneratedKnowledge, options: ItemScoring, b
  * Eq. 6 for one item: against the shared per-data-set baseline (the scripts') or u negatives of
  * the same generator, after the scripts' 8-shot prompt or Table 13's template.
  */
-async function itemHelpfulness(item: GeneratedKnowledge, options: ItemScoring, byId: ReadonlyMap<string, GeneratedKnowledge>, pool: readonly string[], scorer: TokenScorer, notes: string[]) {
+async function itemHelpfulness(
+  item: GeneratedKnowledge,
+  options: ItemScoring,
+  byId: ReadonlyMap<string, GeneratedKnowledge>,
+  pool: readonly string[],
+  scorer: TokenScorer,
+  notes: string[],
+) {
   const { choices } = options;
   const shared = sharedBaseline(item.id, options.baselinePools?.get(item.task) ?? [], options.seed);
   // The scripts' prompt with all its demonstrations, then with fewer, last dropped first, until one fits the scorer's context.
   const demos = shared?.demos ?? [];
-  const promptOf = choices.helpfulnessPrompt === 'released' ? (k: string) => Array.from({ length: demos.length + 1 }, (_, n) => releasedAnswerPrompt(item, k, demos.slice(0, demos.length - n))) : undefined;
+  const promptOf =
+    choices.helpfulnessPrompt === 'released'
+      ? (k: string) => Array.from({ length: demos.length + 1 }, (_, n) => releasedAnswerPrompt(item, k, demos.slice(0, demos.length - n)))
+      : undefined;
   let negatives: Array<{ id: string; knowledge: string }>;
   if (choices.helpfulnessBaseline === 'shared') {
     if (!shared) notes.push('helpfulness: not scored, no other query of the set has a gold passage and answer for the shared baseline');

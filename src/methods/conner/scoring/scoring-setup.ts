@@ -65,7 +65,9 @@ export function scorersOf(executors: ScoringExecutors, evidence: EvidenceSource)
   const relevance = relevanceEx ? executorClassifier(relevanceEx, 'relevance', 'relevance') : undefined;
   const coherence = coherenceEx ? executorClassifier(coherenceEx, 'coherence', 'coherence') : undefined;
   if (!scorer && !answerScorer && !nli && !relevance && !coherence) {
-    throw new LlmkbError('no scorer configured: nothing to score', { hint: 'Give the scorer, nli, relevance and/or coherence roles a model (--scorer, --nli, --relevance, --coherence, or "scorer", "nli", "relevance", "coherence" in llmkb.config.json; docs/conner.md).' });
+    throw new LlmkbError('no scorer configured: nothing to score', {
+      hint: 'Give the scorer, nli, relevance and/or coherence roles a model (--scorer, --nli, --relevance, --coherence, or "scorer", "nli", "relevance", "coherence" in llmkb.config.json; docs/conner.md).',
+    });
   }
   const unscored = [
     ...(nli ? [] : ['factuality', 'validity']),
@@ -83,19 +85,25 @@ export function scorersOf(executors: ScoringExecutors, evidence: EvidenceSource)
     evidence,
     unscored,
     ...(answererUnscoring ? { answererUnscoring } : {}),
-    concurrency: Math.min(...[scorerEx, answerScorer ? answerEx : undefined, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency)),
+    concurrency: Math.min(
+      ...[scorerEx, answerScorer ? answerEx : undefined, nliEx, relevanceEx, coherenceEx].filter((e) => e !== undefined).map((e) => e.concurrency),
+    ),
   };
 }
 
 /** One small first call per scorer (cached like any): a server of another kind, or a label it cannot map, fails here, before any item. */
 export async function probeScorers(setup: ScoringSetup): Promise<void> {
   const { scorer, answerScorer, nli, relevance, coherence } = setup;
-  for (const [role, s] of [['scorer', scorer], ['answerer', answerScorer]] as const) {
+  for (const [role, s] of [
+    ['scorer', scorer],
+    ['answerer', answerScorer],
+  ] as const) {
     if (s) await probe(role, s.id, () => s.logLikelihood('Topic: cats\nQuery: what do cats do\nAnswer:', ' they sleep'));
   }
   if (nli) await probe('nli', nli.id, () => nli.classify('nli', [{ text: 'Cats sleep a lot.', textPair: 'Cats sleep.' }]));
   if (relevance) await probe('relevance', relevance.id, () => relevance.classify('relevance', [{ text: 'what do cats do', textPair: 'Cats sleep a lot.' }]));
-  if (coherence) await probe('coherence', coherence.id, () => coherence.classify('coherence', [{ text: 'Cats sleep a lot. They sleep in the sun.', textPair: '' }]));
+  if (coherence)
+    await probe('coherence', coherence.id, () => coherence.classify('coherence', [{ text: 'Cats sleep a lot. They sleep in the sun.', textPair: '' }]));
 }
 
 /** A first call to a scorer before any item, its failure said as the role's. */

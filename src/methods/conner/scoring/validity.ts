@@ -26,7 +26,12 @@ export function questionAnswerText(query: string, answer: string): string {
 }
 
 /** Eq. 7; undefined only when (q, a) alone does not fit the NLI model's window. */
-export async function spanValidity(query: string, goldAnswer: string, answer: string, nli: PairClassifier): Promise<{ validity: Validity | undefined; cached: boolean }> {
+export async function spanValidity(
+  query: string,
+  goldAnswer: string,
+  answer: string,
+  nli: PairClassifier,
+): Promise<{ validity: Validity | undefined; cached: boolean }> {
   const r = await classifyWithinWindow(nli, [{ text: questionAnswerText(query, goldAnswer), textPair: questionAnswerText(query, answer) }]);
   const cuts = r.cuts.length > 0 ? { premiseCuts: r.cuts } : {};
   const scores = r.scores[0];
@@ -34,9 +39,16 @@ export async function spanValidity(query: string, goldAnswer: string, answer: st
 }
 
 /** Eq. 8; no evidence at all: undefined (nothing can verify the answer). */
-export async function openValidity(answer: string, evidence: readonly Evidence[], nli: PairClassifier): Promise<{ validity: Validity | undefined; cached: boolean }> {
+export async function openValidity(
+  answer: string,
+  evidence: readonly Evidence[],
+  nli: PairClassifier,
+): Promise<{ validity: Validity | undefined; cached: boolean }> {
   if (evidence.length === 0) return { validity: undefined, cached: true };
-  const r = await classifyWithinWindow(nli, evidence.map((e) => ({ text: e.text, textPair: answer })));
+  const r = await classifyWithinWindow(
+    nli,
+    evidence.map((e) => ({ text: e.text, textPair: answer })),
+  );
   const cuts = r.cuts.length > 0 ? { premiseCuts: r.cuts } : {};
   const scored = r.scores.flatMap((s, j) => (s === undefined ? [] : [{ vector: nliVector(s), evidence: evidence[j]! }]));
   if (scored.length === 0) return { validity: undefined, cached: r.cached };

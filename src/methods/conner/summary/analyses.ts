@@ -71,7 +71,9 @@ function binned(entries: ReadonlyArray<{ key: number; label: string; parts: [num
     b.sums = [b.sums[0] + e.parts[0], b.sums[1] + e.parts[1], b.sums[2] + e.parts[2]];
     bins.set(e.key, b);
   }
-  return [...bins.entries()].sort(([a], [b]) => a - b).map(([, b]) => ({ bin: b.label, n: b.n, consistent: b.sums[0] / b.n, nonVerified: b.sums[1] / b.n, inconsistent: b.sums[2] / b.n }));
+  return [...bins.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, b]) => ({ bin: b.label, n: b.n, consistent: b.sums[0] / b.n, nonVerified: b.sums[1] / b.n, inconsistent: b.sums[2] / b.n }));
 }
 
 /** Fig. 2a: items by the decade of their topic's pageviews; items whose topic has no count are counted apart. */
@@ -136,7 +138,12 @@ export function tokenF1(prediction: string, reference: string): number {
 
 /** Table 10's baselines as metric ids, what each is compared with among the human ratings, and a label. */
 export const BASELINE_METRICS = [
-  { id: 'entailment_ratio', rating: 'factuality', label: 'ER (NLI)', what: 'mean entailment of each sentence by its best reference premise (Lee et al. 2023); reference evidence only' },
+  {
+    id: 'entailment_ratio',
+    rating: 'factuality',
+    label: 'ER (NLI)',
+    what: 'mean entailment of each sentence by its best reference premise (Lee et al. 2023); reference evidence only',
+  },
   { id: 'knowledge_f1', rating: 'relevance', label: 'F1 (knowledge)', what: 'unigram F1 of the knowledge against the reference knowledge (Liu et al. 2022)' },
   { id: 'answer_em', rating: 'validity', label: 'EM', what: 'exact match of the answer and the gold answer (SQuAD normalisation)' },
   { id: 'answer_f1', rating: 'validity', label: 'F1 (answer)', what: 'token F1 of the answer against the gold answer (SQuAD normalisation)' },

@@ -86,7 +86,13 @@ export function summarizeConner(records: readonly ScoredKnowledge[], options: Su
       const first = rs[0]!;
       const metrics: Record<string, MetricEstimate> = {};
       for (const def of CONNER_METRIC_DEFS) {
-        metrics[def.id] = estimateMetric(rs, def.id, options.run.choices, options.resamples, SeededRandom.stream(options.seed, 'conner-bootstrap', first.generator, first.setting, def.id));
+        metrics[def.id] = estimateMetric(
+          rs,
+          def.id,
+          options.run.choices,
+          options.resamples,
+          SeededRandom.stream(options.seed, 'conner-bootstrap', first.generator, first.setting, def.id),
+        );
       }
       const protocol = connerProtocol(options.run, groupFacts(rs, knowledge.get(key)));
       const group: ConnerGroupSummary = { generator: first.generator, setting: first.setting, n: rs.length, metrics, scorers: first.scorers, protocol };
@@ -103,28 +109,66 @@ function fmt(def: MetricDef, value: number | null | undefined): string {
 }
 
 /** The terminal table's columns: the paper's (Tables 2-3, with helpfulness before the clip as Table 16), then the mean S_fact. */
-const TERMINAL_COLUMNS = ['fact_consistent', 'non_verified', 'fact_inconsistent', 'relevance', 'coherence_sentence', 'coherence_paragraph', 'informativeness', 'helpfulness', 'helpfulness_raw', 'validity', 'factuality'];
+const TERMINAL_COLUMNS = [
+  'fact_consistent',
+  'non_verified',
+  'fact_inconsistent',
+  'relevance',
+  'coherence_sentence',
+  'coherence_paragraph',
+  'informativeness',
+  'helpfulness',
+  'helpfulness_raw',
+  'validity',
+  'factuality',
+];
 
-function table(rows: ReadonlyArray<{ model: string; setting: string; n: number | undefined; value: (id: string) => number | null | undefined; summary?: MethodSummary; columns?: Record<string, ColumnVerdict> }>): string[] {
+function table(
+  rows: ReadonlyArray<{
+    model: string;
+    setting: string;
+    n: number | undefined;
+    value: (id: string) => number | null | undefined;
+    summary?: MethodSummary;
+    columns?: Record<string, ColumnVerdict>;
+  }>,
+): string[] {
   const defs = TERMINAL_COLUMNS.map((id) => CONNER_METRIC_DEFS.find((d) => d.id === id)!);
   const header = ['Model', 'Setting', 'n', ...defs.map((d) => d.label)];
-  const cells = rows.map((r) => [r.model, r.setting, String(r.n ?? ''), ...defs.map((d) => markNotAsPaper(flagged(fmt(d, r.value(d.id)), r.summary, d.id), r.columns?.[d.id]))]);
+  const cells = rows.map((r) => [
+    r.model,
+    r.setting,
+    String(r.n ?? ''),
+    ...defs.map((d) => markNotAsPaper(flagged(fmt(d, r.value(d.id)), r.summary, d.id), r.columns?.[d.id])),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string => c.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (c: string[]): string =>
+    c
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...cells.map(line)];
 }
 
 function correlationLines(name: string, hc: Record<string, SomersResult> | undefined): string[] {
   if (!hc) return [];
   if (Object.keys(hc).length === 0) return ['', `Somers' D with human ratings (${name}): no metric has two rated items with a value`];
-  return ['', `Somers' D with human ratings (${name}):`, ...Object.entries(hc).map(([m, r]) => `  ${m}: D = ${r.d === null ? '-' : r.d.toFixed(2)} (n ${r.n}${r.pValue === null ? '' : `, p ${r.pValue.toFixed(3)}`})`)];
+  return [
+    '',
+    `Somers' D with human ratings (${name}):`,
+    ...Object.entries(hc).map(
+      ([m, r]) => `  ${m}: D = ${r.d === null ? '-' : r.d.toFixed(2)} (n ${r.n}${r.pValue === null ? '' : `, p ${r.pValue.toFixed(3)}`})`,
+    ),
+  ];
 }
 
 /**
  * Protocol lines: each departure with what it means, the decisions by their choice only (the
  * summaries hold their notes); a choice runs differ in names the runs.
  */
-function protocolLines(runs: ReadonlyArray<{ name: string; entries: ReadonlyArray<{ id: string; departure: boolean; choice: string; text: string }> }>): string[] {
+function protocolLines(
+  runs: ReadonlyArray<{ name: string; entries: ReadonlyArray<{ id: string; departure: boolean; choice: string; text: string }> }>,
+): string[] {
   const byId = new Map<string, Map<string, { departure: boolean; text: string; runs: string[] }>>();
   for (const r of runs) {
     for (const e of r.entries) {
@@ -137,20 +181,31 @@ function protocolLines(runs: ReadonlyArray<{ name: string; entries: ReadonlyArra
       byId.set(e.id, choices);
     }
   }
-  const whose = (c: { runs: string[] }, choices: Map<string, unknown>): string => (choices.size > 1 || c.runs.length < runs.length ? ` [${c.runs.join(', ')}]` : '');
+  const whose = (c: { runs: string[] }, choices: Map<string, unknown>): string =>
+    choices.size > 1 || c.runs.length < runs.length ? ` [${c.runs.join(', ')}]` : '';
   const departures: string[] = [];
   const decisions: string[] = [];
   for (const [id, choices] of byId) {
-    for (const c of choices.values()) (c.departure ? departures : decisions).push(c.departure ? `  [departure] ${id}: ${c.text}${whose(c, choices)}` : `${id} = ${c.text}${whose(c, choices)}`);
+    for (const c of choices.values())
+      (c.departure ? departures : decisions).push(c.departure ? `  [departure] ${id}: ${c.text}${whose(c, choices)}` : `${id} = ${c.text}${whose(c, choices)}`);
   }
-  return ['', 'Protocol (each choice and what it means: the summaries\' protocol block, docs/conner.md):', ...departures, `  [decisions] ${decisions.join('; ')}`];
+  return [
+    '',
+    "Protocol (each choice and what it means: the summaries' protocol block, docs/conner.md):",
+    ...departures,
+    `  [decisions] ${decisions.join('; ')}`,
+  ];
 }
 
 /** The paper's Table 2/3 layout: one row per generator and setting. */
 export function formatConnerSummary(s: ConnerSummary): string {
   const out = table(s.groups.map((g) => ({ model: g.generator, setting: g.setting, n: g.n, value: (id) => g.metrics[id]?.mean })));
   for (const g of s.groups) out.push(...correlationLines(`${g.generator}, ${g.setting}`, g.humanCorrelation));
-  out.push(...protocolLines(s.groups.map((g) => ({ name: `${g.generator} (${g.setting})`, entries: g.protocol.map((n) => ({ ...n, departure: n.kind === 'departure' })) }))));
+  out.push(
+    ...protocolLines(
+      s.groups.map((g) => ({ name: `${g.generator} (${g.setting})`, entries: g.protocol.map((n) => ({ ...n, departure: n.kind === 'departure' })) })),
+    ),
+  );
   return out.join('\n');
 }
 
@@ -181,7 +236,9 @@ export interface ConnerBreakdowns {
 export function connerProtocolBlock(notes: readonly ConnerProtocolNote[], seed: number, datasets: Record<string, string>): MethodProtocol {
   return {
     schema: 'llmkb-conner-protocol-v2',
-    entries: Object.fromEntries(notes.map((n) => [n.id, { choice: n.choice, status: n.kind === 'departure' ? ('approximation' as const) : ('paper' as const), note: n.text }])),
+    entries: Object.fromEntries(
+      notes.map((n) => [n.id, { choice: n.choice, status: n.kind === 'departure' ? ('approximation' as const) : ('paper' as const), note: n.text }]),
+    ),
     datasets,
     seed,
     computeBackend: 'n/a (scorers per metric: see breakdowns.scorers)',
@@ -192,7 +249,10 @@ export function connerProtocolBlock(notes: readonly ConnerProtocolNote[], seed: 
  * One summary (schema v2) per generator and setting, in the order of `summarizeConner`'s groups.
  * `datasets(generator, setting)`: the SHA-256 of the knowledge files the group was read from.
  */
-export function connerRunSummaries(records: readonly ScoredKnowledge[], options: SummarizeOptions & { datasets?: (generator: string, setting: string) => Record<string, string> }): MethodSummary[] {
+export function connerRunSummaries(
+  records: readonly ScoredKnowledge[],
+  options: SummarizeOptions & { datasets?: (generator: string, setting: string) => Record<string, string> },
+): MethodSummary[] {
   const all = summarizeConner(records, options);
   return all.groups.map((g) => {
     const datasets = options.datasets?.(g.generator, g.setting) ?? {};
@@ -200,7 +260,15 @@ export function connerRunSummaries(records: readonly ScoredKnowledge[], options:
     const labels = factualityLabelCounts(group, options.run.choices);
     const answerers = [...new Set(group.filter((r) => r.answer !== null).map((r) => r.answerer))];
     const warnings = coverageWarnings(g);
-    const breakdowns: ConnerBreakdowns = { task: group[0]?.task ?? 'qa', scorers: g.scorers, answerers, choices: options.run.choices, factualityLabels: labels.counts, factualityLabelsUnit: labels.unit, ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}) };
+    const breakdowns: ConnerBreakdowns = {
+      task: group[0]?.task ?? 'qa',
+      scorers: g.scorers,
+      answerers,
+      choices: options.run.choices,
+      factualityLabels: labels.counts,
+      factualityLabelsUnit: labels.unit,
+      ...(g.humanCorrelation ? { humanCorrelation: g.humanCorrelation } : {}),
+    };
     const protocol = connerProtocolBlock(g.protocol, options.seed, datasets);
     breakdowns.paperColumns = paperColumns({ protocol, breakdowns: breakdowns as unknown as Record<string, unknown> });
     return {
@@ -236,7 +304,10 @@ function coverageWarnings(g: ConnerGroupSummary): SummaryWarning[] {
     const n = g.metrics[d.id]!.n;
     return n > 0 && n < g.n / 2;
   });
-  return thin.map((d) => ({ message: `${d.label} is defined for only ${g.metrics[d.id]!.n} of ${g.n} knowledge texts (the others are empty or did not fit the scorer's context; see the records): it describes those few, not the generator`, metrics: [d.id] }));
+  return thin.map((d) => ({
+    message: `${d.label} is defined for only ${g.metrics[d.id]!.n} of ${g.n} knowledge texts (the others are empty or did not fit the scorer's context; see the records): it describes those few, not the generator`,
+    metrics: [d.id],
+  }));
 }
 
 /** A summary's column verdicts: recorded, or (older summaries) from its protocol. */
@@ -244,7 +315,10 @@ export function columnsOf(s: MethodSummary): Record<string, ColumnVerdict> {
   return (s.breakdowns as Partial<ConnerBreakdowns> | undefined)?.paperColumns ?? paperColumns(s);
 }
 
-const TASK_TITLES: Record<string, string> = { qa: 'open-domain QA (Table 2: Natural Questions)', dialogue: 'knowledge-grounded dialogue (Table 3: Wizard of Wikipedia)' };
+const TASK_TITLES: Record<string, string> = {
+  qa: 'open-domain QA (Table 2: Natural Questions)',
+  dialogue: 'knowledge-grounded dialogue (Table 3: Wizard of Wikipedia)',
+};
 
 /**
  * The paper's Table 2/3 layout from v2 summaries (the terminal table of `llmkb conner score`):
@@ -258,14 +332,36 @@ export function formatConnerRuns(summaries: readonly MethodSummary[]): string {
   for (const task of tasks) {
     const runs = summaries.filter((s) => String((s.breakdowns as { task?: unknown } | undefined)?.task ?? 'qa') === task);
     if (tasks.length > 1) out.push(...(out.length ? [''] : []), `${TASK_TITLES[task] ?? task}:`);
-    out.push(...table(runs.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id], summary: s, columns: columnsOf(s) }))));
+    out.push(
+      ...table(runs.map((s) => ({ model: s.model, setting: s.setting, n: s.counts.items, value: (id) => s.metrics[id], summary: s, columns: columnsOf(s) }))),
+    );
   }
   const labels = new Map(TERMINAL_COLUMNS.map((id) => [id, CONNER_METRIC_DEFS.find((d) => d.id === id)!.label]));
-  const notAsPaper = notAsPaperLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })), labels);
-  out.push('', notAsPaper.length ? `${NOT_AS_PAPER_NOTE}:` : "Every column is computed as the paper's tables were, given the scorers named.", ...notAsPaper.map((l) => `  ${l}`));
+  const notAsPaper = notAsPaperLines(
+    summaries.map((s) => ({ name: `${s.model} (${s.setting})`, columns: columnsOf(s) })),
+    labels,
+  );
+  out.push(
+    '',
+    notAsPaper.length ? `${NOT_AS_PAPER_NOTE}:` : "Every column is computed as the paper's tables were, given the scorers named.",
+    ...notAsPaper.map((l) => `  ${l}`),
+  );
   const warned = warningLines(summaries);
   if (warned.length) out.push('', ...warned.map((w) => `WARNING ${w}`), FLAG_NOTE);
-  for (const s of summaries) out.push(...correlationLines(`${s.model}, ${s.setting}`, (s.breakdowns as unknown as ConnerBreakdowns | undefined)?.humanCorrelation));
-  out.push(...protocolLines(summaries.map((s) => ({ name: `${s.model} (${s.setting})`, entries: Object.entries(s.protocol?.entries ?? {}).map(([id, e]) => ({ id, departure: e.status !== 'paper', choice: e.choice, text: e.note ?? e.choice })) }))));
+  for (const s of summaries)
+    out.push(...correlationLines(`${s.model}, ${s.setting}`, (s.breakdowns as unknown as ConnerBreakdowns | undefined)?.humanCorrelation));
+  out.push(
+    ...protocolLines(
+      summaries.map((s) => ({
+        name: `${s.model} (${s.setting})`,
+        entries: Object.entries(s.protocol?.entries ?? {}).map(([id, e]) => ({
+          id,
+          departure: e.status !== 'paper',
+          choice: e.choice,
+          text: e.note ?? e.choice,
+        })),
+      })),
+    ),
+  );
   return out.join('\n');
 }

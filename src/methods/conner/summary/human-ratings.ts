@@ -14,7 +14,9 @@ import { baselineValue, BASELINE_METRICS } from './analyses.js';
 import { metricValue } from './metric-aggregates.js';
 import { somersTest, type SomersResult } from './somers-d.js';
 
-const score = z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0 (unacceptable), 1 (acceptable) or 2 (excellent), the scale of the paper\'s Table 17' }).optional();
+const score = z
+  .union([z.literal(0), z.literal(1), z.literal(2)], { error: "must be 0 (unacceptable), 1 (acceptable) or 2 (excellent), the scale of the paper's Table 17" })
+  .optional();
 
 export const ratingSchema = z
   .object({
@@ -40,7 +42,9 @@ export interface RatingLine extends HumanRating {
 export function readRatings(file: string): RatingLine[] {
   const ratings = readJsonl(file, ratingSchema, 'rating');
   // readJsonl skips blank lines: the k-th rating is on the k-th non-blank line.
-  const lines = readTextFile(file).split('\n').flatMap((l, i) => (l.trim() === '' ? [] : [i + 1]));
+  const lines = readTextFile(file)
+    .split('\n')
+    .flatMap((l, i) => (l.trim() === '' ? [] : [i + 1]));
   return ratings.map((r, k) => ({ ...r, line: lines[k]! }));
 }
 
@@ -66,19 +70,44 @@ export function matchRatings(file: string, ratings: readonly RatingLine[], score
   for (const r of ratings) {
     const sameId = byId.get(r.id) ?? [];
     if (sameId.length === 0) {
-      throw new InputFileError(file, r.line, 'id', `no scored knowledge has id "${r.id}"`, 'A rating names a knowledge text by the id of its record in the knowledge files being scored (with --limit, only the sampled ones are scored).');
+      throw new InputFileError(
+        file,
+        r.line,
+        'id',
+        `no scored knowledge has id "${r.id}"`,
+        'A rating names a knowledge text by the id of its record in the knowledge files being scored (with --limit, only the sampled ones are scored).',
+      );
     }
     const fits = sameId.filter((k) => (r.generator === undefined || k.generator === r.generator) && (r.setting === undefined || k.setting === r.setting));
     if (fits.length === 0) {
       const field = r.generator !== undefined && !sameId.some((k) => k.generator === r.generator) ? 'generator' : 'setting';
-      throw new InputFileError(file, r.line, field, `"${r.id}" is scored for ${groups(sameId)}, not for ${r.generator ?? '(any generator)'} (${r.setting ?? 'any setting'})`, 'Name the generator and setting as the knowledge records do ("generator", "setting" of `conner generate`).');
+      throw new InputFileError(
+        file,
+        r.line,
+        field,
+        `"${r.id}" is scored for ${groups(sameId)}, not for ${r.generator ?? '(any generator)'} (${r.setting ?? 'any setting'})`,
+        'Name the generator and setting as the knowledge records do ("generator", "setting" of `conner generate`).',
+      );
     }
     if (fits.length > 1) {
-      throw new InputFileError(file, r.line, r.generator === undefined ? 'generator' : 'setting', `"${r.id}" is scored for several knowledge texts: ${groups(fits)}`, 'Add "generator" and "setting" to the rating so it names one of them.');
+      throw new InputFileError(
+        file,
+        r.line,
+        r.generator === undefined ? 'generator' : 'setting',
+        `"${r.id}" is scored for several knowledge texts: ${groups(fits)}`,
+        'Add "generator" and "setting" to the rating so it names one of them.',
+      );
     }
     const key = keyOf(fits[0]!);
     const first = lineOf.get(key);
-    if (first !== undefined) throw new InputFileError(file, r.line, 'id', `a second rating of "${r.id}" for ${groups(fits)} (the first is on line ${first})`, 'Keep one rating per knowledge text (the paper averages its annotators before correlating).');
+    if (first !== undefined)
+      throw new InputFileError(
+        file,
+        r.line,
+        'id',
+        `a second rating of "${r.id}" for ${groups(fits)} (the first is on line ${first})`,
+        'Keep one rating per knowledge text (the paper averages its annotators before correlating).',
+      );
     lineOf.set(key, r.line);
     const { line: _line, ...rating } = r;
     matched.set(key, rating);
@@ -102,11 +131,21 @@ const RATING_OF: Record<string, keyof Omit<HumanRating, 'id' | 'generator' | 'se
  * `matchRatings`), and of Table 10's reference-reliant baselines (./analyses.ts) with the rating
  * of the perspective each stands for.
  */
-export function humanCorrelation(records: readonly ScoredKnowledge[], ratings: ReadonlyMap<string, HumanRating>, permutations: number, seed: number): Record<string, SomersResult> {
+export function humanCorrelation(
+  records: readonly ScoredKnowledge[],
+  ratings: ReadonlyMap<string, HumanRating>,
+  permutations: number,
+  seed: number,
+): Record<string, SomersResult> {
   const out: Record<string, SomersResult> = {};
   const compared: Array<[string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]> = [
-    ...Object.entries(RATING_OF).map(([metric, dim]) => [metric, dim, (r: ScoredKnowledge) => metricValue(r, metric)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
-    ...BASELINE_METRICS.map((b) => [b.id, b.rating, (r: ScoredKnowledge) => baselineValue(r, b.id)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null]),
+    ...Object.entries(RATING_OF).map(
+      ([metric, dim]) =>
+        [metric, dim, (r: ScoredKnowledge) => metricValue(r, metric)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null],
+    ),
+    ...BASELINE_METRICS.map(
+      (b) => [b.id, b.rating, (r: ScoredKnowledge) => baselineValue(r, b.id)] as [string, (typeof RATING_OF)[string], (r: ScoredKnowledge) => number | null],
+    ),
   ];
   for (const [metric, dim, metricOf] of compared) {
     const x: number[] = [];

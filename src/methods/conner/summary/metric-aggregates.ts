@@ -31,7 +31,11 @@ export interface MetricAggregate {
   finish(num: number, den: number): number | null;
 }
 
-const SHARES: Record<string, FactualityLabel> = { fact_consistent: 'factual-consistent', non_verified: 'non-verified', fact_inconsistent: 'factual-inconsistent' };
+const SHARES: Record<string, FactualityLabel> = {
+  fact_consistent: 'factual-consistent',
+  non_verified: 'non-verified',
+  fact_inconsistent: 'factual-inconsistent',
+};
 
 /** The record field of each metric id of CONNER_METRIC_DEFS with a per-item value of its own. */
 const FIELD_OF: Record<string, Exclude<keyof ConnerScores, 'factualityLabel'>> = {
@@ -81,7 +85,10 @@ export function metricAggregate(id: string, choices: Pick<ScoringChoices, 'factu
   const label = SHARES[id];
   if (label !== undefined && choices.factualityRule === 'labels' && choices.aggregation === 'mean') {
     return {
-      parts: (r) => (r.scores.factualityLabel === null || r.sentences.length === 0 ? null : { num: r.sentences.filter((s) => sentenceLabel(s.nli) === label).length, den: r.sentences.length }),
+      parts: (r) =>
+        r.scores.factualityLabel === null || r.sentences.length === 0
+          ? null
+          : { num: r.sentences.filter((s) => sentenceLabel(s.nli) === label).length, den: r.sentences.length },
       finish: ratio,
     };
   }
@@ -100,7 +107,10 @@ export function metricAggregate(id: string, choices: Pick<ScoringChoices, 'factu
  * per label over the items with a label; items without a label are counted apart, as
  * `(not scored)` or, when sentences are counted, `(items not scored)`.
  */
-export function factualityLabelCounts(records: readonly ScoredKnowledge[], choices: Pick<ScoringChoices, 'factualityRule' | 'aggregation'>): { unit: 'items' | 'sentences'; counts: Record<string, number> } {
+export function factualityLabelCounts(
+  records: readonly ScoredKnowledge[],
+  choices: Pick<ScoringChoices, 'factualityRule' | 'aggregation'>,
+): { unit: 'items' | 'sentences'; counts: Record<string, number> } {
   const sentences = choices.factualityRule === 'labels' && choices.aggregation === 'mean';
   const counts: Record<string, number> = {};
   const add = (label: string, n = 1): void => {
@@ -122,7 +132,13 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** The set's value, and a percentile bootstrap interval that resamples the items and recomputes it. */
-export function estimateSet(parts: readonly ItemParts[], finish: MetricAggregate['finish'], resamples: number, rng: SeededRandom, confidence = 0.95): MetricEstimate {
+export function estimateSet(
+  parts: readonly ItemParts[],
+  finish: MetricAggregate['finish'],
+  resamples: number,
+  rng: SeededRandom,
+  confidence = 0.95,
+): MetricEstimate {
   if (parts.length === 0) return { mean: null, n: 0, ci: null };
   let num = 0;
   let den = 0;
@@ -152,11 +168,23 @@ export function estimateSet(parts: readonly ItemParts[], finish: MetricAggregate
 
 /** The mean of plain values with its bootstrap interval (a metric that is a mean). */
 export function estimate(values: readonly number[], resamples: number, rng: SeededRandom, confidence = 0.95): MetricEstimate {
-  return estimateSet(values.map((v) => ({ num: v, den: 1 })), ratio, resamples, rng, confidence);
+  return estimateSet(
+    values.map((v) => ({ num: v, den: 1 })),
+    ratio,
+    resamples,
+    rng,
+    confidence,
+  );
 }
 
 /** One metric of a set of records. */
-export function estimateMetric(records: readonly ScoredKnowledge[], id: string, choices: Pick<ScoringChoices, 'factualityRule' | 'aggregation'>, resamples: number, rng: SeededRandom): MetricEstimate {
+export function estimateMetric(
+  records: readonly ScoredKnowledge[],
+  id: string,
+  choices: Pick<ScoringChoices, 'factualityRule' | 'aggregation'>,
+  resamples: number,
+  rng: SeededRandom,
+): MetricEstimate {
   const agg = metricAggregate(id, choices);
   const parts = records.map((r) => agg.parts(r)).filter((p): p is ItemParts => p !== null);
   return estimateSet(parts, agg.finish, resamples, rng);

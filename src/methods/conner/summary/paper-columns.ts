@@ -18,8 +18,23 @@ const COLUMN_ENTRIES: Record<string, { all: readonly string[]; dialogue?: readon
   relevance: { all: ['relevance-window', 'unscored-relevance'], dialogue: ['dialogue-query'] },
   coherence_sentence: { all: ['coherence-sentence', 'scorer-truncation', 'underflow', 'sentences', 'unscored-coherence_sentence'] },
   coherence_paragraph: { all: ['coherence-paragraph', 'unscored-coherence_paragraph'] },
-  informativeness: { all: ['informativeness-prefix', 'informativeness-tokens', 'scorer-truncation', 'underflow', 'unscored-informativeness'], dialogue: ['dialogue-query'] },
-  helpfulness: { all: ['helpfulness', 'helpfulness-prompt', 'helpfulness-baseline', 'helpfulness-truncation', 'helpfulness-scorer', 'answerer', 'scorer-truncation', 'underflow', 'unscored-helpfulness'] },
+  informativeness: {
+    all: ['informativeness-prefix', 'informativeness-tokens', 'scorer-truncation', 'underflow', 'unscored-informativeness'],
+    dialogue: ['dialogue-query'],
+  },
+  helpfulness: {
+    all: [
+      'helpfulness',
+      'helpfulness-prompt',
+      'helpfulness-baseline',
+      'helpfulness-truncation',
+      'helpfulness-scorer',
+      'answerer',
+      'scorer-truncation',
+      'underflow',
+      'unscored-helpfulness',
+    ],
+  },
   validity: { all: ['nli-window', 'validity-pair', 'empty-answer', 'answerer', 'unscored-validity'], dialogue: ['dialogue-validity', 'evidence', 'premises'] },
 };
 
@@ -70,7 +85,7 @@ export function paperColumns(s: Pick<MethodSummary, 'protocol' | 'breakdowns'>):
   const out: Record<string, ColumnVerdict> = {};
   for (const [metric, column] of Object.entries(COLUMN_OF)) {
     const c = COLUMN_ENTRIES[column]!;
-    const own = [...c.all, ...(dialogue ? c.dialogue ?? [] : [])].filter(departs);
+    const own = [...c.all, ...(dialogue ? (c.dialogue ?? []) : [])].filter(departs);
     const departures = [...new Set([...own, ...shared])];
     out[metric] = { asPaper: departures.length === 0, departures };
   }

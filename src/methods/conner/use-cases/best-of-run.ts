@@ -9,7 +9,19 @@ import { writeFileAtomic } from '../../../io/files.js';
 import { toJsonl } from '../../../io/jsonl.js';
 import type { ScoringChoices } from '../conner-choices.js';
 import { modelName, type GeneratedKnowledge } from '../generation/generate-knowledge.js';
-import { bestOf, bestOfGain, bestOfProtocol, bestOfSamples, checkSameQueries, samplingDeterminism, type BestOfChoice, type BestOfProtocolNote, type BestOfSamplesOptions, type CandidateScoring, type SampledChoice } from './best-of.js';
+import {
+  bestOf,
+  bestOfGain,
+  bestOfProtocol,
+  bestOfSamples,
+  checkSameQueries,
+  samplingDeterminism,
+  type BestOfChoice,
+  type BestOfProtocolNote,
+  type BestOfSamplesOptions,
+  type CandidateScoring,
+  type SampledChoice,
+} from './best-of.js';
 import type { Gamma } from './knowledge-quality.js';
 
 export const BEST_OF_SCHEMA = 'llmkb-conner-best-of-v1';
@@ -28,7 +40,16 @@ interface BestOfFacts {
 /** The summary document, its fields in the order it is written. */
 export type BestOfSummary =
   | ({ schema: typeof BEST_OF_SCHEMA; mode: 'files'; files: string[] } & BestOfFacts)
-  | ({ schema: typeof BEST_OF_SCHEMA; mode: 'samples'; generator: string; answerer: string; samples: number; topP: number; temperature: number; seed: number } & BestOfFacts);
+  | ({
+      schema: typeof BEST_OF_SCHEMA;
+      mode: 'samples';
+      generator: string;
+      answerer: string;
+      samples: number;
+      topP: number;
+      temperature: number;
+      seed: number;
+    } & BestOfFacts);
 
 export interface BestOfOutput {
   /** The chosen knowledge JSONL (input of `conner score`). */
@@ -54,14 +75,31 @@ function writeBestOf(write: BestOfOutput | undefined, lines: readonly object[], 
  * Files mode: the knowledge of each query chosen among r files (the same query ids in each).
  * `gammaText` is gamma as the user wrote it, recorded in each line (default: its weights joined with commas).
  */
-export async function bestOfFromFiles(candidates: ReadonlyArray<{ file: string; items: readonly GeneratedKnowledge[] }>, scoring: CandidateScoring, options: { gammaText?: string; write?: BestOfOutput } = {}): Promise<BestOfResult<BestOfChoice>> {
+export async function bestOfFromFiles(
+  candidates: ReadonlyArray<{ file: string; items: readonly GeneratedKnowledge[] }>,
+  scoring: CandidateScoring,
+  options: { gammaText?: string; write?: BestOfOutput } = {},
+): Promise<BestOfResult<BestOfChoice>> {
   checkSameQueries(candidates);
   const files = candidates.map((c) => c.file);
   const gammaText = options.gammaText ?? scoring.gamma.join(',');
-  const choices = await bestOf(candidates.map((c) => c.items), scoring);
+  const choices = await bestOf(
+    candidates.map((c) => c.items),
+    scoring,
+  );
   const lines = choices.map((c) => ({ ...c.chosen, bestOf: { candidate: c.candidate, file: files[c.candidate], qualities: c.qualities, gamma: gammaText } }));
   const chosenFrom = files.map((_, i) => choices.filter((c) => c.candidate === i).length);
-  const summary: BestOfSummary = { schema: BEST_OF_SCHEMA, mode: 'files', files, gamma: scoring.gamma, choices: scoring.choices, queries: choices.length, chosenFrom, meanQuality: bestOfGain(choices), protocol: bestOfProtocol({ mode: 'files', gamma: scoring.gamma, files: files.length }) };
+  const summary: BestOfSummary = {
+    schema: BEST_OF_SCHEMA,
+    mode: 'files',
+    files,
+    gamma: scoring.gamma,
+    choices: scoring.choices,
+    queries: choices.length,
+    chosenFrom,
+    meanQuality: bestOfGain(choices),
+    protocol: bestOfProtocol({ mode: 'files', gamma: scoring.gamma, files: files.length }),
+  };
   writeBestOf(options.write, lines, summary);
   return { choices, lines, summary };
 }
@@ -70,17 +108,51 @@ export async function bestOfFromFiles(candidates: ReadonlyArray<{ file: string; 
  * The paper's way: r top-p draws per query from one generator, the best by Q kept and answered
  * with. `limit` is the seeded sample the queries are (carried by each line, as `conner generate`'s).
  */
-export async function bestOfFromSamples(options: BestOfSamplesOptions & { limit?: { n: number; seed: number }; gammaText?: string; write?: BestOfOutput }): Promise<BestOfResult<SampledChoice> & { determinism: { deterministic: boolean; why: string } }> {
+export async function bestOfFromSamples(
+  options: BestOfSamplesOptions & { limit?: { n: number; seed: number }; gammaText?: string; write?: BestOfOutput },
+): Promise<BestOfResult<SampledChoice> & { determinism: { deterministic: boolean; why: string } }> {
   const { scoring, generator, answerer, limit } = options;
   const gammaText = options.gammaText ?? scoring.gamma.join(',');
   const choices = await bestOfSamples(options);
-  const lines = choices.map((c) => ({ ...c.chosen, ...(limit ? { limit } : {}), bestOf: { sample: c.candidate, qualities: c.qualities, gamma: gammaText, topP: options.topP, temperature: options.temperature, seeds: c.seeds, samples: c.samples } }));
+  const lines = choices.map((c) => ({
+    ...c.chosen,
+    ...(limit ? { limit } : {}),
+    bestOf: {
+      sample: c.candidate,
+      qualities: c.qualities,
+      gamma: gammaText,
+      topP: options.topP,
+      temperature: options.temperature,
+      seeds: c.seeds,
+      samples: c.samples,
+    },
+  }));
   const chosenFrom = Array.from({ length: options.samples }, (_, i) => choices.filter((c) => c.candidate === i).length);
   const determinism = samplingDeterminism(generator.model);
   const summary: BestOfSummary = {
-    schema: BEST_OF_SCHEMA, mode: 'samples', generator: modelName(generator), answerer: modelName(answerer), samples: options.samples, topP: options.topP, temperature: options.temperature, seed: options.seed, gamma: scoring.gamma, choices: scoring.choices,
-    queries: choices.length, chosenFrom, meanQuality: bestOfGain(choices),
-    protocol: bestOfProtocol({ mode: 'samples', gamma: scoring.gamma, samples: options.samples, topP: options.topP, temperature: options.temperature, determinism, generator: modelName(generator), answerer: modelName(answerer) }),
+    schema: BEST_OF_SCHEMA,
+    mode: 'samples',
+    generator: modelName(generator),
+    answerer: modelName(answerer),
+    samples: options.samples,
+    topP: options.topP,
+    temperature: options.temperature,
+    seed: options.seed,
+    gamma: scoring.gamma,
+    choices: scoring.choices,
+    queries: choices.length,
+    chosenFrom,
+    meanQuality: bestOfGain(choices),
+    protocol: bestOfProtocol({
+      mode: 'samples',
+      gamma: scoring.gamma,
+      samples: options.samples,
+      topP: options.topP,
+      temperature: options.temperature,
+      determinism,
+      generator: modelName(generator),
+      answerer: modelName(answerer),
+    }),
   };
   writeBestOf(options.write, lines, summary);
   return { choices, lines, summary, determinism };

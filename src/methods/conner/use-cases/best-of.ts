@@ -48,7 +48,11 @@ export type CandidateScoring = Omit<ScoreOptions, 'items' | 'label'> & { gamma: 
  * Q_know of every candidate set (one scoring run each) and, per query id, the argmax. The first
  * candidate wins ties: the order of the candidates decides, never chance.
  */
-async function chooseByQuality(sets: ReadonlyArray<readonly GeneratedKnowledge[]>, options: CandidateScoring, label: (c: number) => string): Promise<Map<string, { candidate: number; qualities: Array<number | null> }>> {
+async function chooseByQuality(
+  sets: ReadonlyArray<readonly GeneratedKnowledge[]>,
+  options: CandidateScoring,
+  label: (c: number) => string,
+): Promise<Map<string, { candidate: number; qualities: Array<number | null> }>> {
   const scored: Array<Map<string, ScoredKnowledge>> = [];
   for (let c = 0; c < sets.length; c++) {
     const rs = await scoreKnowledge({ ...options, items: sets[c]!.map(intrinsicOnly), label: label(c) });
@@ -106,7 +110,13 @@ export function checkSameQueries(files: ReadonlyArray<{ file: string; items: rea
     const extra = [...own].filter((id) => !ids.has(id));
     if (missing.length === 0 && extra.length === 0) continue;
     const list = (xs: string[]): string => `${xs.slice(0, 5).join(', ')}${xs.length > 5 ? `, … (${xs.length})` : ''}`;
-    throw new InputFileError(file, undefined, undefined, `holds other queries than ${first.file}: ${[...(missing.length ? [`missing ${list(missing)}`] : []), ...(extra.length ? [`not in ${first.file}: ${list(extra)}`] : [])].join('; ')}`, 'Every --input file must hold knowledge for the same query ids, so each query is chosen among all of them: generate each from the same query file and --limit (with the same --seed).');
+    throw new InputFileError(
+      file,
+      undefined,
+      undefined,
+      `holds other queries than ${first.file}: ${[...(missing.length ? [`missing ${list(missing)}`] : []), ...(extra.length ? [`not in ${first.file}: ${list(extra)}`] : [])].join('; ')}`,
+      'Every --input file must hold knowledge for the same query ids, so each query is chosen among all of them: generate each from the same query file and --limit (with the same --seed).',
+    );
   }
 }
 
@@ -122,7 +132,10 @@ export interface SampledChoice extends BestOfChoice {
 }
 
 /** The setting label of a selection from top-p draws, e.g. `best-of 5 (top-p 0.9, T 1; zero-shot)`. */
-export function sampledSettingLabel(options: Pick<SampleOptions, 'samples' | 'topP' | 'temperature'>, base: Pick<GeneratedKnowledge, 'setting' | 'prompt'>): string {
+export function sampledSettingLabel(
+  options: Pick<SampleOptions, 'samples' | 'topP' | 'temperature'>,
+  base: Pick<GeneratedKnowledge, 'setting' | 'prompt'>,
+): string {
   return `best-of ${options.samples} (top-p ${options.topP}, T ${options.temperature}; ${settingLabel(base)})`;
 }
 
@@ -141,14 +154,23 @@ export async function bestOfSamples(options: BestOfSamplesOptions): Promise<Samp
   // The downstream answers of the chosen knowledge, a resumable stage of its own (a different
   // gamma or scorer chooses other texts: another run).
   const items = picked.map(({ s, candidate }) => asCandidate(s, candidate));
-  const run = openMethodRun(scoring.runs, CONNER_METHOD, {
-    model: answerer.model.cacheIdentity,
-    dataset: checksumOfLines(items, (k) => canonicalJson(k)),
-    setting: 'conner-best-of:answers',
-    seed: options.seed,
-    params: { answerShots: options.answerShots, answerMaxTokens: options.answerMaxTokens, demoPool: checksumOfLines(options.demoPool, (d) => canonicalJson(d)) },
-    label: `conner best-of answers ${modelName(answerer)} (knowledge of ${modelName(generator)})`,
-  }, 'conner best-of');
+  const run = openMethodRun(
+    scoring.runs,
+    CONNER_METHOD,
+    {
+      model: answerer.model.cacheIdentity,
+      dataset: checksumOfLines(items, (k) => canonicalJson(k)),
+      setting: 'conner-best-of:answers',
+      seed: options.seed,
+      params: {
+        answerShots: options.answerShots,
+        answerMaxTokens: options.answerMaxTokens,
+        demoPool: checksumOfLines(options.demoPool, (d) => canonicalJson(d)),
+      },
+      label: `conner best-of answers ${modelName(answerer)} (knowledge of ${modelName(generator)})`,
+    },
+    'conner best-of',
+  );
   const answered = await runStage<GeneratedKnowledge, GeneratedKnowledge>({
     run,
     stage: 'answer',
@@ -175,8 +197,13 @@ export async function bestOfSamples(options: BestOfSamplesOptions): Promise<Samp
 export function samplingDeterminism(model: Pick<ModelBase, 'provider' | 'runtime' | 'samplingDeterminism'>): { deterministic: boolean; why: string } {
   if (model.samplingDeterminism) return model.samplingDeterminism;
   const runtime = model.runtime;
-  if (runtime === undefined) return { deterministic: false, why: 'the draws are seeded through the request\'s "seed" field, which a server may ignore (OpenAI calls it best effort); re-runs may draw other texts (the call cache keeps this run\'s)' };
-  if (runtime.sequences > 1) return { deterministic: false, why: `${runtime.sequences} parallel sequences: batched evaluation changes the numerics, so a seed may draw another text` };
+  if (runtime === undefined)
+    return {
+      deterministic: false,
+      why: 'the draws are seeded through the request\'s "seed" field, which a server may ignore (OpenAI calls it best effort); re-runs may draw other texts (the call cache keeps this run\'s)',
+    };
+  if (runtime.sequences > 1)
+    return { deterministic: false, why: `${runtime.sequences} parallel sequences: batched evaluation changes the numerics, so a seed may draw another text` };
   return { deterministic: true, why: 'in-process, one sequence: the seed fixes each draw' };
 }
 
@@ -199,15 +226,39 @@ export interface BestOfProtocolFacts {
 export function bestOfProtocol(facts: BestOfProtocolFacts): BestOfProtocolNote[] {
   const notes: BestOfProtocolNote[] = [];
   if (facts.mode === 'samples') {
-    notes.push({ id: 'best-of-sampling', kind: 'decision', text: `r = ${facts.samples} draws per query by nucleus (top-p) sampling with p = ${facts.topP} (the paper: p = 0.9, r = 5), no top-k cut; temperature ${facts.temperature} (the paper does not give it; 1 is the OpenAI API's default, the paper's generator being ChatGPT)` });
-    notes.push({ id: 'best-of-seeds', kind: facts.determinism?.deterministic === false ? 'nondeterministic' : 'decision', text: `each draw seeded with the first 32 bits of sha256(seed, query id, draw index); ${facts.determinism?.why ?? ''}`.trim() });
+    notes.push({
+      id: 'best-of-sampling',
+      kind: 'decision',
+      text: `r = ${facts.samples} draws per query by nucleus (top-p) sampling with p = ${facts.topP} (the paper: p = 0.9, r = 5), no top-k cut; temperature ${facts.temperature} (the paper does not give it; 1 is the OpenAI API's default, the paper's generator being ChatGPT)`,
+    });
+    notes.push({
+      id: 'best-of-seeds',
+      kind: facts.determinism?.deterministic === false ? 'nondeterministic' : 'decision',
+      text: `each draw seeded with the first 32 bits of sha256(seed, query id, draw index); ${facts.determinism?.why ?? ''}`.trim(),
+    });
   } else {
-    notes.push({ id: 'best-of-candidates', kind: 'departure', text: `the ${facts.files} candidates per query come from ${facts.files} knowledge files (other prompts, generators or settings), not from top-p sampling of one model (the paper: p = 0.9, r = 5)` });
+    notes.push({
+      id: 'best-of-candidates',
+      kind: 'departure',
+      text: `the ${facts.files} candidates per query come from ${facts.files} knowledge files (other prompts, generators or settings), not from top-p sampling of one model (the paper: p = 0.9, r = 5)`,
+    });
   }
-  notes.push({ id: 'best-of-gamma', kind: 'decision', text: `gamma of Eq. 9 = (${facts.gamma.join(', ')}) for (fact, rel, coh_para, info); the paper does not give gamma; a metric with no scorer adds 0` });
-  notes.push({ id: 'best-of-ties', kind: 'decision', text: 'candidates are scored on the four intrinsic metrics only (Q needs no others); equal Q: the first candidate wins' });
+  notes.push({
+    id: 'best-of-gamma',
+    kind: 'decision',
+    text: `gamma of Eq. 9 = (${facts.gamma.join(', ')}) for (fact, rel, coh_para, info); the paper does not give gamma; a metric with no scorer adds 0`,
+  });
+  notes.push({
+    id: 'best-of-ties',
+    kind: 'decision',
+    text: 'candidates are scored on the four intrinsic metrics only (Q needs no others); equal Q: the first candidate wins',
+  });
   if (facts.mode === 'samples') {
-    notes.push({ id: 'best-of-answers', kind: facts.answerer === facts.generator ? 'departure' : 'decision', text: `the downstream answers (Table 13) are generated greedily for the chosen knowledge only, as \`conner generate\` does, by ${facts.answerer === facts.generator ? `the generator itself (${facts.answerer}), not a fixed answerer (the paper: LLaMA-65B for every generator, Appendix G)` : `the answerer ${facts.answerer}`}` });
+    notes.push({
+      id: 'best-of-answers',
+      kind: facts.answerer === facts.generator ? 'departure' : 'decision',
+      text: `the downstream answers (Table 13) are generated greedily for the chosen knowledge only, as \`conner generate\` does, by ${facts.answerer === facts.generator ? `the generator itself (${facts.answerer}), not a fixed answerer (the paper: LLaMA-65B for every generator, Appendix G)` : `the answerer ${facts.answerer}`}`,
+    });
   }
   return notes;
 }

@@ -50,7 +50,9 @@ export function parseGamma(value: string): Gamma {
   const parts = value.split(',').map((p) => p.trim());
   const numbers = parts.map((p) => (p === '' ? Number.NaN : Number(p)));
   if (numbers.length !== 4 || numbers.some((n) => !Number.isFinite(n))) {
-    throw new InvalidArgumentError('must be four numbers separated by commas: weights of factuality, relevance, paragraph coherence, informativeness (Eq. 9), e.g. 1,1,1,1');
+    throw new InvalidArgumentError(
+      'must be four numbers separated by commas: weights of factuality, relevance, paragraph coherence, informativeness (Eq. 9), e.g. 1,1,1,1',
+    );
   }
   return numbers as Gamma;
 }

@@ -33,7 +33,9 @@ export async function selectDemonstrations(
   options: Omit<ScoreOptions, 'items'> & { candidates: number; top: number; gamma: Gamma },
 ): Promise<SelectedDemonstration[]> {
   const candidates = SeededRandom.stream(options.seed, 'select-demos').sample(pool, options.candidates);
-  const items: GeneratedKnowledge[] = candidates.map((q) => intrinsicOnly({ ...q, generator: 'reference', setting: 'given', knowledgeDemos: [], knowledge: q.referenceKnowledge, answerDemos: [] }));
+  const items: GeneratedKnowledge[] = candidates.map((q) =>
+    intrinsicOnly({ ...q, generator: 'reference', setting: 'given', knowledgeDemos: [], knowledge: q.referenceKnowledge, answerDemos: [] }),
+  );
   const scored = await scoreKnowledge({ ...options, items, label: options.label ?? 'conner select-demos' });
   const ranked = scored
     .map((r, i) => {
@@ -42,7 +44,16 @@ export async function selectDemonstrations(
     })
     // Stable: equal quality keeps the seeded sample's order.
     .sort((a, b) => b.quality - a.quality);
-  return ranked.slice(0, options.top).map((r, i) => ({ id: r.demo.id, topic: r.demo.topic, query: r.demo.query, knowledge: r.demo.referenceKnowledge, answer: r.demo.goldAnswer, quality: r.quality, missing: r.missing, rank: i + 1 }));
+  return ranked.slice(0, options.top).map((r, i) => ({
+    id: r.demo.id,
+    topic: r.demo.topic,
+    query: r.demo.query,
+    knowledge: r.demo.referenceKnowledge,
+    answer: r.demo.goldAnswer,
+    quality: r.quality,
+    missing: r.missing,
+    rank: i + 1,
+  }));
 }
 
 export interface SelectDemosProtocolFacts {
@@ -58,14 +69,31 @@ export interface SelectDemosProtocolFacts {
 /** What a demonstration selection did where the paper leaves a choice open or where llmkb departs from it. */
 export function selectDemosProtocol(facts: SelectDemosProtocolFacts): BestOfProtocolNote[] {
   const notes: BestOfProtocolNote[] = [
-    { id: 'demos-sample', kind: 'decision', text: `m = ${facts.candidates} candidates drawn from the pool with the run's seed, the top n = ${facts.top} by Q kept (the paper: m = 30, n = 8, from the training set; llmkb takes the pool given, which should not be the file the demonstrations are then used on)` },
-    { id: 'demos-quality', kind: 'decision', text: `Q (Eq. 9) of a candidate is that of its gold knowledge for its own query, gamma = (${facts.gamma.join(', ')}) for (fact, rel, coh_para, info) (the paper does not give gamma); only these four metrics are scored` },
-    { id: 'demos-order', kind: 'decision', text: 'the demonstrations enter every query\'s Table 12 prompt in the order of Q, best first (the paper does not give the order); `conner generate --fixed-demos` leaves out a demonstration that is the query itself' },
+    {
+      id: 'demos-sample',
+      kind: 'decision',
+      text: `m = ${facts.candidates} candidates drawn from the pool with the run's seed, the top n = ${facts.top} by Q kept (the paper: m = 30, n = 8, from the training set; llmkb takes the pool given, which should not be the file the demonstrations are then used on)`,
+    },
+    {
+      id: 'demos-quality',
+      kind: 'decision',
+      text: `Q (Eq. 9) of a candidate is that of its gold knowledge for its own query, gamma = (${facts.gamma.join(', ')}) for (fact, rel, coh_para, info) (the paper does not give gamma); only these four metrics are scored`,
+    },
+    {
+      id: 'demos-order',
+      kind: 'decision',
+      text: "the demonstrations enter every query's Table 12 prompt in the order of Q, best first (the paper does not give the order); `conner generate --fixed-demos` leaves out a demonstration that is the query itself",
+    },
   ];
   if (facts.evidence === 'reference') {
-    notes.push({ id: 'demos-self-evidence', kind: 'departure', text: "factuality of a candidate's gold knowledge is checked against that same gold knowledge (the reference evidence), so it is near 1 for every candidate and hardly ranks them; give --corpus to check it against other evidence, as the paper's retrieval does" });
+    notes.push({
+      id: 'demos-self-evidence',
+      kind: 'departure',
+      text: "factuality of a candidate's gold knowledge is checked against that same gold knowledge (the reference evidence), so it is near 1 for every candidate and hardly ranks them; give --corpus to check it against other evidence, as the paper's retrieval does",
+    });
   }
-  if (facts.skipped > 0) notes.push({ id: 'demos-pool', kind: 'decision', text: `${facts.skipped} pool rows without gold knowledge or gold answer were left out` });
+  if (facts.skipped > 0)
+    notes.push({ id: 'demos-pool', kind: 'decision', text: `${facts.skipped} pool rows without gold knowledge or gold answer were left out` });
   return notes;
 }
 
@@ -76,7 +104,8 @@ type PoolQuery = ConnerQuery & { referenceKnowledge: string; goldAnswer: string 
 /** The pool's queries that can be demonstrations (gold knowledge and a gold answer); none is an error naming the pool. */
 export function demonstrationPool(pool: string, queries: readonly ConnerQuery[]): PoolQuery[] {
   const usable = queries.filter((q): q is PoolQuery => (q.referenceKnowledge ?? '').trim() !== '' && (q.goldAnswer ?? '').trim() !== '');
-  if (usable.length === 0) throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
+  if (usable.length === 0)
+    throw new LlmkbError(`${pool}: no query has both gold knowledge and a gold answer`, { hint: 'Demonstrations need "referenceKnowledge" and "goldAnswer".' });
   return usable;
 }
 
@@ -107,10 +136,24 @@ export async function selectDemosFromPool(
   const usable = demonstrationPool(pool, queries);
   const { write, ...selection } = options;
   const demonstrations = await selectDemonstrations(usable, selection);
-  const protocol = selectDemosProtocol({ candidates: options.candidates, top: options.top, gamma: options.gamma, evidence: options.evidence.id, skipped: queries.length - usable.length });
+  const protocol = selectDemosProtocol({
+    candidates: options.candidates,
+    top: options.top,
+    gamma: options.gamma,
+    evidence: options.evidence.id,
+    skipped: queries.length - usable.length,
+  });
   const summary: SelectDemosSummary = {
-    schema: SELECT_DEMOS_SCHEMA, pool, candidates: Math.min(options.candidates, usable.length), top: options.top, gamma: options.gamma, seed: options.seed, evidence: options.evidence.id, choices: options.choices,
-    demonstrations: demonstrations.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })), protocol,
+    schema: SELECT_DEMOS_SCHEMA,
+    pool,
+    candidates: Math.min(options.candidates, usable.length),
+    top: options.top,
+    gamma: options.gamma,
+    seed: options.seed,
+    evidence: options.evidence.id,
+    choices: options.choices,
+    demonstrations: demonstrations.map((d) => ({ id: d.id, rank: d.rank, quality: d.quality, missing: d.missing })),
+    protocol,
   };
   if (write) {
     writeFileAtomic(write.output, toJsonl(demonstrations));

@@ -13,8 +13,13 @@ const pct = (v: number | null) => (v === null ? null : Math.round(v * 10000) / 1
  * y = x line when both axes are on one scale, and Pearson's R (p) in the title.
  */
 export function scatterSpec(summaries: readonly RunSummary[], x: MetricKey, y: MetricKey, setting: string, options: { diagonal?: boolean } = {}): TopLevelSpec {
-  const points = summaries.filter((s) => s.setting === setting && s.metrics[x] !== null && s.metrics[y] !== null).map((s) => ({ model: s.model, x: pct(s.metrics[x]), y: pct(s.metrics[y]) }));
-  const { r, p } = pearson(points.map((d) => d.x!), points.map((d) => d.y!));
+  const points = summaries
+    .filter((s) => s.setting === setting && s.metrics[x] !== null && s.metrics[y] !== null)
+    .map((s) => ({ model: s.model, x: pct(s.metrics[x]), y: pct(s.metrics[y]) }));
+  const { r, p } = pearson(
+    points.map((d) => d.x!),
+    points.map((d) => d.y!),
+  );
   const title = `${y} vs ${x} (${setting})${r === null ? '' : `: R = ${r.toFixed(2)}, p = ${p!.toPrecision(2)}`}`;
   const values = points.flatMap((d) => [d.x!, d.y!]);
   const lo = Math.min(0, ...values);
@@ -29,10 +34,23 @@ export function scatterSpec(summaries: readonly RunSummary[], x: MetricKey, y: M
         tooltip: [{ field: 'model' }, { field: 'x' }, { field: 'y' }],
       },
     },
-    { data: { values: points }, mark: { type: 'text', dx: 6, align: 'left', fontSize: 9 }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, text: { field: 'model' } } },
+    {
+      data: { values: points },
+      mark: { type: 'text', dx: 6, align: 'left', fontSize: 9 },
+      encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, text: { field: 'model' } },
+    },
   ];
   if (options.diagonal) {
-    layer.unshift({ data: { values: [{ x: lo, y: lo }, { x: hi, y: hi }] }, mark: { type: 'line', color: '#d62728', strokeDash: [4, 3] }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } });
+    layer.unshift({
+      data: {
+        values: [
+          { x: lo, y: lo },
+          { x: hi, y: hi },
+        ],
+      },
+      mark: { type: 'line', color: '#d62728', strokeDash: [4, 3] },
+      encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+    });
   }
   return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title, width: 420, height: 320, layer } as unknown as TopLevelSpec;
 }
@@ -65,8 +83,23 @@ export function answerTypeHeatmapSpec(summaries: readonly RunSummary[], setting:
     width: { step: 70 },
     height: { step: 18 },
     layer: [
-      { mark: 'rect', encoding: { x: { field: 'answerType', type: 'nominal', title: null }, y: { field: 'model', type: 'nominal', title: null }, color: { field: 'UR', type: 'quantitative', scale: { scheme: 'blues', domain: [0, 100] }, title: 'UR' } } },
-      { mark: { type: 'text', fontSize: 9 }, encoding: { x: { field: 'answerType', type: 'nominal' }, y: { field: 'model', type: 'nominal' }, text: { field: 'UR', type: 'quantitative', format: '.1f' }, color: { condition: { test: 'datum.UR > 60', value: 'white' }, value: 'black' } } },
+      {
+        mark: 'rect',
+        encoding: {
+          x: { field: 'answerType', type: 'nominal', title: null },
+          y: { field: 'model', type: 'nominal', title: null },
+          color: { field: 'UR', type: 'quantitative', scale: { scheme: 'blues', domain: [0, 100] }, title: 'UR' },
+        },
+      },
+      {
+        mark: { type: 'text', fontSize: 9 },
+        encoding: {
+          x: { field: 'answerType', type: 'nominal' },
+          y: { field: 'model', type: 'nominal' },
+          text: { field: 'UR', type: 'quantitative', format: '.1f' },
+          color: { condition: { test: 'datum.UR > 60', value: 'white' }, value: 'black' },
+        },
+      },
     ],
   } as unknown as TopLevelSpec;
 }

@@ -8,7 +8,20 @@ import { FLAG, isFlagged, warningsJson, warningsMarkdown } from '../../summary-w
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import type { MetricKey } from '../metrics/reliability-metrics.js';
 import { formatAnalyticP, formatResampledP, pairedTestsNote, significanceStar } from '../../significance-format.js';
-import { correlate, effects, notRanked, pairedBootstrap, paperTable, ranking, settingsOf, TABLE2_PAIRS, TABLE_TITLES, toCsv, toMarkdown, type PairedTest } from './compare-runs.js';
+import {
+  correlate,
+  effects,
+  notRanked,
+  pairedBootstrap,
+  paperTable,
+  ranking,
+  settingsOf,
+  TABLE2_PAIRS,
+  TABLE_TITLES,
+  toCsv,
+  toMarkdown,
+  type PairedTest,
+} from './compare-runs.js';
 
 export async function compareReliability(runs: readonly ComparedRun[], opts: { resamples: number; seed: number }): Promise<CompareOutput> {
   const summaries = runs.map((r) => r.summary as RunSummary);
@@ -18,13 +31,38 @@ export async function compareReliability(runs: readonly ComparedRun[], opts: { r
   for (const t of ['9', '10', '11'] as const) out.push(`## ${TABLE_TITLES[t]}\n\n${toMarkdown(paperTable(summaries, t))}\n`);
   const settings = settingsOf(summaries);
   const correlations = settings.flatMap((s) => TABLE2_PAIRS.map(([x, y]) => correlate(summaries, x, y, s)));
-  const corrTable = { header: ['Comparison', ...settings], rows: TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => { const c = correlations.find((k) => k.x === x && k.y === y && k.setting === s)!; return c.r === null ? '-' : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${formatAnalyticP(c.p!)}, n=${c.n})`; })]) };
+  const corrTable = {
+    header: ['Comparison', ...settings],
+    rows: TABLE2_PAIRS.map(([x, y]) => [
+      `${x} vs ${y}`,
+      ...settings.map((s) => {
+        const c = correlations.find((k) => k.x === x && k.y === y && k.setting === s)!;
+        return c.r === null ? '-' : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${formatAnalyticP(c.p!)}, n=${c.n})`;
+      }),
+    ]),
+  };
   out.push(`## Table 2: Pearson correlations across models (* p < 0.05)\n\n${toMarkdown(corrTable)}\n`);
-  const rankings = Object.fromEntries(settings.map((s) => [s, Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, ranking(summaries, m, s)]))]));
-  const unranked = Object.fromEntries(settings.map((s) => [s, Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, notRanked(summaries, m, s)]).filter(([, v]) => (v as unknown[]).length > 0))]));
+  const rankings = Object.fromEntries(
+    settings.map((s) => [
+      s,
+      Object.fromEntries((['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[]).map((m) => [m, ranking(summaries, m, s)])),
+    ]),
+  );
+  const unranked = Object.fromEntries(
+    settings.map((s) => [
+      s,
+      Object.fromEntries(
+        (['NCR', 'UR', 'C_correct', 'C_wrong', 'NCCR', 'IUR'] as MetricKey[])
+          .map((m) => [m, notRanked(summaries, m, s)])
+          .filter(([, v]) => (v as unknown[]).length > 0),
+      ),
+    ]),
+  );
   const rankingLine = (s: string, m: MetricKey): string => {
     const ranked = (rankings[s]![m] as Array<{ model: string; value: number }>).map((r, i) => `${i + 1}. ${r.model} ${formatPercent(r.value)}`).join(', ');
-    const apart = notRanked(summaries, m, s).map((r) => `${r.model} ${formatPercent(r.value)}${FLAG}`).join(', ');
+    const apart = notRanked(summaries, m, s)
+      .map((r) => `${r.model} ${formatPercent(r.value)}${FLAG}`)
+      .join(', ');
     return `${m}: ${ranked || '(none)'}${apart ? `; not ranked (a warning of the run concerns the value): ${apart}` : ''}`;
   };
   for (const s of settings) out.push(`## Rankings (${s})\n\n${(['NCCR', 'IUR'] as MetricKey[]).map((m) => rankingLine(s, m)).join('\n')}\n`);
@@ -37,15 +75,34 @@ export async function compareReliability(runs: readonly ComparedRun[], opts: { r
       const b = withRecords[j]!;
       if (a.summary.setting !== b.summary.setting) continue;
       for (const metric of ['NCCR', 'IUR'] as MetricKey[]) {
-        const test = pairedBootstrap(a.records as ScoredRecord[], b.records as ScoredRecord[], metric, { names: [a.summary.model, b.summary.model], resamples: opts.resamples, seed: opts.seed });
+        const test = pairedBootstrap(a.records as ScoredRecord[], b.records as ScoredRecord[], metric, {
+          names: [a.summary.model, b.summary.model],
+          resamples: opts.resamples,
+          seed: opts.seed,
+        });
         pairedTests.push({ ...test, setting: a.summary.setting });
       }
     }
   }
   const pairedTable = pairedTestsTable(pairedTests, summaries, opts.resamples);
-  if (pairedTests.length) out.push(`## Paired bootstrap tests\n\n${toMarkdown(pairedTable)}\n\n${pairedTestsNote({ resamples: opts.resamples, seed: opts.seed })}\n`);
+  if (pairedTests.length)
+    out.push(`## Paired bootstrap tests\n\n${toMarkdown(pairedTable)}\n\n${pairedTestsNote({ resamples: opts.resamples, seed: opts.seed })}\n`);
   const tables = Object.fromEntries((['9', '10', '11'] as const).map((t) => [`table${t}`, paperTable(summaries, t)]));
-  const analysis = { runs: runs.map((r) => ({ label: r.summary.model, setting: r.summary.setting, runId: r.summary.runId ?? null, source: r.source, warnings: warningsJson(r.summary) })), ...tables, correlations, rankings, notRanked: unranked, effects: fx, pairedTests };
+  const analysis = {
+    runs: runs.map((r) => ({
+      label: r.summary.model,
+      setting: r.summary.setting,
+      runId: r.summary.runId ?? null,
+      source: r.source,
+      warnings: warningsJson(r.summary),
+    })),
+    ...tables,
+    correlations,
+    rankings,
+    notRanked: unranked,
+    effects: fx,
+    pairedTests,
+  };
   const files: Record<string, string> = {};
   for (const t of ['9', '10', '11'] as const) {
     const table = paperTable(summaries, t);
@@ -53,7 +110,10 @@ export async function compareReliability(runs: readonly ComparedRun[], opts: { r
     files[`table${t}.csv`] = toCsv(table);
   }
   files['correlations.md'] = `${toMarkdown(corrTable)}\n`;
-  files['correlations.csv'] = toCsv({ header: ['x', 'y', 'setting', 'n', 'r', 'p'], rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]) });
+  files['correlations.csv'] = toCsv({
+    header: ['x', 'y', 'setting', 'n', 'r', 'p'],
+    rows: correlations.map((c) => [c.x, c.y, c.setting, String(c.n), c.r === null ? '' : String(c.r), c.p === null ? '' : String(c.p)]),
+  });
   if (pairedTests.length) {
     files['paired-tests.md'] = `${toMarkdown(pairedTable)}\n`;
     files['paired-tests.csv'] = toCsv(pairedTable);
@@ -72,7 +132,16 @@ function pairedTestsTable(tests: readonly PairedTest[], summaries: readonly RunS
     header: ['setting', 'A', 'B', 'metric', 'A - B', '95% CI', 'p', 'n (questions)'],
     rows: tests.map((t) => {
       const mark = isFlagged(run(t.a, t.setting), t.metric) || isFlagged(run(t.b, t.setting), t.metric) ? FLAG : '';
-      return [t.setting ?? '', t.a, t.b, t.metric, `${formatPercent(t.difference)}${t.difference === null ? '' : `${significanceStar(t.p, t.questions)}${mark}`}`, t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-', formatResampledP(t.p, resamples), String(t.questions)];
+      return [
+        t.setting ?? '',
+        t.a,
+        t.b,
+        t.metric,
+        `${formatPercent(t.difference)}${t.difference === null ? '' : `${significanceStar(t.p, t.questions)}${mark}`}`,
+        t.interval ? `[${formatPercent(t.interval[0])}, ${formatPercent(t.interval[1])}]` : '-',
+        formatResampledP(t.p, resamples),
+        String(t.questions),
+      ];
     }),
   };
 }

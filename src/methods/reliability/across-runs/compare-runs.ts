@@ -73,14 +73,32 @@ export function pearson(xs: readonly number[], ys: readonly number[]): { r: numb
 /** Pearson correlation of two metrics across the runs of one setting (runs with both defined). */
 export function correlate(summaries: readonly RunSummary[], x: MetricKey, y: MetricKey, setting: string): Correlation {
   const pairs = summaries.filter((s) => s.setting === setting && s.metrics[x] !== null && s.metrics[y] !== null);
-  const { r, p } = pearson(pairs.map((s) => s.metrics[x]!), pairs.map((s) => s.metrics[y]!));
+  const { r, p } = pearson(
+    pairs.map((s) => s.metrics[x]!),
+    pairs.map((s) => s.metrics[y]!),
+  );
   return { x, y, setting, n: pairs.length, r, p };
 }
 
 const TABLE_COLUMNS: Record<'9' | '10' | '11', Array<[MetricKey, string]>> = {
-  '9': [['WR', 'WR (↓)'], ['CR', 'CR (↑)'], ['NCR', 'NCR (↑)'], ['UR', 'UR (↑)']],
-  '10': [['C_wrong_seen', 'C_wrong^s (↓)'], ['C_wrong_unseen', 'C_wrong^u (↓)'], ['C_wrong', 'C_wrong (↓)'], ['C_correct', 'C_correct (↑)']],
-  '11': [['CWR', 'CWR (↓)'], ['CCR', 'CCR (↑)'], ['NCCR', 'NCCR (↑)'], ['IUR', 'IUR (↑)']],
+  '9': [
+    ['WR', 'WR (↓)'],
+    ['CR', 'CR (↑)'],
+    ['NCR', 'NCR (↑)'],
+    ['UR', 'UR (↑)'],
+  ],
+  '10': [
+    ['C_wrong_seen', 'C_wrong^s (↓)'],
+    ['C_wrong_unseen', 'C_wrong^u (↓)'],
+    ['C_wrong', 'C_wrong (↓)'],
+    ['C_correct', 'C_correct (↑)'],
+  ],
+  '11': [
+    ['CWR', 'CWR (↓)'],
+    ['CCR', 'CCR (↑)'],
+    ['NCCR', 'NCCR (↑)'],
+    ['IUR', 'IUR (↑)'],
+  ],
 };
 export const TABLE_TITLES = { '9': 'Table 9: factuality', '10': 'Table 10: consistency', '11': 'Table 11: reliability' } as const;
 
@@ -110,7 +128,9 @@ export function ranking(summaries: readonly RunSummary[], metric: MetricKey, set
 
 /** The runs of a setting with a value of the metric that a warning of the run concerns: shown apart from the ranking. */
 export function notRanked(summaries: readonly RunSummary[], metric: MetricKey, setting: string): Array<{ model: string; value: number }> {
-  return summaries.filter((s) => s.setting === setting && s.metrics[metric] !== null && isFlagged(s, metric)).map((s) => ({ model: s.model, value: s.metrics[metric]! }));
+  return summaries
+    .filter((s) => s.setting === setting && s.metrics[metric] !== null && isFlagged(s, metric))
+    .map((s) => ({ model: s.model, value: s.metrics[metric]! }));
 }
 
 /** UR per UnseenQA answer type, per run (Figure 4). */
@@ -172,7 +192,12 @@ export function effects(summaries: readonly RunSummary[]): {
       models++;
       for (const k of EFFECT_METRICS) if (s.metrics[k] !== null && zero.metrics[k] !== null) deltas[k]!.push(s.metrics[k]! - zero.metrics[k]!);
     }
-    if (models > 0) icl.push({ setting, models, meanChangeFromZeroShot: Object.fromEntries(Object.entries(deltas).map(([k, v]) => [k, v.length ? v.reduce((a, b) => a + b, 0) / v.length : null])) });
+    if (models > 0)
+      icl.push({
+        setting,
+        models,
+        meanChangeFromZeroShot: Object.fromEntries(Object.entries(deltas).map(([k, v]) => [k, v.length ? v.reduce((a, b) => a + b, 0) / v.length : null])),
+      });
   }
   return { size, fineTuning, icl };
 }
@@ -189,7 +214,12 @@ export function effects(summaries: readonly RunSummary[]): {
  * subtractions. The numbers are the same as pair by pair, bit for bit; other pairs take the
  * general path.
  */
-export function pairedBootstrap(a: readonly ScoredRecord[], b: readonly ScoredRecord[], metric: MetricKey, options: { names: [string, string]; resamples?: number; seed?: number }): PairedTest {
+export function pairedBootstrap(
+  a: readonly ScoredRecord[],
+  b: readonly ScoredRecord[],
+  metric: MetricKey,
+  options: { names: [string, string]; resamples?: number; seed?: number },
+): PairedTest {
   const resamples = options.resamples ?? 1000;
   const seed = options.seed ?? 42;
   if (a.length === b.length && a.length > 0 && orderSignature(a) === orderSignature(b)) {
@@ -207,7 +237,19 @@ export function pairedBootstrap(a: readonly ScoredRecord[], b: readonly ScoredRe
   return pairedBootstrapPairwise(a, b, metric, { ...options, resamples, seed });
 }
 
-const emptySums = (): MetricSums => ({ n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 });
+const emptySums = (): MetricSums => ({
+  n: 0,
+  nCorrect: 0,
+  nWrong: 0,
+  l: 0,
+  lUninformative: 0,
+  consCorrectSum: 0,
+  consCorrectCount: 0,
+  consWrongSeenSum: 0,
+  consWrongSeenCount: 0,
+  consWrongUnseenSum: 0,
+  consWrongUnseenCount: 0,
+});
 
 const signatures = new WeakMap<readonly ScoredRecord[], string>();
 
@@ -247,7 +289,12 @@ function draws(seenCount: number, unseenCount: number, metric: MetricKey, resamp
 const perRunCache = new WeakMap<readonly ScoredRecord[], Map<string, { full: number | null; values: Array<number | null> }>>();
 
 /** One run's metric on the full data and on each paired-bootstrap resample (as run "a" of a pair with the same questions). */
-function perRunResamples(records: readonly ScoredRecord[], metric: MetricKey, resamples: number, seed: number): { full: number | null; values: Array<number | null> } {
+function perRunResamples(
+  records: readonly ScoredRecord[],
+  metric: MetricKey,
+  resamples: number,
+  seed: number,
+): { full: number | null; values: Array<number | null> } {
   let byKey = perRunCache.get(records);
   if (!byKey) perRunCache.set(records, (byKey = new Map()));
   const key = `${metric}/${resamples}/${seed}`;
@@ -261,25 +308,49 @@ function perRunResamples(records: readonly ScoredRecord[], metric: MetricKey, re
   // What addToSums does with each record, as small arrays: the same sums in the same order,
   // without an object lookup per draw. Seen: 1 correct, 2 wrong (+2: with a consistency score);
   // unseen: 1 uninformative, 2 with a consistency score.
-  const seenCode = Uint8Array.from(seen, (r) => (r.label === 'correct' ? 1 : r.label === 'wrong' ? 2 : 0) + ((r.label === 'correct' || r.label === 'wrong') && (r.consistency ?? null) !== null ? 2 : 0));
+  const seenCode = Uint8Array.from(
+    seen,
+    (r) =>
+      (r.label === 'correct' ? 1 : r.label === 'wrong' ? 2 : 0) + ((r.label === 'correct' || r.label === 'wrong') && (r.consistency ?? null) !== null ? 2 : 0),
+  );
   const seenCons = Float64Array.from(seen, (r) => r.consistency ?? 0);
   const unseenCode = Uint8Array.from(unseen, (r) => (r.label === 'uninformative' ? 1 : (r.consistency ?? null) !== null ? 2 : 0));
   const unseenCons = Float64Array.from(unseen, (r) => r.consistency ?? 0);
   const values: Array<number | null> = new Array(resamples);
   for (let i = 0; i < resamples; i++) {
     const s = emptySums();
-    let nCorrect = 0, nWrong = 0, consCorrectSum = 0, consCorrectCount = 0, consWrongSeenSum = 0, consWrongSeenCount = 0;
+    let nCorrect = 0,
+      nWrong = 0,
+      consCorrectSum = 0,
+      consCorrectCount = 0,
+      consWrongSeenSum = 0,
+      consWrongSeenCount = 0;
     for (let j = 0, o = i * seen.length; j < seen.length; j++) {
       const k = d.seen[o + j]!;
       switch (seenCode[k]) {
-        case 1: nCorrect++; break;
-        case 2: nWrong++; break;
-        case 3: nCorrect++; consCorrectSum += seenCons[k]!; consCorrectCount++; break;
-        case 4: nWrong++; consWrongSeenSum += seenCons[k]!; consWrongSeenCount++; break;
-        default: break;
+        case 1:
+          nCorrect++;
+          break;
+        case 2:
+          nWrong++;
+          break;
+        case 3:
+          nCorrect++;
+          consCorrectSum += seenCons[k]!;
+          consCorrectCount++;
+          break;
+        case 4:
+          nWrong++;
+          consWrongSeenSum += seenCons[k]!;
+          consWrongSeenCount++;
+          break;
+        default:
+          break;
       }
     }
-    let lUninformative = 0, consWrongUnseenSum = 0, consWrongUnseenCount = 0;
+    let lUninformative = 0,
+      consWrongUnseenSum = 0,
+      consWrongUnseenCount = 0;
     for (let j = 0, o = i * unseen.length; j < unseen.length; j++) {
       const k = d.unseen[o + j]!;
       const c = unseenCode[k];
@@ -289,7 +360,19 @@ function perRunResamples(records: readonly ScoredRecord[], metric: MetricKey, re
         consWrongUnseenCount++;
       }
     }
-    Object.assign(s, { n: seen.length, nCorrect, nWrong, l: unseen.length, lUninformative, consCorrectSum, consCorrectCount, consWrongSeenSum, consWrongSeenCount, consWrongUnseenSum, consWrongUnseenCount });
+    Object.assign(s, {
+      n: seen.length,
+      nCorrect,
+      nWrong,
+      l: unseen.length,
+      lUninformative,
+      consCorrectSum,
+      consCorrectCount,
+      consWrongSeenSum,
+      consWrongSeenCount,
+      consWrongUnseenSum,
+      consWrongUnseenCount,
+    });
     values[i] = metricsFromSums(s)[metric];
   }
   const result = { full: metricsFromSums(full)[metric], values };
@@ -297,7 +380,14 @@ function perRunResamples(records: readonly ScoredRecord[], metric: MetricKey, re
   return result;
 }
 
-function pairedResult(metric: MetricKey, names: [string, string], difference: number | null, diffs: number[], resamples: number, questions: number): PairedTest {
+function pairedResult(
+  metric: MetricKey,
+  names: [string, string],
+  difference: number | null,
+  diffs: number[],
+  resamples: number,
+  questions: number,
+): PairedTest {
   diffs.sort((x, y) => x - y);
   if (difference === null || diffs.length * 2 < resamples) return { metric, a: names[0], b: names[1], difference, interval: null, p: null, questions };
   const at = (q: number) => diffs[Math.min(diffs.length - 1, Math.max(0, Math.round(q * (diffs.length - 1))))]!;
@@ -307,7 +397,12 @@ function pairedResult(metric: MetricKey, names: [string, string], difference: nu
 }
 
 /** The general case, pair by pair: questions matched by id, in the order of `a`. */
-export function pairedBootstrapPairwise(a: readonly ScoredRecord[], b: readonly ScoredRecord[], metric: MetricKey, options: { names: [string, string]; resamples?: number; seed?: number }): PairedTest {
+export function pairedBootstrapPairwise(
+  a: readonly ScoredRecord[],
+  b: readonly ScoredRecord[],
+  metric: MetricKey,
+  options: { names: [string, string]; resamples?: number; seed?: number },
+): PairedTest {
   const byId = new Map(b.map((r) => [r.id, r]));
   const pairs = a.filter((r) => byId.has(r.id)).map((r) => [r, byId.get(r.id)!] as const);
   const seen = pairs.filter(([r]) => r.dataset === 'seen');

@@ -10,7 +10,16 @@ import type { MethodReportContext, MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { correlate, effects, modelsOf, settingsOf, TABLE2_PAIRS, TABLE_TITLES } from './compare-runs.js';
-import { answerTypeFigure, consistencyFigure, correctWrongFigure, effectFigures, rankingFigure, scatterFigure, subtypeFigure, type Figure } from './paper-figures.js';
+import {
+  answerTypeFigure,
+  consistencyFigure,
+  correctWrongFigure,
+  effectFigures,
+  rankingFigure,
+  scatterFigure,
+  subtypeFigure,
+  type Figure,
+} from './paper-figures.js';
 import { isMetricKey, PairedResampler } from './significance.js';
 import { ALPHA, formatAnalyticP, isSignificant, MIN_PAIRED_N } from '../../significance-format.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';
@@ -61,7 +70,12 @@ const metricOf = (s: RunSummary, id: string): number | null | undefined => s.met
  * paired bootstrap (1000 resamples over the questions both answered) cannot tell from it
  * (p >= 0.05) are underlined. Needs the runs' records; without them only the best is marked.
  */
-function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyArray<readonly ScoredRecord[] | undefined>, metrics: readonly string[], defs: ReadonlyMap<string, MetricDef>): Map<string, Mark> {
+function significanceMarks(
+  summaries: readonly RunSummary[],
+  records: ReadonlyArray<readonly ScoredRecord[] | undefined>,
+  metrics: readonly string[],
+  defs: ReadonlyMap<string, MetricDef>,
+): Map<string, Mark> {
   const marks = new Map<string, Mark>();
   const resampler = new PairedResampler();
   for (const setting of settingsOf(summaries)) {
@@ -92,24 +106,36 @@ function significanceMarks(summaries: readonly RunSummary[], records: ReadonlyAr
 }
 
 /** A paper table: a row per model, a column group per prompt setting (grouped header), each value with its 95% CI. */
-function paperTableHtml(summaries: readonly RunSummary[], table: '9' | '10' | '11', defs: ReadonlyMap<string, MetricDef>, marks: ReadonlyMap<string, Mark>): string {
+function paperTableHtml(
+  summaries: readonly RunSummary[],
+  table: '9' | '10' | '11',
+  defs: ReadonlyMap<string, MetricDef>,
+  marks: ReadonlyMap<string, Mark>,
+): string {
   const settings = settingsOf(summaries);
   const ids = PAPER_TABLES[table];
   const label = (id: string) => `${defs.get(id)?.label ?? id} ${defs.get(id)?.better === 'lower' ? '↓' : '↑'}`;
   const head = `<thead><tr><th rowspan="2" scope="col">Model</th><th rowspan="2" scope="col" title="Parameters, from the run's params metadata (llmkb eval --params)">Params</th>${settings.map((s) => `<th class="group first" colspan="${ids.length}" scope="colgroup">${escapeHtml(s)}</th>`).join('')}</tr><tr>${settings.map(() => ids.map((id, k) => `<th scope="col"${k === 0 ? ' class="first"' : ''} title="${escapeHtml(defs.get(id)?.description ?? '')}">${escapeHtml(label(id))}</th>`).join('')).join('')}</tr></thead>`;
-  const rows = modelsOf(summaries).map((model) => `<tr><th scope="row">${escapeHtml(model)}</th><td>${escapeHtml(formatParams(summaries.find((x) => x.model === model && x.meta?.paramsB !== undefined)?.meta?.paramsB))}</td>${settings.map((setting) => {
-    const i = summaries.findIndex((x) => x.model === model && x.setting === setting);
-    const s = summaries[i];
-    return ids.map((id, k) => {
-      const first = k === 0 ? 'first' : '';
-      if (!s) return `<td class="${first}"></td>`;
-      const v = metricOf(s, id) ?? null;
-      const ci = s.intervals[id as never] as [number, number] | null | undefined;
-      const mark = marks.get(`${i}/${id}`) ?? '';
-      const flag = flagMark(s, id);
-      return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatPercent(v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatPercent(ci[0], 1))}, ${escapeHtml(formatPercent(ci[1], 1))}]</span>` : ''}</td>`;
-    }).join('');
-  }).join('')}</tr>`);
+  const rows = modelsOf(summaries).map(
+    (model) =>
+      `<tr><th scope="row">${escapeHtml(model)}</th><td>${escapeHtml(formatParams(summaries.find((x) => x.model === model && x.meta?.paramsB !== undefined)?.meta?.paramsB))}</td>${settings
+        .map((setting) => {
+          const i = summaries.findIndex((x) => x.model === model && x.setting === setting);
+          const s = summaries[i];
+          return ids
+            .map((id, k) => {
+              const first = k === 0 ? 'first' : '';
+              if (!s) return `<td class="${first}"></td>`;
+              const v = metricOf(s, id) ?? null;
+              const ci = s.intervals[id as never] as [number, number] | null | undefined;
+              const mark = marks.get(`${i}/${id}`) ?? '';
+              const flag = flagMark(s, id);
+              return `<td class="${`${first} ${mark}${flag ? ' flagged' : ''}`.trim()}">${escapeHtml(formatPercent(v))}${flag}${ci ? `<span class="ci">[${escapeHtml(formatPercent(ci[0], 1))}, ${escapeHtml(formatPercent(ci[1], 1))}]</span>` : ''}</td>`;
+            })
+            .join('');
+        })
+        .join('')}</tr>`,
+  );
   return `<div class="scroll"><table class="paper" id="table${table}">${head}<tbody>${rows.join('')}</tbody></table></div>`;
 }
 
@@ -125,16 +151,27 @@ export async function reportSections(all: readonly MethodSummary[], context: Met
   for (const t of ['9', '10', '11'] as const) parts.push(`<h2>${escapeHtml(TABLE_TITLES[t])}</h2>${paperTableHtml(summaries, t, defs, marks)}`);
   const comparable = settings.some((st) => summaries.filter((s) => s.setting === st).length >= 2);
   const flags = anyWarnings(summaries) ? ` ${FLAG}: a warning of the run concerns the value (Read with care, above); such values are not ranked.` : '';
-  parts.push(`<p class="note">Values x100, 95% bootstrap CIs below each value.${flags}${!comparable ? '' : hasRecords
-    ? ` Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples: p ≥ ${ALPHA}, or fewer than ${MIN_PAIRED_N} questions, too few to call a difference).`
-    : ' Bold: the best run of the setting in that column. Significance marks need the runs\' records (<code>.records.jsonl</code> beside each summary).'}</p>`);
+  parts.push(
+    `<p class="note">Values x100, 95% bootstrap CIs below each value.${flags}${
+      !comparable
+        ? ''
+        : hasRecords
+          ? ` Bold: the best run of the setting in that column; underlined: not significantly different from it (paired bootstrap over the shared questions, 1000 resamples: p ≥ ${ALPHA}, or fewer than ${MIN_PAIRED_N} questions, too few to call a difference).`
+          : " Bold: the best run of the setting in that column. Significance marks need the runs' records (<code>.records.jsonl</code> beside each summary)."
+    }</p>`,
+  );
 
   parts.push('<h2>Correlations across models (Table 2)</h2>');
-  const corrRows = TABLE2_PAIRS.map(([x, y]) => [`${x} vs ${y}`, ...settings.map((s) => {
-    const c = correlate(summaries, x, y, s);
-    return c.r === null ? `- (n=${c.n})` : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${formatAnalyticP(c.p!)}, n=${c.n})`;
-  })]);
-  parts.push(`<div class="scroll">${htmlTable(['Comparison', ...settings], corrRows)}</div><p class="note">Pearson's R across the runs of each setting; * p &lt; 0.05; "-" where fewer than three runs have both metrics.</p>`);
+  const corrRows = TABLE2_PAIRS.map(([x, y]) => [
+    `${x} vs ${y}`,
+    ...settings.map((s) => {
+      const c = correlate(summaries, x, y, s);
+      return c.r === null ? `- (n=${c.n})` : `${c.r.toFixed(2)}${c.p! < 0.05 ? '*' : ''} (p=${formatAnalyticP(c.p!)}, n=${c.n})`;
+    }),
+  ]);
+  parts.push(
+    `<div class="scroll">${htmlTable(['Comparison', ...settings], corrRows)}</div><p class="note">Pearson's R across the runs of each setting; * p &lt; 0.05; "-" where fewer than three runs have both metrics.</p>`,
+  );
 
   const headline = [...defs.values()].filter((d) => d.headline).map((d) => d.id);
   const figures: Figure[] = [
@@ -159,9 +196,31 @@ export async function reportSections(all: readonly MethodSummary[], context: Met
   if (fx.size.length + fx.fineTuning.length + fx.icl.length > 0) {
     parts.push('<h2>Size, fine-tuning and in-context learning (Figure 3, as numbers)</h2>');
     const metricCols = headline;
-    if (fx.size.length) parts.push(`<h3>By model size</h3><div class="scroll">${htmlTable(['Setting / size', 'runs', ...metricCols], fx.size.map((r) => [`${r.setting} / ${r.sizeClass}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}</div>`);
-    if (fx.fineTuning.length) parts.push(`<h3>Base vs fine-tuned</h3><div class="scroll">${htmlTable(['Setting / type', 'runs', ...metricCols], fx.fineTuning.map((r) => [`${r.setting} / ${r.fineTuned ? 'fine-tuned' : 'base'}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]))}</div>`);
-    if (fx.icl.length) parts.push(`<h3>Change from zero-shot (mean over models)</h3><div class="scroll">${htmlTable(['Setting', 'models', ...metricCols], fx.icl.map((r) => [r.setting, String(r.models), ...metricCols.map((k) => formatPercent(r.meanChangeFromZeroShot[k] ?? null))]))}</div>`);
+    if (fx.size.length)
+      parts.push(
+        `<h3>By model size</h3><div class="scroll">${htmlTable(
+          ['Setting / size', 'runs', ...metricCols],
+          fx.size.map((r) => [`${r.setting} / ${r.sizeClass}`, String(r.runs), ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null))]),
+        )}</div>`,
+      );
+    if (fx.fineTuning.length)
+      parts.push(
+        `<h3>Base vs fine-tuned</h3><div class="scroll">${htmlTable(
+          ['Setting / type', 'runs', ...metricCols],
+          fx.fineTuning.map((r) => [
+            `${r.setting} / ${r.fineTuned ? 'fine-tuned' : 'base'}`,
+            String(r.runs),
+            ...metricCols.map((k) => formatPercent(r.metrics[k] ?? null)),
+          ]),
+        )}</div>`,
+      );
+    if (fx.icl.length)
+      parts.push(
+        `<h3>Change from zero-shot (mean over models)</h3><div class="scroll">${htmlTable(
+          ['Setting', 'models', ...metricCols],
+          fx.icl.map((r) => [r.setting, String(r.models), ...metricCols.map((k) => formatPercent(r.meanChangeFromZeroShot[k] ?? null))]),
+        )}</div>`,
+      );
   }
   return parts;
 }

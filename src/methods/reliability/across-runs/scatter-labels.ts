@@ -72,7 +72,9 @@ export function placeLabels(points: ReadonlyArray<{ x: number; y: number; text: 
     ];
     const fit = candidates
       .map(([left, middle]) => ({ left, right: left + w, top: middle - h / 2, bottom: middle + h / 2 }))
-      .find((box) => box.left >= EDGE && box.right <= g.width - EDGE && box.top >= EDGE && box.bottom <= g.height - EDGE && !taken.some((t) => overlaps(t, box)));
+      .find(
+        (box) => box.left >= EDGE && box.right <= g.width - EDGE && box.top >= EDGE && box.bottom <= g.height - EDGE && !taken.some((t) => overlaps(t, box)),
+      );
     if (!fit) {
       unlabelled.push(text);
       continue;

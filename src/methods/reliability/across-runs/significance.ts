@@ -12,7 +12,19 @@ import { addToSums, METRIC_KEYS, metricsFromSums, type MetricKey, type Metrics, 
 import type { ScoredRecord } from '../metrics/summarize-run.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 
-const emptySums = (): MetricSums => ({ n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 });
+const emptySums = (): MetricSums => ({
+  n: 0,
+  nCorrect: 0,
+  nWrong: 0,
+  l: 0,
+  lUninformative: 0,
+  consCorrectSum: 0,
+  consCorrectCount: 0,
+  consWrongSeenSum: 0,
+  consWrongSeenCount: 0,
+  consWrongUnseenSum: 0,
+  consWrongUnseenCount: 0,
+});
 
 /** Which questions a run holds, in which order: runs with equal signatures pair index by index. */
 function signature(records: readonly ScoredRecord[]): string {

@@ -33,7 +33,10 @@ export function chooseShots(item: QAItem, setting: PromptSetting, selector: Shot
   const picked: Array<{ item: QAItem; answer: string }> =
     setting === 'four-shot'
       ? selector.nearest(item.question, 'seen', 4).map((s) => ({ item: s, answer: s.answers[0]! }))
-      : [...selector.nearest(item.question, 'seen', 2).map((s) => ({ item: s, answer: s.answers[0]! })), ...selector.nearest(item.question, 'unseen', 2).map((s) => ({ item: s, answer: 'unsure' }))];
+      : [
+          ...selector.nearest(item.question, 'seen', 2).map((s) => ({ item: s, answer: s.answers[0]! })),
+          ...selector.nearest(item.question, 'unseen', 2).map((s) => ({ item: s, answer: 'unsure' })),
+        ];
   const ordered = SeededRandom.stream(seed, 'shots', item.id).shuffle(picked);
   return { shots: ordered.map((p) => ({ question: p.item.question, answer: p.answer })), ids: ordered.map((p) => p.item.id) };
 }
@@ -84,14 +87,23 @@ export function datasetChecksum(items: readonly QAItem[]): string {
 
 export function askRun(options: AskOptions): Run {
   if (!options.runs) throw new Error('askRun: no run store to open the run in');
-  return openMethodRun(options.runs, RELIABILITY_METHOD, {
-    model: options.executor.model.cacheIdentity,
-    dataset: datasetChecksum(options.items),
-    setting: options.setting,
-    seed: options.seed,
-    params: { maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS, shots: options.setting === 'zero-shot' ? 'none' : options.selector?.id ?? 'none', reduceShots: options.reduceShots ?? false },
-    ...(options.label === undefined ? {} : { label: options.label }),
-  }, 'ask');
+  return openMethodRun(
+    options.runs,
+    RELIABILITY_METHOD,
+    {
+      model: options.executor.model.cacheIdentity,
+      dataset: datasetChecksum(options.items),
+      setting: options.setting,
+      seed: options.seed,
+      params: {
+        maxTokens: options.maxTokens ?? ANSWER_MAX_TOKENS,
+        shots: options.setting === 'zero-shot' ? 'none' : (options.selector?.id ?? 'none'),
+        reduceShots: options.reduceShots ?? false,
+      },
+      ...(options.label === undefined ? {} : { label: options.label }),
+    },
+    'ask',
+  );
 }
 
 /** Asks every question; returns the run and its records (read back from the store). */

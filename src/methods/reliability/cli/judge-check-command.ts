@@ -72,13 +72,19 @@ export function registerJudgeCheckCommand(program: Command, host: CliHost): void
   });
   judgeCommand
     .command('check')
-    .description('measure a judge against human correctness labels (EVOUNA by default): agreement, Cohen\'s kappa, precision/recall of "correct", per system and data set')
+    .description(
+      'measure a judge against human correctness labels (EVOUNA by default): agreement, Cohen\'s kappa, precision/recall of "correct", per system and data set',
+    )
     .option('--evouna <dir>', 'EVOUNA folder with NQ.json and TQ.json (default: $LLMKB_DATA_DIR/evouna)')
     .option('-i, --input <file>', 'instead of EVOUNA: JSONL with question, answers, response, human_correct (optional id, system, dataset)')
     .option('--judge <spec>', 'judge LLM to measure (default: "judge" in the config)')
     .option('--no-judge', `measure the lexical rule (${LEXICAL_JUDGE_ID}) instead of a judge LLM`)
     .option('--concurrency <n>', 'responses judged at a time', positiveInteger, 16)
-    .option('--limit <n>', `only N responses, for a quick look: a seeded sample (seed ${LIMIT_SEED}, split between the data sets in proportion, kept in file order)`, positiveInteger)
+    .option(
+      '--limit <n>',
+      `only N responses, for a quick look: a seeded sample (seed ${LIMIT_SEED}, split between the data sets in proportion, kept in file order)`,
+      positiveInteger,
+    )
     .option('--json', 'print JSON')
     .action(async (own: CheckOptions, command: Command) => {
       // `judge` parses -i, --judge, --no-judge and --limit when they come before any option it does not know
@@ -88,8 +94,14 @@ export function registerJudgeCheckCommand(program: Command, host: CliHost): void
       const { Progress } = await import('../../../progress/progress.js');
       const parent = command.parent?.opts<{ input?: string; judge?: string | false; limit?: number }>() ?? {};
       const limit = own.limit ?? parent.limit;
-      const opts: CheckOptions = { ...own, input: own.input ?? (parent.input || undefined), judge: own.judge ?? parent.judge, ...(limit === undefined ? {} : { limit }) };
-      if (opts.input !== undefined && opts.evouna !== undefined) throw new LlmkbError('--input and --evouna both given', { hint: 'Measure against one set of human labels at a time.' });
+      const opts: CheckOptions = {
+        ...own,
+        input: own.input ?? (parent.input || undefined),
+        judge: own.judge ?? parent.judge,
+        ...(limit === undefined ? {} : { limit }),
+      };
+      if (opts.input !== undefined && opts.evouna !== undefined)
+        throw new LlmkbError('--input and --evouna both given', { hint: 'Measure against one set of human labels at a time.' });
       let rows;
       let source: string;
       if (opts.input !== undefined) {
@@ -97,7 +109,10 @@ export function registerJudgeCheckCommand(program: Command, host: CliHost): void
         source = opts.input;
       } else {
         const dir = opts.evouna ?? (process.env.LLMKB_DATA_DIR ? join(process.env.LLMKB_DATA_DIR, 'evouna') : undefined);
-        if (dir === undefined) throw new LlmkbError('no EVOUNA folder given', { hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder; or measure on your own labels with -i FILE.' });
+        if (dir === undefined)
+          throw new LlmkbError('no EVOUNA folder given', {
+            hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder; or measure on your own labels with -i FILE.',
+          });
         rows = readEvouna(dir);
         source = `EVOUNA, ${dir}`;
       }
@@ -118,7 +133,10 @@ export function registerJudgeCheckCommand(program: Command, host: CliHost): void
           return;
         }
         process.stdout.write(formatAgreement(report, name, source));
-        if (judge.stats.unparseableReplies) process.stdout.write(`judge replies that did not start with yes/no: ${judge.stats.unparseableReplies} (${judge.stats.lexicalFallbacks} fell back to the lexical rule)\n`);
+        if (judge.stats.unparseableReplies)
+          process.stdout.write(
+            `judge replies that did not start with yes/no: ${judge.stats.unparseableReplies} (${judge.stats.lexicalFallbacks} fell back to the lexical rule)\n`,
+          );
       });
     });
 }

@@ -22,7 +22,13 @@ export type ConsistencyRecord = JudgedRecord & {
   /** Cons(q, r) in [0, 1] for correct and wrong responses; null for uninformative ones. */
   consistency: number | null;
   consistencyDetail?: {
-    mcqs: number; choseResponse: number; choseUnsure: number; invalid: number; distractorSource: string; toppedUp: number; mode: AnswerMode;
+    mcqs: number;
+    choseResponse: number;
+    choseUnsure: number;
+    invalid: number;
+    distractorSource: string;
+    toppedUp: number;
+    mode: AnswerMode;
     /** MCQs with fewer than the paper's 5 options (fewer than 3 distractors were found for the response). */
     fewerOptions?: number;
     /** Cache keys of the distractor call (when an LLM wrote them) and of each MCQ's call, in MCQ order. */
@@ -89,7 +95,13 @@ function checksum(records: readonly JudgedRecord[]): string {
 }
 
 /** MCQs of one pair, asked one after another so the shared prompt prefix is reused. */
-async function askPair(record: JudgedRecord, options: Omit<ConsistencyOptions, 'records' | 'runs'>, mode: AnswerMode, pool: AnswerPool, count: number): Promise<{ record: StageRecord; cached: boolean }> {
+async function askPair(
+  record: JudgedRecord,
+  options: Omit<ConsistencyOptions, 'records' | 'runs'>,
+  mode: AnswerMode,
+  pool: AnswerPool,
+  count: number,
+): Promise<{ record: StageRecord; cached: boolean }> {
   const distractors = await distractorsFor({
     itemId: record.id,
     question: record.question,
@@ -127,14 +139,19 @@ export async function runConsistency(options: ConsistencyOptions): Promise<{ run
   const pool = answerPoolFrom(options.records);
   const run =
     options.run ??
-    openMethodRun(options.runs, RELIABILITY_METHOD, {
-      model: options.executor.model.cacheIdentity,
-      dataset: checksum(options.records),
-      setting: 'consistency',
-      seed: options.seed,
-      params: { mode, mcqs: count, distractor: options.distractor?.model.cacheIdentity ?? 'pool' },
-      label: `consistency ${options.executor.model.modelId}`,
-    }, 'consistency');
+    openMethodRun(
+      options.runs,
+      RELIABILITY_METHOD,
+      {
+        model: options.executor.model.cacheIdentity,
+        dataset: checksum(options.records),
+        setting: 'consistency',
+        seed: options.seed,
+        params: { mode, mcqs: count, distractor: options.distractor?.model.cacheIdentity ?? 'pool' },
+        label: `consistency ${options.executor.model.modelId}`,
+      },
+      'consistency',
+    );
   const pairs = options.records.filter((r) => r.label === 'correct' || r.label === 'wrong');
   // Only what the output records and diagnostics need is read back: the MCQs stay in the store.
   const stored = await runStage<JudgedRecord, StageRecord, PairOutcome>({
@@ -196,9 +213,12 @@ export async function runConsistencyStage(
     ...(options.progress ? { progress: options.progress } : {}),
     work: (record) => askPair(record, options, mode, pool, count),
     project: pairDiagnostics,
-    info: (done) => combineDiagnostics((function* () {
-      for (const [, d] of done) yield d;
-    })()),
+    info: (done) =>
+      combineDiagnostics(
+        (function* () {
+          for (const [, d] of done) yield d;
+        })(),
+      ),
   });
 }
 
@@ -242,7 +262,9 @@ function pairOutcome(s: StageRecord, mode: AnswerMode): PairOutcome {
             distractorSource: s.distractors?.source ?? 'pool',
             toppedUp: s.distractors?.toppedUp ?? 0,
             mode: s.mode ?? mode,
-            ...(s.mcqs.every((m) => m.callKey !== undefined) ? { callKeys: { ...(s.distractors?.callKey ? { distractors: s.distractors.callKey } : {}), mcqs: s.mcqs.map((m) => m.callKey!) } } : {}),
+            ...(s.mcqs.every((m) => m.callKey !== undefined)
+              ? { callKeys: { ...(s.distractors?.callKey ? { distractors: s.distractors.callKey } : {}), mcqs: s.mcqs.map((m) => m.callKey!) } }
+              : {}),
           },
         }
       : {}),
@@ -267,7 +289,18 @@ function pairDiagnostics(s: StageRecord): PairDiagnostics {
 }
 
 function combineDiagnostics(pairs: Iterable<PairDiagnostics>): ConsistencyDiagnostics {
-  const d: ConsistencyDiagnostics = { pairs: 0, distractorRepliesWithoutSeparator: 0, distractorRepliesOverTwenty: 0, distractorRepliesWithTheResponse: 0, distractorRepliesEmpty: 0, pairsToppedUpFromPool: 0, mcqs: 0, invalidAnswers: 0, optionsShortened: 0, tokensEvaluatedPerMcq: 0 };
+  const d: ConsistencyDiagnostics = {
+    pairs: 0,
+    distractorRepliesWithoutSeparator: 0,
+    distractorRepliesOverTwenty: 0,
+    distractorRepliesWithTheResponse: 0,
+    distractorRepliesEmpty: 0,
+    pairsToppedUpFromPool: 0,
+    mcqs: 0,
+    invalidAnswers: 0,
+    optionsShortened: 0,
+    tokensEvaluatedPerMcq: 0,
+  };
   let tokens = 0;
   for (const p of pairs) {
     d.pairs++;
@@ -296,7 +329,14 @@ export { modeAgreementLine, type ModeAgreement } from './mode-agreement.js';
  * How often the two answer modes agree: a seeded sample of pairs, their stored MCQs answered
  * again in the other mode. Returns null when the provider supports only one mode.
  */
-export async function compareAnswerModes(options: { run: Run; executor: ModelExecutor; records: readonly JudgedRecord[] | ((id: string) => JudgedRecord | undefined); shotsFor?: (r: JudgedRecord) => Shot[]; sample: number; seed: number }): Promise<ModeAgreement | null> {
+export async function compareAnswerModes(options: {
+  run: Run;
+  executor: ModelExecutor;
+  records: readonly JudgedRecord[] | ((id: string) => JudgedRecord | undefined);
+  shotsFor?: (r: JudgedRecord) => Shot[];
+  sample: number;
+  seed: number;
+}): Promise<ModeAgreement | null> {
   if (!options.executor.model.nextTokenLogprobs || !options.executor.model.complete) return null;
   // The sampled pairs' MCQs only, read one pair at a time.
   const records = options.records;

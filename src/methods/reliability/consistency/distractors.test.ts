@@ -13,7 +13,10 @@ describe('parseDistractorReply', () => {
   });
 
   it('drops the response itself (after normalisation), duplicates, empty items and unsure-like items', () => {
-    const r = parseDistractorReply(' the Barack Obama. [SEP] George W. Bush [SEP] george w bush [SEP]  [SEP] unsure [SEP] I don\'t know [SEP] Bill Clinton', 'Barack Obama');
+    const r = parseDistractorReply(
+      " the Barack Obama. [SEP] George W. Bush [SEP] george w bush [SEP]  [SEP] unsure [SEP] I don't know [SEP] Bill Clinton",
+      'Barack Obama',
+    );
     assert.deepEqual(r.distractors, ['George W. Bush', 'Bill Clinton']);
     assert.equal(r.diagnostics.droppedEqualToResponse, 1);
     assert.equal(r.diagnostics.droppedDuplicate, 1);

@@ -177,5 +177,13 @@ export async function distractorsFor(options: {
     toppedUp = extra.length;
     distractors.push(...extra);
   }
-  return { distractors, source: `llm:${options.executor.model.cacheIdentity}`, toppedUp, diagnostics, reply: result.value.text, callKey: result.key, cached: result.cached };
+  return {
+    distractors,
+    source: `llm:${options.executor.model.cacheIdentity}`,
+    toppedUp,
+    diagnostics,
+    reply: result.value.text,
+    callKey: result.key,
+    cached: result.cached,
+  };
 }

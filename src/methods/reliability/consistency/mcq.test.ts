@@ -31,23 +31,40 @@ describe('buildMcqs', () => {
       mcqPrompt('What is the capital of France?', mcq),
       `${MCQ_INSTRUCTION}\nQUESTION: What is the capital of France?\nA. Paris\nB. Lyon\nC. unsure\nD. Nice\nE. Lille\nANSWER:`,
     );
-    assert.match(mcqPrompt('Q?', mcq, [{ question: 'Capital of Italy?', answer: 'Rome' }]), /INSTRUCTION: Please answer knowledge-related multi-choice questions directly.*\nQUESTION: Capital of Italy\?\nANSWER: Rome\nQUESTION: Q\?\nA\. Paris/s);
+    assert.match(
+      mcqPrompt('Q?', mcq, [{ question: 'Capital of Italy?', answer: 'Rome' }]),
+      /INSTRUCTION: Please answer knowledge-related multi-choice questions directly.*\nQUESTION: Capital of Italy\?\nANSWER: Rome\nQUESTION: Q\?\nA\. Paris/s,
+    );
   });
 });
 
 describe('parseChoice', () => {
   const mcq: Mcq = { options: ['Paris', 'D. H. Lawrence', 'unsure', 'Nice', 'Lille'], responseLetter: 'A', unsureLetter: 'C' };
   const cases: Array<[string, string | null, string]> = [
-    [' A', 'A', 'letter'], ['(B)', 'B', 'letter'], ['C.', 'C', 'letter'], ['D) Nice', 'D', 'letter'], ['E\nQUESTION: next', 'E', 'letter'],
-    ['Option B', 'B', 'letter'], ['Answer: A', 'A', 'letter'], ['b', 'B', 'letter'], ['B. D. H. Lawrence', 'B', 'letter'],
-    [' Paris', 'A', 'option-text'], ['unsure', 'C', 'option-text'],
-    ['A and B', null, 'invalid'], ['A, C', null, 'invalid'], ['La réponse est B', null, 'invalid'], ['I think Paris or Lyon', null, 'invalid'], ['', null, 'invalid'], ['F', null, 'invalid'],
+    [' A', 'A', 'letter'],
+    ['(B)', 'B', 'letter'],
+    ['C.', 'C', 'letter'],
+    ['D) Nice', 'D', 'letter'],
+    ['E\nQUESTION: next', 'E', 'letter'],
+    ['Option B', 'B', 'letter'],
+    ['Answer: A', 'A', 'letter'],
+    ['b', 'B', 'letter'],
+    ['B. D. H. Lawrence', 'B', 'letter'],
+    [' Paris', 'A', 'option-text'],
+    ['unsure', 'C', 'option-text'],
+    ['A and B', null, 'invalid'],
+    ['A, C', null, 'invalid'],
+    ['La réponse est B', null, 'invalid'],
+    ['I think Paris or Lyon', null, 'invalid'],
+    ['', null, 'invalid'],
+    ['F', null, 'invalid'],
   ];
   for (const [output, choice, parse] of cases) {
     it(`${JSON.stringify(output)} -> ${choice ?? 'invalid'}`, () => {
       assert.deepEqual(parseChoice(output, mcq), { choice, parse });
     });
-  }  it('a lone letter beyond the options is no letter: a 4-option MCQ answered " E " or "e" is invalid, "d" is D', () => {
+  }
+  it('a lone letter beyond the options is no letter: a 4-option MCQ answered " E " or "e" is invalid, "d" is D', () => {
     const four: Mcq = { options: ['Paris', 'Nice', 'unsure', 'E'], responseLetter: 'A', unsureLetter: 'C' };
     assert.deepEqual(parseChoice(' e ', { ...four, options: ['Paris', 'Nice', 'unsure', 'Lille'] }), { choice: null, parse: 'invalid' });
     assert.deepEqual(parseChoice(' E ', four), { choice: 'D', parse: 'option-text' });

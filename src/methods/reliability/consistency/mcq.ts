@@ -155,11 +155,26 @@ export function generateBudget(mcq: Mcq): number {
  * MCQ of a cached re-run (bench/README.md).
  */
 function answeredMcq(mcq: Mcq, raw: string, choice: Letter | null, parse: McqParse, callKey: string): AnsweredMcq {
-  return { options: mcq.options, responseLetter: mcq.responseLetter, unsureLetter: mcq.unsureLetter, raw, choice, parse, choseResponse: choice === mcq.responseLetter, callKey };
+  return {
+    options: mcq.options,
+    responseLetter: mcq.responseLetter,
+    unsureLetter: mcq.unsureLetter,
+    raw,
+    choice,
+    parse,
+    choseResponse: choice === mcq.responseLetter,
+    callKey,
+  };
 }
 
 /** Asks one MCQ. Returns the answered MCQ and whether the call came from the cache. */
-export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mcq, mode: AnswerMode, prefix?: PromptPrefix): Promise<{ answered: AnsweredMcq; cached: boolean; evaluatedTokens: number }> {
+export async function answerMcq(
+  executor: ModelExecutor,
+  prompt: string,
+  mcq: Mcq,
+  mode: AnswerMode,
+  prefix?: PromptPrefix,
+): Promise<{ answered: AnsweredMcq; cached: boolean; evaluatedTokens: number }> {
   const letters = LETTERS.slice(0, mcq.options.length);
   if (mode === 'logprobs') {
     const r = await executor.nextTokenLogprobs({ prompt, candidates: [...letters] });
@@ -180,7 +195,10 @@ export async function answerMcq(executor: ModelExecutor, prompt: string, mcq: Mc
     };
   }
   const first = await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP }, prefix);
-  const again = first.value.text.trim() === '' && first.value.finishReason === 'stop' ? await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP_AFTER_BREAK }, prefix) : undefined;
+  const again =
+    first.value.text.trim() === '' && first.value.finishReason === 'stop'
+      ? await executor.complete({ prompt, maxTokens: generateBudget(mcq), stop: GENERATE_STOP_AFTER_BREAK }, prefix)
+      : undefined;
   const r = again ?? first;
   const { choice, parse } = parseChoice(r.value.text, mcq);
   return {

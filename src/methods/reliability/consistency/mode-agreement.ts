@@ -27,8 +27,9 @@ export function modeAgreementLine(setting: string, mode: AnswerMode, a: ModeAgre
   const other = mode === 'logprobs' ? 'generate' : 'logprobs';
   const head = `${setting}: answer-mode check (a check, not part of the metrics): the ${a.mcqs} MCQs of ${a.pairs} seeded sampled pair(s), asked again in ${other} mode, got the option the run's ${mode} mode chose in ${a.agree}/${a.mcqs} (${(100 * a.rate).toFixed(1)}%)`;
   const invalid = a.invalid > 0 ? `; ${a.invalid} of them name no option in ${mode} mode (invalid answers count as not choosing the response)` : '';
-  const reading = a.rate >= MODE_AGREEMENT_HIGH
-    ? `. Read: the consistency metrics (C_correct, C_wrong, NCCR, IUR) hardly depend on how MCQ answers are read.`
-    : `. Read: the consistency metrics (C_correct, C_wrong, NCCR, IUR) depend on how MCQ answers are read; compare this run only with runs of the same --mode${mode === 'generate' ? '' : " (the paper's is generate)"}.`;
+  const reading =
+    a.rate >= MODE_AGREEMENT_HIGH
+      ? `. Read: the consistency metrics (C_correct, C_wrong, NCCR, IUR) hardly depend on how MCQ answers are read.`
+      : `. Read: the consistency metrics (C_correct, C_wrong, NCCR, IUR) depend on how MCQ answers are read; compare this run only with runs of the same --mode${mode === 'generate' ? '' : " (the paper's is generate)"}.`;
   return `${head}${invalid}${reading}`;
 }

@@ -68,12 +68,24 @@ export function findSpan(text: string, span: string): { start: number; end: numb
   }
 }
 
-const MONTHS = /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/i;
+const MONTHS =
+  /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b/i;
 
 /** The answer type the rules can tell: a date or year is a time, a number is a number; otherwise undefined. */
 export function ruleAnswerType(answer: string): AnswerType | undefined {
   const a = answer.trim();
-  if (/^(?:1[0-9]{3}|20[0-9]{2})s?$/.test(a) || /\b\d{1,2}(?:st|nd|rd|th)? (?:of )?[A-Z][a-z]+,? \d{4}\b/.test(a) || (MONTHS.test(a) && /\d/.test(a)) || /^\d{4}-\d{2}(?:-\d{2})?$/.test(a) || /\b(?:century|centuries)\b/i.test(a)) return 'time';
-  if (/^[-+]?[\d,.]*\d[\d,.]*\s*(?:%|percent|per cent|[a-zA-Z]{1,3})?$/.test(a) || /^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?:[\s-]\w+)?$/i.test(a)) return 'number';
+  if (
+    /^(?:1[0-9]{3}|20[0-9]{2})s?$/.test(a) ||
+    /\b\d{1,2}(?:st|nd|rd|th)? (?:of )?[A-Z][a-z]+,? \d{4}\b/.test(a) ||
+    (MONTHS.test(a) && /\d/.test(a)) ||
+    /^\d{4}-\d{2}(?:-\d{2})?$/.test(a) ||
+    /\b(?:century|centuries)\b/i.test(a)
+  )
+    return 'time';
+  if (
+    /^[-+]?[\d,.]*\d[\d,.]*\s*(?:%|percent|per cent|[a-zA-Z]{1,3})?$/.test(a) ||
+    /^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?:[\s-]\w+)?$/i.test(a)
+  )
+    return 'number';
   return undefined;
 }

@@ -44,7 +44,11 @@ function accepted(c: ShownAnswerCase, answer: string): boolean {
 
 function score(items: readonly ShownAnswerCase[], shown: (c: ShownAnswerCase) => string) {
   const misses = items.filter((c) => !accepted(c, shown(c)));
-  return { right: items.length - misses.length, total: items.length, misses: misses.map((c) => `${c.question.slice(0, 80)} -> ${shown(c)} (want ${c.accept.join(' / ')})`) };
+  return {
+    right: items.length - misses.length,
+    total: items.length,
+    misses: misses.map((c) => `${c.question.slice(0, 80)} -> ${shown(c)} (want ${c.accept.join(' / ')})`),
+  };
 }
 
 describe('answer text', () => {
@@ -65,10 +69,18 @@ describe('answer text', () => {
 
   it('shows the canonical TriviaQA answer, not an arbitrary alias', () => {
     assert.equal(canonicalAnswer(['ANNE CLEEVES'], 'triviaqa'), 'Anne Cleeves', 'capitals written as a title');
-    assert.equal(canonicalAnswer(['Ukip', 'UKIP', 'United Kingdom Independence Party', 'U.K.I.P.'], 'triviaqa'), 'UKIP', 'an acronym of another alias keeps its capitals');
+    assert.equal(
+      canonicalAnswer(['Ukip', 'UKIP', 'United Kingdom Independence Party', 'U.K.I.P.'], 'triviaqa'),
+      'UKIP',
+      'an acronym of another alias keeps its capitals',
+    );
     assert.equal(canonicalAnswer(['2 time', 'two  time', '2 hours'], 'triviaqa'), '2 hours');
     assert.equal(canonicalAnswer(['Phar', 'Phar Lap', 'Pharlap'], 'triviaqa'), 'Phar Lap', 'a name written without its space is the same name');
-    const show = (aliases: string[]) => canonicalAnswer(aliases.map((a) => cleanSourceText(a, 'triviaqa')), 'triviaqa');
+    const show = (aliases: string[]) =>
+      canonicalAnswer(
+        aliases.map((a) => cleanSourceText(a, 'triviaqa')),
+        'triviaqa',
+      );
     assert.equal(show(['Dionis Baynbrigge', 'Guido Fawkes', 'Guy Fawks', 'Guy Falkes', 'Guy Fawkes', 'Guy fawkes']), 'Guy Fawkes');
     assert.equal(show(['Оросын Холбооны Улс', 'Russia (1991-1993)', 'Etymology of Russia', 'Russian Federation', 'Russia', 'RUSSIA', 'RusSia']), 'Russia');
     assert.equal(show(['AT&amp;T']), 'AT&T');
@@ -80,7 +92,11 @@ describe('answer text', () => {
 
   it(`shows the right answer for at least ${REQUIRED_SHARE * 100}% of the hand-checked TriviaQA questions (issue target ${ISSUE_TARGET_SHARE * 100}%: not reached)`, () => {
     assert.ok(cases.length >= 60, `${cases.length} hand-checked cases`);
-    const shown = (c: ShownAnswerCase) => canonicalAnswer(c.aliases.map((a) => cleanSourceText(a, 'triviaqa')), 'triviaqa');
+    const shown = (c: ShownAnswerCase) =>
+      canonicalAnswer(
+        c.aliases.map((a) => cleanSourceText(a, 'triviaqa')),
+        'triviaqa',
+      );
     const before = (c: ShownAnswerCase) => firstPlain(c.aliases) ?? c.aliases[0]!; // as R_seen showed it: raw, undecoded
     for (const set of [...new Set(cases.map((c) => c.set))]) {
       const items = cases.filter((c) => c.set === set);
@@ -92,7 +108,10 @@ describe('answer text', () => {
     const all = score(cases, shown);
     process.stdout.write(`all: ${all.right}/${all.total} right (${((100 * all.right) / all.total).toFixed(1)}%)\n`);
     assert.ok(all.right / all.total >= REQUIRED_SHARE, `${all.right}/${all.total} right; misses:\n${all.misses.join('\n')}`);
-    const rSeen = score(cases.filter((c) => c.set === 'r-seen-seed42'), shown);
+    const rSeen = score(
+      cases.filter((c) => c.set === 'r-seen-seed42'),
+      shown,
+    );
     assert.ok(rSeen.right / rSeen.total >= REQUIRED_R_SEEN_SHARE, `R_seen shots: ${rSeen.right}/${rSeen.total}`);
   });
 });

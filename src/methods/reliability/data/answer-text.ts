@@ -17,21 +17,114 @@
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ndash: '\u2013', mdash: '\u2014',
-  lsquo: '\u2018', rsquo: '\u2019', sbquo: '\u201a', ldquo: '\u201c', rdquo: '\u201d', bdquo: '\u201e',
-  hellip: '\u2026', middot: '\u00b7', bull: '\u2022', deg: '\u00b0', copy: '\u00a9', reg: '\u00ae', trade: '\u2122',
-  pound: '\u00a3', euro: '\u20ac', yen: '\u00a5', cent: '\u00a2', sect: '\u00a7', para: '\u00b6', times: '\u00d7', divide: '\u00f7',
-  frac12: '\u00bd', frac14: '\u00bc', frac34: '\u00be', sup2: '\u00b2', sup3: '\u00b3', plusmn: '\u00b1', micro: '\u00b5',
-  laquo: '\u00ab', raquo: '\u00bb', iexcl: '\u00a1', iquest: '\u00bf', szlig: '\u00df', shy: '\u00ad',
-  Agrave: 'À', Aacute: 'Á', Acirc: 'Â', Atilde: 'Ã', Auml: 'Ä', Aring: 'Å', AElig: 'Æ', Ccedil: 'Ç',
-  Egrave: 'È', Eacute: 'É', Ecirc: 'Ê', Euml: 'Ë', Igrave: 'Ì', Iacute: 'Í', Icirc: 'Î', Iuml: 'Ï',
-  ETH: 'Ð', Ntilde: 'Ñ', Ograve: 'Ò', Oacute: 'Ó', Ocirc: 'Ô', Otilde: 'Õ', Ouml: 'Ö', Oslash: 'Ø',
-  Ugrave: 'Ù', Uacute: 'Ú', Ucirc: 'Û', Uuml: 'Ü', Yacute: 'Ý', THORN: 'Þ',
-  agrave: 'à', aacute: 'á', acirc: 'â', atilde: 'ã', auml: 'ä', aring: 'å', aelig: 'æ', ccedil: 'ç',
-  egrave: 'è', eacute: 'é', ecirc: 'ê', euml: 'ë', igrave: 'ì', iacute: 'í', icirc: 'î', iuml: 'ï',
-  eth: 'ð', ntilde: 'ñ', ograve: 'ò', oacute: 'ó', ocirc: 'ô', otilde: 'õ', ouml: 'ö', oslash: 'ø',
-  ugrave: 'ù', uacute: 'ú', ucirc: 'û', uuml: 'ü', yacute: 'ý', thorn: 'þ', yuml: 'ÿ',
-  OElig: 'Œ', oelig: 'œ', Scaron: 'Š', scaron: 'š', Yuml: 'Ÿ',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  sbquo: '\u201a',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  bdquo: '\u201e',
+  hellip: '\u2026',
+  middot: '\u00b7',
+  bull: '\u2022',
+  deg: '\u00b0',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  pound: '\u00a3',
+  euro: '\u20ac',
+  yen: '\u00a5',
+  cent: '\u00a2',
+  sect: '\u00a7',
+  para: '\u00b6',
+  times: '\u00d7',
+  divide: '\u00f7',
+  frac12: '\u00bd',
+  frac14: '\u00bc',
+  frac34: '\u00be',
+  sup2: '\u00b2',
+  sup3: '\u00b3',
+  plusmn: '\u00b1',
+  micro: '\u00b5',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  iexcl: '\u00a1',
+  iquest: '\u00bf',
+  szlig: '\u00df',
+  shy: '\u00ad',
+  Agrave: 'À',
+  Aacute: 'Á',
+  Acirc: 'Â',
+  Atilde: 'Ã',
+  Auml: 'Ä',
+  Aring: 'Å',
+  AElig: 'Æ',
+  Ccedil: 'Ç',
+  Egrave: 'È',
+  Eacute: 'É',
+  Ecirc: 'Ê',
+  Euml: 'Ë',
+  Igrave: 'Ì',
+  Iacute: 'Í',
+  Icirc: 'Î',
+  Iuml: 'Ï',
+  ETH: 'Ð',
+  Ntilde: 'Ñ',
+  Ograve: 'Ò',
+  Oacute: 'Ó',
+  Ocirc: 'Ô',
+  Otilde: 'Õ',
+  Ouml: 'Ö',
+  Oslash: 'Ø',
+  Ugrave: 'Ù',
+  Uacute: 'Ú',
+  Ucirc: 'Û',
+  Uuml: 'Ü',
+  Yacute: 'Ý',
+  THORN: 'Þ',
+  agrave: 'à',
+  aacute: 'á',
+  acirc: 'â',
+  atilde: 'ã',
+  auml: 'ä',
+  aring: 'å',
+  aelig: 'æ',
+  ccedil: 'ç',
+  egrave: 'è',
+  eacute: 'é',
+  ecirc: 'ê',
+  euml: 'ë',
+  igrave: 'ì',
+  iacute: 'í',
+  icirc: 'î',
+  iuml: 'ï',
+  eth: 'ð',
+  ntilde: 'ñ',
+  ograve: 'ò',
+  oacute: 'ó',
+  ocirc: 'ô',
+  otilde: 'õ',
+  ouml: 'ö',
+  oslash: 'ø',
+  ugrave: 'ù',
+  uacute: 'ú',
+  ucirc: 'û',
+  uuml: 'ü',
+  yacute: 'ý',
+  thorn: 'þ',
+  yuml: 'ÿ',
+  OElig: 'Œ',
+  oelig: 'œ',
+  Scaron: 'Š',
+  scaron: 'š',
+  Yuml: 'Ÿ',
 };
 
 /** Decodes named (see the table above) and numeric (`&#233;`, `&#xE9;`) HTML entities; leaves unknown ones. */
@@ -71,12 +164,13 @@ export const SHOWN_ANSWER_RULE =
   'stop words dropped, plurals and diacritics folded, "Pharlap" = "Phar Lap"); a group scores its summed word Jaccard similarity to every alias, less one point per word beyond the first (a tenth of the list\'s length for lists under ten), plus two points when the list holds it in capitals (the quiz site\'s own answer, "JOHN BISHOP"); only aliases in Latin script, ' +
   'of at most five words, not disambiguation, list or "History of ..." titles, without parentheses, colon, slash or comma qualify; TriviaQA\'s normalised durations ("2 time") are skipped; ' +
   'then the best spelling (not all capitals unless the initials of another alias, in which case as an acronym, and otherwise written as a title: "ANNE CLEEVES" -> "Anne Cleeves"; no odd capitals, no leading "The"). ' +
-  'On llmkb\'s 203 hand-checked TriviaQA questions it shows an acceptable answer for 92% (the first-plain-alias rule before: 33%). NQ and PopQA answers are ordered lists: their first plain answer is shown.';
+  "On llmkb's 203 hand-checked TriviaQA questions it shows an acceptable answer for 92% (the first-plain-alias rule before: 33%). NQ and PopQA answers are ordered lists: their first plain answer is shown.";
 
 const MAX_SHOWN_WORDS = 5;
 
 /** Wikipedia article titles that are about the answer rather than the answer itself. */
-const ARTICLE_ABOUT = /^(list|lists|index|outline|history|etymology|geography|culture|economy|politics|government|demographics|architecture|wildlife|music|climate|transport|transportation|flag|coat of arms|timeline|presidency|administration|names|name|administrative divisions) (of|in)\b/i;
+const ARTICLE_ABOUT =
+  /^(list|lists|index|outline|history|etymology|geography|culture|economy|politics|government|demographics|architecture|wildlife|music|climate|transport|transportation|flag|coat of arms|timeline|presidency|administration|names|name|administrative divisions) (of|in)\b/i;
 
 function isLatinText(text: string): boolean {
   // Every letter must be Latin script (accented Latin letters are fine: "André the Giant").
@@ -94,7 +188,11 @@ function showable(alias: string): boolean {
   if (ARTICLE_ABOUT.test(a.replace(/^the /i, ''))) return false;
   if (a.split(/\s+/).length > MAX_SHOWN_WORDS) return false;
   // TriviaQA's normalised durations ("2 time", "two  time" for "2 hours") are not answers anyone says.
-  if (/^(\d[\d.,]*|[a-z]+)\s+time$/i.test(a) && /^(\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)/i.test(a)) return false;
+  if (
+    /^(\d[\d.,]*|[a-z]+)\s+time$/i.test(a) &&
+    /^(\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred)/i.test(a)
+  )
+    return false;
   return normalizeAnswer(a) !== '';
 }
 
@@ -107,8 +205,13 @@ const STOP_WORDS = new Set(['of', 'in', 'and', 'on', 'at', 'to', 'for', 'by', 'w
  * and a light plural stem ("Luthiers" = "Luthier", "Heretics" = "Heretic").
  */
 function tokenSet(text: string): Set<string> {
-  const folded = text.normalize('NFD').replace(/\p{M}/gu, '').replace(/[-‐–—/]/g, ' ');
-  const words = normalizeAnswer(folded).split(' ').filter((w) => w !== '' && !STOP_WORDS.has(w));
+  const folded = text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[-‐–—/]/g, ' ');
+  const words = normalizeAnswer(folded)
+    .split(' ')
+    .filter((w) => w !== '' && !STOP_WORDS.has(w));
   return new Set(words.map((w) => (w.length > 4 && w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.length > 3 && /[^su]s$/.test(w) ? w.slice(0, -1) : w)));
 }
 
@@ -120,7 +223,36 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** Words a title writes in lower case after its first word. */
-const SMALL_WORDS = new Set(['of', 'the', 'in', 'and', 'a', 'an', 'on', 'at', 'to', 'for', 'by', 'with', 'from', 'la', 'le', 'les', 'de', 'del', 'du', 'des', 'von', 'van', 'der', 'den', 'di', 'da', 'y', 'e']);
+const SMALL_WORDS = new Set([
+  'of',
+  'the',
+  'in',
+  'and',
+  'a',
+  'an',
+  'on',
+  'at',
+  'to',
+  'for',
+  'by',
+  'with',
+  'from',
+  'la',
+  'le',
+  'les',
+  'de',
+  'del',
+  'du',
+  'des',
+  'von',
+  'van',
+  'der',
+  'den',
+  'di',
+  'da',
+  'y',
+  'e',
+]);
 
 /**
  * How well a spelling reads as a Wikipedia title / quiz answer; higher is better. Quiz sites
@@ -186,7 +318,12 @@ function knownAcronyms(aliases: readonly string[]): Set<string> {
     const words = alias.split(/[\s-]+/).filter((w) => /^\p{L}/u.test(w));
     if (words.length < 2) continue;
     out.add(words.map((w) => w[0]!.toUpperCase()).join(''));
-    out.add(words.filter((w) => !STOP_WORDS.has(w.toLowerCase())).map((w) => w[0]!.toUpperCase()).join(''));
+    out.add(
+      words
+        .filter((w) => !STOP_WORDS.has(w.toLowerCase()))
+        .map((w) => w[0]!.toUpperCase())
+        .join(''),
+    );
   }
   return out;
 }
@@ -262,7 +399,8 @@ export function centralAlias(answers: readonly string[]): string | undefined {
     });
     score -= Math.min(LENGTH_PENALTY, distinct.length / 10) * (group.tokens.size - 1);
     const size = group.tokens.size;
-    const better = best === undefined || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && (size < best.size || (size === best.size && key < best.key)));
+    const better =
+      best === undefined || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && (size < best.size || (size === best.size && key < best.key)));
     if (better) best = { key, score, size, forms: group.forms };
   }
   if (best === undefined) return undefined;

@@ -18,7 +18,15 @@ import { SHOWN_ANSWER_RULE } from './answer-text.js';
 import { buildRSeen } from './repositories.js';
 import { buildSeenQA, LONG_TAIL_POPULARITY, SEEN_SOURCES, type SeenSourceStats } from './seenqa.js';
 import { localSourcePath, resolveSourceFile, SOURCE_FILES, type ResolvedSource, type ResolveOptions, type SourceFileKey } from './source-files.js';
-import { readCsvColumns, readDprTsv, readNqOpenJsonl, readPopqaCollabJson, readPopqaLongtailJsonl, type SeenSource, type SourceQuestion } from './source-readers.js';
+import {
+  readCsvColumns,
+  readDprTsv,
+  readNqOpenJsonl,
+  readPopqaCollabJson,
+  readPopqaLongtailJsonl,
+  type SeenSource,
+  type SourceQuestion,
+} from './source-readers.js';
 import { detectTimeSensitive, KEYWORD_RULE_ID, KEYWORD_RULE_QUALITY, type TimeSensitiveMethod } from './time-sensitive.js';
 import { buildUnseenQA, PAPER_CUTOFF, type DroppedTemplate } from './unseenqa.js';
 
@@ -64,7 +72,8 @@ function uniqueBySourceId(questions: SourceQuestion[]): SourceQuestion[] {
 
 function sourcesTable(resolved: Record<string, ResolvedSource>): string {
   const rows = Object.values(resolved).map(
-    (r) => `| ${r.file.name} | ${r.file.description} | \`${r.sha256}\`${r.checksumDiffers ? ' (differs from the pinned checksum)' : ''} | ${r.origin} | ${r.file.licence} | ${r.file.url} |`,
+    (r) =>
+      `| ${r.file.name} | ${r.file.description} | \`${r.sha256}\`${r.checksumDiffers ? ' (differs from the pinned checksum)' : ''} | ${r.origin} | ${r.file.licence} | ${r.file.url} |`,
   );
   return ['| file | content | sha256 | from | licence | public home |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
@@ -84,7 +93,10 @@ function writeDataset(outDir: string, name: string, items: readonly QAItem[], ca
   const content = toJsonl(items);
   const checksum = sha256(content);
   writeFileAtomic(join(outDir, name), content);
-  writeFileAtomic(join(outDir, name.replace(/\.jsonl$/, '.card.md')), `${card.trim()}\n\n## Output\n\n- \`${name}\`: ${items.length} items, sha256 \`${checksum}\`\n- built by llmkb ${VERSION}\n`);
+  writeFileAtomic(
+    join(outDir, name.replace(/\.jsonl$/, '.card.md')),
+    `${card.trim()}\n\n## Output\n\n- \`${name}\`: ${items.length} items, sha256 \`${checksum}\`\n- built by llmkb ${VERSION}\n`,
+  );
   const json = { schema: 'llmkb-dataset-card-v1', file: name, items: items.length, sha256: checksum, llmkbVersion: VERSION, ...facts };
   writeFileAtomic(join(outDir, name.replace(/\.jsonl$/, '.card.json')), `${JSON.stringify(json, null, 2)}\n`);
   return checksum;
@@ -118,7 +130,9 @@ function keywordRuleText(): string {
   return `keyword rule \`${KEYWORD_RULE_ID}\` (no LLM configured; approximate). On llmkb's hand-labelled set of ${q.questions} NQ/TriviaQA questions (${q.timeSensitive} time-sensitive) it has precision ${q.precision.toFixed(2)} and recall ${q.recall.toFixed(2)} for "time-sensitive"`;
 }
 
-export async function buildSeenQAFiles(options: BuildOptions & { perSource: number; timeSensitiveExecutor?: ModelExecutor; batchSize?: number; popqaLongtail?: boolean }): Promise<SeenQAReport> {
+export async function buildSeenQAFiles(
+  options: BuildOptions & { perSource: number; timeSensitiveExecutor?: ModelExecutor; batchSize?: number; popqaLongtail?: boolean },
+): Promise<SeenQAReport> {
   const resolved = await resolveAll(sourcesOf('seenqa', options), options);
   const popqa = uniqueBySourceId(readPopqaCollabJson(resolved.popqa!.path));
   const popqaIds = new Set(popqa.map((q) => q.sourceId));
@@ -128,7 +142,9 @@ export async function buildSeenQAFiles(options: BuildOptions & { perSource: numb
     // PopQA as the paper samples it: the random rows only. The long-tail file is its own source.
     popqa,
     // 200 long-tail rows are also in the random sample: they stay with `popqa`, so no question appears twice.
-    ...(options.popqaLongtail ? { 'popqa-longtail': uniqueBySourceId(readPopqaLongtailJsonl(resolved.popqaLongtail!.path)).filter((q) => !popqaIds.has(q.sourceId)) } : {}),
+    ...(options.popqaLongtail
+      ? { 'popqa-longtail': uniqueBySourceId(readPopqaLongtailJsonl(resolved.popqaLongtail!.path)).filter((q) => !popqaIds.has(q.sourceId)) }
+      : {}),
   };
   const sources: SeenSource[] = [...SEEN_SOURCES, ...(options.popqaLongtail ? (['popqa-longtail'] as const) : [])];
   let method = { kind: KEYWORD_RULE_ID } as TimeSensitiveMethod;
@@ -143,7 +159,13 @@ export async function buildSeenQAFiles(options: BuildOptions & { perSource: numb
       const result = await detectTimeSensitive(questions, {
         ...(options.timeSensitiveExecutor ? { executor: options.timeSensitiveExecutor } : {}),
         batchSize: options.batchSize ?? 20,
-        ...(progress ? { onProgress: (done: number, cached: boolean) => { for (let i = 0; i < done; i++) progress.tick({ cached }); } } : {}),
+        ...(progress
+          ? {
+              onProgress: (done: number, cached: boolean) => {
+                for (let i = 0; i < done; i++) progress.tick({ cached });
+              },
+            }
+          : {}),
       });
       progress?.finish();
       method = result.method;
@@ -160,11 +182,14 @@ export async function buildSeenQAFiles(options: BuildOptions & { perSource: numb
       const p = built.stats[s]!.popularity!;
       return `- ${s}: ${p.longTail} of ${p.known} questions (${((100 * p.longTail) / p.known).toFixed(1)}%) are long-tail (subject popularity < ${LONG_TAIL_POPULARITY} monthly page views)`;
     });
-  const methodText = method.kind === 'llm' ? `LLM \`${method.model}\` with the paper's Table 5 prompt, ${options.batchSize ?? 20} questions per call${built.unparsedBatches ? ` (${built.unparsedBatches} replies had no index list; their questions were kept)` : ''}` : keywordRuleText();
+  const methodText =
+    method.kind === 'llm'
+      ? `LLM \`${method.model}\` with the paper's Table 5 prompt, ${options.batchSize ?? 20} questions per call${built.unparsedBatches ? ` (${built.unparsedBatches} replies had no index list; their questions were kept)` : ''}`
+      : keywordRuleText();
   const card = `# SeenQA
 
 Questions about knowledge every evaluated model saw in training (Zheng, Lapata & Pan, section 3.2):
-Natural Questions (open), TriviaQA and PopQA${options.popqaLongtail ? ', plus the PopQA long-tail subset as the separate source `popqa-longtail` (asked for with --popqa-longtail; not part of the paper\'s SeenQA)' : ''}.
+Natural Questions (open), TriviaQA and PopQA${options.popqaLongtail ? ", plus the PopQA long-tail subset as the separate source `popqa-longtail` (asked for with --popqa-longtail; not part of the paper's SeenQA)" : ''}.
 
 - seed: ${options.seed}; questions per source: ${options.perSource}
 - steps: factoid extraction (no "why" questions, one distinct answer, shortest answer at most five tokens) -> time-sensitive questions removed -> seeded sampling
@@ -188,9 +213,13 @@ every examined question was kept or removed as time-sensitive.
 ${sourcesTable(resolved)}
 `;
   const quality = KEYWORD_RULE_QUALITY;
-  const timeFilter = method.kind === 'llm'
-    ? { method: 'llm', model: method.model }
-    : { method: method.kind, note: `keyword rule instead of an LLM: precision ${quality.precision}, recall ${quality.recall} on ${quality.questions} labelled questions` };
+  const timeFilter =
+    method.kind === 'llm'
+      ? { method: 'llm', model: method.model }
+      : {
+          method: method.kind,
+          note: `keyword rule instead of an LLM: precision ${quality.precision}, recall ${quality.recall} on ${quality.questions} labelled questions`,
+        };
   const checksum = writeDataset(options.outDir, DATASET_FILES.seenqa, built.items, card, {
     seed: options.seed,
     perSource: options.perSource,
@@ -198,7 +227,15 @@ ${sourcesTable(resolved)}
     timeFilter,
     popularity: Object.fromEntries(sources.filter((s) => built.stats[s]!.popularity !== undefined).map((s) => [s, built.stats[s]!.popularity])),
   });
-  return { file: join(options.outDir, DATASET_FILES.seenqa), checksum, items: built.items.length, stats: built.stats, sources, method, unparsedBatches: built.unparsedBatches };
+  return {
+    file: join(options.outDir, DATASET_FILES.seenqa),
+    checksum,
+    items: built.items.length,
+    stats: built.stats,
+    sources,
+    method,
+    unparsedBatches: built.unparsedBatches,
+  };
 }
 
 async function readFillers(options: ResolveOptions): Promise<{ resolved: Record<string, ResolvedSource>; countries: string[]; medalEvents: string[] }> {
@@ -221,21 +258,28 @@ export interface UnseenQAReport {
 export async function buildUnseenQAFiles(options: BuildOptions & { cutoff?: string; perTemplate?: number }): Promise<UnseenQAReport> {
   const cutoff = options.cutoff ?? PAPER_CUTOFF;
   const { resolved, countries, medalEvents } = await readFillers(options);
-  const built = buildUnseenQA({ countries, medalEvents }, { seed: options.seed, cutoff, ...(options.perTemplate === undefined ? {} : { perTemplate: options.perTemplate }) });
+  const built = buildUnseenQA(
+    { countries, medalEvents },
+    { seed: options.seed, cutoff, ...(options.perTemplate === undefined ? {} : { perTemplate: options.perTemplate }) },
+  );
   const templates = new Set(built.items.map((i) => i.source)).size;
   const card = `# UnseenQA
 
 Questions whose answers no model can know (Zheng, Lapata & Pan, section 3.2, Table 1): future
 events and fictional people. ${templates} templates x ${options.perTemplate ?? 150} questions.
 
-- seed: ${options.seed}; knowledge cutoff: ${cutoff}${cutoff === PAPER_CUTOFF ? ' (the paper\'s date; pass --cutoff with the evaluated model\'s knowledge cutoff)' : ''}
+- seed: ${options.seed}; knowledge cutoff: ${cutoff}${cutoff === PAPER_CUTOFF ? " (the paper's date; pass --cutoff with the evaluated model's knowledge cutoff)" : ''}
 - fillers: ${countries.length} National Olympic Committees of Paris 2024 (country/region), ${medalEvents.length} Paris 2024 medal events, fictional people drawn from 100 first x 100 middle x 100 last names (llmkb's own lists)
 ${built.dropped.length ? `\n## Templates dropped by the cutoff\n\n${built.dropped.map((d) => `- ${d.id}: ${d.reason}`).join('\n')}\n` : ''}
 ## Sources
 
 ${sourcesTable(resolved)}
 `;
-  const checksum = writeDataset(options.outDir, DATASET_FILES.unseenqa, built.items, card, { seed: options.seed, perTemplate: options.perTemplate ?? 150, cutoff });
+  const checksum = writeDataset(options.outDir, DATASET_FILES.unseenqa, built.items, card, {
+    seed: options.seed,
+    perTemplate: options.perTemplate ?? 150,
+    cutoff,
+  });
   return { file: join(options.outDir, DATASET_FILES.unseenqa), checksum, items: built.items.length, dropped: built.dropped, templates };
 }
 
@@ -250,7 +294,10 @@ export function repositoryInputs(outDir: string): { seenFile: string; unseenFile
   const unseenFile = join(outDir, DATASET_FILES.unseenqa);
   for (const f of [seenFile, unseenFile]) {
     if (!existsSync(f)) {
-      throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, { hint: `The few-shot settings draw their demonstrations from repositories kept apart from SeenQA and UnseenQA, so those come first: \`llmkb data seenqa --out ${outDir}\` and \`llmkb data unseenqa --out ${outDir}\` (the folder \`llmkb eval\` reads as --data). To ask only your own QA file, add --settings zero-shot.`, exitCode: EXIT_CODES.fileAccess });
+      throw new LlmkbError(`${f} not found: the repositories must be disjoint from it`, {
+        hint: `The few-shot settings draw their demonstrations from repositories kept apart from SeenQA and UnseenQA, so those come first: \`llmkb data seenqa --out ${outDir}\` and \`llmkb data unseenqa --out ${outDir}\` (the folder \`llmkb eval\` reads as --data). To ask only your own QA file, add --settings zero-shot.`,
+        exitCode: EXIT_CODES.fileAccess,
+      });
     }
   }
   return { seenFile, unseenFile };
@@ -270,7 +317,10 @@ export async function buildRepositoryFiles(options: BuildOptions & { cutoff?: st
   };
   const rSeen = buildRSeen(pools, seenQA, { seed: options.seed });
   const { resolved: fillerSources, countries, medalEvents } = await readFillers(options);
-  const unseen = buildUnseenQA({ countries, medalEvents }, { seed: options.seed, cutoff: options.cutoff ?? PAPER_CUTOFF, ...(options.perTemplate === undefined ? {} : { perTemplate: options.perTemplate }) });
+  const unseen = buildUnseenQA(
+    { countries, medalEvents },
+    { seed: options.seed, cutoff: options.cutoff ?? PAPER_CUTOFF, ...(options.perTemplate === undefined ? {} : { perTemplate: options.perTemplate }) },
+  );
   const unseenQuestions = new Set(unseenQA.map((i) => normalizeAnswer(i.question)));
   const rUnseen = unseen.repository.filter((i) => !unseenQuestions.has(normalizeAnswer(i.question)));
   const rSeenCard = `# R_seen: few-shot repository of seen knowledge

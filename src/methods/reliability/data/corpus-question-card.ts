@@ -56,9 +56,13 @@ function datesText(report: CorpusQuestionReport, field: string | undefined): str
   const corpus = corpusDatesText(report.corpusDates, field);
   const split = "the items cannot be split into knowledge published before and after a model's cutoff";
   if (d.dated === 0 && d.unparsed === 0) {
-    return report.corpusDates.dated === 0 ? `${corpus[0]!.toUpperCase()}${corpus.slice(1)}. Without dates ${split}.` : `${report.items.length === 1 ? 'The kept item does not come' : `None of the ${report.items.length} kept items comes`} from a dated document, though ${corpus}: ${split}.`;
+    return report.corpusDates.dated === 0
+      ? `${corpus[0]!.toUpperCase()}${corpus.slice(1)}. Without dates ${split}.`
+      : `${report.items.length === 1 ? 'The kept item does not come' : `None of the ${report.items.length} kept items comes`} from a dated document, though ${corpus}: ${split}.`;
   }
-  const years = Object.entries(d.byYear).map(([y, n]) => `${y} ${n}`).join(', ');
+  const years = Object.entries(d.byYear)
+    .map(([y, n]) => `${y} ${n}`)
+    .join(', ');
   return [
     `- ${d.dated} items with a dated document (from ${quoted(d.fields)}), ${d.undated} without a date${d.unparsed > 0 ? `, ${d.unparsed} whose date value could not be read` : ''}`,
     ...(d.earliest === undefined ? [] : [`- earliest ${d.earliest}, latest ${d.latest}; by year: ${years}`]),
@@ -83,15 +87,22 @@ export function datesLine(report: CorpusQuestionReport, field: string | undefine
 export function noQuestionsError(report: CorpusQuestionReport, corpus: string, maxAnswerWords: number): LlmkbError {
   const reasons = REJECTION_REASONS.filter((r) => report.rejected[r] > 0).sort((a, b) => report.rejected[b] - report.rejected[a]);
   const top = reasons[0];
-  const example = top === undefined ? '' : ` A reply rejected as ${top} (${REASON_TEXT[top]}): ${JSON.stringify(report.examples[top]![0]!.replace(/\s+/g, ' '))}.`;
-  return new LlmkbError(`no question kept from corpus "${corpus}": ${report.tried} passages tried, rejected: ${reasons.map((r) => `${r} ${report.rejected[r]}`).join(', ') || 'none'}; the draw stopped because ${stopText(report)}`, {
-    hint: `The question writer must reply with a line "QUESTION: <a question ending in ?>" and a line "ANSWER: <at most ${maxAnswerWords} words copied from the passage>" (\`llmkb data from-corpus --help\`).${example} Try a stronger writer model${report.stop === 'bound-reached' ? ' or a larger --max-passages' : ''}. No file was written.`,
-    exitCode: EXIT_CODES.model,
-  });
+  const example =
+    top === undefined ? '' : ` A reply rejected as ${top} (${REASON_TEXT[top]}): ${JSON.stringify(report.examples[top]![0]!.replace(/\s+/g, ' '))}.`;
+  return new LlmkbError(
+    `no question kept from corpus "${corpus}": ${report.tried} passages tried, rejected: ${reasons.map((r) => `${r} ${report.rejected[r]}`).join(', ') || 'none'}; the draw stopped because ${stopText(report)}`,
+    {
+      hint: `The question writer must reply with a line "QUESTION: <a question ending in ?>" and a line "ANSWER: <at most ${maxAnswerWords} words copied from the passage>" (\`llmkb data from-corpus --help\`).${example} Try a stronger writer model${report.stop === 'bound-reached' ? ' or a larger --max-passages' : ''}. No file was written.`,
+      exitCode: EXIT_CODES.model,
+    },
+  );
 }
 
 /** Writes `<outDir>/<name>.jsonl` with its card (`.card.md`, `.card.json`), atomically. */
-export function writeCorpusQuestions(report: CorpusQuestionReport, options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number; dateField?: string }): WrittenCorpusQuestions {
+export function writeCorpusQuestions(
+  report: CorpusQuestionReport,
+  options: { outDir: string; corpus: Corpus; seed: number; count: number; maxAnswerWords: number; dateField?: string },
+): WrittenCorpusQuestions {
   mkdirSync(options.outDir, { recursive: true });
   const name = `corpus-${options.corpus.name}.jsonl`;
   const file = join(options.outDir, name);
@@ -119,7 +130,11 @@ papers published after the model's training cutoff).
 - asked for: ${options.count} questions; passages tried: ${report.tried} (at most ${report.maxPassages}); the draw stopped because ${stopText(report)}
 - kept: ${report.items.length} questions from ${documents} documents
 - rejected: ${rejectedTotal}
-${REJECTION_REASONS.filter((r) => report.rejected[r] > 0).map((r) => `  - ${r}: ${report.rejected[r]} (${REASON_TEXT[r]})`).join('\n') || '  - none'}
+${
+  REJECTION_REASONS.filter((r) => report.rejected[r] > 0)
+    .map((r) => `  - ${r}: ${report.rejected[r]} (${REASON_TEXT[r]})`)
+    .join('\n') || '  - none'
+}
 - answer types: ${ANSWER_TYPES.map((t) => `${t} ${types[t]}`).join(', ')} (${byWriter} from the writer, ${report.items.length - byWriter} by rule: a date or year is a time, a number a number, otherwise the writer's type, else other)
 ${report.items.length < options.count ? `\nFewer questions than asked for: ${stopText(report)}${report.stop === 'bound-reached' ? '; a larger --max-passages draws more (the passages already tried are answered from the call cache)' : ''}.\n` : ''}
 ## Document dates
@@ -128,7 +143,11 @@ ${datesText(report, options.dateField)}
 
 ## Rejected examples
 
-${REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0).map((r) => `- ${r}: ${report.examples[r]!.map((e) => `\`${e.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`).join('\n') || '- none'}
+${
+  REJECTION_REASONS.filter((r) => (report.examples[r] ?? []).length > 0)
+    .map((r) => `- ${r}: ${report.examples[r]!.map((e) => `\`${e.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('; ')}`)
+    .join('\n') || '- none'
+}
 
 ## Output
 

@@ -37,9 +37,17 @@ describe('answer span verification (hand-checked)', () => {
     assert.equal(n.text, 'a b c');
     assert.deepEqual(n.map, [2, 3, 6, 7, 9], 'a, the comma, b, the first dash, c');
   });
-  it('tells passage-dependent questions, answer types by rule, and parses the writer\'s reply', () => {
-    for (const q of ['According to the text, who signed it?', 'What do the authors propose?', 'In this paper, which model is best?', 'What does the passage say about finches?', 'Which method is described in the study?']) assert.match(q, PASSAGE_DEPENDENT, q);
-    for (const q of ['Who wrote the Origin of Species?', 'What is the capital of France?', 'Which text editor did Bill Joy write?']) assert.doesNotMatch(q, PASSAGE_DEPENDENT, q);
+  it("tells passage-dependent questions, answer types by rule, and parses the writer's reply", () => {
+    for (const q of [
+      'According to the text, who signed it?',
+      'What do the authors propose?',
+      'In this paper, which model is best?',
+      'What does the passage say about finches?',
+      'Which method is described in the study?',
+    ])
+      assert.match(q, PASSAGE_DEPENDENT, q);
+    for (const q of ['Who wrote the Origin of Species?', 'What is the capital of France?', 'Which text editor did Bill Joy write?'])
+      assert.doesNotMatch(q, PASSAGE_DEPENDENT, q);
     assert.equal(ruleAnswerType('1787'), 'time');
     assert.equal(ruleAnswerType('September 17, 1787'), 'time');
     assert.equal(ruleAnswerType('8,849 metres'), undefined, 'a quantity with a unit word longer than 3 letters is left to the writer');
@@ -53,16 +61,46 @@ describe('answer span verification (hand-checked)', () => {
 
 /** One passage per file (each under 40 words), and the writer's scripted reply for each. */
 const PASSAGES: Record<string, { text: string; reply: string }> = {
-  'a.txt': { text: 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia by thirty-nine delegates to the Constitutional Convention.', reply: 'QUESTION: On what date was the Constitution of the United States signed?\nANSWER: september 17 1787\nTYPE: time' },
-  'b.txt': { text: 'Charles Darwin sailed on HMS Beagle, and the voyage lasted almost five years, from 1831 to 1836, around the coasts of South America.', reply: 'QUESTION: According to the text, how long did the voyage last?\nANSWER: almost five years\nTYPE: time' },
-  'c.txt': { text: 'The Galapagos Islands lie on the equator about one thousand kilometres west of the coast of Ecuador in the Pacific Ocean.', reply: "QUESTION: Which country's coast lies east of the Galapagos Islands?\nANSWER: Peru\nTYPE: location" },
-  'd.txt': { text: 'Pigeons of many breeds, such as the pouter and the fantail, are descended from the rock pigeon according to the argument of Darwin.', reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other' },
-  'e.txt': { text: 'Fancy pigeon breeds like the pouter were all descended from the rock pigeon, Columba livia, which still lives wild on sea cliffs.', reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other' },
-  'f.txt': { text: 'Mount Everest, the highest mountain on Earth, rises 8,849\nmetres above sea level on the border between Nepal and China.', reply: 'QUESTION: How high above sea level does Mount Everest rise?\nANSWER: 8,849 metres\nTYPE: number' },
-  'g.txt': { text: 'The Beagle returned to Falmouth in England in October 1836 after a voyage around the world of almost five years in all.', reply: 'I am sorry, but I cannot write a question about this.' },
-  'h.txt': { text: 'The Amazon River carries more water than any other river and flows into the Atlantic Ocean near the city of Belém in Brazil.', reply: 'QUESTION: Into which ocean, the Atlantic Ocean, does the Amazon River flow?\nANSWER: Atlantic Ocean\nTYPE: location' },
-  'i.txt': { text: 'The First Amendment protects the freedom of speech, the freedom of the press and the right of the people to assemble peaceably.', reply: 'QUESTION: What does the First Amendment protect besides speech and the press?\nANSWER: the right of the people to assemble peaceably\nTYPE: other' },
-  'j.txt': { text: 'Hamlet is a tragedy written by William Shakespeare around 1600, set in Denmark, and it is the longest of all his plays.', reply: 'QUESTION: Name the author of Hamlet.\nANSWER: William Shakespeare\nTYPE: person' },
+  'a.txt': {
+    text: 'The Constitution of the United States was signed on September 17, 1787, in Philadelphia by thirty-nine delegates to the Constitutional Convention.',
+    reply: 'QUESTION: On what date was the Constitution of the United States signed?\nANSWER: september 17 1787\nTYPE: time',
+  },
+  'b.txt': {
+    text: 'Charles Darwin sailed on HMS Beagle, and the voyage lasted almost five years, from 1831 to 1836, around the coasts of South America.',
+    reply: 'QUESTION: According to the text, how long did the voyage last?\nANSWER: almost five years\nTYPE: time',
+  },
+  'c.txt': {
+    text: 'The Galapagos Islands lie on the equator about one thousand kilometres west of the coast of Ecuador in the Pacific Ocean.',
+    reply: "QUESTION: Which country's coast lies east of the Galapagos Islands?\nANSWER: Peru\nTYPE: location",
+  },
+  'd.txt': {
+    text: 'Pigeons of many breeds, such as the pouter and the fantail, are descended from the rock pigeon according to the argument of Darwin.',
+    reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other',
+  },
+  'e.txt': {
+    text: 'Fancy pigeon breeds like the pouter were all descended from the rock pigeon, Columba livia, which still lives wild on sea cliffs.',
+    reply: 'QUESTION: From which wild bird are the pouter and fantail pigeon breeds descended?\nANSWER: the rock pigeon\nTYPE: other',
+  },
+  'f.txt': {
+    text: 'Mount Everest, the highest mountain on Earth, rises 8,849\nmetres above sea level on the border between Nepal and China.',
+    reply: 'QUESTION: How high above sea level does Mount Everest rise?\nANSWER: 8,849 metres\nTYPE: number',
+  },
+  'g.txt': {
+    text: 'The Beagle returned to Falmouth in England in October 1836 after a voyage around the world of almost five years in all.',
+    reply: 'I am sorry, but I cannot write a question about this.',
+  },
+  'h.txt': {
+    text: 'The Amazon River carries more water than any other river and flows into the Atlantic Ocean near the city of Belém in Brazil.',
+    reply: 'QUESTION: Into which ocean, the Atlantic Ocean, does the Amazon River flow?\nANSWER: Atlantic Ocean\nTYPE: location',
+  },
+  'i.txt': {
+    text: 'The First Amendment protects the freedom of speech, the freedom of the press and the right of the people to assemble peaceably.',
+    reply: 'QUESTION: What does the First Amendment protect besides speech and the press?\nANSWER: the right of the people to assemble peaceably\nTYPE: other',
+  },
+  'j.txt': {
+    text: 'Hamlet is a tragedy written by William Shakespeare around 1600, set in Denmark, and it is the longest of all his plays.',
+    reply: 'QUESTION: Name the author of Hamlet.\nANSWER: William Shakespeare\nTYPE: person',
+  },
 };
 
 function scriptedWriter(prompt: string): string {
@@ -90,14 +128,39 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
     await server.close();
   });
 
-  const writer = (): ModelExecutor => new ModelExecutor(new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'writer', api: 'completions', echo: false, topLogprobs: 0, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(db) });
+  const writer = (): ModelExecutor =>
+    new ModelExecutor(
+      new OpenAICompatibleModel({
+        baseURLs: [server.baseURL],
+        model: 'writer',
+        api: 'completions',
+        echo: false,
+        topLogprobs: 0,
+        flavor: 'vllm',
+        concurrency: 4,
+      }),
+      { cache: new CallCache(db) },
+    );
 
   it('keeps verified questions with provenance and counts every rejection by reason', async () => {
     const report = await buildCorpusQuestions(corpus, writer(), { count: 10, seed: 7, minPassageWords: 10 });
     assert.equal(report.tried, 10);
-    assert.deepEqual(report.rejected, { unparseable: 1, 'not-a-question': 1, 'passage-dependent': 1, 'answer-too-long': 1, 'answer-not-in-passage': 1, 'answer-in-question': 1, duplicate: 1, 'empty-passage': 0 });
+    assert.deepEqual(report.rejected, {
+      unparseable: 1,
+      'not-a-question': 1,
+      'passage-dependent': 1,
+      'answer-too-long': 1,
+      'answer-not-in-passage': 1,
+      'answer-in-question': 1,
+      duplicate: 1,
+      'empty-passage': 0,
+    });
     const byQuestion = new Map(report.items.map((i) => [i.question, i]));
-    assert.deepEqual([...byQuestion.keys()].sort(), ['From which wild bird are the pouter and fantail pigeon breeds descended?', 'How high above sea level does Mount Everest rise?', 'On what date was the Constitution of the United States signed?']);
+    assert.deepEqual([...byQuestion.keys()].sort(), [
+      'From which wild bird are the pouter and fantail pigeon breeds descended?',
+      'How high above sea level does Mount Everest rise?',
+      'On what date was the Constitution of the United States signed?',
+    ]);
     const signed = byQuestion.get('On what date was the Constitution of the United States signed?')!;
     assert.deepEqual(signed.answers, ['September 17, 1787'], "the passage's own text of the span, not the writer's");
     assert.equal(signed.answerType, 'time');
@@ -113,7 +176,16 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
       const doc = PASSAGES[item.provenance.document]!.text;
       assert.equal(doc.slice(item.provenance.answerStart, item.provenance.answerEnd).replace(/\s+/g, ' '), item.answers[0]);
     }
-    assert.equal(server.requests[0]!.body.prompt, questionWriterPrompt(PASSAGES[server.requests[0]!.body.prompt!.toString().includes('Constitution of the United States was signed') ? 'a.txt' : Object.keys(PASSAGES).find((f) => String(server.requests[0]!.body.prompt).includes(PASSAGES[f]!.text))!]!.text));
+    assert.equal(
+      server.requests[0]!.body.prompt,
+      questionWriterPrompt(
+        PASSAGES[
+          server.requests[0]!.body.prompt!.toString().includes('Constitution of the United States was signed')
+            ? 'a.txt'
+            : Object.keys(PASSAGES).find((f) => String(server.requests[0]!.body.prompt).includes(PASSAGES[f]!.text))!
+        ]!.text,
+      ),
+    );
   });
 
   it('is seeded and cached: the same seed gives the same items without a model call; the card tells what was rejected', async () => {
@@ -138,19 +210,43 @@ describe('buildCorpusQuestions with a scripted question writer (loopback OpenAI-
   it("keeps each document's date from its metadata on the items and in the card (seen/unseen split by a cutoff)", async () => {
     const csv = join(dir, 'dated.csv');
     const cell = (t: string): string => `"${t.replaceAll('"', '""')}"`;
-    writeFileSync(csv, `filename,published,article\na.txt,2023-05-01,${cell(PASSAGES['a.txt']!.text)}\nd.txt,"March 3, 2024",${cell(PASSAGES['d.txt']!.text)}\nf.txt,n.d.,${cell(PASSAGES['f.txt']!.text)}\n`);
+    writeFileSync(
+      csv,
+      `filename,published,article\na.txt,2023-05-01,${cell(PASSAGES['a.txt']!.text)}\nd.txt,"March 3, 2024",${cell(PASSAGES['d.txt']!.text)}\nf.txt,n.d.,${cell(PASSAGES['f.txt']!.text)}\n`,
+    );
     const dated = Corpus.openOrCreate(db, 'dated');
     await dated.add([csv]);
     const report = await buildCorpusQuestions(dated, writer(), { count: 3, seed: 1, minPassageWords: 10 });
-    assert.deepEqual(report.items.map((i) => [i.provenance.document, i.provenance.documentDate]).sort(), [['a.txt', '2023-05-01'], ['d.txt', '2024-03-03'], ['f.txt', undefined]]);
-    assert.deepEqual(report.dates, { fields: report.dates.fields, dated: 2, unparsed: 1, undated: 0, earliest: '2023-05-01', latest: '2024-03-03', byYear: { 2023: 1, 2024: 1 } });
+    assert.deepEqual(report.items.map((i) => [i.provenance.document, i.provenance.documentDate]).sort(), [
+      ['a.txt', '2023-05-01'],
+      ['d.txt', '2024-03-03'],
+      ['f.txt', undefined],
+    ]);
+    assert.deepEqual(report.dates, {
+      fields: report.dates.fields,
+      dated: 2,
+      unparsed: 1,
+      undated: 0,
+      earliest: '2023-05-01',
+      latest: '2024-03-03',
+      byYear: { 2023: 1, 2024: 1 },
+    });
     assert.deepEqual(report.dates.fields, ['published']);
     const written = await writeCorpusQuestions(report, { outDir: join(dir, 'out-dated'), corpus: dated, seed: 1, count: 3, maxAnswerWords: 5 });
     const md = readFileSync(written.cardMarkdown, 'utf8');
-    assert.match(md, /## Document dates\n\n- 2 items with a dated document \(from `published`\), 0 without a date, 1 whose date value could not be read\n- earliest 2023-05-01, latest 2024-03-03; by year: 2023 1, 2024 1\n/);
+    assert.match(
+      md,
+      /## Document dates\n\n- 2 items with a dated document \(from `published`\), 0 without a date, 1 whose date value could not be read\n- earliest 2023-05-01, latest 2024-03-03; by year: 2023 1, 2024 1\n/,
+    );
     assert.deepEqual((JSON.parse(readFileSync(written.cardJson, 'utf8')) as { documentDates: { dated: number } }).documentDates.dated, 2);
     // The other corpus's documents have no metadata: the card says so.
-    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 }), { outDir: join(dir, 'out-plain'), corpus, seed: 11, count: 2, maxAnswerWords: 5 });
+    const plain = await writeCorpusQuestions(await buildCorpusQuestions(corpus, writer(), { count: 2, seed: 11, minPassageWords: 10, maxPassages: 10 }), {
+      outDir: join(dir, 'out-plain'),
+      corpus,
+      seed: 11,
+      count: 2,
+      maxAnswerWords: 5,
+    });
     assert.match(readFileSync(plain.cardMarkdown, 'utf8'), /No document of the corpus has a date \(looked for the first metadata field of `date`, `published`/);
   });
 });

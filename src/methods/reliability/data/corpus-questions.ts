@@ -31,12 +31,30 @@ import { corpusDates, countDocumentDate, documentDate, noDocumentDates, type Cor
 import { ANSWER_TYPES, stableId, type AnswerType, type QAItem } from './qa-item.js';
 import { parseWriterReply, questionWriterPrompt, type QuestionWriter } from './question-writer.js';
 
-export type RejectionReason = 'unparseable' | 'not-a-question' | 'passage-dependent' | 'answer-too-long' | 'answer-not-in-passage' | 'answer-in-question' | 'duplicate' | 'empty-passage';
+export type RejectionReason =
+  | 'unparseable'
+  | 'not-a-question'
+  | 'passage-dependent'
+  | 'answer-too-long'
+  | 'answer-not-in-passage'
+  | 'answer-in-question'
+  | 'duplicate'
+  | 'empty-passage';
 
-export const REJECTION_REASONS: readonly RejectionReason[] = ['unparseable', 'not-a-question', 'passage-dependent', 'answer-too-long', 'answer-not-in-passage', 'answer-in-question', 'duplicate', 'empty-passage'];
+export const REJECTION_REASONS: readonly RejectionReason[] = [
+  'unparseable',
+  'not-a-question',
+  'passage-dependent',
+  'answer-too-long',
+  'answer-not-in-passage',
+  'answer-in-question',
+  'duplicate',
+  'empty-passage',
+];
 
 /** Phrases that make a question answerable only with the passage in view. */
-export const PASSAGE_DEPENDENT = /\b(?:according to (?:the|this) (?:text|passage|article|paper|document|excerpt|study|author|authors|report|section)|(?:in|from|of|by) (?:the|this) (?:text|passage|excerpt|paper|article|document|study|section|chapter|report|table|figure)\b|the (?:above|following|given|preceding) (?:text|passage|excerpt|paragraph|sentence)|the authors?\b|this (?:paper|study|passage|article|text|excerpt)\b|mentioned (?:above|in the)|the passage\b|the text\b|the excerpt\b|the writer\b|the narrator\b)/i;
+export const PASSAGE_DEPENDENT =
+  /\b(?:according to (?:the|this) (?:text|passage|article|paper|document|excerpt|study|author|authors|report|section)|(?:in|from|of|by) (?:the|this) (?:text|passage|excerpt|paper|article|document|study|section|chapter|report|table|figure)\b|the (?:above|following|given|preceding) (?:text|passage|excerpt|paragraph|sentence)|the authors?\b|this (?:paper|study|passage|article|text|excerpt)\b|mentioned (?:above|in the)|the passage\b|the text\b|the excerpt\b|the writer\b|the narrator\b)/i;
 
 export interface CorpusQuestionOptions {
   /** Questions wanted. */
@@ -100,10 +118,14 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
   const minWords = options.minPassageWords ?? 20;
   const ids = corpus.passageIds(minWords);
   if (ids.length === 0) {
-    throw new LlmkbError(`corpus "${corpus.name}" has no passage of at least ${minWords} words to write a question about`, { hint: 'Add documents with running text to the corpus (`llmkb corpus add`); `llmkb corpus stats` shows its passages.' });
+    throw new LlmkbError(`corpus "${corpus.name}" has no passage of at least ${minWords} words to write a question about`, {
+      hint: 'Add documents with running text to the corpus (`llmkb corpus add`); `llmkb corpus stats` shows its passages.',
+    });
   }
   if (options.maxPassages !== undefined && (!Number.isInteger(options.maxPassages) || options.maxPassages < 1)) {
-    throw new LlmkbError(`the most passages to try must be a positive integer, not ${options.maxPassages}`, { hint: 'Give --max-passages 1 or more, or leave it out to draw until the count is met or every passage was tried.' });
+    throw new LlmkbError(`the most passages to try must be a positive integer, not ${options.maxPassages}`, {
+      hint: 'Give --max-passages 1 or more, or leave it out to draw until the count is met or every passage was tried.',
+    });
   }
   const order = SeededRandom.stream(options.seed, 'corpus-questions', corpus.name).shuffle(ids);
   const limit = Math.min(order.length, options.maxPassages ?? order.length);
@@ -117,7 +139,9 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
   const useChat = typeof writer.model.complete !== 'function' && typeof writer.model.chat === 'function';
   const ask = async (passage: string): Promise<string> => {
     const prompt = questionWriterPrompt(passage);
-    const r = useChat ? await writer.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: 120 }) : await writer.complete({ prompt, maxTokens: 120, stop: ['\nPASSAGE:', '\nINSTRUCTION:'] });
+    const r = useChat
+      ? await writer.chat({ messages: [{ role: 'user', content: prompt }], maxTokens: 120 })
+      : await writer.complete({ prompt, maxTokens: 120, stop: ['\nPASSAGE:', '\nINSTRUCTION:'] });
     return r.value.text;
   };
   const items: CorpusQAItem[] = [];
@@ -205,5 +229,16 @@ export async function buildCorpusQuestions(corpus: Corpus, writer: QuestionWrite
     options.onProgress?.({ tried, kept: items.length, maxPassages: limit });
   }
   const stop = items.length >= options.count ? 'count-met' : limit === order.length ? 'corpus-exhausted' : 'bound-reached';
-  return { items, maxPassages: limit, stop, tried, rejected, examples, writer: writer.model.modelId, passagesInCorpus: ids.length, dates, corpusDates: corpusDates(corpus.documentMetadata(), options.dateField) };
+  return {
+    items,
+    maxPassages: limit,
+    stop,
+    tried,
+    rejected,
+    examples,
+    writer: writer.model.modelId,
+    passagesInCorpus: ids.length,
+    dates,
+    corpusDates: corpusDates(corpus.documentMetadata(), options.dateField),
+  };
 }

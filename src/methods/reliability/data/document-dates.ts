@@ -15,7 +15,10 @@ export const DATE_FIELDS: readonly string[] = ['date', 'published', 'publication
  */
 export function documentDate(metadata: Record<string, unknown>, field?: string): { field: string; raw: string; date: string | undefined } | undefined {
   const keys = Object.keys(metadata);
-  const key = field !== undefined ? keys.find((k) => k === field) ?? keys.find((k) => k.toLowerCase() === field.toLowerCase()) : DATE_FIELDS.map((f) => keys.find((k) => k.toLowerCase() === f)).find((k) => k !== undefined);
+  const key =
+    field !== undefined
+      ? (keys.find((k) => k === field) ?? keys.find((k) => k.toLowerCase() === field.toLowerCase()))
+      : DATE_FIELDS.map((f) => keys.find((k) => k.toLowerCase() === f)).find((k) => k !== undefined);
   if (key === undefined) return undefined;
   const value = metadata[key];
   if (value === null || value === undefined || (typeof value !== 'string' && typeof value !== 'number')) return undefined;

@@ -15,11 +15,20 @@ describe('a question file with a missing or mistyped field', () => {
   };
 
   it('says what a missing field is for, with an example', () => {
-    assert.throws(read({ id: 'q1', dataset: 'seen', question: 'What is the capital of France?', answers: ['Paris'] }), /q\.jsonl:1 \(field "source"\): missing: the source the question comes from, for the by-source tables, e\.g\. "nq"/);
+    assert.throws(
+      read({ id: 'q1', dataset: 'seen', question: 'What is the capital of France?', answers: ['Paris'] }),
+      /q\.jsonl:1 \(field "source"\): missing: the source the question comes from, for the by-source tables, e\.g\. "nq"/,
+    );
   });
 
   it('says what a mistyped field should hold and what it found', () => {
-    assert.throws(read({ id: 'q1', dataset: 'known', source: 'mine', question: 'Q?', answers: ['A'] }), /\(field "dataset"\): expected the question set, "seen" \(answers known\) or "unseen" \(no answer exists\); found "known"/);
-    assert.throws(read({ id: 'q1', dataset: 'seen', source: 'mine', question: 'Q?', answers: 'A' }), /\(field "answers"\): expected a list of accepted answers, e\.g\. \["Paris"\]/);
+    assert.throws(
+      read({ id: 'q1', dataset: 'known', source: 'mine', question: 'Q?', answers: ['A'] }),
+      /\(field "dataset"\): expected the question set, "seen" \(answers known\) or "unseen" \(no answer exists\); found "known"/,
+    );
+    assert.throws(
+      read({ id: 'q1', dataset: 'seen', source: 'mine', question: 'Q?', answers: 'A' }),
+      /\(field "answers"\): expected a list of accepted answers, e\.g\. \["Paris"\]/,
+    );
   });
 });

@@ -19,7 +19,14 @@ export type AnswerType = (typeof ANSWER_TYPES)[number];
  * other issues, such as an empty string).
  */
 function fieldError(what: string): { error: (problem: { input?: unknown; code?: string }) => string | undefined } {
-  return { error: (problem) => (problem.input === undefined ? `missing: ${what}` : problem.code === 'invalid_type' || problem.code === 'invalid_value' ? `expected ${what}; found ${JSON.stringify(problem.input)?.slice(0, 60)}` : undefined) };
+  return {
+    error: (problem) =>
+      problem.input === undefined
+        ? `missing: ${what}`
+        : problem.code === 'invalid_type' || problem.code === 'invalid_value'
+          ? `expected ${what}; found ${JSON.stringify(problem.input)?.slice(0, 60)}`
+          : undefined,
+  };
 }
 
 export const qaItemSchema = z
@@ -28,7 +35,9 @@ export const qaItemSchema = z
     dataset: z.enum(['seen', 'unseen'], fieldError('the question set, "seen" (answers known) or "unseen" (no answer exists)')),
     /** `nq`, `triviaqa`, `popqa`, `popqa-longtail`, or the UnseenQA template id (`T1`..`T20`); free text for user sets. */
     source: z.string(fieldError('the source the question comes from, for the by-source tables, e.g. "nq" or a name of your own')).min(1),
-    question: z.string(fieldError('the question text, e.g. "What is the capital of France?"')).refine((q) => q.trim() !== '', 'the question is empty or only white space'),
+    question: z
+      .string(fieldError('the question text, e.g. "What is the capital of France?"'))
+      .refine((q) => q.trim() !== '', 'the question is empty or only white space'),
     /** Accepted answers (aliases of one answer), the canonical (shown) one first. Empty for unseen questions. */
     answers: z.array(z.string(), fieldError('a list of accepted answers, e.g. ["Paris"] ([] for an unseen question)')),
     answerType: z.enum(ANSWER_TYPES).nullish(),
@@ -57,8 +66,10 @@ const KNOWN_FIELDS = new Set(['id', 'dataset', 'source', 'question', 'answers', 
 export function wellFormedQAItem(json: unknown): QAItem | undefined {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
   const o = json as Record<string, unknown>;
-  if (typeof o.id !== 'string' || o.id === '' || (o.dataset !== 'seen' && o.dataset !== 'unseen') || typeof o.source !== 'string' || o.source === '') return undefined;
-  if (typeof o.question !== 'string' || o.question.trim() === '' || !Array.isArray(o.answers) || !o.answers.every((a) => typeof a === 'string')) return undefined;
+  if (typeof o.id !== 'string' || o.id === '' || (o.dataset !== 'seen' && o.dataset !== 'unseen') || typeof o.source !== 'string' || o.source === '')
+    return undefined;
+  if (typeof o.question !== 'string' || o.question.trim() === '' || !Array.isArray(o.answers) || !o.answers.every((a) => typeof a === 'string'))
+    return undefined;
   if (o.dataset === 'seen' && o.answers.length === 0) return undefined;
   if (o.answerType !== undefined && o.answerType !== null && !(ANSWER_TYPES as readonly unknown[]).includes(o.answerType)) return undefined;
   if (o.sourceId !== undefined && typeof o.sourceId !== 'string') return undefined;

@@ -43,7 +43,11 @@ export function parseWriterReply(text: string): ParsedQuestion | undefined {
   const a = /ANSWER:\s*(.+)/i.exec(text);
   if (q === null || a === null) return undefined;
   const t = /TYPE:\s*([A-Za-z]+)/i.exec(text);
-  const clean = (s: string): string => s.trim().replace(/^["'“”]+|["'“”]+$/g, '').trim();
+  const clean = (s: string): string =>
+    s
+      .trim()
+      .replace(/^["'“”]+|["'“”]+$/g, '')
+      .trim();
   const answer = clean(clean(a[1]!).replace(/[.;,]+$/, ''));
   const question = clean(q[1]!);
   if (question.length === 0 || answer.length === 0) return undefined;

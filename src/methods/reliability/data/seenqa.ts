@@ -90,7 +90,10 @@ export async function buildSeenQA(
     while (kept.length < options.perSource && examined < shuffled.length) {
       const missing = options.perSource - kept.length;
       const chunk = shuffled.slice(examined, examined + Math.ceil(missing * 1.25) + 20);
-      const result = await options.timeSensitive(chunk.map((q) => q.question), source);
+      const result = await options.timeSensitive(
+        chunk.map((q) => q.question),
+        source,
+      );
       timeSensitiveCalls += result.calls;
       unparsedBatches += result.unparsedBatches;
       chunk.forEach((q, i) => {
@@ -105,7 +108,13 @@ export async function buildSeenQA(
     // Every question looked at before the quota filled was either kept or removed as time-sensitive.
     const rated = kept.filter((q) => q.popularity !== undefined);
     stats[source] = {
-      pool: pool.length, duplicates, removed, factoid: factoid.length, examined: kept.length + timeSensitive, timeSensitive, kept: kept.length,
+      pool: pool.length,
+      duplicates,
+      removed,
+      factoid: factoid.length,
+      examined: kept.length + timeSensitive,
+      timeSensitive,
+      kept: kept.length,
       ...(rated.length > 0 ? { popularity: { known: rated.length, longTail: rated.filter((q) => q.popularity! < LONG_TAIL_POPULARITY).length } } : {}),
     };
     items.push(...kept.map(toSeenItem));

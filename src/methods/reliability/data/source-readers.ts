@@ -38,7 +38,12 @@ export interface SourceQuestion {
 export function readNqOpenJsonl(path: string): SourceQuestion[] {
   const rows = readJsonl(path, z.object({ question: z.string().min(1), answer: z.array(z.string()).min(1) }), 'NQ-open row');
   const name = basename(path);
-  return rows.map((r, i) => ({ source: 'nq', question: cleanSourceText(r.question, 'nq'), answers: r.answer.map((a) => cleanSourceText(a, 'nq')), sourceId: `${name}:${i + 1}` }));
+  return rows.map((r, i) => ({
+    source: 'nq',
+    question: cleanSourceText(r.question, 'nq'),
+    answers: r.answer.map((a) => cleanSourceText(a, 'nq')),
+    sourceId: `${name}:${i + 1}`,
+  }));
 }
 
 /** DPR-format TSV: question TAB Python list of answers, no header, CSV double-quote quoting. */
@@ -49,7 +54,13 @@ export function readDprTsv(path: string, source: SeenSource): SourceQuestion[] {
     records = parse(text, { delimiter: '\t', quote: '"', relax_quotes: true, relax_column_count: false, skip_empty_lines: true, info: false }) as string[][];
   } catch (error) {
     const line = error instanceof CsvError ? (error as CsvError & { lines?: number }).lines : undefined;
-    throw new InputFileError(path, line, undefined, `not a two-column TSV: ${error instanceof Error ? error.message : String(error)}`, 'Expected: question<TAB>[\'answer\', ...] per line (the DPR QA format).');
+    throw new InputFileError(
+      path,
+      line,
+      undefined,
+      `not a two-column TSV: ${error instanceof Error ? error.message : String(error)}`,
+      "Expected: question<TAB>['answer', ...] per line (the DPR QA format).",
+    );
   }
   const name = basename(path);
   return records.map((record, i) => {
@@ -59,12 +70,18 @@ export function readDprTsv(path: string, source: SeenSource): SourceQuestion[] {
     try {
       answers = parsePythonStringList(literal);
     } catch (error) {
-      if (error instanceof PythonLiteralError) throw new InputFileError(path, i + 1, 'answers', error.message, "The second column must be a Python list of strings, e.g. ['Paris'].");
+      if (error instanceof PythonLiteralError)
+        throw new InputFileError(path, i + 1, 'answers', error.message, "The second column must be a Python list of strings, e.g. ['Paris'].");
       throw error;
     }
     if (question.trim() === '') throw new InputFileError(path, i + 1, 'question', 'empty question');
     if (answers.length === 0) throw new InputFileError(path, i + 1, 'answers', 'empty answer list');
-    return { source, question: cleanSourceText(question.trim(), source), answers: answers.map((a) => cleanSourceText(a, source)), sourceId: `${name}:${i + 1}` };
+    return {
+      source,
+      question: cleanSourceText(question.trim(), source),
+      answers: answers.map((a) => cleanSourceText(a, source)),
+      sourceId: `${name}:${i + 1}`,
+    };
   });
 }
 
@@ -89,9 +106,22 @@ const POPQA_TEMPLATES: Array<[string, RegExp]> = [
 ];
 
 export const POPQA_ANSWER_TYPES: Record<string, AnswerType> = {
-  occupation: 'other', 'place of birth': 'location', genre: 'other', father: 'person', country: 'location', producer: 'person',
-  director: 'person', 'capital of': 'location', screenwriter: 'person', composer: 'person', color: 'other', religion: 'other',
-  sport: 'other', author: 'person', mother: 'person', capital: 'location',
+  occupation: 'other',
+  'place of birth': 'location',
+  genre: 'other',
+  father: 'person',
+  country: 'location',
+  producer: 'person',
+  director: 'person',
+  'capital of': 'location',
+  screenwriter: 'person',
+  composer: 'person',
+  color: 'other',
+  religion: 'other',
+  sport: 'other',
+  author: 'person',
+  mother: 'person',
+  capital: 'location',
 };
 
 export function popqaRelation(question: string): { relation: string; subject: string } | undefined {
@@ -113,7 +143,14 @@ export function readPopqaCollabJson(path: string): SourceQuestion[] {
     throw new InputFileError(path, undefined, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   const top = z.object({ dev: z.array(z.unknown()), test: z.array(z.unknown()) }).safeParse(json);
-  if (!top.success) throw new InputFileError(path, undefined, top.error.issues[0]!.path.join('.'), top.error.issues[0]!.message, 'Expected model_collaboration\'s popqa.json with "dev" and "test" lists.');
+  if (!top.success)
+    throw new InputFileError(
+      path,
+      undefined,
+      top.error.issues[0]!.path.join('.'),
+      top.error.issues[0]!.message,
+      'Expected model_collaboration\'s popqa.json with "dev" and "test" lists.',
+    );
   const out: SourceQuestion[] = [];
   for (const split of ['test', 'dev'] as const) {
     top.data[split].forEach((raw, i) => {
@@ -130,7 +167,10 @@ export function readPopqaCollabJson(path: string): SourceQuestion[] {
       if (!parsed.success) throw new InputFileError(path, undefined, `${where}.output`, 'not a non-empty list of strings');
       const rel = popqaRelation(item.data.input);
       out.push({
-        source: 'popqa', question: cleanSourceText(item.data.input, 'popqa'), answers: parsed.data.map((a) => cleanSourceText(a, 'popqa')), sourceId: `popqa:${item.data.id}`,
+        source: 'popqa',
+        question: cleanSourceText(item.data.input, 'popqa'),
+        answers: parsed.data.map((a) => cleanSourceText(a, 'popqa')),
+        sourceId: `popqa:${item.data.id}`,
         ...(rel ? { relation: rel.relation, subject: rel.subject } : {}),
         ...(item.data.s_pop === undefined ? {} : { popularity: item.data.s_pop }),
       });
@@ -141,10 +181,22 @@ export function readPopqaCollabJson(path: string): SourceQuestion[] {
 
 /** The long-tail subset, as source `popqa-longtail`; `sourceId` keeps PopQA's id (`popqa:<id>`) so both PopQA sources share one id space. */
 export function readPopqaLongtailJsonl(path: string): SourceQuestion[] {
-  const rows = readJsonl(path, z.object({ question: z.string().min(1), answers: z.array(z.string()).min(1), prop: z.string(), id: z.number().int(), pop: z.number().optional() }), 'PopQA row');
+  const rows = readJsonl(
+    path,
+    z.object({ question: z.string().min(1), answers: z.array(z.string()).min(1), prop: z.string(), id: z.number().int(), pop: z.number().optional() }),
+    'PopQA row',
+  );
   return rows.map((r) => {
     const rel = popqaRelation(r.question);
-    return { source: 'popqa-longtail', question: cleanSourceText(r.question, 'popqa'), answers: r.answers.map((a) => cleanSourceText(a, 'popqa')), sourceId: `popqa:${r.id}`, relation: r.prop, ...(rel ? { subject: rel.subject } : {}), ...(r.pop === undefined ? {} : { popularity: r.pop }) };
+    return {
+      source: 'popqa-longtail',
+      question: cleanSourceText(r.question, 'popqa'),
+      answers: r.answers.map((a) => cleanSourceText(a, 'popqa')),
+      sourceId: `popqa:${r.id}`,
+      relation: r.prop,
+      ...(rel ? { subject: rel.subject } : {}),
+      ...(r.pop === undefined ? {} : { popularity: r.pop }),
+    };
   });
 }
 
@@ -159,7 +211,8 @@ export function readCsvColumns<K extends string>(path: string, columns: readonly
   }
   rows.forEach((row, i) => {
     for (const c of columns) {
-      if (typeof row[c] !== 'string' || row[c] === '') throw new InputFileError(path, i + 2, c, 'missing or empty', `The CSV needs the columns ${columns.join(', ')}.`);
+      if (typeof row[c] !== 'string' || row[c] === '')
+        throw new InputFileError(path, i + 2, c, 'missing or empty', `The CSV needs the columns ${columns.join(', ')}.`);
     }
   });
   return rows as Array<Record<K, string>>;

@@ -44,22 +44,48 @@ describe('time-sensitive questions', () => {
   });
 
   it('keyword rule flags "now"-bound wording and keeps fixed facts', () => {
-    for (const t of ['who is the current president of france', 'What is the latest model of the iPhone currently available?', 'when was the last time the cubs won the world series', 'how many grammys has adele won', 'who is the prime minister of canada']) {
+    for (const t of [
+      'who is the current president of france',
+      'What is the latest model of the iPhone currently available?',
+      'when was the last time the cubs won the world series',
+      'how many grammys has adele won',
+      'who is the prime minister of canada',
+    ]) {
       assert.ok(isTimeSensitiveByKeywords(t), t);
     }
-    for (const t of ['What is the capital of Louisiana?', 'Who won the Nobel Peace Prize in 2009?', 'who wrote the song hey jude', 'In what city was Marie Curie born?']) {
+    for (const t of [
+      'What is the capital of Louisiana?',
+      'Who won the Nobel Peace Prize in 2009?',
+      'who wrote the song hey jude',
+      'In what city was Marie Curie born?',
+    ]) {
       assert.ok(!isTimeSensitiveByKeywords(t), t);
     }
   });
 
   it('keyword rule v2 leaves keywords inside titles and closed counts alone', () => {
     assert.equal(KEYWORD_RULE_ID, 'keyword-rule-v2');
-    for (const t of ['star trek the next generation season 3 episode 24', 'who sang right here right now', 'who sings the song i feel it still', 'who starred in the movie the day the earth stood still',
-      'how many nfl teams has st louis had', 'how many times has lake placid hosted the winter olympics', 'who has the most goals in soccer 2018', 'who won season 8 of america\'s next top model']) {
+    for (const t of [
+      'star trek the next generation season 3 episode 24',
+      'who sang right here right now',
+      'who sings the song i feel it still',
+      'who starred in the movie the day the earth stood still',
+      'how many nfl teams has st louis had',
+      'how many times has lake placid hosted the winter olympics',
+      'who has the most goals in soccer 2018',
+      "who won season 8 of america's next top model",
+    ]) {
       assert.ok(!isTimeSensitiveByKeywords(t), t);
     }
-    for (const t of ['who does dwyane wade play for right now', 'when does the next season of wynonna earp start', 'how many champions league trophies does arsenal have',
-      'how many times have real madrid won the champions league in a row', 'who is the coach for the ottawa senators', 'what is the population of keystone heights florida', 'who has the most super bowls in nfl history']) {
+    for (const t of [
+      'who does dwyane wade play for right now',
+      'when does the next season of wynonna earp start',
+      'how many champions league trophies does arsenal have',
+      'how many times have real madrid won the champions league in a row',
+      'who is the coach for the ottawa senators',
+      'what is the population of keystone heights florida',
+      'who has the most super bowls in nfl history',
+    ]) {
       assert.ok(isTimeSensitiveByKeywords(t), t);
     }
   });
@@ -89,7 +115,15 @@ describe('time-sensitive questions', () => {
     });
     try {
       const executor = new ModelExecutor(
-        new OpenAICompatibleModel({ baseURLs: [server.baseURL], model: 'judge', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }),
+        new OpenAICompatibleModel({
+          baseURLs: [server.baseURL],
+          model: 'judge',
+          api: 'completions',
+          echo: false,
+          topLogprobs: 5,
+          flavor: 'vllm',
+          concurrency: 4,
+        }),
         { cache: new CallCache(openDatabase(':memory:')) },
       );
       const questions = ['who is the current king of spain', 'capital of peru', 'latest harry potter film', 'who painted guernica', 'current ceo of apple'];

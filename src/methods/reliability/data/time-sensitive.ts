@@ -29,7 +29,8 @@ export type TimeSensitiveMethod = { kind: 'llm'; model: string } | { kind: typeo
  *   ("has the most", "of all time", "world's largest"), "what is the population of", "last time",
  *   "this year".
  */
-const STRONG_NOW = /\b(current(?! affairs)|currently|nowadays|at the moment|at present|presently|as of|to date|so far|incumbent|reigning|upcoming|latest|newest|most recent|recently|the present)\b/i;
+const STRONG_NOW =
+  /\b(current(?! affairs)|currently|nowadays|at the moment|at present|presently|as of|to date|so far|incumbent|reigning|upcoming|latest|newest|most recent|recently|the present)\b/i;
 
 const TIME_SENSITIVE_PATTERNS: RegExp[] = [
   STRONG_NOW,
@@ -88,7 +89,10 @@ export interface TimeSensitiveResult {
  * "Index: 3", "None"). Returns undefined when the reply has no recognisable answer.
  */
 export function parseIndexReply(reply: string, batchLength: number): Set<number> | undefined {
-  const line = reply.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const line = reply
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   if (line === undefined) return new Set();
   if (/^(none|no questions?|n\/a|-|\[\])\.?$/i.test(line)) return new Set();
   const body = line.replace(/^index(es)?:\s*/i, '');

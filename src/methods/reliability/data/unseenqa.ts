@@ -24,13 +24,43 @@ export interface UnseenTemplate {
 
 /** Paper Table 1, verbatim (including T19's missing question mark and the typographic apostrophes). */
 export const UNSEEN_TEMPLATES: readonly UnseenTemplate[] = [
-  { id: 'T1', answerType: 'number', filler: 'country', text: 'How many gold medals did [country/region] win at the XXXIV Summer Olympic Games?', event: { name: 'XXXIV Summer Olympic Games (Los Angeles 2028)', knowableFrom: '2028-07-14' } },
-  { id: 'T2', answerType: 'number', filler: 'country', text: 'In the 25th FIFA World Cup, what was the final ranking of [country/region]?', event: { name: '25th FIFA World Cup (2034)', knowableFrom: '2034-01-01' } },
+  {
+    id: 'T1',
+    answerType: 'number',
+    filler: 'country',
+    text: 'How many gold medals did [country/region] win at the XXXIV Summer Olympic Games?',
+    event: { name: 'XXXIV Summer Olympic Games (Los Angeles 2028)', knowableFrom: '2028-07-14' },
+  },
+  {
+    id: 'T2',
+    answerType: 'number',
+    filler: 'country',
+    text: 'In the 25th FIFA World Cup, what was the final ranking of [country/region]?',
+    event: { name: '25th FIFA World Cup (2034)', knowableFrom: '2034-01-01' },
+  },
   { id: 'T3', answerType: 'number', filler: 'person', text: 'How many children does [person] have?' },
   { id: 'T4', answerType: 'number', filler: 'person', text: 'How old was [person] in 2015?' },
-  { id: 'T5', answerType: 'person', filler: 'medalEvent', text: 'Who won the bronze medal of [medal event] at the XXXIII Summer Olympic Games?', event: { name: 'XXXIII Summer Olympic Games (Paris 2024)', knowableFrom: '2024-07-26' } },
-  { id: 'T6', answerType: 'person', filler: 'country', text: 'Who is the supreme leader of [country/region] in 2040?', event: { name: 'leaders in 2040', knowableFrom: '2040-01-01' } },
-  { id: 'T7', answerType: 'person', filler: 'country', text: 'In 2028, who served as the head coach of [country/region] national football team?', event: { name: 'national football team coaches in 2028', knowableFrom: '2028-01-01' } },
+  {
+    id: 'T5',
+    answerType: 'person',
+    filler: 'medalEvent',
+    text: 'Who won the bronze medal of [medal event] at the XXXIII Summer Olympic Games?',
+    event: { name: 'XXXIII Summer Olympic Games (Paris 2024)', knowableFrom: '2024-07-26' },
+  },
+  {
+    id: 'T6',
+    answerType: 'person',
+    filler: 'country',
+    text: 'Who is the supreme leader of [country/region] in 2040?',
+    event: { name: 'leaders in 2040', knowableFrom: '2040-01-01' },
+  },
+  {
+    id: 'T7',
+    answerType: 'person',
+    filler: 'country',
+    text: 'In 2028, who served as the head coach of [country/region] national football team?',
+    event: { name: 'national football team coaches in 2028', knowableFrom: '2028-01-01' },
+  },
   { id: 'T8', answerType: 'person', filler: 'person', text: 'Who is [person]’s mom?' },
   { id: 'T9', answerType: 'time', filler: 'person', text: 'On which date was [person] born?' },
   { id: 'T10', answerType: 'time', filler: 'person', text: 'In what year did [person] die?' },
@@ -65,7 +95,7 @@ export interface DroppedTemplate {
 /** Templates usable for a model whose knowledge ends at `cutoff` (ISO date). */
 export function templatesForCutoff(cutoff: string): { templates: UnseenTemplate[]; dropped: DroppedTemplate[] } {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(cutoff) || Number.isNaN(Date.parse(cutoff))) {
-    throw new LlmkbError(`--cutoff "${cutoff}" is not a date`, { hint: 'Write the model\'s knowledge cutoff as YYYY-MM-DD, e.g. --cutoff 2024-04-13.' });
+    throw new LlmkbError(`--cutoff "${cutoff}" is not a date`, { hint: "Write the model's knowledge cutoff as YYYY-MM-DD, e.g. --cutoff 2024-04-13." });
   }
   const templates: UnseenTemplate[] = [];
   const dropped: DroppedTemplate[] = [];
@@ -118,9 +148,12 @@ export function buildUnseenQA(fillers: Fillers, options: { seed: number; cutoff:
   const countries = SeededRandom.stream(options.seed, 'unseenqa', 'countries').shuffle(fillers.countries);
   const events = SeededRandom.stream(options.seed, 'unseenqa', 'events').shuffle(fillers.medalEvents);
   if (countries.length < need || events.length < need) {
-    throw new LlmkbError(`not enough fillers for ${perTemplate} questions + ${repoPer} repository questions per template (countries ${countries.length}, medal events ${events.length})`, {
-      hint: 'Lower --per-template.',
-    });
+    throw new LlmkbError(
+      `not enough fillers for ${perTemplate} questions + ${repoPer} repository questions per template (countries ${countries.length}, medal events ${events.length})`,
+      {
+        hint: 'Lower --per-template.',
+      },
+    );
   }
   const people = fictionalPeople(options.seed, perTemplate + repoPer * UNSEEN_TEMPLATES.length);
   // The paper uses the same 150 fillers of a kind for every template of that kind.
@@ -131,7 +164,15 @@ export function buildUnseenQA(fillers: Fillers, options: { seed: number; cutoff:
     const values = pools[t.filler];
     values.slice(0, perTemplate).forEach((value, i) => {
       const question = fillTemplate(t, value);
-      items.push({ id: stableId(`unseen-${t.id}`, question), dataset: 'unseen', source: t.id, question, answers: [], answerType: t.answerType, sourceId: `${t.id}:${i + 1}` });
+      items.push({
+        id: stableId(`unseen-${t.id}`, question),
+        dataset: 'unseen',
+        source: t.id,
+        question,
+        answers: [],
+        answerType: t.answerType,
+        sourceId: `${t.id}:${i + 1}`,
+      });
     });
     // Repository questions use fillers outside the first `perTemplate`, different ones per template.
     const rest = values.slice(perTemplate);

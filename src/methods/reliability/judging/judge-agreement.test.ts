@@ -49,30 +49,49 @@ describe('agreement with human labels', () => {
   it('reads a human-labelled JSONL and names file, line and field of a bad line', () => {
     const dir = tempDir('llmkb-agree-');
     const good = join(dir, 'good.jsonl');
-    writeFileSync(good, `${JSON.stringify({ question: 'capital of France?', answers: ['Paris'], response: 'Paris', human_correct: true, system: 'x' })}\n\n${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: false })}\n`);
+    writeFileSync(
+      good,
+      `${JSON.stringify({ question: 'capital of France?', answers: ['Paris'], response: 'Paris', human_correct: true, system: 'x' })}\n\n${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: false })}\n`,
+    );
     const rows = readHumanLabelled(good);
     assert.equal(rows.length, 2);
     assert.deepEqual([rows[0]!.system, rows[1]!.system, rows[1]!.id, rows[1]!.dataset], ['x', '-', 'record-2', '-']);
     const bad = join(dir, 'bad.jsonl');
-    writeFileSync(bad, `${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: true })}\n${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: 'yes' })}\n`);
-    assert.throws(() => readHumanLabelled(bad), (e: unknown) => e instanceof InputFileError && e.line === 2 && e.field === 'human_correct' && e.message.startsWith(`${bad}:2 (field "human_correct")`));
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: true })}\n${JSON.stringify({ question: 'q', answers: ['a'], response: 'b', human_correct: 'yes' })}\n`,
+    );
+    assert.throws(
+      () => readHumanLabelled(bad),
+      (e: unknown) => e instanceof InputFileError && e.line === 2 && e.field === 'human_correct' && e.message.startsWith(`${bad}:2 (field "human_correct")`),
+    );
     const noAnswers = join(dir, 'none.jsonl');
     writeFileSync(noAnswers, `${JSON.stringify({ question: 'q', answers: [], response: 'b', human_correct: true })}\n`);
-    assert.throws(() => readHumanLabelled(noAnswers), (e: unknown) => e instanceof InputFileError && e.field === 'answers');
+    assert.throws(
+      () => readHumanLabelled(noAnswers),
+      (e: unknown) => e instanceof InputFileError && e.field === 'answers',
+    );
   });
 
   it('says where EVOUNA was looked for when it is missing', () => {
-    assert.throws(() => readEvouna(join(tmpdir(), 'no-such-evouna-dir')), (e: unknown) => e instanceof LlmkbError && /NQ\.json/.test(e.message) && /--evouna/.test(e.hint ?? '') && /LLMKB_DATA_DIR/.test(e.hint ?? ''));
+    assert.throws(
+      () => readEvouna(join(tmpdir(), 'no-such-evouna-dir')),
+      (e: unknown) => e instanceof LlmkbError && /NQ\.json/.test(e.message) && /--evouna/.test(e.hint ?? '') && /LLMKB_DATA_DIR/.test(e.hint ?? ''),
+    );
   });
 });
 
 describe(`the lexical judge's quoted agreement with EVOUNA (${LEXICAL_JUDGE_ID})`, () => {
   const dataDir = process.env.LLMKB_DATA_DIR;
-  it('equals a fresh measurement, to 3 decimals', { skip: dataDir ? false : 'LLMKB_DATA_DIR is not set: EVOUNA (shared/data/evouna) is needed to re-measure LEXICAL_JUDGE_AGREEMENT' }, async () => {
+  it('equals a fresh measurement, to 3 decimals', {
+    skip: dataDir ? false : 'LLMKB_DATA_DIR is not set: EVOUNA (shared/data/evouna) is needed to re-measure LEXICAL_JUDGE_AGREEMENT',
+  }, async () => {
     const rows = readEvouna(join(dataDir!, 'evouna'));
     const { report } = await measureJudge({ rows, judge: new ResponseJudge() });
     const o = report.overall;
-    process.stdout.write(`EVOUNA, ${LEXICAL_JUDGE_ID}: agreement ${o.agreement.toFixed(4)}, kappa ${o.kappa!.toFixed(4)}, precision ${o.precision!.toFixed(4)}, recall ${o.recall!.toFixed(4)} over ${o.n}\n`);
+    process.stdout.write(
+      `EVOUNA, ${LEXICAL_JUDGE_ID}: agreement ${o.agreement.toFixed(4)}, kappa ${o.kappa!.toFixed(4)}, precision ${o.precision!.toFixed(4)}, recall ${o.recall!.toFixed(4)} over ${o.n}\n`,
+    );
     assert.equal(LEXICAL_JUDGE_AGREEMENT.id, LEXICAL_JUDGE_ID);
     assert.equal(LEXICAL_JUDGE_AGREEMENT.responses, o.n);
     const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -58,12 +58,22 @@ export function readEvouna(dir: string): HumanLabelledResponse[] {
   const rows: HumanLabelledResponse[] = [];
   for (const [dataset, source] of EVOUNA_FILES) {
     const file = join(dir, `${dataset}.json`);
-    if (!existsSync(file)) throw new FileAccessError(file, `EVOUNA not found: ${file} is missing`, { code: 'ENOENT', hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder.' });
+    if (!existsSync(file))
+      throw new FileAccessError(file, `EVOUNA not found: ${file} is missing`, {
+        code: 'ENOENT',
+        hint: 'Pass --evouna DIR (the folder with NQ.json and TQ.json), or set LLMKB_DATA_DIR to a folder with an evouna/ subfolder.',
+      });
     let json: unknown;
     try {
       json = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new InputFileError(file, undefined, undefined, `not valid JSON (${error instanceof Error ? error.message : String(error)})`, 'EVOUNA files are JSON arrays of objects.');
+      throw new InputFileError(
+        file,
+        undefined,
+        undefined,
+        `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        'EVOUNA files are JSON arrays of objects.',
+      );
     }
     if (!Array.isArray(json)) throw new InputFileError(file, undefined, undefined, 'not a JSON array', 'EVOUNA files are JSON arrays of objects.');
     json.forEach((raw: unknown, index) => {
@@ -74,13 +84,27 @@ export function readEvouna(dir: string): HumanLabelledResponse[] {
         throw new InputFileError(file, undefined, `[${index}].${issue.path.join('.')}`, issue.message);
       }
       const x = parsed.data as Record<string, unknown> & z.infer<typeof evounaRowSchema>;
-      const gold = Array.isArray(x.golden_answer) ? x.golden_answer : x.golden_answer.split('/').map((a) => a.trim()).filter(Boolean);
+      const gold = Array.isArray(x.golden_answer)
+        ? x.golden_answer
+        : x.golden_answer
+            .split('/')
+            .map((a) => a.trim())
+            .filter(Boolean);
       for (const system of EVOUNA_SYSTEMS) {
         const response = x[`answer_${system}`];
         if (response === undefined || response === null) continue;
         const judged = x[`judge_${system}`];
         if (typeof judged !== 'boolean') throw new InputFileError(file, undefined, `[${index}].judge_${system}`, 'expected a boolean human label');
-        rows.push({ id: `${dataset}-${index}-${system}`, dataset, system, source, question: x.question, answers: gold, response: String(response), humanCorrect: judged });
+        rows.push({
+          id: `${dataset}-${index}-${system}`,
+          dataset,
+          system,
+          source,
+          question: x.question,
+          answers: gold,
+          response: String(response),
+          humanCorrect: judged,
+        });
       }
     });
   }

@@ -29,7 +29,11 @@ describe('llmkb judge check', () => {
     const dir = workdir();
     const r = await llmkb(['judge', 'check', '-i', 'labelled.jsonl', '--no-judge', '--json'], { cwd: dir, env: { LLMKB_DATA_DIR: '' } });
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as { judge: string; overall: { agreement: number; kappa: number; confusion: Record<string, number> }; bySystem: Record<string, { agreement: number }> };
+    const out = JSON.parse(r.stdout) as {
+      judge: string;
+      overall: { agreement: number; kappa: number; confusion: Record<string, number> };
+      bySystem: Record<string, { agreement: number }>;
+    };
     assert.equal(out.judge, 'lexical-v3');
     // a: correct/correct, b: wrong/wrong, c: human correct but no words shared, d: uninformative/wrong.
     assert.deepEqual(out.overall.confusion, { tp: 1, fp: 0, fn: 1, tn: 2 });
@@ -43,7 +47,9 @@ describe('llmkb judge check', () => {
   });
 
   it('measures a judge LLM through the cached executor', async () => {
-    const server = await startOpenAICompatibleServer({ complete: (prompt) => (/prediction: (It is Paris\.|The Bard of Avon)\n\nCorrectness:$/.test(prompt) ? ' yes' : ' no') });
+    const server = await startOpenAICompatibleServer({
+      complete: (prompt) => (/prediction: (It is Paris\.|The Bard of Avon)\n\nCorrectness:$/.test(prompt) ? ' yes' : ' no'),
+    });
     try {
       const dir = workdir();
       const args = ['judge', 'check', '-i', 'labelled.jsonl', '--judge', `vllm:${server.baseURL}/judge-model`, '--json'];
@@ -63,7 +69,9 @@ describe('llmkb judge check', () => {
     }
   });
 
-  it('--limit N measures a seeded sample on the EVOUNA default and says so', { skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set (EVOUNA)' }, async () => {
+  it('--limit N measures a seeded sample on the EVOUNA default and says so', {
+    skip: process.env.LLMKB_DATA_DIR ? false : 'LLMKB_DATA_DIR is not set (EVOUNA)',
+  }, async () => {
     const dir = workdir();
     const args = ['judge', 'check', '--no-judge', '--limit', '40', '--json'];
     const r = await llmkb(args, { cwd: dir });
@@ -96,7 +104,10 @@ describe('llmkb judge check', () => {
 
   it('leaves `llmkb judge` as it was', async () => {
     const dir = workdir();
-    writeFileSync(join(dir, 'responses.jsonl'), `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'nq', question: 'What is the capital of France?', answers: ['Paris'], response: 'Paris' })}\n`);
+    writeFileSync(
+      join(dir, 'responses.jsonl'),
+      `${JSON.stringify({ id: 'q1', dataset: 'seen', source: 'nq', question: 'What is the capital of France?', answers: ['Paris'], response: 'Paris' })}\n`,
+    );
     const judged = await llmkb(['judge', '-i', 'responses.jsonl', '-o', 'out.jsonl', '--no-judge'], { cwd: dir });
     assert.equal(judged.code, 0, judged.stderr);
     assert.match(judged.stdout, /judged 1 responses -> out\.jsonl/);

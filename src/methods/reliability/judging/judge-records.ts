@@ -45,7 +45,14 @@ export async function judgeRecords(
     run?: Run;
   },
 ): Promise<{ run: Run; records: JudgedRecord[]; summary: JudgeRunSummary }> {
-  const run = options.run ?? openMethodRun(options.runs, RELIABILITY_METHOD, { model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` }, 'judge');
+  const run =
+    options.run ??
+    openMethodRun(
+      options.runs,
+      RELIABILITY_METHOD,
+      { model: options.judgeIdentity, dataset: checksum(options.records), setting: 'judge', seed: 0, label: `judge ${options.judgeIdentity}` },
+      'judge',
+    );
   await runJudgeStage({ ...options, run, records: options.records });
   const records = [...run.entries<JudgedRecord>('judge')].map(([, r]) => r);
   return { run, records, summary: summarize(records, options.judge.stats) };
@@ -56,7 +63,9 @@ export async function judgeRecords(
  * `records` may be loaded one at a time by id (e.g. the run's `ask` records), so memory does
  * not grow with the number of questions.
  */
-export async function runJudgeStage(options: Omit<JudgeOptions, 'runs'> & { run: Run; records: readonly ResponseRecord[] | StageItems<ResponseRecord> }): Promise<void> {
+export async function runJudgeStage(
+  options: Omit<JudgeOptions, 'runs'> & { run: Run; records: readonly ResponseRecord[] | StageItems<ResponseRecord> },
+): Promise<void> {
   await runStoredStage<ResponseRecord, JudgedRecord, LabelOf>({
     run: options.run,
     stage: 'judge',
@@ -70,10 +79,19 @@ export async function runJudgeStage(options: Omit<JudgeOptions, 'runs'> & { run:
     // The judge's promise itself (an async wrapper returning it would add a promise and two ticks a record).
     work: (record) => options.judge.judge(record),
     // What the stage's info (summarize) reads of a record.
-    project: (r) => ({ label: r.label, uninformativeType: r.uninformativeType, judgedBy: r.judgedBy, ...(r.approximate === undefined ? {} : { approximate: r.approximate }) }),
-    info: (done) => summarize((function* () {
-      for (const [, r] of done) yield r;
-    })(), options.judge.stats),
+    project: (r) => ({
+      label: r.label,
+      uninformativeType: r.uninformativeType,
+      judgedBy: r.judgedBy,
+      ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
+    }),
+    info: (done) =>
+      summarize(
+        (function* () {
+          for (const [, r] of done) yield r;
+        })(),
+        options.judge.stats,
+      ),
   });
 }
 

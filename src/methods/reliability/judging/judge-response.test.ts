@@ -11,12 +11,27 @@ import { lexicalMatch } from './lexical-match.js';
 import { normalizeAnswer } from '../../../text/normalize-answer.js';
 
 const seen = (response: string, answers = ['William Shakespeare', 'Roma Gill']): ResponseRecord => ({
-  id: 's1', dataset: 'seen', source: 'nq', question: 'Who authored The Taming of the Shrew?', answers, response,
+  id: 's1',
+  dataset: 'seen',
+  source: 'nq',
+  question: 'Who authored The Taming of the Shrew?',
+  answers,
+  response,
 });
-const unseen = (response: string): ResponseRecord => ({ id: 'u1', dataset: 'unseen', source: 'T13', question: 'Where was Gideon Tancred Halvorsen born?', answers: [], response });
+const unseen = (response: string): ResponseRecord => ({
+  id: 'u1',
+  dataset: 'unseen',
+  source: 'T13',
+  question: 'Where was Gideon Tancred Halvorsen born?',
+  answers: [],
+  response,
+});
 
 function judgeExecutor(baseURL: string): ModelExecutor {
-  return new ModelExecutor(new OpenAICompatibleModel({ baseURLs: [baseURL], model: 'judge-model', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }), { cache: new CallCache(openDatabase(':memory:')) });
+  return new ModelExecutor(
+    new OpenAICompatibleModel({ baseURLs: [baseURL], model: 'judge-model', api: 'completions', echo: false, topLogprobs: 5, flavor: 'vllm', concurrency: 4 }),
+    { cache: new CallCache(openDatabase(':memory:')) },
+  );
 }
 
 describe('SQuAD normalisation', () => {
@@ -69,8 +84,14 @@ describe('the judge LLM (paper Table 7) on a loopback server', () => {
       assert.equal(yes.record.label, 'correct');
       assert.equal(yes.record.judgedBy, 'llm:openai-compatible:vllm:judge-model:api=completions');
       assert.deepEqual(yes.record.decision.replies, [' yes']);
-      assert.equal(server.requests[0]!.body.prompt, judgePrompt('Who authored The Taming of the Shrew?', ['William Shakespeare', 'Roma Gill'], 'W Shakespeare'));
-      assert.match(String(server.requests[0]!.body.prompt), /Ground truth: \["William Shakespeare","Roma Gill"\]\n\nprediction: W Shakespeare\n\nCorrectness:$/);
+      assert.equal(
+        server.requests[0]!.body.prompt,
+        judgePrompt('Who authored The Taming of the Shrew?', ['William Shakespeare', 'Roma Gill'], 'W Shakespeare'),
+      );
+      assert.match(
+        String(server.requests[0]!.body.prompt),
+        /Ground truth: \["William Shakespeare","Roma Gill"\]\n\nprediction: W Shakespeare\n\nCorrectness:$/,
+      );
       const no = await judge.judge(seen('Christopher Marlowe'));
       assert.equal(no.record.label, 'wrong');
       assert.equal(no.record.approximate, undefined);
@@ -80,7 +101,12 @@ describe('the judge LLM (paper Table 7) on a loopback server', () => {
   });
 
   it('retries an unparseable reply once, then falls back to the lexical rule and says so', async () => {
-    const replies = new Map<number, string>([[0, ' Maybe.'], [1, ' Correctness: yes'], [2, ' Hmm'], [3, ' I cannot tell']]);
+    const replies = new Map<number, string>([
+      [0, ' Maybe.'],
+      [1, ' Correctness: yes'],
+      [2, ' Hmm'],
+      [3, ' I cannot tell'],
+    ]);
     let n = 0;
     const server = await startOpenAICompatibleServer({ complete: () => replies.get(n++) ?? ' no' });
     try {

@@ -53,7 +53,10 @@ export type JudgedRecord = ResponseRecord & {
 
 /** Strict parse of the Table 7 reply: it must start with yes or no. */
 export function parseJudgeReply(reply: string): boolean | undefined {
-  const first = reply.trim().toLowerCase().match(/^[a-z]+/)?.[0];
+  const first = reply
+    .trim()
+    .toLowerCase()
+    .match(/^[a-z]+/)?.[0];
   return first === 'yes' ? true : first === 'no' ? false : undefined;
 }
 
@@ -67,15 +70,29 @@ function parseJudgeReplyLenient(reply: string): boolean | undefined {
 /** The part of judging that needs no model: uninformative rules, exact match, unseen = wrong. */
 export function judgeByRules(record: ResponseRecord): JudgedRecord | undefined {
   const verdict = detectUninformative(record.response, record.question);
-  if (verdict) return { ...record, label: 'uninformative', uninformativeType: verdict.type, judgedBy: verdict.rule, decision: { by: verdict.rule, detail: verdict.detail } };
+  if (verdict)
+    return {
+      ...record,
+      label: 'uninformative',
+      uninformativeType: verdict.type,
+      judgedBy: verdict.rule,
+      decision: { by: verdict.rule, detail: verdict.detail },
+    };
   if (record.dataset === 'unseen') {
-    return { ...record, label: 'wrong', uninformativeType: null, judgedBy: 'rule:unseen-informative', decision: { by: 'rule:unseen-informative', detail: 'an informative answer to an unseen question is wrong' } };
+    return {
+      ...record,
+      label: 'wrong',
+      uninformativeType: null,
+      judgedBy: 'rule:unseen-informative',
+      decision: { by: 'rule:unseen-informative', detail: 'an informative answer to an unseen question is wrong' },
+    };
   }
   // The rules above normalised the same text unless it had prompt scaffolding (normalizeOnce).
   const normalized = normalizeOnce(record.response);
   // No length shortcut: lower-casing can lengthen a string ("İ" becomes "i̇", two code units).
   const match = record.answers.find((a) => normalizeAnswer(a) === normalized);
-  if (match !== undefined) return { ...record, label: 'correct', uninformativeType: null, judgedBy: 'exact-match', decision: { by: 'exact-match', detail: `matches "${match}"` } };
+  if (match !== undefined)
+    return { ...record, label: 'correct', uninformativeType: null, judgedBy: 'exact-match', decision: { by: 'exact-match', detail: `matches "${match}"` } };
   return undefined;
 }
 

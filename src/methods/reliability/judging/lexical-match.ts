@@ -62,18 +62,69 @@ export interface LexicalVerdict {
 }
 
 const NUMBER_WORDS: Record<string, string> = {
-  zero: '0', one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10',
-  eleven: '11', twelve: '12', thirteen: '13', fourteen: '14', fifteen: '15', sixteen: '16', seventeen: '17', eighteen: '18', nineteen: '19',
-  twenty: '20', thirty: '30', forty: '40', fifty: '50', sixty: '60', seventy: '70', eighty: '80', ninety: '90', hundred: '100',
-  once: '1', twice: '2',
+  zero: '0',
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  five: '5',
+  six: '6',
+  seven: '7',
+  eight: '8',
+  nine: '9',
+  ten: '10',
+  eleven: '11',
+  twelve: '12',
+  thirteen: '13',
+  fourteen: '14',
+  fifteen: '15',
+  sixteen: '16',
+  seventeen: '17',
+  eighteen: '18',
+  nineteen: '19',
+  twenty: '20',
+  thirty: '30',
+  forty: '40',
+  fifty: '50',
+  sixty: '60',
+  seventy: '70',
+  eighty: '80',
+  ninety: '90',
+  hundred: '100',
+  once: '1',
+  twice: '2',
 };
 
 const MONTHS: Record<string, number> = {
-  january: 1, february: 2, march: 3, april: 4, may: 5, june: 6, july: 7, august: 8, september: 9, october: 10, november: 11, december: 12,
-  jan: 1, feb: 2, mar: 3, apr: 4, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
+  january: 1,
+  february: 2,
+  march: 3,
+  april: 4,
+  may: 5,
+  june: 6,
+  july: 7,
+  august: 8,
+  september: 9,
+  october: 10,
+  november: 11,
+  december: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
 
-const STOPWORDS = new Set('a an the of in on at to for by with from and or is was were are be been as its it his her their this that who what which'.split(' '));
+const STOPWORDS = new Set(
+  'a an the of in on at to for by with from and or is was were are be been as its it his her their this that who what which'.split(' '),
+);
 
 /** Plural to singular, enough for "emperors", "cells", "countries"; not "glass" or "bus". */
 function singular(token: string): string {
@@ -235,10 +286,14 @@ export function lexicalMatch(response: string, answers: readonly string[], optio
     for (const g of golds) if (contains(r.plain, g.plain)) return { correct: true, rule: 'containment', detail: `contains "${g.answer}"` };
   }
   if (on('glued')) {
-    for (const g of golds) if (contains(r.glued, g.glued) || contains(r.glued, g.plain)) return { correct: true, rule: 'glued', detail: `contains "${g.answer}" (glued words pulled apart)` };
+    for (const g of golds)
+      if (contains(r.glued, g.glued) || contains(r.glued, g.plain))
+        return { correct: true, rule: 'glued', detail: `contains "${g.answer}" (glued words pulled apart)` };
   }
   if (on('forms')) {
-    for (const g of golds) if (contains(r.plainForms, g.plainForms) || contains(r.gluedForms, g.gluedForms)) return { correct: true, rule: 'forms', detail: `contains "${g.answer}" (number words, plurals)` };
+    for (const g of golds)
+      if (contains(r.plainForms, g.plainForms) || contains(r.gluedForms, g.gluedForms))
+        return { correct: true, rule: 'forms', detail: `contains "${g.answer}" (number words, plurals)` };
   }
   if (on('dates')) {
     const responseDates = new Set([...dates(r.plain), ...dates(r.glued)]);
@@ -261,7 +316,9 @@ export function lexicalMatch(response: string, answers: readonly string[], optio
       const [y, m] = d.split('-');
       // Compared component by component: "2018-4-1" is not a prefix of "2018-4-17".
       const within = (x: string) => d === x || d.startsWith(`${x}-`);
-      const conflicting = [...responseDates].some((x) => x.startsWith(`${y}-`) && !within(x) && !(x.split('-').length === 3 && x.startsWith(`${y}-${m}-`) && d.split('-').length === 2));
+      const conflicting = [...responseDates].some(
+        (x) => x.startsWith(`${y}-`) && !within(x) && !(x.split('-').length === 3 && x.startsWith(`${y}-${m}-`) && d.split('-').length === 2),
+      );
       if (conflicting) continue;
       if (responseDates.has(`${y}-${m}`) || years.has(y!)) return { correct: true, rule: 'partial-dates', detail: `a less precise date than "${g.answer}"` };
     }
@@ -277,13 +334,15 @@ export function lexicalMatch(response: string, answers: readonly string[], optio
       // At least one of the words found must be one the question does not already say: "the
       // Confederate States Army" is not evidenced by "confederate" in an answer about "the
       // confederate force at gettysburg".
-      if (found.some((t) => !questionForms.has(t)) && found.length / all.length >= 2 / 3 && have.has(all[all.length - 1]!)) return { correct: true, rule: 'answer-recall', detail: `${found.length} of ${all.length} words of "${g.answer}"` };
+      if (found.some((t) => !questionForms.has(t)) && found.length / all.length >= 2 / 3 && have.has(all[all.length - 1]!))
+        return { correct: true, rule: 'answer-recall', detail: `${found.length} of ${all.length} words of "${g.answer}"` };
       // A two-word name by its surname and a short form of its first name ("Dave Gahan" for "David Gahan", "Will Friedle").
       const [first, last] = all;
       if (all.length === 2 && last!.length >= 4 && !questionForms.has(last!) && !/\d/.test(first! + last!)) {
         const at = r.gluedForms.indexOf(last!);
         const before = at > 0 ? r.gluedForms[at - 1]! : '';
-        if (before.length >= 3 && !STOPWORDS.has(before) && (first!.startsWith(before.slice(0, 3)) || before.startsWith(first!.slice(0, 3)))) return { correct: true, rule: 'answer-recall', detail: `"${before} ${last}" for "${g.answer}"` };
+        if (before.length >= 3 && !STOPWORDS.has(before) && (first!.startsWith(before.slice(0, 3)) || before.startsWith(first!.slice(0, 3))))
+          return { correct: true, rule: 'answer-recall', detail: `"${before} ${last}" for "${g.answer}"` };
       }
     }
   }

@@ -23,17 +23,70 @@ export interface UninformativeVerdict {
 }
 
 /** Whole answers that decline, after SQuAD normalisation. */
-const REFUSALS = new Set(
-  [
-    'unsure', 'not sure', 'im not sure', 'i am not sure', 'i am unsure', 'im unsure', 'uncertain', 'i am uncertain', 'im uncertain',
-    'unknown', 'its unknown', 'it is unknown', 'not known', 'unknowable', 'i dont know', 'i do not know', 'dont know', 'do not know', 'idk',
-    'no idea', 'i have no idea', 'no information', 'no info', 'no data', 'no answer', 'no comment', 'n a', 'na', 'nil known',
-    'cannot answer', 'cant answer', 'i cannot answer', 'i cant answer', 'cannot say', 'cant say', 'hard to say', 'not available',
-    'sorry', 'pass', 'no clue', 'not applicable', 'undetermined', 'undecided', 'to be determined', 'tbd', 'tba', 'to be announced',
-    'unclear', 'not clear', 'no record', 'no records', 'none known', 'no one knows', 'nobody knows', 'unanswerable', 'i dont remember',
-    'i cannot know', 'i cant know', 'impossible to know', 'i have no information', 'no reliable information', 'not sure sorry',
-  ],
-);
+const REFUSALS = new Set([
+  'unsure',
+  'not sure',
+  'im not sure',
+  'i am not sure',
+  'i am unsure',
+  'im unsure',
+  'uncertain',
+  'i am uncertain',
+  'im uncertain',
+  'unknown',
+  'its unknown',
+  'it is unknown',
+  'not known',
+  'unknowable',
+  'i dont know',
+  'i do not know',
+  'dont know',
+  'do not know',
+  'idk',
+  'no idea',
+  'i have no idea',
+  'no information',
+  'no info',
+  'no data',
+  'no answer',
+  'no comment',
+  'n a',
+  'na',
+  'nil known',
+  'cannot answer',
+  'cant answer',
+  'i cannot answer',
+  'i cant answer',
+  'cannot say',
+  'cant say',
+  'hard to say',
+  'not available',
+  'sorry',
+  'pass',
+  'no clue',
+  'not applicable',
+  'undetermined',
+  'undecided',
+  'to be determined',
+  'tbd',
+  'tba',
+  'to be announced',
+  'unclear',
+  'not clear',
+  'no record',
+  'no records',
+  'none known',
+  'no one knows',
+  'nobody knows',
+  'unanswerable',
+  'i dont remember',
+  'i cannot know',
+  'i cant know',
+  'impossible to know',
+  'i have no information',
+  'no reliable information',
+  'not sure sorry',
+]);
 
 /**
  * Declining phrases inside a longer response. Word boundaries throughout; matched on lower-cased
@@ -55,32 +108,77 @@ const DECLINING_PHRASES: Array<[string, RegExp, PhraseKind]> = [
   ['not-sure-bare', /^(not\s+(sure|certain)|unsure|uncertain|unknown)\b[\s.,!;:-]/, 'decline'],
   ['dont-know', /\b(i|we)\s+(do\s+not|don'?t|dont|cannot|can'?t)\s+(really\s+)?(know|recall|remember|tell|say)\b/, 'decline'],
   ['no-idea', /\b(i\s+have|i'?ve\s+got|i'?ve)\s+no\s+(idea|clue|knowledge|information|data|record)\b/, 'decline'],
-  ['no-information', /\b(i\s+)?(do\s+not|don'?t|dont|cannot|can'?t|couldn'?t|could\s+not)\s+(have|find|access|provide|give|offer|locate)\s+(any\s+|enough\s+|specific\s+|reliable\s+|real-time\s+|current\s+|accurate\s+|verified\s+|the\s+|that\s+|this\s+)*(information|info|knowledge|data|details|records?|answer|facts)\b/, 'disclaimer'],
-  ['no-information-about', /\bno\s+(specific\s+|reliable\s+|public(ly available)?\s+|available\s+|known\s+|verifiable\s+|accurate\s+|such\s+)*(information|data|records?|details|knowledge|mention|evidence)\s+(about|on|of|regarding|for|available|exists?)\b/, 'disclaimer'],
-  ['there-is-no-record', /\bthere(\s+(is|are|was|were)|'s)\s+no\s+(known\s+|public\s+|reliable\s+|such\s+|available\s+|record(ed)?\s+)*(record|records|information|data|person|one|evidence|answer|way\s+to\s+know|public\s+figure)\b/, 'disclaimer'],
-  ['as-an-ai', /\b(as|i'?m|i\s+am)\s+(just\s+|only\s+)?an?\s+(ai|a\.i\.|artificial intelligence|language model|large language model|ai language model|ai assistant|ai model|chatbot)\b/, 'disclaimer'],
+  [
+    'no-information',
+    /\b(i\s+)?(do\s+not|don'?t|dont|cannot|can'?t|couldn'?t|could\s+not)\s+(have|find|access|provide|give|offer|locate)\s+(any\s+|enough\s+|specific\s+|reliable\s+|real-time\s+|current\s+|accurate\s+|verified\s+|the\s+|that\s+|this\s+)*(information|info|knowledge|data|details|records?|answer|facts)\b/,
+    'disclaimer',
+  ],
+  [
+    'no-information-about',
+    /\bno\s+(specific\s+|reliable\s+|public(ly available)?\s+|available\s+|known\s+|verifiable\s+|accurate\s+|such\s+)*(information|data|records?|details|knowledge|mention|evidence)\s+(about|on|of|regarding|for|available|exists?)\b/,
+    'disclaimer',
+  ],
+  [
+    'there-is-no-record',
+    /\bthere(\s+(is|are|was|were)|'s)\s+no\s+(known\s+|public\s+|reliable\s+|such\s+|available\s+|record(ed)?\s+)*(record|records|information|data|person|one|evidence|answer|way\s+to\s+know|public\s+figure)\b/,
+    'disclaimer',
+  ],
+  [
+    'as-an-ai',
+    /\b(as|i'?m|i\s+am)\s+(just\s+|only\s+)?an?\s+(ai|a\.i\.|artificial intelligence|language model|large language model|ai language model|ai assistant|ai model|chatbot)\b/,
+    'disclaimer',
+  ],
   ['as-an-ai-short', /\bi'?m\s+(just\s+)?an?\s+ai\b|\bi\s+am\s+(just\s+)?an?\s+ai\b/, 'disclaimer'],
-  ['impossible-to-know', /\b(impossible|not\s+possible|no\s+way|hard|difficult)\s+(for\s+me\s+)?to\s+(know|predict|say|tell|determine|answer|foresee)\b/, 'decline'],
+  [
+    'impossible-to-know',
+    /\b(impossible|not\s+possible|no\s+way|hard|difficult)\s+(for\s+me\s+)?to\s+(know|predict|say|tell|determine|answer|foresee)\b/,
+    'decline',
+  ],
   // "My knowledge cutoff prevents me from answering"; not the qualifier "As of my knowledge
   // cutoff in 2021, the owner was X", which dates an answer (GPT-4's habit on EVOUNA).
-  ['knowledge-cutoff', /(?<!\b(as\s+of|since|until|up\s+to|based\s+on|according\s+to|at\s+the\s+time\s+of)\s+(my\s+)?(last\s+|latest\s+|most\s+recent\s+)?)\b(my\s+)?(knowledge|training)\s+(cutoff|cut-off|data\s+(only\s+)?(goes|extends)|only\s+goes)\b/, 'disclaimer'],
+  [
+    'knowledge-cutoff',
+    /(?<!\b(as\s+of|since|until|up\s+to|based\s+on|according\s+to|at\s+the\s+time\s+of)\s+(my\s+)?(last\s+|latest\s+|most\s+recent\s+)?)\b(my\s+)?(knowledge|training)\s+(cutoff|cut-off|data\s+(only\s+)?(goes|extends)|only\s+goes)\b/,
+    'disclaimer',
+  ],
   // First person (or no subject at all): "You can't find your vase" in a story is not a refusal.
-  ['cannot-answer', /(\b(i|we)\s+|\bi'm\s+|^)(cannot|can'?t|can\s+not|am\s+unable\s+to|are\s+unable\s+to|unable\s+to|am\s+not\s+able\s+to|not\s+able\s+to)\s+(answer|provide|predict|determine|know|say|tell|confirm|verify|find|give|access|browse|look|help)\b/, 'disclaimer'],
+  [
+    'cannot-answer',
+    /(\b(i|we)\s+|\bi'm\s+|^)(cannot|can'?t|can\s+not|am\s+unable\s+to|are\s+unable\s+to|unable\s+to|am\s+not\s+able\s+to|not\s+able\s+to)\s+(answer|provide|predict|determine|know|say|tell|confirm|verify|find|give|access|browse|look|help)\b/,
+    'disclaimer',
+  ],
   ['not-available', /\b(is|are|was|were)\s+not\s+(publicly\s+)?(available|known|disclosed|documented|public|recorded)\b/, 'disclaimer'],
-  ['is-unknown', /\b(is|are|was|were|remains?|currently)\s+(still\s+)?(unknown|uncertain|undetermined|unclear|undecided|not\s+yet\s+(known|determined|decided|announced))\b/, 'disclaimer'],
-  ['future-event', /\b(has|have|had)\s+not\s+(yet\s+)?(happened|taken\s+place|occurred|been\s+(held|played|decided|determined|announced))\b|\b(hasn'?t|haven'?t)\s+(yet\s+)?(happened|taken\s+place|occurred|been)\b|\byet\s+to\s+(happen|take\s+place|occur|be\s+(held|played|decided|determined|announced))\b|\b(is|are)\s+in\s+the\s+future\b|\bcannot\s+predict\s+the\s+future\b|\bhas\s+not\s+(yet\s+)?been\s+determined\b/, 'disclaimer'],
+  [
+    'is-unknown',
+    /\b(is|are|was|were|remains?|currently)\s+(still\s+)?(unknown|uncertain|undetermined|unclear|undecided|not\s+yet\s+(known|determined|decided|announced))\b/,
+    'disclaimer',
+  ],
+  [
+    'future-event',
+    /\b(has|have|had)\s+not\s+(yet\s+)?(happened|taken\s+place|occurred|been\s+(held|played|decided|determined|announced))\b|\b(hasn'?t|haven'?t)\s+(yet\s+)?(happened|taken\s+place|occurred|been)\b|\byet\s+to\s+(happen|take\s+place|occur|be\s+(held|played|decided|determined|announced))\b|\b(is|are)\s+in\s+the\s+future\b|\bcannot\s+predict\s+the\s+future\b|\bhas\s+not\s+(yet\s+)?been\s+determined\b/,
+    'disclaimer',
+  ],
   // "appears to be a fictional person", "X is fictional.", "is not a real person"; not the
   // description "Kaa is a fictional Indian rock python" or "the uvea is made up of the iris...".
-  ['fictional', /\b(seems|appears)\s+to\s+be\s+(a\s+)?(fictional|fictitious|made[\s-]up|not\s+a\s+real)\b|\bis\s+(a\s+)?(fictional|fictitious|made[\s-]up)(\s+(person|individual|name|figure|people))?\s*([.,;!]|$)|\bis\s+not\s+a\s+real\b|\b(no\s+such|not\s+a\s+(real|known|famous|notable|public))\s+(person|individual|figure|people)\b|\bdoes\s+not\s+(seem\s+to\s+)?exist\b|\bnot\s+(familiar|aware)\s+(with|of)\b|\bi('?m|\s+am)\s+not\s+(familiar|aware)\b|\bcould\s+not\s+find\b|\bcouldn'?t\s+find\b|\bno\s+(one|person)\s+(by|with|named)\s+that\s+name\b/, 'disclaimer'],
+  [
+    'fictional',
+    /\b(seems|appears)\s+to\s+be\s+(a\s+)?(fictional|fictitious|made[\s-]up|not\s+a\s+real)\b|\bis\s+(a\s+)?(fictional|fictitious|made[\s-]up)(\s+(person|individual|name|figure|people))?\s*([.,;!]|$)|\bis\s+not\s+a\s+real\b|\b(no\s+such|not\s+a\s+(real|known|famous|notable|public))\s+(person|individual|figure|people)\b|\bdoes\s+not\s+(seem\s+to\s+)?exist\b|\bnot\s+(familiar|aware)\s+(with|of)\b|\bi('?m|\s+am)\s+not\s+(familiar|aware)\b|\bcould\s+not\s+find\b|\bcouldn'?t\s+find\b|\bno\s+(one|person)\s+(by|with|named)\s+that\s+name\b/,
+    'disclaimer',
+  ],
   ['sorry', /^(i'?m\s+|i\s+am\s+|)sorry\b/, 'disclaimer'],
   ['no-answer', /^(no\s+answer|n\/a|none\s+known|not\s+applicable)\b/, 'decline'],
 ];
 
 /** Pointing elsewhere or offering something else instead of answering (ChatGPT's habits in EVOUNA). */
-const DEFLECTION = /\b(you\s+(can|could|may|might|should)\s+(want\s+to\s+)?(check|consult|refer|visit|search|look|try|contact|find)|(please|kindly)\s+(check|consult|refer|specify|provide|clarify|visit)|can\s+you\s+(please\s+)?(specify|clarify|provide|tell)|if\s+you\s+(can\s+|could\s+)?(provide|give|specify|clarify|tell)|i\s+(would\s+)?(recommend|suggest)|it'?s\s+(best|advisable|recommended)\s+to|(there\s+(has|have)\s+been\s+)?no\s+official\s+(announcement|information|confirmation|word))/;
+const DEFLECTION =
+  /\b(you\s+(can|could|may|might|should)\s+(want\s+to\s+)?(check|consult|refer|visit|search|look|try|contact|find)|(please|kindly)\s+(check|consult|refer|specify|provide|clarify|visit)|can\s+you\s+(please\s+)?(specify|clarify|provide|tell)|if\s+you\s+(can\s+|could\s+)?(provide|give|specify|clarify|tell)|i\s+(would\s+)?(recommend|suggest)|it'?s\s+(best|advisable|recommended)\s+to|(there\s+(has|have)\s+been\s+)?no\s+official\s+(announcement|information|confirmation|word))/;
 
 /** Words of an offer, which is not an answer: "However, I can provide you with a general overview." */
-const OFFER_WORDS = new Set('i can could would be happy glad provide give offer you with some general overview information info factual details context background based according research studies sources tell help answer question'.split(' '));
+const OFFER_WORDS = new Set(
+  'i can could would be happy glad provide give offer you with some general overview information info factual details context background based according research studies sources tell help answer question'.split(
+    ' ',
+  ),
+);
 
 /** A turn from a disclaimer to an answer ("..., however, X", "..., but to answer your question, X"). */
 const CONTRAST = /\b(however|but|that said|that being said|nevertheless|nonetheless|even so|still)\b[\s,:;-]*/g;
@@ -122,7 +220,11 @@ function answeredAfterDisclaimer(lower: string, question: string): boolean {
   return false;
 }
 
-const STOPWORDS = new Set('a an the of in on at to for by with from and or is was were are be been what which who whom whose when where how did does do that this it its as into about'.split(' '));
+const STOPWORDS = new Set(
+  'a an the of in on at to for by with from and or is was were are be been what which who whom whose when where how did does do that this it its as into about'.split(
+    ' ',
+  ),
+);
 
 /** Words an unfinished sentence ends with, just before the missing answer. */
 const DANGLING = /^(by|is|was|were|are|in|of|at|on|to|from|year|born|called|named|as|than)$/;
@@ -220,7 +322,11 @@ function isRestatement(normalizedResponse: string, question: string): string | u
   }
   // (Otherwise the question has more than rs.length characters left, so some: it is not empty.)
   // The instruction line echoed back.
-  if (/please answer knowledge ?related (multichoice )?questions directly|do not give anything other than the (answer|appropriate option)/.test(rs) && r.length >= 6) return 'the instruction line';
+  if (
+    /please answer knowledge ?related (multichoice )?questions directly|do not give anything other than the (answer|appropriate option)/.test(rs) &&
+    r.length >= 6
+  )
+    return 'the instruction line';
   const rContent = r.filter((w) => !STOPWORDS.has(w)).map(stem);
   // Most responses have fewer than two content words: the question's are not needed then.
   if (rContent.length < 2) return undefined;
@@ -235,7 +341,8 @@ function isRestatement(normalizedResponse: string, question: string): string | u
   // North America"), or says a word of the question more often than the question does, which is
   // then the answer ("... unit of life according to the cell theory" → "... is the cell").
   const picksAlternative = q.includes('or') && !r.includes('or');
-  if (novel.length === 0 && coverage >= 0.6 && !picksAlternative && !repeatsAQuestionWord(rContent, q.filter((w) => !STOPWORDS.has(w)).map(stem))) return 'a restatement of the question';
+  if (novel.length === 0 && coverage >= 0.6 && !picksAlternative && !repeatsAQuestionWord(rContent, q.filter((w) => !STOPWORDS.has(w)).map(stem)))
+    return 'a restatement of the question';
   // An unfinished rewording that stops where the answer should start ("... was written by").
   if (novel.length <= 1 && coverage >= 0.6 && DANGLING.test(r[r.length - 1]!)) return 'the question reworded, with no answer';
   return undefined;
@@ -268,7 +375,12 @@ function repeatedRun(tokens: readonly string[]): { gram: string; times: number; 
 export function detectRepetition(response: string): UninformativeVerdict | undefined {
   // Lower-cased words without punctuation; articles kept (a loop on "the" is still a loop).
   // Digit groups joined by punctuation are one token: "2008-12-12 00:00:00" is a date, not a loop on "00".
-  const tokens = response.toLowerCase().replace(/(?<=\d)[:.\-/,](?=\d)/g, '').replace(/[\p{P}\p{S}]+/gu, ' ').split(/\s+/).filter(Boolean);
+  const tokens = response
+    .toLowerCase()
+    .replace(/(?<=\d)[:.\-/,](?=\d)/g, '')
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   if (tokens.length < 3) return undefined;
   const run = repeatedRun(tokens);
   // Looping on one string: it repeats at least three times and fills most of the response.
@@ -282,7 +394,8 @@ export function detectRepetition(response: string): UninformativeVerdict | undef
     const distinct = counts.size / tokens.length;
     const [topWord, topCount] = [...counts.entries()].filter(([w]) => !STOPWORDS.has(w)).sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
     if (distinct <= 0.3) return { type: 'repetition', rule: 'rule:repetition-vocabulary', detail: `${counts.size} distinct words in ${tokens.length}` };
-    if (topCount >= 4 && topCount / tokens.length >= 0.35) return { type: 'repetition', rule: 'rule:repetition-frequency', detail: `"${topWord}" is ${topCount} of ${tokens.length} words` };
+    if (topCount >= 4 && topCount / tokens.length >= 0.35)
+      return { type: 'repetition', rule: 'rule:repetition-frequency', detail: `"${topWord}" is ${topCount} of ${tokens.length} words` };
   }
   // Repeated lines or sentences: the same sentence three or more times.
   const parts = response.split(/[\n.!?]+/);
@@ -318,7 +431,8 @@ function firstUninformativeRule(response: string, question: string, repetition: 
   if (/^[\p{P}\p{S}\s]*$/u.test(text)) return { type: 'none', rule: 'rule:punctuation-only', detail: JSON.stringify(text.slice(0, 40)) };
   const withoutScaffold = text.replace(SCAFFOLD, ' ').trim();
   // (Unchanged text was checked just above.)
-  if (withoutScaffold !== text && (withoutScaffold === '' || /^[\p{P}\p{S}\s]*$/u.test(withoutScaffold))) return { type: 'none', rule: 'rule:prompt-scaffold-only', detail: JSON.stringify(text.slice(0, 40)) };
+  if (withoutScaffold !== text && (withoutScaffold === '' || /^[\p{P}\p{S}\s]*$/u.test(withoutScaffold)))
+    return { type: 'none', rule: 'rule:prompt-scaffold-only', detail: JSON.stringify(text.slice(0, 40)) };
   const normalized = normalizeOnce(withoutScaffold);
   const restated = isRestatement(normalized, question);
   if (restated) return { type: 'none', rule: 'rule:restates-question', detail: restated };
@@ -335,7 +449,8 @@ function firstUninformativeRule(response: string, question: string, repetition: 
   // Every phrase found decides, unless all of them are disclaimers that an answer follows.
   if (found && !isNameAnswer()) {
     const declines = found.kind === 'decline' || DECLINING_PHRASES.some(([, re, kind]) => kind === 'decline' && re.test(lower));
-    if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question)) return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
+    if (declines || !answeredAfterDisclaimer(lower.slice(found.match.index), question))
+      return { type: 'unsure', rule: 'rule:unsure-phrase', detail: `${found.name}: "${found.match[0]}"` };
   }
   // repetition: echoing one string
   return repetition ? detectRepetition(withoutScaffold) : undefined;

@@ -38,7 +38,10 @@ export const CONSISTENCY_METRICS: readonly MetricKey[] = ['C_correct', 'C_wrong_
  */
 export function countMcqAnswers(records: Iterable<McqRecord>): { total: McqAnswerCount; breakdown: McqAnswerBreakdown } | undefined {
   const total = { answers: 0, invalid: 0 };
-  const breakdown: McqAnswerBreakdown = { seen: { correct: { answers: 0, invalid: 0 }, wrong: { answers: 0, invalid: 0 } }, unseen: { wrong: { answers: 0, invalid: 0 } } };
+  const breakdown: McqAnswerBreakdown = {
+    seen: { correct: { answers: 0, invalid: 0 }, wrong: { answers: 0, invalid: 0 } },
+    unseen: { wrong: { answers: 0, invalid: 0 } },
+  };
   for (const r of records) {
     if (r.label === 'uninformative') continue;
     const mcqs = r.consistencyDetail?.mcqs;

@@ -8,7 +8,16 @@ const r = (dataset: 'seen' | 'unseen', label: MetricRecord['label'], consistency
 describe('metrics on hand-computed cases', () => {
   it('computes every metric of a small run', () => {
     // seen: 2 correct (Cons 1.0, 0.5), 1 wrong (0.25), 1 uninformative; unseen: 1 wrong (0.75), 3 uninformative
-    const m = computeMetrics([r('seen', 'correct', 1), r('seen', 'correct', 0.5), r('seen', 'wrong', 0.25), r('seen', 'uninformative'), r('unseen', 'wrong', 0.75), r('unseen', 'uninformative'), r('unseen', 'uninformative'), r('unseen', 'uninformative')]);
+    const m = computeMetrics([
+      r('seen', 'correct', 1),
+      r('seen', 'correct', 0.5),
+      r('seen', 'wrong', 0.25),
+      r('seen', 'uninformative'),
+      r('unseen', 'wrong', 0.75),
+      r('unseen', 'uninformative'),
+      r('unseen', 'uninformative'),
+      r('unseen', 'uninformative'),
+    ]);
     assert.equal(m.CR, 0.5);
     assert.equal(m.WR, 0.25);
     assert.equal(m.NCR, 0.25);
@@ -56,7 +65,10 @@ describe('metrics on hand-computed cases', () => {
 const KNOWN_TYPOS = new Set(['Llama 2 7B|zero-shot|CWR', 'Llama 2 7B|zero-shot|NCCR']);
 
 describe("the paper's Tables 9-11 from synthetic records with the paper's rates", () => {
-  const rows = paperRows().filter((row) => row.CR !== null && row.WR !== null && row.UR !== null && row.C_correct !== null && row.C_wrong_seen !== null && (row.CCR !== null || row.NCCR !== null));
+  const rows = paperRows().filter(
+    (row) =>
+      row.CR !== null && row.WR !== null && row.UR !== null && row.C_correct !== null && row.C_wrong_seen !== null && (row.CCR !== null || row.NCCR !== null),
+  );
   it('covers at least ten rows, including the edge cases', () => {
     assert.ok(rows.length >= 10, `${rows.length} rows`);
     assert.ok(rows.some((x) => x.model === 'Flan-T5 0.78B' && x.setting === 'zero-shot'));

@@ -49,7 +49,17 @@ function rateTimesMean(rate: number | null, m: number | null): number | null {
 }
 
 export function countRecords(records: readonly MetricRecord[]): MetricCounts {
-  const c: MetricCounts = { seen: 0, seenCorrect: 0, seenWrong: 0, seenUninformative: 0, unseen: 0, unseenWrong: 0, unseenUninformative: 0, unseenCorrect: 0, consistencyMissing: 0 };
+  const c: MetricCounts = {
+    seen: 0,
+    seenCorrect: 0,
+    seenWrong: 0,
+    seenUninformative: 0,
+    unseen: 0,
+    unseenWrong: 0,
+    unseenUninformative: 0,
+    unseenCorrect: 0,
+    consistencyMissing: 0,
+  };
   for (const r of records) {
     if (r.dataset === 'seen') {
       c.seen++;
@@ -99,7 +109,19 @@ export function metricsFromSums(s: MetricSums): Metrics {
 }
 
 export function sumsOf(records: readonly MetricRecord[]): MetricSums {
-  const s: MetricSums = { n: 0, nCorrect: 0, nWrong: 0, l: 0, lUninformative: 0, consCorrectSum: 0, consCorrectCount: 0, consWrongSeenSum: 0, consWrongSeenCount: 0, consWrongUnseenSum: 0, consWrongUnseenCount: 0 };
+  const s: MetricSums = {
+    n: 0,
+    nCorrect: 0,
+    nWrong: 0,
+    l: 0,
+    lUninformative: 0,
+    consCorrectSum: 0,
+    consCorrectCount: 0,
+    consWrongSeenSum: 0,
+    consWrongSeenCount: 0,
+    consWrongUnseenSum: 0,
+    consWrongUnseenCount: 0,
+  };
   for (const r of records) addToSums(s, r);
   return s;
 }

@@ -12,7 +12,16 @@ import { departures, type Protocol } from '../protocol.js';
 import { VERSION } from '../../../version.js';
 import { FLAG_NOTE, flagged } from '../../summary-warnings.js';
 import { countMcqAnswers, invalidMcqWarning, type McqAnswerBreakdown } from './mcq-answers.js';
-import { computeMetrics, countRecords, METRIC_KEYS, metricsFromSums, type MetricCounts, type MetricKey, type Metrics, type MetricSums } from './reliability-metrics.js';
+import {
+  computeMetrics,
+  countRecords,
+  METRIC_KEYS,
+  metricsFromSums,
+  type MetricCounts,
+  type MetricKey,
+  type Metrics,
+  type MetricSums,
+} from './reliability-metrics.js';
 
 export const scoredRecordSchema = z
   .object({
@@ -24,7 +33,10 @@ export const scoredRecordSchema = z
     uninformativeType: z.enum(['none', 'unsure', 'repetition']).nullish(),
     consistency: z.number().min(0).max(1).nullish(),
     /** How many MCQs a pair was asked and how many of their answers were invalid (the rest of the stage's detail passes through). */
-    consistencyDetail: z.object({ mcqs: z.number().int().min(0).optional(), invalid: z.number().int().min(0).optional(), fewerOptions: z.number().int().min(0).optional() }).passthrough().optional(),
+    consistencyDetail: z
+      .object({ mcqs: z.number().int().min(0).optional(), invalid: z.number().int().min(0).optional(), fewerOptions: z.number().int().min(0).optional() })
+      .passthrough()
+      .optional(),
     approximate: z.boolean().optional(),
   })
   .passthrough();
@@ -102,7 +114,12 @@ function compactForBootstrap(records: readonly ScoredRecord[]): { groups: Uint8A
  * in size by design). An interval is null when the metric is undefined in more than half of the
  * resamples.
  */
-export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: number, seed: number, confidence = 0.95): Record<MetricKey, [number, number] | null> {
+export function bootstrapIntervals(
+  records: readonly ScoredRecord[],
+  resamples: number,
+  seed: number,
+  confidence = 0.95,
+): Record<MetricKey, [number, number] | null> {
   const seen = compactForBootstrap(records.filter((r) => r.dataset === 'seen'));
   const unseen = compactForBootstrap(records.filter((r) => r.dataset === 'unseen'));
   const rng = SeededRandom.stream(seed, 'bootstrap');
@@ -148,7 +165,19 @@ export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: 
         }
       }
     }
-    const sums: MetricSums = { n: seen.groups.length, nCorrect, nWrong, l: unseen.groups.length, lUninformative, consCorrectSum, consCorrectCount, consWrongSeenSum, consWrongSeenCount, consWrongUnseenSum, consWrongUnseenCount };
+    const sums: MetricSums = {
+      n: seen.groups.length,
+      nCorrect,
+      nWrong,
+      l: unseen.groups.length,
+      lUninformative,
+      consCorrectSum,
+      consCorrectCount,
+      consWrongSeenSum,
+      consWrongSeenCount,
+      consWrongUnseenSum,
+      consWrongUnseenCount,
+    };
     const m = metricsFromSums(sums);
     for (const k of METRIC_KEYS) if (m[k] !== null) samples[k].push(m[k]!);
   }
@@ -163,15 +192,32 @@ export function bootstrapIntervals(records: readonly ScoredRecord[], resamples: 
 
 export function summarizeRun(
   records: readonly ScoredRecord[],
-  options: { model: string; modelIdentity?: string; setting: string; datasetChecksums?: Record<string, string>; resamples?: number; seed?: number; meta?: RunMeta; runId?: string; protocol?: Protocol },
+  options: {
+    model: string;
+    modelIdentity?: string;
+    setting: string;
+    datasetChecksums?: Record<string, string>;
+    resamples?: number;
+    seed?: number;
+    meta?: RunMeta;
+    runId?: string;
+    protocol?: Protocol;
+  },
 ): RunSummary {
   const resamples = options.resamples ?? 1000;
   const seed = options.seed ?? 42;
-  const uninformativeTypes = { seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>, unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number> };
-  for (const r of records) if (r.label === 'uninformative' && r.uninformativeType) uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
+  const uninformativeTypes = {
+    seen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>,
+    unseen: { none: 0, unsure: 0, repetition: 0 } as Record<string, number>,
+  };
+  for (const r of records)
+    if (r.label === 'uninformative' && r.uninformativeType)
+      uninformativeTypes[r.dataset][r.uninformativeType] = (uninformativeTypes[r.dataset][r.uninformativeType] ?? 0) + 1;
   const mcqAnswers = countMcqAnswers(records);
   const warning = mcqAnswers ? invalidMcqWarning(mcqAnswers.total) : undefined;
-  const fewerOptions = records.some((r) => r.consistencyDetail?.fewerOptions !== undefined) ? records.reduce((n, r) => n + (r.consistencyDetail?.fewerOptions ?? 0), 0) : undefined;
+  const fewerOptions = records.some((r) => r.consistencyDetail?.fewerOptions !== undefined)
+    ? records.reduce((n, r) => n + (r.consistencyDetail?.fewerOptions ?? 0), 0)
+    : undefined;
   return {
     schema: SUMMARY_SCHEMA,
     method: { id: RELIABILITY_METHOD.id, version: RELIABILITY_METHOD.version },
@@ -181,14 +227,27 @@ export function summarizeRun(
     setting: options.setting,
     approximate: records.some((r) => r.approximate === true),
     datasetChecksums: options.datasetChecksums ?? {},
-    counts: { ...countRecords(records), ...(mcqAnswers ? { mcqAnswers: mcqAnswers.total.answers, invalidMcqAnswers: mcqAnswers.total.invalid } : {}), ...(fewerOptions === undefined ? {} : { mcqsWithFewerOptions: fewerOptions }) },
+    counts: {
+      ...countRecords(records),
+      ...(mcqAnswers ? { mcqAnswers: mcqAnswers.total.answers, invalidMcqAnswers: mcqAnswers.total.invalid } : {}),
+      ...(fewerOptions === undefined ? {} : { mcqsWithFewerOptions: fewerOptions }),
+    },
     metricDefs: RELIABILITY_METRIC_DEFS.map((d) => ({ ...d })),
     metrics: computeMetrics(records),
     intervals: bootstrapIntervals(records, resamples, seed),
     bootstrap: { resamples, seed, confidence: 0.95 },
     breakdowns: {
       bySource: groupBy(records, (r) => r.source),
-      byAnswerType: { seen: groupBy(records.filter((r) => r.dataset === 'seen'), (r) => r.answerType), unseen: groupBy(records.filter((r) => r.dataset === 'unseen'), (r) => r.answerType) },
+      byAnswerType: {
+        seen: groupBy(
+          records.filter((r) => r.dataset === 'seen'),
+          (r) => r.answerType,
+        ),
+        unseen: groupBy(
+          records.filter((r) => r.dataset === 'unseen'),
+          (r) => r.answerType,
+        ),
+      },
       uninformativeTypes,
       ...(mcqAnswers ? { mcqAnswers: mcqAnswers.breakdown } : {}),
     },
@@ -204,20 +263,32 @@ export function formatPercent(value: number | null | undefined, digits = 2): str
 }
 
 const LABELS: Record<MetricKey, string> = {
-  CR: 'CR  correct rate (seen)', WR: 'WR  wrong rate (seen)', NCR: 'NCR net correct rate', UR: 'UR  uninformative rate (unseen)',
-  C_correct: 'C_correct', C_wrong_seen: 'C_wrong^s', C_wrong_unseen: 'C_wrong^u', C_wrong: 'C_wrong',
-  CCR: 'CCR consistently correct rate', CWR: 'CWR consistently wrong rate', NCCR: 'NCCR net consistently correct', IUR: 'IUR inconsistent/uninformative rate',
+  CR: 'CR  correct rate (seen)',
+  WR: 'WR  wrong rate (seen)',
+  NCR: 'NCR net correct rate',
+  UR: 'UR  uninformative rate (unseen)',
+  C_correct: 'C_correct',
+  C_wrong_seen: 'C_wrong^s',
+  C_wrong_unseen: 'C_wrong^u',
+  C_wrong: 'C_wrong',
+  CCR: 'CCR consistently correct rate',
+  CWR: 'CWR consistently wrong rate',
+  NCCR: 'NCCR net consistently correct',
+  IUR: 'IUR inconsistent/uninformative rate',
 };
 
 /** The human-readable table `llmkb metrics` prints (values x100, like the paper). */
 export function formatSummary(s: RunSummary): string {
   const lines: string[] = [];
   lines.push(`${s.model}  ${s.setting}  (N=${s.counts.seen} seen, L=${s.counts.unseen} unseen)${s.approximate ? '  [APPROXIMATE: lexical judge]' : ''}`);
-  for (const d of s.protocol ? departures(s.protocol) : []) lines.push(`departs from the paper: ${d.choice} = ${d.entry.choice} (${d.entry.status}${d.entry.note ? `: ${d.entry.note}` : ''})`);
+  for (const d of s.protocol ? departures(s.protocol) : [])
+    lines.push(`departs from the paper: ${d.choice} = ${d.entry.choice} (${d.entry.status}${d.entry.note ? `: ${d.entry.note}` : ''})`);
   lines.push('metric                                   value   95% CI');
   for (const k of METRIC_KEYS) {
     const ci = s.intervals[k];
-    lines.push(`${LABELS[k].padEnd(38)} ${flagged(formatPercent(s.metrics[k]), s, k).padStart(7)}   ${ci ? `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]` : '-'}`);
+    lines.push(
+      `${LABELS[k].padEnd(38)} ${flagged(formatPercent(s.metrics[k]), s, k).padStart(7)}   ${ci ? `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]` : '-'}`,
+    );
   }
   for (const w of s.warnings ?? []) lines.push(`WARNING: ${w.message}`);
   if (s.warnings?.length) lines.push(FLAG_NOTE);
@@ -225,17 +296,32 @@ export function formatSummary(s: RunSummary): string {
   lines.push('by source            n     CR     WR    NCR     UR  C_correct  C_wrong   NCCR    IUR');
   for (const [source, g] of Object.entries(s.breakdowns.bySource)) {
     const m = g.metrics;
-    lines.push(`${source.padEnd(14)} ${String(g.counts.seen + g.counts.unseen).padStart(6)} ${formatPercent(m.CR, 1).padStart(6)} ${formatPercent(m.WR, 1).padStart(6)} ${formatPercent(m.NCR, 1).padStart(6)} ${formatPercent(m.UR, 1).padStart(6)} ${formatPercent(m.C_correct, 1).padStart(10)} ${formatPercent(m.C_wrong, 1).padStart(8)} ${formatPercent(m.NCCR, 1).padStart(6)} ${formatPercent(m.IUR, 1).padStart(6)}`);
+    lines.push(
+      `${source.padEnd(14)} ${String(g.counts.seen + g.counts.unseen).padStart(6)} ${formatPercent(m.CR, 1).padStart(6)} ${formatPercent(m.WR, 1).padStart(6)} ${formatPercent(m.NCR, 1).padStart(6)} ${formatPercent(m.UR, 1).padStart(6)} ${formatPercent(m.C_correct, 1).padStart(10)} ${formatPercent(m.C_wrong, 1).padStart(8)} ${formatPercent(m.NCCR, 1).padStart(6)} ${formatPercent(m.IUR, 1).padStart(6)}`,
+    );
   }
   lines.push('');
-  lines.push(`UR by answer type (unseen): ${Object.entries(s.breakdowns.byAnswerType.unseen).map(([t, g]) => `${t} ${formatPercent(g.metrics.UR, 1)}`).join(', ')}`);
+  lines.push(
+    `UR by answer type (unseen): ${Object.entries(s.breakdowns.byAnswerType.unseen)
+      .map(([t, g]) => `${t} ${formatPercent(g.metrics.UR, 1)}`)
+      .join(', ')}`,
+  );
   const u = s.breakdowns.uninformativeTypes;
-  lines.push(`uninformative sub-types: seen ${Object.entries(u.seen).map(([t, n]) => `${t} ${n}`).join(', ')}; unseen ${Object.entries(u.unseen).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  lines.push(
+    `uninformative sub-types: seen ${Object.entries(u.seen)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}; unseen ${Object.entries(u.unseen)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}`,
+  );
   const mcq = s.breakdowns.mcqAnswers;
   if (mcq && s.counts.mcqAnswers !== undefined) {
     const groups = (['seen', 'unseen'] as const).flatMap((d) => Object.entries(mcq[d]).map(([label, c]) => `${d} ${label} ${c.invalid}/${c.answers}`));
     lines.push(`invalid MCQ answers: ${s.counts.invalidMcqAnswers} of ${s.counts.mcqAnswers} (${groups.join(', ')})`);
   }
-  if (s.counts.mcqsWithFewerOptions) lines.push(`MCQs with fewer than the paper's 5 options (too few distractors for the response): ${s.counts.mcqsWithFewerOptions}${s.counts.mcqAnswers === undefined ? '' : ` of ${s.counts.mcqAnswers}`}`);
+  if (s.counts.mcqsWithFewerOptions)
+    lines.push(
+      `MCQs with fewer than the paper's 5 options (too few distractors for the response): ${s.counts.mcqsWithFewerOptions}${s.counts.mcqAnswers === undefined ? '' : ` of ${s.counts.mcqAnswers}`}`,
+    );
   return lines.join('\n');
 }

@@ -56,7 +56,10 @@ export function shotSelector(context: ReliabilityContext, embedder: ModelExecuto
 }
 
 /** A user's own QA set (`input`): no time filter of llmkb's ran on it. */
-const OWN_QUESTIONS: TimeFilterProvenance = { method: 'none (your own QA set)', note: 'the questions come from --input; llmkb filtered none of them for time-sensitive answers (paper Table 5)' };
+const OWN_QUESTIONS: TimeFilterProvenance = {
+  method: 'none (your own QA set)',
+  note: 'the questions come from --input; llmkb filtered none of them for time-sensitive answers (paper Table 5)',
+};
 
 /** The time filter SeenQA was built with, from its machine-readable card. */
 function timeFilterOf(dataDir: string): TimeFilterProvenance | undefined {
@@ -81,7 +84,8 @@ async function buildMissing(ctx: PrepareContext, options: ReliabilityOptions, ne
     if (missing.includes('unseenqa')) await buildUnseenQAFiles({ ...base, cutoff: options.cutoff });
     if (missing.includes('rSeen') || missing.includes('rUnseen')) await buildRepositoryFiles({ ...base, cutoff: options.cutoff });
   } catch (error) {
-    if (error instanceof DataSourceError && options.dataDir === undefined) throw new DataSourceError(error.message, { hint: `${error.hint ?? ''} ${OFFLINE_HINT}`.trim(), exitCode: error.exitCode, cause: error });
+    if (error instanceof DataSourceError && options.dataDir === undefined)
+      throw new DataSourceError(error.message, { hint: `${error.hint ?? ''} ${OFFLINE_HINT}`.trim(), exitCode: error.exitCode, cause: error });
     throw error;
   }
 }
@@ -95,7 +99,8 @@ async function buildMissing(ctx: PrepareContext, options: ReliabilityOptions, ne
 function checkDataDir(ctx: PrepareContext, options: ReliabilityOptions, needed: ReadonlyArray<keyof typeof DATASET_FILES>): void {
   if (needed.length === 0) {
     // Set in the environment for every command, it is no mistake of this one's.
-    if (ctx.options.dataDir !== undefined) ctx.log(`note: --data-dir ${options.dataDir} is not used: the questions come from --input and the zero-shot setting needs no repositories`);
+    if (ctx.options.dataDir !== undefined)
+      ctx.log(`note: --data-dir ${options.dataDir} is not used: the questions come from --input and the zero-shot setting needs no repositories`);
     return;
   }
   const sets = new Set(needed.map((k): 'seenqa' | 'unseenqa' | 'repositories' => (k === 'seenqa' || k === 'unseenqa' ? k : 'repositories')));
@@ -106,7 +111,8 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
   const given = reliabilityOptions(ctx.options);
   // The default data folder is read from where relative paths are (the study's folder, or here).
   const options = { ...given, data: resolve(ctx.baseDir, given.data) };
-  if (options.dataDir !== undefined && ctx.options.dataDir === undefined) requireFolder(options.dataDir, 'Give the folder holding the source files with --data-dir (here from LLMKB_DATA_DIR), or unset it to download them.');
+  if (options.dataDir !== undefined && ctx.options.dataDir === undefined)
+    requireFolder(options.dataDir, 'Give the folder holding the source files with --data-dir (here from LLMKB_DATA_DIR), or unset it to download them.');
   const fewShot = ctx.settings.some((s) => s !== 'zero-shot');
   const own = options.input !== undefined;
   const needed = [...(own ? [] : (['seenqa', 'unseenqa'] as const)), ...(fewShot || !own ? (['rSeen', 'rUnseen'] as const) : [])];
@@ -127,13 +133,25 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
     items = [...seen, ...unseen];
     if (ctx.quick) {
       quick = { seen: Math.min(QUICK.seen, seen.length), unseen: Math.min(QUICK.unseen, unseen.length) };
-      items = [...SeededRandom.stream(ctx.seed, 'quick', 'seen').sample(seen, QUICK.seen), ...SeededRandom.stream(ctx.seed, 'quick', 'unseen').sample(unseen, QUICK.unseen)];
+      items = [
+        ...SeededRandom.stream(ctx.seed, 'quick', 'seen').sample(seen, QUICK.seen),
+        ...SeededRandom.stream(ctx.seed, 'quick', 'unseen').sample(unseen, QUICK.unseen),
+      ];
     }
   }
   const withRepositories = fewShot || !own;
   const rSeen = withRepositories ? read(join(options.data, DATASET_FILES.rSeen)) : [];
   const rUnseen = withRepositories ? read(join(options.data, DATASET_FILES.rUnseen)) : [];
-  const context: ReliabilityContext = { options, rSeen, rUnseen, timeFilter: own ? OWN_QUESTIONS : timeFilterOf(options.data), files, ...(quick ? { quick } : {}), mcqs: mcqsOf(options, ctx.quick), selectors: new Map() };
+  const context: ReliabilityContext = {
+    options,
+    rSeen,
+    rUnseen,
+    timeFilter: own ? OWN_QUESTIONS : timeFilterOf(options.data),
+    files,
+    ...(quick ? { quick } : {}),
+    mcqs: mcqsOf(options, ctx.quick),
+    selectors: new Map(),
+  };
   const seenCount = items.filter((i) => i.dataset === 'seen').length;
   return {
     items,
@@ -142,4 +160,3 @@ export async function prepareReliability(ctx: PrepareContext): Promise<PreparedI
     note: `${seenCount} seen + ${items.length - seenCount} unseen questions${quick ? ' (quick)' : ''}${own ? ` from ${options.input}` : ''}`,
   };
 }
-

@@ -28,13 +28,61 @@ function isoDate(value: string): string {
 }
 
 export const RELIABILITY_OPTIONS: readonly MethodOption[] = [
-  { key: 'input', flags: '--input <file>', type: 'string', path: 'input-file', description: 'your own QA set (JSONL in the item format: id, dataset seen|unseen, source, question, answers, answerType?) instead of SeenQA + UnseenQA; e.g. the output of `llmkb data from-corpus`' },
-  { key: 'data', flags: '--data <dir>', type: 'string', path: 'output-folder', defaultValue: 'llmkb-data', description: 'data set folder: SeenQA, UnseenQA and the few-shot repositories, built there when missing (default llmkb-data)' },
-  { key: 'dataDir', flags: '--data-dir <dir>', type: 'string', path: 'input-folder', description: 'local copies of the source files for building the data sets (default: $LLMKB_DATA_DIR; else they are downloaded)' },
-  { key: 'cutoff', flags: '--cutoff <date>', type: 'string', parse: isoDate, defaultValue: PAPER_CUTOFF, description: `the data sets' knowledge cutoff, for building UnseenQA (YYYY-MM-DD; default ${PAPER_CUTOFF}, the paper's)` },
-  { key: 'maxTokens', flags: '--max-tokens <n>', type: 'integer', min: 1, defaultValue: ANSWER_MAX_TOKENS, description: `maximum new tokens per answer (default ${ANSWER_MAX_TOKENS}, the paper's)` },
-  { key: 'mcqs', flags: '--mcqs <n>', type: 'integer', min: 1, defaultValue: 20, description: `MCQs per response (default 20, the paper's; ${QUICK.mcqs} with --quick)` },
-  { key: 'mode', flags: '--mode <mode>', type: 'string', choices: ['generate', 'logprobs'], defaultValue: 'generate', description: 'MCQ answer mode: generate (the paper\'s) or logprobs (faster; recorded as a departure)' },
+  {
+    key: 'input',
+    flags: '--input <file>',
+    type: 'string',
+    path: 'input-file',
+    description:
+      'your own QA set (JSONL in the item format: id, dataset seen|unseen, source, question, answers, answerType?) instead of SeenQA + UnseenQA; e.g. the output of `llmkb data from-corpus`',
+  },
+  {
+    key: 'data',
+    flags: '--data <dir>',
+    type: 'string',
+    path: 'output-folder',
+    defaultValue: 'llmkb-data',
+    description: 'data set folder: SeenQA, UnseenQA and the few-shot repositories, built there when missing (default llmkb-data)',
+  },
+  {
+    key: 'dataDir',
+    flags: '--data-dir <dir>',
+    type: 'string',
+    path: 'input-folder',
+    description: 'local copies of the source files for building the data sets (default: $LLMKB_DATA_DIR; else they are downloaded)',
+  },
+  {
+    key: 'cutoff',
+    flags: '--cutoff <date>',
+    type: 'string',
+    parse: isoDate,
+    defaultValue: PAPER_CUTOFF,
+    description: `the data sets' knowledge cutoff, for building UnseenQA (YYYY-MM-DD; default ${PAPER_CUTOFF}, the paper's)`,
+  },
+  {
+    key: 'maxTokens',
+    flags: '--max-tokens <n>',
+    type: 'integer',
+    min: 1,
+    defaultValue: ANSWER_MAX_TOKENS,
+    description: `maximum new tokens per answer (default ${ANSWER_MAX_TOKENS}, the paper's)`,
+  },
+  {
+    key: 'mcqs',
+    flags: '--mcqs <n>',
+    type: 'integer',
+    min: 1,
+    defaultValue: 20,
+    description: `MCQs per response (default 20, the paper's; ${QUICK.mcqs} with --quick)`,
+  },
+  {
+    key: 'mode',
+    flags: '--mode <mode>',
+    type: 'string',
+    choices: ['generate', 'logprobs'],
+    defaultValue: 'generate',
+    description: "MCQ answer mode: generate (the paper's) or logprobs (faster; recorded as a departure)",
+  },
 ];
 
 /** The options with their defaults. */

@@ -22,7 +22,9 @@ export const TYPICAL_TOKENS = {
 } as const;
 
 function lines(file: string): number {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
 }
 
 /** Seen and unseen questions a run asks, when its data sets exist. */
@@ -30,13 +32,16 @@ function questions(ctx: PlanContext): { seen: number; unseen: number; built?: fa
   const options = reliabilityOptions(ctx.options);
   if (options.input !== undefined) {
     if (!existsSync(options.input)) return null;
-    const items = readFileSync(options.input, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const items = readFileSync(options.input, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const seen = items.filter((l) => /"dataset"\s*:\s*"seen"/.test(l)).length;
     return { seen, unseen: items.length - seen };
   }
   const data = resolve(ctx.baseDir, options.data);
   // Before the data sets are built: a quick look's sizes (each set holds far more), else what a default build makes at most.
-  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f)))) return ctx.quick ? { seen: QUICK.seen, unseen: QUICK.unseen } : { ...BUILT_QUESTIONS, built: false };
+  if (![DATASET_FILES.seenqa, DATASET_FILES.unseenqa].every((f) => existsSync(join(data, f))))
+    return ctx.quick ? { seen: QUICK.seen, unseen: QUICK.unseen } : { ...BUILT_QUESTIONS, built: false };
   let seen = lines(join(data, DATASET_FILES.seenqa));
   let unseen = lines(join(data, DATASET_FILES.unseenqa));
   if (ctx.quick) [seen, unseen] = [Math.min(QUICK.seen, seen), Math.min(QUICK.unseen, unseen)];
@@ -44,13 +49,20 @@ function questions(ctx: PlanContext): { seen: number; unseen: number; built?: fa
 }
 
 export function planReliability(ctx: PlanContext): PlanEstimate {
-  const how = 'per missing item 1 answer, mcqs MCQ answers (every answer counted as correct or wrong: an upper bound), 1 judge call per seen question and 1 distractor call per answer when those LLMs are set; typical prompt sizes, not measured ones; calls another run already made come from the cache and cost less than this says';
+  const how =
+    'per missing item 1 answer, mcqs MCQ answers (every answer counted as correct or wrong: an upper bound), 1 judge call per seen question and 1 distractor call per answer when those LLMs are set; typical prompt sizes, not measured ones; calls another run already made come from the cache and cost less than this says';
   // UnseenQA asks about events after the data sets' cutoff: a model that knows later events is not asked about unseen knowledge.
   const cutoff = reliabilityOptions(ctx.options).cutoff;
-  const warnings = ctx.knowledgeCutoff && ctx.knowledgeCutoff > cutoff ? [`${ctx.label}'s knowledge cutoff ${ctx.knowledgeCutoff} is after the data sets' cutoff ${cutoff}: UnseenQA may hold events it has seen`] : [];
+  const warnings =
+    ctx.knowledgeCutoff && ctx.knowledgeCutoff > cutoff
+      ? [`${ctx.label}'s knowledge cutoff ${ctx.knowledgeCutoff} is after the data sets' cutoff ${cutoff}: UnseenQA may hold events it has seen`]
+      : [];
   const q = questions(ctx);
   if (q === null) return { items: null, calls: null, how, warnings };
-  if (q.built === false) warnings.push(`the data sets are not built yet: estimated with the ${BUILT_QUESTIONS.seen} seen + ${BUILT_QUESTIONS.unseen} unseen questions a default build makes at most`);
+  if (q.built === false)
+    warnings.push(
+      `the data sets are not built yet: estimated with the ${BUILT_QUESTIONS.seen} seen + ${BUILT_QUESTIONS.unseen} unseen questions a default build makes at most`,
+    );
   const total = q.seen + q.unseen;
   const n = ctx.limit !== undefined ? Math.min(ctx.limit, total) : total;
   const seenShare = total === 0 ? 0.5 : q.seen / total;
@@ -68,7 +80,11 @@ export function planReliability(ctx: PlanContext): PlanEstimate {
   return {
     items: n,
     calls: {
-      model: { calls: asks + pairs * mcqs, in: asks * answer.in + pairs * mcqs * TYPICAL_TOKENS.mcq.in, out: asks * Math.min(options.maxTokens, answer.out) + pairs * mcqs * TYPICAL_TOKENS.mcq.out },
+      model: {
+        calls: asks + pairs * mcqs,
+        in: asks * answer.in + pairs * mcqs * TYPICAL_TOKENS.mcq.in,
+        out: asks * Math.min(options.maxTokens, answer.out) + pairs * mcqs * TYPICAL_TOKENS.mcq.out,
+      },
       judge: { calls: judged, in: judged * TYPICAL_TOKENS.judge.in, out: judged * TYPICAL_TOKENS.judge.out },
       distractor: { calls: distractors, in: distractors * TYPICAL_TOKENS.distractor.in, out: distractors * TYPICAL_TOKENS.distractor.out },
     },

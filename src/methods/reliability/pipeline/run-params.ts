@@ -16,7 +16,12 @@ export function mcqsOf(options: ReliabilityOptions, quick: boolean): number {
   return options.mcqs ?? (quick ? QUICK.mcqs : PAPER_MCQS);
 }
 
-export function reliabilityRunParams(options: ReliabilityOptions, roles: Readonly<Record<string, ModelExecutor>>, setting: string, quick: boolean): Record<string, unknown> {
+export function reliabilityRunParams(
+  options: ReliabilityOptions,
+  roles: Readonly<Record<string, ModelExecutor>>,
+  setting: string,
+  quick: boolean,
+): Record<string, unknown> {
   return {
     kind: 'eval',
     maxTokens: options.maxTokens,

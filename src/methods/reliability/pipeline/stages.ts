@@ -20,8 +20,15 @@ export async function askStage(ctx: StageContext): Promise<void> {
   const context = contextOf(ctx);
   const model = ctx.roles.model!;
   await runAskStage({
-    items: ctx.items as readonly QAItem[], executor: model, setting: ctx.setting as PromptSetting, seed: ctx.seed, selector: shotSelector(context, ctx.roles.embedder),
-    maxTokens: context.options.maxTokens, run: ctx.run, label: ctx.run.spec.label ?? model.model.modelId, ...(ctx.progress ? { progress: ctx.progress } : {}),
+    items: ctx.items as readonly QAItem[],
+    executor: model,
+    setting: ctx.setting as PromptSetting,
+    seed: ctx.seed,
+    selector: shotSelector(context, ctx.roles.embedder),
+    maxTokens: context.options.maxTokens,
+    run: ctx.run,
+    label: ctx.run.spec.label ?? model.model.modelId,
+    ...(ctx.progress ? { progress: ctx.progress } : {}),
   });
 }
 
@@ -29,7 +36,11 @@ export async function judgeStage(ctx: StageContext): Promise<void> {
   const judgeExecutor = ctx.roles.judge;
   const run = ctx.run;
   await runJudgeStage({
-    records: { ids: ctx.items.map((i) => i.id), load: (id) => run.record<AskedRecord>('ask', id)!, loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids) },
+    records: {
+      ids: ctx.items.map((i) => i.id),
+      load: (id) => run.record<AskedRecord>('ask', id)!,
+      loadMany: (ids) => run.recordsByIds<AskedRecord>('ask', ids),
+    },
     judge: new ResponseJudge(judgeExecutor ? { judge: judgeExecutor } : {}),
     judgeIdentity: judgeExecutor?.model.cacheIdentity ?? LEXICAL_JUDGE_ID,
     ...(judgeExecutor ? { judgeExecutor } : {}),
@@ -59,7 +70,14 @@ export async function consistencyStage(ctx: StageContext): Promise<void> {
     run,
     ...(ctx.progress ? { progress: ctx.progress } : {}),
   });
-  const agreement = await compareAnswerModes({ run, executor: model, records: (id) => run.record<JudgedRecord>('judge', id), shotsFor, sample: MODE_AGREEMENT_SAMPLE, seed: ctx.seed });
+  const agreement = await compareAnswerModes({
+    run,
+    executor: model,
+    records: (id) => run.record<JudgedRecord>('judge', id),
+    shotsFor,
+    sample: MODE_AGREEMENT_SAMPLE,
+    seed: ctx.seed,
+  });
   const line = agreement && modeAgreementLine(ctx.setting, context.options.mode, agreement);
   if (line) ctx.log(line);
 }

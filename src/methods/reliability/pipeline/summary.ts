@@ -25,7 +25,7 @@ const LEXICAL_JUDGE = {
 
 /** The run's output records (judged records with their Cons(q, r)), in item order. */
 export function* reliabilityOutputRecords(run: Run): Generator<ConsistencyRecord> {
-  const mode = ((run.spec.params?.mode as AnswerMode | undefined) ?? 'generate');
+  const mode = (run.spec.params?.mode as AnswerMode | undefined) ?? 'generate';
   for (const [, judged] of run.entries<JudgedRecord>('judge')) yield consistencyRecordOf(run, judged, mode);
 }
 
@@ -45,7 +45,15 @@ function summaryFields(r: ConsistencyRecord, shared: Map<string, string>): Score
     label: one(r.label),
     uninformativeType: one(r.uninformativeType),
     consistency: r.consistency,
-    ...(r.consistencyDetail ? { consistencyDetail: { mcqs: r.consistencyDetail.mcqs, invalid: r.consistencyDetail.invalid, ...(r.consistencyDetail.fewerOptions === undefined ? {} : { fewerOptions: r.consistencyDetail.fewerOptions }) } } : {}),
+    ...(r.consistencyDetail
+      ? {
+          consistencyDetail: {
+            mcqs: r.consistencyDetail.mcqs,
+            invalid: r.consistencyDetail.invalid,
+            ...(r.consistencyDetail.fewerOptions === undefined ? {} : { fewerOptions: r.consistencyDetail.fewerOptions }),
+          },
+        }
+      : {}),
     ...(r.approximate === undefined ? {} : { approximate: r.approximate }),
   };
 }
@@ -72,34 +80,45 @@ export async function summarizeReliability(ctx: SummarizeContext): Promise<Summa
   withExampleTexts(ctx.run, scored);
   const prepared = ctx.prepared;
   const context = prepared?.context as ReliabilityContext | undefined;
-  const protocol = prepared && context
-    ? buildProtocol({
-        setting: ctx.setting,
-        ...(prepared.roles.judge ? { judge: prepared.roles.judge.model.cacheIdentity } : {}),
-        lexicalJudge: LEXICAL_JUDGE,
-        // From the records, not this process's judge calls: a resumed run reads them back from the store.
-        lexicalFallbacks,
-        ...(context.timeFilter ? { timeFilter: context.timeFilter } : {}),
-        ...(prepared.roles.distractor ? { distractor: prepared.roles.distractor.model.cacheIdentity } : {}),
-        ...(mcqOptions.fewer > 0 ? { fewerOptionMcqs: { fewer: mcqOptions.fewer, of: mcqOptions.mcqs } } : {}),
-        shotSelector: prepared.roles.embedder ? `embedding:${prepared.roles.embedder.model.cacheIdentity}` : 'bm25-v1',
-        mode: context.options.mode,
-        ...(context.quick ? { quick: context.quick } : {}),
-        ...(ctx.limit ? { limit: ctx.limit } : {}),
-        questions: { seen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'seen').length, unseen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'unseen').length },
-        questionCounts: questionCounts(prepared.items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>),
-        ...(context.options.input === undefined ? {} : { input: basename(context.options.input) }),
-        mcqs: context.mcqs,
-        maxTokens: context.options.maxTokens,
-        ...(prepared.roles.model?.model.runtime ? { sequences: prepared.roles.model.model.runtime.sequences } : {}),
-        computeBackend: prepared.roles.model?.model.runtime?.backend ?? 'server',
-        datasets: { questions: ctx.datasetChecksums.questions!, ...context.files },
-        seed: ctx.seed,
-      })
-    : undefined;
+  const protocol =
+    prepared && context
+      ? buildProtocol({
+          setting: ctx.setting,
+          ...(prepared.roles.judge ? { judge: prepared.roles.judge.model.cacheIdentity } : {}),
+          lexicalJudge: LEXICAL_JUDGE,
+          // From the records, not this process's judge calls: a resumed run reads them back from the store.
+          lexicalFallbacks,
+          ...(context.timeFilter ? { timeFilter: context.timeFilter } : {}),
+          ...(prepared.roles.distractor ? { distractor: prepared.roles.distractor.model.cacheIdentity } : {}),
+          ...(mcqOptions.fewer > 0 ? { fewerOptionMcqs: { fewer: mcqOptions.fewer, of: mcqOptions.mcqs } } : {}),
+          shotSelector: prepared.roles.embedder ? `embedding:${prepared.roles.embedder.model.cacheIdentity}` : 'bm25-v1',
+          mode: context.options.mode,
+          ...(context.quick ? { quick: context.quick } : {}),
+          ...(ctx.limit ? { limit: ctx.limit } : {}),
+          questions: {
+            seen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'seen').length,
+            unseen: prepared.items.filter((i) => (i as { dataset?: string }).dataset === 'unseen').length,
+          },
+          questionCounts: questionCounts(prepared.items as ReadonlyArray<{ dataset?: unknown; source?: unknown }>),
+          ...(context.options.input === undefined ? {} : { input: basename(context.options.input) }),
+          mcqs: context.mcqs,
+          maxTokens: context.options.maxTokens,
+          ...(prepared.roles.model?.model.runtime ? { sequences: prepared.roles.model.model.runtime.sequences } : {}),
+          computeBackend: prepared.roles.model?.model.runtime?.backend ?? 'server',
+          datasets: { questions: ctx.datasetChecksums.questions!, ...context.files },
+          seed: ctx.seed,
+        })
+      : undefined;
   const summary = summarizeRun(scored, {
-    model: ctx.model, modelIdentity: ctx.modelIdentity, setting: ctx.setting, datasetChecksums: ctx.datasetChecksums, seed: ctx.seed, runId: ctx.runId, ...(ctx.resamples === undefined ? {} : { resamples: ctx.resamples }),
-    ...(protocol ? { protocol } : {}), ...(ctx.meta ? { meta: ctx.meta } : {}),
+    model: ctx.model,
+    modelIdentity: ctx.modelIdentity,
+    setting: ctx.setting,
+    datasetChecksums: ctx.datasetChecksums,
+    seed: ctx.seed,
+    runId: ctx.runId,
+    ...(ctx.resamples === undefined ? {} : { resamples: ctx.resamples }),
+    ...(protocol ? { protocol } : {}),
+    ...(ctx.meta ? { meta: ctx.meta } : {}),
   });
   return { summary, reportRecords: scored };
 }

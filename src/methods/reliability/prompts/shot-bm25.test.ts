@@ -28,7 +28,13 @@ describe('topK', () => {
   it('ranks BM25 nearest questions as before', () => {
     const index = new Bm25Index(['who wrote hamlet', 'who wrote macbeth', 'capital of france', 'who painted the mona lisa']);
     const scores = index.scores('who wrote the tempest');
-    assert.deepEqual(topK(scores, 2, () => true), fullSort(scores, 2, () => true));
-    assert.deepEqual(topK(scores, 2, () => true), [0, 1]);
+    assert.deepEqual(
+      topK(scores, 2, () => true),
+      fullSort(scores, 2, () => true),
+    );
+    assert.deepEqual(
+      topK(scores, 2, () => true),
+      [0, 1],
+    );
   });
 });

@@ -26,7 +26,12 @@ export class Bm25Index {
   readonly #avgLength: number;
   readonly #n: number;
 
-  constructor(texts: readonly string[], readonly k1 = 1.2, readonly b = 0.75, readonly tokenize: (text: string) => string[] = bm25Terms) {
+  constructor(
+    texts: readonly string[],
+    readonly k1 = 1.2,
+    readonly b = 0.75,
+    readonly tokenize: (text: string) => string[] = bm25Terms,
+  ) {
     const docs = texts.map((t) => this.tokenize(t));
     this.#n = docs.length;
     this.#lengths = Int32Array.from(docs, (d) => d.length);

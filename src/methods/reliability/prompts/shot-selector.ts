@@ -24,7 +24,11 @@ export class Bm25ShotSelector implements ShotSelector {
   readonly #repos: Record<'seen' | 'unseen', { items: readonly QAItem[]; normalized: string[]; index: Bm25Index }>;
 
   constructor(rSeen: readonly QAItem[], rUnseen: readonly QAItem[]) {
-    const repo = (items: readonly QAItem[]) => ({ items, normalized: items.map((i) => normalizeAnswer(i.question)), index: new Bm25Index(items.map((i) => i.question)) });
+    const repo = (items: readonly QAItem[]) => ({
+      items,
+      normalized: items.map((i) => normalizeAnswer(i.question)),
+      index: new Bm25Index(items.map((i) => i.question)),
+    });
     this.#repos = { seen: repo(rSeen), unseen: repo(rUnseen) };
   }
 
@@ -53,7 +57,10 @@ export class EmbeddingShotSelector implements ShotSelector {
     this.#executor = executor;
     this.id = `embedding:${executor.model.cacheIdentity}`;
     const normalized = (items: readonly QAItem[]) => items.map((i) => normalizeAnswer(i.question));
-    this.#repos = { seen: { items: rSeen, normalized: normalized(rSeen), vectors: [] }, unseen: { items: rUnseen, normalized: normalized(rUnseen), vectors: [] } };
+    this.#repos = {
+      seen: { items: rSeen, normalized: normalized(rSeen), vectors: [] },
+      unseen: { items: rUnseen, normalized: normalized(rUnseen), vectors: [] },
+    };
   }
 
   async prepare(questions: readonly string[]): Promise<void> {

@@ -20,4 +20,3 @@ export const METRIC_ITEMS: Readonly<Record<string, MetricItems>> = {
   NCCR: { selection: { dataset: 'seen' }, title: 'the seen questions (CCR - CWR)' },
   IUR: { selection: { dataset: 'unseen' }, title: 'the unseen questions (from UR and C_wrong^u)' },
 };
-

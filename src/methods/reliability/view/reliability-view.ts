@@ -29,9 +29,22 @@ const { question: _question, response: _response, ...SMALL_FIELDS } = FIELDS;
 
 /** The item fields the viewer filters and sorts by, beside its columns: the MCQs re-asked and the invalid answers among them (Eq. 4), who judged. */
 const ITEM_FIELDS: readonly ItemFieldDef[] = [
-  { name: 'mcq_invalid', title: 'invalid MCQ answers', columnTitle: 'Invalid MCQs', kind: 'number', format: 'integer', description: 'MCQ answers of this response from which no option could be read (Eq. 4 counts them as not choosing the response)' },
+  {
+    name: 'mcq_invalid',
+    title: 'invalid MCQ answers',
+    columnTitle: 'Invalid MCQs',
+    kind: 'number',
+    format: 'integer',
+    description: 'MCQ answers of this response from which no option could be read (Eq. 4 counts them as not choosing the response)',
+  },
   { name: 'mcqs', title: 'MCQs asked', kind: 'number', format: 'integer', description: 'MCQs asked to re-ask this response', column: false },
-  { name: 'judged_by', title: 'judged by', kind: 'text', description: 'who decided the label: a rule, exact match, the judge LLM, or the lexical rule (approximate)', column: false },
+  {
+    name: 'judged_by',
+    title: 'judged by',
+    kind: 'text',
+    description: 'who decided the label: a rule, exact match, the judge LLM, or the lexical rule (approximate)',
+    column: false,
+  },
 ];
 
 /** The MCQ counts of a consistency record (`consistencyDetail`). */
@@ -61,15 +74,30 @@ function* items(run: Run, options: ItemsOptions = {}): Generator<ViewItem> {
   }
   for (const { itemId, seq, fields } of run.project(judged ? 'judge' : 'ask', options.text === false ? SMALL_FIELDS : FIELDS)) {
     const c = consistency.get(itemId);
-    yield { itemId, seq, ...(fields as Omit<ViewItem, 'itemId' | 'seq'>), consistency: c?.consistency ?? null, fields: { mcqs: c?.mcqs ?? null, mcq_invalid: c?.mcq_invalid ?? null, judged_by: (fields.judgedBy as string | null | undefined) ?? null } };
+    yield {
+      itemId,
+      seq,
+      ...(fields as Omit<ViewItem, 'itemId' | 'seq'>),
+      consistency: c?.consistency ?? null,
+      fields: { mcqs: c?.mcqs ?? null, mcq_invalid: c?.mcq_invalid ?? null, judged_by: (fields.judgedBy as string | null | undefined) ?? null },
+    };
   }
 }
 
 function itemOf(record: Record<string, unknown>, seq: number): ViewItem {
   const text = (k: string) => (typeof record[k] === 'string' ? (record[k] as string) : null);
   return {
-    itemId: text('id') ?? String(seq), seq, label: text('label'), subtype: text('uninformativeType'), source: text('source'), answerType: text('answerType'), dataset: text('dataset'),
-    judgedBy: text('judgedBy'), question: text('question'), response: text('response'), consistency: typeof record.consistency === 'number' ? record.consistency : null,
+    itemId: text('id') ?? String(seq),
+    seq,
+    label: text('label'),
+    subtype: text('uninformativeType'),
+    source: text('source'),
+    answerType: text('answerType'),
+    dataset: text('dataset'),
+    judgedBy: text('judgedBy'),
+    question: text('question'),
+    response: text('response'),
+    consistency: typeof record.consistency === 'number' ? record.consistency : null,
     fields: { ...mcqFields(record.consistencyDetail), judged_by: text('judgedBy') },
   };
 }
@@ -83,7 +111,17 @@ function scored(list: readonly ViewItem[]): ScoredRecord[] {
       const mcqs = i.fields?.mcqs;
       const invalid = i.fields?.mcq_invalid;
       const detail = typeof mcqs === 'number' && typeof invalid === 'number' ? { consistencyDetail: { mcqs, invalid } } : {};
-      return { id: i.itemId, dataset: i.dataset as 'seen' | 'unseen', source: i.source ?? '', answerType: i.answerType ?? null, label: i.label as ScoredRecord['label'], uninformativeType: (i.subtype ?? null) as ScoredRecord['uninformativeType'], consistency: i.consistency ?? null, ...detail, ...(i.judgedBy === 'lexical' ? { approximate: true } : {}) };
+      return {
+        id: i.itemId,
+        dataset: i.dataset as 'seen' | 'unseen',
+        source: i.source ?? '',
+        answerType: i.answerType ?? null,
+        label: i.label as ScoredRecord['label'],
+        uninformativeType: (i.subtype ?? null) as ScoredRecord['uninformativeType'],
+        consistency: i.consistency ?? null,
+        ...detail,
+        ...(i.judgedBy === 'lexical' ? { approximate: true } : {}),
+      };
     });
 }
 
@@ -92,7 +130,16 @@ export const reliabilityView: MethodView = {
   itemOf,
   itemFields: ITEM_FIELDS,
   metricItems: (id) => METRIC_ITEMS[id],
-  itemTitles: { label: 'label', subtype: 'uninformative type', source: 'source', answerType: 'answer type', dataset: 'dataset', question: 'Question', response: 'Response', consistency: 'consistency' },
+  itemTitles: {
+    label: 'label',
+    subtype: 'uninformative type',
+    source: 'source',
+    answerType: 'answer type',
+    dataset: 'dataset',
+    question: 'Question',
+    response: 'Response',
+    consistency: 'consistency',
+  },
   columnTitles: { consistency: 'Cons' },
   countTitles: { source: 'source / template' },
   labelOrder: ['correct', 'wrong', 'uninformative'],
@@ -103,7 +150,13 @@ export const reliabilityView: MethodView = {
   async summarizeItems(list, run, options) {
     const records = scored(list);
     if (records.length === 0) return undefined;
-    return summarizeRun(records, { model: run.label, setting: run.setting, resamples: options.resamples, ...(run.runId ? { runId: run.runId } : {}), ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}) });
+    return summarizeRun(records, {
+      model: run.label,
+      setting: run.setting,
+      resamples: options.resamples,
+      ...(run.runId ? { runId: run.runId } : {}),
+      ...(run.modelIdentity ? { modelIdentity: run.modelIdentity } : {}),
+    });
   },
   async pairedRows(a, b, names) {
     const { pairedBootstrap } = await import('../across-runs/compare-runs.js');
@@ -114,7 +167,15 @@ export const reliabilityView: MethodView = {
     const mb = computeMetrics(rb);
     return RELIABILITY_METRIC_DEFS.filter((d) => (METRIC_KEYS as readonly string[]).includes(d.id) && d.headline).map((def) => {
       const t = pairedBootstrap(ra, rb, def.id as never, { names });
-      return { def, a: ma[def.id as keyof typeof ma] ?? null, b: mb[def.id as keyof typeof mb] ?? null, difference: t.difference, interval: t.interval, p: t.p, n: t.questions };
+      return {
+        def,
+        a: ma[def.id as keyof typeof ma] ?? null,
+        b: mb[def.id as keyof typeof mb] ?? null,
+        difference: t.difference,
+        interval: t.interval,
+        p: t.p,
+        n: t.questions,
+      };
     });
   },
 };

@@ -17,7 +17,8 @@ const LABEL_COLORS = { domain: ['correct', 'wrong', 'uninformative', '(no label)
 function labelChart(rows: ReadonlyArray<{ grp: string | null; label: string | null; n: number }>): object | undefined {
   if (rows.length === 0) return undefined;
   const byGroup = new Map<string, number>();
-  for (const r of rows) byGroup.set(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`, (byGroup.get(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`) ?? 0) + r.n);
+  for (const r of rows)
+    byGroup.set(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`, (byGroup.get(`${r.grp ?? '(none)'}\u0000${r.label ?? '(no label)'}`) ?? 0) + r.n);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: 'Labels by source / template',
@@ -53,10 +54,29 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
       const value = groups[g]?.metrics[d.id];
       const text = flagged(formatMetric(d, value), { warnings: ctx.summary?.warnings as SummaryWarning[] | undefined, metrics: groups[g]?.metrics }, d.id);
       const behind = METRIC_ITEMS[d.id];
-      return value === null || value === undefined || !behind ? text : { text, href: ctx.itemsHref({ ...behind.selection, source: g }), title: `the items behind ${d.label} in ${g}: ${behind.title}` };
+      return value === null || value === undefined || !behind
+        ? text
+        : { text, href: ctx.itemsHref({ ...behind.selection, source: g }), title: `the items behind ${d.label} in ${g}: ${behind.title}` };
     });
-  parts.push(ctx.countsTable('By source', 'source', bySource.filter((r) => seenSources.has(r.grp)), extra, groupDefs.map((d) => d.label)));
-  if (templates.length) parts.push(ctx.countsTable('By UnseenQA template (sources of unseen questions only)', 'source', templates, extra, groupDefs.map((d) => d.label)));
+  parts.push(
+    ctx.countsTable(
+      'By source',
+      'source',
+      bySource.filter((r) => seenSources.has(r.grp)),
+      extra,
+      groupDefs.map((d) => d.label),
+    ),
+  );
+  if (templates.length)
+    parts.push(
+      ctx.countsTable(
+        'By UnseenQA template (sources of unseen questions only)',
+        'source',
+        templates,
+        extra,
+        groupDefs.map((d) => d.label),
+      ),
+    );
   parts.push(ctx.countsTable('By answer type', 'answer_type', ctx.counts('answer_type')));
   parts.push(ctx.countsTable('Uninformative responses by sub-type', 'subtype', ctx.counts('subtype', 'uninformative')));
   parts.push(mcqAnswersSection(ctx));
@@ -67,7 +87,8 @@ export async function reliabilityRunSections(ctx: RunPageContext): Promise<strin
 function mcqAnswersSection(ctx: RunPageContext): string {
   const mcq = (ctx.summary?.breakdowns as { mcqAnswers?: Record<string, Record<string, { answers: number; invalid: number }>> } | undefined)?.mcqAnswers;
   const title = '<h3>Invalid MCQ answers</h3>';
-  if (!mcq) return `${title}<p class="muted">Not counted: the run has no summary with MCQ counts yet (its summary file is written when it finishes), or it was made by an older llmkb.</p>`;
+  if (!mcq)
+    return `${title}<p class="muted">Not counted: the run has no summary with MCQ counts yet (its summary file is written when it finishes), or it was made by an older llmkb.</p>`;
   const link = (n: number, href: string, title: string) => (n === 0 ? '0' : `<a href="${escapeHtml(href)}" title="${escapeHtml(title)}">${n}</a>`);
   const rows = Object.entries(mcq).flatMap(([dataset, groups]) =>
     Object.entries(groups).map(([label, c]) => {
