@@ -12,7 +12,6 @@ import {
   correlate,
   effects,
   notRanked,
-  pairedBootstrap,
   paperTable,
   ranking,
   settingsOf,
@@ -22,6 +21,7 @@ import {
   toMarkdown,
   type PairedTest,
 } from './compare-runs.js';
+import { pairedBootstrap } from './paired-bootstrap.js';
 
 export async function compareReliability(runs: readonly ComparedRun[], opts: { resamples: number; seed: number }): Promise<CompareOutput> {
   const summaries = runs.map((r) => r.summary as RunSummary);

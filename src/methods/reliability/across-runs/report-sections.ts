@@ -10,16 +10,9 @@ import type { MethodReportContext, MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { formatPercent, type RunSummary, type ScoredRecord } from '../metrics/summarize-run.js';
 import { correlate, effects, modelsOf, settingsOf, TABLE2_PAIRS, TABLE_TITLES } from './compare-runs.js';
-import {
-  answerTypeFigure,
-  consistencyFigure,
-  correctWrongFigure,
-  effectFigures,
-  rankingFigure,
-  scatterFigure,
-  subtypeFigure,
-  type Figure,
-} from './paper-figures.js';
+import { answerTypeFigure, consistencyFigure, correctWrongFigure, rankingFigure, scatterFigure, subtypeFigure } from './paper-figures.js';
+import { effectFigures } from './effect-figures.js';
+import type { Figure } from './figure-spec.js';
 import { isMetricKey, PairedResampler } from './significance.js';
 import { ALPHA, formatAnalyticP, isSignificant, MIN_PAIRED_N } from '../../significance-format.js';
 import { RELIABILITY_METRIC_DEFS } from '../metrics/metric-defs.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { canonicalAnswer, cleanSourceText, decodeHtmlEntities, decodeWikiTitleEscapes, firstPlain, withCanonicalFirst } from './answer-text.js';
+import { canonicalAnswer, firstPlain, withCanonicalFirst } from './answer-text.js';
+import { cleanSourceText, decodeHtmlEntities, decodeWikiTitleEscapes } from './decode-source-text.js';
 
 /**
  * Hand-checked shown answers (203 TriviaQA questions). For each, `accept` lists the aliases a quiz

@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import { InputFileError } from '../../../errors.js';
-import { cleanSourceText } from './answer-text.js';
+import { cleanSourceText } from './decode-source-text.js';
 import { parsePythonStringList, PythonLiteralError } from './python-literal.js';
 import type { AnswerType } from './qa-item.js';
 import { readJsonl } from '../../../io/jsonl.js';

@@ -159,7 +159,7 @@ export const reliabilityView: MethodView = {
     });
   },
   async pairedRows(a, b, names) {
-    const { pairedBootstrap } = await import('../across-runs/compare-runs.js');
+    const { pairedBootstrap } = await import('../across-runs/paired-bootstrap.js');
     const { computeMetrics } = await import('../metrics/reliability-metrics.js');
     const ra = scored(a);
     const rb = scored(b);
