@@ -130,7 +130,8 @@ export { ModelExecutor, type Accounting, type ExecutableModel, type Executed, ty
 // The workspace (config, store, executors by role) and the store's read API
 export { Workspace, type WorkspaceOptions } from './workspace.js';
 export { loadConfig, type LlmkbConfig } from './config/config.js';
-export { RunStore, Run, type RunSpec, type RunInfo, type StageStatus } from './store/run-store.js';
+export { RunStore, Run } from './store/run-store.js';
+export type { RunSpec, RunInfo, StageStatus } from './store/run-spec.js';
 
 // Runs and their result files: listed, read back, compared, reported
 export { resultFileStem, runResultFiles, type ResultFiles } from './io/result-files.js';

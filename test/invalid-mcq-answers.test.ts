@@ -10,7 +10,7 @@ import { compareRuns } from '../src/analysis/compare-methods.js';
 import { reliabilityPresentation } from '../src/methods/reliability/presentation.js';
 import { formatSummary, summarizeRun, type ScoredRecord } from '../src/methods/reliability/metrics/summarize-run.js';
 import { renderReport } from '../src/report/html-report.js';
-import { viewSummary } from '../src/view/view-index.js';
+import { viewSummary } from '../src/view/view-summary.js';
 import { metricsTable, runsPage } from '../src/view/view-pages.js';
 import type { ViewRun } from '../src/view/view-index.js';
 import { tempDir } from './support/temp-dir.js';

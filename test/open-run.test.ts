@@ -18,7 +18,8 @@ import { listRuns } from '../src/runs/list-runs.js';
 import { methodOfStoredRun } from '../src/runs/stored-runs.js';
 import { CallCache } from '../src/store/call-cache.js';
 import { openDatabase } from '../src/store/database.js';
-import { RunStore, runId } from '../src/store/run-store.js';
+import { runId } from '../src/store/run-spec.js';
+import { RunStore } from '../src/store/run-store.js';
 import { exactMatchMethod } from './fixtures/exact-match-method/exact-match-method.js';
 import { tempDir } from './support/temp-dir.js';
 

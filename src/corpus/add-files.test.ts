@@ -6,7 +6,7 @@ import { LlmkbError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { addFiles } from './add-files.js';
 import { Corpus } from './corpus.js';
-import { CorpusAddError } from './corpus-ingest.js';
+import { CorpusAddError } from './corpus-add-error.js';
 import { tempDir } from '#test-support/temp-dir.js';
 
 const dbs: Db[] = [];

@@ -9,7 +9,8 @@
 import { LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { Corpus } from './corpus.js';
-import { CorpusAddError, type AddOptions, type AddReport } from './corpus-ingest.js';
+import { CorpusAddError } from './corpus-add-error.js';
+import type { AddOptions, AddReport } from './corpus-ingest.js';
 import type { CorpusSettings } from './corpus-schema.js';
 
 export interface AddFilesOptions extends AddOptions, Partial<CorpusSettings> {}

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { InputFileError } from '../errors.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { Corpus, CorpusNotFoundError, searchCorpus } from './corpus.js';
-import { CorpusAddError } from './corpus-ingest.js';
+import { CorpusAddError } from './corpus-add-error.js';
 import { makePdf, testPaper } from './fixtures/make-pdf.test.js';
 import { tempDir } from '#test-support/temp-dir.js';
 

@@ -5,7 +5,8 @@
 export { Corpus, CorpusNotFoundError, searchCorpus, type StoredPassage } from './corpus.js';
 export { ensureCorpusSchema, type CorpusSettings } from './corpus-schema.js';
 export { addFiles, type AddFilesOptions, type AddFilesResult } from './add-files.js';
-export { CorpusAddError, type AddOptions, type AddProgress, type AddReport, type FileResult, type SkippedFile } from './corpus-ingest.js';
+export { CorpusAddError } from './corpus-add-error.js';
+export type { AddOptions, AddProgress, AddReport, FileResult, SkippedFile } from './corpus-ingest.js';
 export type { RetrieveOptions, SearchHit, SearchMode, SearchOptions } from './corpus-search.js';
 export type { CorpusInfo, CorpusStats } from './corpus-stats.js';
 export { Bm25TopK, POSTING_BUDGET, type Bm25Hit, type Bm25Plan } from './bm25-top-k.js';
@@ -26,5 +27,6 @@ export {
 export { DEFAULT_OVERLAP_WORDS, DEFAULT_PASSAGE_WORDS, splitPassages, type Passage, type PassageOptions } from './passages.js';
 export { ftsQuery, queryTokens, STOP_WORDS } from './fts-query.js';
 export { extractPdfText, PdfSkipError, type PdfText } from './pdf-text.js';
-export type { CorpusFormat, ReadOptions } from './readers.js';
+export type { CorpusFormat } from './corpus-files.js';
+export type { ReadOptions } from './readers.js';
 export { describeUnfinishedAdd, type UnfinishedAdd } from './unfinished-adds.js';

@@ -5,7 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PassageOptions } from './passages.js';
 import { BATCH_CHARS, MAX_IN_FLIGHT, prepareInProcess, serializeError, type PreparedDocument, type WorkerMessage } from './prepared-documents.js';
-import type { CorpusFile, ReadOptions } from './readers.js';
+import type { CorpusFile } from './corpus-files.js';
+import type { ReadOptions } from './readers.js';
 
 const port = parentPort!;
 const { file, read, settings } = workerData as { file: CorpusFile; read: ReadOptions; settings: PassageOptions };

@@ -12,7 +12,8 @@ import { sha256 } from '../io/checksum.js';
 import { startModuleWorker } from '../io/module-worker.js';
 import { FileAccessError, InputFileError, LlmkbError } from '../errors.js';
 import { splitPassages, type PassageOptions } from './passages.js';
-import { readDocuments, type CorpusFile, type ReadOptions } from './readers.js';
+import type { CorpusFile } from './corpus-files.js';
+import { readDocuments, type ReadOptions } from './readers.js';
 
 export interface PreparedDocument {
   docId: string;

@@ -2,9 +2,9 @@
  * Every model call goes through one executor: cache lookup, in-flight de-duplication, bounded
  * concurrency per endpoint (load-balanced across replicas, adaptive on 429: ./endpoint-pool.ts),
  * bounded retries for transient errors only that honour Retry-After (./retry-policy.ts), a
- * per-call time-out, and accounting of tokens and latency.
+ * per-call time-out (one request with its retries: ./model-request.ts), and accounting of tokens
+ * and latency.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelCallError } from '../errors.js';
 import type {
   ChatRequest,
@@ -27,7 +27,8 @@ import { KeyIdentity } from './key-identity.js';
 import { assertCapable, type CallKind } from './call-kinds.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { EndpointPool, type BreakerOptions, type EndpointStats } from './endpoint-pool.js';
-import { MAX_RETRY_AFTER_MS, normalizeError, RetryPolicy } from './retry-policy.js';
+import { MAX_RETRY_AFTER_MS, RetryPolicy } from './retry-policy.js';
+import { requestWithRetries, type RequestContext } from './model-request.js';
 import { newAccounting, type Accounting } from './accounting.js';
 import { RunAccounting } from './run-accounting.js';
 import { OldKeyNotice } from './old-key-notice.js';
@@ -96,6 +97,8 @@ export class ModelExecutor<M extends Model = Model> {
   /** What the calls cost the run they are made for (./run-accounting.ts); the runner says which run. */
   readonly run: RunAccounting;
   readonly #oldKeys: OldKeyNotice;
+  /** What each request uses (./model-request.ts). */
+  readonly #requests: RequestContext;
 
   constructor(model: M, options: ExecutorOptions) {
     this.model = model;
@@ -109,6 +112,7 @@ export class ModelExecutor<M extends Model = Model> {
     this.#endpoints = new EndpointPool(model.endpoints, this.#maxConcurrency, options.breaker);
     this.#keyIdentity = new KeyIdentity(model, options.revision);
     this.run = new RunAccounting(options.cache);
+    this.#requests = { endpoints: this.#endpoints, retry: this.#retry, accounting: this.accounting, timeoutMs: this.#timeoutMs };
   }
 
   /** Moves the calls this process cached into the store, where a run's counts are read (RunStore.calls). */
@@ -360,51 +364,8 @@ export class ModelExecutor<M extends Model = Model> {
     return Promise.all(keys.map((key) => answers.get(key)!));
   }
 
-  /** One model request with retries; accounts its requests (also in `tries`), tokens and latency. */
-  async #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>, tries: { n: number }): Promise<{ value: T; latencyMs: number }> {
-    for (let attempt = 0; ; attempt++) {
-      const endpoint = await this.#endpoints.acquire();
-      const started = performance.now();
-      let error: unknown;
-      let value: T | undefined;
-      this.accounting.requests += 1;
-      tries.n += 1;
-      // A timer of its own, cleared when the call ends, rather than AbortSignal.timeout: that
-      // timer stays armed for the whole time-out after the call, keeping every call's timer and
-      // signal alive long enough to reach V8's old generation.
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(new DOMException(`The operation was aborted due to timeout`, 'TimeoutError')), this.#timeoutMs);
-      timer.unref();
-      try {
-        value = await run({ signal: timeout.signal, endpoint: endpoint.url });
-      } catch (e) {
-        error = e;
-      } finally {
-        clearTimeout(timer);
-      }
-      const latencyMs = performance.now() - started;
-      if (error === undefined) {
-        this.#endpoints.release(endpoint, 'ok');
-        const usage = (value as T).usage;
-        this.accounting.promptTokens += usage.promptTokens;
-        this.accounting.completionTokens += usage.completionTokens;
-        this.accounting.evaluatedTokens += usage.evaluatedTokens;
-        this.accounting.latencyMsTotal += latencyMs;
-        return { value: value as T, latencyMs };
-      }
-      const normalized = normalizeError(error, this.#timeoutMs, endpoint.url);
-      const rateLimited = normalized instanceof ModelCallError && normalized.status === 429;
-      if (rateLimited) this.accounting.rateLimited += 1;
-      const delay = this.#retry.delayMs(attempt, normalized);
-      // A failure worth a retry counts against the replica; a request refused for itself (a 400) does not.
-      const retryable = normalized instanceof ModelCallError && normalized.retryable;
-      this.#endpoints.release(endpoint, rateLimited ? 'rate-limited' : retryable ? 'error' : 'rejected', rateLimited ? delay : 0);
-      if (!this.#retry.retries(normalized, attempt)) {
-        this.accounting.failures += 1;
-        throw this.#retry.finalError(normalized, attempt);
-      }
-      this.accounting.retries += 1;
-      if (!rateLimited) await sleep(delay);
-    }
+  /** One model request with retries (./model-request.ts). */
+  #request<T extends { usage: Usage }>(run: (opts: CallOptions) => Promise<T>, tries: { n: number }): Promise<{ value: T; latencyMs: number }> {
+    return requestWithRetries(this.#requests, run, tries);
   }
 }

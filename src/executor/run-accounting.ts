@@ -9,7 +9,7 @@
  */
 import type { CallCache } from '../store/call-cache.js';
 import { PROCESS_TOKEN, type CallPayer } from '../store/paid-calls.js';
-import type { RunCalls } from '../store/run-store.js';
+import type { RunCalls } from '../store/run-spec.js';
 
 export class RunAccounting {
   /** Counts of this executor's calls that the ledger of paid calls does not hold (see the class). */

@@ -4,7 +4,8 @@
  * records the method it belongs to, so listings, `metrics --run` and the viewer find its method
  * by that.
  */
-import type { Run, RunSpec, RunStore } from '../store/run-store.js';
+import type { RunSpec } from '../store/run-spec.js';
+import type { Run, RunStore } from '../store/run-store.js';
 
 /**
  * Opens the method's run with this spec, or resumes it (the same spec, the same run); `step`: the

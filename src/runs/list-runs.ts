@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RunStore, StageStatus } from '../store/run-store.js';
+import type { StageStatus } from '../store/run-spec.js';
+import type { RunStore } from '../store/run-store.js';
 import { resultFiles, runsInFolder, type ResultFiles } from '../io/result-files.js';
 import { methodIdOfStoredRun } from './stored-runs.js';
 

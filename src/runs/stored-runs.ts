@@ -4,7 +4,7 @@
  */
 import type { EvaluationMethod } from '../methods/method.js';
 import { findMethod } from '../methods/registry.js';
-import type { RunSpec } from '../store/run-store.js';
+import type { RunSpec } from '../store/run-spec.js';
 
 /** The registered method of a stored run: the one it records. */
 export function methodOfStoredRun(spec: Pick<RunSpec, 'method'>): EvaluationMethod | undefined {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openDatabase } from './database.js';
 import { runStage, runStoredStage } from './run-stage.js';
-import { RunStore, runId } from './run-store.js';
+import { runId } from './run-spec.js';
+import { RunStore } from './run-store.js';
 
 const spec = { model: 'llama:sha256=abc', dataset: 'sha256:def', setting: 'zero-shot', seed: 42, label: 'tiny' };
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, question: `question ${i}` }));

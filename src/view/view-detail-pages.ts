@@ -26,7 +26,8 @@ import {
   runHref,
   warningsOf,
 } from './view-pages.js';
-import type { ViewIndex, ViewRun, ViewSummary } from './view-index.js';
+import type { ViewIndex, ViewRun } from './view-index.js';
+import type { ViewSummary } from './view-summary.js';
 import { compareItems, countsBy, facets, itemRow } from './view-queries.js';
 import { selectionParams } from './item-fields.js';
 

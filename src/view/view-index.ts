@@ -11,19 +11,19 @@
  * grows. Lines of a records file that cannot be read are reported with their file and line.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { MetricDef } from '../methods/method.js';
 import type { ItemFieldDef, MethodView, ViewItem } from '../methods/method-presentation.js';
 import { LlmkbError } from '../errors.js';
 import type { MethodSummary } from '../methods/method-summary.js';
-import { findMethod, listMethods } from '../methods/registry.js';
+import { findMethod } from '../methods/registry.js';
 import { listRuns, type ListedRun } from '../runs/list-runs.js';
 import { openDatabase, SqliteDatabase, type Db } from '../store/database.js';
 import { inspectCall, type InspectedCall } from '../store/inspect-call.js';
 import { RunStore } from '../store/run-store.js';
+import { claimantOf, plainItem, readRecords } from './records-file.js';
 import { INDEX_SCHEMA, INDEX_TABLES, INDEX_VERSION } from './view-schema.js';
+import { viewSummary, type ViewSummary } from './view-summary.js';
 
 export type ViewRun = ListedRun;
 
@@ -31,56 +31,6 @@ export type ViewRun = ListedRun;
 interface Statement {
   get(...params: unknown[]): unknown;
   run(...params: unknown[]): unknown;
-}
-
-/** A run's summary as the view needs it, whatever the method. */
-export interface ViewSummary {
-  method: string;
-  metricDefs: readonly MetricDef[];
-  metrics: Record<string, number | null>;
-  intervals: Record<string, [number, number] | null>;
-  approximate: boolean;
-  /** Intervals not computed yet (shown once the run is opened). */
-  intervalsPending?: boolean;
-  /** The whole summary, for method-specific parts (breakdowns, protocol). */
-  raw: Record<string, unknown>;
-}
-
-export function viewSummary(summary: Record<string, unknown>): ViewSummary {
-  const method = (summary.method as { id?: unknown } | undefined)?.id;
-  const metrics = (summary.metrics ?? {}) as Record<string, number | null>;
-  const defs = Array.isArray(summary.metricDefs)
-    ? (summary.metricDefs as MetricDef[])
-    : Object.keys(metrics).map((id) => ({
-        id,
-        label: id,
-        description: '',
-        range: [0, 1] as [number, number],
-        better: 'higher' as const,
-        format: 'number' as const,
-      }));
-  return {
-    method: typeof method === 'string' ? method : 'unknown',
-    metricDefs: defs,
-    metrics,
-    intervals: (summary.intervals ?? {}) as Record<string, [number, number] | null>,
-    approximate: summary.approximate === true,
-    raw: summary,
-  };
-}
-
-/** An item of a run whose method is not registered: the usual fields, by their usual names. */
-function plainItem(record: Record<string, unknown>, seq: number): ViewItem {
-  const text = (...keys: string[]) => keys.map((k) => record[k]).find((v): v is string => typeof v === 'string') ?? null;
-  return {
-    itemId: typeof record.id === 'string' ? record.id : String(seq),
-    seq,
-    label: text('label'),
-    source: text('source'),
-    dataset: text('dataset'),
-    question: text('question', 'prompt'),
-    response: text('response', 'answer'),
-  };
 }
 
 /** A method's declared item fields, their names checked (they appear in addresses and the index). */
@@ -95,57 +45,7 @@ export function itemFieldsOf(view: MethodView | undefined): readonly ItemFieldDe
   return fields;
 }
 
-/** The registered method that claims the first record of a records file. */
-async function claimantOf(file: string): Promise<string | undefined> {
-  let first: Record<string, unknown>;
-  try {
-    const line = (await firstLine(file)).trim();
-    first = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  for (const method of listMethods()) if (method.presentation && (await method.presentation()).claimsRecord?.(first)) return method.id;
-  return undefined;
-}
-
-/** The first line of a file, read from its start only. */
-async function firstLine(file: string): Promise<string> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', end: 1 << 20 }), crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim() !== '') return line;
-  return '';
-}
-
-/**
- * Each JSON object of a records file, with its line; the lines that cannot be read go to
- * `problems`, named by file and line (the first few) and counted.
- */
-async function readRecords(file: string, problems: string[], onRecord: (record: Record<string, unknown>, line: string) => void): Promise<void> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let lineNo = 0;
-  let bad = 0;
-  for await (const line of lines) {
-    lineNo++;
-    if (line.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      if (bad++ < PROBLEMS_SHOWN) problems.push(`${file}, line ${lineNo}: not valid JSON (${(error as Error).message})`);
-      continue;
-    }
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-      if (bad++ < PROBLEMS_SHOWN) problems.push(`${file}, line ${lineNo}: not a JSON object`);
-      continue;
-    }
-    onRecord(record as Record<string, unknown>, line);
-  }
-  if (bad > PROBLEMS_SHOWN) problems.push(`… and ${bad - PROBLEMS_SHOWN} more lines of ${file} that could not be read`);
-}
-
 const hashKey = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
-
-/** Lines of a records file that could not be read, named (the first few) and counted. */
-const PROBLEMS_SHOWN = 5;
 
 export interface ViewIndexOptions {
   /** The run store (SQLite); runs and the call cache come from it when the file exists. */

@@ -10,7 +10,8 @@ import type { ExtraCell, MethodView } from '../methods/method-presentation.js';
 import type { SummaryWarning } from '../methods/method-summary.js';
 import { FLAG, warningsOn } from '../methods/summary-warnings.js';
 import { findMethod } from '../methods/registry.js';
-import type { ViewRun, ViewSummary } from './view-index.js';
+import type { ViewRun } from './view-index.js';
+import type { ViewSummary } from './view-summary.js';
 import type { ItemFilter, ItemRow } from './view-queries.js';
 import { fieldColumns, fieldFiltersHtml, fieldHeader, formatField, selectionParams, sortParam } from './item-fields.js';
 
