@@ -10,7 +10,7 @@ import { EXIT_CODES, LlmkbError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { SHARD_STORE, shardFolder } from './cluster-layout.js';
 import { mergeResults, type MergeResult } from './merge-results.js';
-import type { SweepRecord } from './run-study.js';
+import type { SweepRecord } from './sweep-record.js';
 import { slurmFiles } from './slurm-scripts.js';
 
 export interface ShardMergeResult {

@@ -6,7 +6,7 @@ import { InputFileError, LlmkbError } from '../errors.js';
 import { clusterShardCount } from './cluster-layout.js';
 import { slurmScripts } from './slurm-scripts.js';
 import { inShard, shardUnits, studyJobs } from './study-jobs.js';
-import { studyFingerprint } from './run-study.js';
+import { studyFingerprint } from './sweep-record.js';
 import { loadStudy } from './study.js';
 import { tempDir } from '#test-support/temp-dir.js';
 

@@ -16,7 +16,7 @@ import { findMethod } from '../methods/registry.js';
 import { resultFiles } from '../io/result-files.js';
 import { foldStore } from '../store/fold-store.js';
 import type { Db } from '../store/database.js';
-import type { SweepRecord } from './run-study.js';
+import type { SweepRecord } from './sweep-record.js';
 import { checkInsideOut, checkInsideShard, checkOutNotInShard, checkShardRecord } from './merge-shard-checks.js';
 import { loadStudyRuns, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
 import { escapeControls } from '../terminal-text.js';

@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { EXIT_CODES, InputFileError, LlmkbError } from '../errors.js';
-import type { SweepRecord } from './run-study.js';
+import type { SweepRecord } from './sweep-record.js';
 
 const REMADE = "A shard's sweep record is written by `llmkb sweep --shard I/N`; run that shard again, or take its folder as that machine wrote it.";
 

@@ -10,7 +10,7 @@
  * model's runs go one after another. A failed model does not stop the others: the sweep ends
  * with the comparison of what finished, then fails naming what did not; running it again
  * continues every run where it stopped (the run store and the call cache), so an interrupted
- * sweep costs nothing twice.
+ * sweep costs nothing twice. What it writes of itself (`sweep.json`) is ./sweep-record.ts's.
  */
 import { rmdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +23,6 @@ import { addCalls, addReplicas, noCalls, sumCalls } from '../methods/call-counts
 import { prepareMethod, runFileSuffix, runMethod, subjectRole, type Prepared } from '../methods/run-method.js';
 import { Progress } from '../progress/progress.js';
 import { specTraits } from '../providers/spec-traits.js';
-import { runResultFiles } from '../io/result-files.js';
 import type { CallCache } from '../store/call-cache.js';
 import type { Db } from '../store/database.js';
 import type { RunStore } from '../store/run-store.js';
@@ -31,12 +30,12 @@ import { VERSION } from '../version.js';
 import { ModelPool } from './model-pool.js';
 import { prefixedStream } from './prefixed-stream.js';
 import { studyModelServer } from './served-model.js';
-import { batchRoles, costOf, type RoleCost, type RoleTokens } from './study-cost.js';
-import { loadStudyRuns, withNotices, writeModelReport, writeStudyComparison, type RunFiles } from './study-report.js';
-import type { RunNotices } from '../analysis/run-notices.js';
+import { batchRoles, costOf, type RoleTokens } from './study-cost.js';
+import { loadStudyRuns, withNotices, writeModelReport, writeStudyComparison } from './study-report.js';
 import { inShard, isInProcess, jobFolder, studyJobs, type Shard, type StudyJob } from './study-jobs.js';
 import { checkModelFiles } from './study-plan.js';
 import type { Study, StudyMethod } from './study.js';
+import { jobFiles, studyFingerprint, studyTitle, type SweepJobResult, type SweepRecord } from './sweep-record.js';
 import { escapeControls } from '../terminal-text.js';
 
 export interface SweepOptions {
@@ -55,45 +54,6 @@ export interface SweepOptions {
   log?: (line: string) => void;
   /** `--batch`: the calls of the roles the study's methods mark batchable through the Batch API (poll and gather times in ms). */
   batch?: { pollMs?: number; gatherMs?: number };
-}
-
-export interface SweepJobResult {
-  label: string;
-  method: string;
-  setting: string;
-  status: 'done' | 'failed' | 'other shard';
-  runId?: string;
-  summary?: string;
-  error?: string;
-  /** What to know before reading the run's numbers (src/analysis/run-notices.ts). */
-  notices?: RunNotices;
-}
-
-/** `sweep.json` (or `sweep.shard-I-of-N.json`): what a sweep ran, on which shard, and what it cost. */
-export interface SweepRecord {
-  schema: 'llmkb-sweep-v1';
-  study: { file: string; name: string; checksum: string };
-  /** What the results depend on: `llmkb merge` refuses shards whose fingerprints differ. */
-  fingerprint: string;
-  shard: Shard | null;
-  command?: string;
-  startedAt: string;
-  finishedAt: string;
-  llmkbVersion: string;
-  /** Every run of the study in the study's order, with where its files are (relative to the results folder). */
-  runs: RunFiles[];
-  title: string;
-  suffix: string;
-  jobs: SweepJobResult[];
-  /** Calls per role of the runs this invocation ran, over every process that worked on them (a resumed run counts what a killed process paid for too). */
-  tokens: Record<string, RoleTokens>;
-  /** The same, made by this invocation alone. */
-  tokensHere: Record<string, RoleTokens>;
-  cost: Record<string, RoleCost>;
-  /** Models served by several replicas: calls each replica answered and failed over this invocation's runs, times taken out. */
-  replicas?: Record<string, Array<{ url: string; served: number; failed: number; trips: number }>>;
-  /** `--batch`: the batches submitted, per role model. */
-  batches?: Array<{ model: string; id: string; requests: number; status: string; failed: number }>;
 }
 
 export interface SweepResult {
@@ -137,48 +97,12 @@ export function budgetShare(model: Study['models'][number], budget: number): { p
   return { perEndpoint, units: Math.min(budget, perEndpoint * endpoints) };
 }
 
-/** The study's choices that make its results what they are (not where models are served, nor prices; paths relative to the study). */
-export function studyFingerprint(study: Study): string {
-  const roles = Object.fromEntries(Object.entries(study.roles).map(([role, r]) => [role, typeof r.entry === 'string' ? r.entry : r.entry.spec]));
-  const relativeOption = (m: StudyMethod, key: string, value: unknown) =>
-    m.method.options?.find((o) => o.key === key)?.path && typeof value === 'string' ? relative(study.dir, value) : value;
-  return JSON.stringify({
-    models: study.models.map((m) => ({ label: m.label, params: m.params ?? null, tuning: m.tuning ?? null, family: m.family ?? null })),
-    methods: study.methods.map((m) => ({
-      id: m.method.id,
-      ...(m.name === m.method.id ? {} : { name: m.name }),
-      settings: m.settings,
-      options: Object.fromEntries(Object.entries(m.options).map(([k, v]) => [k, relativeOption(m, k, v)])),
-    })),
-    quick: study.quick,
-    limit: study.limit ?? null,
-    seed: study.seed,
-    roles,
-  });
-}
-
 function metaOf(model: Study['models'][number]): RunMeta | undefined {
   const meta: RunMeta = {};
   if (typeof model.params === 'number') meta.paramsB = model.params;
   if (model.tuning !== undefined) meta.fineTuned = model.tuning === 'fine-tuned';
   if (model.family !== undefined) meta.family = model.family;
   return Object.keys(meta).length ? meta : undefined;
-}
-
-export function studyTitle(study: Study): string {
-  return `llmkb study: ${study.name}`;
-}
-
-/** Result files of a job, relative to the results folder (`suffix`: `.limit-N` or ''). */
-export function jobFiles(study: Study, job: StudyJob, suffix: string): RunFiles {
-  const folder = jobFolder(study, job);
-  return {
-    label: job.model.label,
-    method: job.method.method.id,
-    ...(job.method.name === job.method.method.id ? {} : { entry: job.method.name }),
-    setting: job.setting,
-    base: relative('.', runResultFiles(folder, job.model.label, job.setting, suffix).base),
-  };
 }
 
 export async function runStudy(options: SweepOptions): Promise<SweepResult> {

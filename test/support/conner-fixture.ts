@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { DEFAULT_CHOICES } from '../../src/methods/conner/conner-choices.js';
-import type { ConnerRunFacts } from '../../src/methods/conner/conner-protocol.js';
+import type { ConnerRunFacts } from '../../src/methods/conner/conner-run-facts.js';
 import type { FactualityLabel } from '../../src/methods/conner/scoring/factuality.js';
 import type { ScoredKnowledge } from '../../src/methods/conner/scoring/score-knowledge.js';
 import { connerRunSummaries } from '../../src/methods/conner/summary/conner-summary.js';

@@ -14,7 +14,7 @@ import type { ProgressOptions } from '../../progress/progress.js';
 import type { RunStore } from '../../store/run-store.js';
 import type { MethodSummary } from '../method-summary.js';
 import type { ScoringChoices } from './conner-choices.js';
-import { scorerFacts, type ConnerRunFacts } from './conner-protocol.js';
+import { scorerFacts, type ConnerRunFacts } from './conner-run-facts.js';
 import type { ScoringSetup } from './scoring/scoring-setup.js';
 import { settingLabel, type GeneratedKnowledge } from './generation/generate-knowledge.js';
 import { scoreKnowledge } from './scoring/score-knowledge.js';

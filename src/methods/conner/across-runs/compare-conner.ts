@@ -8,7 +8,7 @@ import { formatResampledP, isSignificant, pairedTestsNote } from '../../signific
 import type { CompareOutput, ComparedRun } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
 import { DEFAULT_CHOICES, type ScoringChoices } from '../conner-choices.js';
-import { SCORER_ROLES } from '../conner-protocol.js';
+import { SCORER_ROLES } from '../conner-run-facts.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import type { ConnerBreakdowns } from '../summary/conner-summary.js';
 import { pairedDifference, sharedItems, type ConnerPairedDifference } from './paired-difference.js';

@@ -8,7 +8,7 @@ import { checksumOfLines } from '../../../io/checksum.js';
 import type { ModelExecutor } from '../../../executor/model-executor.js';
 import { canonicalJson } from '../../../store/call-key.js';
 import type { ScoringChoices } from '../conner-choices.js';
-import { scorerFacts, type ConnerRunFacts } from '../conner-protocol.js';
+import { scorerFacts, type ConnerRunFacts } from '../conner-run-facts.js';
 import { scorersOf, scoringExecutors } from '../scoring/scoring-setup.js';
 import type { ConnerContext } from './inputs.js';
 

@@ -8,7 +8,7 @@ import { LlmkbError } from '../../../errors.js';
 import type { Run } from '../../../store/run-store.js';
 import type { SummarizeContext, SummarizedRun } from '../../method.js';
 import { EQUATIONS_CHOICES, type ScoringChoices } from '../conner-choices.js';
-import type { ConnerRunFacts } from '../conner-protocol.js';
+import type { ConnerRunFacts } from '../conner-run-facts.js';
 import type { GeneratedKnowledge } from '../generation/generate-knowledge.js';
 import type { ScoredKnowledge } from '../scoring/scored-knowledge.js';
 import { connerRunSummaries } from '../summary/conner-summary.js';
