@@ -35,7 +35,7 @@ describe('conner generate -> score with the GGUF test model as answerer and scor
     await relevance?.close();
   });
 
-  it("fits the answer demonstrations to the answerer's context; helpfulness is recomputed from the records' losses", { timeout: 600_000 }, async () => {
+  it("fits the answer demonstrations to the answerer's context; helpfulness is recomputed from the records' losses", { timeout: 1_800_000 }, async () => {
     const dir = tempDir('llmkb-conner-gguf-');
     const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     // Knowledge that differs per query (the first 40 words of its gold passage, or a line of its own), so

@@ -66,7 +66,7 @@ describe('llmkb eval --method conner', { skip }, () => {
     for (const r of [none, foreign, prompt]) assert.doesNotMatch(r.stderr, /in-process on|at .*\.js:\d+/, 'no model loaded, no stack trace');
   });
 
-  it("scores knowledge on the paper's metrics, its protocol recorded, and resumes without a call", { timeout: 600_000 }, async () => {
+  it("scores knowledge on the paper's metrics, its protocol recorded, and resumes without a call", { timeout: 1_800_000 }, async () => {
     const args = [
       'eval',
       '--method',

@@ -102,7 +102,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     return outs;
   }
 
-  it('resumes a killed scoring run and gives byte-identical outputs', { timeout: 600_000 }, async () => {
+  it('resumes a killed scoring run and gives byte-identical outputs', { timeout: 1_800_000 }, async () => {
     const a = project();
     const b = project();
     const filesA = await generate(a);
@@ -198,7 +198,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     assert.match(resumed.stdout, /Fact-cons\..*Coh-sent\./);
   });
 
-  it('use cases through the CLI: select-demos feeds few-shot generation; best-of picks among prompt variants', { timeout: 300_000 }, async () => {
+  it('use cases through the CLI: select-demos feeds few-shot generation; best-of picks among prompt variants', { timeout: 900_000 }, async () => {
     const dir = project();
     const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     const sel = await llmkb(['conner', 'select-demos', nq, '--candidates', '6', '--top', '3', '--gamma', '0,0,1,1', '--seed', '2', '-o', 'demos.jsonl'], {
@@ -292,7 +292,7 @@ describe('conner generate -> score -> summary (loopback text model, GGUF scorer)
     );
   });
 
-  it('best-of as the paper does it: r top-p draws per query, argmax Q, answered; a re-run is byte-identical', { timeout: 300_000 }, async () => {
+  it('best-of as the paper does it: r top-p draws per query, argmax Q, answered; a re-run is byte-identical', { timeout: 900_000 }, async () => {
     const dir = project();
     const nq = join(dataDir!, 'conner', 'nq_test_random_testset.txt');
     const args = ['conner', 'best-of', nq, '--limit', '4', '--samples', '3', '--answer-shots', '1', '-o', 'best.jsonl', '--summary', 'best-of.json'];
