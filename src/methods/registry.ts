@@ -4,9 +4,8 @@
  * (`loadMethodModules`), and then listed by `llmkb methods`, run by `llmkb eval --method ID`
  * and `llmkb sweep`, and shown by `compare`, `report` and `view` like the built-in ones.
  */
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { LlmkbError } from '../errors.js';
+import { importUserModule } from '../io/user-module.js';
 import { BUILTIN_METHODS } from './builtin-methods.js';
 import { METHOD_INTERFACE_VERSION, type EvaluationMethod } from './method.js';
 
@@ -60,15 +59,12 @@ export function defaultMethod(): EvaluationMethod {
 export async function loadMethodModules(paths: readonly string[], baseDir: string): Promise<EvaluationMethod[]> {
   const loaded: EvaluationMethod[] = [];
   for (const path of paths) {
-    const file = isAbsolute(path) ? path : resolve(baseDir, path);
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    } catch (error) {
-      throw new LlmkbError(`cannot load the method module ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'The config\'s "methods" lists ES modules that export a method (docs/method.md); a .ts module needs node --import tsx.',
-      });
-    }
+    const { file, exports: mod } = await importUserModule(
+      path,
+      baseDir,
+      'method',
+      'The config\'s "methods" lists ES modules that export a method (docs/method.md); a .ts module needs node --import tsx.',
+    );
     const found = Object.values(mod).filter(
       (v): v is EvaluationMethod =>
         typeof v === 'object' &&

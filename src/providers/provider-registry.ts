@@ -3,9 +3,8 @@
  * user registers another with `registerProvider`, a CLI user lists its module in the config's
  * `providers` (`loadProviderModules`), and names its models with its scheme.
  */
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { LlmkbError, ModelSpecError } from '../errors.js';
+import { importUserModule } from '../io/user-module.js';
 import { checkNoCredentials } from '../url-credentials.js';
 import { llamaProvider } from './llama/llama-provider.js';
 import { llamaRerankerProvider } from './llama/llama-reranker-provider.js';
@@ -55,15 +54,12 @@ function isProvider(value: unknown): value is ModelProvider {
 export async function loadProviderModules(paths: readonly string[], baseDir: string): Promise<ModelProvider[]> {
   const loaded: ModelProvider[] = [];
   for (const path of paths) {
-    const file = isAbsolute(path) ? path : resolve(baseDir, path);
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    } catch (error) {
-      throw new LlmkbError(`cannot load the provider module ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'The config\'s "providers" lists ES modules that export a model provider (docs/models.md, "Adding a provider"); a .ts module needs node --import tsx.',
-      });
-    }
+    const { file, exports: mod } = await importUserModule(
+      path,
+      baseDir,
+      'provider',
+      'The config\'s "providers" lists ES modules that export a model provider (docs/models.md, "Adding a provider"); a .ts module needs node --import tsx.',
+    );
     const found = [...new Set(Object.values(mod).filter(isProvider))];
     if (found.length === 0)
       throw new LlmkbError(`${file} exports no model provider`, {
