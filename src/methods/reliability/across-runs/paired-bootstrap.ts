@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
 import type { PairedTest } from '../../run-tables.js';
 import type { ScoredRecord } from '../metrics/summarize-run.js';
-import { addToSums, metricsFromSums, type MetricKey, type MetricSums } from '../metrics/reliability-metrics.js';
+import { addToSums, emptySums, type MetricKey, metricsFromSums } from '../metrics/reliability-metrics.js';
 
 /**
  * Paired bootstrap over questions both runs answered: resample question ids with replacement,
@@ -43,20 +43,6 @@ export function pairedBootstrap(
   }
   return pairedBootstrapPairwise(a, b, metric, { ...options, resamples, seed });
 }
-
-const emptySums = (): MetricSums => ({
-  n: 0,
-  nCorrect: 0,
-  nWrong: 0,
-  l: 0,
-  lUninformative: 0,
-  consCorrectSum: 0,
-  consCorrectCount: 0,
-  consWrongSeenSum: 0,
-  consWrongSeenCount: 0,
-  consWrongUnseenSum: 0,
-  consWrongUnseenCount: 0,
-});
 
 const signatures = new WeakMap<readonly ScoredRecord[], string>();
 

@@ -8,23 +8,9 @@
  * difference on a resample is then the difference of the two runs' values on the same questions.
  */
 import { createHash } from 'node:crypto';
-import { addToSums, METRIC_KEYS, metricsFromSums, type MetricKey, type Metrics, type MetricSums } from '../metrics/reliability-metrics.js';
+import { addToSums, emptySums, METRIC_KEYS, type MetricKey, type Metrics, metricsFromSums } from '../metrics/reliability-metrics.js';
 import type { ScoredRecord } from '../metrics/summarize-run.js';
 import { SeededRandom } from '../../../sampling/seeded-random.js';
-
-const emptySums = (): MetricSums => ({
-  n: 0,
-  nCorrect: 0,
-  nWrong: 0,
-  l: 0,
-  lUninformative: 0,
-  consCorrectSum: 0,
-  consCorrectCount: 0,
-  consWrongSeenSum: 0,
-  consWrongSeenCount: 0,
-  consWrongUnseenSum: 0,
-  consWrongUnseenCount: 0,
-});
 
 /** Which questions a run holds, in which order: runs with equal signatures pair index by index. */
 function signature(records: readonly ScoredRecord[]): string {

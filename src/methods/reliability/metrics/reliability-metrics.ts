@@ -108,8 +108,9 @@ export function metricsFromSums(s: MetricSums): Metrics {
   return { CR, WR, NCR, UR, C_correct, C_wrong_seen, C_wrong_unseen, C_wrong, CCR, CWR, NCCR, IUR };
 }
 
-export function sumsOf(records: readonly MetricRecord[]): MetricSums {
-  const s: MetricSums = {
+/** Sums of no record: what addToSums starts from. */
+export function emptySums(): MetricSums {
+  return {
     n: 0,
     nCorrect: 0,
     nWrong: 0,
@@ -122,6 +123,10 @@ export function sumsOf(records: readonly MetricRecord[]): MetricSums {
     consWrongUnseenSum: 0,
     consWrongUnseenCount: 0,
   };
+}
+
+export function sumsOf(records: readonly MetricRecord[]): MetricSums {
+  const s = emptySums();
   for (const r of records) addToSums(s, r);
   return s;
 }
