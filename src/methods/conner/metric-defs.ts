@@ -115,3 +115,20 @@ export const CONNER_METRIC_DEFS: readonly MetricDef[] = [
     headline: true,
   },
 ];
+
+/**
+ * The paper's columns, in its order (the factuality score itself is not a column of its tables),
+ * with helpfulness before max(0, .) beside helpfulness (Table 16's value).
+ */
+export const PAPER_TABLE_METRICS = [
+  'fact_consistent',
+  'non_verified',
+  'fact_inconsistent',
+  'relevance',
+  'coherence_sentence',
+  'coherence_paragraph',
+  'informativeness',
+  'helpfulness',
+  'helpfulness_raw',
+  'validity',
+] as const;

@@ -8,26 +8,9 @@
 import { flagged } from '../../summary-warnings.js';
 import type { MetricDef } from '../../method.js';
 import type { MethodSummary } from '../../method-summary.js';
-import { CONNER_METRIC_DEFS } from '../metric-defs.js';
+import { CONNER_METRIC_DEFS, PAPER_TABLE_METRICS } from '../metric-defs.js';
 import { columnsOf } from '../summary/conner-summary.js';
 import { markNotAsPaper } from '../summary/paper-columns.js';
-
-/**
- * The paper's columns, in its order (the factuality score itself is not a column of its tables),
- * with helpfulness before max(0, .) beside helpfulness (Table 16's value).
- */
-export const PAPER_TABLE_METRICS = [
-  'fact_consistent',
-  'non_verified',
-  'fact_inconsistent',
-  'relevance',
-  'coherence_sentence',
-  'coherence_paragraph',
-  'informativeness',
-  'helpfulness',
-  'helpfulness_raw',
-  'validity',
-] as const;
 
 /** The paper's column groups over PAPER_TABLE_METRICS. */
 export const PAPER_TABLE_GROUPS: ReadonlyArray<{ title: string; span: number }> = [

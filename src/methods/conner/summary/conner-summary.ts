@@ -15,7 +15,7 @@ import { VERSION } from '../../../version.js';
 import type { MetricDef } from '../../method.js';
 import { SUMMARY_SCHEMA, type MethodProtocol, type MethodSummary, type SummaryWarning } from '../../method-summary.js';
 import type { ScoringChoices } from '../conner-choices.js';
-import { CONNER_METHOD, CONNER_METRIC_DEFS } from '../metric-defs.js';
+import { CONNER_METHOD, CONNER_METRIC_DEFS, PAPER_TABLE_METRICS } from '../metric-defs.js';
 import { connerProtocol, type ConnerProtocolNote } from '../conner-protocol.js';
 import { groupFacts, type ConnerRunFacts } from '../conner-run-facts.js';
 import { settingLabel, type GeneratedKnowledge } from '../generation/generate-knowledge.js';
@@ -110,19 +110,7 @@ function fmt(def: MetricDef, value: number | null | undefined): string {
 }
 
 /** The terminal table's columns: the paper's (Tables 2-3, with helpfulness before the clip as Table 16), then the mean S_fact. */
-const TERMINAL_COLUMNS = [
-  'fact_consistent',
-  'non_verified',
-  'fact_inconsistent',
-  'relevance',
-  'coherence_sentence',
-  'coherence_paragraph',
-  'informativeness',
-  'helpfulness',
-  'helpfulness_raw',
-  'validity',
-  'factuality',
-];
+const TERMINAL_COLUMNS = [...PAPER_TABLE_METRICS, 'factuality'];
 
 function table(
   rows: ReadonlyArray<{
