@@ -47,24 +47,34 @@ describe('start-up', () => {
     });
   }
 
-  it('median cold `node bin/llmkb.js --help` of 5 runs is under 0.30 s (or, on a loaded machine, within 0.2 s of a bare node start)', () => {
-    // The target is absolute (0.30 s); on a machine busy with other work even `node -e 1`
-    // can take longer than that, so the bare start-up, measured interleaved under the same
-    // load, is the fallback yardstick. Before lazy imports, --help cost ~0.47 s over bare node.
+  it('median cold `node bin/llmkb.js --help` of 5 runs is under 0.30 s, or costs under 0.2 s of CPU more than a bare node start', (t) => {
+    // The target is absolute (0.30 s of wall time on a quiet machine). Wall time on a machine
+    // busy with other work (a test suite running files two at a time) says more about the load
+    // than about llmkb, so the fallback yardstick is CPU time (user + system, which the load does
+    // not inflate much) against a bare node start measured interleaved with it. Before lazy
+    // imports, --help cost ~0.47 s over bare node.
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const time = (args: string[]): number => {
+    // bash's `times` prints its children's user and system time on its second line.
+    const run = (command: string): { wall: number; cpu: number } => {
       const started = performance.now();
-      const r = spawnSync(process.execPath, args);
-      assert.equal(r.status, 0);
-      return (performance.now() - started) / 1000;
+      const r = spawnSync('bash', ['-c', `${command} > /dev/null && times`], { encoding: 'utf8' });
+      const wall = (performance.now() - started) / 1000;
+      assert.equal(r.status, 0, r.stderr);
+      const children = r.stdout.trim().split('\n').at(-1)!;
+      const cpu = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+      return { wall, cpu };
     };
-    const help: number[] = [];
-    const bare: number[] = [];
+    const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+    const help: Array<{ wall: number; cpu: number }> = [];
+    const bare: Array<{ wall: number; cpu: number }> = [];
     for (let i = 0; i < 5; i++) {
-      help.push(time([BIN, '--help']));
-      bare.push(time(['-e', '0']));
+      help.push(run(`${quote(process.execPath)} ${quote(BIN)} --help`));
+      bare.push(run(`${quote(process.execPath)} -e 0`));
     }
-    const detail = `median ${median(help).toFixed(2)} s, bare node ${median(bare).toFixed(2)} s (runs: ${help.map((t) => t.toFixed(2)).join(', ')})`;
-    assert.ok(median(help) < 0.3 || median(help) - median(bare) < 0.2, detail);
+    const wall = median(help.map((t) => t.wall));
+    const cpuOver = median(help.map((t) => t.cpu)) - median(bare.map((t) => t.cpu));
+    const detail = `median ${wall.toFixed(2)} s (runs: ${help.map((t) => t.wall.toFixed(2)).join(', ')}); CPU ${median(help.map((t) => t.cpu)).toFixed(2)} s against bare node's ${median(bare.map((t) => t.cpu)).toFixed(2)} s`;
+    t.diagnostic(detail);
+    assert.ok(wall < 0.3 || cpuOver < 0.2, detail);
   });
 });
