@@ -9,12 +9,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { METHOD_INTERFACE_VERSION } from '../src/methods/method.js';
-import { processAlive } from '../src/store/process-alive.js';
+import { processAlive } from '../src/io/process-alive.js';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
+import { CLI_V8_FLAGS } from './support/run-cli.js';
 import { tempDir } from './support/temp-dir.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'llmkb.js');
-const FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=25'];
 
 /** Preloaded into every node process of a command: appends its pid and node options to $LLMKB_PROCESS_LOG. */
 const PROBE = `--import=data:text/javascript,${encodeURIComponent("import { appendFileSync } from 'node:fs'; appendFileSync(process.env.LLMKB_PROCESS_LOG, JSON.stringify({ pid: process.pid, execArgv: process.execArgv }) + '\\n');")}`;
@@ -50,9 +50,9 @@ describe('the llmkb launcher (bin/llmkb.js)', {
     const [launcher, command] = processes(log);
     assert.equal(processes(log).length, 2);
     assert.deepEqual(flagsOf(launcher!), []);
-    assert.deepEqual(flagsOf(command!), FLAGS);
+    assert.deepEqual(flagsOf(command!), CLI_V8_FLAGS);
     writeFileSync(log, '');
-    const direct = spawnSync(process.execPath, [...FLAGS, PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
+    const direct = spawnSync(process.execPath, [...CLI_V8_FLAGS, PROBE, BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
     assert.equal(processes(log).length, 1, 'given the flags, the command runs in the process started');
     assert.notEqual(launched.status, 0);
     assert.equal(launched.status, direct.status);

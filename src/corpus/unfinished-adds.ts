@@ -10,7 +10,7 @@
 import { hostname } from 'node:os';
 import { sep } from 'node:path';
 import type { Db } from '../store/database.js';
-import { processAlive } from '../store/process-alive.js';
+import { processAlive } from '../io/process-alive.js';
 
 export interface UnfinishedAdd {
   /** The record's id. */

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { errnoCode, FileAccessError, fileAccessError } from '../errors.js';
 import { firstInvalidLineOf, notUtf8Error } from './utf8-check.js';
+import { temporaryFileFor } from './temporary-file.js';
 
 /**
  * A UTF-8 text file, without a leading byte-order mark (editors on Windows add one, and
@@ -33,7 +34,7 @@ export function writeFileAtomic(file: string, content: string | Uint8Array): voi
     // Not there yet (the usual case), or unreadable: the write below reports it.
   }
   if (isDir) throw fileAccessError(file, Object.assign(new Error('is a directory'), { code: 'EISDIR' }), 'write');
-  const tmp = `${file}.tmp-${process.pid}`;
+  const tmp = temporaryFileFor(file);
   try {
     writeFileSync(tmp, content);
     renameSync(tmp, file);

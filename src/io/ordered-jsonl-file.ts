@@ -9,6 +9,7 @@
  */
 import { closeSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { fileAccessError } from '../errors.js';
+import { temporaryFileFor } from './temporary-file.js';
 
 /** Signals that end a run part-way. */
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -49,7 +50,7 @@ export class OrderedJsonlFile<R> {
     }
     if (isDir) throw fileAccessError(file, Object.assign(new Error('is a directory'), { code: 'EISDIR' }), 'write');
     this.#file = file;
-    this.#tmp = `${file}.tmp-${process.pid}`;
+    this.#tmp = temporaryFileFor(file);
     this.#total = total;
     this.#stored = stored;
     try {

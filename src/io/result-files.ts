@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileAccessError, LlmkbError } from '../errors.js';
 import { writeFileAtomic } from './files.js';
 import { resultFileStem } from './result-file-stem.js';
+import { temporaryFileFor } from './temporary-file.js';
 
 export { resultFileStem };
 
@@ -117,7 +118,7 @@ export class JsonlWriter {
 
   constructor(file: string) {
     this.#file = file;
-    this.#tmp = `${file}.tmp-${process.pid}`;
+    this.#tmp = temporaryFileFor(file);
     try {
       this.#fd = openSync(this.#tmp, 'w');
     } catch (error) {

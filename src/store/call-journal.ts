@@ -23,7 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, readSync, rmSync, writevSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostLabel } from '../io/temporary-file.js';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CallRow } from './calls-table.js';
 import { REQUEST_DEFLATE, SMALL_DEFLATE, SMALL_INFLATE } from './compression.js';
@@ -36,17 +36,13 @@ export type JournalEntry = Omit<CallRow, 'request'> & { request: string };
 /** The part of a journaled call a lookup needs. */
 export type JournaledCall = Pick<CallRow, 'response' | 'promptTokens' | 'completionTokens' | 'latencyMs'>;
 
-function safeHost(): string {
-  return hostname().replace(/[^A-Za-z0-9_.-]/g, '_');
-}
-
 const JOURNAL_NAME = /^(.*)\.calls-([A-Za-z0-9_.-]*)~(\d+)~[0-9a-f]+\.journal$/;
 
 /** Whose journal a file of the store's folder is (undefined: not a journal of `storeName`). */
 export function journalOwner(fileName: string, storeName: string): { pid: number; thisHost: boolean } | undefined {
   const m = JOURNAL_NAME.exec(fileName);
   if (!m || m[1] !== storeName) return undefined;
-  return { pid: Number(m[3]), thisHost: m[2] === safeHost() };
+  return { pid: Number(m[3]), thisHost: m[2] === hostLabel() };
 }
 
 /**
@@ -211,7 +207,7 @@ export class CallJournal {
   #size = 0;
 
   constructor(store: string) {
-    this.file = `${store}.calls-${safeHost()}~${process.pid}~${randomBytes(4).toString('hex')}.journal`;
+    this.file = `${store}.calls-${hostLabel()}~${process.pid}~${randomBytes(4).toString('hex')}.journal`;
     this.#fd = openSync(this.file, 'a+');
   }
 

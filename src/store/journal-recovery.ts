@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { journalFileRows, journalOwner } from './call-journal.js';
 import { insertRows } from './calls-table.js';
 import type { Db } from './database.js';
-import { processAlive } from './process-alive.js';
+import { processAlive } from '../io/process-alive.js';
 
 /**
  * Moves the journals of ended processes of this host found beside `store` into it, and removes

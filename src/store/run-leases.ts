@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RunBusyError } from '../errors.js';
-import { processAlive } from './process-alive.js';
+import { processAlive } from '../io/process-alive.js';
 import type { Db } from './database.js';
 import { escapeControls } from '../terminal-text.js';
 
