@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startOpenAICompatibleServer } from './support/openai-compatible-server.js';
-import { llmkb } from './support/run-cli.js';
+import { CLI_V8_FLAGS, llmkb } from './support/run-cli.js';
 import { tempDir } from './support/temp-dir.js';
 
 function folder(): { dir: string; qa: string; replies: string } {
@@ -32,7 +32,8 @@ function folder(): { dir: string; qa: string; replies: string } {
  * the same command to the end: the requests before the kill and in all.
  */
 async function killedAndResumed(args: string[], dir: string, server: { requests: unknown[] }): Promise<{ killed: number; paid: number }> {
-  const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+  // The command's own process (given the launcher's flags, no launcher runs): the kill ends it at once.
+  const child = spawn(process.execPath, [...CLI_V8_FLAGS, ...args], { cwd: dir, stdio: 'ignore' });
   const exited = new Promise((r) => child.on('exit', r));
   for (let waited = 0; server.requests.length < 30; waited += 50) {
     assert.ok(waited < 60_000, `only ${server.requests.length} requests in 60 s`);
@@ -42,6 +43,11 @@ async function killedAndResumed(args: string[], dir: string, server: { requests:
   assert.equal(child.exitCode, null, 'still running when killed');
   child.kill('SIGKILL');
   await exited;
+  // A request sent just before the kill may reach the server (in this process) after the exit is seen.
+  for (let last = -1; last !== server.requests.length; ) {
+    last = server.requests.length;
+    await new Promise((r) => setTimeout(r, 300));
+  }
   const killed = server.requests.length;
   const resumed = await llmkb(args.slice(1), { cwd: dir });
   assert.equal(resumed.code, 0, resumed.stderr);

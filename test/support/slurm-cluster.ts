@@ -144,6 +144,12 @@ export async function startSlurm(): Promise<SlurmCluster> {
   // The last suite's daemons may still be ending.
   for (let i = 0; i < 100 && (running('slurmctld') || running('slurmd')); i++) await sleep(300);
   try {
+    // A credential round trip: munged answers. On a machine where this suite started it (a fresh
+    // CI machine), daemons started before its socket is up could not authenticate each other.
+    for (let i = 0; spawnSync('sh', ['-c', 'munge -n | unmunge'], { stdio: 'ignore' }).status !== 0; i++) {
+      if (i === 100) throw new Error('munged did not answer `munge -n | unmunge` in 10 s');
+      await sleep(100);
+    }
     daemon('slurmctld');
     daemon('slurmd');
   } catch (error) {
