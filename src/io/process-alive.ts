@@ -1,4 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/** This machine's name as it may stand in a file name (with a pid, it names a process of this machine). */
+export function hostLabel(): string {
+  return hostname().replace(/[^A-Za-z0-9_.-]/g, '_');
+}
 
 /**
  * Whether a process of this host is still running: a journal or a run lease whose process is gone

@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../../test/support/temp-dir.js';
 import { writeFileAtomic } from './files.js';
-import { hostLabel, temporaryFileFor } from './temporary-file.js';
+import { hostLabel } from './process-alive.js';
+import { temporaryFileFor } from './temporary-file.js';
 
 /** The id of a process that has ended. */
 const endedPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);

@@ -1,13 +1,7 @@
 /** The temporary file of an all-or-nothing write, and what ended processes left of earlier ones. */
 import { readdirSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { processAlive } from './process-alive.js';
-
-/** This machine's name as it may stand in a file name. */
-export function hostLabel(): string {
-  return hostname().replace(/[^A-Za-z0-9_.-]/g, '_');
-}
+import { hostLabel, processAlive } from './process-alive.js';
 
 /**
  * The temporary file that an all-or-nothing write of `file` fills and then renames onto `file`:

@@ -23,7 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, readSync, rmSync, writevSync } from 'node:fs';
-import { hostLabel } from '../io/temporary-file.js';
+import { hostLabel } from '../io/process-alive.js';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CallRow } from './calls-table.js';
 import { REQUEST_DEFLATE, SMALL_DEFLATE, SMALL_INFLATE } from './compression.js';
